@@ -1,0 +1,252 @@
+//! Channels: how the platform talks to a target. One trait, three kinds
+//! (OpenAI-compatible chat completions, generic HTTP JSON, the built-in demo
+//! agent), wrapped with the target's retry policy, concurrency limit and
+//! rate limit by [`build`].
+
+pub mod http_json;
+pub mod openai;
+pub mod policy;
+
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+    /// Tool calls the assistant made in this message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For `role: tool`: which call this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new(Role::System, content)
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new(Role::User, content)
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, content)
+    }
+}
+
+/// An OpenAI-style function tool offered to the target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ToolSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// JSON schema of the arguments.
+    #[serde(default)]
+    pub parameters: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// Parsed arguments (the raw string when it is not valid JSON).
+    pub arguments: serde_json::Value,
+}
+
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct ChatRequest {
+    pub messages: Vec<ChatMessage>,
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+}
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
+)]
+pub struct Usage {
+    pub tokens_in: u32,
+    pub tokens_out: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ChatReply {
+    pub content: String,
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// `None` when the endpoint did not report usage.
+    pub usage: Option<Usage>,
+    /// Wall time of the successful attempt.
+    pub latency_ms: u64,
+    /// Model name the endpoint reported, if any.
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelErrorKind {
+    Timeout,
+    Connect,
+    /// HTTP status from the endpoint.
+    Status,
+    RateLimited,
+    /// The body could not be understood.
+    Malformed,
+    /// The reply exceeded the size limit.
+    TooLarge,
+    /// The channel is misconfigured (bad URL, missing key).
+    Config,
+}
+
+/// A failure to get a reply. Messages never contain secrets.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ChannelError {
+    pub kind: ChannelErrorKind,
+    pub message: String,
+    /// HTTP status, when there was one.
+    pub status: Option<u16>,
+    /// For 429: how long the endpoint asked us to wait.
+    pub retry_after_ms: Option<u64>,
+}
+
+impl ChannelError {
+    pub fn new(kind: ChannelErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            status: None,
+            retry_after_ms: None,
+        }
+    }
+
+    /// Whether retrying may help: timeouts, connection failures, 429 and 5xx.
+    pub fn retryable(&self) -> bool {
+        match self.kind {
+            ChannelErrorKind::Timeout
+            | ChannelErrorKind::Connect
+            | ChannelErrorKind::RateLimited => true,
+            ChannelErrorKind::Status => self.status.is_some_and(|s| s >= 500),
+            ChannelErrorKind::Malformed | ChannelErrorKind::TooLarge | ChannelErrorKind::Config => {
+                false
+            }
+        }
+    }
+}
+
+/// Something that answers chat requests: a target, or a role model.
+#[async_trait::async_trait]
+pub trait Channel: Send + Sync {
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError>;
+}
+
+/// A channel that answers with a deterministic local agent.
+pub struct Builtin(pub Arc<crate::demo_agent::DemoAgent>);
+
+#[async_trait::async_trait]
+impl Channel for Builtin {
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
+        let started = std::time::Instant::now();
+        let reply = self.0.respond(&request.messages, &request.tools);
+        Ok(ChatReply {
+            content: reply.content,
+            tool_calls: reply.tool_calls,
+            usage: Some(reply.usage),
+            latency_ms: started.elapsed().as_millis() as u64,
+            model: Some("agenteval-demo".into()),
+        })
+    }
+}
+
+/// Builds the channel for a target, wrapped with its policy (timeout,
+/// retries with exponential backoff, concurrency and rate limits).
+pub fn build(
+    target: &crate::target::Target,
+    secrets: &crate::secrets::Secrets,
+    http: &reqwest::Client,
+) -> Result<Arc<dyn Channel>, ChannelError> {
+    use crate::target::ChannelConfig;
+    let inner: Arc<dyn Channel> = match &target.channel {
+        ChannelConfig::Builtin { .. } => {
+            Arc::new(Builtin(Arc::new(crate::demo_agent::DemoAgent::new())))
+        }
+        ChannelConfig::Openai {
+            base_url,
+            model,
+            api_key_env,
+            api_key_ref,
+            headers,
+            ..
+        } => {
+            let key = match (api_key_ref, api_key_env) {
+                (Some(r), _) => Some(secrets.get(r).map_err(|e| {
+                    ChannelError::new(
+                        ChannelErrorKind::Config,
+                        format!("the target's API key is unavailable: {}", e.body.message),
+                    )
+                })?),
+                (None, Some(var)) => Some(std::env::var(var).map_err(|_| {
+                    ChannelError::new(
+                        ChannelErrorKind::Config,
+                        format!("environment variable {var} is not set"),
+                    )
+                })?),
+                (None, None) => None,
+            };
+            Arc::new(openai::OpenAiChannel::new(
+                http.clone(),
+                base_url.clone(),
+                model.clone(),
+                key,
+                headers.clone(),
+                std::time::Duration::from_millis(target.timeout_ms),
+            ))
+        }
+        ChannelConfig::Http {
+            url,
+            request_template,
+            response_path,
+            headers,
+        } => Arc::new(http_json::HttpJsonChannel::new(
+            http.clone(),
+            url.clone(),
+            request_template.clone(),
+            response_path.clone(),
+            headers.clone(),
+            std::time::Duration::from_millis(target.timeout_ms),
+        )?),
+    };
+    Ok(Arc::new(policy::Policy::new(
+        inner,
+        policy::PolicyConfig::for_target(target),
+    )))
+}

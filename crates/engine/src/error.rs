@@ -1,0 +1,181 @@
+//! One error shape for every transport: `{code, message, suggestion}`.
+//!
+//! The engine returns [`Error`]; the HTTP server maps [`ErrorCode`] to a
+//! status in one place and the desktop shell passes the same body to the UI.
+//! Internal details (SQL errors, I/O) are logged, never shown to the user.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Stable error codes shared with TypeScript and HTTP clients.
+///
+/// Guardrail refusals carry the reason codes of the exploration budget so
+/// that a refusal is feedback an agent can act on.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// The request is malformed or a field is invalid (HTTP 400).
+    InvalidInput,
+    /// Missing or wrong API key (HTTP 401).
+    Unauthorized,
+    /// The id names nothing (HTTP 404).
+    NotFound,
+    /// The request body is larger than allowed (HTTP 413).
+    PayloadTooLarge,
+    /// The structure is well-formed JSON but cannot be processed (HTTP 422).
+    Unprocessable,
+    /// A state refusal that is not a guardrail (HTTP 409).
+    Conflict,
+    /// The campaign's exploration session budget is used up (HTTP 409).
+    SessionBudgetExhausted,
+    /// The session reached its maximum number of user turns (HTTP 409).
+    TurnLimitReached,
+    /// Too soon after the previous session start (HTTP 409).
+    IntervalNotElapsed,
+    /// Auto-triggered sessions are refused on the accelerated line (HTTP 409).
+    AutoNotAllowedOnAcceleratedLine,
+    /// The campaign is not running (HTTP 409).
+    CampaignNotRunning,
+    /// The session is not running (HTTP 409).
+    SessionNotRunning,
+    /// The target could not be reached after the retry policy (HTTP 502).
+    TargetUnavailable,
+    /// A configured role model failed (HTTP 502).
+    ModelUnavailable,
+    /// A real fault inside the platform (HTTP 500).
+    Internal,
+}
+
+impl ErrorCode {
+    /// Whether this code is one of the exploration guardrail reason codes.
+    pub fn is_guardrail(self) -> bool {
+        matches!(
+            self,
+            Self::SessionBudgetExhausted
+                | Self::TurnLimitReached
+                | Self::IntervalNotElapsed
+                | Self::AutoNotAllowedOnAcceleratedLine
+                | Self::CampaignNotRunning
+                | Self::SessionNotRunning
+        )
+    }
+
+    /// The wire name, e.g. `SESSION_BUDGET_EXHAUSTED`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidInput => "INVALID_INPUT",
+            Self::Unauthorized => "UNAUTHORIZED",
+            Self::NotFound => "NOT_FOUND",
+            Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            Self::Unprocessable => "UNPROCESSABLE",
+            Self::Conflict => "CONFLICT",
+            Self::SessionBudgetExhausted => "SESSION_BUDGET_EXHAUSTED",
+            Self::TurnLimitReached => "TURN_LIMIT_REACHED",
+            Self::IntervalNotElapsed => "INTERVAL_NOT_ELAPSED",
+            Self::AutoNotAllowedOnAcceleratedLine => "AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE",
+            Self::CampaignNotRunning => "CAMPAIGN_NOT_RUNNING",
+            Self::SessionNotRunning => "SESSION_NOT_RUNNING",
+            Self::TargetUnavailable => "TARGET_UNAVAILABLE",
+            Self::ModelUnavailable => "MODEL_UNAVAILABLE",
+            Self::Internal => "INTERNAL",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The body every transport sends for an error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+    pub suggestion: String,
+    /// For `INTERVAL_NOT_ELAPSED`: when the next session is allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_allowed_at: Option<DateTime<Utc>>,
+}
+
+/// The engine's error: a user-facing body plus, for internal faults, the
+/// cause that is logged and never shown.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {}", body.code, body.message)]
+pub struct Error {
+    pub body: ErrorBody,
+    #[source]
+    pub cause: Option<anyhow::Error>,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>, suggestion: impl Into<String>) -> Self {
+        Self {
+            body: ErrorBody {
+                code,
+                message: message.into(),
+                suggestion: suggestion.into(),
+                next_allowed_at: None,
+            },
+            cause: None,
+        }
+    }
+
+    pub fn invalid(message: impl Into<String>, suggestion: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidInput, message, suggestion)
+    }
+
+    pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
+        Self::new(
+            ErrorCode::NotFound,
+            format!("{what} {id} does not exist"),
+            format!("List the existing {what}s and use one of their ids."),
+        )
+    }
+
+    /// An internal fault: the cause is kept for the log, the user sees a
+    /// generic message.
+    pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
+        Self {
+            body: ErrorBody {
+                code: ErrorCode::Internal,
+                message: "an internal error occurred".into(),
+                suggestion: "Retry; if it persists, see the log for details.".into(),
+                next_allowed_at: None,
+            },
+            cause: Some(cause.into()),
+        }
+    }
+
+    pub fn with_next_allowed_at(mut self, at: DateTime<Utc>) -> Self {
+        self.body.next_allowed_at = Some(at);
+        self
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.body.code
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        Self::internal(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for Error {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        Self::internal(e)
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(e: serde_json::Error) -> Self {
+        Self::internal(e)
+    }
+}

@@ -1,0 +1,1 @@
+//! Exploration: sessions, the guardrail ledger, patrol. (Implementation in progress.)

@@ -1,0 +1,1 @@
+//! The fixed-plan engine. (Implementation in progress.)

@@ -1,0 +1,21 @@
+//! AgentEval engine: the domain, the store and every operation of the
+//! product. It knows nothing of Tauri or axum; the desktop shell, the HTTP
+//! server and the CLI are thin adapters over [`Platform`]'s methods.
+
+pub mod campaign;
+pub mod channel;
+pub mod checks;
+pub mod clock;
+pub mod demo_agent;
+pub mod error;
+pub mod exploration;
+pub mod fixed;
+pub mod platform;
+pub mod report;
+pub mod scenario;
+pub mod secrets;
+pub mod store;
+pub mod target;
+
+pub use error::{Error, ErrorBody, ErrorCode, Result};
+pub use platform::{Event, Platform};

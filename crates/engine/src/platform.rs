@@ -1,0 +1,167 @@
+//! The platform: the one place every operation hangs off. The desktop
+//! shell, the HTTP server and the CLI are thin adapters over its methods.
+
+use crate::channel::Channel;
+use crate::clock::{Clock, IdSource, SystemClock, UuidV7};
+use crate::error::{Error, Result};
+use crate::scenario::Catalog;
+use crate::secrets::Secrets;
+use crate::store::Db;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tokio::sync::broadcast;
+use uuid::Uuid;
+
+/// Something that changed, for live views (desktop events, UI polling).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    CampaignChanged { campaign_id: Uuid },
+    RunFinished { campaign_id: Uuid, run_id: Uuid },
+    SessionChanged { campaign_id: Uuid, session_id: Uuid },
+}
+
+pub struct Platform {
+    pub db: Db,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdSource>,
+    pub secrets: Secrets,
+    pub scenarios: Catalog,
+    pub http: reqwest::Client,
+    /// Where the data lives (`None` for in-memory databases).
+    pub data_dir: Option<PathBuf>,
+    events: broadcast::Sender<Event>,
+    /// One channel per target, so that its concurrency and rate limits are
+    /// shared by everything that talks to it.
+    channels: Mutex<HashMap<Uuid, Arc<dyn Channel>>>,
+    /// Serialises budget decisions (check + action) inside this process;
+    /// the transaction keeps them atomic in the database.
+    #[allow(dead_code)]
+    pub(crate) ledger_lock: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for Platform {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Platform")
+            .field("data_dir", &self.data_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How to build a [`Platform`].
+pub struct PlatformBuilder {
+    data_dir: Option<PathBuf>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdSource>,
+}
+
+impl PlatformBuilder {
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    pub fn ids(mut self, ids: Arc<dyn IdSource>) -> Self {
+        self.ids = ids;
+        self
+    }
+
+    pub async fn open(self) -> Result<Arc<Platform>> {
+        let (db, secrets) = match &self.data_dir {
+            Some(dir) => (crate::store::open(dir).await?, Secrets::open(dir)?),
+            None => (
+                crate::store::open_url("sqlite::memory:").await?,
+                Secrets::ephemeral(),
+            ),
+        };
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(256)
+            .build()
+            .map_err(Error::internal)?;
+        let (events, _) = broadcast::channel(1024);
+        Ok(Arc::new(Platform {
+            db,
+            clock: self.clock,
+            ids: self.ids,
+            secrets,
+            scenarios: Catalog::default(),
+            http,
+            data_dir: self.data_dir,
+            events,
+            channels: Mutex::new(HashMap::new()),
+            ledger_lock: tokio::sync::Mutex::new(()),
+        }))
+    }
+}
+
+impl Platform {
+    /// A platform on the database in `data_dir` (created if missing).
+    pub fn builder(data_dir: &Path) -> PlatformBuilder {
+        PlatformBuilder {
+            data_dir: Some(data_dir.to_path_buf()),
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(UuidV7),
+        }
+    }
+
+    /// A platform on an in-memory database (tests).
+    pub fn in_memory() -> PlatformBuilder {
+        PlatformBuilder {
+            data_dir: None,
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(UuidV7),
+        }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.events.subscribe()
+    }
+
+    pub(crate) fn notify(&self, event: Event) {
+        // No subscriber is fine: events are for live views only.
+        let _ = self.events.send(event);
+    }
+
+    /// The channel to a target, built once and shared.
+    pub async fn channel_for(&self, target_id: Uuid) -> Result<Arc<dyn Channel>> {
+        if let Some(c) = self
+            .channels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&target_id)
+        {
+            return Ok(c.clone());
+        }
+        let target = self.get_target(target_id).await?;
+        let channel = crate::channel::build(&target, &self.secrets, &self.http).map_err(|e| {
+            Error::new(
+                crate::error::ErrorCode::TargetUnavailable,
+                format!("target {} cannot be reached: {e}", target.name),
+                "Check the target's channel settings on the targets page.",
+            )
+        })?;
+        let mut map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(map.entry(target_id).or_insert(channel).clone())
+    }
+
+    /// Records an audit event. Failure to audit is logged, never fatal to
+    /// the operation it describes.
+    pub async fn audit(&self, actor: &str, action: &str, subject: Option<Uuid>, outcome: &str) {
+        let res = sqlx::query(
+            "INSERT INTO audit_events (id, at, actor, action, subject, outcome) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(self.ids.next_id().to_string())
+        .bind(crate::clock::to_ms(self.clock.now()))
+        .bind(actor)
+        .bind(action)
+        .bind(subject.map(|s| s.to_string()))
+        .bind(outcome)
+        .execute(&self.db)
+        .await;
+        if let Err(e) = res {
+            tracing::warn!(error = %e, action, "could not record audit event");
+        }
+    }
+}

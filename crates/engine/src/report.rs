@@ -1,0 +1,1 @@
+//! Reports. (Implementation in progress.)

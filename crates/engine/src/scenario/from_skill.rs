@@ -1,0 +1,1 @@
+//! Derives a scenario pack from a skill manifest. (Implementation in progress.)

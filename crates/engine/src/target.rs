@@ -1,0 +1,274 @@
+//! Targets: the agents under evaluation and how to reach them.
+
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, Result};
+use crate::platform::Platform;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use uuid::Uuid;
+
+/// How the platform talks to a target.
+///
+/// Secrets are never stored in clear: `api_key` is accepted on input and
+/// moved into the secret store; what is persisted and returned is
+/// `api_key_ref` (an opaque reference) or `api_key_env` (the name of an
+/// environment variable that holds the key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChannelConfig {
+    /// An OpenAI-compatible `/chat/completions` endpoint.
+    Openai {
+        base_url: String,
+        model: String,
+        /// Write-only: accepted on create, never returned or stored in clear.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key: Option<String>,
+        /// Name of an environment variable holding the key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key_env: Option<String>,
+        /// Reference into the secret store (set by the platform).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key_ref: Option<String>,
+        #[serde(default)]
+        headers: Vec<Header>,
+    },
+    /// A generic HTTP JSON endpoint.
+    Http {
+        url: String,
+        /// JSON body template; `{{message}}` and `{{history}}` are replaced.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_template: Option<serde_json::Value>,
+        /// JSONPath to the reply text in the response, default `$.reply`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response_path: Option<String>,
+        #[serde(default)]
+        headers: Vec<Header>,
+    },
+    /// The built-in deterministic demo agent.
+    Builtin { agent: BuiltinAgent },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Header {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinAgent {
+    Demo,
+}
+
+impl ChannelConfig {
+    /// The model identity shown in reports and used for comparisons.
+    pub fn model_label(&self) -> String {
+        match self {
+            Self::Openai {
+                model, base_url, ..
+            } => format!("{model} @ {base_url}"),
+            Self::Http { url, .. } => format!("http {url}"),
+            Self::Builtin {
+                agent: BuiltinAgent::Demo,
+            } => "builtin demo agent".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Target {
+    pub id: Uuid,
+    pub name: String,
+    pub channel: ChannelConfig,
+    /// Maximum simultaneous requests to this target.
+    pub concurrency: u32,
+    /// Maximum requests per second; `None` = unlimited.
+    pub rate_per_second: Option<f64>,
+    pub timeout_ms: u64,
+    pub max_retries: u32,
+    /// Price per million input tokens, for cost estimates.
+    pub price_in_per_mtok: f64,
+    /// Price per million output tokens.
+    pub price_out_per_mtok: f64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Defaults from the send_email skill's preconditions: 2 retries, 15 s.
+pub const DEFAULT_TIMEOUT_MS: u64 = 15_000;
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+pub const DEFAULT_CONCURRENCY: u32 = 4;
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CreateTarget {
+    pub name: String,
+    pub channel: ChannelConfig,
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    #[serde(default)]
+    pub rate_per_second: Option<f64>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    #[serde(default)]
+    pub price_in_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_out_per_mtok: Option<f64>,
+}
+
+impl CreateTarget {
+    pub fn builtin_demo(name: &str) -> Self {
+        Self {
+            name: name.into(),
+            channel: ChannelConfig::Builtin {
+                agent: BuiltinAgent::Demo,
+            },
+            concurrency: None,
+            rate_per_second: None,
+            timeout_ms: None,
+            max_retries: None,
+            price_in_per_mtok: None,
+            price_out_per_mtok: None,
+        }
+    }
+}
+
+fn validate_url(field: &str, url: &str) -> Result<()> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(Error::invalid(
+            format!("{field} must be an http:// or https:// URL, got {url:?}"),
+            "Give the full URL, e.g. http://127.0.0.1:8000/v1",
+        ));
+    }
+    Ok(())
+}
+
+impl Platform {
+    /// Creates a target. A clear-text API key is moved into the secret store.
+    #[tracing::instrument(skip_all, fields(name = %req.name))]
+    pub async fn create_target(&self, req: CreateTarget) -> Result<Target> {
+        let name = req.name.trim();
+        if name.is_empty() || name.chars().count() > 200 {
+            return Err(Error::invalid(
+                "target name must be 1-200 characters",
+                "Give the target a short, recognisable name.",
+            ));
+        }
+        let mut channel = req.channel;
+        match &mut channel {
+            ChannelConfig::Openai {
+                base_url,
+                model,
+                api_key,
+                api_key_ref,
+                ..
+            } => {
+                validate_url("channel.base_url", base_url)?;
+                if model.trim().is_empty() {
+                    return Err(Error::invalid(
+                        "channel.model must not be empty",
+                        "Name the model the endpoint serves, e.g. gpt-4o-mini.",
+                    ));
+                }
+                if let Some(key) = api_key.take() {
+                    *api_key_ref = Some(self.secrets.put(&key)?);
+                }
+            }
+            ChannelConfig::Http { url, .. } => validate_url("channel.url", url)?,
+            ChannelConfig::Builtin { .. } => {}
+        }
+        let concurrency = req.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
+        if !(1..=1024).contains(&concurrency) {
+            return Err(Error::invalid(
+                "concurrency must be between 1 and 1024",
+                "Use the number of requests the target can serve at once.",
+            ));
+        }
+        if let Some(r) = req.rate_per_second
+            && (r.is_nan() || r <= 0.0)
+        {
+            return Err(Error::invalid(
+                "rate_per_second must be positive",
+                "Leave it out for no rate limit.",
+            ));
+        }
+        let now = self.clock.now();
+        let target = Target {
+            id: self.ids.next_id(),
+            name: name.to_string(),
+            channel,
+            concurrency,
+            rate_per_second: req.rate_per_second,
+            timeout_ms: req
+                .timeout_ms
+                .unwrap_or(DEFAULT_TIMEOUT_MS)
+                .clamp(100, 600_000),
+            max_retries: req.max_retries.unwrap_or(DEFAULT_MAX_RETRIES).min(10),
+            price_in_per_mtok: req.price_in_per_mtok.unwrap_or(0.0).max(0.0),
+            price_out_per_mtok: req.price_out_per_mtok.unwrap_or(0.0).max(0.0),
+            created_at: now,
+            updated_at: now,
+        };
+        sqlx::query(
+            "INSERT INTO targets (id, name, channel, concurrency, rate_per_second, timeout_ms, max_retries,
+                price_in_per_mtok, price_out_per_mtok, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(target.id.to_string())
+        .bind(&target.name)
+        .bind(serde_json::to_string(&target.channel)?)
+        .bind(target.concurrency as i64)
+        .bind(target.rate_per_second)
+        .bind(target.timeout_ms as i64)
+        .bind(target.max_retries as i64)
+        .bind(target.price_in_per_mtok)
+        .bind(target.price_out_per_mtok)
+        .bind(to_ms(now))
+        .bind(to_ms(now))
+        .execute(&self.db)
+        .await?;
+        self.audit("platform", "target.create", Some(target.id), "ok")
+            .await;
+        Ok(target)
+    }
+
+    pub async fn list_targets(&self) -> Result<Vec<Target>> {
+        let rows = sqlx::query("SELECT * FROM targets ORDER BY created_at, id")
+            .fetch_all(&self.db)
+            .await?;
+        rows.iter().map(target_from_row).collect()
+    }
+
+    pub async fn get_target(&self, id: Uuid) -> Result<Target> {
+        let row = sqlx::query("SELECT * FROM targets WHERE id = ?")
+            .bind(id.to_string())
+            .fetch_optional(&self.db)
+            .await?
+            .ok_or_else(|| Error::not_found("target", id))?;
+        target_from_row(&row)
+    }
+}
+
+pub(crate) fn parse_id(s: &str) -> Result<Uuid> {
+    Uuid::parse_str(s).map_err(Error::internal)
+}
+
+fn target_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Target> {
+    Ok(Target {
+        id: parse_id(row.try_get("id")?)?,
+        name: row.try_get("name")?,
+        channel: serde_json::from_str(row.try_get("channel")?)?,
+        concurrency: row.try_get::<i64, _>("concurrency")? as u32,
+        rate_per_second: row.try_get("rate_per_second")?,
+        timeout_ms: row.try_get::<i64, _>("timeout_ms")? as u64,
+        max_retries: row.try_get::<i64, _>("max_retries")? as u32,
+        price_in_per_mtok: row.try_get("price_in_per_mtok")?,
+        price_out_per_mtok: row.try_get("price_out_per_mtok")?,
+        created_at: from_ms(row.try_get("created_at")?),
+        updated_at: from_ms(row.try_get("updated_at")?),
+    })
+}

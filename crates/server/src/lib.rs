@@ -1,0 +1,1 @@
+//! AgentEval HTTP API: an axum router over the engine's operations.

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every test: formatting, lints, Rust tests, UI type check and build,
+# generated bindings up to date, browser tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*"; }
+
+if [ -f ui/package.json ]; then
+  step "ui: build (needed by the desktop crate)"
+  (cd ui && npm run build --silent)
+else
+  mkdir -p ui/dist && [ -f ui/dist/index.html ] || echo '<!doctype html><title>AgentEval</title>' > ui/dist/index.html
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test"
+cargo test --workspace --locked
+
+if [ -f ui/package.json ]; then
+  step "bindings up to date"
+  git diff --exit-code -- ui/src/bindings.ts
+  step "ui: tsc --noEmit"
+  (cd ui && npx tsc --noEmit)
+fi
+
+if [ -x tests/browser/run.sh ]; then
+  step "browser tests"
+  bash tests/browser/run.sh
+fi
+
+step "all tests passed"
