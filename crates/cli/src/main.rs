@@ -1,1 +1,7 @@
-fn main() {}
+//! `agenteval`: the command line of AgentEval.
+
+mod scenarios_cmd;
+
+fn main() {
+    let _ = (scenarios_cmd::check, scenarios_cmd::from_skill);
+}

@@ -10,12 +10,16 @@ pub mod demo_agent;
 pub mod error;
 pub mod exploration;
 pub mod fixed;
+pub mod judge;
+pub mod patrol_agent;
 pub mod platform;
 pub mod report;
+pub mod role_models;
 pub mod scenario;
 pub mod secrets;
 pub mod store;
 pub mod target;
+pub mod virtual_user;
 
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use platform::{Event, Platform};

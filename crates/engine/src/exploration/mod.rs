@@ -1,1 +1,3 @@
 //! Exploration: sessions, the guardrail ledger, patrol. (Implementation in progress.)
+
+pub mod findings;

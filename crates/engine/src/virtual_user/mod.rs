@@ -1,0 +1,1 @@
+//! The virtual user. (Implementation in progress.)

@@ -1,0 +1,11 @@
+//! Engine integration tests: real SQLite in temp dirs, real HTTP on 127.0.0.1.
+
+mod channels;
+mod checks;
+mod demo_agent;
+mod exploration;
+mod fixed;
+mod report;
+mod scenarios;
+mod support;
+mod virtual_user;
