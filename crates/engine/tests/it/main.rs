@@ -8,4 +8,5 @@ mod fixed;
 mod report;
 mod scenarios;
 mod support;
+mod target_probe;
 mod virtual_user;

@@ -1,0 +1,255 @@
+import { BarChart, DonutChart } from "@mantine/charts";
+import { Badge, Drawer, Group, Paper, SimpleGrid, Stack, Table, Tabs, Text, Tooltip } from "@mantine/core";
+import { useTranslation } from "react-i18next";
+import type { CampaignReport, ExplorationSession, ReportView } from "../../api";
+import { pct, when } from "../../components/format";
+import { explorationOf } from "./labels";
+
+function Stat({ label, value, testId }: { label: string; value: string; testId?: string }) {
+  return (
+    <Paper withBorder p="sm">
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text size="xl" fw={700} data-testid={testId}>
+        {value}
+      </Text>
+    </Paper>
+  );
+}
+
+export function ReportDrawer(props: {
+  report: CampaignReport;
+  sessions: ExplorationSession[];
+  onClose: () => void;
+  onOpenSession: (s: ExplorationSession) => void;
+}) {
+  const { t } = useTranslation();
+  const { report, sessions } = props;
+  const fixed = report.fixed;
+  const view = report as CampaignReport & ReportView;
+  const ex = explorationOf(report);
+  const rows = view.scenarios ?? [];
+
+  return (
+    <Drawer opened onClose={props.onClose} position="right" size="xl" title={t("report.title")} data-testid="report-drawer">
+      <Text size="xs" c="dimmed" mb="sm">
+        {t("report.generatedAt", { at: when(report.generated_at) })}
+      </Text>
+      <Tabs defaultValue="scores">
+        <Tabs.List>
+          <Tabs.Tab value="scores">{t("report.scores")}</Tabs.Tab>
+          <Tabs.Tab value="scenarios">{t("report.scenarios")}</Tabs.Tab>
+          <Tabs.Tab value="charts">{t("report.charts")}</Tabs.Tab>
+          <Tabs.Tab value="analysis">{t("report.analysis")}</Tabs.Tab>
+          <Tabs.Tab value="comparison">{t("report.comparison")}</Tabs.Tab>
+          <Tabs.Tab value="exploration" data-testid="tab-exploration">
+            {t("report.exploration")}
+          </Tabs.Tab>
+        </Tabs.List>
+
+        <Tabs.Panel value="scores" pt="md">
+          <SimpleGrid cols={3}>
+            <Stat label={t("report.passRate")} value={pct(fixed.pass_rate)} testId="report-pass-rate" />
+            <Stat label={t("view.finished")} value={`${fixed.runs_finished}/${fixed.runs_planned}`} />
+            <Stat label={t("view.errors")} value={String(fixed.errors)} />
+            <Stat label={t("view.passed")} value={String(fixed.passed)} />
+            <Stat label={t("view.failed")} value={String(fixed.failed)} />
+            <Stat label={t("report.achievement")} value={pct(ex?.goal_achievement_rate)} />
+          </SimpleGrid>
+          {(view.latency_p50_ms != null || view.tokens_in != null) && (
+            <Group mt="md" gap="xs">
+              {view.latency_p50_ms != null && <Badge variant="light">p50 {view.latency_p50_ms} ms</Badge>}
+              {view.latency_p95_ms != null && <Badge variant="light">p95 {view.latency_p95_ms} ms</Badge>}
+              {view.tokens_in != null && (
+                <Badge variant="light">
+                  tokens {view.tokens_in}/{view.tokens_out ?? 0}
+                </Badge>
+              )}
+            </Group>
+          )}
+        </Tabs.Panel>
+
+        <Tabs.Panel value="scenarios" pt="md">
+          {rows.length === 0 ? (
+            <Text c="dimmed">{t("report.noScenarioRows")}</Text>
+          ) : (
+            <Table striped data-testid="report-scenarios">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t("form.scenarios")}</Table.Th>
+                  <Table.Th>{t("view.passed")}</Table.Th>
+                  <Table.Th>{t("view.failed")}</Table.Th>
+                  <Table.Th>{t("view.errors")}</Table.Th>
+                  <Table.Th>{t("report.passRate")}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {rows.map((r) => (
+                  <Table.Tr key={r.scenario_id}>
+                    <Table.Td>{r.title ?? r.scenario_id}</Table.Td>
+                    <Table.Td>{r.passed}</Table.Td>
+                    <Table.Td>{r.failed}</Table.Td>
+                    <Table.Td>{r.errors}</Table.Td>
+                    <Table.Td>{pct(r.pass_rate)}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          )}
+        </Tabs.Panel>
+
+        <Tabs.Panel value="charts" pt="md">
+          <Stack>
+            <Text fw={500}>{t("report.verdicts")}</Text>
+            <DonutChart
+              withLabelsLine
+              withLabels
+              data={[
+                { name: t("view.passed"), value: fixed.passed, color: "teal.6" },
+                { name: t("view.failed"), value: fixed.failed, color: "red.6" },
+                { name: t("view.errors"), value: fixed.errors, color: "gray.5" },
+              ]}
+            />
+            {rows.length > 0 && (
+              <BarChart
+                h={260}
+                data={rows.map((r) => ({ scenario: r.title ?? r.scenario_id, passed: r.passed, failed: r.failed, errors: r.errors }))}
+                dataKey="scenario"
+                type="stacked"
+                series={[
+                  { name: "passed", color: "teal.6" },
+                  { name: "failed", color: "red.6" },
+                  { name: "errors", color: "gray.5" },
+                ]}
+              />
+            )}
+          </Stack>
+        </Tabs.Panel>
+
+        <Tabs.Panel value="analysis" pt="md">
+          {view.analysis ? (
+            <Stack gap="xs">
+              {view.analysis.offline && <Badge color="gray">offline template</Badge>}
+              <Text style={{ whiteSpace: "pre-wrap" }}>{view.analysis.content ?? view.analysis.text ?? ""}</Text>
+            </Stack>
+          ) : (
+            <Text c="dimmed">{t("report.noAnalysis")}</Text>
+          )}
+        </Tabs.Panel>
+
+        <Tabs.Panel value="comparison" pt="md">
+          {view.comparison?.previous?.length ? (
+            <Stack>
+              {view.comparison.warnings?.map((w, i) => (
+                <Text key={i} c="orange" size="sm">
+                  {w}
+                </Text>
+              ))}
+              <BarChart
+                h={220}
+                data={[
+                  ...view.comparison.previous.map((p) => ({ campaign: p.name ?? p.campaign_id.slice(0, 8), rate: (p.pass_rate ?? 0) * 100 })),
+                  { campaign: report.campaign.name, rate: (fixed.pass_rate ?? 0) * 100 },
+                ]}
+                dataKey="campaign"
+                series={[{ name: "rate", color: "indigo.6", label: t("report.passRate") }]}
+              />
+              {view.comparison.note && <Text size="sm">{view.comparison.note}</Text>}
+            </Stack>
+          ) : (
+            <Text c="dimmed">{t("report.noComparison")}</Text>
+          )}
+        </Tabs.Panel>
+
+        <Tabs.Panel value="exploration" pt="md">
+          {!ex ? (
+            <Text c="dimmed" data-testid="no-exploration">
+              {t("report.noExploration")}
+            </Text>
+          ) : (
+            <Stack data-testid="exploration-findings">
+              <SimpleGrid cols={2}>
+                <Stat label={t("report.achievement")} value={pct(ex.goal_achievement_rate)} testId="report-achievement" />
+                <Stat label={t("view.sessions")} value={String(ex.sessions_total)} />
+              </SimpleGrid>
+              <Text fw={500}>{t("report.issues")}</Text>
+              <Table>
+                <Table.Tbody>
+                  {(ex.issues ?? []).map((issue, i) => (
+                    <Table.Tr key={i}>
+                      <Table.Td>
+                        <Badge size="xs" variant="light">
+                          {issue.kind ?? "issue"}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td>{issue.text}</Table.Td>
+                      <Table.Td>×{issue.count}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+              {(ex.coverage ?? []).length > 0 && (
+                <>
+                  <Text fw={500}>{t("report.coverage")}</Text>
+                  <CoverageGrid cells={ex.coverage ?? []} />
+                </>
+              )}
+              <Text fw={500}>{t("report.sessionList")}</Text>
+              <Table highlightOnHover>
+                <Table.Tbody>
+                  {sessions.map((s) => (
+                    <Table.Tr key={s.id} style={{ cursor: "pointer" }} onClick={() => props.onOpenSession(s)} data-testid="report-session-row">
+                      <Table.Td>{s.persona.name}</Table.Td>
+                      <Table.Td>{s.goal.title}</Table.Td>
+                      <Table.Td>
+                        <Badge size="sm">{s.status}</Badge>
+                      </Table.Td>
+                      <Table.Td>{s.experience ? (s.experience.goal_achieved ? "✓" : "✗") : "—"}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Stack>
+          )}
+        </Tabs.Panel>
+      </Tabs>
+    </Drawer>
+  );
+}
+
+function CoverageGrid({ cells }: { cells: { persona_id: string; goal_id: string; sessions: number; achieved?: number }[] }) {
+  const personas = [...new Set(cells.map((c) => c.persona_id))];
+  const goals = [...new Set(cells.map((c) => c.goal_id))];
+  return (
+    <Table withTableBorder withColumnBorders data-testid="coverage-grid">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th />
+          {goals.map((g) => (
+            <Table.Th key={g}>{g}</Table.Th>
+          ))}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {personas.map((p) => (
+          <Table.Tr key={p}>
+            <Table.Th>{p}</Table.Th>
+            {goals.map((g) => {
+              const c = cells.find((x) => x.persona_id === p && x.goal_id === g);
+              const n = c?.sessions ?? 0;
+              const ok = c?.achieved ?? 0;
+              return (
+                <Tooltip key={g} label={`${ok}/${n}`}>
+                  <Table.Td bg={n === 0 ? "gray.1" : ok === n ? "teal.1" : ok === 0 ? "red.1" : "yellow.1"}>
+                    {n === 0 ? "—" : `${ok}/${n}`}
+                  </Table.Td>
+                </Tooltip>
+              );
+            })}
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
