@@ -39,7 +39,7 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
           <Text mt="sm" c="dimmed">
             {t("campaigns.emptyBody")}
           </Text>
-          <Button mt="md" variant="light" onClick={() => setCreating(true)}>
+          <Button mt="md" w="fit-content" variant="light" onClick={() => setCreating(true)}>
             {t("campaigns.new")}
           </Button>
         </Card>
