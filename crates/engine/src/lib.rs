@@ -9,6 +9,7 @@ pub mod clock;
 pub mod demo_agent;
 pub mod error;
 pub mod exploration;
+pub mod export;
 pub mod fixed;
 pub mod judge;
 pub mod patrol_agent;
