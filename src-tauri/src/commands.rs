@@ -102,10 +102,11 @@ pub async fn render_export(
     let report = platform.campaign_report(id).await?;
     match format {
         ExportFormat::Json => Ok(serde_json::to_string_pretty(&report)?),
-        ExportFormat::Md | ExportFormat::Csv | ExportFormat::Junit => Err(Error::new(
+        ExportFormat::Md => Ok(agenteval_engine::export::markdown(&report)),
+        ExportFormat::Csv | ExportFormat::Junit => Err(Error::new(
             ErrorCode::Unprocessable,
             format!("the {format:?} export is not available in this build"),
-            "Export as JSON instead.",
+            "Export as Markdown or JSON instead.",
         )),
     }
 }

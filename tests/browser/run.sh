@@ -30,8 +30,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-AGENTEVAL_SCENARIOS="${AGENTEVAL_SCENARIOS:-$ROOT/scenarios}" \
-  "$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" > "$TMP/server.log" 2>&1 &
+"$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" > "$TMP/server.log" 2>&1 &
 SERVER=$!
 
 for _ in $(seq 1 150); do

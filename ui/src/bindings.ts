@@ -81,6 +81,9 @@ export type Campaign = {
 
 export type CampaignReport = {
 	campaign: Campaign,
+	target_name: string,
+	/**  Model identity of the target, for comparisons. */
+	target_model: string,
 	generated_at: string,
 	fixed: FixedSummary,
 	/**  Present only when the campaign has exploration data. */
@@ -200,6 +203,11 @@ export type ErrorCode =
 /**  A real fault inside the platform (HTTP 500). */
 "INTERNAL";
 
+export type ErrorReason = {
+	reason: string,
+	count: number,
+};
+
 /**  Something that changed, for live views (desktop events, UI polling). */
 export type Event = { kind: "campaign_changed"; campaign_id: string } | { kind: "run_finished"; campaign_id: string; run_id: string } | { kind: "session_changed"; campaign_id: string; session_id: string };
 
@@ -213,18 +221,39 @@ export type ExplorationFindings = {
 
 export type ExportFormat = "md" | "json" | "csv" | "junit";
 
-/**
- *  Fixed-scenario results. Pass rate = passed / (passed + failed); runs in
- *  `error` are counted apart.
- */
+export type FailingCheck = {
+	kind: string,
+	detail: string,
+	count: number,
+	/**  One run where it happened, for drill-down. */
+	example_run_id: string,
+};
+
+/**  Fixed-scenario results of a campaign. */
 export type FixedSummary = {
 	runs_planned: number,
 	runs_finished: number,
+	runs_pending: number,
+	runs_skipped: number,
 	passed: number,
 	failed: number,
 	errors: number,
-	/**  `None` when no run passed or failed yet. */
+	/**  passed / (passed + failed); `None` before any verdict. */
 	pass_rate: number | null,
+	/**  Runs whose every scripted turn got a reply, over finished runs. */
+	completion_rate: number | null,
+	/**  Mean key-field coverage over runs whose scenario names key fields. */
+	key_field_coverage: number | null,
+	latency_p50_ms: number | null,
+	latency_p95_ms: number | null,
+	tokens_in: number,
+	tokens_out: number,
+	cost: number | null,
+	per_scenario: ScenarioStat[],
+	per_tag: GroupStat[],
+	per_group: GroupStat[],
+	error_reasons: ErrorReason[],
+	timeline: TimelinePoint[],
 };
 
 /**  A seed goal: what the virtual user wants to get done. */
@@ -239,6 +268,12 @@ export type Goal = {
 	success_criteria?: string[],
 	/**  Facts the user knows and gives when asked (recipient, date, ...). */
 	slots?: { [key in string]: string },
+};
+
+export type GroupStat = {
+	name: string,
+	runs: number,
+	tally: Tally,
 };
 
 export type Header = {
@@ -313,6 +348,18 @@ export type RoleModels = {
 	virtual_user: RoleModel | null,
 };
 
+export type ScenarioStat = {
+	scenario_id: string,
+	title: string,
+	pack: string,
+	group: string | null,
+	runs: number,
+	tally: Tally,
+	latency_ms_mean: number | null,
+	/**  Plain-words details of the checks that failed, most frequent first. */
+	failing_checks: FailingCheck[],
+};
+
 /**  Summary shown in lists. */
 export type ScenarioSummary = {
 	id: string,
@@ -334,6 +381,18 @@ export type Settings = {
 	patrol_interval_minutes: number,
 	api: ApiSettings,
 	role_models: RoleModels,
+};
+
+/**
+ *  Counts and rate over a set of runs. Pass rate = passed / (passed +
+ *  failed); runs in `error` are counted apart and never in the rate.
+ */
+export type Tally = {
+	passed: number,
+	failed: number,
+	errors: number,
+	/**  `None` when no run passed or failed. */
+	pass_rate: number | null,
 };
 
 export type Target = {
@@ -366,6 +425,13 @@ export type TargetProbe = {
 	reply_excerpt: string | null,
 	/**  Why the target did not answer; never contains secrets. */
 	error: string | null,
+};
+
+/**  A slice of the window in campaign time, for the pass-rate chart. */
+export type TimelinePoint = {
+	/**  Start of the slice, hours of campaign time from the window start. */
+	offset_hours: number | null,
+	tally: Tally,
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };

@@ -87,26 +87,8 @@ export type ExplorationView = {
   judge_findings?: { session_id: string; dimension?: string; score?: number; evidence?: string }[];
 };
 
-/** Optional parts of the report the UI shows when the backend provides them. */
-export type ScenarioRow = {
-  scenario_id: string;
-  title?: string;
-  pack?: string;
-  runs?: number;
-  passed: number;
-  failed: number;
-  errors: number;
-  pass_rate?: number | null;
-};
-
-export type ReportView = {
-  scenarios?: ScenarioRow[];
-  by_tag?: { tag: string; passed: number; failed: number; pass_rate?: number | null }[];
-  latency_p50_ms?: number | null;
-  latency_p95_ms?: number | null;
-  tokens_in?: number;
-  tokens_out?: number;
-  cost?: number | null;
+/** Parts of the report not yet in the generated types (analysis, comparison). */
+export type ReportExtras = {
   analysis?: { content?: string; text?: string; offline?: boolean; model?: string } | null;
   comparison?: {
     previous?: { campaign_id: string; name?: string; pass_rate?: number | null }[];

@@ -1,7 +1,7 @@
-import { BarChart, DonutChart } from "@mantine/charts";
+import { BarChart, DonutChart, LineChart } from "@mantine/charts";
 import { Badge, Drawer, Group, Paper, SimpleGrid, Stack, Table, Tabs, Text, Tooltip } from "@mantine/core";
 import { useTranslation } from "react-i18next";
-import type { CampaignReport, ExplorationSession, ReportView } from "../../api";
+import type { CampaignReport, ExplorationSession, ReportExtras } from "../../api";
 import { pct, when } from "../../components/format";
 import { explorationOf } from "./labels";
 
@@ -27,9 +27,9 @@ export function ReportDrawer(props: {
   const { t } = useTranslation();
   const { report, sessions } = props;
   const fixed = report.fixed;
-  const view = report as CampaignReport & ReportView;
+  const view = report as CampaignReport & ReportExtras;
   const ex = explorationOf(report);
-  const rows = view.scenarios ?? [];
+  const rows = fixed.per_scenario;
 
   return (
     <Drawer opened onClose={props.onClose} position="right" size="xl" title={t("report.title")} data-testid="report-drawer">
@@ -57,16 +57,36 @@ export function ReportDrawer(props: {
             <Stat label={t("view.failed")} value={String(fixed.failed)} />
             <Stat label={t("report.achievement")} value={pct(ex?.goal_achievement_rate)} />
           </SimpleGrid>
-          {(view.latency_p50_ms != null || view.tokens_in != null) && (
-            <Group mt="md" gap="xs">
-              {view.latency_p50_ms != null && <Badge variant="light">p50 {view.latency_p50_ms} ms</Badge>}
-              {view.latency_p95_ms != null && <Badge variant="light">p95 {view.latency_p95_ms} ms</Badge>}
-              {view.tokens_in != null && (
-                <Badge variant="light">
-                  tokens {view.tokens_in}/{view.tokens_out ?? 0}
-                </Badge>
-              )}
-            </Group>
+          <Group mt="md" gap="xs">
+            <Badge variant="light">{report.target_name} · {report.target_model}</Badge>
+            {fixed.latency_p50_ms != null && <Badge variant="light">p50 {fixed.latency_p50_ms} ms</Badge>}
+            {fixed.latency_p95_ms != null && <Badge variant="light">p95 {fixed.latency_p95_ms} ms</Badge>}
+            <Badge variant="light">
+              {t("report.tokens")} {fixed.tokens_in}/{fixed.tokens_out}
+            </Badge>
+            {(fixed.cost ?? 0) > 0 && <Badge variant="light">{t("report.cost")} {(fixed.cost ?? 0).toFixed(4)}</Badge>}
+            {fixed.completion_rate != null && (
+              <Badge variant="light">
+                {t("report.completion")} {pct(fixed.completion_rate)}
+              </Badge>
+            )}
+            {fixed.key_field_coverage != null && (
+              <Badge variant="light">
+                {t("report.keyFields")} {pct(fixed.key_field_coverage)}
+              </Badge>
+            )}
+          </Group>
+          {fixed.error_reasons.length > 0 && (
+            <Stack gap={2} mt="md">
+              <Text fw={500} size="sm">
+                {t("report.errorReasons")}
+              </Text>
+              {fixed.error_reasons.map((e) => (
+                <Text key={e.reason} size="sm">
+                  {e.reason} ×{e.count}
+                </Text>
+              ))}
+            </Stack>
           )}
         </Tabs.Panel>
 
@@ -82,16 +102,30 @@ export function ReportDrawer(props: {
                   <Table.Th>{t("view.failed")}</Table.Th>
                   <Table.Th>{t("view.errors")}</Table.Th>
                   <Table.Th>{t("report.passRate")}</Table.Th>
+                  <Table.Th>{t("report.failingChecks")}</Table.Th>
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
                 {rows.map((r) => (
                   <Table.Tr key={r.scenario_id}>
-                    <Table.Td>{r.title ?? r.scenario_id}</Table.Td>
-                    <Table.Td>{r.passed}</Table.Td>
-                    <Table.Td>{r.failed}</Table.Td>
-                    <Table.Td>{r.errors}</Table.Td>
-                    <Table.Td>{pct(r.pass_rate)}</Table.Td>
+                    <Table.Td>
+                      <Text size="sm">{r.title}</Text>
+                      <Text size="xs" c="dimmed">
+                        {r.pack}
+                        {r.group ? ` · ${r.group}` : ""}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>{r.tally.passed}</Table.Td>
+                    <Table.Td>{r.tally.failed}</Table.Td>
+                    <Table.Td>{r.tally.errors}</Table.Td>
+                    <Table.Td>{pct(r.tally.pass_rate)}</Table.Td>
+                    <Table.Td>
+                      {r.failing_checks.slice(0, 3).map((c, i) => (
+                        <Text key={i} size="xs">
+                          {c.kind}: {c.detail} ×{c.count}
+                        </Text>
+                      ))}
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
@@ -114,7 +148,7 @@ export function ReportDrawer(props: {
             {rows.length > 0 && (
               <BarChart
                 h={260}
-                data={rows.map((r) => ({ scenario: r.title ?? r.scenario_id, passed: r.passed, failed: r.failed, errors: r.errors }))}
+                data={rows.map((r) => ({ scenario: r.title, passed: r.tally.passed, failed: r.tally.failed, errors: r.tally.errors }))}
                 dataKey="scenario"
                 type="stacked"
                 series={[
@@ -123,6 +157,38 @@ export function ReportDrawer(props: {
                   { name: "errors", color: "gray.5" },
                 ]}
               />
+            )}
+            {fixed.timeline.length > 1 && (
+              <>
+                <Text fw={500}>{t("report.timeline")}</Text>
+                <LineChart
+                  h={220}
+                  data={fixed.timeline.map((p) => ({
+                    hour: (p.offset_hours ?? 0).toFixed(1),
+                    rate: p.tally.pass_rate == null ? null : Math.round(p.tally.pass_rate * 1000) / 10,
+                  }))}
+                  dataKey="hour"
+                  connectNulls
+                  series={[{ name: "rate", color: "indigo.6", label: t("report.passRate") }]}
+                  unit="%"
+                />
+              </>
+            )}
+            {fixed.per_tag.length > 0 && (
+              <>
+                <Text fw={500}>{t("report.byTag")}</Text>
+                <BarChart
+                  h={220}
+                  data={fixed.per_tag.map((g) => ({ tag: g.name, passed: g.tally.passed, failed: g.tally.failed, errors: g.tally.errors }))}
+                  dataKey="tag"
+                  type="stacked"
+                  series={[
+                    { name: "passed", color: "teal.6" },
+                    { name: "failed", color: "red.6" },
+                    { name: "errors", color: "gray.5" },
+                  ]}
+                />
+              </>
             )}
           </Stack>
         </Tabs.Panel>
