@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Real-window check: builds the desktop app with the UI embedded, starts it
 # under Xvfb on a fresh data folder, and writes a screenshot of the screen to
-# target/screenshot-desktop.png. Fails when the app exits early.
+# target/screenshot-desktop.png. The data folder is first filled by
+# `agenteval demo` when it can run, so that the list shows a campaign.
+# Fails when the app exits early.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -18,6 +20,11 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$ROOT/target"
 rm -f "$SHOT"
 
+if "$TARGET_DIR/debug/agenteval" demo --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1; then
+  echo "data folder seeded with the demo campaign"
+else
+  echo "no demo data (agenteval demo failed; see below); the app starts empty"; tail -n 3 "$TMP/demo.log"
+fi
 export AGENTEVAL_DATA_DIR="$TMP/data" XDG_DATA_HOME="$TMP/xdg" XDG_CONFIG_HOME="$TMP/xdg"
 # Software rendering: Xvfb has no GPU.
 export WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1

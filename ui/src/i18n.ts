@@ -227,6 +227,7 @@ const en = {
     scenariosLoaded: "Scenarios loaded",
     version: "Version",
     mode: "Mode",
+    show: "Show",
   },
 };
 
@@ -459,6 +460,7 @@ const zh: DeepStrings<Dict> = {
     scenariosLoaded: "已加载场景",
     version: "版本",
     mode: "模式",
+    show: "显示",
   },
 };
 

@@ -52,6 +52,8 @@ export interface Backend {
   /** `null` when the backend keeps no editable settings (browser mode). */
   getSettings(): Promise<Settings | null>;
   updateSettings(settings: Settings): Promise<Settings>;
+  /** Shows a folder of the local machine in the file manager (desktop only). */
+  reveal(path: string): Promise<void>;
   /** Calls `onChange` whenever data may have changed; returns the unsubscribe. */
   subscribe(onChange: () => void): () => void;
 }

@@ -201,6 +201,16 @@ export class HttpBackend implements Backend {
       }),
     );
   }
+  reveal(): Promise<void> {
+    return Promise.reject(
+      new ApiError({
+        code: "CONFLICT",
+        message: "folders of the server cannot be shown in a browser",
+        suggestion: "Look at the server's data folder on the machine that runs it.",
+        next_allowed_at: null,
+      }),
+    );
+  }
   subscribe(onChange: () => void): () => void {
     const timer = window.setInterval(() => {
       if (document.visibilityState === "visible") onChange();

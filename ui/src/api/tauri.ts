@@ -1,4 +1,5 @@
 import { save } from "@tauri-apps/plugin-dialog";
+import { revealItemInDir } from "@tauri-apps/plugin-opener";
 import {
   commands,
   events,
@@ -121,6 +122,18 @@ export class TauriBackend implements Backend {
   }
   updateSettings(settings: Settings): Promise<Settings> {
     return unwrap(commands.updateSettings(settings));
+  }
+  async reveal(path: string): Promise<void> {
+    try {
+      await revealItemInDir(path);
+    } catch (e) {
+      throw new ApiError({
+        code: "INTERNAL",
+        message: `cannot show ${path}: ${String(e)}`,
+        suggestion: "Open the folder from your file manager.",
+        next_allowed_at: null,
+      });
+    }
   }
   subscribe(onChange: () => void): () => void {
     let stop: (() => void) | null = null;

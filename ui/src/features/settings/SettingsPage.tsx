@@ -179,7 +179,19 @@ export function SettingsPage() {
               {info.data.logDir && (
                 <Table.Tr>
                   <Table.Td>{t("settings.logDir")}</Table.Td>
-                  <Table.Td ff="monospace">{info.data.logDir}</Table.Td>
+                  <Table.Td ff="monospace">
+                    {info.data.logDir}{" "}
+                    <Button
+                      size="compact-xs"
+                      variant="subtle"
+                      onClick={() => {
+                        const dir = info.data?.logDir;
+                        if (dir) api.reveal(dir).catch((e: unknown) => setError(asApiError(e)));
+                      }}
+                    >
+                      {t("settings.show")}
+                    </Button>
+                  </Table.Td>
                 </Table.Tr>
               )}
               {info.data.scenariosLoaded !== undefined && (
