@@ -67,13 +67,13 @@ enum Intent {
     Trend,
     TopN,
     ToJson,
+    ToPdf,
     Calendar,
     WeeklyReport,
     Contract,
     Diff,
     Lateness,
     PriceSlides,
-    ToPdf,
     CreateDoc,
     MissingData,
     OrderStatus,
@@ -104,6 +104,7 @@ static INTENTS: LazyLock<Vec<(Intent, Regex)>> = LazyLock::new(|| {
             ),
         ),
         (Intent::ToJson, re(r"(?i)\bjson\b")),
+        (Intent::ToPdf, re(r"(?i)\bpdf\b")),
         (
             Intent::Calendar,
             re(r"(?i)\bcalendar\b|\bschedule\b|\bmeeting\b|\bappointment\b|日程|会议|约会|日历"),
@@ -119,7 +120,6 @@ static INTENTS: LazyLock<Vec<(Intent, Regex)>> = LazyLock::new(|| {
             Intent::PriceSlides,
             re(r"(?i)\bppt\b|\bslides?\b|\bpresentation\b|\bdeck\b|幻灯片|演示文稿"),
         ),
-        (Intent::ToPdf, re(r"(?i)\bpdf\b")),
         (
             Intent::CreateDoc,
             re(r"(?i)\bdocument\b|\bword doc|\bdocx\b|文档"),
@@ -224,7 +224,12 @@ fn answer(messages: &[ChatMessage], tools: &[ToolSpec]) -> (String, Vec<ToolCall
     else {
         return (capabilities(lang, false), Vec::new());
     };
-    let thread = &users[start..];
+    // The request began where the same intent (or bare follow-ups) began.
+    let mut begin = start;
+    while begin > 0 && detect(users[begin - 1]).is_none_or(|i| i == intent) {
+        begin -= 1;
+    }
+    let thread = &users[begin..];
     let text = thread.join("\n");
     match intent {
         Intent::Email => email(thread, last_user, lang, tools),
