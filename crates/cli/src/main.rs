@@ -98,8 +98,14 @@ enum ScenariosCommand {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ExportFormat {
+    /// Markdown report with its appendices.
     Md,
+    /// The report as served by the API.
     Json,
+    /// Fixed runs, one row each.
+    Csv,
+    /// Fixed runs as JUnit XML test cases.
+    Junit,
 }
 
 fn main() -> ExitCode {
@@ -195,6 +201,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 anyhow::Ok(match format {
                     ExportFormat::Md => agenteval_engine::export::markdown(&report),
                     ExportFormat::Json => serde_json::to_string_pretty(&report)?,
+                    ExportFormat::Csv => agenteval_engine::export::runs_csv(
+                        &platform.list_runs(campaign).await.map_err(user_error)?,
+                    ),
+                    ExportFormat::Junit => agenteval_engine::export::junit(
+                        &report,
+                        &platform.list_runs(campaign).await.map_err(user_error)?,
+                    ),
                 })
             })?;
             match out {

@@ -511,7 +511,7 @@ impl Platform {
                 "Name the campaign after what it evaluates and when, e.g. \"support bot, week 48\".",
             ));
         }
-        self.get_target(req.target_id).await.map_err(|e| {
+        let target = self.get_target(req.target_id).await.map_err(|e| {
             if e.code() == ErrorCode::NotFound {
                 Error::invalid(
                     format!("target_id {} names no target", req.target_id),
@@ -621,8 +621,8 @@ impl Platform {
         let mut tx = self.db.begin().await?;
         sqlx::query(
             "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
-                previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(campaign.id.to_string())
         .bind(&campaign.name)
@@ -638,6 +638,7 @@ impl Platform {
         .bind(serde_json::to_string(&campaign.seed_set)?)
         .bind(campaign.budget.map(|b| serde_json::to_string(&b)).transpose()?)
         .bind(&campaign.seed_fingerprint)
+        .bind(serde_json::to_string(&self.models_for(&target))?)
         .execute(&mut *tx)
         .await?;
         for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {

@@ -125,6 +125,15 @@ pub struct CampaignReport {
     /// Present only when the campaign has exploration data.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exploration: Option<ExplorationFindings>,
+    /// The latest analysis, when one was generated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<crate::analysis::Analysis>,
+    /// Against earlier periods of the same target and plan, when any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<crate::comparison::PeriodComparison>,
+    /// Human ratings and judge agreement, when anyone rated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub human_review: Option<crate::review::HumanReviewSummary>,
 }
 
 /// Per-scenario accumulator while aggregating.
@@ -378,7 +387,13 @@ impl Platform {
         let target = self.get_target(campaign.target_id).await?;
         let fixed = fixed_summary(&self.db, &campaign, None).await?;
         let exploration = crate::exploration::findings::campaign_findings(&self.db, id).await?;
+        let analysis = self.latest_analysis(id).await?;
+        let comparison = self.period_comparison(id).await?;
+        let human_review = self.review_summary(id).await?;
         Ok(CampaignReport {
+            analysis,
+            comparison,
+            human_review,
             target_name: target.name,
             target_model: target.channel.model_label(),
             campaign,
