@@ -2,8 +2,11 @@
 //! crosses to the UI as the engine's `{code, message, suggestion}` body.
 
 use crate::settings::{Settings, SettingsStore};
+use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::fixed::{Run, RunTurn};
 use agenteval_engine::report::CampaignReport;
+use agenteval_engine::review::{CreateReview, HumanReview};
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target};
 use agenteval_engine::target_probe::TargetProbe;
@@ -84,6 +87,44 @@ pub async fn campaign_report(platform: Shared<'_>, id: Uuid) -> Reply<CampaignRe
     platform.campaign_report(id).await.map_err(body)
 }
 
+/// Fixed-scenario runs of a campaign, in plan order.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_runs(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Vec<Run>> {
+    platform.list_runs(campaign_id).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn run_turns(platform: Shared<'_>, run_id: Uuid) -> Reply<Vec<RunTurn>> {
+    platform.run_turns(run_id).await.map_err(body)
+}
+
+/// A reviewer's 1-5 rating of a run or a session.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_review(platform: Shared<'_>, req: CreateReview) -> Reply<HumanReview> {
+    platform.add_review(req).await.map_err(body)
+}
+
+/// (Re)generates the analysis; the template analysis when no analyst model
+/// is configured.
+#[tauri::command]
+#[specta::specta]
+pub async fn generate_analysis(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Analysis> {
+    platform
+        .generate_analysis(campaign_id, None)
+        .await
+        .map_err(body)
+}
+
+/// The following campaign: same target, plan, seeds and budget.
+#[tauri::command]
+#[specta::specta]
+pub async fn next_period(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Campaign> {
+    platform.next_period(campaign_id).await.map_err(body)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
@@ -103,10 +144,12 @@ pub async fn render_export(
     match format {
         ExportFormat::Json => Ok(serde_json::to_string_pretty(&report)?),
         ExportFormat::Md => Ok(agenteval_engine::export::markdown(&report)),
-        ExportFormat::Csv | ExportFormat::Junit => Err(Error::new(
-            ErrorCode::Unprocessable,
-            format!("the {format:?} export is not available in this build"),
-            "Export as Markdown or JSON instead.",
+        ExportFormat::Csv => Ok(agenteval_engine::export::runs_csv(
+            &platform.list_runs(id).await?,
+        )),
+        ExportFormat::Junit => Ok(agenteval_engine::export::junit(
+            &report,
+            &platform.list_runs(id).await?,
         )),
     }
 }

@@ -139,7 +139,7 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       await session.getByTestId("session-conversation").getByText(MESSAGE).waitFor();
 
       const openapi = await (await api("/api/openapi.json")).text();
-      if (openapi.includes("/api/exploration/sessions/{id}/review")) {
+      if (openapi.includes("\"/api/reviews\"")) {
         await session.getByTestId("session-rating").locator("input").nth(3).check({ force: true });
         await session.getByTestId("session-rate-submit").click();
         await session.getByTestId("session-rated").waitFor();

@@ -133,7 +133,12 @@ export function App() {
           <CampaignList onOpen={(id) => setPage({ kind: "campaign", id })} />
         )}
         {ready && page.kind === "campaign" && (
-          <CampaignView id={page.id} onBack={() => setPage({ kind: "campaigns" })} />
+          <CampaignView
+            key={page.id}
+            id={page.id}
+            onBack={() => setPage({ kind: "campaigns" })}
+            onOpen={(id) => setPage({ kind: "campaign", id })}
+          />
         )}
         {ready && page.kind === "targets" && <TargetsPage />}
         {ready && page.kind === "settings" && <SettingsPage />}

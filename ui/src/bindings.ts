@@ -14,6 +14,18 @@ export const commands = {
 	createCampaign: (req: CreateCampaign) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("create_campaign", { req })),
 	finalizeCampaign: (id: string) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("finalize_campaign", { id })),
 	campaignReport: (id: string) => typedError<CampaignReport, ErrorBody>(__TAURI_INVOKE("campaign_report", { id })),
+	/**  Fixed-scenario runs of a campaign, in plan order. */
+	listRuns: (campaignId: string) => typedError<Run[], ErrorBody>(__TAURI_INVOKE("list_runs", { campaignId })),
+	runTurns: (runId: string) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
+	/**  A reviewer's 1-5 rating of a run or a session. */
+	addReview: (req: CreateReview) => typedError<HumanReview, ErrorBody>(__TAURI_INVOKE("add_review", { req })),
+	/**
+	 *  (Re)generates the analysis; the template analysis when no analyst model
+	 *  is configured.
+	 */
+	generateAnalysis: (campaignId: string) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId })),
+	/**  The following campaign: same target, plan, seeds and budget. */
+	nextPeriod: (campaignId: string) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId })),
 	exportCampaign: (id: string, format: ExportFormat) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format })),
 	/**  Writes the export to a file the user chose in the save dialog. */
 	saveExport: (id: string, format: ExportFormat, path: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path })),
@@ -28,6 +40,21 @@ export const events = {
 };
 
 /* Types */
+export type Analysis = {
+	id: string,
+	campaign_id: string,
+	/**  Model identity, or `template` offline. */
+	model: string,
+	/**  True for the template analysis built without a model. */
+	offline: boolean,
+	/**  The conclusion in a few sentences. */
+	summary: string,
+	claims: Claim[],
+	/**  Why the template was used although a model was configured. */
+	fallback_reason?: string | null,
+	created_at: string,
+};
+
 export type ApiSettings = {
 	/**  Serve the HTTP API (for external assistants) while the app runs. */
 	enabled: boolean,
@@ -88,6 +115,12 @@ export type CampaignReport = {
 	fixed: FixedSummary,
 	/**  Present only when the campaign has exploration data. */
 	exploration?: ExplorationFindings | null,
+	/**  The latest analysis, when one was generated. */
+	analysis?: Analysis | null,
+	/**  Against earlier periods of the same target and plan, when any. */
+	comparison?: PeriodComparison | null,
+	/**  Human ratings and judge agreement, when anyone rated. */
+	human_review?: HumanReviewSummary | null,
 };
 
 export type CampaignStatus = "draft" | "scheduled" | "running" | "finalized" | "cancelled";
@@ -118,6 +151,25 @@ response_path?: string | null; headers?: Header[] } |
 /**  The built-in deterministic demo agent. */
 { kind: "builtin"; agent: BuiltinAgent };
 
+/**  The outcome of one check on one turn. */
+export type CheckResult = {
+	/**  0-based turn index. */
+	turn: number,
+	/**  The check type, e.g. `contains`. */
+	kind: string,
+	passed: boolean,
+	/**  Why it passed or failed, in plain words. */
+	detail: string,
+};
+
+/**  One claim and the evidence behind it. */
+export type Claim = {
+	text: string,
+	run_ids?: string[],
+	session_ids?: string[],
+	turn_ids?: string[],
+};
+
 export type CreateCampaign = {
 	name: string,
 	target_id: string,
@@ -136,6 +188,15 @@ export type CreateCampaign = {
 	budget?: Budget | null,
 	/**  The campaign this one follows, for period comparison. */
 	previous_campaign_id?: string | null,
+};
+
+export type CreateReview = {
+	subject_kind: SubjectKind,
+	subject_id: string,
+	/**  1 (poor) to 5 (excellent). */
+	rating: number,
+	comment?: string,
+	judge_override?: JudgeOverride | null,
 };
 
 export type CreateTarget = {
@@ -281,6 +342,51 @@ export type Header = {
 	value: string,
 };
 
+export type HumanReview = {
+	id: string,
+	subject_kind: SubjectKind,
+	subject_id: string,
+	rating: number,
+	comment: string,
+	judge_override: JudgeOverride | null,
+	created_at: string,
+};
+
+/**
+ *  Human ratings of a campaign and their agreement with the automatic
+ *  verdicts (the latest rating per subject counts).
+ */
+export type HumanReviewSummary = {
+	runs_rated: number,
+	run_rating_mean: number | null,
+	sessions_rated: number,
+	session_rating_mean: number | null,
+	overrides: number,
+	/**  Subjects with both an automatic verdict and a human rating. */
+	compared: number,
+	/**
+	 *  Share of compared subjects where they agree: for runs, passed iff
+	 *  rated >= 3; for sessions, the judge's mean score within 1 of the
+	 *  rating.
+	 */
+	agreement: number | null,
+};
+
+/**  A reviewer's correction of the automatic verdict. */
+export type JudgeOverride = {
+	/**
+	 *  For runs: whether the run should count as passed in the reviewer's
+	 *  view. For sessions: ignored.
+	 */
+	passed?: boolean | null,
+	/**
+	 *  For sessions: the reviewer's overall quality score 1-5 replacing
+	 *  the judge's.
+	 */
+	score?: number | null,
+	note?: string,
+};
+
 export type Language = "en" | "zh";
 
 /**
@@ -288,6 +394,56 @@ export type Language = "en" | "zh";
  *  line (`time_scale > 1`, compressed time, manual exploration only).
  */
 export type Line = "formal" | "accelerated";
+
+export type PassAtK = {
+	k: number,
+	/**
+	 *  Probability that k independent runs of a scenario all pass, averaged
+	 *  over scenarios with at least k judged runs.
+	 */
+	value: number | null,
+	scenarios: number,
+};
+
+export type PeriodComparison = {
+	campaign_id: string,
+	pass_rate: number | null,
+	judged_runs: number,
+	/**  pass^k of this campaign where scenarios repeat. */
+	pass_at_k: PassAtK[],
+	/**
+	 *  Scenarios of this campaign with both passing and failing runs, over
+	 *  scenarios with at least two judged runs: the noise inside one period.
+	 */
+	within_period_flip_rate: number | null,
+	/**  Earlier periods, most recent first. */
+	periods: PeriodDelta[],
+};
+
+export type PeriodDelta = {
+	campaign_id: string,
+	campaign_name: string,
+	window_start: string,
+	pass_rate: number | null,
+	judged_runs: number,
+	/**  This campaign's pass rate minus that one's. */
+	delta: number | null,
+	/**  95% bootstrap interval of the delta. */
+	ci_low: number | null,
+	ci_high: number | null,
+	/**  The interval contains zero: the change is within noise. */
+	within_noise: boolean,
+	/**
+	 *  Scenarios in both campaigns whose majority verdict differs, over
+	 *  scenarios in both.
+	 */
+	flip_rate: number | null,
+	flipped_scenarios: string[],
+	/**  Warnings such as a different target, user or judge model. */
+	warnings: string[],
+	/**  One sentence in plain words. */
+	verdict: string,
+};
 
 /**  A seed persona: who the virtual user is. */
 export type Persona = {
@@ -348,6 +504,53 @@ export type RoleModels = {
 	virtual_user: RoleModel | null,
 };
 
+/**  A run as listed in reports and the UI. */
+export type Run = {
+	id: string,
+	campaign_id: string,
+	scenario_id: string,
+	seq: number,
+	/**  Campaign-time offset from the window start, in milliseconds. */
+	offset_ms: number,
+	scheduled_at: string,
+	/**  `pending`, `running` or `done`. */
+	status: string,
+	verdict: Verdict | null,
+	check_results: CheckResult[],
+	metrics: RunMetrics | null,
+	error_reason: string | null,
+	started_at: string | null,
+	finished_at: string | null,
+};
+
+/**  Figures of one run. */
+export type RunMetrics = {
+	/**  Target replies received. */
+	turns: number,
+	/**  Whether every scripted turn got a reply. */
+	completed: boolean,
+	latency_ms_total: number,
+	latency_ms_max: number,
+	tokens_in: number,
+	tokens_out: number,
+	/**  Estimated from the target's prices per million tokens. */
+	cost: number | null,
+	/**  Fraction of the scenario's key fields present in the replies. */
+	key_field_coverage: number | null,
+};
+
+export type RunTurn = {
+	seq: number,
+	/**  `user` or `target`. */
+	role: string,
+	content: string,
+	latency_ms: number | null,
+	tokens_in: number | null,
+	tokens_out: number | null,
+	tool_calls: ToolCall[],
+	created_at: string,
+};
+
 export type ScenarioStat = {
 	scenario_id: string,
 	title: string,
@@ -382,6 +585,8 @@ export type Settings = {
 	api: ApiSettings,
 	role_models: RoleModels,
 };
+
+export type SubjectKind = "run" | "session";
 
 /**
  *  Counts and rate over a set of runs. Pass rate = passed / (passed +
@@ -434,7 +639,20 @@ export type TimelinePoint = {
 	tally: Tally,
 };
 
+export type ToolCall = {
+	id: string,
+	name: string,
+	/**  Parsed arguments (the raw string when it is not valid JSON). */
+	arguments: Value,
+};
+
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**
+ *  How a finished run ended. `skipped` runs never executed because the
+ *  campaign was finalized first; they count in no rate.
+ */
+export type Verdict = "passed" | "failed" | "error" | "skipped";
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -1,5 +1,10 @@
 import type {
+  Analysis,
   Campaign,
+  CreateReview,
+  HumanReview,
+  Run,
+  RunTurn,
   CampaignReport,
   CreateCampaign,
   CreateTarget,
@@ -48,7 +53,11 @@ export interface Backend {
   createSession(req: CreateSession): Promise<ExplorationSession>;
   sendMessage(sessionId: string, content: string): Promise<MessageReply>;
   closeSession(sessionId: string, record: ExperienceRecord): Promise<ExplorationSession>;
-  rateSession(sessionId: string, rating: number, comment: string): Promise<void>;
+  listRuns(campaignId: string): Promise<Run[]>;
+  runTurns(runId: string): Promise<RunTurn[]>;
+  addReview(req: CreateReview): Promise<HumanReview>;
+  generateAnalysis(campaignId: string): Promise<Analysis>;
+  nextPeriod(campaignId: string): Promise<Campaign>;
   /** `null` when the backend keeps no editable settings (browser mode). */
   getSettings(): Promise<Settings | null>;
   updateSettings(settings: Settings): Promise<Settings>;

@@ -86,13 +86,3 @@ export type ExplorationView = {
   coverage?: CoverageCell[];
   judge_findings?: { session_id: string; dimension?: string; score?: number; evidence?: string }[];
 };
-
-/** Parts of the report not yet in the generated types (analysis, comparison). */
-export type ReportExtras = {
-  analysis?: { content?: string; text?: string; offline?: boolean; model?: string } | null;
-  comparison?: {
-    previous?: { campaign_id: string; name?: string; pass_rate?: number | null }[];
-    note?: string;
-    warnings?: string[];
-  } | null;
-};

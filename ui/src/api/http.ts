@@ -1,5 +1,10 @@
 import type {
+  Analysis,
   Campaign,
+  CreateReview,
+  HumanReview,
+  Run,
+  RunTurn,
   CampaignReport,
   CreateCampaign,
   CreateTarget,
@@ -182,11 +187,20 @@ export class HttpBackend implements Backend {
       record,
     );
   }
-  async rateSession(sessionId: string, rating: number, comment: string): Promise<void> {
-    await this.send("POST", `/api/exploration/sessions/${encodeURIComponent(sessionId)}/review`, {
-      rating,
-      comment,
-    });
+  listRuns(campaignId: string) {
+    return this.json<Run[]>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/runs`);
+  }
+  runTurns(runId: string) {
+    return this.json<RunTurn[]>("GET", `/api/runs/${encodeURIComponent(runId)}/turns`);
+  }
+  addReview(req: CreateReview) {
+    return this.json<HumanReview>("POST", "/api/reviews", req);
+  }
+  generateAnalysis(campaignId: string) {
+    return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis`, {});
+  }
+  nextPeriod(campaignId: string) {
+    return this.json<Campaign>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/next-period`, {});
   }
   async getSettings(): Promise<Settings | null> {
     return null;

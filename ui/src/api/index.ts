@@ -10,7 +10,14 @@ export type { Backend, BackendInfo } from "./backend";
 export { ApiError, asApiError } from "./errors";
 export * from "./exploration";
 export type {
+  Analysis,
   Campaign,
+  CheckResult,
+  HumanReview,
+  PeriodComparison,
+  Run,
+  RunTurn,
+  Verdict,
   CampaignReport,
   CampaignStatus,
   ChannelConfig,

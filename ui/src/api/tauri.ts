@@ -3,7 +3,12 @@ import { revealItemInDir } from "@tauri-apps/plugin-opener";
 import {
   commands,
   events,
+  type Analysis,
   type Campaign,
+  type CreateReview,
+  type HumanReview,
+  type Run,
+  type RunTurn,
   type CampaignReport,
   type CreateCampaign,
   type CreateTarget,
@@ -114,8 +119,20 @@ export class TauriBackend implements Backend {
   closeSession(_sessionId: string, _record: ExperienceRecord): Promise<ExplorationSession> {
     return notInThisBuild("closing a session");
   }
-  rateSession(_sessionId: string, _rating: number, _comment: string): Promise<void> {
-    return notInThisBuild("rating a session");
+  listRuns(campaignId: string): Promise<Run[]> {
+    return unwrap(commands.listRuns(campaignId));
+  }
+  runTurns(runId: string): Promise<RunTurn[]> {
+    return unwrap(commands.runTurns(runId));
+  }
+  addReview(req: CreateReview): Promise<HumanReview> {
+    return unwrap(commands.addReview(req));
+  }
+  generateAnalysis(campaignId: string): Promise<Analysis> {
+    return unwrap(commands.generateAnalysis(campaignId));
+  }
+  nextPeriod(campaignId: string): Promise<Campaign> {
+    return unwrap(commands.nextPeriod(campaignId));
   }
   getSettings(): Promise<Settings | null> {
     return unwrap(commands.getSettings());

@@ -1,12 +1,13 @@
-import { Anchor, Badge, Button, Card, Group, Menu, Modal, Progress, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Button, Card, Group, Menu, Modal, Progress, ScrollArea, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat } from "../../api";
+import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type Run, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { pct, when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { ExploreModal } from "./ExploreModal";
-import { LineBadge, StatusBadge } from "./labels";
+import { LineBadge, StatusBadge, VerdictBadge } from "./labels";
+import { RunDrawer } from "./RunDrawer";
 import { ReportDrawer } from "./ReportDrawer";
 import { SessionDrawer } from "./SessionDrawer";
 
@@ -18,21 +19,24 @@ const FORMATS: { format: ExportFormat; label: string; ext: string }[] = [
 ];
 
 async function loadAll(id: string) {
-  const [report, sessions, targets] = await Promise.all([
+  const [report, sessions, targets, runs, scenarios] = await Promise.all([
     api.campaignReport(id),
     api.listSessions(id).catch(() => [] as ExplorationSession[]),
     api.listTargets(),
+    api.listRuns(id),
+    api.listScenarios().catch(() => [] as ScenarioSummary[]),
   ]);
-  return { report, sessions, targets };
+  return { report, sessions, targets, runs, scenarios };
 }
 
-export function CampaignView({ id, onBack }: { id: string; onBack: () => void }) {
+export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () => void; onOpen: (id: string) => void }) {
   const { t } = useTranslation();
   const { data, error, reload } = useLoad(() => loadAll(id), [id], true);
   const [reportOpen, setReportOpen] = useState(false);
   const [exploring, setExploring] = useState(false);
   const [confirmFinalize, setConfirmFinalize] = useState(false);
   const [session, setSession] = useState<ExplorationSession | null>(null);
+  const [run, setRun] = useState<Run | null>(null);
   const [actionError, setActionError] = useState<ApiError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -45,7 +49,8 @@ export function CampaignView({ id, onBack }: { id: string; onBack: () => void })
       </Stack>
     );
   }
-  const { report, sessions, targets } = data;
+  const { report, sessions, targets, runs, scenarios } = data;
+  const scenarioTitle = (sid: string) => scenarios.find((x) => x.id === sid)?.title ?? sid;
   const c = report.campaign;
   const fixed = report.fixed;
   const open = c.status === "running" || c.status === "scheduled";
@@ -57,6 +62,14 @@ export function CampaignView({ id, onBack }: { id: string; onBack: () => void })
     try {
       await api.finalizeCampaign(c.id);
       reload();
+    } catch (e) {
+      setActionError(asApiError(e));
+    }
+  };
+
+  const nextPeriod = async () => {
+    try {
+      onOpen((await api.nextPeriod(c.id)).id);
     } catch (e) {
       setActionError(asApiError(e));
     }
@@ -112,9 +125,15 @@ export function CampaignView({ id, onBack }: { id: string; onBack: () => void })
               ))}
             </Menu.Dropdown>
           </Menu>
-          <Button color="red" variant="outline" disabled={!open} onClick={() => setConfirmFinalize(true)} data-testid="finalize">
-            {t("view.finalize")}
-          </Button>
+          {open ? (
+            <Button color="red" variant="outline" onClick={() => setConfirmFinalize(true)} data-testid="finalize">
+              {t("view.finalize")}
+            </Button>
+          ) : (
+            <Button variant="default" onClick={() => void nextPeriod()} data-testid="next-period">
+              {t("view.nextPeriod")}
+            </Button>
+          )}
         </Group>
       </Group>
       <ErrorAlert error={error ?? actionError} onClose={() => setActionError(null)} />
@@ -124,7 +143,7 @@ export function CampaignView({ id, onBack }: { id: string; onBack: () => void })
         </Text>
       )}
 
-      <SimpleGrid cols={{ base: 1, md: 2 }}>
+      <SimpleGrid cols={{ base: 1, md: 2 }} style={{ alignItems: "start" }}>
         <Card withBorder data-testid="runs-card">
           <Title order={4}>{t("view.runs")}</Title>
           <Progress
@@ -151,6 +170,40 @@ export function CampaignView({ id, onBack }: { id: string; onBack: () => void })
               {t("campaigns.passRate")} {pct(fixed.pass_rate)}
             </Badge>
           </Group>
+          {runs.length === 0 ? (
+            <Text size="sm" c="dimmed" mt="sm">
+              {t("run.noRuns")}
+            </Text>
+          ) : (
+            <ScrollArea.Autosize mah={420} mt="sm">
+              <Table highlightOnHover data-testid="runs-table">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t("run.scenario")}</Table.Th>
+                    <Table.Th>{t("run.verdict")}</Table.Th>
+                    <Table.Th>{t("run.scheduled")}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {runs.map((r) => (
+                    <Table.Tr key={r.id} style={{ cursor: "pointer" }} onClick={() => setRun(r)} data-testid="run-row">
+                      <Table.Td>
+                        <Text size="sm">{scenarioTitle(r.scenario_id)}</Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <VerdictBadge verdict={r.verdict} status={r.status} />
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="xs" c="dimmed">
+                          {when(r.scheduled_at)}
+                        </Text>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </ScrollArea.Autosize>
+          )}
         </Card>
         <Card withBorder data-testid="sessions-card">
           <Title order={4}>{t("view.sessions")}</Title>
@@ -183,8 +236,9 @@ export function CampaignView({ id, onBack }: { id: string; onBack: () => void })
       </SimpleGrid>
 
       {reportOpen && (
-        <ReportDrawer report={report} sessions={sessions} onClose={() => setReportOpen(false)} onOpenSession={setSession} />
+        <ReportDrawer report={report} sessions={sessions} onClose={() => setReportOpen(false)} onOpenSession={setSession} onChanged={reload} />
       )}
+      {run && <RunDrawer run={run} title={scenarioTitle(run.scenario_id)} onClose={() => setRun(null)} />}
       {session && <SessionDrawer session={session} onClose={() => setSession(null)} />}
       {exploring && (
         <ExploreModal

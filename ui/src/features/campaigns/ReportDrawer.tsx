@@ -1,7 +1,9 @@
 import { BarChart, DonutChart, LineChart } from "@mantine/charts";
-import { Badge, Drawer, Group, Paper, SimpleGrid, Stack, Table, Tabs, Text, Tooltip } from "@mantine/core";
+import { Badge, Button, Drawer, Group, List, Paper, SimpleGrid, Stack, Table, Tabs, Text, Tooltip } from "@mantine/core";
 import { useTranslation } from "react-i18next";
-import type { CampaignReport, ExplorationSession, ReportExtras } from "../../api";
+import { useState } from "react";
+import { api, asApiError, type ApiError, type CampaignReport, type ExplorationSession } from "../../api";
+import { ErrorAlert } from "../../components/ErrorAlert";
 import { pct, when } from "../../components/format";
 import { explorationOf } from "./labels";
 
@@ -23,11 +25,27 @@ export function ReportDrawer(props: {
   sessions: ExplorationSession[];
   onClose: () => void;
   onOpenSession: (s: ExplorationSession) => void;
+  onChanged: () => void;
 }) {
   const { t } = useTranslation();
   const { report, sessions } = props;
   const fixed = report.fixed;
-  const view = report as CampaignReport & ReportExtras;
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const analyse = async () => {
+    setBusy(true);
+    try {
+      await api.generateAnalysis(report.campaign.id);
+      setError(null);
+      props.onChanged();
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const human = report.human_review;
+  const cmp = report.comparison;
   const ex = explorationOf(report);
   const rows = fixed.per_scenario;
 
@@ -57,6 +75,19 @@ export function ReportDrawer(props: {
             <Stat label={t("view.failed")} value={String(fixed.failed)} />
             <Stat label={t("report.achievement")} value={pct(ex?.goal_achievement_rate)} />
           </SimpleGrid>
+          {human && (
+            <Group mt="md" gap="xs">
+              <Badge variant="light">
+                {t("report.runsRated")} {human.runs_rated} · {human.run_rating_mean?.toFixed(1) ?? "—"}
+              </Badge>
+              <Badge variant="light">
+                {t("report.sessionsRated")} {human.sessions_rated} · {human.session_rating_mean?.toFixed(1) ?? "—"}
+              </Badge>
+              <Badge variant="light">
+                {t("report.agreement")} {pct(human.agreement)}
+              </Badge>
+            </Group>
+          )}
           <Group mt="md" gap="xs">
             <Badge variant="light">{report.target_name} · {report.target_model}</Badge>
             {fixed.latency_p50_ms != null && <Badge variant="light">p50 {fixed.latency_p50_ms} ms</Badge>}
@@ -194,34 +225,95 @@ export function ReportDrawer(props: {
         </Tabs.Panel>
 
         <Tabs.Panel value="analysis" pt="md">
-          {view.analysis ? (
-            <Stack gap="xs">
-              {view.analysis.offline && <Badge color="gray">offline template</Badge>}
-              <Text style={{ whiteSpace: "pre-wrap" }}>{view.analysis.content ?? view.analysis.text ?? ""}</Text>
-            </Stack>
-          ) : (
-            <Text c="dimmed">{t("report.noAnalysis")}</Text>
-          )}
+          <Stack>
+            {report.analysis ? (
+              <Stack gap="xs" data-testid="report-analysis">
+                <Group gap="xs">
+                  <Badge color={report.analysis.offline ? "gray" : "indigo"}>
+                    {report.analysis.offline ? t("report.offlineTemplate") : report.analysis.model}
+                  </Badge>
+                  <Text size="xs" c="dimmed">
+                    {when(report.analysis.created_at)}
+                  </Text>
+                </Group>
+                {report.analysis.fallback_reason && (
+                  <Text size="xs" c="orange">
+                    {report.analysis.fallback_reason}
+                  </Text>
+                )}
+                <Text style={{ whiteSpace: "pre-wrap" }}>{report.analysis.summary}</Text>
+                <List size="sm">
+                  {report.analysis.claims.map((c, i) => (
+                    <List.Item key={i}>
+                      {c.text}
+                      {[...(c.run_ids ?? []), ...(c.session_ids ?? [])].length > 0 && (
+                        <Text span size="xs" c="dimmed">
+                          {" "}
+                          [{[...(c.run_ids ?? []), ...(c.session_ids ?? [])].map((id) => id.slice(0, 8)).join(", ")}]
+                        </Text>
+                      )}
+                    </List.Item>
+                  ))}
+                </List>
+              </Stack>
+            ) : (
+              <Text c="dimmed">{t("report.noAnalysis")}</Text>
+            )}
+            <Button w="fit-content" variant="light" loading={busy} onClick={() => void analyse()} data-testid="generate-analysis">
+              {report.analysis ? t("report.regenerate") : t("report.generate")}
+            </Button>
+            <ErrorAlert error={error} onClose={() => setError(null)} />
+          </Stack>
         </Tabs.Panel>
 
         <Tabs.Panel value="comparison" pt="md">
-          {view.comparison?.previous?.length ? (
+          {cmp && cmp.periods.length > 0 ? (
             <Stack>
-              {view.comparison.warnings?.map((w, i) => (
-                <Text key={i} c="orange" size="sm">
-                  {w}
-                </Text>
-              ))}
+              <Group gap="xs">
+                {cmp.pass_at_k.map((p) => (
+                  <Badge key={p.k} variant="light">
+                    pass^{p.k} {pct(p.value)}
+                  </Badge>
+                ))}
+                {cmp.within_period_flip_rate != null && (
+                  <Badge variant="light">
+                    {t("report.flipRate")} {pct(cmp.within_period_flip_rate)}
+                  </Badge>
+                )}
+              </Group>
               <BarChart
                 h={220}
                 data={[
-                  ...view.comparison.previous.map((p) => ({ campaign: p.name ?? p.campaign_id.slice(0, 8), rate: (p.pass_rate ?? 0) * 100 })),
-                  { campaign: report.campaign.name, rate: (fixed.pass_rate ?? 0) * 100 },
+                  ...[...cmp.periods].reverse().map((p) => ({ campaign: p.campaign_name, rate: Math.round((p.pass_rate ?? 0) * 1000) / 10 })),
+                  { campaign: report.campaign.name, rate: Math.round((fixed.pass_rate ?? 0) * 1000) / 10 },
                 ]}
                 dataKey="campaign"
+                unit="%"
                 series={[{ name: "rate", color: "indigo.6", label: t("report.passRate") }]}
               />
-              {view.comparison.note && <Text size="sm">{view.comparison.note}</Text>}
+              <Table>
+                <Table.Tbody>
+                  {cmp.periods.map((p) => (
+                    <Table.Tr key={p.campaign_id}>
+                      <Table.Td>{p.campaign_name}</Table.Td>
+                      <Table.Td>{pct(p.pass_rate)}</Table.Td>
+                      <Table.Td>
+                        <Badge color={p.within_noise ? "gray" : (p.delta ?? 0) >= 0 ? "teal" : "red"} variant="light">
+                          {p.within_noise ? t("report.withinNoise") : pct(p.delta)}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{p.verdict}</Text>
+                        {p.warnings.map((w, i) => (
+                          <Text key={i} size="xs" c="orange">
+                            {w}
+                          </Text>
+                        ))}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
             </Stack>
           ) : (
             <Text c="dimmed">{t("report.noComparison")}</Text>

@@ -31,7 +31,7 @@ export function SessionDrawer({ session, onClose }: { session: ExplorationSessio
 
   const rate = async () => {
     try {
-      await api.rateSession(session.id, rating, comment);
+      await api.addReview({ subject_kind: "session", subject_id: session.id, rating, comment });
       setSaved(true);
       setError(null);
     } catch (e) {

@@ -1,6 +1,6 @@
 import { Badge } from "@mantine/core";
 import { useTranslation } from "react-i18next";
-import type { CampaignReport, CampaignStatus, ExplorationView } from "../../api";
+import type { CampaignReport, CampaignStatus, ExplorationView, Verdict } from "../../api";
 
 const STATUS_COLOR: Record<CampaignStatus, string> = {
   draft: "gray",
@@ -33,4 +33,22 @@ export function explorationOf(report: CampaignReport | null | undefined): Explor
   const ex = report?.exploration;
   if (!ex) return null;
   return ex as ExplorationView;
+}
+
+const VERDICT_COLOR: Record<Verdict, string> = { passed: "teal", failed: "red", error: "gray", skipped: "yellow" };
+
+export function VerdictBadge({ verdict, status }: { verdict: Verdict | null; status: string }) {
+  const { t } = useTranslation();
+  if (!verdict) {
+    return (
+      <Badge color="blue" variant="outline">
+        {t(`run.${status === "running" ? "running" : "pending"}`)}
+      </Badge>
+    );
+  }
+  return (
+    <Badge color={VERDICT_COLOR[verdict]} variant="light">
+      {t(`run.${verdict}`)}
+    </Badge>
+  );
 }
