@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Card, Group, Menu, Modal, Progress, ScrollArea, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Button, Card, Group, Menu, Modal, Progress, ScrollArea, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type Run, type ScenarioSummary } from "../../api";
@@ -143,7 +143,7 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
         </Text>
       )}
 
-      <SimpleGrid cols={{ base: 1, md: 2 }} style={{ alignItems: "start" }}>
+      <Stack>
         <Card withBorder data-testid="runs-card">
           <Title order={4}>{t("view.runs")}</Title>
           <Progress
@@ -175,12 +175,13 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
               {t("run.noRuns")}
             </Text>
           ) : (
-            <ScrollArea.Autosize mah={420} mt="sm">
+            <ScrollArea.Autosize mah={360} mt="sm">
               <Table highlightOnHover data-testid="runs-table">
                 <Table.Thead>
                   <Table.Tr>
                     <Table.Th>{t("run.scenario")}</Table.Th>
                     <Table.Th>{t("run.verdict")}</Table.Th>
+                    <Table.Th>{t("run.latency")}</Table.Th>
                     <Table.Th>{t("run.scheduled")}</Table.Th>
                   </Table.Tr>
                 </Table.Thead>
@@ -190,8 +191,11 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
                       <Table.Td>
                         <Text size="sm">{scenarioTitle(r.scenario_id)}</Text>
                       </Table.Td>
-                      <Table.Td>
+                      <Table.Td w={120}>
                         <VerdictBadge verdict={r.verdict} status={r.status} />
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="xs">{r.metrics ? `${r.metrics.latency_ms_max} ms` : ""}</Text>
                       </Table.Td>
                       <Table.Td>
                         <Text size="xs" c="dimmed">
@@ -233,7 +237,7 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
             </Table>
           )}
         </Card>
-      </SimpleGrid>
+      </Stack>
 
       {reportOpen && (
         <ReportDrawer report={report} sessions={sessions} onClose={() => setReportOpen(false)} onOpenSession={setSession} onChanged={reload} />

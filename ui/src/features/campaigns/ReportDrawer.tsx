@@ -48,6 +48,16 @@ export function ReportDrawer(props: {
   const cmp = report.comparison;
   const ex = explorationOf(report);
   const rows = fixed.per_scenario;
+  const byPack = Object.values(
+    rows.reduce<Record<string, { pack: string; passed: number; failed: number; errors: number }>>((acc, r) => {
+      const key = r.pack || "—";
+      const p = (acc[key] ??= { pack: key, passed: 0, failed: 0, errors: 0 });
+      p.passed += r.tally.passed;
+      p.failed += r.tally.failed;
+      p.errors += r.tally.errors;
+      return acc;
+    }, {}),
+  );
 
   return (
     <Drawer opened onClose={props.onClose} position="right" size="xl" title={t("report.title")} data-testid="report-drawer">
@@ -176,18 +186,22 @@ export function ReportDrawer(props: {
                 { name: t("view.errors"), value: fixed.errors, color: "gray.5" },
               ]}
             />
-            {rows.length > 0 && (
-              <BarChart
-                h={260}
-                data={rows.map((r) => ({ scenario: r.title, passed: r.tally.passed, failed: r.tally.failed, errors: r.tally.errors }))}
-                dataKey="scenario"
-                type="stacked"
-                series={[
-                  { name: "passed", color: "teal.6" },
-                  { name: "failed", color: "red.6" },
-                  { name: "errors", color: "gray.5" },
-                ]}
-              />
+            {byPack.length > 0 && (
+              <>
+                <Text fw={500}>{t("report.byPack")}</Text>
+                <BarChart
+                  h={240}
+                  data={byPack}
+                  dataKey="pack"
+                  type="stacked"
+                  series={[
+                    { name: "passed", color: "teal.6", label: t("view.passed") },
+                    { name: "failed", color: "red.6", label: t("view.failed") },
+                    { name: "errors", color: "gray.5", label: t("view.errors") },
+                  ]}
+                  withLegend
+                />
+              </>
             )}
             {fixed.timeline.length > 1 && (
               <>
