@@ -240,7 +240,7 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
       </Stack>
 
       {reportOpen && (
-        <ReportDrawer report={report} sessions={sessions} onClose={() => setReportOpen(false)} onOpenSession={setSession} onChanged={reload} />
+        <ReportDrawer report={report} sessions={sessions} scenarios={scenarios} onClose={() => setReportOpen(false)} onOpenSession={setSession} onChanged={reload} />
       )}
       {run && <RunDrawer run={run} title={scenarioTitle(run.scenario_id)} onClose={() => setRun(null)} />}
       {session && <SessionDrawer session={session} onClose={() => setSession(null)} />}

@@ -2,7 +2,7 @@ import { BarChart, DonutChart, LineChart } from "@mantine/charts";
 import { Badge, Button, Drawer, Group, List, Paper, SimpleGrid, Stack, Table, Tabs, Text, Tooltip } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import { useState } from "react";
-import { api, asApiError, type ApiError, type CampaignReport, type ExplorationSession } from "../../api";
+import { api, asApiError, type ApiError, type CampaignReport, type ExplorationSession, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { pct, when } from "../../components/format";
 import { explorationOf } from "./labels";
@@ -23,6 +23,8 @@ function Stat({ label, value, testId }: { label: string; value: string; testId?:
 export function ReportDrawer(props: {
   report: CampaignReport;
   sessions: ExplorationSession[];
+  /** The loaded scenarios, to name scenarios the report only knows by id. */
+  scenarios: ScenarioSummary[];
   onClose: () => void;
   onOpenSession: (s: ExplorationSession) => void;
   onChanged: () => void;
@@ -47,7 +49,16 @@ export function ReportDrawer(props: {
   const human = report.human_review;
   const cmp = report.comparison;
   const ex = explorationOf(report);
-  const rows = fixed.per_scenario;
+  const known = new Map(props.scenarios.map((x) => [x.id, x]));
+  const rows = fixed.per_scenario.map((r) => {
+    const k = known.get(r.scenario_id);
+    return {
+      ...r,
+      title: r.title && r.title !== r.scenario_id ? r.title : (k?.title ?? r.title),
+      pack: r.pack || (k?.pack ?? ""),
+      group: r.group ?? k?.group ?? null,
+    };
+  });
   const byPack = Object.values(
     rows.reduce<Record<string, { pack: string; passed: number; failed: number; errors: number }>>((acc, r) => {
       const key = r.pack || "—";
