@@ -263,13 +263,14 @@ pub fn user_error(e: agenteval_engine::Error) -> anyhow::Error {
 /// Loads the scenario packs under `dir`, reporting invalid files; returns
 /// how many scenarios were loaded.
 pub async fn load_scenarios(platform: &Platform, dir: &Path) -> anyhow::Result<usize> {
-    let loaded = agenteval_engine::scenario::load_dir(dir);
+    let loaded = platform
+        .load_scenarios(&[dir.to_path_buf()])
+        .await
+        .map_err(user_error)?;
     for e in &loaded.errors {
         eprintln!("  scenario error: {e}");
     }
-    let n = loaded.scenarios.len();
-    platform.scenarios.insert_all(loaded.scenarios);
-    Ok(n)
+    Ok(loaded.scenarios.len())
 }
 
 async fn serve(
