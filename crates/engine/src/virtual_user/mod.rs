@@ -17,7 +17,9 @@ mod variant;
 
 pub use model_user::ModelUser;
 pub use persona_engine::PersonaEngine;
-pub use profile::{FollowUpStrategy, Lang, PersonaProfile, Verbosity, parse_goal, parse_persona};
+pub use profile::{
+    FollowUpStrategy, Lang, PersonaProfile, Verbosity, has_cjk, parse_goal, parse_persona,
+};
 pub use session::{SessionOutcome, SessionPort, run_session};
 pub use variant::{VariantKind, derive_variant};
 
@@ -180,12 +182,22 @@ pub fn for_session(
     goal: &serde_json::Value,
     model: Option<Arc<dyn crate::role_models::ChatClient>>,
 ) -> Box<dyn VirtualUser> {
-    let persona = parse_persona(persona);
-    let goal = parse_goal(goal);
     match model {
-        Some(client) => Box::new(ModelUser::new(client, persona, goal)),
-        None => Box::new(PersonaEngine::new(persona, goal, seed_of(session_id))),
+        Some(client) => Box::new(ModelUser::new(
+            client,
+            parse_persona(persona),
+            parse_goal(goal),
+        )),
+        None => Box::new(PersonaEngine::from_json(persona, goal, seed_of(session_id))),
     }
+}
+
+/// Whether the persona speaks Chinese (explicitly, or by its goal's language).
+pub fn profile_lang_is_zh(
+    persona: &crate::campaign::Persona,
+    goal: &crate::campaign::Goal,
+) -> bool {
+    PersonaProfile::of(persona, goal, &serde_json::Value::Null).lang == Lang::Zh
 }
 
 /// A stable RNG seed from a session id.
