@@ -129,6 +129,7 @@ pub struct PersonaEngine {
     asked_twice: BTreeSet<String>,
     unhelpful: u32,
     waits: u32,
+    go_aheads: u32,
     change_at_turn: Option<usize>,
     changed: Option<(String, String, String)>,
     achieved: bool,
@@ -167,6 +168,7 @@ impl PersonaEngine {
             asked_twice: BTreeSet::new(),
             unhelpful: 0,
             waits: 0,
+            go_aheads: 0,
             change_at_turn,
             changed: None,
             achieved: false,
@@ -597,6 +599,19 @@ impl PersonaEngine {
                 return UserTurn {
                     decision: Decision::FollowUp,
                     message: Some(self.give_slots(&rest)),
+                };
+            }
+            // Everything is given: a confirmation question gets a yes once.
+            self.go_aheads += 1;
+            if self.go_aheads == 1 {
+                let message = if zh {
+                    "是的，请直接办吧。"
+                } else {
+                    "Yes, please go ahead."
+                };
+                return UserTurn {
+                    decision: Decision::FollowUp,
+                    message: Some(message.to_string()),
                 };
             }
             unhelpful_reason = Some(if zh {

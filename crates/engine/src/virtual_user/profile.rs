@@ -322,7 +322,11 @@ pub fn slot_label(key: &str, lang: Lang) -> String {
             .find(|(keys, _, _)| keys.contains(&k.as_str()))
             .map(|(_, _, zh)| zh.to_string())
             .unwrap_or_else(|| key.replace('_', " ")),
-        Lang::En => key.replace('_', " "),
+        Lang::En => SLOT_ALIASES
+            .iter()
+            .find(|(keys, _, _)| keys.contains(&k.as_str()))
+            .map(|(_, aliases, _)| aliases[0].to_string())
+            .unwrap_or_else(|| key.replace('_', " ")),
     }
 }
 
