@@ -1,7 +1,313 @@
 //! `agenteval`: the command line of AgentEval.
+//!
+//! `main` parses arguments and calls one function per command; the work is
+//! done by the engine and the server crates.
 
+mod demo;
 mod scenarios_cmd;
 
-fn main() {
-    let _ = (scenarios_cmd::check, scenarios_cmd::from_skill);
+use agenteval_engine::Platform;
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "agenteval",
+    version,
+    about = "Evaluate conversational AI agents: fixed scenarios and exploration"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Runs the offline demo: demo target, shipped scenarios, an accelerated campaign, a Markdown report.
+    Demo {
+        /// Data folder (default: the app's data folder, shared with the desktop app).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Where to write the Markdown report (default: <data-dir>/demo-report.md).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Scenario packs to load (default: ./scenarios).
+        #[arg(long)]
+        scenarios: Option<PathBuf>,
+        /// Real seconds the demo campaign's one-week window takes.
+        #[arg(long, default_value_t = 20)]
+        seconds: u64,
+    },
+    /// Serves the HTTP API (and the built UI) with the scheduler and the patrol agent.
+    Serve {
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Address to bind; loopback unless told otherwise.
+        #[arg(long, default_value = "127.0.0.1:8787")]
+        bind: SocketAddr,
+        /// API key clients must send as X-API-Key (or AGENTEVAL_API_KEY); generated and printed when absent.
+        #[arg(long, env = "AGENTEVAL_API_KEY", hide_env_values = true)]
+        api_key: Option<String>,
+        /// Scenario packs to load (default: ./scenarios).
+        #[arg(long)]
+        scenarios: Option<PathBuf>,
+        /// The built UI to serve at / (default: ./ui/dist when present).
+        #[arg(long)]
+        ui_dir: Option<PathBuf>,
+    },
+    /// Serves the built-in demo agent as an OpenAI-compatible /v1/chat/completions endpoint.
+    DemoTarget {
+        #[arg(long, default_value = "127.0.0.1:8788")]
+        bind: SocketAddr,
+    },
+    /// Scenario packs: validate, or derive from a skill manifest.
+    Scenarios {
+        #[command(subcommand)]
+        command: ScenariosCommand,
+    },
+    /// Regenerates an export of a campaign from stored data.
+    Export {
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        #[arg(long)]
+        campaign: uuid::Uuid,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Md)]
+        format: ExportFormat,
+        /// Output file (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ScenariosCommand {
+    /// Validates scenario packs; errors name file and line; exits non-zero on any error.
+    Check { dir: PathBuf },
+    /// Derives a scenario pack from a skill manifest (seed 001's shape).
+    FromSkill {
+        manifest: PathBuf,
+        /// Folder to write the pack into (default: print it).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ExportFormat {
+    /// Markdown report with its appendices.
+    Md,
+    /// The report as served by the API.
+    Json,
+    /// Fixed runs, one row each.
+    Csv,
+    /// Fixed runs as JUnit XML test cases.
+    Junit,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(matches!(
+        cli.command,
+        Command::Serve { .. } | Command::DemoTarget { .. }
+    ));
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging(verbose_default: bool) {
+    let default = if verbose_default { "info" } else { "warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Demo {
+            data_dir,
+            out,
+            scenarios,
+            seconds,
+        } => {
+            let data_dir = data_dir_or_default(data_dir)?;
+            runtime()?.block_on(demo::run(demo::DemoOptions {
+                scenarios: scenarios_dir(scenarios)?,
+                out: out.unwrap_or_else(|| data_dir.join("demo-report.md")),
+                data_dir,
+                seconds,
+            }))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve {
+            data_dir,
+            bind,
+            api_key,
+            scenarios,
+            ui_dir,
+        } => {
+            let data_dir = data_dir_or_default(data_dir)?;
+            runtime()?.block_on(serve(data_dir, bind, api_key, scenarios, ui_dir))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::DemoTarget { bind } => {
+            runtime()?.block_on(agenteval_server::demo_target::serve(bind))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scenarios {
+            command: ScenariosCommand::Check { dir },
+        } => Ok(if scenarios_cmd::check(&dir)? {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        }),
+        Command::Scenarios {
+            command: ScenariosCommand::FromSkill { manifest, out },
+        } => {
+            scenarios_cmd::from_skill(&manifest, out.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Export {
+            data_dir,
+            campaign,
+            format,
+            out,
+        } => {
+            let data_dir = data_dir_or_default(data_dir)?;
+            let text = runtime()?.block_on(async {
+                let platform = open(&data_dir).await?;
+                let report = platform
+                    .campaign_report(campaign)
+                    .await
+                    .map_err(user_error)?;
+                anyhow::Ok(match format {
+                    ExportFormat::Md => agenteval_engine::export::markdown(&report),
+                    ExportFormat::Json => serde_json::to_string_pretty(&report)?,
+                    ExportFormat::Csv => agenteval_engine::export::runs_csv(
+                        &platform.list_runs(campaign).await.map_err(user_error)?,
+                    ),
+                    ExportFormat::Junit => agenteval_engine::export::junit(
+                        &report,
+                        &platform.list_runs(campaign).await.map_err(user_error)?,
+                    ),
+                })
+            })?;
+            match out {
+                Some(path) => std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?,
+                None => print!("{text}"),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The app-data folder the desktop app uses too.
+pub fn data_dir_or_default(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    match dir {
+        Some(d) => Ok(d),
+        None => dirs::data_dir()
+            .map(|d| d.join("dev.agenteval.desktop"))
+            .context("no data folder on this system: pass --data-dir"),
+    }
+}
+
+/// `--scenarios`, else `./scenarios` when present.
+fn scenarios_dir(dir: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
+    match dir {
+        Some(d) if d.is_dir() => Ok(Some(d)),
+        Some(d) => anyhow::bail!("scenario folder {} does not exist", d.display()),
+        None => Ok(Some(PathBuf::from("scenarios")).filter(|d| d.is_dir())),
+    }
+}
+
+pub async fn open(data_dir: &Path) -> anyhow::Result<Arc<Platform>> {
+    Platform::builder(data_dir)
+        .open()
+        .await
+        .map_err(user_error)
+        .with_context(|| format!("opening the data folder {}", data_dir.display()))
+}
+
+/// An engine error as a readable message with its suggestion.
+pub fn user_error(e: agenteval_engine::Error) -> anyhow::Error {
+    if let Some(cause) = &e.cause {
+        tracing::error!(error = ?cause, "internal error");
+    }
+    anyhow::anyhow!(
+        "{} ({}). {}",
+        e.body.message,
+        e.body.code,
+        e.body.suggestion
+    )
+}
+
+/// Loads the scenario packs under `dir`, reporting invalid files; returns
+/// how many scenarios were loaded.
+pub async fn load_scenarios(platform: &Platform, dir: &Path) -> anyhow::Result<usize> {
+    let loaded = agenteval_engine::scenario::load_dir(dir);
+    for e in &loaded.errors {
+        eprintln!("  scenario error: {e}");
+    }
+    let n = loaded.scenarios.len();
+    platform.scenarios.insert_all(loaded.scenarios);
+    Ok(n)
+}
+
+async fn serve(
+    data_dir: PathBuf,
+    bind: SocketAddr,
+    api_key: Option<String>,
+    scenarios: Option<PathBuf>,
+    ui_dir: Option<PathBuf>,
+) -> anyhow::Result<()> {
+    let platform = open(&data_dir).await?;
+    if let Some(dir) = scenarios_dir(scenarios)? {
+        let n = load_scenarios(&platform, &dir).await?;
+        eprintln!("loaded {n} scenarios from {}", dir.display());
+    }
+    let api_key = match api_key.filter(|k| !k.is_empty()) {
+        Some(k) => k,
+        None => {
+            let mut bytes = [0u8; 24];
+            rand::Rng::fill(&mut rand::rng(), &mut bytes);
+            let k = hex::encode(bytes);
+            println!("API key (shown once): {k}");
+            k
+        }
+    };
+    let ui_dir = ui_dir
+        .or_else(|| Some(PathBuf::from("ui/dist")).filter(|d| d.join("index.html").is_file()));
+    agenteval_engine::fixed::spawn_scheduler(platform.clone());
+    println!(
+        "AgentEval API on http://{bind} (data: {})",
+        data_dir.display()
+    );
+    agenteval_server::serve(
+        platform,
+        agenteval_server::ServeConfig {
+            bind,
+            api_key,
+            ui_dir,
+        },
+    )
+    .await
 }

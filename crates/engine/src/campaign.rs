@@ -511,7 +511,7 @@ impl Platform {
                 "Name the campaign after what it evaluates and when, e.g. \"support bot, week 48\".",
             ));
         }
-        self.get_target(req.target_id).await.map_err(|e| {
+        let target = self.get_target(req.target_id).await.map_err(|e| {
             if e.code() == ErrorCode::NotFound {
                 Error::invalid(
                     format!("target_id {} names no target", req.target_id),
@@ -621,8 +621,8 @@ impl Platform {
         let mut tx = self.db.begin().await?;
         sqlx::query(
             "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
-                previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(campaign.id.to_string())
         .bind(&campaign.name)
@@ -638,6 +638,7 @@ impl Platform {
         .bind(serde_json::to_string(&campaign.seed_set)?)
         .bind(campaign.budget.map(|b| serde_json::to_string(&b)).transpose()?)
         .bind(&campaign.seed_fingerprint)
+        .bind(serde_json::to_string(&self.models_for(&target))?)
         .execute(&mut *tx)
         .await?;
         for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {
@@ -771,4 +772,102 @@ pub(crate) fn campaign_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Campaig
         created_at: from_ms(row.try_get("created_at")?),
         updated_at: from_ms(row.try_get("updated_at")?),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t0() -> DateTime<Utc> {
+        "2026-11-02T08:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn scenario_list_spreads_runs_evenly() {
+        let plan = Plan::from_scenario_ids(&["a".into(), "b".into(), "c".into(), "d".into()]);
+        let runs = plan.expand(t0(), Duration::hours(8)).unwrap();
+        let offsets: Vec<i64> = runs.iter().map(|(d, _)| d.num_hours()).collect();
+        assert_eq!(offsets, vec![0, 2, 4, 6]);
+    }
+
+    #[test]
+    fn every_day_at_a_time_uses_campaign_time_of_day() {
+        let plan = Plan {
+            entries: vec![PlanEntry {
+                scenario_id: "a".into(),
+                every: Some("1d".into()),
+                at: Some("09:00".into()),
+                ..Default::default()
+            }],
+        };
+        let runs = plan.expand(t0(), Duration::days(7)).unwrap();
+        assert_eq!(
+            runs.len(),
+            7,
+            "a week has seven 09:00s after an 08:00 start"
+        );
+        assert_eq!(runs[0].0, Duration::hours(1));
+        assert_eq!(runs[1].0, Duration::hours(25));
+    }
+
+    #[test]
+    fn bad_plans_are_refused() {
+        let both = Plan {
+            entries: vec![PlanEntry {
+                scenario_id: "a".into(),
+                every: Some("1h".into()),
+                rounds: Some(2),
+                ..Default::default()
+            }],
+        };
+        assert!(both.expand(t0(), Duration::days(1)).is_err());
+        assert!(parse_period("5x").is_err());
+        assert!(parse_period("0h").is_err());
+        let huge = Plan {
+            entries: vec![PlanEntry {
+                scenario_id: "a".into(),
+                every: Some("1m".into()),
+                ..Default::default()
+            }],
+        };
+        assert!(
+            huge.expand(t0(), Duration::days(365)).is_err(),
+            "runaway plans are refused"
+        );
+    }
+
+    #[test]
+    fn real_time_divides_by_time_scale() {
+        assert_eq!(
+            real_time(t0(), 168.0, Duration::days(7)),
+            t0() + Duration::hours(1)
+        );
+        assert_eq!(
+            real_time(t0(), 1.0, Duration::days(7)),
+            t0() + Duration::days(7)
+        );
+    }
+
+    #[test]
+    fn fingerprint_is_canonical_and_budget_defaults_apply() {
+        let a = SeedSet {
+            personas: vec![Persona {
+                id: "p".into(),
+                name: "P".into(),
+                ..Default::default()
+            }],
+            goals: vec![],
+        };
+        assert_eq!(a.fingerprint(), a.clone().fingerprint());
+        assert_ne!(a.fingerprint(), SeedSet::default().fingerprint());
+        let b = Budget {
+            max_turns: Some(3),
+            ..Default::default()
+        }
+        .effective();
+        assert_eq!(
+            (b.max_sessions, b.max_turns, b.min_interval_minutes),
+            (8, 3, 30.0)
+        );
+    }
 }

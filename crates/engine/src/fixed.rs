@@ -1,10 +1,490 @@
-//! The fixed-plan engine. (Implementation in progress.)
+//! The fixed-plan engine: executes due runs of fixed scenarios, persisting
+//! every turn as it happens, and moves campaigns through their window.
+//!
+//! Restart-safe: a run is claimed atomically (`pending -> running`) before
+//! it executes, so it is never executed twice; on start, runs left
+//! `running` by a crash are marked `error` / `interrupted` (their committed
+//! turns are kept), and whatever became due while the engine was down runs.
 
-use crate::platform::Platform;
+use crate::campaign::CampaignStatus;
+use crate::channel::{ChatMessage, ChatRequest};
+use crate::checks::{CheckResult, TurnContext, key_field_coverage, run_checks};
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, Result};
+use crate::platform::{Event, Platform};
+use crate::target::parse_id;
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
 use std::sync::Arc;
+use std::time::Duration;
+use uuid::Uuid;
 
-/// Starts the background scheduler: executes due runs, starts scheduled
-/// campaigns, finalizes campaigns at window end.
-pub fn spawn_scheduler(_platform: Arc<Platform>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async {})
+/// How a finished run ended. `skipped` runs never executed because the
+/// campaign was finalized first; they count in no rate.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Passed,
+    Failed,
+    Error,
+    Skipped,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Passed => "passed",
+            Self::Failed => "failed",
+            Self::Error => "error",
+            Self::Skipped => "skipped",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "passed" => Self::Passed,
+            "failed" => Self::Failed,
+            "error" => Self::Error,
+            "skipped" => Self::Skipped,
+            _ => return None,
+        })
+    }
+}
+
+/// Figures of one run.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct RunMetrics {
+    /// Target replies received.
+    pub turns: u32,
+    /// Whether every scripted turn got a reply.
+    pub completed: bool,
+    pub latency_ms_total: u64,
+    pub latency_ms_max: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    /// Estimated from the target's prices per million tokens.
+    pub cost: f64,
+    /// Fraction of the scenario's key fields present in the replies.
+    pub key_field_coverage: Option<f64>,
+}
+
+/// A run as listed in reports and the UI.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Run {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub scenario_id: String,
+    pub seq: u32,
+    /// Campaign-time offset from the window start, in milliseconds.
+    pub offset_ms: i64,
+    pub scheduled_at: DateTime<Utc>,
+    /// `pending`, `running` or `done`.
+    pub status: String,
+    pub verdict: Option<Verdict>,
+    pub check_results: Vec<CheckResult>,
+    pub metrics: Option<RunMetrics>,
+    pub error_reason: Option<String>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct RunTurn {
+    pub seq: u32,
+    /// `user` or `target`.
+    pub role: String,
+    pub content: String,
+    pub latency_ms: Option<u64>,
+    pub tokens_in: Option<u32>,
+    pub tokens_out: Option<u32>,
+    pub tool_calls: Vec<crate::channel::ToolCall>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What one scheduler step did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tick {
+    pub started_campaigns: u32,
+    pub runs_executed: u32,
+    pub finalized_campaigns: u32,
+}
+
+/// Most runs executing at once across all targets; each target's own
+/// concurrency limit applies inside its channel.
+pub const MAX_RUNS_IN_FLIGHT: usize = 256;
+
+impl Platform {
+    /// Marks runs cut mid-flight by a crash as `error` / `interrupted`.
+    /// Their committed turns stay. Returns how many were marked.
+    pub async fn recover_interrupted_runs(&self) -> Result<u64> {
+        let now = to_ms(self.clock.now());
+        let n = sqlx::query(
+            "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
+             WHERE status = 'running'",
+        )
+        .bind(now)
+        .execute(&self.db)
+        .await?
+        .rows_affected();
+        if n > 0 {
+            tracing::warn!(runs = n, "marked runs cut by a restart as interrupted");
+        }
+        Ok(n)
+    }
+
+    /// One scheduler step: starts campaigns whose window began, executes
+    /// every due run (waiting for them), finalizes campaigns whose window
+    /// ended and whose runs are done.
+    pub async fn tick(&self) -> Result<Tick> {
+        let mut tick = Tick::default();
+        let now = to_ms(self.clock.now());
+        let started: Vec<String> = sqlx::query_scalar(
+            "UPDATE campaigns SET status = 'running', updated_at = ? WHERE status = 'scheduled' AND window_start <= ?
+             RETURNING id",
+        )
+        .bind(now)
+        .bind(now)
+        .fetch_all(&self.db)
+        .await?;
+        tick.started_campaigns = started.len() as u32;
+        for id in started {
+            self.notify(Event::CampaignChanged {
+                campaign_id: parse_id(&id)?,
+            });
+        }
+
+        loop {
+            let due = self.due_runs(MAX_RUNS_IN_FLIGHT as i64).await?;
+            if due.is_empty() {
+                break;
+            }
+            let n = due.len();
+            futures::stream::iter(due)
+                .for_each_concurrent(MAX_RUNS_IN_FLIGHT, |id| async move {
+                    if let Err(e) = self.execute_run(id).await {
+                        tracing::error!(run = %id, error = ?e, "run failed to execute");
+                    }
+                })
+                .await;
+            tick.runs_executed += n as u32;
+        }
+
+        let ending: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM campaigns c WHERE status = 'running' AND window_end <= ?
+               AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.status != 'done')",
+        )
+        .bind(to_ms(self.clock.now()))
+        .fetch_all(&self.db)
+        .await?;
+        for id in ending {
+            self.finalize_campaign(parse_id(&id)?).await?;
+            tick.finalized_campaigns += 1;
+        }
+        Ok(tick)
+    }
+
+    async fn due_runs(&self, limit: i64) -> Result<Vec<Uuid>> {
+        let rows: Vec<String> = sqlx::query_scalar(
+            "SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+             WHERE r.status = 'pending' AND r.scheduled_at <= ? AND c.status = 'running'
+             ORDER BY r.scheduled_at, r.seq LIMIT ?",
+        )
+        .bind(to_ms(self.clock.now()))
+        .bind(limit)
+        .fetch_all(&self.db)
+        .await?;
+        rows.iter().map(|s| parse_id(s)).collect()
+    }
+
+    /// Executes one run if it is still pending: claims it, plays the
+    /// scenario's turns against the target, persists each turn as it
+    /// happens, evaluates the checks and records the verdict.
+    #[tracing::instrument(skip(self))]
+    pub async fn execute_run(&self, run_id: Uuid) -> Result<Option<Verdict>> {
+        let now = to_ms(self.clock.now());
+        let claimed = sqlx::query(
+            "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
+             RETURNING campaign_id, scenario_id",
+        )
+        .bind(now)
+        .bind(run_id.to_string())
+        .fetch_optional(&self.db)
+        .await?;
+        let Some(row) = claimed else {
+            return Ok(None); // already claimed elsewhere, or not pending
+        };
+        let campaign_id = parse_id(row.try_get("campaign_id")?)?;
+        let scenario_id: String = row.try_get("scenario_id")?;
+        let outcome = self.play_run(run_id, campaign_id, &scenario_id).await;
+        let (verdict, checks, metrics, reason) = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                tracing::error!(run = %run_id, error = ?e, "run aborted by an internal error");
+                (
+                    Verdict::Error,
+                    Vec::new(),
+                    RunMetrics::default(),
+                    Some("internal_error".to_string()),
+                )
+            }
+        };
+        sqlx::query(
+            "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?, error_reason = ?, finished_at = ?
+             WHERE id = ?",
+        )
+        .bind(verdict.as_str())
+        .bind(serde_json::to_string(&checks)?)
+        .bind(serde_json::to_string(&metrics)?)
+        .bind(reason)
+        .bind(to_ms(self.clock.now()))
+        .bind(run_id.to_string())
+        .execute(&self.db)
+        .await?;
+        self.notify(Event::RunFinished {
+            campaign_id,
+            run_id,
+        });
+        Ok(Some(verdict))
+    }
+
+    async fn play_run(
+        &self,
+        run_id: Uuid,
+        campaign_id: Uuid,
+        scenario_id: &str,
+    ) -> Result<(Verdict, Vec<CheckResult>, RunMetrics, Option<String>)> {
+        let mut metrics = RunMetrics::default();
+        let Some(scenario) = self.scenarios.get(scenario_id) else {
+            return Ok((
+                Verdict::Error,
+                Vec::new(),
+                metrics,
+                Some(format!("scenario {scenario_id} is not loaded")),
+            ));
+        };
+        let campaign = self.get_campaign(campaign_id).await?;
+        let target = self.get_target(campaign.target_id).await?;
+        let channel = match self.channel_for(target.id).await {
+            Ok(c) => c,
+            Err(e) => return Ok((Verdict::Error, Vec::new(), metrics, Some(e.body.message))),
+        };
+        let mut history: Vec<ChatMessage> =
+            scenario.system.iter().map(ChatMessage::system).collect();
+        let mut results = Vec::new();
+        let mut replies: Vec<String> = Vec::new();
+        let mut seq = 0u32;
+        for (i, turn) in scenario.turns.iter().enumerate() {
+            history.push(ChatMessage::user(&turn.user));
+            self.insert_run_turn(run_id, seq, "user", &turn.user, None, None, &[])
+                .await?;
+            seq += 1;
+            let request = ChatRequest {
+                messages: history.clone(),
+                tools: scenario.tools.clone(),
+            };
+            let reply = match channel.send(&request).await {
+                Ok(r) => r,
+                Err(e) => {
+                    return Ok((
+                        Verdict::Error,
+                        results,
+                        metrics,
+                        Some(format!("target_error: {e}")),
+                    ));
+                }
+            };
+            self.insert_run_turn(
+                run_id,
+                seq,
+                "target",
+                &reply.content,
+                Some(&reply),
+                reply.usage,
+                &reply.tool_calls,
+            )
+            .await?;
+            seq += 1;
+            metrics.turns += 1;
+            metrics.latency_ms_total += reply.latency_ms;
+            metrics.latency_ms_max = metrics.latency_ms_max.max(reply.latency_ms);
+            if let Some(u) = reply.usage {
+                metrics.tokens_in += u64::from(u.tokens_in);
+                metrics.tokens_out += u64::from(u.tokens_out);
+            }
+            let ctx = TurnContext {
+                scenario: &scenario,
+                turn: i,
+                history: &history,
+                reply: &reply,
+            };
+            results.extend(run_checks(&turn.checks, &ctx, None).await);
+            let mut assistant = ChatMessage::assistant(&reply.content);
+            assistant.tool_calls = reply.tool_calls.clone();
+            history.push(assistant);
+            replies.push(reply.content);
+        }
+        metrics.completed = true;
+        metrics.cost = (metrics.tokens_in as f64 * target.price_in_per_mtok
+            + metrics.tokens_out as f64 * target.price_out_per_mtok)
+            / 1_000_000.0;
+        let refs: Vec<&str> = replies.iter().map(String::as_str).collect();
+        metrics.key_field_coverage = key_field_coverage(&scenario, &refs);
+        let verdict = if results.iter().all(|r| r.passed) {
+            Verdict::Passed
+        } else {
+            Verdict::Failed
+        };
+        Ok((verdict, results, metrics, None))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn insert_run_turn(
+        &self,
+        run_id: Uuid,
+        seq: u32,
+        role: &str,
+        content: &str,
+        reply: Option<&crate::channel::ChatReply>,
+        usage: Option<crate::channel::Usage>,
+        tool_calls: &[crate::channel::ToolCall],
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO run_turns (id, run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(self.ids.next_id().to_string())
+        .bind(run_id.to_string())
+        .bind(seq as i64)
+        .bind(role)
+        .bind(content)
+        .bind(reply.map(|r| r.latency_ms as i64))
+        .bind(usage.map(|u| i64::from(u.tokens_in)))
+        .bind(usage.map(|u| i64::from(u.tokens_out)))
+        .bind(if tool_calls.is_empty() { None } else { Some(serde_json::to_string(tool_calls)?) })
+        .bind(to_ms(self.clock.now()))
+        .execute(&self.db)
+        .await?;
+        Ok(())
+    }
+
+    /// The runs of a campaign in plan order.
+    pub async fn list_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
+        let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
+            .bind(campaign_id.to_string())
+            .fetch_all(&self.db)
+            .await?;
+        rows.iter().map(run_from_row).collect()
+    }
+
+    /// One run's conversation.
+    pub async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
+        let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
+            .bind(run_id.to_string())
+            .fetch_optional(&self.db)
+            .await?;
+        if exists.is_none() {
+            return Err(Error::not_found("run", run_id));
+        }
+        let rows = sqlx::query("SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq")
+            .bind(run_id.to_string())
+            .fetch_all(&self.db)
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RunTurn {
+                    seq: r.try_get::<i64, _>("seq")? as u32,
+                    role: r.try_get("role")?,
+                    content: r.try_get("content")?,
+                    latency_ms: r.try_get::<Option<i64>, _>("latency_ms")?.map(|v| v as u64),
+                    tokens_in: r.try_get::<Option<i64>, _>("tokens_in")?.map(|v| v as u32),
+                    tokens_out: r.try_get::<Option<i64>, _>("tokens_out")?.map(|v| v as u32),
+                    tool_calls: r
+                        .try_get::<Option<String>, _>("tool_calls")?
+                        .map(|s| serde_json::from_str(&s))
+                        .transpose()?
+                        .unwrap_or_default(),
+                    created_at: from_ms(r.try_get("created_at")?),
+                })
+            })
+            .collect()
+    }
+
+    /// Runs the scheduler until every campaign in `campaign_ids` is
+    /// finalized, sleeping `poll` between steps (the demo uses this with a
+    /// progress callback).
+    pub async fn run_until_finalized(
+        &self,
+        campaign_ids: &[Uuid],
+        poll: Duration,
+        mut progress: impl FnMut(&Tick),
+    ) -> Result<()> {
+        loop {
+            let t = self.tick().await?;
+            progress(&t);
+            let mut all_done = true;
+            for id in campaign_ids {
+                let c = self.get_campaign(*id).await?;
+                if !matches!(
+                    c.status,
+                    CampaignStatus::Finalized | CampaignStatus::Cancelled
+                ) {
+                    all_done = false;
+                }
+            }
+            if all_done {
+                return Ok(());
+            }
+            tokio::time::sleep(poll).await;
+        }
+    }
+}
+
+pub(crate) fn run_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Run> {
+    Ok(Run {
+        id: parse_id(row.try_get("id")?)?,
+        campaign_id: parse_id(row.try_get("campaign_id")?)?,
+        scenario_id: row.try_get("scenario_id")?,
+        seq: row.try_get::<i64, _>("seq")? as u32,
+        offset_ms: row.try_get("offset_ms")?,
+        scheduled_at: from_ms(row.try_get("scheduled_at")?),
+        status: row.try_get("status")?,
+        verdict: row
+            .try_get::<Option<String>, _>("verdict")?
+            .as_deref()
+            .and_then(Verdict::parse),
+        check_results: row
+            .try_get::<Option<String>, _>("check_results")?
+            .map(|s| serde_json::from_str(&s))
+            .transpose()?
+            .unwrap_or_default(),
+        metrics: row
+            .try_get::<Option<String>, _>("metrics")?
+            .map(|s| serde_json::from_str(&s))
+            .transpose()?,
+        error_reason: row.try_get("error_reason")?,
+        started_at: row.try_get::<Option<i64>, _>("started_at")?.map(from_ms),
+        finished_at: row.try_get::<Option<i64>, _>("finished_at")?.map(from_ms),
+    })
+}
+
+/// Starts the background scheduler: recovers interrupted runs, then steps
+/// every `poll` (default 500 ms). Errors are logged; the loop keeps going.
+pub fn spawn_scheduler(platform: Arc<Platform>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        if let Err(e) = platform.recover_interrupted_runs().await {
+            tracing::error!(error = ?e, "could not recover interrupted runs");
+        }
+        loop {
+            if let Err(e) = platform.tick().await {
+                tracing::error!(error = ?e, "scheduler step failed");
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    })
 }

@@ -2,18 +2,22 @@
 //! product. It knows nothing of Tauri or axum; the desktop shell, the HTTP
 //! server and the CLI are thin adapters over [`Platform`]'s methods.
 
+pub mod analysis;
 pub mod campaign;
 pub mod channel;
 pub mod checks;
 pub mod clock;
+pub mod comparison;
 pub mod demo_agent;
 pub mod error;
 pub mod exploration;
+pub mod export;
 pub mod fixed;
 pub mod judge;
 pub mod patrol_agent;
 pub mod platform;
 pub mod report;
+pub mod review;
 pub mod role_models;
 pub mod scenario;
 pub mod secrets;

@@ -1,9 +1,544 @@
-//! The built-in demo agent served as an OpenAI-compatible endpoint.
-//! (Implementation in progress.)
+//! The built-in demo agent served as an OpenAI-compatible endpoint, so that
+//! any tool (the platform itself, the `openai` SDK, promptfoo, benchmarks)
+//! can be pointed at it.
+//!
+//! - `POST /v1/chat/completions`: messages and tools in, one choice out;
+//!   `stream: true` is answered with server-sent events ending in
+//!   `data: [DONE]`.
+//! - `GET /v1/models`: the one model, `agenteval-demo`.
+//!
+//! The handler is lock-free (an atomic counter for ids) because the
+//! zero-latency target is the ceiling that benchmarks measure against.
 
+use agenteval_engine::channel::{ChatMessage, Role, ToolCall, ToolSpec, Usage};
+use agenteval_engine::demo_agent::DemoAgent;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::task::JoinHandle;
 
-/// Serves `/v1/chat/completions` on `bind` until the process is stopped.
-pub async fn serve(_bind: SocketAddr) -> anyhow::Result<()> {
-    anyhow::bail!("demo-target is not implemented yet")
+pub const MODEL: &str = "agenteval-demo";
+
+/// How the demo target behaves.
+#[derive(Debug, Clone, Default)]
+pub struct DemoTargetOptions {
+    /// Added before every answer, to simulate a slow model.
+    pub latency: Duration,
+}
+
+struct DemoTarget {
+    agent: DemoAgent,
+    options: DemoTargetOptions,
+    next_id: AtomicU64,
+}
+
+/// The demo target's routes.
+pub fn router(options: DemoTargetOptions) -> Router {
+    let state = Arc::new(DemoTarget {
+        agent: DemoAgent::new(),
+        options,
+        next_id: AtomicU64::new(1),
+    });
+    Router::new()
+        .route("/v1/chat/completions", post(chat_completions))
+        .route("/v1/models", get(models))
+        .fallback(not_found)
+        .with_state(state)
+}
+
+/// Serves on `bind` until the process is stopped.
+pub async fn serve(bind: SocketAddr) -> anyhow::Result<()> {
+    serve_with(bind, DemoTargetOptions::default()).await
+}
+
+/// Serves on `bind` with `options` until the process is stopped.
+pub async fn serve_with(bind: SocketAddr, options: DemoTargetOptions) -> anyhow::Result<()> {
+    let (addr, handle) = spawn(bind, options).await?;
+    tracing::info!(%addr, "demo target listening at http://{addr}/v1");
+    handle.await??;
+    Ok(())
+}
+
+/// Binds (port 0 picks a free port) and serves in the background; returns
+/// the bound address and the server task.
+pub async fn spawn(
+    bind: SocketAddr,
+    options: DemoTargetOptions,
+) -> anyhow::Result<(SocketAddr, JoinHandle<std::io::Result<()>>)> {
+    use axum::serve::ListenerExt;
+    let listener = tokio::net::TcpListener::bind(bind)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
+    let addr = listener.local_addr()?;
+    // Small request/response pairs on keep-alive connections stall on
+    // Nagle's algorithm without this.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let app = router(options);
+    let handle = tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok((addr, handle))
+}
+
+#[derive(Deserialize)]
+struct CompletionRequest {
+    messages: Vec<WireMessage>,
+    #[serde(default)]
+    tools: Option<Vec<WireTool>>,
+    #[serde(default)]
+    stream: Option<bool>,
+    #[serde(default)]
+    stream_options: Option<StreamOptions>,
+}
+
+#[derive(Deserialize)]
+struct StreamOptions {
+    #[serde(default)]
+    include_usage: bool,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    role: String,
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+    #[serde(default)]
+    tool_call_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: String,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireTool {
+    function: WireToolFunction,
+}
+
+#[derive(Deserialize)]
+struct WireToolFunction {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    parameters: Option<Value>,
+}
+
+struct BadRequest(String);
+
+fn role(name: &str) -> Result<Role, BadRequest> {
+    match name {
+        "system" | "developer" => Ok(Role::System),
+        "user" => Ok(Role::User),
+        "assistant" => Ok(Role::Assistant),
+        "tool" | "function" => Ok(Role::Tool),
+        other => Err(BadRequest(format!(
+            "'{other}' is not a valid role: use system, developer, user, assistant or tool"
+        ))),
+    }
+}
+
+fn text(content: Option<Value>) -> Result<String, BadRequest> {
+    match content {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s),
+        Some(Value::Array(parts)) => Ok(parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("")),
+        Some(_) => Err(BadRequest(
+            "message content must be a string or an array of content parts".into(),
+        )),
+    }
+}
+
+fn into_conversation(
+    request: CompletionRequest,
+) -> Result<(Vec<ChatMessage>, Vec<ToolSpec>), BadRequest> {
+    if request.messages.is_empty() {
+        return Err(BadRequest("'messages' must not be empty".into()));
+    }
+    let mut messages = Vec::with_capacity(request.messages.len());
+    for m in request.messages {
+        messages.push(ChatMessage {
+            role: role(&m.role)?,
+            content: text(m.content)?,
+            tool_calls: m
+                .tool_calls
+                .unwrap_or_default()
+                .into_iter()
+                .map(|c| ToolCall {
+                    id: c.id,
+                    name: c.function.name,
+                    arguments: match c.function.arguments {
+                        Some(Value::String(raw)) => {
+                            serde_json::from_str(&raw).unwrap_or(Value::String(raw))
+                        }
+                        Some(other) => other,
+                        None => Value::Object(Default::default()),
+                    },
+                })
+                .collect(),
+            tool_call_id: m.tool_call_id,
+        });
+    }
+    let tools = request
+        .tools
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| ToolSpec {
+            name: t.function.name,
+            description: t.function.description.unwrap_or_default(),
+            parameters: t.function.parameters.unwrap_or(Value::Null),
+        })
+        .collect();
+    Ok((messages, tools))
+}
+
+#[derive(Serialize)]
+struct Completion<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    model: &'static str,
+    choices: [CompletionChoice<'a>; 1],
+    usage: WireUsage,
+}
+
+#[derive(Serialize)]
+struct CompletionChoice<'a> {
+    index: u32,
+    message: OutMessage<'a>,
+    finish_reason: &'static str,
+}
+
+#[derive(Serialize)]
+struct OutMessage<'a> {
+    role: &'static str,
+    /// null when the reply is only tool calls, as OpenAI does.
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<OutToolCall<'a>>,
+}
+
+#[derive(Serialize)]
+struct OutToolCall<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<usize>,
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: OutFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct OutFunction<'a> {
+    name: &'a str,
+    arguments: String,
+}
+
+#[derive(Serialize, Clone, Copy)]
+struct WireUsage {
+    prompt_tokens: u32,
+    completion_tokens: u32,
+    total_tokens: u32,
+}
+
+impl From<Usage> for WireUsage {
+    fn from(u: Usage) -> Self {
+        Self {
+            prompt_tokens: u.tokens_in,
+            completion_tokens: u.tokens_out,
+            total_tokens: u.tokens_in.saturating_add(u.tokens_out),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Chunk<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    model: &'static str,
+    choices: Vec<ChunkChoice<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Serialize)]
+struct ChunkChoice<'a> {
+    index: u32,
+    delta: Delta<'a>,
+    finish_reason: Option<&'static str>,
+}
+
+#[derive(Serialize, Default)]
+struct Delta<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<OutToolCall<'a>>,
+}
+
+fn wire_arguments(arguments: &Value) -> String {
+    match arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn out_tool_calls(calls: &[ToolCall], indexed: bool) -> Vec<OutToolCall<'_>> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| OutToolCall {
+            index: indexed.then_some(i),
+            id: &c.id,
+            kind: "function",
+            function: OutFunction {
+                name: &c.name,
+                arguments: wire_arguments(&c.arguments),
+            },
+        })
+        .collect()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// An OpenAI-style error body.
+fn openai_error(status: StatusCode, kind: &str, message: &str) -> Response {
+    let body = serde_json::json!({
+        "error": {"message": message, "type": kind, "param": null, "code": null}
+    });
+    (status, axum::Json(body)).into_response()
+}
+
+fn json_response(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+async fn chat_completions(State(target): State<Arc<DemoTarget>>, body: Bytes) -> Response {
+    let request: CompletionRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return openai_error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &format!("the request body is not a valid chat completion request: {e}"),
+            );
+        }
+    };
+    let stream = request.stream.unwrap_or(false);
+    let include_usage = request
+        .stream_options
+        .as_ref()
+        .is_some_and(|o| o.include_usage);
+    let (messages, tools) = match into_conversation(request) {
+        Ok(c) => c,
+        Err(BadRequest(message)) => {
+            return openai_error(StatusCode::BAD_REQUEST, "invalid_request_error", &message);
+        }
+    };
+    if !target.options.latency.is_zero() {
+        tokio::time::sleep(target.options.latency).await;
+    }
+    let reply = target.agent.respond(&messages, &tools);
+    let id = format!(
+        "chatcmpl-demo-{}",
+        target.next_id.fetch_add(1, Ordering::Relaxed)
+    );
+    let created = unix_now();
+    let finish_reason = if reply.tool_calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    let usage = WireUsage::from(reply.usage);
+    if stream {
+        return sse_response(
+            &id,
+            created,
+            &reply.content,
+            &reply.tool_calls,
+            finish_reason,
+            include_usage.then_some(usage),
+        );
+    }
+    let content = if reply.content.is_empty() && !reply.tool_calls.is_empty() {
+        None
+    } else {
+        Some(reply.content.as_str())
+    };
+    let completion = Completion {
+        id: &id,
+        object: "chat.completion",
+        created,
+        model: MODEL,
+        choices: [CompletionChoice {
+            index: 0,
+            message: OutMessage {
+                role: "assistant",
+                content,
+                tool_calls: out_tool_calls(&reply.tool_calls, false),
+            },
+            finish_reason,
+        }],
+        usage,
+    };
+    match serde_json::to_vec(&completion) {
+        Ok(body) => json_response(body),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot serialize a demo completion");
+            openai_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                "internal error",
+            )
+        }
+    }
+}
+
+/// The whole reply as server-sent events at once: the demo agent answers
+/// immediately, so there is nothing to gain from trickling it out.
+fn sse_response(
+    id: &str,
+    created: u64,
+    content: &str,
+    tool_calls: &[ToolCall],
+    finish_reason: &'static str,
+    usage: Option<WireUsage>,
+) -> Response {
+    fn chunk<'a>(
+        id: &'a str,
+        created: u64,
+        delta: Delta<'a>,
+        finish: Option<&'static str>,
+    ) -> Chunk<'a> {
+        Chunk {
+            id,
+            object: "chat.completion.chunk",
+            created,
+            model: MODEL,
+            choices: vec![ChunkChoice {
+                index: 0,
+                delta,
+                finish_reason: finish,
+            }],
+            usage: None,
+        }
+    }
+    let mut chunks = vec![chunk(
+        id,
+        created,
+        Delta {
+            role: Some("assistant"),
+            content: Some(""),
+            ..Delta::default()
+        },
+        None,
+    )];
+    if !content.is_empty() {
+        chunks.push(chunk(
+            id,
+            created,
+            Delta {
+                content: Some(content),
+                ..Delta::default()
+            },
+            None,
+        ));
+    }
+    if !tool_calls.is_empty() {
+        chunks.push(chunk(
+            id,
+            created,
+            Delta {
+                tool_calls: out_tool_calls(tool_calls, true),
+                ..Delta::default()
+            },
+            None,
+        ));
+    }
+    chunks.push(chunk(id, created, Delta::default(), Some(finish_reason)));
+    if let Some(usage) = usage {
+        chunks.push(Chunk {
+            id,
+            object: "chat.completion.chunk",
+            created,
+            model: MODEL,
+            choices: Vec::new(),
+            usage: Some(usage),
+        });
+    }
+    let mut body = String::new();
+    for c in &chunks {
+        match serde_json::to_string(c) {
+            Ok(json) => {
+                body.push_str("data: ");
+                body.push_str(&json);
+                body.push_str("\n\n");
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot serialize a demo chunk");
+                return openai_error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "server_error",
+                    "internal error",
+                );
+            }
+        }
+    }
+    body.push_str("data: [DONE]\n\n");
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn models() -> Response {
+    let body = serde_json::json!({
+        "object": "list",
+        "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "agenteval"}],
+    });
+    axum::Json(body).into_response()
+}
+
+async fn not_found() -> Response {
+    openai_error(
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        "unknown route: the demo target serves POST /v1/chat/completions and GET /v1/models",
+    )
 }

@@ -6,6 +6,7 @@
 pub mod http_json;
 pub mod openai;
 pub mod policy;
+mod transport;
 
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -1,32 +1,263 @@
-//! OpenAI-compatible chat completions over reqwest. (Implementation in progress.)
+//! OpenAI-compatible chat completions (`POST {base_url}/chat/completions`).
+//!
+//! Works with OpenAI, DeepSeek, Qwen, vLLM, llama.cpp and the built-in
+//! `agenteval demo-target`. Only non-streaming requests are sent.
 
-use super::{Channel, ChannelError, ChannelErrorKind, ChatReply, ChatRequest};
+use super::transport::Endpoint;
+use super::{Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, Usage};
 use crate::target::Header;
+use serde::Deserialize;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 pub struct OpenAiChannel {
-    _http: reqwest::Client,
+    http: reqwest::Client,
+    model: String,
+    /// A configuration problem (bad header, bad URL) is reported on the
+    /// first send, because construction cannot fail.
+    endpoint: Result<Endpoint, ChannelError>,
 }
 
 impl OpenAiChannel {
     pub fn new(
         http: reqwest::Client,
-        _base_url: String,
-        _model: String,
-        _api_key: Option<String>,
-        _headers: Vec<Header>,
-        _timeout: Duration,
+        base_url: String,
+        model: String,
+        api_key: Option<String>,
+        headers: Vec<Header>,
+        timeout: Duration,
     ) -> Self {
-        Self { _http: http }
+        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
+        Self {
+            http,
+            model,
+            endpoint: Endpoint::new(url, api_key.as_deref(), &headers, timeout),
+        }
     }
+
+    /// Refuses replies larger than `bytes` (default 4 MiB).
+    pub fn with_max_reply_bytes(mut self, bytes: usize) -> Self {
+        if let Ok(endpoint) = &mut self.endpoint {
+            endpoint.max_reply_bytes = bytes;
+        }
+        self
+    }
+
+    fn body(&self, request: &ChatRequest) -> Value {
+        let messages: Vec<Value> = request.messages.iter().map(wire_message).collect();
+        let mut body = json!({
+            "model": self.model,
+            "messages": messages,
+        });
+        // Some servers reject an empty `tools` array, so it is left out.
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|t| {
+                    let parameters = if t.parameters.is_null() {
+                        json!({"type": "object", "properties": {}})
+                    } else {
+                        t.parameters.clone()
+                    };
+                    json!({
+                        "type": "function",
+                        "function": {
+                            "name": t.name,
+                            "description": t.description,
+                            "parameters": parameters,
+                        }
+                    })
+                })
+                .collect();
+            body["tools"] = Value::Array(tools);
+        }
+        body
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+    }
+}
+
+/// Arguments go over the wire as a JSON string; a raw string kept from an
+/// invalid reply is sent back unchanged.
+fn wire_arguments(arguments: &Value) -> String {
+    match arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn wire_message(m: &ChatMessage) -> Value {
+    // Assistant content is "" rather than null: several servers reject null.
+    let mut out = json!({
+        "role": role_name(m.role),
+        "content": m.content,
+    });
+    if !m.tool_calls.is_empty() {
+        out["tool_calls"] = m
+            .tool_calls
+            .iter()
+            .map(|c| {
+                json!({
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": wire_arguments(&c.arguments)},
+                })
+            })
+            .collect();
+    }
+    if let Some(id) = &m.tool_call_id {
+        out["tool_call_id"] = Value::String(id.clone());
+    }
+    out
+}
+
+#[derive(Deserialize)]
+struct Completion {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+    #[serde(default)]
+    model: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: Option<WireMessage>,
+}
+
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default)]
+    tool_calls: Option<Vec<WireToolCall>>,
+}
+
+#[derive(Deserialize)]
+struct WireToolCall {
+    #[serde(default)]
+    id: Option<String>,
+    function: WireFunction,
+}
+
+#[derive(Deserialize)]
+struct WireFunction {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+/// Content is a string, null (tool calls only) or, on some servers, an
+/// array of `{type: "text", text}` parts.
+fn content_text(content: Option<Value>) -> Result<String, &'static str> {
+    match content {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s),
+        Some(Value::Array(parts)) => Ok(parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("")),
+        Some(_) => Err("has a message content that is neither text nor parts"),
+    }
+}
+
+fn parse_arguments(arguments: Option<Value>) -> Value {
+    match arguments {
+        None | Some(Value::Null) => json!({}),
+        Some(Value::String(raw)) if raw.trim().is_empty() => json!({}),
+        Some(Value::String(raw)) => serde_json::from_str(&raw).unwrap_or(Value::String(raw)),
+        // Some servers send the object itself instead of a string.
+        Some(other) => other,
+    }
+}
+
+fn clamp_tokens(n: Option<u64>) -> u32 {
+    n.unwrap_or(0).min(u64::from(u32::MAX)) as u32
 }
 
 #[async_trait::async_trait]
 impl Channel for OpenAiChannel {
-    async fn send(&self, _request: &ChatRequest) -> Result<ChatReply, ChannelError> {
-        Err(ChannelError::new(
-            ChannelErrorKind::Config,
-            "not implemented",
-        ))
+    async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
+        let endpoint = self.endpoint.as_ref().map_err(Clone::clone)?;
+        let reply = endpoint.post_json(&self.http, &self.body(request)).await?;
+        let completion: Completion = serde_json::from_slice(&reply.body)
+            .map_err(|e| endpoint.malformed(format_args!("is not a chat completion: {e}")))?;
+        let message = completion
+            .choices
+            .into_iter()
+            .next()
+            .and_then(|c| c.message)
+            .ok_or_else(|| endpoint.malformed("has no choices[0].message"))?;
+        let content = content_text(message.content).map_err(|what| endpoint.malformed(what))?;
+        let tool_calls = message
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| ToolCall {
+                id: c.id.unwrap_or_else(|| format!("call_{i}")),
+                name: c.function.name,
+                arguments: parse_arguments(c.function.arguments),
+            })
+            .collect();
+        let usage = completion.usage.map(|u| Usage {
+            tokens_in: clamp_tokens(u.prompt_tokens),
+            tokens_out: clamp_tokens(u.completion_tokens),
+        });
+        Ok(ChatReply {
+            content,
+            tool_calls,
+            usage,
+            latency_ms: reply.latency.as_millis() as u64,
+            model: completion.model,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_parse_or_stay_raw() {
+        assert_eq!(
+            parse_arguments(Some(json!("{\"to\":\"a@b.c\"}"))),
+            json!({"to": "a@b.c"}),
+            "valid JSON strings are parsed"
+        );
+        assert_eq!(
+            parse_arguments(Some(json!("{broken"))),
+            json!("{broken"),
+            "invalid JSON is kept raw so checks can report it"
+        );
+        assert_eq!(
+            parse_arguments(None),
+            json!({}),
+            "missing means no arguments"
+        );
+    }
+
+    #[test]
+    fn raw_arguments_round_trip_unchanged() {
+        assert_eq!(wire_arguments(&json!("{broken")), "{broken");
+        assert_eq!(wire_arguments(&json!({"a": 1})), "{\"a\":1}");
     }
 }

@@ -57,7 +57,7 @@ pub struct ScenarioTurn {
 
 /// A check on the target's reply to one turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Check {
     /// The reply contains `value` (case-insensitive unless `case_sensitive`);
     /// with `any`, one of several values.
@@ -81,7 +81,8 @@ pub enum Check {
     /// The reply matches the regular expression.
     Regex { pattern: String },
     /// The reply (or the first JSON object in it) has a value at `path`,
-    /// optionally equal to `equals`.
+    /// optionally equal to `equals`. When the reply holds no JSON, or the
+    /// path finds nothing there, the arguments of each tool call are tried.
     JsonPath {
         path: String,
         #[serde(default)]

@@ -1,1 +1,382 @@
-//! Tests: fixed.
+//! The fixed-plan engine: schedule in campaign time, execution, persistence
+//! of every turn, finalize, and restart safety.
+
+use crate::support::{platform, t0};
+use agenteval_engine::campaign::{CampaignStatus, CreateCampaign, Plan, PlanEntry};
+use agenteval_engine::fixed::Verdict;
+use agenteval_engine::scenario::{Scenario, ScenarioTurn};
+use agenteval_engine::target::{ChannelConfig, CreateTarget};
+use agenteval_engine::{ErrorCode, Platform};
+use chrono::Duration;
+use uuid::Uuid;
+
+/// A scenario without checks: it passes exactly when every turn got a
+/// reply, so these tests depend only on the engine, not on check logic.
+fn scenario(id: &str, turns: usize) -> Scenario {
+    Scenario {
+        id: id.into(),
+        title: format!("Scenario {id}"),
+        pack: "test".into(),
+        tags: vec!["smoke".into()],
+        group: Some("basic".into()),
+        system: None,
+        facts: vec![],
+        key_fields: vec![],
+        tools: vec![],
+        turns: (0..turns)
+            .map(|i| ScenarioTurn {
+                user: format!("hello {i}"),
+                checks: vec![],
+            })
+            .collect(),
+        source_file: "test.yaml".into(),
+        source_line: 1,
+        content_hash: format!("hash-{id}"),
+    }
+}
+
+async fn demo_target(p: &Platform) -> Uuid {
+    p.create_target(CreateTarget::builtin_demo("Demo"))
+        .await
+        .expect("create target")
+        .id
+}
+
+/// A target nothing listens on: every request fails to connect.
+async fn dead_target(p: &Platform) -> Uuid {
+    let mut req = CreateTarget::builtin_demo("Dead");
+    req.channel = ChannelConfig::Openai {
+        base_url: "http://127.0.0.1:9/v1".into(),
+        model: "none".into(),
+        api_key: None,
+        api_key_env: None,
+        api_key_ref: None,
+        headers: vec![],
+    };
+    req.max_retries = Some(0);
+    req.timeout_ms = Some(500);
+    p.create_target(req).await.expect("create target").id
+}
+
+fn rounds(id: &str, n: u32) -> PlanEntry {
+    PlanEntry {
+        scenario_id: id.into(),
+        rounds: Some(n),
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn runs_execute_when_due_in_campaign_time_and_the_window_finalizes() {
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("a", 2)]);
+    let target = demo_target(p).await;
+    // One week of campaign time at time scale 168 lasts one real hour; four
+    // rounds are due at 0, 15, 30 and 45 real minutes.
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "week".into(),
+            target_id: target,
+            plan: Some(Plan {
+                entries: vec![rounds("a", 4)],
+            }),
+            duration_hours: Some(168.0),
+            time_scale: Some(168.0),
+            ..Default::default()
+        })
+        .await
+        .expect("create campaign");
+    assert_eq!(
+        c.status,
+        CampaignStatus::Running,
+        "a window starting now is running"
+    );
+    assert_eq!(
+        c.window_end - c.window_start,
+        Duration::hours(1),
+        "168 h at scale 168 is one real hour"
+    );
+
+    let t = p.tick().await.unwrap();
+    assert_eq!(
+        t.runs_executed, 1,
+        "only the first round is due at the window start"
+    );
+    tp.clock.advance(Duration::minutes(20));
+    assert_eq!(
+        p.tick().await.unwrap().runs_executed,
+        1,
+        "the 15-minute round is due at 20 minutes"
+    );
+    tp.clock.advance(Duration::minutes(50));
+    let t = p.tick().await.unwrap();
+    assert_eq!(
+        t.runs_executed, 2,
+        "the remaining rounds are due after the window"
+    );
+    assert_eq!(
+        t.finalized_campaigns, 1,
+        "the campaign finalizes once its window ended and runs are done"
+    );
+
+    let runs = p.list_runs(c.id).await.unwrap();
+    assert_eq!(runs.len(), 4);
+    assert!(
+        runs.iter().all(|r| r.verdict == Some(Verdict::Passed)),
+        "check-less runs with replies pass"
+    );
+    let turns = p.run_turns(runs[0].id).await.unwrap();
+    assert_eq!(
+        turns.len(),
+        4,
+        "two user turns and two target replies are stored"
+    );
+    assert_eq!(turns[0].role, "user");
+    assert_eq!(turns[1].role, "target");
+    assert!(!turns[1].content.is_empty(), "the demo agent answered");
+
+    let report = p.campaign_report(c.id).await.unwrap();
+    assert_eq!(report.fixed.passed, 4);
+    assert_eq!(report.fixed.pass_rate, Some(1.0));
+    assert_eq!(report.campaign.status, CampaignStatus::Finalized);
+    assert!(
+        report.exploration.is_none(),
+        "no exploration data, no exploration block"
+    );
+}
+
+#[tokio::test]
+async fn target_errors_are_counted_apart_from_the_pass_rate() {
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("a", 1)]);
+    let good = demo_target(p).await;
+    let dead = dead_target(p).await;
+    let ok = p
+        .create_campaign(CreateCampaign {
+            name: "ok".into(),
+            target_id: good,
+            scenario_ids: Some(vec!["a".into()]),
+            duration_hours: Some(1.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let bad = p
+        .create_campaign(CreateCampaign {
+            name: "bad".into(),
+            target_id: dead,
+            scenario_ids: Some(vec!["a".into()]),
+            duration_hours: Some(1.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    p.tick().await.unwrap();
+    let bad_report = p.campaign_report(bad.id).await.unwrap();
+    assert_eq!(
+        bad_report.fixed.errors, 1,
+        "an unreachable target makes the run an error"
+    );
+    assert_eq!(
+        bad_report.fixed.pass_rate, None,
+        "errors never enter the pass rate"
+    );
+    assert_eq!(bad_report.fixed.error_reasons.len(), 1);
+    let runs = p.list_runs(bad.id).await.unwrap();
+    assert!(
+        runs[0]
+            .error_reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("target_error"),
+        "the reason says the target failed: {:?}",
+        runs[0].error_reason
+    );
+    let ok_report = p.campaign_report(ok.id).await.unwrap();
+    assert_eq!(
+        ok_report.fixed.pass_rate,
+        Some(1.0),
+        "the other campaign is unaffected"
+    );
+}
+
+#[tokio::test]
+async fn explicit_finalize_skips_unstarted_runs_and_is_idempotent() {
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("a", 1)]);
+    let target = demo_target(p).await;
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "c".into(),
+            target_id: target,
+            plan: Some(Plan {
+                entries: vec![rounds("a", 3)],
+            }),
+            duration_hours: Some(3.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    p.tick().await.unwrap();
+    let first = p.finalize_campaign(c.id).await.unwrap();
+    assert_eq!(first.status, CampaignStatus::Finalized);
+    let again = p.finalize_campaign(c.id).await.unwrap();
+    assert_eq!(
+        again.finalized_at, first.finalized_at,
+        "a second finalize changes nothing"
+    );
+    let report = p.campaign_report(c.id).await.unwrap();
+    assert_eq!(report.fixed.passed, 1, "the run that was due ran");
+    assert_eq!(
+        report.fixed.runs_skipped, 2,
+        "runs not yet due are skipped, not lost"
+    );
+    tp.clock.advance(Duration::hours(5));
+    assert_eq!(
+        p.tick().await.unwrap().runs_executed,
+        0,
+        "a finalized campaign runs nothing more"
+    );
+}
+
+#[tokio::test]
+async fn a_restart_marks_cut_runs_interrupted_and_never_runs_them_twice() {
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("a", 2)]);
+    let target = demo_target(p).await;
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "c".into(),
+            target_id: target,
+            plan: Some(Plan {
+                entries: vec![rounds("a", 2)],
+            }),
+            duration_hours: Some(2.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    // Simulate a crash in the middle of the first run: claimed, one turn
+    // committed, never finished.
+    let runs = p.list_runs(c.id).await.unwrap();
+    let cut = runs[0].id;
+    sqlx::query("UPDATE runs SET status = 'running', started_at = 0 WHERE id = ?")
+        .bind(cut.to_string())
+        .execute(&p.db)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO run_turns (id, run_id, seq, role, content, created_at) VALUES (?, ?, 0, 'user', 'hello 0', 0)",
+    )
+    .bind(Uuid::now_v7().to_string())
+    .bind(cut.to_string())
+    .execute(&p.db)
+    .await
+    .unwrap();
+    let dir = tp.dir.path().to_path_buf();
+    p.db.close().await;
+
+    // Restart on the same data folder, later in the window.
+    tp.clock.advance(Duration::hours(3));
+    let restarted = Platform::builder(&dir)
+        .clock(tp.clock.clone())
+        .open()
+        .await
+        .unwrap();
+    restarted.scenarios.insert_all([scenario("a", 2)]);
+    assert_eq!(restarted.recover_interrupted_runs().await.unwrap(), 1);
+    let t = restarted.tick().await.unwrap();
+    assert_eq!(
+        t.runs_executed, 1,
+        "only the run that never started executes"
+    );
+    let runs = restarted.list_runs(c.id).await.unwrap();
+    assert_eq!(runs[0].verdict, Some(Verdict::Error));
+    assert_eq!(runs[0].error_reason.as_deref(), Some("interrupted"));
+    assert_eq!(
+        restarted.run_turns(cut).await.unwrap().len(),
+        1,
+        "the committed turn is kept"
+    );
+    assert_eq!(runs[1].verdict, Some(Verdict::Passed));
+    let report = restarted.campaign_report(c.id).await.unwrap();
+    assert_eq!(
+        (
+            report.fixed.passed,
+            report.fixed.errors,
+            report.fixed.runs_finished
+        ),
+        (1, 1, 2),
+        "each run is counted exactly once"
+    );
+    assert_eq!(report.campaign.status, CampaignStatus::Finalized);
+}
+
+#[tokio::test]
+async fn campaign_input_is_validated_with_clear_errors() {
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("a", 1)]);
+    let target = demo_target(p).await;
+    let base = CreateCampaign {
+        name: "c".into(),
+        target_id: target,
+        duration_hours: Some(1.0),
+        ..Default::default()
+    };
+    let cases = [
+        CreateCampaign {
+            scenario_ids: Some(vec!["nope".into()]),
+            ..base.clone()
+        },
+        CreateCampaign {
+            target_id: Uuid::now_v7(),
+            ..base.clone()
+        },
+        CreateCampaign {
+            duration_hours: None,
+            ..base.clone()
+        },
+        CreateCampaign {
+            time_scale: Some(0.5),
+            ..base.clone()
+        },
+        CreateCampaign {
+            name: "  ".into(),
+            ..base.clone()
+        },
+    ];
+    for case in cases {
+        let err = p
+            .create_campaign(case)
+            .await
+            .expect_err("invalid input is refused");
+        assert_eq!(err.code(), ErrorCode::InvalidInput);
+        assert!(
+            !err.body.suggestion.is_empty(),
+            "every error suggests what to do"
+        );
+    }
+    assert!(
+        p.list_campaigns().await.unwrap().is_empty(),
+        "nothing half-created"
+    );
+    let future = p
+        .create_campaign(CreateCampaign {
+            window_start: Some(t0() + Duration::hours(1)),
+            ..base.clone()
+        })
+        .await
+        .unwrap();
+    assert_eq!(future.status, CampaignStatus::Scheduled);
+    tp.clock.advance(Duration::minutes(61));
+    assert_eq!(
+        p.tick().await.unwrap().started_campaigns,
+        1,
+        "it starts when its window begins"
+    );
+}

@@ -4,6 +4,7 @@ mod channels;
 mod checks;
 mod demo_agent;
 mod exploration;
+mod fault_server;
 mod fixed;
 mod report;
 mod scenarios;

@@ -1,1 +1,459 @@
-//! Tests: report.
+//! Report rendering and exports as pure functions (data in, text out),
+//! with golden files; comparison, analysis and review on real data.
+
+use crate::support::{SeqIds, assert_golden, platform, t0};
+use agenteval_engine::Platform;
+use agenteval_engine::analysis::{Analysis, Claim};
+use agenteval_engine::campaign::{
+    Budget, Campaign, CampaignStatus, CreateCampaign, Line, Plan, PlanEntry, SeedSet,
+};
+use agenteval_engine::checks::CheckResult;
+use agenteval_engine::comparison::{PassAtK, PeriodComparison, PeriodDelta};
+use agenteval_engine::export::{junit, markdown, runs_csv};
+use agenteval_engine::fixed::{Run, RunMetrics, Verdict};
+use agenteval_engine::report::{
+    CampaignReport, FailingCheck, FixedSummary, GroupStat, ScenarioStat, Tally,
+};
+use agenteval_engine::review::{CreateReview, SubjectKind};
+use agenteval_engine::scenario::{Scenario, ScenarioTurn};
+use agenteval_engine::target::CreateTarget;
+use chrono::Duration;
+use std::sync::Arc;
+use uuid::Uuid;
+
+fn id(n: u128) -> Uuid {
+    Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0000 | n)
+}
+
+fn tally(p: u32, f: u32, e: u32) -> Tally {
+    Tally {
+        passed: p,
+        failed: f,
+        errors: e,
+        pass_rate: (p + f > 0).then(|| f64::from(p) / f64::from(p + f)),
+    }
+}
+
+fn fixture(name: &str) -> CampaignReport {
+    let campaign = Campaign {
+        id: id(1),
+        name: name.into(),
+        target_id: id(2),
+        status: CampaignStatus::Finalized,
+        line: Line::Accelerated,
+        window_start: t0(),
+        window_end: t0() + Duration::hours(1),
+        time_scale: 168.0,
+        plan: Plan {
+            entries: vec![PlanEntry {
+                scenario_id: "email.happy".into(),
+                rounds: Some(2),
+                ..Default::default()
+            }],
+        },
+        seed_set: SeedSet::default(),
+        budget: None,
+        effective_budget: Budget::default().effective(),
+        seed_fingerprint: "f".into(),
+        last_patrolled_at: None,
+        previous_campaign_id: None,
+        finalized_at: Some(t0() + Duration::hours(1)),
+        created_at: t0(),
+        updated_at: t0(),
+    };
+    CampaignReport {
+        campaign,
+        target_name: "Demo agent".into(),
+        target_model: "builtin demo agent".into(),
+        generated_at: t0() + Duration::hours(2),
+        fixed: FixedSummary {
+            runs_planned: 4,
+            runs_finished: 4,
+            runs_pending: 0,
+            runs_skipped: 0,
+            passed: 2,
+            failed: 1,
+            errors: 1,
+            pass_rate: Some(2.0 / 3.0),
+            completion_rate: Some(0.75),
+            key_field_coverage: Some(0.5),
+            latency_p50_ms: Some(12),
+            latency_p95_ms: Some(40),
+            tokens_in: 120,
+            tokens_out: 80,
+            cost: 0.0012,
+            per_scenario: vec![ScenarioStat {
+                scenario_id: "email.happy".into(),
+                title: "Send an email".into(),
+                pack: "send_email".into(),
+                group: Some("basic".into()),
+                runs: 4,
+                tally: tally(2, 1, 1),
+                latency_ms_mean: Some(15.0),
+                failing_checks: vec![FailingCheck {
+                    kind: "contains".into(),
+                    detail: "reply lacks \"sent\"".into(),
+                    count: 1,
+                    example_run_id: id(10),
+                }],
+            }],
+            per_tag: vec![GroupStat {
+                name: "email".into(),
+                runs: 4,
+                tally: tally(2, 1, 1),
+            }],
+            per_group: vec![],
+            error_reasons: vec![],
+            timeline: vec![],
+        },
+        exploration: None,
+        analysis: None,
+        comparison: None,
+        human_review: None,
+    }
+}
+
+fn analysis() -> Analysis {
+    Analysis {
+        id: id(20),
+        campaign_id: id(1),
+        model: "template".into(),
+        offline: true,
+        summary: "Template analysis (no analyst model). Pass rate 66.7%.".into(),
+        claims: vec![Claim {
+            text: "Scenario \"Send an email\" fails 1 of 3 judged runs.".into(),
+            run_ids: vec![id(10).to_string()],
+            ..Default::default()
+        }],
+        fallback_reason: None,
+        created_at: t0() + Duration::hours(2),
+    }
+}
+
+fn comparison() -> PeriodComparison {
+    PeriodComparison {
+        campaign_id: id(1),
+        pass_rate: Some(2.0 / 3.0),
+        judged_runs: 3,
+        pass_at_k: vec![
+            PassAtK {
+                k: 1,
+                value: 2.0 / 3.0,
+                scenarios: 1,
+            },
+            PassAtK {
+                k: 2,
+                value: 1.0 / 3.0,
+                scenarios: 1,
+            },
+        ],
+        within_period_flip_rate: Some(1.0),
+        periods: vec![PeriodDelta {
+            campaign_id: id(30),
+            campaign_name: "Week 47".into(),
+            window_start: t0() - Duration::days(7),
+            pass_rate: Some(0.5),
+            judged_runs: 4,
+            delta: Some(1.0 / 6.0),
+            ci_low: Some(-0.5),
+            ci_high: Some(0.75),
+            within_noise: true,
+            flip_rate: Some(0.0),
+            flipped_scenarios: vec![],
+            warnings: vec!["the judge model differs between the periods".into()],
+            verdict: "Pass rate changed by +16.7 points, within noise.".into(),
+        }],
+    }
+}
+
+#[test]
+fn markdown_without_exploration_matches_golden() {
+    assert_golden("report_fixed_only.md", &markdown(&fixture("Week 48")));
+}
+
+#[test]
+fn markdown_appendices_come_in_order_analysis_then_comparison() {
+    let mut r = fixture("Week 48");
+    r.analysis = Some(analysis());
+    r.comparison = Some(comparison());
+    let md = markdown(&r);
+    assert_golden("report_with_analysis_and_comparison.md", &md);
+    let a = md.find("## Appendix: Analysis").expect("analysis appendix");
+    let c = md
+        .find("## Appendix: Period comparison")
+        .expect("comparison appendix");
+    assert!(a < c, "analysis comes before period comparison");
+    assert!(
+        md.starts_with(&markdown(&fixture("Week 48"))),
+        "appendices only add to the report; the body is unchanged"
+    );
+}
+
+#[test]
+fn agent_text_cannot_break_the_document() {
+    let corpus = [
+        "| col | col |",
+        "# Heading injected",
+        "```\ncode fence\n```",
+        "<script>alert('x')</script><img src=x onerror=alert(1)>",
+        &"very long line ".repeat(400),
+        "中文名称 | 管道 # 标题",
+        "line one\nline two\r\n- list item",
+    ];
+    for (i, nasty) in corpus.iter().enumerate() {
+        let mut r = fixture(nasty);
+        r.target_name = nasty.to_string();
+        r.fixed.per_scenario[0].title = nasty.to_string();
+        r.fixed.per_scenario[0].failing_checks[0].detail = nasty.to_string();
+        let mut a = analysis();
+        a.summary = nasty.to_string();
+        a.claims[0].text = nasty.to_string();
+        r.analysis = Some(a);
+        let md = markdown(&r);
+        let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
+        assert_eq!(
+            headings.len(),
+            markdown(&{
+                let mut clean = fixture("clean");
+                clean.analysis = Some(analysis());
+                clean
+            })
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .count(),
+            "case {i}: no heading is added or removed"
+        );
+        assert!(!md.contains("```"), "case {i}: no code fence opens");
+        assert!(!md.contains("<script"), "case {i}: no raw HTML");
+        for line in md.lines().filter(|l| l.starts_with('|')) {
+            let unescaped = line.replace("\\|", "");
+            let cells = unescaped.matches('|').count();
+            assert!(
+                cells == 3 || cells == 8 || cells == 7 || cells == 5,
+                "case {i}: table row keeps its cells: {line}"
+            );
+        }
+    }
+}
+
+fn run(seq: u32, verdict: Verdict, checks: Vec<CheckResult>, reason: Option<&str>) -> Run {
+    Run {
+        id: id(100 + u128::from(seq)),
+        campaign_id: id(1),
+        scenario_id: "email.happy".into(),
+        seq,
+        offset_ms: 0,
+        scheduled_at: t0(),
+        status: "done".into(),
+        verdict: Some(verdict),
+        check_results: checks,
+        metrics: Some(RunMetrics {
+            turns: 1,
+            completed: verdict != Verdict::Error,
+            latency_ms_total: 1500,
+            ..Default::default()
+        }),
+        error_reason: reason.map(str::to_string),
+        started_at: Some(t0()),
+        finished_at: Some(t0()),
+    }
+}
+
+#[test]
+fn junit_and_csv_are_well_formed() {
+    let failed_check = CheckResult {
+        turn: 0,
+        kind: "contains".into(),
+        passed: false,
+        detail: "reply lacks \"sent\" & <ok>".into(),
+    };
+    let runs = vec![
+        run(0, Verdict::Passed, vec![], None),
+        run(1, Verdict::Failed, vec![failed_check], None),
+        run(2, Verdict::Error, vec![], Some("target_error: timeout")),
+        run(3, Verdict::Skipped, vec![], Some("window_ended")),
+    ];
+    let xml = junit(&fixture("Week <48> & co"), &runs);
+    // Parse it back: the structure must be valid XML with the right counts.
+    let mut reader = quick_xml::Reader::from_str(&xml);
+    let (mut cases, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
+    loop {
+        match reader.read_event().expect("valid XML") {
+            quick_xml::events::Event::Start(e) | quick_xml::events::Event::Empty(e) => {
+                match e.name().as_ref() {
+                    b"testcase" => cases += 1,
+                    b"failure" => failures += 1,
+                    b"error" => errors += 1,
+                    b"skipped" => skipped += 1,
+                    _ => {}
+                }
+            }
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!((cases, failures, errors, skipped), (4, 1, 1, 1));
+
+    let csv_text = runs_csv(&runs);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("valid CSV")).collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(&rows[1][5], "failed");
+    assert!(
+        rows[1][14].contains("reply lacks"),
+        "failed checks are listed"
+    );
+    assert_eq!(&rows[2][6], "target_error: timeout");
+}
+
+fn scenario(id: &str) -> Scenario {
+    Scenario {
+        id: id.into(),
+        title: id.into(),
+        pack: "t".into(),
+        tags: vec![],
+        group: None,
+        system: None,
+        facts: vec![],
+        key_fields: vec![],
+        tools: vec![],
+        turns: vec![ScenarioTurn {
+            user: "hello".into(),
+            checks: vec![],
+        }],
+        source_file: "t.yaml".into(),
+        source_line: 1,
+        content_hash: "h".into(),
+    }
+}
+
+async fn finished_campaign(p: &Arc<Platform>, target: Uuid, name: &str) -> Uuid {
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: name.into(),
+            target_id: target,
+            plan: Some(Plan {
+                entries: vec![PlanEntry {
+                    scenario_id: "s".into(),
+                    rounds: Some(3),
+                    ..Default::default()
+                }],
+            }),
+            duration_hours: Some(1.0),
+            time_scale: Some(3600.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    c.id
+}
+
+#[tokio::test]
+async fn comparison_next_period_analysis_and_reviews_on_real_data() {
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("s")]);
+    let target = p
+        .create_target(CreateTarget::builtin_demo("Demo"))
+        .await
+        .unwrap()
+        .id;
+    let first = finished_campaign(p, target, "first").await;
+    tp.clock.advance(Duration::seconds(5));
+    p.tick().await.unwrap();
+    assert!(
+        p.campaign_report(first).await.unwrap().comparison.is_none(),
+        "no earlier period"
+    );
+
+    let second = p.next_period(first).await.unwrap();
+    assert_eq!(second.previous_campaign_id, Some(first));
+    assert_eq!(
+        second.plan,
+        p.get_campaign(first).await.unwrap().plan,
+        "same plan"
+    );
+    tp.clock.advance(Duration::seconds(5));
+    p.tick().await.unwrap();
+    let report = p.campaign_report(second.id).await.unwrap();
+    let cmp = report.comparison.expect("compared with the first period");
+    assert_eq!(cmp.periods.len(), 1);
+    assert_eq!(
+        cmp.periods[0].delta,
+        Some(0.0),
+        "same agent, same scenarios"
+    );
+    assert!(cmp.periods[0].within_noise, "no change is within noise");
+    assert!(
+        cmp.periods[0].warnings.is_empty(),
+        "same models: no warning"
+    );
+
+    let a = p.generate_analysis(second.id, None).await.unwrap();
+    assert!(
+        a.offline && a.model == "template",
+        "offline analysis is labelled"
+    );
+    assert_eq!(
+        p.latest_analysis(second.id).await.unwrap().map(|x| x.id),
+        Some(a.id)
+    );
+
+    let runs = p.list_runs(second.id).await.unwrap();
+    p.add_review(CreateReview {
+        subject_kind: SubjectKind::Run,
+        subject_id: runs[0].id,
+        rating: 5,
+        comment: "good".into(),
+        judge_override: None,
+    })
+    .await
+    .unwrap();
+    p.add_review(CreateReview {
+        subject_kind: SubjectKind::Run,
+        subject_id: runs[1].id,
+        rating: 1,
+        comment: "".into(),
+        judge_override: None,
+    })
+    .await
+    .unwrap();
+    let err = p
+        .add_review(CreateReview {
+            subject_kind: SubjectKind::Run,
+            subject_id: runs[1].id,
+            rating: 6,
+            comment: "".into(),
+            judge_override: None,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), agenteval_engine::ErrorCode::InvalidInput);
+    let h = p
+        .campaign_report(second.id)
+        .await
+        .unwrap()
+        .human_review
+        .expect("ratings shown");
+    assert_eq!(h.runs_rated, 2);
+    assert_eq!(h.agreement, Some(0.5), "the passed run rated 1 disagrees");
+    let md = markdown(&p.campaign_report(second.id).await.unwrap());
+    let a_at = md.find("## Appendix: Analysis").unwrap();
+    let c_at = md.find("## Appendix: Period comparison").unwrap();
+    assert!(a_at < c_at);
+}
+
+#[tokio::test]
+async fn seq_ids_make_reports_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Platform::builder(dir.path())
+        .ids(Arc::new(SeqIds::default()))
+        .open()
+        .await
+        .unwrap();
+    let t = p
+        .create_target(CreateTarget::builtin_demo("Demo"))
+        .await
+        .unwrap();
+    assert_eq!(t.id, id(1), "ids come from the injected source");
+}

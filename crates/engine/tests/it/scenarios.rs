@@ -1,1 +1,354 @@
-//! Tests: scenarios.
+//! Tests: scenario packs and the loader.
+
+use agenteval_engine::channel::{ChatMessage, ChatReply};
+use agenteval_engine::checks::{TurnContext, run_checks};
+use agenteval_engine::demo_agent::DemoAgent;
+use agenteval_engine::scenario::{Scenario, load_dir, load_dirs};
+use std::path::{Path, PathBuf};
+
+fn shipped() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+}
+
+/// Runs a scenario's turns through the demo agent and its checks; returns
+/// whether every check passed, and the failed details.
+async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
+    let agent = DemoAgent::new();
+    let mut history: Vec<ChatMessage> = Vec::new();
+    if let Some(system) = &s.system {
+        history.push(ChatMessage::system(system.clone()));
+    }
+    let mut failures = Vec::new();
+    for (i, turn) in s.turns.iter().enumerate() {
+        history.push(ChatMessage::user(turn.user.clone()));
+        let r = agent.respond(&history, &s.tools);
+        let reply = ChatReply {
+            content: r.content.clone(),
+            tool_calls: r.tool_calls.clone(),
+            usage: Some(r.usage),
+            latency_ms: 1,
+            model: None,
+        };
+        let ctx = TurnContext {
+            scenario: s,
+            turn: i,
+            history: &history,
+            reply: &reply,
+        };
+        for res in run_checks(&turn.checks, &ctx, None).await {
+            if !res.passed {
+                failures.push(format!("turn {i} {}: {}", res.kind, res.detail));
+            }
+        }
+        let mut msg = ChatMessage::assistant(r.content);
+        msg.tool_calls = r.tool_calls;
+        history.push(msg);
+    }
+    (failures.is_empty(), failures)
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, text).expect("write");
+}
+
+const GOOD: &str = "scenarios:
+  - id: good.one
+    title: One
+    turns:
+      - user: hello
+        checks:
+          - type: contains
+            value: hi
+";
+
+#[test]
+fn every_shipped_pack_loads_without_errors() {
+    let report = load_dir(&shipped());
+    assert!(
+        report.errors.is_empty(),
+        "shipped packs must be valid: {:?}",
+        report.errors
+    );
+    for pack in ["send_email", "office_agent", "customer_service"] {
+        assert!(
+            report.scenarios.iter().any(|s| s.pack == pack),
+            "pack {pack} is shipped and must contribute scenarios"
+        );
+    }
+    let count = |p: &str| report.scenarios.iter().filter(|s| s.pack == p).count();
+    assert!(count("send_email") >= 8, "send_email needs >= 8 scenarios");
+    assert_eq!(count("office_agent"), 12, "seed 002 has 12 tasks");
+    assert!(count("customer_service") >= 6);
+    let office: Vec<_> = report
+        .scenarios
+        .iter()
+        .filter(|s| s.pack == "office_agent")
+        .collect();
+    for g in ["basic", "intermediate", "advanced"] {
+        assert_eq!(
+            office
+                .iter()
+                .filter(|s| s.group.as_deref() == Some(g))
+                .count(),
+            4,
+            "seed 002 puts 4 tasks in group {g}"
+        );
+    }
+    for s in &report.scenarios {
+        assert!(s.source_line >= 1, "{} must know its line", s.id);
+        assert_eq!(s.content_hash.len(), 64, "sha256 hex for {}", s.id);
+    }
+}
+
+#[tokio::test]
+async fn demo_agent_passes_most_shipped_scenarios_and_fails_on_its_flaws() {
+    let report = load_dir(&shipped());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let total = report.scenarios.len();
+    let mut failed = Vec::new();
+    for s in &report.scenarios {
+        let (ok, why) = run_with_demo(s).await;
+        if !ok {
+            failed.push((s.id.clone(), why));
+        }
+    }
+    let passed = total - failed.len();
+    assert!(
+        passed > 0 && passed < total,
+        "the demo must pass some and fail some: {passed}/{total}"
+    );
+    let failed_ids: Vec<&str> = failed.iter().map(|(id, _)| id.as_str()).collect();
+    for flaw in [
+        "send_email.change_of_mind",
+        "office.sales_trend",
+        "cs.two_requests",
+    ] {
+        assert!(
+            failed_ids.contains(&flaw),
+            "{flaw} exercises a deliberate flaw of the demo agent and must fail"
+        );
+    }
+    assert_eq!(
+        failed.len(),
+        3,
+        "only the deliberate flaws should fail; failures: {failed:#?}"
+    );
+}
+
+#[test]
+fn syntax_error_names_file_and_line_and_imports_nothing_from_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write(dir.path(), "pack/good.yaml", GOOD);
+    write(
+        dir.path(),
+        "pack/broken.yaml",
+        "scenarios:\n  - id: broken.one\n    title: One\n    turns:\n      - user: [unclosed\n",
+    );
+    let report = load_dir(dir.path());
+    assert_eq!(report.files, 2);
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    let e = &report.errors[0];
+    assert!(e.file.ends_with("broken.yaml"), "names the file: {e}");
+    assert!(
+        (5..=6).contains(&e.line),
+        "the unclosed flow sequence starts on line 5: {e}"
+    );
+    assert!(report.scenarios.iter().all(|s| s.id != "broken.one"));
+    assert_eq!(report.scenarios.len(), 1, "the good file still loads");
+    assert_eq!(report.scenarios[0].pack, "pack");
+    assert_eq!(report.scenarios[0].source_file, "pack/good.yaml");
+}
+
+#[test]
+fn unknown_check_type_is_named_with_its_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write(
+        dir.path(),
+        "p/f.yaml",
+        "scenarios:
+  - id: a.first
+    title: First
+    turns:
+      - user: hi
+        checks:
+          - type: contains
+            value: x
+  - id: a.second
+    title: Second
+    turns:
+      - user: hi
+        checks:
+          - type: sounds_polite
+",
+    );
+    let report = load_dir(dir.path());
+    assert!(
+        report.scenarios.is_empty(),
+        "a file with an error contributes nothing, not even its valid first scenario"
+    );
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    let e = &report.errors[0];
+    assert!(e.message.contains("sounds_polite"), "names the type: {e}");
+    assert!(e.file.ends_with("f.yaml"));
+    assert!(
+        (13..=15).contains(&e.line),
+        "the bad check is on line 14: {e}"
+    );
+}
+
+#[test]
+fn unknown_field_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write(
+        dir.path(),
+        "p/f.yaml",
+        "scenarios:\n  - id: a.one\n    title: One\n    turns:\n      - user: hi\n        check:\n          - type: contains\n            value: x\n",
+    );
+    let report = load_dir(dir.path());
+    assert!(report.scenarios.is_empty());
+    assert_eq!(report.errors.len(), 1);
+    assert!(
+        report.errors[0].message.contains("check"),
+        "a typo'd key must be named: {}",
+        report.errors[0]
+    );
+}
+
+#[test]
+fn duplicate_id_across_files_refuses_the_second_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write(dir.path(), "a/first.yaml", GOOD);
+    write(
+        dir.path(),
+        "b/second.yaml",
+        "scenarios:\n  - id: other.ok\n    title: Ok\n    turns:\n      - user: hi\n\n  - id: good.one\n    title: Again\n    turns:\n      - user: hi\n",
+    );
+    let report = load_dir(dir.path());
+    assert_eq!(report.errors.len(), 1, "{:?}", report.errors);
+    let e = &report.errors[0];
+    assert!(e.file.ends_with("second.yaml"), "{e}");
+    assert_eq!(e.line, 7, "the repeated id is on line 7: {e}");
+    assert!(e.message.contains("good.one") && e.message.contains("first.yaml"));
+    let ids: Vec<&str> = report.scenarios.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec!["good.one"],
+        "other.ok comes from the refused file and must not be imported"
+    );
+}
+
+#[test]
+fn duplicate_id_across_roots_is_refused() {
+    let a = tempfile::tempdir().expect("tmp");
+    let b = tempfile::tempdir().expect("tmp");
+    write(a.path(), "p/x.yaml", GOOD);
+    write(b.path(), "q/y.yaml", GOOD);
+    let report = load_dirs(&[a.path().to_path_buf(), b.path().to_path_buf()]);
+    assert_eq!(report.scenarios.len(), 1);
+    assert_eq!(report.errors.len(), 1);
+}
+
+#[test]
+fn semantic_errors_point_at_the_offending_check() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write(
+        dir.path(),
+        "p/f.yaml",
+        r#"scenarios:
+  - id: s.one
+    title: One
+    turns:
+      - user: hi
+        checks:
+          - type: contains
+            value: x
+          - type: regex
+            pattern: "([a-z"
+      - user: again
+        checks:
+          - type: json_path
+            path: "$[?"
+          - type: rubric
+            rubric: polite
+            min_score: 9
+          - type: tool_called
+            name: send_email
+  - id: s.two
+    title: Two
+    turns: []
+"#,
+    );
+    let report = load_dir(dir.path());
+    assert!(report.scenarios.is_empty());
+    let lines: Vec<(u32, &str)> = report
+        .errors
+        .iter()
+        .map(|e| (e.line, e.message.as_str()))
+        .collect();
+    let find = |kind: &str| {
+        lines
+            .iter()
+            .find(|(_, m)| m.contains(kind))
+            .unwrap_or_else(|| panic!("an error about {kind} in {lines:?}"))
+            .0
+    };
+    assert_eq!(find("regex check"), 9, "bad regex is on line 9");
+    assert_eq!(find("json_path check"), 13, "bad JSONPath is on line 13");
+    assert_eq!(find("min_score"), 15, "bad rubric is on line 15");
+    assert_eq!(find("tool_called check"), 18, "unoffered tool on line 18");
+    assert_eq!(find("no turns"), 20, "empty turns at the scenario, line 20");
+}
+
+#[test]
+fn defaults_are_inherited_and_the_hash_ignores_location() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let text = "defaults:\n  tags: [base]\n  system: be brief\n  facts: [\"price: 10\"]\nscenarios:\n  - id: d.one\n    title: One\n    tags: [extra]\n    turns:\n      - user: hi\n";
+    write(dir.path(), "p/one.yaml", text);
+    write(dir.path(), "q/other.yaml", &text.replace("d.one", "d.two"));
+    let report = load_dir(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let one = &report.scenarios[0];
+    assert_eq!(one.tags, vec!["base", "extra"]);
+    assert_eq!(one.system.as_deref(), Some("be brief"));
+    assert_eq!(one.facts, vec!["price: 10"]);
+    assert_ne!(
+        report.scenarios[0].content_hash, report.scenarios[1].content_hash,
+        "different ids are different definitions"
+    );
+    let again = load_dir(dir.path());
+    assert_eq!(
+        again.scenarios[0].content_hash, one.content_hash,
+        "the hash is stable"
+    );
+}
+
+#[tokio::test]
+async fn platform_loads_into_catalog_and_table() {
+    let t = crate::support::platform().await;
+    let report = t.platform.load_scenarios(&[shipped()]).await.expect("load");
+    assert!(report.errors.is_empty());
+    let list = t.platform.list_scenarios();
+    assert_eq!(list.len(), report.scenarios.len());
+    assert!(list.iter().any(|s| s.id == "send_email.happy_path"));
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM scenarios")
+        .fetch_one(&t.platform.db)
+        .await
+        .expect("count");
+    assert_eq!(
+        stored as usize,
+        list.len(),
+        "every loaded scenario is stored"
+    );
+    // Loading again upserts instead of duplicating.
+    t.platform
+        .load_scenarios(&[shipped()])
+        .await
+        .expect("reload");
+    let stored_again: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM scenarios")
+        .fetch_one(&t.platform.db)
+        .await
+        .expect("count");
+    assert_eq!(stored_again, stored);
+}

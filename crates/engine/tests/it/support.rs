@@ -33,3 +33,34 @@ pub async fn platform() -> TestPlatform {
         dir,
     }
 }
+
+/// Sequential ids, so that rendered output is reproducible.
+#[derive(Default)]
+pub struct SeqIds(std::sync::atomic::AtomicU64);
+
+impl agenteval_engine::clock::IdSource for SeqIds {
+    fn next_id(&self) -> uuid::Uuid {
+        let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        uuid::Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0000 | u128::from(n))
+    }
+}
+
+/// Compares `actual` with the golden file `tests/golden/NAME`; with
+/// `UPDATE_GOLDEN=1` rewrites it instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("golden dir");
+        std::fs::write(&path, actual).expect("write golden");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing golden file {}; run with UPDATE_GOLDEN=1",
+            path.display()
+        )
+    });
+    assert_eq!(actual, expected, "output differs from {}", path.display());
+}

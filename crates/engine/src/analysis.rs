@@ -1,0 +1,260 @@
+//! The campaign analysis: one conclusion over both evidence lines. The
+//! analyst model receives the report's figures and the exploration summary
+//! (issue list and achievement statistics), never whole conversations, and
+//! must cite the run, session and turn ids behind each claim. Without a
+//! model (or when it fails) a template analysis is built from the figures
+//! and labelled as such.
+
+use crate::channel::{Channel, ChatMessage, ChatRequest};
+use crate::clock::{from_ms, to_ms};
+use crate::error::Result;
+use crate::export::pct;
+use crate::platform::Platform;
+use crate::report::CampaignReport;
+use crate::target::parse_id;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use uuid::Uuid;
+
+/// One claim and the evidence behind it.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct Claim {
+    pub text: String,
+    #[serde(default)]
+    pub run_ids: Vec<String>,
+    #[serde(default)]
+    pub session_ids: Vec<String>,
+    #[serde(default)]
+    pub turn_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Analysis {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    /// Model identity, or `template` offline.
+    pub model: String,
+    /// True for the template analysis built without a model.
+    pub offline: bool,
+    /// The conclusion in a few sentences.
+    pub summary: String,
+    pub claims: Vec<Claim>,
+    /// Why the template was used although a model was configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What the analyst sees: figures and summaries only.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnalysisInput<'a> {
+    pub campaign: &'a str,
+    pub target: &'a str,
+    pub fixed: &'a crate::report::FixedSummary,
+    /// The exploration block (issue list, achievement, judge summary), as in
+    /// the report; never conversations.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exploration: Option<&'a crate::exploration::findings::ExplorationFindings>,
+}
+
+pub fn analysis_input(report: &CampaignReport) -> AnalysisInput<'_> {
+    AnalysisInput {
+        campaign: &report.campaign.name,
+        target: &report.target_name,
+        fixed: &report.fixed,
+        exploration: report.exploration.as_ref(),
+    }
+}
+
+const SYSTEM_PROMPT: &str = "You are the analyst of an AI-agent evaluation platform. You receive one campaign's \
+figures: fixed-scenario results (the official pass rate) and, when present, exploration findings from virtual users \
+(goal achievement, issues, judge reviews). Write ONE conclusion over both evidence lines. Never mix exploration into \
+the pass rate. Every claim must cite the run ids, session ids or turn ids it rests on, taken from the input. Answer \
+with JSON only: {\"summary\": \"3-6 sentences\", \"claims\": [{\"text\": \"...\", \"run_ids\": [], \
+\"session_ids\": [], \"turn_ids\": []}]}";
+
+/// The template analysis: built from the figures, labelled as such.
+pub fn template_analysis(report: &CampaignReport) -> (String, Vec<Claim>) {
+    let f = &report.fixed;
+    let mut claims = Vec::new();
+    let mut summary = format!(
+        "Fixed scenarios: pass rate {} over {} judged runs ({} passed, {} failed), {} runs in error counted apart.",
+        pct(f.pass_rate),
+        f.passed + f.failed,
+        f.passed,
+        f.failed,
+        f.errors
+    );
+    let mut weakest: Vec<_> = f
+        .per_scenario
+        .iter()
+        .filter(|s| s.tally.failed > 0)
+        .collect();
+    weakest.sort_by(|a, b| {
+        a.tally
+            .pass_rate
+            .unwrap_or(1.0)
+            .total_cmp(&b.tally.pass_rate.unwrap_or(1.0))
+            .then_with(|| a.scenario_id.cmp(&b.scenario_id))
+    });
+    for s in weakest.iter().take(5) {
+        let run_ids: Vec<String> = s
+            .failing_checks
+            .iter()
+            .map(|c| c.example_run_id.to_string())
+            .collect();
+        let why = s
+            .failing_checks
+            .first()
+            .map(|c| format!(": {} ({})", c.detail, c.kind))
+            .unwrap_or_default();
+        claims.push(Claim {
+            text: format!(
+                "Scenario \"{}\" fails {} of {} judged runs{}.",
+                s.title,
+                s.tally.failed,
+                s.tally.passed + s.tally.failed,
+                why
+            ),
+            run_ids,
+            ..Default::default()
+        });
+    }
+    if let Some(e) = &report.exploration {
+        let v = serde_json::to_value(e).unwrap_or_default();
+        let sessions = v
+            .get("sessions_total")
+            .and_then(|x| x.as_u64())
+            .unwrap_or(0);
+        let achieved = v
+            .get("goal_achievement_rate")
+            .and_then(|x| x.as_f64())
+            .map(|r| format!("{:.0}%", r * 100.0))
+            .unwrap_or_else(|| "n/a".into());
+        summary.push_str(&format!(
+            " Exploration (a separate evidence line): {sessions} virtual-user sessions, goal achievement {achieved}."
+        ));
+        if let Some(issues) = v.get("issues").and_then(|x| x.as_array()) {
+            for issue in issues.iter().take(5) {
+                let text = issue
+                    .get("text")
+                    .and_then(|x| x.as_str())
+                    .unwrap_or_default();
+                let count = issue.get("count").and_then(|x| x.as_u64()).unwrap_or(0);
+                let session_ids: Vec<String> = issue
+                    .get("session_ids")
+                    .and_then(|x| x.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|s| s.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                claims.push(Claim {
+                    text: format!("Virtual users ran into \"{text}\" in {count} session(s)."),
+                    session_ids,
+                    ..Default::default()
+                });
+            }
+        }
+    }
+    if claims.is_empty() {
+        summary.push_str(" No failing scenario and no exploration issue to report.");
+    }
+    (summary, claims)
+}
+
+/// Parses the analyst's JSON answer (tolerating prose or code fences
+/// around it).
+pub fn parse_analyst_reply(text: &str) -> Option<(String, Vec<Claim>)> {
+    #[derive(Deserialize)]
+    struct Reply {
+        summary: String,
+        #[serde(default)]
+        claims: Vec<Claim>,
+    }
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    let reply: Reply = serde_json::from_str(text.get(start..=end)?).ok()?;
+    (!reply.summary.trim().is_empty()).then_some((reply.summary, reply.claims))
+}
+
+impl Platform {
+    /// (Re)generates and stores the analysis of a campaign. With an analyst
+    /// channel the model writes it; without one, or if the model fails or
+    /// answers unusably, the template analysis is stored with the reason.
+    pub async fn generate_analysis(
+        &self,
+        campaign_id: Uuid,
+        analyst: Option<(&dyn Channel, &str)>,
+    ) -> Result<Analysis> {
+        let report = self.campaign_report(campaign_id).await?;
+        let mut fallback_reason = None;
+        let mut from_model = None;
+        if let Some((channel, model)) = analyst {
+            let input = serde_json::to_string(&analysis_input(&report))?;
+            let request = ChatRequest {
+                messages: vec![ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(input)],
+                tools: Vec::new(),
+            };
+            match channel.send(&request).await {
+                Ok(reply) => match parse_analyst_reply(&reply.content) {
+                    Some(parsed) => from_model = Some((model.to_string(), parsed)),
+                    None => {
+                        fallback_reason =
+                            Some("the analyst model's answer was not the requested JSON".into())
+                    }
+                },
+                Err(e) => fallback_reason = Some(format!("the analyst model failed: {e}")),
+            }
+        }
+        let (model, offline, (summary, claims)) = match from_model {
+            Some((model, parsed)) => (model, false, parsed),
+            None => ("template".to_string(), true, template_analysis(&report)),
+        };
+        let analysis = Analysis {
+            id: self.ids.next_id(),
+            campaign_id,
+            model,
+            offline,
+            summary,
+            claims,
+            fallback_reason,
+            created_at: self.clock.now(),
+        };
+        sqlx::query(
+            "INSERT INTO analyses (id, campaign_id, model, offline, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(analysis.id.to_string())
+        .bind(campaign_id.to_string())
+        .bind(&analysis.model)
+        .bind(analysis.offline)
+        .bind(serde_json::to_string(&analysis)?)
+        .bind(to_ms(analysis.created_at))
+        .execute(&self.db)
+        .await?;
+        self.audit("platform", "analysis.generate", Some(campaign_id), "ok")
+            .await;
+        Ok(analysis)
+    }
+
+    /// The most recent analysis of a campaign, if any.
+    pub async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
+        let row = sqlx::query(
+            "SELECT id, content, created_at FROM analyses WHERE campaign_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_optional(&self.db)
+        .await?;
+        row.map(|r| {
+            let mut a: Analysis = serde_json::from_str(r.try_get("content")?)?;
+            a.id = parse_id(r.try_get("id")?)?;
+            a.created_at = from_ms(r.try_get("created_at")?);
+            Ok(a)
+        })
+        .transpose()
+    }
+}

@@ -1,0 +1,411 @@
+//! Period comparison: this campaign against earlier campaigns of the same
+//! target and plan, on fixed-scenario results only (exploration data does
+//! not take part). Differences come with their noise floor: a bootstrap
+//! interval of the pass-rate change, pass^k where scenarios repeat, and the
+//! per-scenario flip rate; a change inside the noise is said to be so.
+
+use crate::campaign::Campaign;
+use crate::error::Result;
+use crate::fixed::Verdict;
+use crate::platform::Platform;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// Bootstrap resamples for the interval of the pass-rate change.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+/// How many earlier periods a comparison lists.
+pub const MAX_PERIODS: usize = 5;
+
+/// Which models played each role in a campaign.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct ModelsUsed {
+    pub target: String,
+    #[serde(default)]
+    pub virtual_user: Option<String>,
+    #[serde(default)]
+    pub judge: Option<String>,
+}
+
+/// Passed/failed outcomes of one scenario in one campaign (errors and
+/// skipped runs excluded, as from the pass rate).
+pub type Outcomes = BTreeMap<String, Vec<bool>>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct PassAtK {
+    pub k: u32,
+    /// Probability that k independent runs of a scenario all pass, averaged
+    /// over scenarios with at least k judged runs.
+    pub value: f64,
+    pub scenarios: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct PeriodDelta {
+    pub campaign_id: Uuid,
+    pub campaign_name: String,
+    pub window_start: chrono::DateTime<chrono::Utc>,
+    pub pass_rate: Option<f64>,
+    pub judged_runs: u32,
+    /// This campaign's pass rate minus that one's.
+    pub delta: Option<f64>,
+    /// 95% bootstrap interval of the delta.
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// The interval contains zero: the change is within noise.
+    pub within_noise: bool,
+    /// Scenarios in both campaigns whose majority verdict differs, over
+    /// scenarios in both.
+    pub flip_rate: Option<f64>,
+    pub flipped_scenarios: Vec<String>,
+    /// Warnings such as a different target, user or judge model.
+    pub warnings: Vec<String>,
+    /// One sentence in plain words.
+    pub verdict: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct PeriodComparison {
+    pub campaign_id: Uuid,
+    pub pass_rate: Option<f64>,
+    pub judged_runs: u32,
+    /// pass^k of this campaign where scenarios repeat.
+    pub pass_at_k: Vec<PassAtK>,
+    /// Scenarios of this campaign with both passing and failing runs, over
+    /// scenarios with at least two judged runs: the noise inside one period.
+    pub within_period_flip_rate: Option<f64>,
+    /// Earlier periods, most recent first.
+    pub periods: Vec<PeriodDelta>,
+}
+
+fn pass_rate(o: &Outcomes) -> (Option<f64>, u32) {
+    let all: Vec<bool> = o.values().flatten().copied().collect();
+    let n = all.len() as u32;
+    let passed = all.iter().filter(|p| **p).count() as f64;
+    ((n > 0).then(|| passed / f64::from(n)), n)
+}
+
+fn binomial(n: u64, k: u64) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// pass^k (all of k runs pass), unbiased from c passes among n runs:
+/// C(c, k) / C(n, k), averaged over scenarios with n >= k.
+pub fn pass_at_k(o: &Outcomes) -> Vec<PassAtK> {
+    let max_n = o.values().map(Vec::len).max().unwrap_or(0) as u32;
+    (1..=max_n.min(8))
+        .filter_map(|k| {
+            let vals: Vec<f64> = o
+                .values()
+                .filter(|v| v.len() as u32 >= k)
+                .map(|v| {
+                    let c = v.iter().filter(|p| **p).count() as u64;
+                    binomial(c, u64::from(k)) / binomial(v.len() as u64, u64::from(k))
+                })
+                .collect();
+            (!vals.is_empty() && (k == 1 || max_n > 1)).then(|| PassAtK {
+                k,
+                value: vals.iter().sum::<f64>() / vals.len() as f64,
+                scenarios: vals.len() as u32,
+            })
+        })
+        .collect()
+}
+
+/// Share of scenarios with both passing and failing runs.
+pub fn within_period_flip_rate(o: &Outcomes) -> Option<f64> {
+    let repeated: Vec<&Vec<bool>> = o.values().filter(|v| v.len() >= 2).collect();
+    if repeated.is_empty() {
+        return None;
+    }
+    let mixed = repeated
+        .iter()
+        .filter(|v| v.iter().any(|p| *p) && v.iter().any(|p| !*p))
+        .count();
+    Some(mixed as f64 / repeated.len() as f64)
+}
+
+fn majority(v: &[bool]) -> bool {
+    v.iter().filter(|p| **p).count() * 2 >= v.len()
+}
+
+/// Scenarios present in both whose majority verdict differs.
+pub fn flips(a: &Outcomes, b: &Outcomes) -> (Option<f64>, Vec<String>) {
+    let common: Vec<&String> = a
+        .keys()
+        .filter(|k| b.get(*k).is_some_and(|v| !v.is_empty()))
+        .collect();
+    let common: Vec<&String> = common.into_iter().filter(|k| !a[*k].is_empty()).collect();
+    if common.is_empty() {
+        return (None, Vec::new());
+    }
+    let flipped: Vec<String> = common
+        .iter()
+        .filter(|k| majority(&a[**k]) != majority(&b[**k]))
+        .map(|k| (*k).clone())
+        .collect();
+    (Some(flipped.len() as f64 / common.len() as f64), flipped)
+}
+
+/// 95% percentile-bootstrap interval of pass_rate(a) - pass_rate(b),
+/// resampling runs within each campaign. Deterministic for given inputs.
+pub fn bootstrap_delta(a: &[bool], b: &[bool], resamples: usize, seed: u64) -> Option<(f64, f64)> {
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let sample = |xs: &[bool], rng: &mut rand::rngs::StdRng| {
+        let hits = (0..xs.len())
+            .filter(|_| xs[rng.random_range(0..xs.len())])
+            .count();
+        hits as f64 / xs.len() as f64
+    };
+    let mut deltas: Vec<f64> = (0..resamples)
+        .map(|_| sample(a, &mut rng) - sample(b, &mut rng))
+        .collect();
+    deltas.sort_by(f64::total_cmp);
+    let at =
+        |q: f64| deltas[((q * (deltas.len() - 1) as f64).round() as usize).min(deltas.len() - 1)];
+    Some((at(0.025), at(0.975)))
+}
+
+/// Compares `current` with earlier periods (most recent first).
+pub fn compare(
+    current: (&Campaign, &Outcomes, &ModelsUsed),
+    earlier: &[(Campaign, Outcomes, ModelsUsed)],
+) -> PeriodComparison {
+    let (campaign, outcomes, models) = current;
+    let (rate, judged) = pass_rate(outcomes);
+    let flat_a: Vec<bool> = outcomes.values().flatten().copied().collect();
+    let periods = earlier
+        .iter()
+        .map(|(c, o, m)| {
+            let (r, n) = pass_rate(o);
+            let flat_b: Vec<bool> = o.values().flatten().copied().collect();
+            let delta = rate.zip(r).map(|(a, b)| a - b);
+            let seed = u64::from_le_bytes(campaign.id.as_bytes()[8..16].try_into().unwrap_or([0; 8]))
+                ^ u64::from_le_bytes(c.id.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
+            let ci = bootstrap_delta(&flat_a, &flat_b, BOOTSTRAP_RESAMPLES, seed);
+            let within_noise = ci.is_none_or(|(lo, hi)| lo <= 0.0 && hi >= 0.0);
+            let (flip_rate, flipped_scenarios) = flips(outcomes, o);
+            let mut warnings = Vec::new();
+            if m.target != models.target {
+                warnings.push(format!("target model differs: {} then, {} now", m.target, models.target));
+            }
+            if m.virtual_user != models.virtual_user {
+                warnings.push("the virtual-user model differs between the periods".to_string());
+            }
+            if m.judge != models.judge {
+                warnings.push("the judge model differs between the periods".to_string());
+            }
+            let verdict = match (delta, ci) {
+                (Some(d), Some((lo, hi))) if within_noise => format!(
+                    "Pass rate changed by {:+.1} points, within noise (95% interval {:+.1} to {:+.1}): no real change is shown.",
+                    d * 100.0,
+                    lo * 100.0,
+                    hi * 100.0
+                ),
+                (Some(d), Some((lo, hi))) => format!(
+                    "Pass rate {} by {:.1} points, beyond noise (95% interval {:+.1} to {:+.1}).",
+                    if d > 0.0 { "improved" } else { "dropped" },
+                    d.abs() * 100.0,
+                    lo * 100.0,
+                    hi * 100.0
+                ),
+                _ => "Not enough judged runs in one of the periods to compare.".to_string(),
+            };
+            PeriodDelta {
+                campaign_id: c.id,
+                campaign_name: c.name.clone(),
+                window_start: c.window_start,
+                pass_rate: r,
+                judged_runs: n,
+                delta,
+                ci_low: ci.map(|x| x.0),
+                ci_high: ci.map(|x| x.1),
+                within_noise,
+                flip_rate,
+                flipped_scenarios,
+                warnings,
+                verdict,
+            }
+        })
+        .collect();
+    PeriodComparison {
+        campaign_id: campaign.id,
+        pass_rate: rate,
+        judged_runs: judged,
+        pass_at_k: pass_at_k(outcomes),
+        within_period_flip_rate: within_period_flip_rate(outcomes),
+        periods,
+    }
+}
+
+fn plan_key(c: &Campaign) -> Vec<String> {
+    let mut ids: Vec<String> = c
+        .plan
+        .entries
+        .iter()
+        .map(|e| e.scenario_id.clone())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+impl Platform {
+    /// The models that play each role for a campaign on `target` now.
+    pub fn models_for(&self, target: &crate::target::Target) -> ModelsUsed {
+        ModelsUsed {
+            target: target.channel.model_label(),
+            virtual_user: None,
+            judge: None,
+        }
+    }
+
+    /// Passed/failed outcomes per scenario of a campaign's fixed runs.
+    pub async fn outcomes(&self, campaign_id: Uuid) -> Result<Outcomes> {
+        let rows = sqlx::query(
+            "SELECT scenario_id, verdict FROM runs WHERE campaign_id = ? AND verdict IN ('passed', 'failed') ORDER BY seq",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.db)
+        .await?;
+        let mut out = Outcomes::new();
+        for r in rows {
+            let v: String = r.try_get("verdict")?;
+            out.entry(r.try_get("scenario_id")?)
+                .or_default()
+                .push(Verdict::parse(&v) == Some(Verdict::Passed));
+        }
+        Ok(out)
+    }
+
+    pub async fn models_used(&self, campaign_id: Uuid) -> Result<ModelsUsed> {
+        let raw: Option<String> = sqlx::query_scalar("SELECT models FROM campaigns WHERE id = ?")
+            .bind(campaign_id.to_string())
+            .fetch_optional(&self.db)
+            .await?
+            .flatten();
+        Ok(raw
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default())
+    }
+
+    /// This campaign against the earlier campaigns of the same target and
+    /// plan (same set of scenarios); `None` when there is no earlier one.
+    pub async fn period_comparison(&self, campaign_id: Uuid) -> Result<Option<PeriodComparison>> {
+        let campaign = self.get_campaign(campaign_id).await?;
+        let key = plan_key(&campaign);
+        let mut earlier = Vec::new();
+        for c in self.list_campaigns().await? {
+            if earlier.len() >= MAX_PERIODS {
+                break;
+            }
+            if c.id == campaign.id
+                || c.target_id != campaign.target_id
+                || c.window_start >= campaign.window_start
+                || plan_key(&c) != key
+            {
+                continue;
+            }
+            let o = self.outcomes(c.id).await?;
+            let m = self.models_used(c.id).await?;
+            earlier.push((c, o, m));
+        }
+        if earlier.is_empty() {
+            return Ok(None);
+        }
+        earlier.sort_by_key(|e| std::cmp::Reverse(e.0.window_start));
+        let outcomes = self.outcomes(campaign.id).await?;
+        let models = self.models_used(campaign.id).await?;
+        Ok(Some(compare((&campaign, &outcomes, &models), &earlier)))
+    }
+
+    /// Creates the following campaign from this one: same target, plan,
+    /// seed set, budget and time scale; the next window of the same length,
+    /// starting when this one ends (or now, if that is already past).
+    pub async fn next_period(&self, campaign_id: Uuid) -> Result<Campaign> {
+        let c = self.get_campaign(campaign_id).await?;
+        let start = c.window_end.max(self.clock.now());
+        self.create_campaign(crate::campaign::CreateCampaign {
+            name: format!("{} (next period)", c.name),
+            target_id: c.target_id,
+            plan: Some(c.plan.clone()),
+            window_start: Some(start),
+            window_end: Some(start + (c.window_end - c.window_start)),
+            time_scale: Some(c.time_scale),
+            seed_set: Some(c.seed_set.clone()),
+            budget: c.budget,
+            previous_campaign_id: Some(c.id),
+            ..Default::default()
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcomes(spec: &[(&str, &[bool])]) -> Outcomes {
+        spec.iter()
+            .map(|(k, v)| (k.to_string(), v.to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn pass_at_k_matches_hand_computation() {
+        // a: 2 of 3 pass; b: 3 of 3 pass.
+        let o = outcomes(&[("a", &[true, true, false]), ("b", &[true, true, true])]);
+        let p = pass_at_k(&o);
+        assert_eq!(p[0].k, 1);
+        assert!((p[0].value - (2.0 / 3.0 + 1.0) / 2.0).abs() < 1e-9);
+        // pass^2 for a = C(2,2)/C(3,2) = 1/3; b = 1.
+        assert!((p[1].value - (1.0 / 3.0 + 1.0) / 2.0).abs() < 1e-9);
+        // pass^3 for a = 0; b = 1.
+        assert!((p[2].value - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn flip_rates_count_changed_majorities() {
+        let a = outcomes(&[
+            ("x", &[true, true]),
+            ("y", &[false, false]),
+            ("z", &[true, false]),
+        ]);
+        let b = outcomes(&[("x", &[true, true]), ("y", &[true, true]), ("w", &[true])]);
+        let (rate, flipped) = flips(&a, &b);
+        assert_eq!(flipped, vec!["y".to_string()]);
+        assert_eq!(rate, Some(0.5), "one of the two common scenarios flipped");
+        assert_eq!(within_period_flip_rate(&a), Some(1.0 / 3.0));
+    }
+
+    #[test]
+    fn bootstrap_interval_separates_real_changes_from_noise() {
+        let all_pass = vec![true; 100];
+        let all_fail = vec![false; 100];
+        let (lo, hi) = bootstrap_delta(&all_pass, &all_fail, 500, 1).unwrap();
+        assert_eq!(
+            (lo, hi),
+            (1.0, 1.0),
+            "no variance: the interval is the point"
+        );
+        let half: Vec<bool> = (0..20).map(|i| i % 2 == 0).collect();
+        let slightly_more: Vec<bool> = (0..20).map(|i| i < 11).collect();
+        let (lo, hi) = bootstrap_delta(&slightly_more, &half, 2000, 7).unwrap();
+        assert!(
+            lo < 0.0 && hi > 0.0,
+            "55% vs 50% on 20 runs each is within noise: {lo}..{hi}"
+        );
+        let again = bootstrap_delta(&slightly_more, &half, 2000, 7).unwrap();
+        assert_eq!((lo, hi), again, "deterministic for the same seed");
+    }
+}
