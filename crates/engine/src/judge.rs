@@ -86,6 +86,9 @@ impl Grade {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct JudgeFinding {
     pub grade: Grade,
+    /// The same as `grade`, under the name generic report readers look for.
+    #[serde(default)]
+    pub severity: Option<Grade>,
     /// `attitude`, `professionalism`, `hallucination` or `simulator`.
     pub dimension: String,
     pub text: String,
@@ -139,8 +142,9 @@ pub struct SampleInfo {
 ///     "professionalism": {"score": 1-5, "evidence": "..."},
 ///     "hallucination":   {"score": 1-5, "evidence": "..."}   // 5 = nothing invented
 ///   },
-///   "findings": [{"grade": "good"|"fair"|"poor", "dimension": "attitude"|"professionalism"|"hallucination"|"simulator", "text": "...", "turn": 2}],
+///   "findings": [{"grade": "good"|"fair"|"poor", "severity": same as grade, "dimension": "attitude"|"professionalism"|"hallucination"|"simulator", "text": "...", "turn": 2}],
 ///   "simulator": {"in_persona": true, "quit_early": false, "invented_facts": false, "simulator_fault": false},
+///   "simulator_fault": false,                       // copy of simulator.simulator_fault
 ///   "sample": {"rounds": 3, "messages": 6, "max_chars": 500},
 ///   "error": "set only when the review failed (judge_status 'failed'); dimensions and simulator are then absent"
 /// }
@@ -158,10 +162,26 @@ pub struct JudgeReview {
     pub findings: Vec<JudgeFinding>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulator: Option<SimulatorReview>,
+    /// `simulator.simulator_fault`, at the top for readers that count
+    /// simulator faults without knowing the simulator block.
+    #[serde(default)]
+    pub simulator_fault: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<SampleInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+impl JudgeReview {
+    /// Fills the mirrored fields (`severity`, `simulator_fault`) before the
+    /// review is stored.
+    pub fn finalize(mut self) -> Self {
+        for f in &mut self.findings {
+            f.severity = Some(f.grade);
+        }
+        self.simulator_fault = self.simulator.is_some_and(|s| s.simulator_fault);
+        self
+    }
 }
 
 /// How much of a conversation the judge model sees.
@@ -400,6 +420,7 @@ pub fn parse_judge_output(
                     }
                     Some(JudgeFinding {
                         grade: Grade::parse(f.get("grade").and_then(Value::as_str)?)?,
+                        severity: None,
                         dimension: f
                             .get("dimension")
                             .and_then(Value::as_str)
@@ -460,9 +481,11 @@ pub async fn model_review(
                     dimensions: Some(dimensions),
                     findings,
                     simulator: Some(simulator),
+                    simulator_fault: false,
                     sample: Some(info),
                     error: None,
-                });
+                }
+                .finalize());
             }
             Err(why) if attempt == 0 => {
                 messages.push(ChatMessage::assistant(reply.content));
@@ -518,6 +541,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     let mut finding = |grade, dimension: &str, text: String, turn: Option<u32>| {
         findings.push(JudgeFinding {
             grade,
+            severity: None,
             dimension: dimension.into(),
             text,
             turn,
@@ -716,6 +740,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             invented_facts,
             simulator_fault,
         }),
+        simulator_fault: false,
         sample: Some(SampleInfo {
             rounds: all.len() as u32,
             messages: session.messages.len() as u32,
@@ -723,6 +748,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         }),
         error: None,
     }
+    .finalize()
 }
 
 /// A user may repeat a figure the target said (e.g. a confirmation number).
@@ -811,6 +837,7 @@ pub async fn review_session(
                         dimensions: None,
                         findings: Vec::new(),
                         simulator: None,
+                        simulator_fault: false,
                         sample: None,
                         error: Some(error),
                     },
@@ -819,6 +846,7 @@ pub async fn review_session(
             }
         },
     };
+    let review = review.finalize();
     let now = to_ms(platform.clock.now());
     // Only a still-pending row is written: a concurrent reviewer that
     // finished first keeps its result.

@@ -107,7 +107,8 @@ pub struct UserTurn {
     pub message: Option<String>,
 }
 
-/// The virtual user's structured self-report at close (体验记录).
+/// The virtual user's structured self-report at close (体验记录), as filed;
+/// the platform normalises it (emotion allow-list, limits) on close.
 #[derive(
     Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
@@ -122,33 +123,7 @@ pub struct ExperienceRecord {
 }
 
 /// Why a session ended (DESIGN §11: every session ends with a reason).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum EndReason {
-    UserGoalMet,
-    UserGaveUp,
-    MaxTurns,
-    TargetError,
-    SimulatorError,
-    BudgetExhausted,
-    Expired,
-}
-
-impl EndReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::UserGoalMet => "user_goal_met",
-            Self::UserGaveUp => "user_gave_up",
-            Self::MaxTurns => "max_turns",
-            Self::TargetError => "target_error",
-            Self::SimulatorError => "simulator_error",
-            Self::BudgetExhausted => "budget_exhausted",
-            Self::Expired => "expired",
-        }
-    }
-}
+pub use crate::exploration::EndReason;
 
 /// The virtual user could not produce a usable turn or record (a model's
 /// malformed output after the retry, or the model being unreachable).

@@ -702,7 +702,7 @@ impl PersonaEngine {
             (true, _) if blockers.is_empty() && self.misled.is_empty() => "satisfied",
             (true, _) => "neutral",
             (false, EndReason::UserGaveUp) => "frustrated",
-            (false, EndReason::MaxTurns) => "impatient",
+            (false, EndReason::MaxTurns) => "frustrated",
             (false, EndReason::TargetError) => "confused",
             _ => "neutral",
         };

@@ -5,6 +5,8 @@
 
 use super::{Decision, EndReason, ExperienceRecord, Speaker, Utterance, VirtualUser};
 use crate::error::{ErrorCode, Result};
+use crate::exploration::{CloseSession, SendMessage};
+use crate::platform::Platform;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -24,6 +26,47 @@ pub trait SessionPort: Send + Sync {
     ) -> Result<()>;
     /// Marks the session failed (the target could not be reached).
     async fn fail(&self, session_id: Uuid, reason: &str, end: EndReason) -> Result<()>;
+}
+
+#[async_trait::async_trait]
+impl SessionPort for Platform {
+    async fn send(&self, session_id: Uuid, content: &str) -> Result<String> {
+        let reply = self
+            .send_message(
+                session_id,
+                SendMessage {
+                    content: content.to_string(),
+                },
+            )
+            .await?;
+        Ok(reply.reply)
+    }
+
+    async fn close(
+        &self,
+        session_id: Uuid,
+        record: &ExperienceRecord,
+        end: EndReason,
+    ) -> Result<()> {
+        self.close_session(
+            session_id,
+            CloseSession {
+                goal_achieved: record.goal_achieved,
+                blockers: Some(record.blockers.clone()),
+                misled: Some(record.misled.clone()),
+                emotion: Some(record.emotion.clone()),
+                notes: Some(record.notes.clone()),
+                end_reason: Some(end),
+            },
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn fail(&self, session_id: Uuid, reason: &str, end: EndReason) -> Result<()> {
+        self.fail_session(session_id, reason, end).await?;
+        Ok(())
+    }
 }
 
 /// How a session went.

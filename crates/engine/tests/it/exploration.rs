@@ -6,8 +6,8 @@ use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, Goal, Persona, SeedSet};
 use agenteval_engine::exploration::findings::{SessionFacts, aggregate, campaign_findings};
 use agenteval_engine::exploration::{
-    CloseSession, CreateSession, EndReason, ExperienceRecord, SeedRef, SendMessage,
-    SessionStatus, Trigger, normalize_emotion,
+    CloseSession, CreateSession, EndReason, ExperienceRecord, SeedRef, SendMessage, SessionStatus,
+    Trigger, normalize_emotion,
 };
 use agenteval_engine::target::CreateTarget;
 use chrono::Duration;
@@ -138,7 +138,10 @@ async fn an_ended_window_stops_exploration_before_finalize() {
     assert_eq!(s.status, SessionStatus::Expired, "expired on first contact");
     assert_eq!(s.end_reason, Some(EndReason::Expired));
     let report = tp.platform.patrol().await.expect("patrol");
-    assert!(report.campaigns.is_empty(), "an ended window is not patrolled");
+    assert!(
+        report.campaigns.is_empty(),
+        "an ended window is not patrolled"
+    );
 }
 
 #[tokio::test]
@@ -157,7 +160,10 @@ async fn fail_session_ends_it_once() {
         .expect("fail");
     assert_eq!(failed.status, SessionStatus::Failed);
     assert_eq!(failed.end_reason, Some(EndReason::SimulatorError));
-    assert_eq!(failed.failure_reason.as_deref(), Some("model returned nothing"));
+    assert_eq!(
+        failed.failure_reason.as_deref(),
+        Some("model returned nothing")
+    );
     let err = tp
         .platform
         .fail_session(s.id, "again", EndReason::SimulatorError)
@@ -225,9 +231,17 @@ async fn messages_and_close_update_the_session_and_the_ledger() {
         )
         .await
         .expect("close");
-    assert_eq!(closed.end_reason, Some(EndReason::UserGaveUp), "default when not achieved");
+    assert_eq!(
+        closed.end_reason,
+        Some(EndReason::UserGaveUp),
+        "default when not achieved"
+    );
     assert_eq!(closed.judge_status, "pending");
-    let transcript = tp.platform.session_messages(s.id).await.expect("transcript");
+    let transcript = tp
+        .platform
+        .session_messages(s.id)
+        .await
+        .expect("transcript");
     assert_eq!(transcript.messages.len(), 2);
 
     let ledger = tp.platform.ledger(c.id).await.expect("ledger");
@@ -241,7 +255,11 @@ async fn messages_and_close_update_the_session_and_the_ledger() {
             ("create".into(), true, None),
             ("message".into(), true, None),
             ("message".into(), false, Some(ErrorCode::TurnLimitReached)),
-            ("create".into(), false, Some(ErrorCode::SessionBudgetExhausted)),
+            (
+                "create".into(),
+                false,
+                Some(ErrorCode::SessionBudgetExhausted)
+            ),
             ("close".into(), true, None),
         ],
         "one row per decision, refusals with their reason"
@@ -277,7 +295,9 @@ async fn no_findings_without_sessions() {
     let tp = platform().await;
     let c = campaign(&tp, 1.0, 24.0, Budget::default()).await;
     assert_eq!(
-        campaign_findings(&tp.platform.db, c.id).await.expect("findings"),
+        campaign_findings(&tp.platform.db, c.id)
+            .await
+            .expect("findings"),
         None
     );
     let report = tp.platform.campaign_report(c.id).await.expect("report");
@@ -359,7 +379,10 @@ fn findings_aggregate_issues_judge_and_coverage() {
     assert_eq!(f.issues[0].session_ids, vec![a.id, b.id]);
     assert_eq!(f.issues[1].text, "No confirmation");
     assert_eq!(f.emotions["satisfied"], 2);
-    assert_eq!((f.judge.reviewed, f.judge.pending, f.judge.failed), (2, 1, 0));
+    assert_eq!(
+        (f.judge.reviewed, f.judge.pending, f.judge.failed),
+        (2, 1, 0)
+    );
     assert_eq!(f.judge.dimensions["attitude"].average, 3.0);
     assert_eq!(f.judge.dimensions["attitude"].count, 2);
     assert_eq!(f.judge.dimensions["hallucination"].average, 5.0);
