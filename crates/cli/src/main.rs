@@ -63,6 +63,9 @@ enum Command {
     DemoTarget {
         #[arg(long, default_value = "127.0.0.1:8788")]
         bind: SocketAddr,
+        /// Milliseconds to wait before every answer, to simulate a slow model.
+        #[arg(long, default_value_t = 0)]
+        latency_ms: u64,
     },
     /// Scenario packs: validate, or derive from a skill manifest.
     Scenarios {
@@ -168,8 +171,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(serve(data_dir, bind, api_key, scenarios, ui_dir))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::DemoTarget { bind } => {
-            runtime()?.block_on(agenteval_server::demo_target::serve(bind))?;
+        Command::DemoTarget { bind, latency_ms } => {
+            let options = agenteval_server::demo_target::DemoTargetOptions {
+                latency: std::time::Duration::from_millis(latency_ms),
+            };
+            runtime()?.block_on(agenteval_server::demo_target::serve_with(bind, options))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Scenarios {
@@ -263,13 +269,14 @@ pub fn user_error(e: agenteval_engine::Error) -> anyhow::Error {
 /// Loads the scenario packs under `dir`, reporting invalid files; returns
 /// how many scenarios were loaded.
 pub async fn load_scenarios(platform: &Platform, dir: &Path) -> anyhow::Result<usize> {
-    let loaded = agenteval_engine::scenario::load_dir(dir);
+    let loaded = platform
+        .load_scenarios(&[dir.to_path_buf()])
+        .await
+        .map_err(user_error)?;
     for e in &loaded.errors {
         eprintln!("  scenario error: {e}");
     }
-    let n = loaded.scenarios.len();
-    platform.scenarios.insert_all(loaded.scenarios);
-    Ok(n)
+    Ok(loaded.scenarios.len())
 }
 
 async fn serve(

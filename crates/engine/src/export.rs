@@ -28,6 +28,24 @@ pub fn escape_inline(text: &str) -> String {
     out
 }
 
+/// Text for a code span: backticks cannot close it, pipes cannot split a
+/// table cell, and it stays on one line.
+pub fn code(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| {
+            if c == '`' {
+                '\''
+            } else if c.is_control() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("`{}`", clean.replace('|', "\\|"))
+}
+
 /// Truncates to at most `max` characters, marking the cut.
 pub fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -138,9 +156,9 @@ pub fn markdown(report: &CampaignReport) -> String {
         for s in &f.per_scenario {
             let _ = writeln!(
                 md,
-                "| {} (`{}`) | {} | {} | {} |",
+                "| {} ({}) | {} | {} | {} |",
                 escape_inline(&s.title),
-                escape_inline(&s.scenario_id).replace('`', ""),
+                code(&s.scenario_id),
                 escape_inline(&s.pack),
                 s.runs,
                 tally_cells(&s.tally)
@@ -181,9 +199,9 @@ pub fn markdown(report: &CampaignReport) -> String {
         for (s, c) in failing {
             let _ = writeln!(
                 md,
-                "- **{}** · `{}` × {}: {} (e.g. run `{}`)",
+                "- **{}** · {} × {}: {} (e.g. run `{}`)",
                 escape_inline(&s.title),
-                c.kind,
+                code(&c.kind),
                 c.count,
                 escape_inline(&truncate(&c.detail, 300)),
                 c.example_run_id

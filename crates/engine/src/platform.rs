@@ -38,7 +38,6 @@ pub struct Platform {
     channels: Mutex<HashMap<Uuid, Arc<dyn Channel>>>,
     /// Serialises budget decisions (check + action) inside this process;
     /// the transaction keeps them atomic in the database.
-    #[allow(dead_code)]
     pub(crate) ledger_lock: tokio::sync::Mutex<()>,
 }
 

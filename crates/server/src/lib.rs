@@ -1,12 +1,32 @@
 //! AgentEval HTTP API: an axum router over the engine's operations.
-//! (Implementation in progress.)
+//!
+//! Every route is under `/api` and needs the `X-API-Key` header, except
+//! `GET /api/health`. Errors are `{code, message, suggestion}` with the
+//! status from [`error::status_of`]. When a built UI folder is given it is
+//! served at `/`.
 
 pub mod demo_target;
+pub mod error;
+pub mod openapi;
+pub mod routes;
 
-use agenteval_engine::Platform;
+use agenteval_engine::{ErrorCode, Platform};
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use subtle::ConstantTimeEq;
+use tokio::task::JoinHandle;
+use tower::ServiceExt;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::trace::TraceLayer;
+
+/// Largest request body accepted.
+pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// How `agenteval serve` runs the API.
 #[derive(Debug, Clone)]
@@ -17,7 +37,155 @@ pub struct ServeConfig {
     pub ui_dir: Option<PathBuf>,
 }
 
-/// Serves the API until the process is stopped.
-pub async fn serve(_platform: Arc<Platform>, _config: ServeConfig) -> anyhow::Result<()> {
-    anyhow::bail!("the HTTP API is not implemented yet")
+#[derive(Clone)]
+pub struct AppState {
+    pub platform: Arc<Platform>,
+    api_key: Arc<str>,
+    ui_dir: Option<PathBuf>,
+}
+
+/// The API router (no UI).
+pub fn router(platform: Arc<Platform>, api_key: String) -> Router {
+    build(platform, api_key, None)
+}
+
+fn build(platform: Arc<Platform>, api_key: String, ui_dir: Option<PathBuf>) -> Router {
+    let state = AppState {
+        platform,
+        api_key: api_key.into(),
+        ui_dir: ui_dir.filter(|d| d.is_dir()),
+    };
+    use routes as r;
+    let protected = Router::new()
+        .route("/api/openapi.json", get(r::openapi))
+        .route("/api/targets", post(r::create_target).get(r::list_targets))
+        .route("/api/targets/{id}", get(r::get_target))
+        .route("/api/scenarios", get(r::list_scenarios))
+        .route(
+            "/api/campaigns",
+            post(r::create_campaign).get(r::list_campaigns),
+        )
+        .route("/api/campaigns/{id}", get(r::get_campaign))
+        .route("/api/campaigns/{id}/finalize", post(r::finalize_campaign))
+        .route("/api/campaigns/{id}/report", get(r::campaign_report))
+        .route("/api/campaigns/{id}/export", get(r::export_campaign))
+        .route("/api/campaigns/{id}/analysis", post(r::campaign_analysis))
+        .route("/api/exploration/patrol", get(r::patrol))
+        .route("/api/exploration/sessions", post(r::create_session))
+        .route("/api/exploration/sessions/{id}", get(r::get_session))
+        .route(
+            "/api/exploration/sessions/{id}/messages",
+            post(r::send_message).get(r::session_messages),
+        )
+        .route(
+            "/api/exploration/sessions/{id}/close",
+            post(r::close_session),
+        )
+        .route("/api/exploration/sessions/{id}/fail", post(r::fail_session))
+        .route(
+            "/api/exploration/campaigns/{id}/sessions",
+            get(r::list_sessions),
+        )
+        .route(
+            "/api/exploration/campaigns/{id}/ledger",
+            get(r::campaign_ledger),
+        )
+        .route_layer(middleware::from_fn_with_state(state.clone(), authorize));
+    Router::new()
+        .merge(protected)
+        .route("/api/health", get(r::health))
+        .method_not_allowed_fallback(error::method_not_allowed)
+        .fallback(fallback)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// Checks the API key in constant time and records an audit event for the
+/// call, whatever its outcome.
+async fn authorize(State(st): State<AppState>, req: Request, next: Next) -> Response {
+    let action = format!(
+        "{} {}",
+        req.method(),
+        req.extensions()
+            .get::<MatchedPath>()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_else(|| req.uri().path().to_string())
+    );
+    let subject = req
+        .uri()
+        .path()
+        .split('/')
+        .find_map(|seg| uuid::Uuid::parse_str(seg).ok());
+    let authorized = req
+        .headers()
+        .get("x-api-key")
+        .is_some_and(|k| bool::from(k.as_bytes().ct_eq(st.api_key.as_bytes())));
+    if !authorized {
+        st.platform
+            .audit(
+                "anonymous",
+                &action,
+                subject,
+                ErrorCode::Unauthorized.as_str(),
+            )
+            .await;
+        return error::unauthorized().into_response();
+    }
+    let response = next.run(req).await;
+    let outcome = response
+        .extensions()
+        .get::<ErrorCode>()
+        .map(|c| c.as_str())
+        .unwrap_or("ok");
+    st.platform
+        .audit("api-key", &action, subject, outcome)
+        .await;
+    response
+}
+
+/// Unknown `/api` paths get 404 in the error shape; anything else is the
+/// UI when one is served (with `index.html` for client-side routes).
+async fn fallback(State(st): State<AppState>, req: Request) -> Response {
+    let path = req.uri().path();
+    match &st.ui_dir {
+        Some(dir) if path != "/api" && !path.starts_with("/api/") => {
+            let serve = ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html")));
+            match serve.oneshot(req).await {
+                Ok(res) => res.into_response(),
+                Err(e) => match e {},
+            }
+        }
+        _ => error::not_found_route().into_response(),
+    }
+}
+
+/// Serves the API (and the UI) until Ctrl-C.
+pub async fn serve(platform: Arc<Platform>, config: ServeConfig) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(config.bind).await?;
+    tracing::info!(addr = %listener.local_addr()?, "AgentEval API listening");
+    let app = build(platform, config.api_key, config.ui_dir);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+/// Starts the API in the background; returns the bound address (bind port
+/// 0 for a free one) and the server task.
+pub async fn spawn(
+    platform: Arc<Platform>,
+    config: ServeConfig,
+) -> anyhow::Result<(SocketAddr, JoinHandle<()>)> {
+    let listener = tokio::net::TcpListener::bind(config.bind).await?;
+    let addr = listener.local_addr()?;
+    let app = build(platform, config.api_key, config.ui_dir);
+    let handle = tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "API server stopped");
+        }
+    });
+    Ok((addr, handle))
 }

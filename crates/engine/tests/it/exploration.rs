@@ -1,1 +1,415 @@
-//! Tests: exploration.
+//! Tests: exploration sessions, guardrails, patrol and the findings
+//! aggregation, with a manual clock so that intervals need no sleeping.
+
+use crate::support::{TestPlatform, platform, t0};
+use agenteval_engine::ErrorCode;
+use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, Goal, Persona, SeedSet};
+use agenteval_engine::exploration::findings::{SessionFacts, aggregate, campaign_findings};
+use agenteval_engine::exploration::{
+    CloseSession, CreateSession, EndReason, ExperienceRecord, SeedRef, SendMessage, SessionStatus,
+    Trigger, normalize_emotion,
+};
+use agenteval_engine::target::CreateTarget;
+use chrono::Duration;
+use serde_json::json;
+use uuid::Uuid;
+
+fn seeds() -> SeedSet {
+    SeedSet {
+        personas: vec![
+            Persona {
+                id: "p1".into(),
+                name: "Novice".into(),
+                ..Default::default()
+            },
+            Persona {
+                id: "p2".into(),
+                name: "Expert".into(),
+                ..Default::default()
+            },
+        ],
+        goals: vec![Goal {
+            id: "g1".into(),
+            title: "Send an email".into(),
+            ..Default::default()
+        }],
+    }
+}
+
+async fn campaign(tp: &TestPlatform, time_scale: f64, hours: f64, budget: Budget) -> Campaign {
+    let target = tp
+        .platform
+        .create_target(CreateTarget::builtin_demo("demo"))
+        .await
+        .expect("target");
+    tp.platform
+        .create_campaign(CreateCampaign {
+            name: "week".into(),
+            target_id: target.id,
+            duration_hours: Some(hours),
+            time_scale: Some(time_scale),
+            seed_set: Some(seeds()),
+            budget: Some(budget),
+            ..Default::default()
+        })
+        .await
+        .expect("campaign")
+}
+
+fn create(c: &Campaign, persona: &str, trigger: Trigger) -> CreateSession {
+    CreateSession {
+        campaign_id: c.id,
+        persona: json!({"name": "Lin"}),
+        goal: json!("send an email"),
+        seed_ref: Some(SeedRef {
+            persona_id: persona.into(),
+            goal_id: "g1".into(),
+            variant: None,
+        }),
+        trigger: Some(trigger),
+    }
+}
+
+#[tokio::test]
+async fn accelerated_interval_is_campaign_time() {
+    let tp = platform().await;
+    // 30 campaign minutes at time_scale 60 are 30 real seconds.
+    let c = campaign(&tp, 60.0, 24.0, Budget::default()).await;
+    tp.platform
+        .create_session(create(&c, "p1", Trigger::Manual))
+        .await
+        .expect("first session");
+    tp.clock.advance(Duration::seconds(10));
+    let err = tp
+        .platform
+        .create_session(create(&c, "p2", Trigger::Manual))
+        .await
+        .expect_err("10 s is less than 30 campaign minutes at x60");
+    assert_eq!(err.code(), ErrorCode::IntervalNotElapsed);
+    assert_eq!(
+        err.body.next_allowed_at,
+        Some(t0() + Duration::seconds(30)),
+        "the interval is divided by time_scale"
+    );
+    tp.clock.advance(Duration::seconds(20));
+    tp.platform
+        .create_session(create(&c, "p2", Trigger::Manual))
+        .await
+        .expect("allowed at next_allowed_at");
+}
+
+#[tokio::test]
+async fn an_ended_window_stops_exploration_before_finalize() {
+    let tp = platform().await;
+    let c = campaign(
+        &tp,
+        1.0,
+        1.0,
+        Budget {
+            min_interval_minutes: Some(0.0),
+            ..Default::default()
+        },
+    )
+    .await;
+    let s = tp
+        .platform
+        .create_session(create(&c, "p1", Trigger::Auto))
+        .await
+        .expect("session");
+    tp.clock.advance(Duration::hours(2));
+    let err = tp
+        .platform
+        .create_session(create(&c, "p2", Trigger::Auto))
+        .await
+        .expect_err("window has ended");
+    assert_eq!(err.code(), ErrorCode::CampaignNotRunning);
+    let err = tp
+        .platform
+        .send_message(
+            s.id,
+            SendMessage {
+                content: "hello".into(),
+            },
+        )
+        .await
+        .expect_err("the session's window has ended");
+    assert_eq!(err.code(), ErrorCode::SessionNotRunning);
+    let s = tp.platform.get_session(s.id).await.expect("session");
+    assert_eq!(s.status, SessionStatus::Expired, "expired on first contact");
+    assert_eq!(s.end_reason, Some(EndReason::Expired));
+    let report = tp.platform.patrol().await.expect("patrol");
+    assert!(
+        report.campaigns.is_empty(),
+        "an ended window is not patrolled"
+    );
+}
+
+#[tokio::test]
+async fn fail_session_ends_it_once() {
+    let tp = platform().await;
+    let c = campaign(&tp, 1.0, 24.0, Budget::default()).await;
+    let s = tp
+        .platform
+        .create_session(create(&c, "p1", Trigger::Auto))
+        .await
+        .expect("session");
+    let failed = tp
+        .platform
+        .fail_session(s.id, "model returned nothing", EndReason::SimulatorError)
+        .await
+        .expect("fail");
+    assert_eq!(failed.status, SessionStatus::Failed);
+    assert_eq!(failed.end_reason, Some(EndReason::SimulatorError));
+    assert_eq!(
+        failed.failure_reason.as_deref(),
+        Some("model returned nothing")
+    );
+    let err = tp
+        .platform
+        .fail_session(s.id, "again", EndReason::SimulatorError)
+        .await
+        .expect_err("only running sessions fail");
+    assert_eq!(err.code(), ErrorCode::SessionNotRunning);
+}
+
+#[tokio::test]
+async fn messages_and_close_update_the_session_and_the_ledger() {
+    let tp = platform().await;
+    let c = campaign(
+        &tp,
+        1.0,
+        24.0,
+        Budget {
+            max_turns: Some(1),
+            max_sessions: Some(1),
+            min_interval_minutes: Some(0.0),
+        },
+    )
+    .await;
+    let s = tp
+        .platform
+        .create_session(create(&c, "p1", Trigger::Auto))
+        .await
+        .expect("session");
+    let reply = tp
+        .platform
+        .send_message(
+            s.id,
+            SendMessage {
+                content: "I want to send an email".into(),
+            },
+        )
+        .await
+        .expect("reply");
+    assert_eq!((reply.turn, reply.turns_remaining), (1, 0));
+    let err = tp
+        .platform
+        .send_message(
+            s.id,
+            SendMessage {
+                content: "more".into(),
+            },
+        )
+        .await
+        .expect_err("max_turns 1");
+    assert_eq!(err.code(), ErrorCode::TurnLimitReached);
+    let err = tp
+        .platform
+        .create_session(create(&c, "p2", Trigger::Auto))
+        .await
+        .expect_err("max_sessions 1");
+    assert_eq!(err.code(), ErrorCode::SessionBudgetExhausted);
+    let closed = tp
+        .platform
+        .close_session(
+            s.id,
+            CloseSession {
+                goal_achieved: false,
+                emotion: Some("沮丧".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("close");
+    assert_eq!(
+        closed.end_reason,
+        Some(EndReason::UserGaveUp),
+        "default when not achieved"
+    );
+    assert_eq!(closed.judge_status, "pending");
+    let transcript = tp
+        .platform
+        .session_messages(s.id)
+        .await
+        .expect("transcript");
+    assert_eq!(transcript.messages.len(), 2);
+
+    let ledger = tp.platform.ledger(c.id).await.expect("ledger");
+    let summary: Vec<(String, bool, Option<ErrorCode>)> = ledger
+        .iter()
+        .map(|e| (e.action.as_str().to_string(), e.allowed, e.reason_code))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("create".into(), true, None),
+            ("message".into(), true, None),
+            ("message".into(), false, Some(ErrorCode::TurnLimitReached)),
+            (
+                "create".into(),
+                false,
+                Some(ErrorCode::SessionBudgetExhausted)
+            ),
+            ("close".into(), true, None),
+        ],
+        "one row per decision, refusals with their reason"
+    );
+}
+
+#[tokio::test]
+async fn patrol_says_when_the_next_session_is_allowed() {
+    let tp = platform().await;
+    let c = campaign(&tp, 1.0, 24.0, Budget::default()).await;
+    tp.platform
+        .create_session(create(&c, "p1", Trigger::Auto))
+        .await
+        .expect("session");
+    tp.clock.advance(Duration::minutes(10));
+    let report = tp.platform.patrol().await.expect("patrol");
+    let pc = &report.campaigns[0];
+    assert_eq!(pc.budget.sessions_remaining, 7);
+    assert_eq!(pc.budget.running_sessions, 1);
+    assert_eq!(
+        pc.budget.next_session_allowed_at,
+        Some(t0() + Duration::minutes(30)),
+        "30 minutes after the last start"
+    );
+    assert_eq!(pc.uncovered.len(), 1, "p2 x g1 is not explored yet");
+    assert_eq!(pc.uncovered[0].persona_id, "p2");
+    let again = tp.platform.get_campaign(c.id).await.expect("campaign");
+    assert_eq!(again.last_patrolled_at, Some(report.generated_at));
+}
+
+#[tokio::test]
+async fn no_findings_without_sessions() {
+    let tp = platform().await;
+    let c = campaign(&tp, 1.0, 24.0, Budget::default()).await;
+    assert_eq!(
+        campaign_findings(&tp.platform.db, c.id)
+            .await
+            .expect("findings"),
+        None
+    );
+    let report = tp.platform.campaign_report(c.id).await.expect("report");
+    let value = serde_json::to_value(&report).expect("json");
+    assert!(value.get("exploration").is_none(), "absent, not null");
+}
+
+fn facts(
+    persona: &str,
+    status: SessionStatus,
+    achieved: Option<bool>,
+    blockers: &[&str],
+    review: Option<serde_json::Value>,
+) -> SessionFacts {
+    SessionFacts {
+        id: Uuid::now_v7(),
+        status,
+        end_reason: achieved.map(|a| {
+            if a {
+                EndReason::UserGoalMet
+            } else {
+                EndReason::UserGaveUp
+            }
+        }),
+        trigger: Trigger::Auto,
+        seed_ref: Some(SeedRef {
+            persona_id: persona.into(),
+            goal_id: "g1".into(),
+            variant: None,
+        }),
+        experience: achieved.map(|a| ExperienceRecord {
+            goal_achieved: a,
+            blockers: blockers.iter().map(|b| b.to_string()).collect(),
+            misled: Vec::new(),
+            emotion: if a { "satisfied" } else { "frustrated" }.into(),
+            emotion_raw: None,
+            notes: String::new(),
+        }),
+        judge_status: if review.is_some() { "done" } else { "none" }.into(),
+        judge_review: review,
+    }
+}
+
+#[test]
+fn findings_aggregate_issues_judge_and_coverage() {
+    let a = facts(
+        "p1",
+        SessionStatus::Completed,
+        Some(true),
+        &["Asked twice for the address"],
+        Some(json!({
+            "dimensions": {"attitude": {"score": 4, "evidence": "polite"}, "hallucination": 5},
+            "findings": [{"severity": "good", "text": "polite throughout"}],
+        })),
+    );
+    let b = facts(
+        "p1",
+        SessionStatus::Completed,
+        Some(false),
+        &["asked twice for the address.", "No confirmation"],
+        Some(json!({
+            "dimensions": {"attitude": {"score": 2}},
+            "findings": [{"severity": "poor", "dimension": "hallucination", "text": "invented a date", "evidence": "turn 2"}],
+        })),
+    );
+    let c = facts("p2", SessionStatus::Expired, None, &[], None);
+    let mut pending = facts("p2", SessionStatus::Completed, Some(true), &[], None);
+    pending.judge_status = "pending".into();
+    let f = aggregate(&seeds(), &[a.clone(), b.clone(), c, pending]).expect("findings");
+
+    assert_eq!(f.sessions_total, 4);
+    assert_eq!(f.sessions_by_status["completed"], 3);
+    assert_eq!(f.sessions_by_status["expired"], 1);
+    assert_eq!(f.sessions_by_status["failed"], 0, "every status is listed");
+    assert_eq!((f.records, f.goals_achieved), (3, 2));
+    assert_eq!(f.goal_achievement_rate, Some(2.0 / 3.0));
+    assert_eq!(f.issues[0].text, "Asked twice for the address");
+    assert_eq!(f.issues[0].count, 2, "grouped across case and punctuation");
+    assert_eq!(f.issues[0].session_ids, vec![a.id, b.id]);
+    assert_eq!(f.issues[1].text, "No confirmation");
+    assert_eq!(f.emotions["satisfied"], 2);
+    assert_eq!(
+        (f.judge.reviewed, f.judge.pending, f.judge.failed),
+        (2, 1, 0)
+    );
+    assert_eq!(f.judge.dimensions["attitude"].average, 3.0);
+    assert_eq!(f.judge.dimensions["attitude"].count, 2);
+    assert_eq!(f.judge.dimensions["hallucination"].average, 5.0);
+    assert_eq!(f.findings.len(), 2, "all findings are kept");
+    assert_eq!(f.findings[0].severity, "poor", "poor findings come first");
+    assert_eq!(f.findings[0].session_id, b.id);
+    assert_eq!(f.coverage.cells.len(), 2, "2 personas x 1 goal");
+    let p1 = &f.coverage.cells[0];
+    assert_eq!((p1.sessions, p1.achieved, p1.issues), (2, 1, 3));
+    let p2 = &f.coverage.cells[1];
+    assert_eq!((p2.sessions, p2.achieved), (2, 1));
+}
+
+#[test]
+fn emotions_map_onto_the_allow_list() {
+    for (raw, want) in [
+        ("satisfied", "satisfied"),
+        (" Frustrated ", "frustrated"),
+        ("满意", "satisfied"),
+        ("困惑", "confused"),
+        ("沮丧", "frustrated"),
+        ("生气", "angry"),
+        ("焦虑", "anxious"),
+        ("happy", "satisfied"),
+        ("furious", "angry"),
+        ("something odd", "neutral"),
+    ] {
+        assert_eq!(normalize_emotion(raw).0, want, "{raw:?}");
+    }
+}

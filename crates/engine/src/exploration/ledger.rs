@@ -1,0 +1,125 @@
+//! The guardrail ledger: an append-only record of every budget decision.
+//!
+//! A decision (create, message, close) is taken inside one `BEGIN
+//! IMMEDIATE` transaction that reads the committed counts, performs the
+//! action and appends the ledger row, while `Platform::ledger_lock`
+//! serialises decisions inside the process. The immediate transaction takes
+//! SQLite's write lock up front, so two processes on the same database
+//! cannot both read "one session left" either.
+
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, ErrorCode, Result};
+use crate::platform::Platform;
+use crate::target::parse_id;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::{Row, SqliteConnection};
+use uuid::Uuid;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum LedgerAction {
+    Create,
+    Message,
+    Close,
+}
+
+impl LedgerAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Message => "message",
+            Self::Close => "close",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "create" => Self::Create,
+            "message" => Self::Message,
+            "close" => Self::Close,
+            other => {
+                return Err(Error::internal(anyhow::anyhow!(
+                    "unknown ledger action {other}"
+                )));
+            }
+        })
+    }
+}
+
+/// One budget decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct LedgerEntry {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    /// The session acted on; for a refused create, none.
+    pub session_id: Option<Uuid>,
+    pub action: LedgerAction,
+    pub allowed: bool,
+    /// The refusal's error code (a guardrail reason code, or e.g.
+    /// `INVALID_INPUT` for an unknown seed).
+    pub reason_code: Option<ErrorCode>,
+    pub at: DateTime<Utc>,
+}
+
+/// Appends a decision inside the caller's transaction.
+pub(crate) async fn append(
+    conn: &mut SqliteConnection,
+    platform: &Platform,
+    campaign_id: Uuid,
+    session_id: Option<Uuid>,
+    action: LedgerAction,
+    refusal: Option<ErrorCode>,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(platform.ids.next_id().to_string())
+    .bind(campaign_id.to_string())
+    .bind(session_id.map(|s| s.to_string()))
+    .bind(action.as_str())
+    .bind(refusal.is_none())
+    .bind(refusal.map(|c| c.as_str()))
+    .bind(to_ms(platform.clock.now()))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+fn parse_code(s: &str) -> Result<ErrorCode> {
+    serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(Error::internal)
+}
+
+impl Platform {
+    /// The ledger of a campaign, oldest first.
+    pub async fn ledger(&self, campaign_id: Uuid) -> Result<Vec<LedgerEntry>> {
+        self.get_campaign(campaign_id).await?;
+        let rows =
+            sqlx::query("SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid")
+                .bind(campaign_id.to_string())
+                .fetch_all(&self.db)
+                .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(LedgerEntry {
+                    id: parse_id(row.try_get("id")?)?,
+                    campaign_id: parse_id(row.try_get("campaign_id")?)?,
+                    session_id: row
+                        .try_get::<Option<String>, _>("session_id")?
+                        .map(|s| parse_id(&s))
+                        .transpose()?,
+                    action: LedgerAction::parse(row.try_get("action")?)?,
+                    allowed: row.try_get("allowed")?,
+                    reason_code: row
+                        .try_get::<Option<String>, _>("reason_code")?
+                        .map(|s| parse_code(&s))
+                        .transpose()?,
+                    at: from_ms(row.try_get("at")?),
+                })
+            })
+            .collect()
+    }
+}

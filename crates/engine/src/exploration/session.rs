@@ -1,0 +1,999 @@
+//! Exploration sessions: create, message, close, fail, and the read side
+//! used for drill-down.
+//!
+//! Every create/message/close is a budget decision taken against the ledger
+//! (see [`super::ledger`]). The target is never called while a transaction
+//! or the ledger lock is held: a message first reserves its turn (check +
+//! increment + ledger row, committed), then talks to the target, then
+//! stores the reply. Concurrent messages therefore can never exceed the
+//! turn limit, and a slow target never blocks other sessions' decisions.
+
+use super::ledger::{self, LedgerAction};
+use super::{SeedRef, issue_key, normalize_emotion};
+use crate::campaign::{Campaign, CampaignStatus, Line, campaign_from_row};
+use crate::channel::{ChatMessage, ChatRequest, ToolCall};
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, ErrorCode, Result};
+use crate::platform::{Event, Platform};
+use crate::target::parse_id;
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::{Row, SqliteConnection};
+use uuid::Uuid;
+
+/// Largest persona or goal accepted, as serialised JSON.
+pub const MAX_PERSONA_GOAL_BYTES: usize = 16 * 1024;
+/// Largest user message accepted.
+pub const MAX_MESSAGE_BYTES: usize = 8 * 1024;
+pub const MAX_ISSUE_CHARS: usize = 500;
+pub const MAX_ISSUES: usize = 50;
+pub const MAX_NOTES_CHARS: usize = 4000;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    Running,
+    Completed,
+    Failed,
+    Expired,
+}
+
+impl SessionStatus {
+    pub const ALL: [Self; 4] = [Self::Running, Self::Completed, Self::Failed, Self::Expired];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Expired => "expired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "running" => Self::Running,
+            "completed" => Self::Completed,
+            "failed" => Self::Failed,
+            "expired" => Self::Expired,
+            other => {
+                return Err(Error::internal(anyhow::anyhow!(
+                    "unknown session status {other}"
+                )));
+            }
+        })
+    }
+}
+
+/// Who started a session: the patrol (auto) or a person debugging (manual).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    #[default]
+    Auto,
+    Manual,
+}
+
+impl Trigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Manual => "manual",
+        }
+    }
+
+    fn parse(s: &str) -> Self {
+        if s == "manual" {
+            Self::Manual
+        } else {
+            Self::Auto
+        }
+    }
+}
+
+/// Why a session ended. Every ended session carries one.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    UserGoalMet,
+    UserGaveUp,
+    MaxTurns,
+    TargetError,
+    SimulatorError,
+    BudgetExhausted,
+    Expired,
+}
+
+impl EndReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UserGoalMet => "user_goal_met",
+            Self::UserGaveUp => "user_gave_up",
+            Self::MaxTurns => "max_turns",
+            Self::TargetError => "target_error",
+            Self::SimulatorError => "simulator_error",
+            Self::BudgetExhausted => "budget_exhausted",
+            Self::Expired => "expired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "user_goal_met" => Self::UserGoalMet,
+            "user_gave_up" => Self::UserGaveUp,
+            "max_turns" => Self::MaxTurns,
+            "target_error" => Self::TargetError,
+            "simulator_error" => Self::SimulatorError,
+            "budget_exhausted" => Self::BudgetExhausted,
+            "expired" => Self::Expired,
+            _ => return None,
+        })
+    }
+}
+
+/// The virtual user's structured self-report, normalised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ExperienceRecord {
+    pub goal_achieved: bool,
+    pub blockers: Vec<String>,
+    pub misled: Vec<String>,
+    /// One of [`super::EMOTIONS`].
+    pub emotion: String,
+    /// What the client sent when it was not already one of the allowed
+    /// emotions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emotion_raw: Option<String>,
+    #[serde(default)]
+    pub notes: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ExplorationSession {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub target_id: Uuid,
+    #[schema(value_type = Object)]
+    pub persona: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub goal: serde_json::Value,
+    pub seed_ref: Option<SeedRef>,
+    pub status: SessionStatus,
+    pub trigger: Trigger,
+    pub end_reason: Option<EndReason>,
+    pub experience: Option<ExperienceRecord>,
+    /// `none`, `pending`, `done` or `failed`.
+    pub judge_status: String,
+    #[schema(value_type = Option<Object>)]
+    pub judge_review: Option<serde_json::Value>,
+    /// User turns so far.
+    pub turn_count: u32,
+    pub failure_reason: Option<String>,
+    pub started_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CreateSession {
+    pub campaign_id: Uuid,
+    /// A JSON object describing the virtual user (or a plain description).
+    #[schema(value_type = Object)]
+    pub persona: serde_json::Value,
+    /// What the user wants: a string or a JSON object.
+    #[schema(value_type = Object)]
+    pub goal: serde_json::Value,
+    #[serde(default)]
+    pub seed_ref: Option<SeedRef>,
+    #[serde(default)]
+    pub trigger: Option<Trigger>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SendMessage {
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct MessageReply {
+    pub session_id: Uuid,
+    /// The target's reply.
+    pub reply: String,
+    pub latency_ms: u64,
+    /// Which user turn this was (1-based).
+    pub turn: u32,
+    pub turns_remaining: u32,
+    pub max_turns: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+/// The experience record as sent by the client; normalised on close.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CloseSession {
+    pub goal_achieved: bool,
+    #[serde(default)]
+    pub blockers: Option<Vec<String>>,
+    #[serde(default)]
+    pub misled: Option<Vec<String>>,
+    #[serde(default)]
+    pub emotion: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// Defaults to `user_goal_met` when the goal was achieved, else
+    /// `user_gave_up`.
+    #[serde(default)]
+    pub end_reason: Option<EndReason>,
+}
+
+/// A session the virtual user or the agent could not carry on.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct FailSession {
+    pub reason: String,
+    /// Defaults to `simulator_error`.
+    #[serde(default)]
+    pub end_reason: Option<EndReason>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnRole {
+    User,
+    Target,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SessionTurn {
+    pub seq: u32,
+    pub role: TurnRole,
+    pub content: String,
+    pub latency_ms: Option<u64>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One session for drill-down: the session (status, end reason, experience
+/// record, judge review) and its whole conversation.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SessionTranscript {
+    #[serde(flatten)]
+    pub session: ExplorationSession,
+    pub messages: Vec<SessionTurn>,
+}
+
+/// Whether a campaign accepts exploration now. A campaign whose window has
+/// ended is not running even before the scheduler finalizes it.
+pub(crate) fn campaign_running(c: &Campaign, now: DateTime<Utc>) -> bool {
+    matches!(
+        c.status,
+        CampaignStatus::Running | CampaignStatus::Scheduled
+    ) && c.window_start <= now
+        && now < c.window_end
+}
+
+fn not_running_error(c: &Campaign, now: DateTime<Utc>) -> Error {
+    let why = match c.status {
+        CampaignStatus::Finalized => "it has been finalized".to_string(),
+        CampaignStatus::Cancelled => "it was cancelled".to_string(),
+        CampaignStatus::Draft => "it is a draft".to_string(),
+        _ if now >= c.window_end => format!("its window ended at {}", c.window_end.to_rfc3339()),
+        _ => format!("its window starts at {}", c.window_start.to_rfc3339()),
+    };
+    Error::new(
+        ErrorCode::CampaignNotRunning,
+        format!("campaign {} is not running: {why}", c.id),
+        "Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.",
+    )
+}
+
+/// The minimum real time between two session starts.
+pub(crate) fn min_interval(c: &Campaign) -> Duration {
+    let ms = c.effective_budget.min_interval_minutes * 60_000.0 / c.time_scale.max(1.0);
+    Duration::milliseconds(ms.round() as i64)
+}
+
+fn shape_json(field: &str, value: serde_json::Value) -> Result<serde_json::Value> {
+    let value = match value {
+        serde_json::Value::Object(m) if !m.is_empty() => serde_json::Value::Object(m),
+        serde_json::Value::String(s) if !s.trim().is_empty() => {
+            serde_json::Value::String(s.trim().to_string())
+        }
+        _ => {
+            return Err(Error::invalid(
+                format!("{field} must be a non-empty JSON object or string"),
+                format!("Describe the {field}, e.g. {{\"name\": \"...\", ...}} or a sentence."),
+            ));
+        }
+    };
+    if serde_json::to_string(&value)?.len() > MAX_PERSONA_GOAL_BYTES {
+        return Err(Error::invalid(
+            format!("{field} is larger than 16 KiB"),
+            format!("Keep the {field} short: describe it, do not paste documents."),
+        ));
+    }
+    Ok(value)
+}
+
+fn normalize_issues(items: Option<Vec<String>>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for item in items.unwrap_or_default() {
+        let text: String = item.trim().chars().take(MAX_ISSUE_CHARS).collect();
+        let text = text.trim().to_string();
+        if text.is_empty() || !seen.insert(issue_key(&text)) {
+            continue;
+        }
+        out.push(text);
+        if out.len() == MAX_ISSUES {
+            break;
+        }
+    }
+    out
+}
+
+impl CloseSession {
+    /// Normalises the record instead of failing on illegal values.
+    pub fn normalize(self) -> Result<(ExperienceRecord, EndReason)> {
+        let end_reason = match self.end_reason {
+            None if self.goal_achieved => EndReason::UserGoalMet,
+            None => EndReason::UserGaveUp,
+            Some(r @ (EndReason::TargetError | EndReason::Expired)) => {
+                return Err(Error::invalid(
+                    format!(
+                        "end_reason {} is set by the platform, not on close",
+                        r.as_str()
+                    ),
+                    "Use user_goal_met, user_gave_up, max_turns, simulator_error or budget_exhausted.",
+                ));
+            }
+            Some(r) => r,
+        };
+        let raw = self.emotion.unwrap_or_default();
+        let (emotion, canonical) = normalize_emotion(&raw);
+        let raw = raw.trim();
+        Ok((
+            ExperienceRecord {
+                goal_achieved: self.goal_achieved,
+                blockers: normalize_issues(self.blockers),
+                misled: normalize_issues(self.misled),
+                emotion: emotion.to_string(),
+                emotion_raw: (!canonical && !raw.is_empty())
+                    .then(|| raw.chars().take(200).collect()),
+                notes: self
+                    .notes
+                    .unwrap_or_default()
+                    .trim()
+                    .chars()
+                    .take(MAX_NOTES_CHARS)
+                    .collect(),
+            },
+            end_reason,
+        ))
+    }
+}
+
+pub(crate) fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ExplorationSession> {
+    let json = |col: &str| -> Result<Option<serde_json::Value>> {
+        Ok(row
+            .try_get::<Option<String>, _>(col)?
+            .map(|s| serde_json::from_str(&s))
+            .transpose()?)
+    };
+    Ok(ExplorationSession {
+        id: parse_id(row.try_get("id")?)?,
+        campaign_id: parse_id(row.try_get("campaign_id")?)?,
+        target_id: parse_id(row.try_get("target_id")?)?,
+        persona: json("persona")?.unwrap_or_default(),
+        goal: json("goal")?.unwrap_or_default(),
+        seed_ref: json("seed_ref")?.map(serde_json::from_value).transpose()?,
+        status: SessionStatus::parse(row.try_get("status")?)?,
+        trigger: Trigger::parse(row.try_get("trigger_kind")?),
+        end_reason: row
+            .try_get::<Option<String>, _>("end_reason")?
+            .and_then(|s| EndReason::parse(&s)),
+        experience: json("experience")?
+            .map(serde_json::from_value)
+            .transpose()?,
+        judge_status: row.try_get("judge_status")?,
+        judge_review: json("judge_review")?,
+        turn_count: row.try_get::<i64, _>("turn_count")? as u32,
+        failure_reason: row.try_get("failure_reason")?,
+        started_at: from_ms(row.try_get("started_at")?),
+        ended_at: row.try_get::<Option<i64>, _>("ended_at")?.map(from_ms),
+        created_at: from_ms(row.try_get("created_at")?),
+        updated_at: from_ms(row.try_get("updated_at")?),
+    })
+}
+
+async fn load_campaign(conn: &mut SqliteConnection, id: Uuid) -> Result<Campaign> {
+    let row = sqlx::query("SELECT * FROM campaigns WHERE id = ?")
+        .bind(id.to_string())
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| Error::not_found("campaign", id))?;
+    campaign_from_row(&row)
+}
+
+async fn load_session(conn: &mut SqliteConnection, id: Uuid) -> Result<ExplorationSession> {
+    let row = sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
+        .bind(id.to_string())
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| Error::not_found("session", id))?;
+    session_from_row(&row)
+}
+
+fn session_not_running(s: &ExplorationSession) -> Error {
+    Error::new(
+        ErrorCode::SessionNotRunning,
+        format!(
+            "session {} is {}{}",
+            s.id,
+            s.status.as_str(),
+            s.end_reason
+                .map(|r| format!(" ({})", r.as_str()))
+                .unwrap_or_default()
+        ),
+        "Start a new session if the budget allows; this one accepts no more messages.",
+    )
+}
+
+/// Marks a running session `expired` because its campaign window ended
+/// before the scheduler finalized the campaign.
+async fn expire_now(conn: &mut SqliteConnection, id: Uuid, now: i64) -> Result<()> {
+    sqlx::query(
+        "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?, updated_at = ?
+         WHERE id = ? AND status = 'running'",
+    )
+    .bind(now)
+    .bind(now)
+    .bind(id.to_string())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Checks a session-level action (message, close) against the session's
+/// state and its campaign's window; expires it when the window has ended.
+async fn check_session_open(
+    conn: &mut SqliteConnection,
+    session: &mut ExplorationSession,
+    campaign: &Campaign,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if session.status == SessionStatus::Running && !campaign_running(campaign, now) {
+        expire_now(conn, session.id, to_ms(now)).await?;
+        session.status = SessionStatus::Expired;
+        session.end_reason = Some(EndReason::Expired);
+    }
+    if session.status != SessionStatus::Running {
+        return Err(session_not_running(session));
+    }
+    Ok(())
+}
+
+impl Platform {
+    /// Creates a `running` exploration session after the guardrail checks,
+    /// in this order: campaign exists (404), campaign running (409
+    /// `CAMPAIGN_NOT_RUNNING`), no auto trigger on the accelerated line
+    /// (409 `AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE`), seeds (auto sessions
+    /// need a seed_ref into the seed set: 400 `INVALID_INPUT` for an
+    /// unknown id, 409 `CONFLICT` when the campaign has no seeds), session
+    /// budget (409 `SESSION_BUDGET_EXHAUSTED`), interval (409
+    /// `INTERVAL_NOT_ELAPSED` with `next_allowed_at`).
+    #[tracing::instrument(skip_all, fields(campaign_id = %req.campaign_id))]
+    pub async fn create_session(&self, req: CreateSession) -> Result<ExplorationSession> {
+        let persona = shape_json("persona", req.persona)?;
+        let goal = shape_json("goal", req.goal)?;
+        let trigger = req.trigger.unwrap_or_default();
+        if let Some(s) = &req.seed_ref
+            && let Some(v) = &s.variant
+            && v.note.chars().count() > 2000
+        {
+            return Err(Error::invalid(
+                "seed_ref.variant.note is longer than 2000 characters",
+                "Say briefly how the variant differs from its seed.",
+            ));
+        }
+
+        let _guard = self.ledger_lock.lock().await;
+        let mut tx = self.db.begin_with("BEGIN IMMEDIATE").await?;
+        let campaign = load_campaign(&mut tx, req.campaign_id).await?;
+        let now = self.clock.now();
+        let decision = async {
+            if !campaign_running(&campaign, now) {
+                return Err(not_running_error(&campaign, now));
+            }
+            if trigger == Trigger::Auto && campaign.line == Line::Accelerated {
+                return Err(Error::new(
+                    ErrorCode::AutoNotAllowedOnAcceleratedLine,
+                    format!(
+                        "campaign {} runs on the accelerated line (time_scale {}): only manual sessions are allowed",
+                        campaign.id, campaign.time_scale
+                    ),
+                    "Send trigger: \"manual\" to debug exploration on this campaign.",
+                ));
+            }
+            if trigger == Trigger::Auto && campaign.seed_set.is_empty() {
+                return Err(Error::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "campaign {} has an empty seed set and takes no part in automatic exploration",
+                        campaign.id
+                    ),
+                    "Send trigger: \"manual\" to debug, or create a campaign with seed personas and goals.",
+                ));
+            }
+            match &req.seed_ref {
+                Some(s) => {
+                    if !campaign.seed_set.personas.iter().any(|p| p.id == s.persona_id) {
+                        return Err(Error::invalid(
+                            format!("seed_ref.persona_id {:?} is not a persona of the campaign's seed set", s.persona_id),
+                            "Use a persona id listed by GET /api/exploration/patrol (seeds.personas).",
+                        ));
+                    }
+                    if !campaign.seed_set.goals.iter().any(|g| g.id == s.goal_id) {
+                        return Err(Error::invalid(
+                            format!("seed_ref.goal_id {:?} is not a goal of the campaign's seed set", s.goal_id),
+                            "Use a goal id listed by GET /api/exploration/patrol (seeds.goals).",
+                        ));
+                    }
+                }
+                None if trigger == Trigger::Auto => {
+                    return Err(Error::invalid(
+                        "auto-triggered sessions need a seed_ref {persona_id, goal_id}",
+                        "Name the seed persona and goal the session comes from; variants add seed_ref.variant.",
+                    ));
+                }
+                None => {}
+            }
+            let row = sqlx::query(
+                "SELECT COUNT(*) AS n, MAX(started_at) AS last FROM exploration_sessions WHERE campaign_id = ?",
+            )
+            .bind(campaign.id.to_string())
+            .fetch_one(&mut *tx)
+            .await?;
+            let used: i64 = row.try_get("n")?;
+            let budget = campaign.effective_budget;
+            if used >= i64::from(budget.max_sessions) {
+                return Err(Error::new(
+                    ErrorCode::SessionBudgetExhausted,
+                    format!(
+                        "campaign {} has used its {} exploration sessions for this window",
+                        campaign.id, budget.max_sessions
+                    ),
+                    "Stop dispatching sessions for this campaign; its fixed plan carries on.",
+                ));
+            }
+            if let Some(last) = row.try_get::<Option<i64>, _>("last")? {
+                let next = from_ms(last) + min_interval(&campaign);
+                if next > now {
+                    return Err(Error::new(
+                        ErrorCode::IntervalNotElapsed,
+                        format!(
+                            "the previous session started less than {} minutes (campaign time) ago; the next is allowed at {}",
+                            budget.min_interval_minutes,
+                            next.to_rfc3339()
+                        ),
+                        "Wait until next_allowed_at before starting another session.",
+                    )
+                    .with_next_allowed_at(next));
+                }
+            }
+            Ok(())
+        }
+        .await;
+        if let Err(e) = decision {
+            if e.code() == ErrorCode::Internal {
+                return Err(e);
+            }
+            ledger::append(
+                &mut tx,
+                self,
+                campaign.id,
+                None,
+                LedgerAction::Create,
+                Some(e.code()),
+            )
+            .await?;
+            tx.commit().await?;
+            return Err(e);
+        }
+        let session = ExplorationSession {
+            id: self.ids.next_id(),
+            campaign_id: campaign.id,
+            target_id: campaign.target_id,
+            persona,
+            goal,
+            seed_ref: req.seed_ref,
+            status: SessionStatus::Running,
+            trigger,
+            end_reason: None,
+            experience: None,
+            judge_status: "none".into(),
+            judge_review: None,
+            turn_count: 0,
+            failure_reason: None,
+            started_at: now,
+            ended_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        sqlx::query(
+            "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
+                trigger_kind, judge_status, turn_count, started_at, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'running', ?, 'none', 0, ?, ?, ?)",
+        )
+        .bind(session.id.to_string())
+        .bind(campaign.id.to_string())
+        .bind(campaign.target_id.to_string())
+        .bind(serde_json::to_string(&session.persona)?)
+        .bind(serde_json::to_string(&session.goal)?)
+        .bind(session.seed_ref.as_ref().map(serde_json::to_string).transpose()?)
+        .bind(trigger.as_str())
+        .bind(to_ms(now))
+        .bind(to_ms(now))
+        .bind(to_ms(now))
+        .execute(&mut *tx)
+        .await?;
+        ledger::append(
+            &mut tx,
+            self,
+            campaign.id,
+            Some(session.id),
+            LedgerAction::Create,
+            None,
+        )
+        .await?;
+        tx.commit().await?;
+        drop(_guard);
+        self.audit("platform", "session.create", Some(session.id), "ok")
+            .await;
+        self.notify(Event::SessionChanged {
+            campaign_id: campaign.id,
+            session_id: session.id,
+        });
+        Ok(session)
+    }
+
+    /// Sends the virtual user's message to the target and returns the reply.
+    #[tracing::instrument(skip(self, req))]
+    pub async fn send_message(&self, session_id: Uuid, req: SendMessage) -> Result<MessageReply> {
+        let content = req.content.trim().to_string();
+        if content.is_empty() {
+            return Err(Error::invalid(
+                "content must not be empty",
+                "Send what the virtual user says next.",
+            ));
+        }
+        if content.len() > MAX_MESSAGE_BYTES {
+            return Err(Error::invalid(
+                "content is longer than 8 KiB",
+                "Send shorter messages, as a real user would.",
+            ));
+        }
+
+        // Reserve the turn: check + increment + user turn + ledger row.
+        let guard = self.ledger_lock.lock().await;
+        let mut tx = self.db.begin_with("BEGIN IMMEDIATE").await?;
+        let mut session = load_session(&mut tx, session_id).await?;
+        let campaign = load_campaign(&mut tx, session.campaign_id).await?;
+        let now = self.clock.now();
+        let max_turns = campaign.effective_budget.max_turns;
+        let mut decision = check_session_open(&mut tx, &mut session, &campaign, now).await;
+        if decision.is_ok() && session.turn_count >= max_turns {
+            decision = Err(Error::new(
+                ErrorCode::TurnLimitReached,
+                format!("session {} has used its {max_turns} user turns", session.id),
+                "Close the session with its experience record (end_reason max_turns).",
+            ));
+        }
+        if let Err(e) = decision {
+            if e.code() == ErrorCode::Internal {
+                return Err(e);
+            }
+            ledger::append(
+                &mut tx,
+                self,
+                campaign.id,
+                Some(session.id),
+                LedgerAction::Message,
+                Some(e.code()),
+            )
+            .await?;
+            tx.commit().await?;
+            return Err(e);
+        }
+        let index = session.turn_count;
+        let user_seq = i64::from(index) * 2;
+        sqlx::query(
+            "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
+        )
+        .bind(to_ms(now))
+        .bind(session.id.to_string())
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
+             VALUES (?, ?, ?, 'user', ?, NULL, ?)",
+        )
+        .bind(self.ids.next_id().to_string())
+        .bind(session.id.to_string())
+        .bind(user_seq)
+        .bind(&content)
+        .bind(to_ms(now))
+        .execute(&mut *tx)
+        .await?;
+        let history = sqlx::query(
+            "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
+        )
+        .bind(session.id.to_string())
+        .bind(user_seq)
+        .fetch_all(&mut *tx)
+        .await?;
+        ledger::append(
+            &mut tx,
+            self,
+            campaign.id,
+            Some(session.id),
+            LedgerAction::Message,
+            None,
+        )
+        .await?;
+        tx.commit().await?;
+        drop(guard);
+
+        let messages = history
+            .iter()
+            .map(|r| {
+                let role: String = r.try_get("role")?;
+                let content: String = r.try_get("content")?;
+                Ok(if role == "user" {
+                    ChatMessage::user(content)
+                } else {
+                    ChatMessage::assistant(content)
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let reply = match self.channel_for(session.target_id).await {
+            Ok(channel) => channel
+                .send(&ChatRequest {
+                    messages,
+                    tools: Vec::new(),
+                })
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.body.message),
+        };
+        match reply {
+            Ok(reply) => {
+                let at = to_ms(self.clock.now());
+                let mut tx = self.db.begin().await?;
+                sqlx::query(
+                    "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
+                     VALUES (?, ?, ?, 'target', ?, ?, ?)",
+                )
+                .bind(self.ids.next_id().to_string())
+                .bind(session.id.to_string())
+                .bind(user_seq + 1)
+                .bind(&reply.content)
+                .bind(reply.latency_ms as i64)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query("UPDATE exploration_sessions SET updated_at = ? WHERE id = ?")
+                    .bind(at)
+                    .bind(session.id.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                self.notify(Event::SessionChanged {
+                    campaign_id: campaign.id,
+                    session_id: session.id,
+                });
+                Ok(MessageReply {
+                    session_id: session.id,
+                    reply: reply.content,
+                    latency_ms: reply.latency_ms,
+                    turn: index + 1,
+                    turns_remaining: max_turns.saturating_sub(index + 1),
+                    max_turns,
+                    tool_calls: reply.tool_calls,
+                })
+            }
+            Err(reason) => {
+                let at = to_ms(self.clock.now());
+                sqlx::query(
+                    "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error', failure_reason = ?,
+                        ended_at = ?, updated_at = ?
+                     WHERE id = ? AND status = 'running'",
+                )
+                .bind(&reason)
+                .bind(at)
+                .bind(at)
+                .bind(session.id.to_string())
+                .execute(&self.db)
+                .await?;
+                self.audit(
+                    "platform",
+                    "session.fail",
+                    Some(session.id),
+                    "TARGET_UNAVAILABLE",
+                )
+                .await;
+                self.notify(Event::SessionChanged {
+                    campaign_id: campaign.id,
+                    session_id: session.id,
+                });
+                Err(Error::new(
+                    ErrorCode::TargetUnavailable,
+                    format!(
+                        "the target did not answer after its retries: {reason}; the session has failed"
+                    ),
+                    "Check the target (targets page, connection test); then start a new session.",
+                ))
+            }
+        }
+    }
+
+    /// Closes a running session with its experience record and queues the
+    /// judge review.
+    #[tracing::instrument(skip(self, req))]
+    pub async fn close_session(
+        &self,
+        session_id: Uuid,
+        req: CloseSession,
+    ) -> Result<ExplorationSession> {
+        let (record, end_reason) = req.normalize()?;
+        let guard = self.ledger_lock.lock().await;
+        let mut tx = self.db.begin_with("BEGIN IMMEDIATE").await?;
+        let mut session = load_session(&mut tx, session_id).await?;
+        let campaign = load_campaign(&mut tx, session.campaign_id).await?;
+        let now = self.clock.now();
+        if let Err(e) = check_session_open(&mut tx, &mut session, &campaign, now).await {
+            if e.code() == ErrorCode::Internal {
+                return Err(e);
+            }
+            ledger::append(
+                &mut tx,
+                self,
+                campaign.id,
+                Some(session.id),
+                LedgerAction::Close,
+                Some(e.code()),
+            )
+            .await?;
+            tx.commit().await?;
+            return Err(e);
+        }
+        sqlx::query(
+            "UPDATE exploration_sessions SET status = 'completed', end_reason = ?, experience = ?,
+                judge_status = 'pending', ended_at = ?, updated_at = ?
+             WHERE id = ?",
+        )
+        .bind(end_reason.as_str())
+        .bind(serde_json::to_string(&record)?)
+        .bind(to_ms(now))
+        .bind(to_ms(now))
+        .bind(session.id.to_string())
+        .execute(&mut *tx)
+        .await?;
+        ledger::append(
+            &mut tx,
+            self,
+            campaign.id,
+            Some(session.id),
+            LedgerAction::Close,
+            None,
+        )
+        .await?;
+        tx.commit().await?;
+        drop(guard);
+        self.audit("platform", "session.close", Some(session.id), "ok")
+            .await;
+        self.notify(Event::SessionChanged {
+            campaign_id: campaign.id,
+            session_id: session.id,
+        });
+        self.get_session(session.id).await
+    }
+
+    /// Ends a running session as `failed` (e.g. the virtual user's model
+    /// broke down: `simulator_error`).
+    #[tracing::instrument(skip(self))]
+    pub async fn fail_session(
+        &self,
+        session_id: Uuid,
+        reason: &str,
+        end_reason: EndReason,
+    ) -> Result<ExplorationSession> {
+        let reason: String = reason.trim().chars().take(2000).collect();
+        let session = self.get_session(session_id).await?;
+        let now = to_ms(self.clock.now());
+        let changed = sqlx::query(
+            "UPDATE exploration_sessions SET status = 'failed', end_reason = ?, failure_reason = ?,
+                ended_at = ?, updated_at = ?
+             WHERE id = ? AND status = 'running'",
+        )
+        .bind(end_reason.as_str())
+        .bind(&reason)
+        .bind(now)
+        .bind(now)
+        .bind(session_id.to_string())
+        .execute(&self.db)
+        .await?
+        .rows_affected();
+        if changed == 0 {
+            return Err(session_not_running(&session));
+        }
+        self.audit("platform", "session.fail", Some(session_id), "ok")
+            .await;
+        self.notify(Event::SessionChanged {
+            campaign_id: session.campaign_id,
+            session_id,
+        });
+        self.get_session(session_id).await
+    }
+
+    /// A campaign's sessions, oldest first.
+    pub async fn list_sessions(&self, campaign_id: Uuid) -> Result<Vec<ExplorationSession>> {
+        self.get_campaign(campaign_id).await?;
+        let rows = sqlx::query(
+            "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.db)
+        .await?;
+        rows.iter().map(session_from_row).collect()
+    }
+
+    pub async fn get_session(&self, id: Uuid) -> Result<ExplorationSession> {
+        let mut conn = self.db.acquire().await?;
+        load_session(&mut conn, id).await
+    }
+
+    /// One session with its whole conversation.
+    pub async fn session_messages(&self, id: Uuid) -> Result<SessionTranscript> {
+        let session = self.get_session(id).await?;
+        let rows = sqlx::query(
+            "SELECT seq, role, content, latency_ms, created_at FROM session_turns WHERE session_id = ? ORDER BY seq",
+        )
+        .bind(id.to_string())
+        .fetch_all(&self.db)
+        .await?;
+        let messages = rows
+            .iter()
+            .map(|r| {
+                let role: String = r.try_get("role")?;
+                Ok(SessionTurn {
+                    seq: r.try_get::<i64, _>("seq")? as u32,
+                    role: if role == "user" {
+                        TurnRole::User
+                    } else {
+                        TurnRole::Target
+                    },
+                    content: r.try_get("content")?,
+                    latency_ms: r.try_get::<Option<i64>, _>("latency_ms")?.map(|l| l as u64),
+                    created_at: from_ms(r.try_get("created_at")?),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(SessionTranscript { session, messages })
+    }
+}

@@ -1,0 +1,138 @@
+//! The one place where engine error codes become HTTP statuses, and the
+//! JSON extractor that gives malformed bodies the app's error shape.
+
+use agenteval_engine::{Error, ErrorBody, ErrorCode};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::{Json, body::Bytes};
+use serde::de::DeserializeOwned;
+
+/// The HTTP status of an error code.
+pub fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::InvalidInput => StatusCode::BAD_REQUEST,
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::NotFound => StatusCode::NOT_FOUND,
+        ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::Conflict
+        | ErrorCode::SessionBudgetExhausted
+        | ErrorCode::TurnLimitReached
+        | ErrorCode::IntervalNotElapsed
+        | ErrorCode::AutoNotAllowedOnAcceleratedLine
+        | ErrorCode::CampaignNotRunning
+        | ErrorCode::SessionNotRunning => StatusCode::CONFLICT,
+        ErrorCode::TargetUnavailable | ErrorCode::ModelUnavailable => StatusCode::BAD_GATEWAY,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// An engine error on its way to the client.
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        Self(e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = self.0.code();
+        if let Some(cause) = &self.0.cause {
+            // The cause stays in the log; the client sees the generic body.
+            tracing::error!(error = ?cause, code = %code, "request failed");
+        }
+        let mut response = (status_of(code), Json(self.0.body)).into_response();
+        // Read back by the audit layer to record the outcome.
+        response.extensions_mut().insert(code);
+        response
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+/// A JSON body. Malformed JSON is 400 `INVALID_INPUT`, well-formed JSON of
+/// the wrong structure is 422 `UNPROCESSABLE` naming the field, a body over
+/// the limit is 413 `PAYLOAD_TOO_LARGE`. The content type is not required,
+/// so that `curl -d` works.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|rej| {
+            if rej.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Error::new(
+                    ErrorCode::PayloadTooLarge,
+                    "the request body is larger than 1 MiB",
+                    "Send a smaller body.",
+                )
+            } else {
+                Error::invalid(
+                    format!("the request body could not be read: {}", rej.body_text()),
+                    "Send a JSON body.",
+                )
+            }
+        })?;
+        match Json::<T>::from_bytes(&bytes) {
+            Ok(Json(v)) => Ok(Self(v)),
+            Err(JsonRejection::JsonDataError(e)) => Err(Error::new(
+                ErrorCode::Unprocessable,
+                e.body_text(),
+                "Check the field named in the message against the API documentation (GET /api/openapi.json).",
+            )
+            .into()),
+            Err(e) => Err(Error::invalid(
+                format!("the request body is not valid JSON: {}", e.body_text()),
+                "Send a well-formed JSON object.",
+            )
+            .into()),
+        }
+    }
+}
+
+/// The error body, for the OpenAPI document.
+pub type ErrorResponse = ErrorBody;
+
+pub fn unauthorized() -> ApiError {
+    ApiError(Error::new(
+        ErrorCode::Unauthorized,
+        "missing or wrong API key",
+        "Send the key in the X-API-Key header (see `agenteval serve --api-key` or AGENTEVAL_API_KEY).",
+    ))
+}
+
+pub fn not_found_route() -> ApiError {
+    ApiError(Error::new(
+        ErrorCode::NotFound,
+        "no such route",
+        "See GET /api/openapi.json for the routes.",
+    ))
+}
+
+/// 405 in the error shape (there is no dedicated code: the request itself
+/// is wrong).
+pub async fn method_not_allowed() -> Response {
+    let body = ErrorBody {
+        code: ErrorCode::InvalidInput,
+        message: "method not allowed on this route".into(),
+        suggestion: "See GET /api/openapi.json for the methods of each route.".into(),
+        next_allowed_at: None,
+    };
+    (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
+}
+
+/// Parses an id from the path; anything that is not a UUID names nothing.
+pub fn parse_id(kind: &str, raw: &str) -> ApiResult<uuid::Uuid> {
+    uuid::Uuid::parse_str(raw).map_err(|_| ApiError(Error::not_found(kind, raw)))
+}

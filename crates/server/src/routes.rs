@@ -1,0 +1,323 @@
+//! Handlers: each one parses its input and calls one engine operation.
+
+use crate::AppState;
+use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
+use agenteval_engine::Error;
+use agenteval_engine::analysis::Analysis;
+use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::exploration::{
+    CloseSession, CreateSession, EndReason, ExplorationSession, FailSession, LedgerEntry,
+    MessageReply, PatrolReport, SendMessage, SessionTranscript,
+};
+use agenteval_engine::report::CampaignReport;
+use agenteval_engine::scenario::ScenarioSummary;
+use agenteval_engine::target::{CreateTarget, Target};
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Health {
+    pub status: String,
+    pub version: String,
+}
+
+/// Liveness; the only route that needs no key.
+#[utoipa::path(get, path = "/api/health", security(()), responses((status = 200, body = Health)))]
+pub async fn health() -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    })
+}
+
+#[utoipa::path(get, path = "/api/openapi.json", responses((status = 200, description = "this document")))]
+pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+    Json(crate::openapi::document())
+}
+
+#[utoipa::path(post, path = "/api/targets", request_body = CreateTarget,
+    responses((status = 201, body = Target), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+pub async fn create_target(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<CreateTarget>,
+) -> ApiResult<(StatusCode, Json<Target>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(st.platform.create_target(req).await?),
+    ))
+}
+
+#[utoipa::path(get, path = "/api/targets", responses((status = 200, body = [Target])))]
+pub async fn list_targets(State(st): State<AppState>) -> ApiResult<Json<Vec<Target>>> {
+    Ok(Json(st.platform.list_targets().await?))
+}
+
+#[utoipa::path(get, path = "/api/targets/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Target), (status = 404, body = ErrorResponse)))]
+pub async fn get_target(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Target>> {
+    Ok(Json(
+        st.platform.get_target(parse_id("target", &id)?).await?,
+    ))
+}
+
+#[utoipa::path(get, path = "/api/scenarios", responses((status = 200, body = [ScenarioSummary])))]
+pub async fn list_scenarios(State(st): State<AppState>) -> Json<Vec<ScenarioSummary>> {
+    Json(
+        st.platform
+            .scenarios
+            .all()
+            .iter()
+            .map(|s| ScenarioSummary::from(&**s))
+            .collect(),
+    )
+}
+
+#[utoipa::path(post, path = "/api/campaigns", request_body = CreateCampaign,
+    responses((status = 201, body = Campaign), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+pub async fn create_campaign(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<CreateCampaign>,
+) -> ApiResult<(StatusCode, Json<Campaign>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(st.platform.create_campaign(req).await?),
+    ))
+}
+
+#[utoipa::path(get, path = "/api/campaigns", responses((status = 200, body = [Campaign])))]
+pub async fn list_campaigns(State(st): State<AppState>) -> ApiResult<Json<Vec<Campaign>>> {
+    Ok(Json(st.platform.list_campaigns().await?))
+}
+
+#[utoipa::path(get, path = "/api/campaigns/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = Campaign), (status = 404, body = ErrorResponse)))]
+pub async fn get_campaign(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Campaign>> {
+    Ok(Json(
+        st.platform.get_campaign(parse_id("campaign", &id)?).await?,
+    ))
+}
+
+/// Ends the window now; running sessions expire. Idempotent.
+#[utoipa::path(post, path = "/api/campaigns/{id}/finalize", params(("id" = String, Path)),
+    responses((status = 200, body = Campaign), (status = 404, body = ErrorResponse)))]
+pub async fn finalize_campaign(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Campaign>> {
+    Ok(Json(
+        st.platform
+            .finalize_campaign(parse_id("campaign", &id)?)
+            .await?,
+    ))
+}
+
+/// The report; `exploration` is present only when the campaign has
+/// exploration sessions.
+#[utoipa::path(get, path = "/api/campaigns/{id}/report", params(("id" = String, Path)),
+    responses((status = 200, body = CampaignReport), (status = 404, body = ErrorResponse)))]
+pub async fn campaign_report(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<CampaignReport>> {
+    Ok(Json(
+        st.platform
+            .campaign_report(parse_id("campaign", &id)?)
+            .await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct ExportQuery {
+    /// `md` (default), `json`, `csv` (fixed runs) or `junit` (fixed runs as JUnit XML).
+    pub format: Option<String>,
+}
+
+/// The export as text, regenerated from stored data.
+#[utoipa::path(get, path = "/api/campaigns/{id}/export", params(("id" = String, Path), ExportQuery),
+    responses((status = 200, description = "the export (text/markdown, application/json, text/csv or application/xml)"),
+        (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+pub async fn export_campaign(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<ExportQuery>,
+) -> ApiResult<Response> {
+    use agenteval_engine::export;
+    let id = parse_id("campaign", &id)?;
+    let format = q.format.unwrap_or_else(|| "md".into()).to_lowercase();
+    if !matches!(
+        format.as_str(),
+        "md" | "markdown" | "json" | "csv" | "junit"
+    ) {
+        return Err(ApiError(Error::invalid(
+            format!("export format {format:?} is not available"),
+            "Use format=md, json, csv or junit.",
+        )));
+    }
+    let report = st.platform.campaign_report(id).await?;
+    let (content_type, body) = match format.as_str() {
+        "json" => (
+            "application/json",
+            serde_json::to_string_pretty(&report).map_err(|e| ApiError(Error::internal(e)))?,
+        ),
+        "csv" => (
+            "text/csv; charset=utf-8",
+            export::runs_csv(&st.platform.list_runs(id).await?),
+        ),
+        "junit" => (
+            "application/xml",
+            export::junit(&report, &st.platform.list_runs(id).await?),
+        ),
+        _ => ("text/markdown; charset=utf-8", export::markdown(&report)),
+    };
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
+}
+
+/// (Re)generates the analysis. Without a configured analyst model the
+/// analysis is the template one, labelled `offline`.
+#[utoipa::path(post, path = "/api/campaigns/{id}/analysis", params(("id" = String, Path)),
+    responses((status = 200, body = Analysis), (status = 404, body = ErrorResponse)))]
+pub async fn campaign_analysis(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Analysis>> {
+    let id = parse_id("campaign", &id)?;
+    Ok(Json(st.platform.generate_analysis(id, None).await?))
+}
+
+/// Running formal campaigns with what changed since the previous patrol;
+/// records this patrol's time.
+#[utoipa::path(get, path = "/api/exploration/patrol", responses((status = 200, body = PatrolReport)))]
+pub async fn patrol(State(st): State<AppState>) -> ApiResult<Json<PatrolReport>> {
+    Ok(Json(st.platform.patrol().await?))
+}
+
+/// Creates a running session within the campaign's budget.
+#[utoipa::path(post, path = "/api/exploration/sessions", request_body = CreateSession,
+    responses((status = 201, body = ExplorationSession), (status = 400, body = ErrorResponse),
+        (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "CAMPAIGN_NOT_RUNNING, AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE, SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED (with next_allowed_at), CONFLICT (auto session on a campaign without seeds)"),
+        (status = 422, body = ErrorResponse)))]
+pub async fn create_session(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<CreateSession>,
+) -> ApiResult<(StatusCode, Json<ExplorationSession>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(st.platform.create_session(req).await?),
+    ))
+}
+
+#[utoipa::path(get, path = "/api/exploration/sessions/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = ExplorationSession), (status = 404, body = ErrorResponse)))]
+pub async fn get_session(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<ExplorationSession>> {
+    Ok(Json(
+        st.platform.get_session(parse_id("session", &id)?).await?,
+    ))
+}
+
+/// Sends the virtual user's message to the target; returns its reply.
+#[utoipa::path(post, path = "/api/exploration/sessions/{id}/messages", params(("id" = String, Path)),
+    request_body = SendMessage,
+    responses((status = 200, body = MessageReply), (status = 400, body = ErrorResponse),
+        (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "TURN_LIMIT_REACHED, SESSION_NOT_RUNNING"),
+        (status = 502, body = ErrorResponse, description = "TARGET_UNAVAILABLE: the session has failed")))]
+pub async fn send_message(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(req): ApiJson<SendMessage>,
+) -> ApiResult<Json<MessageReply>> {
+    Ok(Json(
+        st.platform
+            .send_message(parse_id("session", &id)?, req)
+            .await?,
+    ))
+}
+
+/// The session with its whole conversation.
+#[utoipa::path(get, path = "/api/exploration/sessions/{id}/messages", params(("id" = String, Path)),
+    responses((status = 200, body = SessionTranscript), (status = 404, body = ErrorResponse)))]
+pub async fn session_messages(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<SessionTranscript>> {
+    Ok(Json(
+        st.platform
+            .session_messages(parse_id("session", &id)?)
+            .await?,
+    ))
+}
+
+/// Closes the session with its experience record; queues the judge review.
+#[utoipa::path(post, path = "/api/exploration/sessions/{id}/close", params(("id" = String, Path)),
+    request_body = CloseSession,
+    responses((status = 200, body = ExplorationSession), (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "SESSION_NOT_RUNNING"),
+        (status = 422, body = ErrorResponse)))]
+pub async fn close_session(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(req): ApiJson<CloseSession>,
+) -> ApiResult<Json<ExplorationSession>> {
+    Ok(Json(
+        st.platform
+            .close_session(parse_id("session", &id)?, req)
+            .await?,
+    ))
+}
+
+/// Ends the session as failed (the virtual user could not carry on).
+#[utoipa::path(post, path = "/api/exploration/sessions/{id}/fail", params(("id" = String, Path)),
+    request_body = FailSession,
+    responses((status = 200, body = ExplorationSession), (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "SESSION_NOT_RUNNING")))]
+pub async fn fail_session(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(req): ApiJson<FailSession>,
+) -> ApiResult<Json<ExplorationSession>> {
+    Ok(Json(
+        st.platform
+            .fail_session(
+                parse_id("session", &id)?,
+                &req.reason,
+                req.end_reason.unwrap_or(EndReason::SimulatorError),
+            )
+            .await?,
+    ))
+}
+
+#[utoipa::path(get, path = "/api/exploration/campaigns/{id}/sessions", params(("id" = String, Path)),
+    responses((status = 200, body = [ExplorationSession]), (status = 404, body = ErrorResponse)))]
+pub async fn list_sessions(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Vec<ExplorationSession>>> {
+    Ok(Json(
+        st.platform
+            .list_sessions(parse_id("campaign", &id)?)
+            .await?,
+    ))
+}
+
+/// Every budget decision of the campaign, oldest first.
+#[utoipa::path(get, path = "/api/exploration/campaigns/{id}/ledger", params(("id" = String, Path)),
+    responses((status = 200, body = [LedgerEntry]), (status = 404, body = ErrorResponse)))]
+pub async fn campaign_ledger(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Vec<LedgerEntry>>> {
+    Ok(Json(st.platform.ledger(parse_id("campaign", &id)?).await?))
+}

@@ -1,0 +1,919 @@
+//! The HTTP API over a real router on 127.0.0.1, a real SQLite in a temp
+//! dir and a manual clock, driven with reqwest.
+
+use agenteval_engine::Platform;
+use agenteval_engine::clock::ManualClock;
+use agenteval_server::{ServeConfig, spawn};
+use chrono::{DateTime, Duration, Utc};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+const KEY: &str = "test-key-0123456789";
+
+struct App {
+    base: String,
+    http: reqwest::Client,
+    clock: Arc<ManualClock>,
+    platform: Arc<Platform>,
+    _dir: tempfile::TempDir,
+}
+
+fn t0() -> DateTime<Utc> {
+    "2026-11-02T08:00:00Z".parse().expect("valid time")
+}
+
+async fn app() -> App {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clock = Arc::new(ManualClock::new(t0()));
+    let platform = Platform::builder(dir.path())
+        .clock(clock.clone())
+        .open()
+        .await
+        .expect("open platform");
+    let (addr, _task) = spawn(
+        platform.clone(),
+        ServeConfig {
+            bind: "127.0.0.1:0".parse().expect("addr"),
+            api_key: KEY.into(),
+            ui_dir: None,
+        },
+    )
+    .await
+    .expect("spawn server");
+    App {
+        base: format!("http://{addr}"),
+        http: reqwest::Client::new(),
+        clock,
+        platform,
+        _dir: dir,
+    }
+}
+
+impl App {
+    async fn send(&self, req: reqwest::RequestBuilder) -> (StatusCode, Value) {
+        let res = req.header("X-API-Key", KEY).send().await.expect("request");
+        let status = res.status();
+        let text = res.text().await.expect("body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, body)
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.send(self.http.get(format!("{}{path}", self.base)))
+            .await
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.send(self.http.post(format!("{}{path}", self.base)).json(&body))
+            .await
+    }
+
+    async fn target(&self) -> String {
+        let (s, t) = self
+            .post(
+                "/api/targets",
+                json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "a builtin target is valid: {t}");
+        t["id"].as_str().expect("target id").to_string()
+    }
+
+    /// A campaign on the builtin demo target with two personas and two goals.
+    async fn campaign(&self, extra: Value) -> Value {
+        let target = self.target().await;
+        let mut body = json!({
+            "name": "exploration week",
+            "target_id": target,
+            "duration_hours": 168,
+            "seed_set": seeds(),
+        });
+        for (k, v) in extra.as_object().expect("object") {
+            body[k] = v.clone();
+        }
+        let (s, c) = self.post("/api/campaigns", body).await;
+        assert_eq!(s, StatusCode::CREATED, "campaign is valid: {c}");
+        assert_eq!(c["status"], "running", "a window starting now is running");
+        c
+    }
+
+    async fn session(&self, campaign: &Value, persona: &str, goal: &str) -> (StatusCode, Value) {
+        self.post(
+            "/api/exploration/sessions",
+            json!({
+                "campaign_id": campaign["id"],
+                "persona": {"name": "Lin", "traits": ["impatient"]},
+                "goal": "send an email to my manager",
+                "seed_ref": {"persona_id": persona, "goal_id": goal},
+            }),
+        )
+        .await
+    }
+
+    async fn message(&self, session: &str, content: &str) -> (StatusCode, Value) {
+        self.post(
+            &format!("/api/exploration/sessions/{session}/messages"),
+            json!({ "content": content }),
+        )
+        .await
+    }
+}
+
+fn seeds() -> Value {
+    json!({
+        "personas": [{"id": "p-novice", "name": "Novice"}, {"id": "p-expert", "name": "Expert"}],
+        "goals": [{"id": "g-email", "title": "Send an email"}, {"id": "g-refund", "title": "Get a refund"}],
+    })
+}
+
+fn assert_error_shape(body: &Value, code: &str) {
+    assert_eq!(body["code"], code, "expected {code}: {body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "every error has a message: {body}"
+    );
+    assert!(
+        body["suggestion"].as_str().is_some_and(|m| !m.is_empty()),
+        "every error has a suggestion: {body}"
+    );
+}
+
+fn no_interval() -> Value {
+    json!({"budget": {"min_interval_minutes": 0}})
+}
+
+#[tokio::test]
+async fn health_is_open_and_every_other_route_needs_the_key() {
+    let app = app().await;
+    let res = app
+        .http
+        .get(format!("{}/api/health", app.base))
+        .send()
+        .await
+        .expect("health");
+    assert_eq!(res.status(), StatusCode::OK, "health needs no key");
+    let body: Value = res.json().await.expect("json");
+    assert_eq!(body["status"], "ok");
+    assert!(body["version"].is_string(), "health reports the version");
+
+    for path in [
+        "/api/targets",
+        "/api/exploration/patrol",
+        "/api/openapi.json",
+    ] {
+        let res = app
+            .http
+            .get(format!("{}{path}", app.base))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path} without key");
+        assert_error_shape(&res.json().await.expect("json"), "UNAUTHORIZED");
+        let res = app
+            .http
+            .get(format!("{}{path}", app.base))
+            .header("X-API-Key", "wrong")
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), StatusCode::UNAUTHORIZED, "{path} wrong key");
+    }
+    let res = app
+        .http
+        .post(format!("{}/api/exploration/sessions", app.base))
+        .header("X-API-Key", format!("{KEY}x"))
+        .json(&json!({}))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(
+        res.status(),
+        StatusCode::UNAUTHORIZED,
+        "a key with the right prefix is still wrong"
+    );
+
+    let (s, doc) = app.get("/api/openapi.json").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(doc["openapi"].as_str().is_some_and(|v| v.starts_with('3')));
+    for path in [
+        "/api/exploration/patrol",
+        "/api/exploration/sessions",
+        "/api/exploration/sessions/{id}/messages",
+        "/api/exploration/sessions/{id}/close",
+        "/api/exploration/campaigns/{id}/sessions",
+        "/api/campaigns/{id}/report",
+        "/api/campaigns/{id}/finalize",
+        "/api/targets",
+        "/api/scenarios",
+        "/api/health",
+    ] {
+        assert!(doc["paths"][path].is_object(), "OpenAPI documents {path}");
+    }
+    assert_eq!(
+        doc["components"]["securitySchemes"]["api_key"]["name"], "X-API-Key",
+        "the key scheme is documented"
+    );
+
+    let unauthorized: i64 = sqlx_count(
+        &app.platform,
+        "SELECT COUNT(*) FROM audit_events WHERE actor = 'anonymous' AND outcome = 'UNAUTHORIZED'",
+    )
+    .await;
+    assert!(
+        unauthorized >= 7,
+        "refused calls are audited: {unauthorized}"
+    );
+}
+
+async fn sqlx_count(platform: &Platform, sql: &str) -> i64 {
+    use sqlx::Row;
+    sqlx::query(sql)
+        .fetch_one(&platform.db)
+        .await
+        .expect("count")
+        .get::<i64, _>(0)
+}
+
+#[tokio::test]
+async fn session_lifecycle_from_create_to_report() {
+    let app = app().await;
+    let campaign = app.campaign(no_interval()).await;
+    let cid = campaign["id"].as_str().expect("id");
+
+    let (s, report) = app.get(&format!("/api/campaigns/{cid}/report")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        report.get("exploration").is_none(),
+        "no exploration key before any session: {report}"
+    );
+
+    let (s, session) = app.session(&campaign, "p-novice", "g-email").await;
+    assert_eq!(s, StatusCode::CREATED, "{session}");
+    assert_eq!(session["status"], "running");
+    assert_eq!(session["trigger"], "auto", "trigger defaults to auto");
+    assert_eq!(session["seed_ref"]["persona_id"], "p-novice");
+    assert_eq!(session["persona"]["name"], "Lin", "persona kept as JSON");
+    let sid = session["id"].as_str().expect("id").to_string();
+
+    let (s, r1) = app.message(&sid, "Hello, I need to send an email").await;
+    assert_eq!(s, StatusCode::OK, "{r1}");
+    assert!(r1["reply"].as_str().is_some_and(|r| !r.is_empty()));
+    assert_eq!(r1["turn"], 1);
+    assert_eq!(r1["turns_remaining"], 11, "default budget is 12 user turns");
+    assert!(r1["latency_ms"].is_u64());
+    let (s, r2) = app.message(&sid, "It goes to boss@example.com").await;
+    assert_eq!(s, StatusCode::OK, "{r2}");
+    assert_eq!(r2["turn"], 2);
+
+    let (s, transcript) = app
+        .get(&format!("/api/exploration/sessions/{sid}/messages"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let msgs = transcript["messages"].as_array().expect("messages");
+    assert_eq!(msgs.len(), 4, "both sides of two turns are stored");
+    let roles: Vec<&str> = msgs
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(roles, ["user", "target", "user", "target"]);
+    assert_eq!(msgs[0]["content"], "Hello, I need to send an email");
+    assert_eq!(msgs[1]["content"], r1["reply"]);
+
+    let (s, closed) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({
+                "goal_achieved": true,
+                "blockers": ["  Had to repeat the address ", "had to repeat the address", ""],
+                "misled": ["Claimed it was sent before confirming"],
+                "emotion": "满意",
+                "notes": "worked in the end",
+            }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{closed}");
+    assert_eq!(closed["status"], "completed");
+    assert_eq!(closed["end_reason"], "user_goal_met");
+    assert_eq!(closed["judge_status"], "pending", "judge review is queued");
+    let exp = &closed["experience"];
+    assert_eq!(exp["emotion"], "satisfied", "满意 maps to satisfied");
+    assert_eq!(
+        exp["blockers"],
+        json!(["Had to repeat the address"]),
+        "trimmed, empty dropped, case-insensitive duplicates merged"
+    );
+
+    let (s, again) = app.message(&sid, "one more").await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_shape(&again, "SESSION_NOT_RUNNING");
+
+    let (_, report) = app.get(&format!("/api/campaigns/{cid}/report")).await;
+    let ex = &report["exploration"];
+    assert_eq!(ex["sessions_total"], 1, "{report}");
+    assert_eq!(ex["goal_achievement_rate"], 1.0);
+    assert_eq!(ex["sessions_by_status"]["completed"], 1);
+    assert_eq!(ex["issues"].as_array().map(Vec::len), Some(2));
+    assert_eq!(ex["issues"][0]["session_ids"], json!([sid]));
+    assert_eq!(ex["emotions"]["satisfied"], 1);
+    assert_eq!(ex["judge"]["pending"], 1);
+
+    let (s, list) = app
+        .get(&format!("/api/exploration/campaigns/{cid}/sessions"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(list.as_array().map(Vec::len), Some(1));
+
+    let (_, ledger) = app
+        .get(&format!("/api/exploration/campaigns/{cid}/ledger"))
+        .await;
+    let decisions: Vec<(String, bool, Value)> = ledger
+        .as_array()
+        .expect("ledger")
+        .iter()
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap_or("").to_string(),
+                e["allowed"].as_bool().unwrap_or(false),
+                e["reason_code"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        vec![
+            ("create".into(), true, Value::Null),
+            ("message".into(), true, Value::Null),
+            ("message".into(), true, Value::Null),
+            ("close".into(), true, Value::Null),
+            ("message".into(), false, json!("SESSION_NOT_RUNNING")),
+        ],
+        "the ledger holds exactly the decisions taken"
+    );
+}
+
+#[tokio::test]
+async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
+    let app = app().await;
+
+    // Session budget.
+    let c = app
+        .campaign(json!({"budget": {"max_sessions": 1, "min_interval_minutes": 0}}))
+        .await;
+    assert_eq!(
+        app.session(&c, "p-novice", "g-email").await.0,
+        StatusCode::CREATED
+    );
+    let (s, body) = app.session(&c, "p-expert", "g-email").await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_shape(&body, "SESSION_BUDGET_EXHAUSTED");
+
+    // Turn limit.
+    let c = app
+        .campaign(json!({"budget": {"max_turns": 2, "min_interval_minutes": 0}}))
+        .await;
+    let (_, session) = app.session(&c, "p-novice", "g-email").await;
+    let sid = session["id"].as_str().expect("id");
+    assert_eq!(app.message(sid, "one").await.0, StatusCode::OK);
+    let (_, r) = app.message(sid, "two").await;
+    assert_eq!(r["turns_remaining"], 0);
+    let (s, body) = app.message(sid, "three").await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_shape(&body, "TURN_LIMIT_REACHED");
+
+    // Interval (default 30 minutes on the formal line).
+    let c = app.campaign(json!({})).await;
+    assert_eq!(
+        app.session(&c, "p-novice", "g-email").await.0,
+        StatusCode::CREATED
+    );
+    app.clock.advance(Duration::minutes(10));
+    let (s, body) = app.session(&c, "p-expert", "g-email").await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_shape(&body, "INTERVAL_NOT_ELAPSED");
+    let next: DateTime<Utc> = body["next_allowed_at"]
+        .as_str()
+        .expect("next_allowed_at is given")
+        .parse()
+        .expect("a time");
+    assert_eq!(
+        next,
+        t0() + Duration::minutes(30),
+        "30 minutes after the first start"
+    );
+    app.clock.advance(Duration::minutes(20));
+    assert_eq!(
+        app.session(&c, "p-expert", "g-email").await.0,
+        StatusCode::CREATED,
+        "allowed once the interval has elapsed"
+    );
+
+    // Accelerated line: auto refused, manual allowed.
+    let c = app
+        .campaign(json!({"time_scale": 100, "budget": {"min_interval_minutes": 0}}))
+        .await;
+    let (s, body) = app.session(&c, "p-novice", "g-email").await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_shape(&body, "AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE");
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": "a hurried user", "goal": "debug", "trigger": "manual"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::CREATED,
+        "manual sessions are allowed: {body}"
+    );
+    assert_eq!(body["trigger"], "manual");
+    assert_eq!(
+        body["seed_ref"],
+        Value::Null,
+        "manual sessions may omit seed_ref"
+    );
+
+    // Campaign not running.
+    let c = app.campaign(no_interval()).await;
+    let cid = c["id"].as_str().expect("id");
+    let (s, _) = app
+        .post(&format!("/api/campaigns/{cid}/finalize"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (s, body) = app.session(&c, "p-novice", "g-email").await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_shape(&body, "CAMPAIGN_NOT_RUNNING");
+
+    // Seeds.
+    let c = app.campaign(no_interval()).await;
+    let (s, body) = app.session(&c, "p-nobody", "g-email").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&body, "INVALID_INPUT");
+    assert!(
+        body["message"].as_str().unwrap_or("").contains("p-nobody"),
+        "the unknown seed id is named: {body}"
+    );
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": {"name": "x"}, "goal": "y"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "auto sessions need a seed_ref");
+    assert_error_shape(&body, "INVALID_INPUT");
+    let empty = app
+        .campaign(json!({"seed_set": {"personas": [], "goals": []}, "budget": {"min_interval_minutes": 0}}))
+        .await;
+    let (s, body) = app.session(&empty, "p-novice", "g-email").await;
+    assert_eq!(s, StatusCode::CONFLICT, "no seeds: no auto exploration");
+    assert_error_shape(&body, "CONFLICT");
+
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": "0190d5a4-0000-7000-8000-000000000000", "persona": "x", "goal": "y"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_error_shape(&body, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn finalize_expires_running_sessions_and_is_idempotent() {
+    let app = app().await;
+    let c = app.campaign(no_interval()).await;
+    let cid = c["id"].as_str().expect("id");
+    let (_, session) = app.session(&c, "p-novice", "g-email").await;
+    let sid = session["id"].as_str().expect("id");
+    assert_eq!(app.message(sid, "hi").await.0, StatusCode::OK);
+
+    let (s, first) = app
+        .post(&format!("/api/campaigns/{cid}/finalize"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(first["status"], "finalized");
+    let (_, got) = app.get(&format!("/api/exploration/sessions/{sid}")).await;
+    assert_eq!(got["status"], "expired");
+    assert_eq!(got["end_reason"], "expired");
+    let (s, body) = app.message(sid, "still there?").await;
+    assert_eq!(
+        s,
+        StatusCode::CONFLICT,
+        "expired sessions accept no message"
+    );
+    assert_error_shape(&body, "SESSION_NOT_RUNNING");
+    let (s, body) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({"goal_achieved": false}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    assert_error_shape(&body, "SESSION_NOT_RUNNING");
+
+    app.clock.advance(Duration::minutes(1));
+    let (s, second) = app
+        .post(&format!("/api/campaigns/{cid}/finalize"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "finalize is idempotent");
+    assert_eq!(
+        second["finalized_at"], first["finalized_at"],
+        "nothing changes the second time"
+    );
+
+    let (_, report) = app.get(&format!("/api/campaigns/{cid}/report")).await;
+    assert_eq!(report["exploration"]["sessions_by_status"]["expired"], 1);
+    assert_eq!(
+        report["exploration"]["sessions_by_end_reason"]["expired"],
+        1
+    );
+}
+
+#[tokio::test]
+async fn patrol_lists_running_formal_campaigns_with_seeds_and_advances() {
+    let app = app().await;
+    let formal = app.campaign(no_interval()).await;
+    let _accelerated = app
+        .campaign(json!({"time_scale": 24, "budget": {"min_interval_minutes": 0}}))
+        .await;
+    let _no_seeds = app
+        .campaign(json!({"seed_set": {"personas": [], "goals": []}}))
+        .await;
+    let finalized = app.campaign(no_interval()).await;
+    app.post(
+        &format!(
+            "/api/campaigns/{}/finalize",
+            finalized["id"].as_str().expect("id")
+        ),
+        json!({}),
+    )
+    .await;
+
+    let (_, s1) = app.session(&formal, "p-novice", "g-email").await;
+    let sid = s1["id"].as_str().expect("id");
+    app.post(
+        &format!("/api/exploration/sessions/{sid}/close"),
+        json!({"goal_achieved": false, "blockers": ["no confirmation"], "emotion": "frustrated"}),
+    )
+    .await;
+
+    let (s, p1) = app.get("/api/exploration/patrol").await;
+    assert_eq!(s, StatusCode::OK);
+    let campaigns = p1["campaigns"].as_array().expect("campaigns");
+    assert_eq!(
+        campaigns.len(),
+        1,
+        "only the running formal campaign with seeds is patrolled: {p1}"
+    );
+    let c = &campaigns[0];
+    assert_eq!(c["id"], formal["id"]);
+    assert_eq!(c["name"], "exploration week");
+    assert_eq!(c["target"]["id"], formal["target_id"]);
+    assert_eq!(c["target"]["name"], "demo");
+    assert_eq!(c["last_patrolled_at"], Value::Null, "first patrol");
+    assert!(c["new_results"].is_object(), "fixed results summary");
+    assert_eq!(c["new_sessions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(c["budget"]["sessions_remaining"], 7);
+    assert_eq!(c["budget"]["max_turns"], 12);
+    assert_eq!(c["seeds"]["personas"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        c["uncovered"].as_array().map(Vec::len),
+        Some(3),
+        "4 cells, 1 covered"
+    );
+    assert_eq!(c["failed_goals"][0]["goal_id"], "g-email");
+
+    let (_, stored) = app
+        .get(&format!(
+            "/api/campaigns/{}",
+            formal["id"].as_str().expect("id")
+        ))
+        .await;
+    assert_eq!(
+        stored["last_patrolled_at"], p1["generated_at"],
+        "patrol time recorded"
+    );
+
+    app.clock.advance(Duration::minutes(5));
+    let (_, p2) = app.get("/api/exploration/patrol").await;
+    let c = &p2["campaigns"][0];
+    assert_eq!(
+        c["last_patrolled_at"], p1["generated_at"],
+        "relative to the previous patrol"
+    );
+    assert_eq!(
+        c["new_sessions"].as_array().map(Vec::len),
+        Some(0),
+        "nothing new since the previous patrol"
+    );
+
+    app.clock.advance(Duration::minutes(5));
+    app.session(&formal, "p-expert", "g-refund").await;
+    app.clock.advance(Duration::minutes(5));
+    let (_, p3) = app.get("/api/exploration/patrol").await;
+    assert_eq!(
+        p3["campaigns"][0]["new_sessions"].as_array().map(Vec::len),
+        Some(1)
+    );
+}
+
+#[tokio::test]
+async fn fifty_parallel_creates_never_exceed_the_session_budget() {
+    let app = Arc::new(app().await);
+    let c = app
+        .campaign(json!({"budget": {"max_sessions": 3, "min_interval_minutes": 0}}))
+        .await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..50 {
+        let app = app.clone();
+        let c = c.clone();
+        tasks.spawn(async move {
+            let persona = if i % 2 == 0 { "p-novice" } else { "p-expert" };
+            app.session(&c, persona, "g-email").await
+        });
+    }
+    let (mut created, mut exhausted) = (0, 0);
+    while let Some(res) = tasks.join_next().await {
+        let (s, body) = res.expect("task");
+        match s {
+            StatusCode::CREATED => created += 1,
+            StatusCode::CONFLICT if body["code"] == "SESSION_BUDGET_EXHAUSTED" => exhausted += 1,
+            other => panic!("unexpected {other}: {body}"),
+        }
+    }
+    assert_eq!(
+        (created, exhausted),
+        (3, 47),
+        "exactly the budget is created"
+    );
+    let cid = c["id"].as_str().expect("id");
+    let rows = sqlx_count(
+        &app.platform,
+        &format!("SELECT COUNT(*) FROM exploration_sessions WHERE campaign_id = '{cid}'"),
+    )
+    .await;
+    assert_eq!(rows, 3, "the database holds the budget, no more");
+    let allowed = sqlx_count(
+        &app.platform,
+        &format!("SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = '{cid}' AND action = 'create' AND allowed = 1"),
+    )
+    .await;
+    let refused = sqlx_count(
+        &app.platform,
+        &format!("SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = '{cid}' AND action = 'create' AND allowed = 0 AND reason_code = 'SESSION_BUDGET_EXHAUSTED'"),
+    )
+    .await;
+    assert_eq!((allowed, refused), (3, 47), "one ledger row per decision");
+}
+
+#[tokio::test]
+async fn parallel_messages_never_exceed_the_turn_limit() {
+    let app = Arc::new(app().await);
+    let c = app
+        .campaign(json!({"budget": {"max_turns": 5, "min_interval_minutes": 0}}))
+        .await;
+    let (_, session) = app.session(&c, "p-novice", "g-email").await;
+    let sid = session["id"].as_str().expect("id").to_string();
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..20 {
+        let app = app.clone();
+        let sid = sid.clone();
+        tasks.spawn(async move { app.message(&sid, &format!("message {i}")).await });
+    }
+    let (mut ok, mut limited) = (0, 0);
+    while let Some(res) = tasks.join_next().await {
+        let (s, body) = res.expect("task");
+        match s {
+            StatusCode::OK => ok += 1,
+            StatusCode::CONFLICT if body["code"] == "TURN_LIMIT_REACHED" => limited += 1,
+            other => panic!("unexpected {other}: {body}"),
+        }
+    }
+    assert_eq!(
+        (ok, limited),
+        (5, 15),
+        "exactly max_turns messages go through"
+    );
+    let (_, got) = app.get(&format!("/api/exploration/sessions/{sid}")).await;
+    assert_eq!(got["turn_count"], 5);
+    let (_, transcript) = app
+        .get(&format!("/api/exploration/sessions/{sid}/messages"))
+        .await;
+    assert_eq!(transcript["messages"].as_array().map(Vec::len), Some(10));
+}
+
+#[tokio::test]
+async fn bad_requests_get_4xx_in_the_error_shape() {
+    let app = app().await;
+    let c = app.campaign(no_interval()).await;
+    let (_, session) = app.session(&c, "p-novice", "g-email").await;
+    let sid = session["id"].as_str().expect("id");
+    let url = |p: &str| format!("{}{p}", app.base);
+
+    let (s, body) = app
+        .send(
+            app.http
+                .post(url("/api/exploration/sessions"))
+                .header("content-type", "application/json")
+                .body("{\"campaign_id\": "),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "malformed JSON");
+    assert_error_shape(&body, "INVALID_INPUT");
+
+    let (s, body) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({"goal_achieved": "yes", "blockers": []}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "wrong type");
+    assert_error_shape(&body, "UNPROCESSABLE");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("goal_achieved"),
+        "the field is named: {body}"
+    );
+    let (s, body) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({"goal_achieved": true, "blockers": [1, 2]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        body["message"].as_str().unwrap_or("").contains("blockers"),
+        "{body}"
+    );
+
+    let big = "x".repeat(2 * 1024 * 1024);
+    let (s, body) = app.message(sid, &big).await;
+    assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_error_shape(&body, "PAYLOAD_TOO_LARGE");
+
+    let (s, body) = app.message(sid, &"y".repeat(9 * 1024)).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "messages are at most 8 KiB");
+    assert_error_shape(&body, "INVALID_INPUT");
+    let (s, _) = app.message(sid, "   ").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "empty messages are refused");
+
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": {"bio": "z".repeat(20_000)}, "goal": "g",
+                   "seed_ref": {"persona_id": "p-novice", "goal_id": "g-email"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "persona over 16 KiB");
+    assert_error_shape(&body, "INVALID_INPUT");
+
+    let (s, body) = app
+        .get("/api/exploration/sessions/not-a-uuid/messages")
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_error_shape(&body, "NOT_FOUND");
+    let (s, body) = app
+        .message("0190d5a4-0000-7000-8000-000000000000", "hello")
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_error_shape(&body, "NOT_FOUND");
+    let (s, body) = app.get("/api/no/such/route").await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_error_shape(&body, "NOT_FOUND");
+    let (s, _) = app
+        .send(app.http.delete(url("/api/exploration/sessions")))
+        .await;
+    assert_eq!(s, StatusCode::METHOD_NOT_ALLOWED);
+
+    let (s, body) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "x", "target_id": c["target_id"], "duration_hours": -1}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&body, "INVALID_INPUT");
+}
+
+#[tokio::test]
+async fn close_normalises_emotions_and_lists() {
+    let app = app().await;
+    let c = app.campaign(no_interval()).await;
+    let cases = [
+        ("困惑", "confused", Some("困惑")),
+        ("ANGRY", "angry", None),
+        ("worried", "anxious", Some("worried")),
+        ("bemused", "neutral", Some("bemused")),
+        ("", "neutral", None),
+    ];
+    for (raw, want, kept) in cases {
+        let (_, session) = app.session(&c, "p-novice", "g-email").await;
+        let sid = session["id"].as_str().expect("id");
+        let many: Vec<String> = (0..60).map(|i| format!("blocker {i}")).collect();
+        let (s, closed) = app
+            .post(
+                &format!("/api/exploration/sessions/{sid}/close"),
+                json!({"goal_achieved": false, "blockers": many, "misled": ["m".repeat(800)],
+                       "emotion": raw, "notes": "n".repeat(5000), "end_reason": "max_turns"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{closed}");
+        let exp = &closed["experience"];
+        assert_eq!(exp["emotion"], want, "{raw:?} maps to {want}");
+        assert_eq!(
+            exp["emotion_raw"].as_str(),
+            kept,
+            "original kept when not canonical"
+        );
+        assert_eq!(
+            exp["blockers"].as_array().map(Vec::len),
+            Some(50),
+            "at most 50"
+        );
+        assert_eq!(
+            exp["misled"][0].as_str().map(|m| m.chars().count()),
+            Some(500)
+        );
+        assert_eq!(exp["notes"].as_str().map(|m| m.chars().count()), Some(4000));
+        assert_eq!(closed["end_reason"], "max_turns");
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_target_fails_the_session_with_502() {
+    let app = app().await;
+    let (s, target) = app
+        .post(
+            "/api/targets",
+            json!({"name": "down", "channel": {"kind": "http", "url": "http://127.0.0.1:9/chat"},
+                   "max_retries": 0, "timeout_ms": 500}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{target}");
+    let (_, c) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "down", "target_id": target["id"], "duration_hours": 24, "seed_set": seeds(),
+                   "budget": {"min_interval_minutes": 0}}),
+        )
+        .await;
+    let (_, session) = app.session(&c, "p-novice", "g-email").await;
+    let sid = session["id"].as_str().expect("id");
+    let (s, body) = app.message(sid, "hello?").await;
+    assert_eq!(s, StatusCode::BAD_GATEWAY);
+    assert_error_shape(&body, "TARGET_UNAVAILABLE");
+    let (_, got) = app.get(&format!("/api/exploration/sessions/{sid}")).await;
+    assert_eq!(got["status"], "failed");
+    assert_eq!(got["end_reason"], "target_error");
+    assert!(got["failure_reason"].is_string());
+}
+
+#[tokio::test]
+async fn targets_scenarios_and_campaigns_routes() {
+    let app = app().await;
+    let c = app.campaign(json!({})).await;
+    let (s, targets) = app.get("/api/targets").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(targets.as_array().map(Vec::len), Some(1));
+    let (s, scenarios) = app.get("/api/scenarios").await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(scenarios.is_array());
+    let (s, list) = app.get("/api/campaigns").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(list[0]["id"], c["id"]);
+    let cid = c["id"].as_str().expect("id");
+    let (s, one) = app.get(&format!("/api/campaigns/{cid}")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        one["effective_budget"]["max_sessions"], 8,
+        "platform default"
+    );
+    let (s, export) = app
+        .get(&format!("/api/campaigns/{cid}/export?format=json"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(export["campaign"]["id"], c["id"]);
+    let (s, md) = app
+        .get(&format!("/api/campaigns/{cid}/export?format=md"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        md.as_str().is_some_and(|t| t.contains("exploration week")),
+        "the Markdown export names the campaign: {md}"
+    );
+    let (s, analysis) = app
+        .post(&format!("/api/campaigns/{cid}/analysis"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{analysis}");
+    assert_eq!(
+        analysis["offline"], true,
+        "no analyst model: labelled template"
+    );
+    let (s, body) = app
+        .get(&format!("/api/campaigns/{cid}/export?format=pdf"))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&body, "INVALID_INPUT");
+}
