@@ -4,6 +4,9 @@
 use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::exploration::{
+    CloseSession, CreateSession, ExplorationSession, MessageReply, SendMessage, SessionTranscript,
+};
 use agenteval_engine::fixed::{Run, RunTurn};
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::review::{CreateReview, HumanReview};
@@ -123,6 +126,46 @@ pub async fn generate_analysis(platform: Shared<'_>, campaign_id: Uuid) -> Reply
 #[specta::specta]
 pub async fn next_period(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Campaign> {
     platform.next_period(campaign_id).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sessions(
+    platform: Shared<'_>,
+    campaign_id: Uuid,
+) -> Reply<Vec<ExplorationSession>> {
+    platform.list_sessions(campaign_id).await.map_err(body)
+}
+
+/// One session with its whole conversation.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_messages(platform: Shared<'_>, id: Uuid) -> Reply<SessionTranscript> {
+    platform.session_messages(id).await.map_err(body)
+}
+
+/// Starts a manual (or seeded) exploration session, checked against the
+/// campaign's budget.
+#[tauri::command]
+#[specta::specta]
+pub async fn create_session(platform: Shared<'_>, req: CreateSession) -> Reply<ExplorationSession> {
+    platform.create_session(req).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn send_message(platform: Shared<'_>, id: Uuid, req: SendMessage) -> Reply<MessageReply> {
+    platform.send_message(id, req).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn close_session(
+    platform: Shared<'_>,
+    id: Uuid,
+    req: CloseSession,
+) -> Reply<ExplorationSession> {
+    platform.close_session(id, req).await.map_err(body)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]

@@ -26,6 +26,16 @@ export const commands = {
 	generateAnalysis: (campaignId: string) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId })),
 	/**  The following campaign: same target, plan, seeds and budget. */
 	nextPeriod: (campaignId: string) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId })),
+	listSessions: (campaignId: string) => typedError<ExplorationSession[], ErrorBody>(__TAURI_INVOKE("list_sessions", { campaignId })),
+	/**  One session with its whole conversation. */
+	sessionMessages: (id: string) => typedError<SessionTranscript, ErrorBody>(__TAURI_INVOKE("session_messages", { id })),
+	/**
+	 *  Starts a manual (or seeded) exploration session, checked against the
+	 *  campaign's budget.
+	 */
+	createSession: (req: CreateSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("create_session", { req })),
+	sendMessage: (id: string, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
+	closeSession: (id: string, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
 	exportCampaign: (id: string, format: ExportFormat) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format })),
 	/**  Writes the export to a file the user chose in the save dialog. */
 	saveExport: (id: string, format: ExportFormat, path: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path })),
@@ -170,6 +180,38 @@ export type Claim = {
 	turn_ids?: string[],
 };
 
+/**  The experience record as sent by the client; normalised on close. */
+export type CloseSession = {
+	goal_achieved: boolean,
+	blockers?: string[] | null,
+	misled?: string[] | null,
+	emotion?: string | null,
+	notes?: string | null,
+	/**
+	 *  Defaults to `user_goal_met` when the goal was achieved, else
+	 *  `user_gave_up`.
+	 */
+	end_reason?: EndReason | null,
+};
+
+export type CoverageCell = {
+	persona_id: string,
+	goal_id: string,
+	sessions: number,
+	achieved: number,
+	/**  Blockers and misled points reported in this cell. */
+	issues: number,
+};
+
+/**  Persona x goal grid, so that gaps in exploration are visible. */
+export type CoverageGrid = {
+	personas: string[],
+	goals: string[],
+	cells: CoverageCell[],
+	/**  Sessions without a seed_ref (manual debugging). */
+	unseeded_sessions: number,
+};
+
 export type CreateCampaign = {
 	name: string,
 	target_id: string,
@@ -199,6 +241,16 @@ export type CreateReview = {
 	judge_override?: JudgeOverride | null,
 };
 
+export type CreateSession = {
+	campaign_id: string,
+	/**  A JSON object describing the virtual user (or a plain description). */
+	persona: Value,
+	/**  What the user wants: a string or a JSON object. */
+	goal: Value,
+	seed_ref?: SeedRef | null,
+	trigger?: Trigger | null,
+};
+
 export type CreateTarget = {
 	name: string,
 	channel: ChannelConfig,
@@ -210,12 +262,20 @@ export type CreateTarget = {
 	price_out_per_mtok?: number | null,
 };
 
+export type DimensionScore = {
+	average: number | null,
+	count: number,
+};
+
 /**  The budget in force: defaults filled in. */
 export type EffectiveBudget = {
 	max_sessions: number,
 	max_turns: number,
 	min_interval_minutes: number | null,
 };
+
+/**  Why a session ended. Every ended session carries one. */
+export type EndReason = "user_goal_met" | "user_gave_up" | "max_turns" | "target_error" | "simulator_error" | "budget_exhausted" | "expired";
 
 /**  The body every transport sends for an error. */
 export type ErrorBody = {
@@ -272,12 +332,75 @@ export type ErrorReason = {
 /**  Something that changed, for live views (desktop events, UI polling). */
 export type Event = { kind: "campaign_changed"; campaign_id: string } | { kind: "run_finished"; campaign_id: string; run_id: string } | { kind: "session_changed"; campaign_id: string; session_id: string };
 
+/**  The virtual user's structured self-report, normalised. */
+export type ExperienceRecord = {
+	goal_achieved: boolean,
+	blockers: string[],
+	misled: string[],
+	/**  One of [`super::EMOTIONS`]. */
+	emotion: string,
+	/**
+	 *  What the client sent when it was not already one of the allowed
+	 *  emotions.
+	 */
+	emotion_raw?: string | null,
+	notes?: string,
+};
+
 /**
  *  Exploration findings of one campaign; absent from the report when the
- *  campaign has no exploration data.
+ *  campaign has no exploration session.
  */
 export type ExplorationFindings = {
 	sessions_total: number,
+	/**  Every status appears, with 0 when no session has it. */
+	sessions_by_status: { [key in string]: number },
+	sessions_by_end_reason: { [key in string]: number },
+	sessions_by_trigger: { [key in string]: number },
+	/**  Completed sessions that carry an experience record. */
+	records: number,
+	goals_achieved: number,
+	/**  goals_achieved / records; `None` without any record. */
+	goal_achievement_rate: number | null,
+	/**
+	 *  Blockers and misled points, grouped (trimmed, case-folded), most
+	 *  frequent first.
+	 */
+	issues: Issue[],
+	/**  Emotions of the experience records. */
+	emotions: { [key in string]: number },
+	judge: JudgeSummary,
+	/**  Every judge finding, poor ones first. */
+	findings: JudgeFinding[],
+	coverage: CoverageGrid,
+	/**
+	 *  Sessions whose review blames the virtual user rather than the
+	 *  target; counted apart so that simulator faults are not the target's.
+	 */
+	simulator_faults: number,
+};
+
+export type ExplorationSession = {
+	id: string,
+	campaign_id: string,
+	target_id: string,
+	persona: Value,
+	goal: Value,
+	seed_ref: SeedRef | null,
+	status: SessionStatus,
+	trigger: Trigger,
+	end_reason: EndReason | null,
+	experience: ExperienceRecord | null,
+	/**  `none`, `pending`, `done` or `failed`. */
+	judge_status: string,
+	judge_review: Value | null,
+	/**  User turns so far. */
+	turn_count: number,
+	failure_reason: string | null,
+	started_at: string,
+	ended_at: string | null,
+	created_at: string,
+	updated_at: string,
 };
 
 export type ExportFormat = "md" | "json" | "csv" | "junit";
@@ -372,6 +495,26 @@ export type HumanReviewSummary = {
 	agreement: number | null,
 };
 
+export type Issue = {
+	kind: IssueKind,
+	/**  The text as first reported. */
+	text: string,
+	/**  How many sessions reported it. */
+	count: number,
+	session_ids: string[],
+};
+
+export type IssueKind = "blocker" | "misled";
+
+export type JudgeFinding = {
+	session_id: string,
+	/**  As the judge wrote it, e.g. `poor`, `fair`, `good`. */
+	severity: string,
+	dimension: string | null,
+	text: string,
+	evidence: string | null,
+};
+
 /**  A reviewer's correction of the automatic verdict. */
 export type JudgeOverride = {
 	/**
@@ -387,6 +530,14 @@ export type JudgeOverride = {
 	note?: string,
 };
 
+export type JudgeSummary = {
+	reviewed: number,
+	failed: number,
+	pending: number,
+	/**  Average score per quality dimension over the reviewed sessions. */
+	dimensions: { [key in string]: DimensionScore },
+};
+
 export type Language = "en" | "zh";
 
 /**
@@ -394,6 +545,18 @@ export type Language = "en" | "zh";
  *  line (`time_scale > 1`, compressed time, manual exploration only).
  */
 export type Line = "formal" | "accelerated";
+
+export type MessageReply = {
+	session_id: string,
+	/**  The target's reply. */
+	reply: string,
+	latency_ms: number,
+	/**  Which user turn this was (1-based). */
+	turn: number,
+	turns_remaining: number,
+	max_turns: number,
+	tool_calls?: ToolCall[],
+};
 
 export type PassAtK = {
 	k: number,
@@ -573,9 +736,42 @@ export type ScenarioSummary = {
 	turns: number,
 };
 
+/**
+ *  Where a session's persona and goal come from. Auto-triggered sessions
+ *  must name seeds of the campaign's seed set; a variant says how it was
+ *  derived from them.
+ */
+export type SeedRef = {
+	persona_id: string,
+	goal_id: string,
+	variant?: Variant | null,
+};
+
 export type SeedSet = {
 	personas?: Persona[],
 	goals?: Goal[],
+};
+
+export type SendMessage = {
+	content: string,
+};
+
+export type SessionStatus = "running" | "completed" | "failed" | "expired";
+
+/**
+ *  One session for drill-down: the session (status, end reason, experience
+ *  record, judge review) and its whole conversation.
+ */
+export type SessionTranscript = {
+	messages: SessionTurn[],
+} & ExplorationSession;
+
+export type SessionTurn = {
+	seq: number,
+	role: TurnRole,
+	content: string,
+	latency_ms: number | null,
+	created_at: string,
 };
 
 export type Settings = {
@@ -646,7 +842,23 @@ export type ToolCall = {
 	arguments: Value,
 };
 
+/**  Who started a session: the patrol (auto) or a person debugging (manual). */
+export type Trigger = "auto" | "manual";
+
+export type TurnRole = "user" | "target";
+
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+export type Variant = {
+	kind: VariantKind,
+	note?: string,
+};
+
+export type VariantKind = 
+/**  Same goal, expressed differently. */
+"rephrased_goal" | 
+/**  Same persona, another way of following up. */
+"other_follow_up_strategy" | "other";
 
 /**
  *  How a finished run ended. `skipped` runs never executed because the

@@ -321,3 +321,65 @@ pub async fn campaign_ledger(
 ) -> ApiResult<Json<Vec<LedgerEntry>>> {
     Ok(Json(st.platform.ledger(parse_id("campaign", &id)?).await?))
 }
+
+/// Connection test: one short message through the target's channel. A
+/// target that does not answer is reported in the body (`ok: false`).
+#[utoipa::path(post, path = "/api/targets/{id}/test", params(("id" = String, Path)),
+    responses((status = 200, body = agenteval_engine::target_probe::TargetProbe), (status = 404, body = ErrorResponse)))]
+pub async fn test_target(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<agenteval_engine::target_probe::TargetProbe>> {
+    Ok(Json(
+        st.platform.test_target(parse_id("target", &id)?).await?,
+    ))
+}
+
+/// The campaign's fixed-scenario runs, in plan order (never exploration).
+#[utoipa::path(get, path = "/api/campaigns/{id}/runs", params(("id" = String, Path)),
+    responses((status = 200, body = Vec<agenteval_engine::fixed::Run>), (status = 404, body = ErrorResponse)))]
+pub async fn list_runs(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Vec<agenteval_engine::fixed::Run>>> {
+    let id = parse_id("campaign", &id)?;
+    st.platform.get_campaign(id).await?;
+    Ok(Json(st.platform.list_runs(id).await?))
+}
+
+/// One run's turns as they were persisted.
+#[utoipa::path(get, path = "/api/runs/{id}/turns", params(("id" = String, Path)),
+    responses((status = 200, body = Vec<agenteval_engine::fixed::RunTurn>), (status = 404, body = ErrorResponse)))]
+pub async fn run_turns(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Vec<agenteval_engine::fixed::RunTurn>>> {
+    Ok(Json(st.platform.run_turns(parse_id("run", &id)?).await?))
+}
+
+/// A reviewer's 1-5 rating of a run or a session.
+#[utoipa::path(post, path = "/api/reviews", request_body = agenteval_engine::review::CreateReview,
+    responses((status = 201, body = agenteval_engine::review::HumanReview), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+pub async fn add_review(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<agenteval_engine::review::CreateReview>,
+) -> ApiResult<(StatusCode, Json<agenteval_engine::review::HumanReview>)> {
+    Ok((
+        StatusCode::CREATED,
+        Json(st.platform.add_review(req).await?),
+    ))
+}
+
+/// Creates the following period: same target, plan, seeds and budget.
+#[utoipa::path(post, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
+    responses((status = 201, body = Campaign), (status = 404, body = ErrorResponse)))]
+pub async fn next_period(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<(StatusCode, Json<Campaign>)> {
+    let id = parse_id("campaign", &id)?;
+    Ok((
+        StatusCode::CREATED,
+        Json(st.platform.next_period(id).await?),
+    ))
+}

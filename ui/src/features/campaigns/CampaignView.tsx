@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Group, Menu, Modal, Progress, ScrollArea, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type Run, type ScenarioSummary } from "../../api";
+import { api, asApiError, goalTitle, personaName, type ApiError, type ExplorationSession, type ExportFormat, type Run, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { pct, when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
@@ -23,7 +23,7 @@ async function loadAll(id: string) {
     api.campaignReport(id),
     api.listSessions(id).catch(() => [] as ExplorationSession[]),
     api.listTargets(),
-    api.listRuns(id),
+    api.listRuns(id).catch(() => [] as Run[]),
     api.listScenarios().catch(() => [] as ScenarioSummary[]),
   ]);
   return { report, sessions, targets, runs, scenarios };
@@ -224,8 +224,8 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
               <Table.Tbody>
                 {sessions.map((s) => (
                   <Table.Tr key={s.id} style={{ cursor: "pointer" }} onClick={() => setSession(s)} data-testid="session-row">
-                    <Table.Td>{s.persona.name}</Table.Td>
-                    <Table.Td>{s.goal.title}</Table.Td>
+                    <Table.Td>{personaName(s.persona)}</Table.Td>
+                    <Table.Td>{goalTitle(s.goal)}</Table.Td>
                     <Table.Td>
                       <Badge size="sm">{s.status}</Badge>
                     </Table.Td>
