@@ -170,6 +170,24 @@ export type Claim = {
 	turn_ids?: string[],
 };
 
+export type CoverageCell = {
+	persona_id: string,
+	goal_id: string,
+	sessions: number,
+	achieved: number,
+	/**  Blockers and misled points reported in this cell. */
+	issues: number,
+};
+
+/**  Persona x goal grid, so that gaps in exploration are visible. */
+export type CoverageGrid = {
+	personas: string[],
+	goals: string[],
+	cells: CoverageCell[],
+	/**  Sessions without a seed_ref (manual debugging). */
+	unseeded_sessions: number,
+};
+
 export type CreateCampaign = {
 	name: string,
 	target_id: string,
@@ -208,6 +226,11 @@ export type CreateTarget = {
 	max_retries?: number | null,
 	price_in_per_mtok?: number | null,
 	price_out_per_mtok?: number | null,
+};
+
+export type DimensionScore = {
+	average: number | null,
+	count: number,
 };
 
 /**  The budget in force: defaults filled in. */
@@ -274,10 +297,35 @@ export type Event = { kind: "campaign_changed"; campaign_id: string } | { kind: 
 
 /**
  *  Exploration findings of one campaign; absent from the report when the
- *  campaign has no exploration data.
+ *  campaign has no exploration session.
  */
 export type ExplorationFindings = {
 	sessions_total: number,
+	/**  Every status appears, with 0 when no session has it. */
+	sessions_by_status: { [key in string]: number },
+	sessions_by_end_reason: { [key in string]: number },
+	sessions_by_trigger: { [key in string]: number },
+	/**  Completed sessions that carry an experience record. */
+	records: number,
+	goals_achieved: number,
+	/**  goals_achieved / records; `None` without any record. */
+	goal_achievement_rate: number | null,
+	/**
+	 *  Blockers and misled points, grouped (trimmed, case-folded), most
+	 *  frequent first.
+	 */
+	issues: Issue[],
+	/**  Emotions of the experience records. */
+	emotions: { [key in string]: number },
+	judge: JudgeSummary,
+	/**  Every judge finding, poor ones first. */
+	findings: JudgeFinding[],
+	coverage: CoverageGrid,
+	/**
+	 *  Sessions whose review blames the virtual user rather than the
+	 *  target; counted apart so that simulator faults are not the target's.
+	 */
+	simulator_faults: number,
 };
 
 export type ExportFormat = "md" | "json" | "csv" | "junit";
@@ -372,6 +420,26 @@ export type HumanReviewSummary = {
 	agreement: number | null,
 };
 
+export type Issue = {
+	kind: IssueKind,
+	/**  The text as first reported. */
+	text: string,
+	/**  How many sessions reported it. */
+	count: number,
+	session_ids: string[],
+};
+
+export type IssueKind = "blocker" | "misled";
+
+export type JudgeFinding = {
+	session_id: string,
+	/**  As the judge wrote it, e.g. `poor`, `fair`, `good`. */
+	severity: string,
+	dimension: string | null,
+	text: string,
+	evidence: string | null,
+};
+
 /**  A reviewer's correction of the automatic verdict. */
 export type JudgeOverride = {
 	/**
@@ -385,6 +453,14 @@ export type JudgeOverride = {
 	 */
 	score?: number | null,
 	note?: string,
+};
+
+export type JudgeSummary = {
+	reviewed: number,
+	failed: number,
+	pending: number,
+	/**  Average score per quality dimension over the reviewed sessions. */
+	dimensions: { [key in string]: DimensionScore },
 };
 
 export type Language = "en" | "zh";
