@@ -403,7 +403,18 @@ export type ExplorationSession = {
 	updated_at: string,
 };
 
-export type ExportFormat = "md" | "json" | "csv" | "junit";
+/**  Every export the product offers, each regenerable from stored data. */
+export type ExportFormat = 
+/**  Markdown report with its appendices and session transcripts. */
+"md" | 
+/**  The report as served by the API. */
+"json" | 
+/**  Fixed runs, one row each. */
+"csv" | 
+/**  Exploration sessions, one row each. */
+"sessions_csv" | 
+/**  Fixed runs as JUnit XML test cases, for CI. */
+"junit";
 
 export type FailingCheck = {
 	kind: string,

@@ -101,14 +101,28 @@ enum ScenariosCommand {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ExportFormat {
-    /// Markdown report with its appendices.
+    /// Markdown report with its appendices and session transcripts.
     Md,
     /// The report as served by the API.
     Json,
     /// Fixed runs, one row each.
     Csv,
+    /// Exploration sessions, one row each.
+    SessionsCsv,
     /// Fixed runs as JUnit XML test cases.
     Junit,
+}
+
+impl From<ExportFormat> for agenteval_engine::export::ExportFormat {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::Md => Self::Md,
+            ExportFormat::Json => Self::Json,
+            ExportFormat::Csv => Self::Csv,
+            ExportFormat::SessionsCsv => Self::SessionsCsv,
+            ExportFormat::Junit => Self::Junit,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -200,21 +214,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let data_dir = data_dir_or_default(data_dir)?;
             let text = runtime()?.block_on(async {
                 let platform = open(&data_dir).await?;
-                let report = platform
-                    .campaign_report(campaign)
+                platform
+                    .export_campaign(campaign, format.into())
                     .await
-                    .map_err(user_error)?;
-                anyhow::Ok(match format {
-                    ExportFormat::Md => agenteval_engine::export::markdown(&report),
-                    ExportFormat::Json => serde_json::to_string_pretty(&report)?,
-                    ExportFormat::Csv => agenteval_engine::export::runs_csv(
-                        &platform.list_runs(campaign).await.map_err(user_error)?,
-                    ),
-                    ExportFormat::Junit => agenteval_engine::export::junit(
-                        &report,
-                        &platform.list_runs(campaign).await.map_err(user_error)?,
-                    ),
-                })
+                    .map_err(user_error)
             })?;
             match out {
                 Some(path) => std::fs::write(&path, text)

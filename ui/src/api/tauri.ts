@@ -31,7 +31,7 @@ async function unwrap<T>(call: Promise<CommandResult<T>>): Promise<T> {
   return r.data;
 }
 
-const EXTENSIONS: Record<ExportFormat, string> = { md: "md", json: "json", csv: "csv", junit: "xml" };
+const EXTENSIONS: Record<ExportFormat, string> = { md: "md", json: "json", csv: "csv", sessions_csv: "csv", junit: "xml" };
 
 /** The desktop app: commands through the generated bindings, live events. */
 export class TauriBackend implements Backend {

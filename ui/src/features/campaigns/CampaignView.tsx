@@ -14,7 +14,8 @@ import { SessionDrawer } from "./SessionDrawer";
 const FORMATS: { format: ExportFormat; label: string; ext: string }[] = [
   { format: "md", label: "Markdown", ext: "md" },
   { format: "json", label: "JSON", ext: "json" },
-  { format: "csv", label: "CSV", ext: "csv" },
+  { format: "csv", label: "CSV (runs)", ext: "csv" },
+  { format: "sessions_csv", label: "CSV (sessions)", ext: "csv" },
   { format: "junit", label: "JUnit XML", ext: "xml" },
 ];
 
@@ -79,7 +80,7 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
     setNotice(null);
     try {
       const safe = c.name.replace(/[^\p{L}\p{N}._-]+/gu, "-").slice(0, 60) || "campaign";
-      if (await api.saveExport(c.id, format, `${safe}.${ext}`)) setNotice(t("view.exported"));
+      if (await api.saveExport(c.id, format, `${safe}${format === "sessions_csv" ? "-sessions" : ""}.${ext}`)) setNotice(t("view.exported"));
     } catch (e) {
       setActionError(asApiError(e));
     }
