@@ -917,3 +917,71 @@ async fn targets_scenarios_and_campaigns_routes() {
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_error_shape(&body, "INVALID_INPUT");
 }
+
+#[tokio::test]
+async fn ui_routes_target_test_runs_reviews_and_next_period() {
+    let app = app().await;
+    let target = app.target().await;
+    let (s, probe) = app
+        .post(&format!("/api/targets/{target}/test"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "the connection test answers: {probe}");
+    assert_eq!(probe["ok"], true, "the builtin agent answers the probe");
+    let (s, _) = app
+        .post(
+            &format!("/api/targets/{}/test", uuid::Uuid::now_v7()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "an unknown target is 404");
+
+    let c = app.campaign(json!({})).await;
+    let id = c["id"].as_str().expect("campaign id");
+    let (s, runs) = app.get(&format!("/api/campaigns/{id}/runs")).await;
+    assert_eq!(s, StatusCode::OK, "runs list: {runs}");
+    assert!(runs.as_array().is_some(), "runs come as a list");
+    let (s, _) = app
+        .get(&format!("/api/campaigns/{}/runs", uuid::Uuid::now_v7()))
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "runs of an unknown campaign are 404"
+    );
+    let (s, _) = app.get("/api/runs/not-a-uuid/turns").await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "a malformed run id names no run");
+
+    let (s, session) = app.session(&c, "p-novice", "g-email").await;
+    assert_eq!(s, StatusCode::CREATED, "a seeded session starts: {session}");
+    let (s, review) = app
+        .post(
+            "/api/reviews",
+            json!({"subject_kind": "session", "subject_id": session["id"], "rating": 4, "comment": "fine"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "a 1-5 rating is recorded: {review}");
+    let (s, err) = app
+        .post(
+            "/api/reviews",
+            json!({"subject_kind": "session", "subject_id": session["id"], "rating": 9}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::BAD_REQUEST,
+        "ratings outside 1-5 are refused: {err}"
+    );
+
+    let (s, _) = app
+        .post(&format!("/api/campaigns/{id}/finalize"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "finalize");
+    let (s, next) = app
+        .post(&format!("/api/campaigns/{id}/next-period"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "the next period is created: {next}");
+    assert_eq!(
+        next["target_id"], c["target_id"],
+        "same target in the next period"
+    );
+}
