@@ -214,19 +214,37 @@ fn answer(messages: &[ChatMessage], tools: &[ToolSpec]) -> (String, Vec<ToolCall
     if last_user.trim().is_empty() {
         return (capabilities(lang, true), Vec::new());
     }
-    // The intent of the latest message that has one: a bare follow-up
-    // ("ORD-1234", "the subject is ...") continues the earlier request.
-    let Some((start, intent)) = users
+    // While an email waits for missing fields, an answer that gives one
+    // ("The subject is Weekly report") belongs to the email even when it
+    // mentions words of another task.
+    let email_pending = messages
         .iter()
-        .enumerate()
         .rev()
-        .find_map(|(i, u)| detect(u).map(|it| (i, it)))
-    else {
+        .find(|m| m.role == Role::Assistant)
+        .is_some_and(|m| EMAIL_PENDING_MARKS.iter().any(|k| m.content.contains(k)));
+    // Otherwise the intent of the latest message that has one: a bare
+    // follow-up ("ORD-1234") continues the earlier request.
+    let found = if email_pending && email_like(last_user) {
+        Some((users.len() - 1, Intent::Email))
+    } else {
+        users
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, u)| detect(u).map(|it| (i, it)))
+    };
+    let Some((start, intent)) = found else {
         return (capabilities(lang, false), Vec::new());
     };
     // The request began where the same intent (or bare follow-ups) began.
     let mut begin = start;
-    while begin > 0 && detect(users[begin - 1]).is_none_or(|i| i == intent) {
+    while begin > 0 {
+        let prev = users[begin - 1];
+        let same = detect(prev).is_none_or(|i| i == intent)
+            || (intent == Intent::Email && email_like(prev));
+        if !same {
+            break;
+        }
         begin -= 1;
     }
     let thread = &users[begin..];
@@ -340,6 +358,7 @@ static SUBJECT_RES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         re(r#"(?i)\btitled\s+["“「]([^"”」]+)["”」]"#),
         re(r#"(?:主题|标题)(?:是|为|叫)?\s*[:：]?\s*[「“"]([^」”"]+)[」”"]"#),
         re(r"(?i)subject\s*[:：]\s*([^\n;；]+?)\s*(?:[;；\n]|$)"),
+        re(r#"(?i)subject(?:\s+line)?\s+(?:is|should be)\s+([^\n;；."“「]+)"#),
         re(r"(?:主题|标题)(?:是|为|[:：])\s*([^，,。；;\n]+)"),
     ]
 });
@@ -351,6 +370,7 @@ static BODY_RES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         re(r#"(?i)\bsaying\s+["“「]([^"”」]+)["”」]"#),
         re(r#"(?:正文|内容)(?:是|为|写)?\s*[:：]?\s*[「“"]([^」”"]+)[」”"]"#),
         re(r"(?i)\bbody\s*[:：]\s*([^\n]+)"),
+        re(r"(?i)\b(?:body|message)\s+(?:is|should be|says|should say)\s+([^\n]+)"),
         re(r"(?:正文|内容)(?:是|为|[:：])\s*([^\n]+)"),
     ]
 });
@@ -362,6 +382,25 @@ static SENDER_OVERRIDE_RE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\bfrom\s+(?:my\s+|the\s+)?(?:address\s+)?[\w.-]+@|\bsend (?:it |this )?as\b|\bsender\b|\bon behalf of\b|发件人|以.{1,16}名义|用.{0,16}@[\w.-]+.{0,6}(?:发|邮箱)|从.{0,16}@[\w.-]+.{0,4}发",
     )
 });
+
+/// Words of our own question for missing email fields.
+const EMAIL_PENDING_MARKS: [&str; 6] = [
+    "(to)",
+    "(subject)",
+    "(body)",
+    "（to）",
+    "（subject）",
+    "（body）",
+];
+
+/// Whether a message gives an email field: an address, a subject, a body
+/// or an attachment, or talks about email at all.
+fn email_like(text: &str) -> bool {
+    detect(text) == Some(Intent::Email)
+        || first_capture(&SUBJECT_RES, text).is_some()
+        || first_capture(&BODY_RES, text).is_some()
+        || ATTACH_RE.is_match(text)
+}
 
 const MAX_TO: usize = 50;
 const MAX_CC: usize = 20;

@@ -213,16 +213,36 @@ pub fn parse_file(
     source_file: &str,
     pack: &str,
 ) -> std::result::Result<Vec<Scenario>, Vec<LoadError>> {
+    // One error, one line of output: `file:line: message`.
     let err = |line: usize, message: String| LoadError {
         file: shown.to_string(),
         line: line.max(1) as u32,
-        message,
+        message: message
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
     };
     let file: PackFile = match serde_yaml_ng::from_str(text) {
         Ok(f) => f,
         Err(e) => {
-            let line = e.location().map(|l| l.line()).unwrap_or(1);
-            return Err(vec![err(line, format!("invalid scenario file: {e}"))]);
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line(), Some(l.column())))
+                .unwrap_or((1, None));
+            // serde_yaml_ng appends " at line L column C"; the line is
+            // already in front of the message.
+            let text = e.to_string();
+            let text = match text.rfind(" at line ") {
+                Some(i) if column.is_some() => text[..i].to_string(),
+                _ => text,
+            };
+            let at = column.map(|c| format!(" (column {c})")).unwrap_or_default();
+            return Err(vec![err(
+                line,
+                format!("invalid scenario file: {text}{at}"),
+            )]);
         }
     };
     if file.scenarios.is_empty() {
@@ -362,7 +382,20 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
             }
         }
         Check::Regex { pattern } => {
-            Regex::new(pattern).map_err(|e| format!("the pattern does not compile: {e}"))?;
+            Regex::new(pattern).map_err(|e| {
+                // The syntax error's last line says what is wrong; the lines
+                // above draw a caret that makes no sense on one line.
+                let text = e.to_string();
+                let reason = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_start_matches("error: ")
+                    .to_string();
+                format!("the pattern `{pattern}` does not compile: {reason}")
+            })?;
         }
         Check::JsonPath { path, .. } => {
             serde_json_path::JsonPath::parse(path)
