@@ -36,15 +36,24 @@ enum Lang {
     En,
 }
 
-impl Lang {
-    fn of(text: &str) -> Self {
+static WORDLESS_RE: LazyLock<Regex> = LazyLock::new(|| re(r"\S*@\S*|\b[A-Z]*[-#]?\d[\w-]*"));
+static LATIN_WORD_RE: LazyLock<Regex> = LazyLock::new(|| re(r"[A-Za-z]{2,}"));
+
+/// The language of the latest user message that shows one: a bare order
+/// number or address in a Chinese conversation is still answered in Chinese.
+fn conversation_lang(users: &[&str]) -> Lang {
+    for text in users.iter().rev() {
         if HAN_RE.is_match(text) {
-            Self::Zh
-        } else {
-            Self::En
+            return Lang::Zh;
+        }
+        if LATIN_WORD_RE.is_match(&WORDLESS_RE.replace_all(text, " ")) {
+            return Lang::En;
         }
     }
+    Lang::En
+}
 
+impl Lang {
     fn pick(self, zh: &str, en: &str) -> String {
         match self {
             Self::Zh => zh.to_string(),
@@ -207,7 +216,7 @@ fn answer(messages: &[ChatMessage], tools: &[ToolSpec]) -> (String, Vec<ToolCall
         .map(|m| m.content.as_str())
         .collect();
     let last_user = users.last().copied().unwrap_or_default();
-    let lang = Lang::of(last_user);
+    let lang = conversation_lang(&users);
     if messages.last().is_some_and(|m| m.role == Role::Tool) {
         return (after_tool(messages, lang), Vec::new());
     }
@@ -678,7 +687,7 @@ fn join_en(items: &[&str]) -> String {
 static PAIR_RE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"([\p{Han}A-Za-z][\p{Han}A-Za-z0-9 _\-]{0,30}?)\s*[:：=]\s*[¥$￥]?\s*(-?\d+(?:\.\d+)?)")
 });
-static NUMBER_RE: LazyLock<Regex> = LazyLock::new(|| re(r"\d"));
+static NUMBER_RE: LazyLock<Regex> = LazyLock::new(|| re(r"[0-9]"));
 
 fn pairs(text: &str) -> Vec<(String, String)> {
     PAIR_RE

@@ -318,3 +318,36 @@ fn from_skill_refuses_a_manifest_without_parameters() {
     let err = from_skill::derive_pack_from_text("{not json").expect_err("refused");
     assert!(err.body.message.contains("cannot be read"));
 }
+
+#[test]
+fn an_open_email_collects_fields_even_when_they_sound_like_other_tasks() {
+    let r = talk(
+        &[
+            "I want to send an email to my manager about the report",
+            "manager@example.com",
+            "The subject is Weekly report",
+            "and the message should say the report is attached",
+        ],
+        &[send_email_tool()],
+    );
+    assert!(r[1].content.contains("(subject)"), "{}", r[1].content);
+    assert!(
+        r[2].content.contains("(body)") && !r[2].content.contains("(subject)"),
+        "\"Weekly report\" is the subject, not a weekly-report task: {}",
+        r[2].content
+    );
+    let args = &r[3].tool_calls[0].arguments;
+    assert_eq!(args["subject"], json!("Weekly report"));
+    assert_eq!(args["body"], json!("the report is attached"));
+    assert_eq!(args["to"], json!(["manager@example.com"]));
+}
+
+#[test]
+fn a_bare_follow_up_keeps_the_conversation_language() {
+    let r = talk(&["我的快递到哪了？", "ORD-55821"], &[]);
+    assert!(
+        r[1].content.contains("已发货") && r[1].content.contains("ORD-55821"),
+        "an order number alone is answered in the conversation's language: {}",
+        r[1].content
+    );
+}
