@@ -233,15 +233,21 @@ pub fn parse_file(
                 .unwrap_or((1, None));
             // serde_yaml_ng appends " at line L column C"; the line is
             // already in front of the message.
-            let text = e.to_string();
-            let text = match text.rfind(" at line ") {
-                Some(i) if column.is_some() => text[..i].to_string(),
-                _ => text,
+            let message = e.to_string();
+            let message = match message.rfind(" at line ") {
+                Some(i) if column.is_some() => message[..i].to_string(),
+                _ => message,
             };
-            let at = column.map(|c| format!(" (column {c})")).unwrap_or_default();
+            // At end of input the parser points one past the last line.
+            let last_line = text_lines(text);
+            let (line, at) = match column {
+                _ if line > last_line => (last_line, " (at the end of the file)".to_string()),
+                Some(c) => (line, format!(" (column {c})")),
+                None => (line, String::new()),
+            };
             return Err(vec![err(
                 line,
-                format!("invalid scenario file: {text}{at}"),
+                format!("invalid scenario file: {message}{at}"),
             )]);
         }
     };
@@ -370,6 +376,10 @@ pub fn parse_file(
         errors.dedup();
         Err(errors)
     }
+}
+
+fn text_lines(text: &str) -> usize {
+    text.lines().count().max(1)
 }
 
 fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), String> {

@@ -351,3 +351,35 @@ fn a_bare_follow_up_keeps_the_conversation_language() {
         r[1].content
     );
 }
+
+#[test]
+fn never_panics_and_always_answers_on_odd_input() {
+    // A fixed pseudo-random walk over characters the parsers care about.
+    let alphabet: Vec<char> =
+        "ab Z09@@.-_:：，,;；\"“”「」'()（）#%％１２．\n\t订单邮件主题正文迟到版本 A:v2 -*é🙂"
+            .chars()
+            .collect();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let agent = DemoAgent::new();
+    for round in 0..300 {
+        let mut history = Vec::new();
+        for _ in 0..3 {
+            let len = (seed % 80) as usize;
+            let text: String = (0..len)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    alphabet[(seed >> 33) as usize % alphabet.len()]
+                })
+                .collect();
+            history.push(ChatMessage::user(text));
+            let r = agent.respond(&history, &[send_email_tool()]);
+            assert!(
+                !r.content.trim().is_empty() || !r.tool_calls.is_empty(),
+                "round {round}: every input gets an answer"
+            );
+            history.push(ChatMessage::assistant(r.content));
+        }
+    }
+}
