@@ -502,10 +502,12 @@ impl Locator {
 }
 
 /// SHA-256 of the scenario's definition as canonical JSON (sorted keys, no
-/// whitespace), without where it was found: moving a file keeps the hash.
+/// whitespace), without where it was found (pack, file, line): moving a
+/// file keeps the hash.
 pub fn content_hash(s: &Scenario) -> String {
     let mut value = serde_json::to_value(s).unwrap_or(serde_json::Value::Null);
     if let Some(obj) = value.as_object_mut() {
+        obj.remove("pack");
         obj.remove("source_file");
         obj.remove("source_line");
         obj.remove("content_hash");
