@@ -573,8 +573,8 @@ async fn patrol_lists_running_formal_campaigns_with_seeds_and_advances() {
     assert_eq!(c["last_patrolled_at"], Value::Null, "first patrol");
     assert!(c["new_results"].is_object(), "fixed results summary");
     assert_eq!(c["new_sessions"].as_array().map(Vec::len), Some(1));
-    assert_eq!(c["budget"]["sessions_remaining"], 7);
-    assert_eq!(c["budget"]["max_turns"], 12);
+    assert_eq!(c["budget_remaining"]["sessions_remaining"], 7);
+    assert_eq!(c["budget_remaining"]["max_turns"], 12);
     assert_eq!(c["seeds"]["personas"].as_array().map(Vec::len), Some(2));
     assert_eq!(
         c["uncovered"].as_array().map(Vec::len),

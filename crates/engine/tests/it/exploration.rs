@@ -277,10 +277,10 @@ async fn patrol_says_when_the_next_session_is_allowed() {
     tp.clock.advance(Duration::minutes(10));
     let report = tp.platform.patrol().await.expect("patrol");
     let pc = &report.campaigns[0];
-    assert_eq!(pc.budget.sessions_remaining, 7);
-    assert_eq!(pc.budget.running_sessions, 1);
+    assert_eq!(pc.budget_remaining.sessions_remaining, 7);
+    assert_eq!(pc.budget_remaining.running_sessions, 1);
     assert_eq!(
-        pc.budget.next_session_allowed_at,
+        pc.budget_remaining.next_session_allowed_at,
         Some(t0() + Duration::minutes(30)),
         "30 minutes after the last start"
     );
