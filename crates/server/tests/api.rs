@@ -917,3 +917,43 @@ async fn targets_scenarios_and_campaigns_routes() {
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_error_shape(&body, "INVALID_INPUT");
 }
+
+#[tokio::test]
+async fn the_ui_is_served_at_the_root_when_built() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ui = dir.path().join("dist");
+    std::fs::create_dir_all(&ui).expect("ui dir");
+    std::fs::write(ui.join("index.html"), "<html>agenteval ui</html>").expect("index");
+    let platform = Platform::builder(&dir.path().join("data"))
+        .open()
+        .await
+        .expect("platform");
+    let (addr, _task) = spawn(
+        platform,
+        ServeConfig {
+            bind: "127.0.0.1:0".parse().expect("addr"),
+            api_key: KEY.into(),
+            ui_dir: Some(ui),
+        },
+    )
+    .await
+    .expect("spawn");
+    let get = |p: &str| reqwest::get(format!("http://{addr}{p}"));
+    let root = get("/").await.expect("root");
+    assert_eq!(root.status(), StatusCode::OK);
+    assert!(root.text().await.expect("text").contains("agenteval ui"));
+    let deep = get("/campaigns/123").await.expect("client route");
+    assert_eq!(
+        deep.status(),
+        StatusCode::OK,
+        "client-side routes get index.html"
+    );
+    assert!(deep.text().await.expect("text").contains("agenteval ui"));
+    let api = get("/api/nothing-here").await.expect("api");
+    assert_eq!(
+        api.status(),
+        StatusCode::NOT_FOUND,
+        "unknown API paths stay 404"
+    );
+    assert_error_shape(&api.json().await.expect("json"), "NOT_FOUND");
+}
