@@ -484,3 +484,35 @@ async fn variants_keep_their_seed() {
         .expect("the derivation is kept");
     assert_eq!(variant.note, "asks in Chinese");
 }
+
+#[test]
+fn the_markdown_appendix_escapes_agent_text() {
+    let a = facts(
+        "p1",
+        SessionStatus::Completed,
+        Some(false),
+        &["| broke the table\n# and a heading"],
+        Some(json!({"findings": [{"severity": "poor", "text": "<script>x</script>"}]})),
+    );
+    let f = aggregate(&seeds(), std::slice::from_ref(&a)).expect("findings");
+    let md = agenteval_engine::exploration::findings::markdown_appendix(&f);
+    assert!(md.starts_with("## Appendix: Exploration findings\n"));
+    assert!(
+        md.contains("| Goal achievement | 0.0% (0 of 1 records) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("\\| broke the table \\# and a heading"),
+        "pipes, newlines and headings are neutralised: {md}"
+    );
+    assert!(md.contains("&lt;script&gt;"), "no raw HTML: {md}");
+    assert!(
+        md.contains(&a.id.to_string()),
+        "issues link to their sessions"
+    );
+    assert_eq!(
+        md,
+        agenteval_engine::exploration::findings::markdown_appendix(&f),
+        "deterministic"
+    );
+}
