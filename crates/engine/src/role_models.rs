@@ -1,1 +1,357 @@
-//! (Implementation in progress.)
+//! Role models (岗位模型): which model plays the virtual user, the judge and
+//! the analyst. Each is any OpenAI-compatible endpoint; none configured
+//! means offline, and every role has a built-in fallback (persona engine,
+//! heuristic judge, template analysis).
+//!
+//! Headless configuration comes from the environment:
+//! `AGENTEVAL_{USER,JUDGE,ANALYST}_BASE_URL`, `_MODEL` and `_API_KEY`.
+//! A role is configured when both its base URL and model are set.
+
+use crate::channel::openai::OpenAiChannel;
+use crate::channel::{
+    Channel, ChannelError, ChannelErrorKind, ChatMessage, ChatReply, ChatRequest,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Something that completes a chat for a role: the real client talks to an
+/// OpenAI-compatible endpoint, tests inject [`FakeChatClient`].
+#[async_trait::async_trait]
+pub trait ChatClient: Send + Sync {
+    /// One completion; the reply carries text, usage and the model name.
+    async fn complete(&self, messages: &[ChatMessage]) -> Result<ChatReply, ChannelError>;
+
+    /// The model identity recorded with what this client produced.
+    fn model_name(&self) -> String;
+}
+
+/// Where a role model lives. The key is either given (the desktop app
+/// reads it from the OS keychain) or named by an environment variable.
+#[derive(Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ModelConfig {
+    pub base_url: String,
+    pub model: String,
+    /// Write-only: never serialized back out.
+    #[serde(default, skip_serializing)]
+    pub api_key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// Per-request timeout in milliseconds (default 60 s: small local
+    /// models can be slow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+}
+
+impl std::fmt::Debug for ModelConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelConfig")
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("api_key_env", &self.api_key_env)
+            .finish()
+    }
+}
+
+impl ModelConfig {
+    pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+
+    /// Builds the client for this endpoint.
+    pub fn client(&self, http: &reqwest::Client) -> Result<Arc<dyn ChatClient>, ChannelError> {
+        let key = match (&self.api_key, &self.api_key_env) {
+            (Some(k), _) => Some(k.clone()),
+            (None, Some(var)) => Some(std::env::var(var).map_err(|_| {
+                ChannelError::new(
+                    ChannelErrorKind::Config,
+                    format!("environment variable {var} is not set"),
+                )
+            })?),
+            (None, None) => None,
+        };
+        let channel = OpenAiChannel::new(
+            http.clone(),
+            self.base_url.clone(),
+            self.model.clone(),
+            key,
+            Vec::new(),
+            Duration::from_millis(self.timeout_ms.unwrap_or(Self::DEFAULT_TIMEOUT_MS)),
+        );
+        Ok(Arc::new(ChannelChatClient {
+            channel: Arc::new(channel),
+            model: self.model.clone(),
+        }))
+    }
+}
+
+/// A [`ChatClient`] over any [`Channel`] (the OpenAI-compatible one in
+/// production).
+pub struct ChannelChatClient {
+    pub channel: Arc<dyn Channel>,
+    pub model: String,
+}
+
+#[async_trait::async_trait]
+impl ChatClient for ChannelChatClient {
+    async fn complete(&self, messages: &[ChatMessage]) -> Result<ChatReply, ChannelError> {
+        let request = ChatRequest {
+            messages: messages.to_vec(),
+            tools: Vec::new(),
+        };
+        self.channel.send(&request).await
+    }
+
+    fn model_name(&self) -> String {
+        self.model.clone()
+    }
+}
+
+/// Which model plays which role; `None` = offline fallback for that role.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+pub struct RoleModels {
+    pub virtual_user: Option<ModelConfig>,
+    pub judge: Option<ModelConfig>,
+    pub analyst: Option<ModelConfig>,
+}
+
+impl RoleModels {
+    /// Reads `AGENTEVAL_{USER,JUDGE,ANALYST}_{BASE_URL,MODEL,API_KEY}`.
+    pub fn from_env() -> Self {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Same as [`from_env`](Self::from_env) over any lookup, so that tests
+    /// need not touch the process environment.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let role = |prefix: &str| {
+            let get = |suffix: &str| {
+                lookup(&format!("AGENTEVAL_{prefix}_{suffix}"))
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+            };
+            Some(ModelConfig {
+                base_url: get("BASE_URL")?,
+                model: get("MODEL")?,
+                api_key: get("API_KEY"),
+                api_key_env: None,
+                timeout_ms: get("TIMEOUT_MS").and_then(|v| v.parse().ok()),
+            })
+        };
+        Self {
+            virtual_user: role("USER"),
+            judge: role("JUDGE"),
+            analyst: role("ANALYST"),
+        }
+    }
+
+    /// Whether no role has a model: everything runs offline.
+    pub fn is_offline(&self) -> bool {
+        self.virtual_user.is_none() && self.judge.is_none() && self.analyst.is_none()
+    }
+
+    /// Builds the clients; a role whose client cannot be built (e.g. its key
+    /// variable is missing) falls back to offline with a warning, so that a
+    /// misconfigured model degrades only its own role.
+    pub fn clients(&self, http: &reqwest::Client) -> RoleClients {
+        let build = |role: &str, cfg: &Option<ModelConfig>| {
+            cfg.as_ref().and_then(|c| match c.client(http) {
+                Ok(client) => Some(client),
+                Err(e) => {
+                    tracing::warn!(role, error = %e, "role model unavailable; using the offline fallback");
+                    None
+                }
+            })
+        };
+        RoleClients {
+            virtual_user: build("virtual_user", &self.virtual_user),
+            judge: build("judge", &self.judge),
+            analyst: build("analyst", &self.analyst),
+        }
+    }
+}
+
+/// Built clients per role.
+#[derive(Clone, Default)]
+pub struct RoleClients {
+    pub virtual_user: Option<Arc<dyn ChatClient>>,
+    pub judge: Option<Arc<dyn ChatClient>>,
+    pub analyst: Option<Arc<dyn ChatClient>>,
+}
+
+impl std::fmt::Debug for RoleClients {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = |c: &Option<Arc<dyn ChatClient>>| c.as_ref().map(|c| c.model_name());
+        f.debug_struct("RoleClients")
+            .field("virtual_user", &name(&self.virtual_user))
+            .field("judge", &name(&self.judge))
+            .field("analyst", &name(&self.analyst))
+            .finish()
+    }
+}
+
+/// A scripted client for tests: answers with the queued replies in order
+/// and records every prompt it received.
+#[derive(Default)]
+pub struct FakeChatClient {
+    replies: Mutex<VecDeque<Result<String, ChannelError>>>,
+    prompts: Mutex<Vec<Vec<ChatMessage>>>,
+    /// Answer once the script is used up (`None`: a Malformed error).
+    fallback: Option<String>,
+}
+
+impl FakeChatClient {
+    pub fn new<S: Into<String>>(replies: impl IntoIterator<Item = S>) -> Self {
+        Self {
+            replies: Mutex::new(replies.into_iter().map(|r| Ok(r.into())).collect()),
+            ..Self::default()
+        }
+    }
+
+    /// Once the script is used up, answer `reply` forever.
+    pub fn with_fallback(mut self, reply: impl Into<String>) -> Self {
+        self.fallback = Some(reply.into());
+        self
+    }
+
+    /// Queues a failure.
+    pub fn push_error(&self, error: ChannelError) {
+        self.lock_replies().push_back(Err(error));
+    }
+
+    pub fn push_reply(&self, reply: impl Into<String>) {
+        self.lock_replies().push_back(Ok(reply.into()));
+    }
+
+    /// Every prompt received so far, in order.
+    pub fn prompts(&self) -> Vec<Vec<ChatMessage>> {
+        self.prompts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    fn lock_replies(&self) -> std::sync::MutexGuard<'_, VecDeque<Result<String, ChannelError>>> {
+        self.replies.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[async_trait::async_trait]
+impl ChatClient for FakeChatClient {
+    async fn complete(&self, messages: &[ChatMessage]) -> Result<ChatReply, ChannelError> {
+        self.prompts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(messages.to_vec());
+        let next = self.lock_replies().pop_front();
+        let content = match next {
+            Some(r) => r?,
+            None => self.fallback.clone().ok_or_else(|| {
+                ChannelError::new(
+                    ChannelErrorKind::Malformed,
+                    "the fake client's script is used up",
+                )
+            })?,
+        };
+        Ok(ChatReply {
+            content,
+            tool_calls: Vec::new(),
+            usage: None,
+            latency_ms: 0,
+            model: Some("fake".into()),
+        })
+    }
+
+    fn model_name(&self) -> String {
+        "fake".into()
+    }
+}
+
+/// Finds the first JSON object in a model's text: models wrap JSON in code
+/// fences or prose, so the first balanced `{...}` that parses is taken.
+pub fn extract_json_object(text: &str) -> Option<serde_json::Value> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while let Some(off) = text[start..].find('{') {
+        let open = start + off;
+        let mut depth = 0i32;
+        let mut in_str = false;
+        let mut escaped = false;
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            if in_str {
+                match b {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_str = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if let Ok(v @ serde_json::Value::Object(_)) =
+                            serde_json::from_str(&text[open..=i])
+                        {
+                            return Some(v);
+                        }
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        start = open + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_lookup_configures_only_complete_roles() {
+        let env = |k: &str| match k {
+            "AGENTEVAL_JUDGE_BASE_URL" => Some("http://127.0.0.1:9/v1".to_string()),
+            "AGENTEVAL_JUDGE_MODEL" => Some("qwen".to_string()),
+            "AGENTEVAL_JUDGE_API_KEY" => Some("sk-test".to_string()),
+            "AGENTEVAL_USER_MODEL" => Some("only-model".to_string()),
+            _ => None,
+        };
+        let roles = RoleModels::from_lookup(env);
+        let judge = roles.judge.expect("judge has base URL and model");
+        assert_eq!(judge.model, "qwen");
+        assert_eq!(judge.api_key.as_deref(), Some("sk-test"));
+        assert!(
+            roles.virtual_user.is_none(),
+            "a role without a base URL stays offline"
+        );
+        assert!(roles.analyst.is_none());
+        assert!(
+            !format!("{judge:?}").contains("sk-test"),
+            "keys never reach logs"
+        );
+        assert!(
+            !serde_json::to_string(&judge).unwrap().contains("sk-test"),
+            "keys are never serialized"
+        );
+        assert!(RoleModels::from_lookup(|_| None).is_offline());
+    }
+
+    #[test]
+    fn json_is_found_inside_fences_and_prose() {
+        let v = extract_json_object("Sure!\n```json\n{\"a\": \"}{\", \"b\": {\"c\": 1}}\n```")
+            .expect("object in fences");
+        assert_eq!(v["b"]["c"], 1);
+        assert_eq!(
+            extract_json_object("{broken} then {\"ok\": true}").unwrap()["ok"],
+            true
+        );
+        assert!(extract_json_object("no json here").is_none());
+        assert!(extract_json_object("{\"unterminated\": ").is_none());
+    }
+}

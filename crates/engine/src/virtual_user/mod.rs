@@ -1,1 +1,182 @@
-//! The virtual user. (Implementation in progress.)
+//! The virtual user: role-plays a seeded persona pursuing a seeded goal,
+//! decides each turn whether to follow up, wait, change its mind, give up or
+//! stop because the goal is met, and files an experience record at close.
+//!
+//! Two implementations of [`VirtualUser`]: the offline deterministic
+//! [`PersonaEngine`] (seeded from the session id, so a session replays the
+//! same way) and [`ModelUser`], which role-plays through a [`ChatClient`].
+//! [`run_session`] drives either one through an exploration session.
+//!
+//! [`ChatClient`]: crate::role_models::ChatClient
+
+mod model_user;
+mod persona_engine;
+mod profile;
+mod session;
+mod variant;
+
+pub use model_user::ModelUser;
+pub use persona_engine::PersonaEngine;
+pub use profile::{
+    FollowUpStrategy, Lang, PersonaProfile, Verbosity, has_cjk, parse_goal, parse_persona,
+};
+pub use session::{SessionOutcome, SessionPort, run_session};
+pub use variant::{VariantKind, derive_variant};
+
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use uuid::Uuid;
+
+/// Who said something in an exploration conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Speaker {
+    User,
+    Target,
+}
+
+/// One message of the conversation as the virtual user saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Utterance {
+    pub speaker: Speaker,
+    pub content: String,
+}
+
+impl Utterance {
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            speaker: Speaker::User,
+            content: content.into(),
+        }
+    }
+    pub fn target(content: impl Into<String>) -> Self {
+        Self {
+            speaker: Speaker::Target,
+            content: content.into(),
+        }
+    }
+}
+
+/// What the virtual user does next.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Say something more: the opening request, an answer, a push.
+    FollowUp,
+    /// The target said it is working on it: acknowledge and wait.
+    Wait,
+    /// Correct something said before (once per session at most).
+    ChangeMind,
+    /// Patience ran out: stop without the goal.
+    GiveUp,
+    /// The goal is met.
+    Done,
+}
+
+impl Decision {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(
+            match s
+                .trim()
+                .to_ascii_lowercase()
+                .replace(['-', ' '], "_")
+                .as_str()
+            {
+                "follow_up" | "followup" | "continue" | "ask" => Self::FollowUp,
+                "wait" => Self::Wait,
+                "change_mind" | "changemind" => Self::ChangeMind,
+                "give_up" | "giveup" | "quit" => Self::GiveUp,
+                "done" | "goal_met" | "finish" | "finished" => Self::Done,
+                _ => return None,
+            },
+        )
+    }
+
+    /// Whether the conversation ends with this decision.
+    pub fn ends(self) -> bool {
+        matches!(self, Self::GiveUp | Self::Done)
+    }
+}
+
+/// One decision with what to say (nothing when the conversation ends).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UserTurn {
+    pub decision: Decision,
+    pub message: Option<String>,
+}
+
+/// The virtual user's structured self-report at close (体验记录), as filed;
+/// the platform normalises it (emotion allow-list, limits) on close.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct ExperienceRecord {
+    pub goal_achieved: bool,
+    /// Where it got stuck, e.g. "asked for the subject twice".
+    pub blockers: Vec<String>,
+    /// Where it was misled, e.g. "stated a figure (42) not in the data".
+    pub misled: Vec<String>,
+    pub emotion: String,
+    pub notes: String,
+}
+
+/// Why a session ended (DESIGN §11: every session ends with a reason).
+pub use crate::exploration::EndReason;
+
+/// The virtual user could not produce a usable turn or record (a model's
+/// malformed output after the retry, or the model being unreachable).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct SimulatorError(pub String);
+
+/// A virtual user: decides turns from the conversation so far and reports
+/// its experience at the end.
+#[async_trait::async_trait]
+pub trait VirtualUser: Send {
+    /// The next turn, given the conversation so far (empty at the start).
+    async fn next_turn(&mut self, transcript: &[Utterance]) -> Result<UserTurn, SimulatorError>;
+
+    /// The experience record once the session ended for `end`.
+    async fn experience(
+        &mut self,
+        transcript: &[Utterance],
+        end: EndReason,
+    ) -> Result<ExperienceRecord, SimulatorError>;
+
+    /// `persona_engine` or `model:<name>`, recorded with the session.
+    fn kind(&self) -> String;
+}
+
+/// The virtual user for a session: the model when one is configured for the
+/// role, else the deterministic persona engine seeded from the session id.
+pub fn for_session(
+    session_id: Uuid,
+    persona: &serde_json::Value,
+    goal: &serde_json::Value,
+    model: Option<Arc<dyn crate::role_models::ChatClient>>,
+) -> Box<dyn VirtualUser> {
+    match model {
+        Some(client) => Box::new(ModelUser::new(
+            client,
+            parse_persona(persona),
+            parse_goal(goal),
+        )),
+        None => Box::new(PersonaEngine::from_json(persona, goal, seed_of(session_id))),
+    }
+}
+
+/// Whether the persona speaks Chinese (explicitly, or by its goal's language).
+pub fn profile_lang_is_zh(
+    persona: &crate::campaign::Persona,
+    goal: &crate::campaign::Goal,
+) -> bool {
+    PersonaProfile::of(persona, goal, &serde_json::Value::Null).lang == Lang::Zh
+}
+
+/// A stable RNG seed from a session id.
+pub fn seed_of(id: Uuid) -> u64 {
+    let v = id.as_u128();
+    (v as u64) ^ ((v >> 64) as u64)
+}

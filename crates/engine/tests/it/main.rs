@@ -9,4 +9,5 @@ mod fixed;
 mod report;
 mod scenarios;
 mod support;
+mod target_probe;
 mod virtual_user;

@@ -1,0 +1,263 @@
+//! The virtual user played by a role model through a [`ChatClient`]. The
+//! model answers each turn with a JSON decision and, at close, with the
+//! experience record; malformed output is retried once, then the session
+//! ends with `simulator_error`.
+
+use super::profile::{Lang, PersonaProfile};
+use super::{Decision, EndReason, ExperienceRecord, SimulatorError, Speaker, UserTurn, Utterance};
+use crate::campaign::{Goal, Persona};
+use crate::channel::ChatMessage;
+use crate::role_models::{ChatClient, extract_json_object};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Longest message the virtual user may send (the platform also limits it).
+const MAX_MESSAGE_CHARS: usize = 4000;
+
+pub struct ModelUser {
+    client: Arc<dyn ChatClient>,
+    persona: Persona,
+    goal: Goal,
+    lang: Lang,
+}
+
+impl ModelUser {
+    pub fn new(client: Arc<dyn ChatClient>, persona: Persona, goal: Goal) -> Self {
+        let lang = PersonaProfile::of(&persona, &goal, &Value::Null).lang;
+        Self {
+            client,
+            persona,
+            goal,
+            lang,
+        }
+    }
+
+    fn character(&self) -> String {
+        let persona = serde_json::to_string(&self.persona).unwrap_or_default();
+        let slots = serde_json::to_string(&self.goal.slots).unwrap_or_default();
+        let criteria = if self.goal.success_criteria.is_empty() {
+            "the assistant confirms the task is done".to_string()
+        } else {
+            self.goal.success_criteria.join("; ")
+        };
+        let language = match self.lang {
+            Lang::Zh => "Chinese (中文)",
+            Lang::En => "English",
+        };
+        format!(
+            "You are role-playing a human user who is talking to an AI assistant. Stay in \
+             character for the whole conversation.\n\
+             Persona: {persona}\n\
+             Your goal: {title}. {description}\n\
+             Facts you know (give them when asked or when natural; never invent other facts): {slots}\n\
+             The goal is met when: {criteria}\n\
+             Speak {language}, in the persona's style. Act on your patience: follow up when a \
+             reply does not help, wait when the assistant says it is working, you may change \
+             your mind once, give up when your patience runs out, and say done when the goal \
+             is met. Never say that you are simulated.",
+            title = self.goal.title,
+            description = self.goal.description,
+        )
+    }
+
+    async fn ask_json<T>(
+        &self,
+        mut messages: Vec<ChatMessage>,
+        validate: impl Fn(&Value) -> Result<T, String>,
+    ) -> Result<T, SimulatorError> {
+        let mut problem = String::new();
+        for attempt in 0..2 {
+            let reply = self
+                .client
+                .complete(&messages)
+                .await
+                .map_err(|e| SimulatorError(format!("the virtual user model failed: {e}")))?;
+            let outcome = match extract_json_object(&reply.content) {
+                Some(v) => validate(&v),
+                None => Err("the output contains no JSON object".into()),
+            };
+            match outcome {
+                Ok(t) => return Ok(t),
+                Err(why) if attempt == 0 => {
+                    messages.push(ChatMessage::assistant(reply.content));
+                    messages.push(ChatMessage::user(format!(
+                        "That output was not usable: {why}. Answer again with only the JSON object."
+                    )));
+                    problem = why;
+                }
+                Err(why) => problem = why,
+            }
+        }
+        Err(SimulatorError(format!(
+            "the virtual user model gave malformed output twice: {problem}"
+        )))
+    }
+}
+
+fn parse_turn(v: &Value) -> Result<UserTurn, String> {
+    let decision = v
+        .get("decision")
+        .and_then(Value::as_str)
+        .ok_or("missing \"decision\"")?;
+    let decision = Decision::parse(decision).ok_or_else(|| {
+        format!("decision {decision:?} is not one of follow_up, wait, change_mind, give_up, done")
+    })?;
+    let message = v
+        .get("message")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .map(|m| m.chars().take(MAX_MESSAGE_CHARS).collect::<String>());
+    if !decision.ends() && message.is_none() {
+        return Err(format!(
+            "decision {decision:?} needs a non-empty \"message\""
+        ));
+    }
+    Ok(UserTurn {
+        decision,
+        message: if decision.ends() { None } else { message },
+    })
+}
+
+fn string_list(v: &Value, name: &str) -> Result<Vec<String>, String> {
+    match v.get(name) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(vec![s.trim().to_string()]),
+        Some(Value::Array(items)) => Ok(items
+            .iter()
+            .filter_map(|i| match i {
+                Value::String(s) => Some(s.trim().to_string()),
+                Value::Null => None,
+                other => Some(other.to_string()),
+            })
+            .filter(|s| !s.is_empty())
+            .collect()),
+        Some(_) => Err(format!("\"{name}\" must be a list of strings")),
+    }
+}
+
+fn parse_record(v: &Value) -> Result<ExperienceRecord, String> {
+    let goal_achieved = match v.get("goal_achieved") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => true,
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => false,
+        _ => return Err("\"goal_achieved\" must be true or false".into()),
+    };
+    Ok(ExperienceRecord {
+        goal_achieved,
+        blockers: string_list(v, "blockers")?,
+        misled: string_list(v, "misled")?,
+        emotion: v
+            .get("emotion")
+            .and_then(Value::as_str)
+            .map(|s| s.trim().to_lowercase())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "neutral".into()),
+        notes: v
+            .get("notes")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+    })
+}
+
+#[async_trait::async_trait]
+impl super::VirtualUser for ModelUser {
+    async fn next_turn(&mut self, transcript: &[Utterance]) -> Result<UserTurn, SimulatorError> {
+        // The model plays the user, so the roles are seen from its side:
+        // the target's words arrive as `user`, its own as `assistant`.
+        let mut messages = vec![ChatMessage::system(format!(
+            "{}\n\nEach turn, answer with ONLY a JSON object: {{\"decision\": \
+             \"follow_up\" | \"wait\" | \"change_mind\" | \"give_up\" | \"done\", \"message\": \
+             \"what you say to the assistant (may be empty for give_up and done)\"}}",
+            self.character()
+        ))];
+        if transcript.is_empty() {
+            messages.push(ChatMessage::user(
+                "(The conversation starts. Write your first message to the assistant.)",
+            ));
+        }
+        for u in transcript {
+            messages.push(match u.speaker {
+                Speaker::Target => ChatMessage::user(u.content.clone()),
+                Speaker::User => ChatMessage::assistant(
+                    serde_json::json!({"decision": "follow_up", "message": u.content}).to_string(),
+                ),
+            });
+        }
+        if transcript
+            .last()
+            .is_some_and(|u| u.speaker == Speaker::User)
+        {
+            messages.push(ChatMessage::user("(The assistant gave no reply.)"));
+        }
+        self.ask_json(messages, parse_turn).await
+    }
+
+    async fn experience(
+        &mut self,
+        transcript: &[Utterance],
+        end: EndReason,
+    ) -> Result<ExperienceRecord, SimulatorError> {
+        let mut conversation = String::new();
+        for u in transcript {
+            let who = match u.speaker {
+                Speaker::User => "You",
+                Speaker::Target => "Assistant",
+            };
+            conversation.push_str(&format!("{who}: {}\n", u.content));
+        }
+        let messages = vec![
+            ChatMessage::system(self.character()),
+            ChatMessage::user(format!(
+                "The conversation ended ({end}). Here it is:\n{conversation}\n\
+                 Report your experience as the user with ONLY a JSON object: \
+                 {{\"goal_achieved\": true|false, \"blockers\": [\"where you got stuck\"], \
+                 \"misled\": [\"where the assistant misled you\"], \"emotion\": \"one word\", \
+                 \"notes\": \"short notes\"}}",
+                end = end.as_str()
+            )),
+        ];
+        self.ask_json(messages, parse_record).await
+    }
+
+    fn kind(&self) -> String {
+        format!("model:{}", self.client.model_name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn turns_and_records_are_validated() {
+        let t = parse_turn(&json!({"decision": "follow-up", "message": " hi "})).unwrap();
+        assert_eq!(t.decision, Decision::FollowUp);
+        assert_eq!(t.message.as_deref(), Some("hi"));
+        assert!(
+            parse_turn(&json!({"decision": "follow_up"})).is_err(),
+            "a follow-up must say something"
+        );
+        assert!(parse_turn(&json!({"decision": "dance", "message": "x"})).is_err());
+        assert_eq!(
+            parse_turn(&json!({"decision": "done", "message": "bye"}))
+                .unwrap()
+                .message,
+            None
+        );
+        let r =
+            parse_record(&json!({"goal_achieved": "true", "blockers": "slow", "emotion": "Happy"}))
+                .unwrap();
+        assert!(r.goal_achieved);
+        assert_eq!(r.blockers, vec!["slow"]);
+        assert_eq!(r.emotion, "happy");
+        assert!(
+            parse_record(&json!({"blockers": []})).is_err(),
+            "goal_achieved is required"
+        );
+        assert!(parse_record(&json!({"goal_achieved": false, "misled": 3})).is_err());
+    }
+}
