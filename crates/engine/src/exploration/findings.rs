@@ -87,6 +87,8 @@ pub struct JudgeFinding {
     pub dimension: Option<String>,
     pub text: String,
     pub evidence: Option<String>,
+    /// The round (1-based user turn) the finding refers to, when known.
+    pub turn: Option<u32>,
 }
 
 /// Persona x goal grid, so that gaps in exploration are visible.
@@ -194,6 +196,7 @@ fn review_findings(session_id: Uuid, review: &serde_json::Value) -> Vec<JudgeFin
                 dimension: None,
                 text: s.trim().to_string(),
                 evidence: None,
+                turn: None,
             }),
             serde_json::Value::Object(obj) => {
                 let text = first_str(
@@ -209,11 +212,15 @@ fn review_findings(session_id: Uuid, review: &serde_json::Value) -> Vec<JudgeFin
                 )?;
                 Some(JudgeFinding {
                     session_id,
-                    severity: first_str(obj, &["severity", "level", "rating", "verdict"])
+                    severity: first_str(obj, &["severity", "grade", "level", "rating", "verdict"])
                         .unwrap_or_else(|| "unrated".into()),
                     dimension: first_str(obj, &["dimension", "category"]),
                     text,
                     evidence: first_str(obj, &["evidence", "quote"]),
+                    turn: obj
+                        .get("turn")
+                        .and_then(|t| t.as_u64())
+                        .and_then(|t| u32::try_from(t).ok()),
                 })
             }
             _ => None,
@@ -437,154 +444,4 @@ pub async fn campaign_findings(db: &Db, campaign_id: Uuid) -> Result<Option<Expl
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(aggregate(&seed_set, &sessions))
-}
-
-/// The exploration findings as a Markdown appendix (heading included):
-/// counts, achievement, issues with their sessions, emotions, judge
-/// summary and findings (poor first), and the coverage grid. Pure and
-/// deterministic; text from agents is escaped so that it cannot break the
-/// document.
-pub fn markdown_appendix(f: &ExplorationFindings) -> String {
-    use crate::export::{escape_inline, pct, truncate};
-    use std::fmt::Write;
-    let mut md = String::new();
-    let _ = writeln!(md, "## Appendix: Exploration findings");
-    let _ = writeln!(md);
-    let _ = writeln!(
-        md,
-        "Exploration is a separate evidence line: it never enters the pass rate."
-    );
-    let _ = writeln!(md);
-    let join = |m: &BTreeMap<String, u32>| {
-        m.iter()
-            .filter(|(_, n)| **n > 0)
-            .map(|(k, n)| format!("{} {n}", escape_inline(k)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let _ = writeln!(md, "| | |");
-    let _ = writeln!(md, "|---|---|");
-    let _ = writeln!(md, "| Sessions | {} |", f.sessions_total);
-    let _ = writeln!(md, "| By status | {} |", join(&f.sessions_by_status));
-    if !f.sessions_by_end_reason.is_empty() {
-        let _ = writeln!(
-            md,
-            "| By end reason | {} |",
-            join(&f.sessions_by_end_reason)
-        );
-    }
-    let _ = writeln!(
-        md,
-        "| Goal achievement | {} ({} of {} records) |",
-        pct(f.goal_achievement_rate),
-        f.goals_achieved,
-        f.records
-    );
-    if !f.emotions.is_empty() {
-        let _ = writeln!(md, "| Emotions | {} |", join(&f.emotions));
-    }
-    if f.simulator_faults > 0 {
-        let _ = writeln!(
-            md,
-            "| Simulator faults (not counted against the target) | {} |",
-            f.simulator_faults
-        );
-    }
-    let _ = writeln!(md);
-    if !f.issues.is_empty() {
-        let _ = writeln!(md, "### Issues");
-        let _ = writeln!(md);
-        let _ = writeln!(md, "| Kind | Issue | Sessions | Session ids |");
-        let _ = writeln!(md, "|---|---|---|---|");
-        for i in &f.issues {
-            let kind = match i.kind {
-                IssueKind::Blocker => "blocker",
-                IssueKind::Misled => "misled",
-            };
-            let ids = i
-                .session_ids
-                .iter()
-                .map(|id| format!("`{id}`"))
-                .collect::<Vec<_>>()
-                .join(" ");
-            let _ = writeln!(
-                md,
-                "| {kind} | {} | {} | {ids} |",
-                escape_inline(&truncate(&i.text, 300)),
-                i.count
-            );
-        }
-        let _ = writeln!(md);
-    }
-    let j = &f.judge;
-    if j.reviewed + j.failed + j.pending > 0 {
-        let _ = writeln!(md, "### Judge review");
-        let _ = writeln!(md);
-        let _ = writeln!(
-            md,
-            "Reviewed {}, failed {}, pending {}.",
-            j.reviewed, j.failed, j.pending
-        );
-        let _ = writeln!(md);
-        if !j.dimensions.is_empty() {
-            let _ = writeln!(md, "| Dimension | Average | Reviews |");
-            let _ = writeln!(md, "|---|---|---|");
-            for (name, d) in &j.dimensions {
-                let _ = writeln!(
-                    md,
-                    "| {} | {:.2} | {} |",
-                    escape_inline(name),
-                    d.average,
-                    d.count
-                );
-            }
-            let _ = writeln!(md);
-        }
-        if !f.findings.is_empty() {
-            let _ = writeln!(
-                md,
-                "| Severity | Dimension | Finding | Evidence | Session |"
-            );
-            let _ = writeln!(md, "|---|---|---|---|---|");
-            for x in &f.findings {
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {} | {} | `{}` |",
-                    escape_inline(&x.severity),
-                    escape_inline(x.dimension.as_deref().unwrap_or("")),
-                    escape_inline(&truncate(&x.text, 300)),
-                    escape_inline(&truncate(x.evidence.as_deref().unwrap_or(""), 200)),
-                    x.session_id
-                );
-            }
-            let _ = writeln!(md);
-        }
-    }
-    if !f.coverage.cells.is_empty() {
-        let _ = writeln!(md, "### Coverage (persona x goal)");
-        let _ = writeln!(md);
-        let _ = writeln!(md, "| Persona | Goal | Sessions | Achieved | Issues |");
-        let _ = writeln!(md, "|---|---|---|---|---|");
-        for c in &f.coverage.cells {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} |",
-                escape_inline(&c.persona_id),
-                escape_inline(&c.goal_id),
-                c.sessions,
-                c.achieved,
-                c.issues
-            );
-        }
-        if f.coverage.unseeded_sessions > 0 {
-            let _ = writeln!(md);
-            let _ = writeln!(
-                md,
-                "Sessions without a seed (manual): {}.",
-                f.coverage.unseeded_sessions
-            );
-        }
-        let _ = writeln!(md);
-    }
-    md
 }

@@ -360,7 +360,7 @@ fn findings_aggregate_issues_judge_and_coverage() {
         &["asked twice for the address.", "No confirmation"],
         Some(json!({
             "dimensions": {"attitude": {"score": 2}},
-            "findings": [{"severity": "poor", "dimension": "hallucination", "text": "invented a date", "evidence": "turn 2"}],
+            "findings": [{"grade": "poor", "severity": null, "dimension": "hallucination", "text": "invented a date", "turn": 2}],
         })),
     );
     let c = facts("p2", SessionStatus::Expired, None, &[], None);
@@ -389,6 +389,7 @@ fn findings_aggregate_issues_judge_and_coverage() {
     assert_eq!(f.findings.len(), 2, "all findings are kept");
     assert_eq!(f.findings[0].severity, "poor", "poor findings come first");
     assert_eq!(f.findings[0].session_id, b.id);
+    assert_eq!(f.findings[0].turn, Some(2), "the finding cites its round");
     assert_eq!(f.coverage.cells.len(), 2, "2 personas x 1 goal");
     let p1 = &f.coverage.cells[0];
     assert_eq!((p1.sessions, p1.achieved, p1.issues), (2, 1, 3));
@@ -483,36 +484,4 @@ async fn variants_keep_their_seed() {
         .and_then(|r| r.variant)
         .expect("the derivation is kept");
     assert_eq!(variant.note, "asks in Chinese");
-}
-
-#[test]
-fn the_markdown_appendix_escapes_agent_text() {
-    let a = facts(
-        "p1",
-        SessionStatus::Completed,
-        Some(false),
-        &["| broke the table\n# and a heading"],
-        Some(json!({"findings": [{"severity": "poor", "text": "<script>x</script>"}]})),
-    );
-    let f = aggregate(&seeds(), std::slice::from_ref(&a)).expect("findings");
-    let md = agenteval_engine::exploration::findings::markdown_appendix(&f);
-    assert!(md.starts_with("## Appendix: Exploration findings\n"));
-    assert!(
-        md.contains("| Goal achievement | 0.0% (0 of 1 records) |"),
-        "{md}"
-    );
-    assert!(
-        md.contains("\\| broke the table \\# and a heading"),
-        "pipes, newlines and headings are neutralised: {md}"
-    );
-    assert!(md.contains("&lt;script&gt;"), "no raw HTML: {md}");
-    assert!(
-        md.contains(&a.id.to_string()),
-        "issues link to their sessions"
-    );
-    assert_eq!(
-        md,
-        agenteval_engine::exploration::findings::markdown_appendix(&f),
-        "deterministic"
-    );
 }
