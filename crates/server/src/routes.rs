@@ -1,7 +1,7 @@
 //! Handlers: each one parses its input and calls one engine operation.
 
 use crate::AppState;
-use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
+use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id};
 use agenteval_engine::Error;
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
@@ -191,8 +191,14 @@ pub async fn patrol(State(st): State<AppState>) -> ApiResult<Json<PatrolReport>>
         (status = 422, body = ErrorResponse)))]
 pub async fn create_session(
     State(st): State<AppState>,
-    ApiJson(req): ApiJson<CreateSession>,
+    ApiJson(raw): ApiJson<serde_json::Value>,
 ) -> ApiResult<(StatusCode, Json<ExplorationSession>)> {
+    // A campaign_id that is not a UUID names no campaign: 404, like an
+    // unknown UUID, rather than a structural error.
+    if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
+        parse_id("campaign", id)?;
+    }
+    let req: CreateSession = decode(&raw)?;
     Ok((
         StatusCode::CREATED,
         Json(st.platform.create_session(req).await?),

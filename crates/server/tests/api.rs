@@ -770,6 +770,45 @@ async fn bad_requests_get_4xx_in_the_error_shape() {
     assert_error_shape(&body, "INVALID_INPUT");
 
     let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": 42, "goal": "g", "trigger": "manual"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "a number is no persona"
+    );
+    assert_error_shape(&body, "UNPROCESSABLE");
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": "no-such-campaign", "persona": "p", "goal": "g"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "a non-UUID id names no campaign");
+    assert_error_shape(&body, "NOT_FOUND");
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"persona": "p", "goal": "g"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "campaign_id is required"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("campaign_id"),
+        "{body}"
+    );
+
+    let (s, body) = app
         .get("/api/exploration/sessions/not-a-uuid/messages")
         .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
