@@ -524,6 +524,8 @@ export type JudgeFinding = {
 	dimension: string | null,
 	text: string,
 	evidence: string | null,
+	/**  The round (1-based user turn) the finding refers to, when known. */
+	turn: number | null,
 };
 
 /**  A reviewer's correction of the automatic verdict. */

@@ -1,7 +1,7 @@
 //! Handlers: each one parses its input and calls one engine operation.
 
 use crate::AppState;
-use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
+use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id};
 use agenteval_engine::Error;
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
@@ -137,7 +137,8 @@ pub async fn campaign_report(
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct ExportQuery {
-    /// `md` (default), `json`, `csv` (fixed runs) or `junit` (fixed runs as JUnit XML).
+    /// `md` (default), `json`, `csv` (fixed runs), `sessions_csv` (exploration
+    /// sessions) or `junit` (fixed runs as JUnit XML).
     pub format: Option<String>,
 }
 
@@ -150,35 +151,17 @@ pub async fn export_campaign(
     Path(id): Path<String>,
     Query(q): Query<ExportQuery>,
 ) -> ApiResult<Response> {
-    use agenteval_engine::export;
+    use agenteval_engine::export::ExportFormat;
     let id = parse_id("campaign", &id)?;
-    let format = q.format.unwrap_or_else(|| "md".into()).to_lowercase();
-    if !matches!(
-        format.as_str(),
-        "md" | "markdown" | "json" | "csv" | "junit"
-    ) {
-        return Err(ApiError(Error::invalid(
-            format!("export format {format:?} is not available"),
-            "Use format=md, json, csv or junit.",
-        )));
-    }
-    let report = st.platform.campaign_report(id).await?;
-    let (content_type, body) = match format.as_str() {
-        "json" => (
-            "application/json",
-            serde_json::to_string_pretty(&report).map_err(|e| ApiError(Error::internal(e)))?,
-        ),
-        "csv" => (
-            "text/csv; charset=utf-8",
-            export::runs_csv(&st.platform.list_runs(id).await?),
-        ),
-        "junit" => (
-            "application/xml",
-            export::junit(&report, &st.platform.list_runs(id).await?),
-        ),
-        _ => ("text/markdown; charset=utf-8", export::markdown(&report)),
-    };
-    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
+    let requested = q.format.unwrap_or_else(|| "md".into());
+    let format = ExportFormat::parse(&requested).ok_or_else(|| {
+        ApiError(Error::invalid(
+            format!("export format {requested:?} is not available"),
+            "Use format=md, json, csv, sessions_csv or junit.",
+        ))
+    })?;
+    let body = st.platform.export_campaign(id, format).await?;
+    Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
 /// (Re)generates the analysis. Without a configured analyst model the
@@ -208,8 +191,14 @@ pub async fn patrol(State(st): State<AppState>) -> ApiResult<Json<PatrolReport>>
         (status = 422, body = ErrorResponse)))]
 pub async fn create_session(
     State(st): State<AppState>,
-    ApiJson(req): ApiJson<CreateSession>,
+    ApiJson(raw): ApiJson<serde_json::Value>,
 ) -> ApiResult<(StatusCode, Json<ExplorationSession>)> {
+    // A campaign_id that is not a UUID names no campaign: 404, like an
+    // unknown UUID, rather than a structural error.
+    if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
+        parse_id("campaign", id)?;
+    }
+    let req: CreateSession = decode(&raw)?;
     Ok((
         StatusCode::CREATED,
         Json(st.platform.create_session(req).await?),

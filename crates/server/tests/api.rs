@@ -573,8 +573,8 @@ async fn patrol_lists_running_formal_campaigns_with_seeds_and_advances() {
     assert_eq!(c["last_patrolled_at"], Value::Null, "first patrol");
     assert!(c["new_results"].is_object(), "fixed results summary");
     assert_eq!(c["new_sessions"].as_array().map(Vec::len), Some(1));
-    assert_eq!(c["budget"]["sessions_remaining"], 7);
-    assert_eq!(c["budget"]["max_turns"], 12);
+    assert_eq!(c["budget_remaining"]["sessions_remaining"], 7);
+    assert_eq!(c["budget_remaining"]["max_turns"], 12);
     assert_eq!(c["seeds"]["personas"].as_array().map(Vec::len), Some(2));
     assert_eq!(
         c["uncovered"].as_array().map(Vec::len),
@@ -768,6 +768,45 @@ async fn bad_requests_get_4xx_in_the_error_shape() {
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "persona over 16 KiB");
     assert_error_shape(&body, "INVALID_INPUT");
+
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": 42, "goal": "g", "trigger": "manual"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "a number is no persona"
+    );
+    assert_error_shape(&body, "UNPROCESSABLE");
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": "no-such-campaign", "persona": "p", "goal": "g"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "a non-UUID id names no campaign");
+    assert_error_shape(&body, "NOT_FOUND");
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"persona": "p", "goal": "g"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "campaign_id is required"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("campaign_id"),
+        "{body}"
+    );
 
     let (s, body) = app
         .get("/api/exploration/sessions/not-a-uuid/messages")
@@ -984,4 +1023,44 @@ async fn ui_routes_target_test_runs_reviews_and_next_period() {
         next["target_id"], c["target_id"],
         "same target in the next period"
     );
+}
+
+#[tokio::test]
+async fn the_ui_is_served_at_the_root_when_built() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ui = dir.path().join("dist");
+    std::fs::create_dir_all(&ui).expect("ui dir");
+    std::fs::write(ui.join("index.html"), "<html>agenteval ui</html>").expect("index");
+    let platform = Platform::builder(&dir.path().join("data"))
+        .open()
+        .await
+        .expect("platform");
+    let (addr, _task) = spawn(
+        platform,
+        ServeConfig {
+            bind: "127.0.0.1:0".parse().expect("addr"),
+            api_key: KEY.into(),
+            ui_dir: Some(ui),
+        },
+    )
+    .await
+    .expect("spawn");
+    let get = |p: &str| reqwest::get(format!("http://{addr}{p}"));
+    let root = get("/").await.expect("root");
+    assert_eq!(root.status(), StatusCode::OK);
+    assert!(root.text().await.expect("text").contains("agenteval ui"));
+    let deep = get("/campaigns/123").await.expect("client route");
+    assert_eq!(
+        deep.status(),
+        StatusCode::OK,
+        "client-side routes get index.html"
+    );
+    assert!(deep.text().await.expect("text").contains("agenteval ui"));
+    let api = get("/api/nothing-here").await.expect("api");
+    assert_eq!(
+        api.status(),
+        StatusCode::NOT_FOUND,
+        "unknown API paths stay 404"
+    );
+    assert_error_shape(&api.json().await.expect("json"), "NOT_FOUND");
 }
