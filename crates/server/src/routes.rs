@@ -39,15 +39,12 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 }
 
 #[utoipa::path(post, path = "/api/targets", request_body = CreateTarget,
-    responses((status = 201, body = Target), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+    responses((status = 200, body = Target), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
 pub async fn create_target(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<CreateTarget>,
 ) -> ApiResult<(StatusCode, Json<Target>)> {
-    Ok((
-        StatusCode::CREATED,
-        Json(st.platform.create_target(req).await?),
-    ))
+    Ok((StatusCode::OK, Json(st.platform.create_target(req).await?)))
 }
 
 #[utoipa::path(get, path = "/api/targets", responses((status = 200, body = [Target])))]
@@ -79,13 +76,13 @@ pub async fn list_scenarios(State(st): State<AppState>) -> Json<Vec<ScenarioSumm
 }
 
 #[utoipa::path(post, path = "/api/campaigns", request_body = CreateCampaign,
-    responses((status = 201, body = Campaign), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+    responses((status = 200, body = Campaign), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
 pub async fn create_campaign(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<CreateCampaign>,
 ) -> ApiResult<(StatusCode, Json<Campaign>)> {
     Ok((
-        StatusCode::CREATED,
+        StatusCode::OK,
         Json(st.platform.create_campaign(req).await?),
     ))
 }
@@ -185,7 +182,7 @@ pub async fn patrol(State(st): State<AppState>) -> ApiResult<Json<PatrolReport>>
 
 /// Creates a running session within the campaign's budget.
 #[utoipa::path(post, path = "/api/exploration/sessions", request_body = CreateSession,
-    responses((status = 201, body = ExplorationSession), (status = 400, body = ErrorResponse),
+    responses((status = 200, body = ExplorationSession), (status = 400, body = ErrorResponse),
         (status = 404, body = ErrorResponse),
         (status = 409, body = ErrorResponse, description = "CAMPAIGN_NOT_RUNNING, AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE, SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED (with next_allowed_at), CONFLICT (auto session on a campaign without seeds)"),
         (status = 422, body = ErrorResponse)))]
@@ -199,10 +196,7 @@ pub async fn create_session(
         parse_id("campaign", id)?;
     }
     let req: CreateSession = decode(&raw)?;
-    Ok((
-        StatusCode::CREATED,
-        Json(st.platform.create_session(req).await?),
-    ))
+    Ok((StatusCode::OK, Json(st.platform.create_session(req).await?)))
 }
 
 #[utoipa::path(get, path = "/api/exploration/sessions/{id}", params(("id" = String, Path)),
@@ -348,27 +342,21 @@ pub async fn run_turns(
 
 /// A reviewer's 1-5 rating of a run or a session.
 #[utoipa::path(post, path = "/api/reviews", request_body = agenteval_engine::review::CreateReview,
-    responses((status = 201, body = agenteval_engine::review::HumanReview), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+    responses((status = 200, body = agenteval_engine::review::HumanReview), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
 pub async fn add_review(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<agenteval_engine::review::CreateReview>,
 ) -> ApiResult<(StatusCode, Json<agenteval_engine::review::HumanReview>)> {
-    Ok((
-        StatusCode::CREATED,
-        Json(st.platform.add_review(req).await?),
-    ))
+    Ok((StatusCode::OK, Json(st.platform.add_review(req).await?)))
 }
 
 /// Creates the following period: same target, plan, seeds and budget.
 #[utoipa::path(post, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
-    responses((status = 201, body = Campaign), (status = 404, body = ErrorResponse)))]
+    responses((status = 200, body = Campaign), (status = 404, body = ErrorResponse)))]
 pub async fn next_period(
     State(st): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<(StatusCode, Json<Campaign>)> {
     let id = parse_id("campaign", &id)?;
-    Ok((
-        StatusCode::CREATED,
-        Json(st.platform.next_period(id).await?),
-    ))
+    Ok((StatusCode::OK, Json(st.platform.next_period(id).await?)))
 }

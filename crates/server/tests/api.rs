@@ -76,7 +76,7 @@ impl App {
                 json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}),
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "a builtin target is valid: {t}");
+        assert_eq!(s, StatusCode::OK, "a builtin target is valid: {t}");
         t["id"].as_str().expect("target id").to_string()
     }
 
@@ -93,7 +93,7 @@ impl App {
             body[k] = v.clone();
         }
         let (s, c) = self.post("/api/campaigns", body).await;
-        assert_eq!(s, StatusCode::CREATED, "campaign is valid: {c}");
+        assert_eq!(s, StatusCode::OK, "campaign is valid: {c}");
         assert_eq!(c["status"], "running", "a window starting now is running");
         c
     }
@@ -249,7 +249,7 @@ async fn session_lifecycle_from_create_to_report() {
     );
 
     let (s, session) = app.session(&campaign, "p-novice", "g-email").await;
-    assert_eq!(s, StatusCode::CREATED, "{session}");
+    assert_eq!(s, StatusCode::OK, "{session}");
     assert_eq!(session["status"], "running");
     assert_eq!(session["trigger"], "auto", "trigger defaults to auto");
     assert_eq!(session["seed_ref"]["persona_id"], "p-novice");
@@ -362,7 +362,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
         .await;
     assert_eq!(
         app.session(&c, "p-novice", "g-email").await.0,
-        StatusCode::CREATED
+        StatusCode::OK
     );
     let (s, body) = app.session(&c, "p-expert", "g-email").await;
     assert_eq!(s, StatusCode::CONFLICT);
@@ -385,7 +385,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
     let c = app.campaign(json!({})).await;
     assert_eq!(
         app.session(&c, "p-novice", "g-email").await.0,
-        StatusCode::CREATED
+        StatusCode::OK
     );
     app.clock.advance(Duration::minutes(10));
     let (s, body) = app.session(&c, "p-expert", "g-email").await;
@@ -404,7 +404,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
     app.clock.advance(Duration::minutes(20));
     assert_eq!(
         app.session(&c, "p-expert", "g-email").await.0,
-        StatusCode::CREATED,
+        StatusCode::OK,
         "allowed once the interval has elapsed"
     );
 
@@ -421,11 +421,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
             json!({"campaign_id": c["id"], "persona": "a hurried user", "goal": "debug", "trigger": "manual"}),
         )
         .await;
-    assert_eq!(
-        s,
-        StatusCode::CREATED,
-        "manual sessions are allowed: {body}"
-    );
+    assert_eq!(s, StatusCode::OK, "manual sessions are allowed: {body}");
     assert_eq!(body["trigger"], "manual");
     assert_eq!(
         body["seed_ref"],
@@ -636,7 +632,7 @@ async fn fifty_parallel_creates_never_exceed_the_session_budget() {
     while let Some(res) = tasks.join_next().await {
         let (s, body) = res.expect("task");
         match s {
-            StatusCode::CREATED => created += 1,
+            StatusCode::OK => created += 1,
             StatusCode::CONFLICT if body["code"] == "SESSION_BUDGET_EXHAUSTED" => exhausted += 1,
             other => panic!("unexpected {other}: {body}"),
         }
@@ -890,7 +886,7 @@ async fn an_unreachable_target_fails_the_session_with_502() {
                    "max_retries": 0, "timeout_ms": 500}),
         )
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{target}");
+    assert_eq!(s, StatusCode::OK, "{target}");
     let (_, c) = app
         .post(
             "/api/campaigns",
@@ -991,14 +987,14 @@ async fn ui_routes_target_test_runs_reviews_and_next_period() {
     assert_eq!(s, StatusCode::NOT_FOUND, "a malformed run id names no run");
 
     let (s, session) = app.session(&c, "p-novice", "g-email").await;
-    assert_eq!(s, StatusCode::CREATED, "a seeded session starts: {session}");
+    assert_eq!(s, StatusCode::OK, "a seeded session starts: {session}");
     let (s, review) = app
         .post(
             "/api/reviews",
             json!({"subject_kind": "session", "subject_id": session["id"], "rating": 4, "comment": "fine"}),
         )
         .await;
-    assert_eq!(s, StatusCode::CREATED, "a 1-5 rating is recorded: {review}");
+    assert_eq!(s, StatusCode::OK, "a 1-5 rating is recorded: {review}");
     let (s, err) = app
         .post(
             "/api/reviews",
@@ -1018,7 +1014,7 @@ async fn ui_routes_target_test_runs_reviews_and_next_period() {
     let (s, next) = app
         .post(&format!("/api/campaigns/{id}/next-period"), json!({}))
         .await;
-    assert_eq!(s, StatusCode::CREATED, "the next period is created: {next}");
+    assert_eq!(s, StatusCode::OK, "the next period is created: {next}");
     assert_eq!(
         next["target_id"], c["target_id"],
         "same target in the next period"
