@@ -6,6 +6,8 @@ mod demo_agent;
 mod exploration;
 mod fault_server;
 mod fixed;
+mod judge;
+mod patrol_agent;
 mod report;
 mod scenarios;
 mod support;
