@@ -8,6 +8,7 @@ mod fault_server;
 mod fixed;
 mod judge;
 mod patrol_agent;
+mod real_model;
 mod report;
 mod scenarios;
 mod support;
