@@ -63,6 +63,9 @@ enum Command {
     DemoTarget {
         #[arg(long, default_value = "127.0.0.1:8788")]
         bind: SocketAddr,
+        /// Milliseconds to wait before every answer, to simulate a slow model.
+        #[arg(long, default_value_t = 0)]
+        latency_ms: u64,
     },
     /// Scenario packs: validate, or derive from a skill manifest.
     Scenarios {
@@ -98,14 +101,28 @@ enum ScenariosCommand {
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ExportFormat {
-    /// Markdown report with its appendices.
+    /// Markdown report with its appendices and session transcripts.
     Md,
     /// The report as served by the API.
     Json,
     /// Fixed runs, one row each.
     Csv,
+    /// Exploration sessions, one row each.
+    SessionsCsv,
     /// Fixed runs as JUnit XML test cases.
     Junit,
+}
+
+impl From<ExportFormat> for agenteval_engine::export::ExportFormat {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::Md => Self::Md,
+            ExportFormat::Json => Self::Json,
+            ExportFormat::Csv => Self::Csv,
+            ExportFormat::SessionsCsv => Self::SessionsCsv,
+            ExportFormat::Junit => Self::Junit,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -168,8 +185,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime()?.block_on(serve(data_dir, bind, api_key, scenarios, ui_dir))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::DemoTarget { bind } => {
-            runtime()?.block_on(agenteval_server::demo_target::serve(bind))?;
+        Command::DemoTarget { bind, latency_ms } => {
+            let options = agenteval_server::demo_target::DemoTargetOptions {
+                latency: std::time::Duration::from_millis(latency_ms),
+            };
+            runtime()?.block_on(agenteval_server::demo_target::serve_with(bind, options))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Scenarios {
@@ -194,21 +214,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let data_dir = data_dir_or_default(data_dir)?;
             let text = runtime()?.block_on(async {
                 let platform = open(&data_dir).await?;
-                let report = platform
-                    .campaign_report(campaign)
+                platform
+                    .export_campaign(campaign, format.into())
                     .await
-                    .map_err(user_error)?;
-                anyhow::Ok(match format {
-                    ExportFormat::Md => agenteval_engine::export::markdown(&report),
-                    ExportFormat::Json => serde_json::to_string_pretty(&report)?,
-                    ExportFormat::Csv => agenteval_engine::export::runs_csv(
-                        &platform.list_runs(campaign).await.map_err(user_error)?,
-                    ),
-                    ExportFormat::Junit => agenteval_engine::export::junit(
-                        &report,
-                        &platform.list_runs(campaign).await.map_err(user_error)?,
-                    ),
-                })
+                    .map_err(user_error)
             })?;
             match out {
                 Some(path) => std::fs::write(&path, text)
@@ -263,13 +272,14 @@ pub fn user_error(e: agenteval_engine::Error) -> anyhow::Error {
 /// Loads the scenario packs under `dir`, reporting invalid files; returns
 /// how many scenarios were loaded.
 pub async fn load_scenarios(platform: &Platform, dir: &Path) -> anyhow::Result<usize> {
-    let loaded = agenteval_engine::scenario::load_dir(dir);
+    let loaded = platform
+        .load_scenarios(&[dir.to_path_buf()])
+        .await
+        .map_err(user_error)?;
     for e in &loaded.errors {
         eprintln!("  scenario error: {e}");
     }
-    let n = loaded.scenarios.len();
-    platform.scenarios.insert_all(loaded.scenarios);
-    Ok(n)
+    Ok(loaded.scenarios.len())
 }
 
 async fn serve(

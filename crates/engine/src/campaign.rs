@@ -522,9 +522,9 @@ impl Platform {
             }
         })?;
         let time_scale = req.time_scale.unwrap_or(1.0);
-        if !(time_scale.is_finite() && (1.0..=100_000.0).contains(&time_scale)) {
+        if !(time_scale.is_finite() && (1.0..=1_000_000.0).contains(&time_scale)) {
             return Err(Error::invalid(
-                "time_scale must be between 1 and 100000",
+                "time_scale must be between 1 and 1000000",
                 "Use 1 for the formal line, or e.g. 168 to run a week in an hour.",
             ));
         }

@@ -89,7 +89,7 @@ static INTENTS: LazyLock<Vec<(Intent, Regex)>> = LazyLock::new(|| {
     vec![
         (
             Intent::Email,
-            re(r"(?i)\be-?mails?\b|\bmail\b|邮件|发信|[\w.-]+@[\w.-]+|\b(?:cc|bcc)\b|抄送|密送"),
+            re(r"(?i)e-?mails?\b|\bmail\b|邮件|发信|[\w.-]+@[\w.-]+|\b(?:cc|bcc)\b|抄送|密送"),
         ),
         (
             Intent::Trend,
@@ -329,7 +329,7 @@ fn offers(tools: &[ToolSpec], name: &str) -> bool {
 static VALID_ADDRESS_RE: LazyLock<Regex> = LazyLock::new(|| re(r"^[\w.-]+@[\w.-]+\.\w+$"));
 static RECIPIENT_TOKEN_RE: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r#"(?i)(?P<bcc>\bbcc\b|密送)|(?P<cc>\bcc\b|抄送)|(?P<to>\bto\b|收件人|发给|发送给|寄给)|(?P<addr>[^\s,;，；、<>()（）"“”：:]*@[^\s,;，；、<>()（）"“”]*)"#,
+        r#"(?i)(?P<addr>[A-Za-z0-9._%+#!\-]*@[A-Za-z0-9._\-@#!]*)|(?P<bcc>\bbcc\b|密送)|(?P<cc>\bcc\b|抄送)|(?P<to>\bto\b|收件人|发给|发送给|寄给)"#,
     )
 });
 static SUBJECT_RES: LazyLock<Vec<Regex>> = LazyLock::new(|| {

@@ -2,6 +2,7 @@
 //! data to text: the same report always renders to the same bytes.
 
 use crate::report::{CampaignReport, Tally};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// Escapes text that came from agents, users or files so that it cannot
@@ -26,6 +27,24 @@ pub fn escape_inline(text: &str) -> String {
         }
     }
     out
+}
+
+/// Text for a code span: backticks cannot close it, pipes cannot split a
+/// table cell, and it stays on one line.
+pub fn code(text: &str) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| {
+            if c == '`' {
+                '\''
+            } else if c.is_control() {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    format!("`{}`", clean.replace('|', "\\|"))
 }
 
 /// Truncates to at most `max` characters, marking the cut.
@@ -138,9 +157,9 @@ pub fn markdown(report: &CampaignReport) -> String {
         for s in &f.per_scenario {
             let _ = writeln!(
                 md,
-                "| {} (`{}`) | {} | {} | {} |",
+                "| {} ({}) | {} | {} | {} |",
                 escape_inline(&s.title),
-                escape_inline(&s.scenario_id).replace('`', ""),
+                code(&s.scenario_id),
                 escape_inline(&s.pack),
                 s.runs,
                 tally_cells(&s.tally)
@@ -181,9 +200,9 @@ pub fn markdown(report: &CampaignReport) -> String {
         for (s, c) in failing {
             let _ = writeln!(
                 md,
-                "- **{}** · `{}` × {}: {} (e.g. run `{}`)",
+                "- **{}** · {} × {}: {} (e.g. run `{}`)",
                 escape_inline(&s.title),
-                c.kind,
+                code(&c.kind),
                 c.count,
                 escape_inline(&truncate(&c.detail, 300)),
                 c.example_run_id
@@ -373,12 +392,340 @@ fn comparison_appendix(md: &mut String, c: &crate::comparison::PeriodComparison)
     let _ = writeln!(md);
 }
 
-/// Placeholder until the exploration findings are rendered in full.
+fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
+    let parts: Vec<String> = map
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(k, n)| format!("{} {n}", escape_inline(k)))
+        .collect();
+    if parts.is_empty() {
+        "none".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn session_link(id: &uuid::Uuid) -> String {
+    let short: String = id
+        .to_string()
+        .chars()
+        .rev()
+        .take(6)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("[{short}](#session-{id})")
+}
+
 fn exploration_appendix(md: &mut String, e: &crate::exploration::findings::ExplorationFindings) {
     let _ = writeln!(md, "## Appendix: Exploration findings");
     let _ = writeln!(md);
-    let _ = writeln!(md, "Sessions: {}", e.sessions_total);
+    let _ = writeln!(
+        md,
+        "Exploration is a separate evidence line: virtual users role-play seeded personas pursuing seeded goals. \
+         It never enters the pass rate above."
+    );
     let _ = writeln!(md);
+    let _ = writeln!(md, "| | |");
+    let _ = writeln!(md, "|---|---|");
+    let _ = writeln!(
+        md,
+        "| Sessions | {} ({}) |",
+        e.sessions_total,
+        counts(&e.sessions_by_status)
+    );
+    let _ = writeln!(
+        md,
+        "| Goal achievement | {} ({} of {} experience records) |",
+        pct(e.goal_achievement_rate),
+        e.goals_achieved,
+        e.records
+    );
+    let _ = writeln!(
+        md,
+        "| End reasons | {} |",
+        counts(&e.sessions_by_end_reason)
+    );
+    let _ = writeln!(md, "| Triggers | {} |", counts(&e.sessions_by_trigger));
+    let _ = writeln!(md, "| Emotions | {} |", counts(&e.emotions));
+    let _ = writeln!(
+        md,
+        "| Simulator-attributed sessions | {} (the virtual user was at fault; not counted against the target) |",
+        e.simulator_faults
+    );
+    let dims: Vec<String> = e
+        .judge
+        .dimensions
+        .iter()
+        .map(|(k, d)| format!("{} {:.1}/5", escape_inline(k), d.average))
+        .collect();
+    let _ = writeln!(
+        md,
+        "| Judge review | {} reviewed, {} failed, {} pending{} |",
+        e.judge.reviewed,
+        e.judge.failed,
+        e.judge.pending,
+        if dims.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", dims.join(", "))
+        }
+    );
+    let _ = writeln!(md);
+    if !e.issues.is_empty() {
+        let _ = writeln!(md, "### Issues found");
+        let _ = writeln!(md);
+        let _ = writeln!(md, "| Kind | Issue | Sessions | Transcripts |");
+        let _ = writeln!(md, "|---|---|---|---|");
+        for i in &e.issues {
+            let kind = match i.kind {
+                crate::exploration::findings::IssueKind::Blocker => "blocker",
+                crate::exploration::findings::IssueKind::Misled => "misled",
+            };
+            let links: Vec<String> = i.session_ids.iter().take(10).map(session_link).collect();
+            let more = i.session_ids.len().saturating_sub(10);
+            let _ = writeln!(
+                md,
+                "| {kind} | {} | {} | {}{} |",
+                escape_inline(&truncate(&i.text, 300)),
+                i.count,
+                links.join(" "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            );
+        }
+        let _ = writeln!(md);
+    }
+    if !e.findings.is_empty() {
+        let _ = writeln!(md, "### Judge findings (poor first)");
+        let _ = writeln!(md);
+        for f in &e.findings {
+            let dim = f
+                .dimension
+                .as_deref()
+                .map(|d| format!(" · {}", escape_inline(d)))
+                .unwrap_or_default();
+            let evidence = f
+                .evidence
+                .as_deref()
+                .filter(|x| !x.trim().is_empty())
+                .map(|x| format!(" — \"{}\"", escape_inline(&truncate(x, 200))))
+                .unwrap_or_default();
+            let _ = writeln!(
+                md,
+                "- **{}**{dim}: {}{evidence} ({})",
+                escape_inline(&f.severity),
+                escape_inline(&truncate(&f.text, 300)),
+                session_link(&f.session_id)
+            );
+        }
+        let _ = writeln!(md);
+    }
+    let grid = &e.coverage;
+    if !grid.personas.is_empty() && !grid.goals.is_empty() {
+        let _ = writeln!(
+            md,
+            "### Coverage (persona × goal: sessions / achieved / issues)"
+        );
+        let _ = writeln!(md);
+        let header: Vec<String> = grid.goals.iter().map(|g| escape_inline(g)).collect();
+        let _ = writeln!(md, "| Persona | {} |", header.join(" | "));
+        let _ = writeln!(md, "|---|{}", "---|".repeat(grid.goals.len()));
+        for p in &grid.personas {
+            let cells: Vec<String> = grid
+                .goals
+                .iter()
+                .map(|g| {
+                    grid.cells
+                        .iter()
+                        .find(|c| &c.persona_id == p && &c.goal_id == g)
+                        .map_or_else(
+                            || "—".to_string(),
+                            |c| format!("{} / {} / {}", c.sessions, c.achieved, c.issues),
+                        )
+                })
+                .collect();
+            let _ = writeln!(md, "| {} | {} |", escape_inline(p), cells.join(" | "));
+        }
+        if grid.unseeded_sessions > 0 {
+            let _ = writeln!(md);
+            let _ = writeln!(
+                md,
+                "Sessions without a seed (manual): {}.",
+                grid.unseeded_sessions
+            );
+        }
+        let _ = writeln!(md);
+    }
+}
+
+/// The report with the transcripts of its exploration sessions appended, so
+/// that every finding's link leads to its conversation. Without exploration
+/// data this is exactly [`markdown`].
+pub fn markdown_with_transcripts(
+    report: &CampaignReport,
+    transcripts: &[crate::exploration::session::SessionTranscript],
+) -> String {
+    let mut md = markdown(report);
+    if report.exploration.is_none() || transcripts.is_empty() {
+        return md;
+    }
+    let _ = writeln!(md, "## Appendix: Exploration transcripts");
+    let _ = writeln!(md);
+    for t in transcripts {
+        let s = &t.session;
+        let _ = writeln!(md, "### Session {}", s.id);
+        let _ = writeln!(md);
+        let persona = s
+            .persona
+            .get("name")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| s.persona.to_string());
+        let goal = s
+            .goal
+            .get("title")
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .or_else(|| s.goal.as_str().map(str::to_string))
+            .unwrap_or_else(|| s.goal.to_string());
+        let _ = writeln!(md, "- Persona: {}", escape_inline(&truncate(&persona, 200)));
+        let _ = writeln!(md, "- Goal: {}", escape_inline(&truncate(&goal, 300)));
+        let _ = writeln!(
+            md,
+            "- Status: {} · end reason: {} · trigger: {} · user turns: {}",
+            serde_json::to_value(s.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            s.end_reason.map_or("none", |r| r.as_str()),
+            serde_json::to_value(s.trigger)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            s.turn_count
+        );
+        if let Some(r) = &s.experience {
+            let _ = writeln!(
+                md,
+                "- Experience: goal {} · emotion {} · blockers: {} · misled: {}",
+                if r.goal_achieved {
+                    "achieved"
+                } else {
+                    "not achieved"
+                },
+                escape_inline(&r.emotion),
+                if r.blockers.is_empty() {
+                    "none".into()
+                } else {
+                    escape_inline(&r.blockers.join("; "))
+                },
+                if r.misled.is_empty() {
+                    "none".into()
+                } else {
+                    escape_inline(&r.misled.join("; "))
+                }
+            );
+            if !r.notes.trim().is_empty() {
+                let _ = writeln!(md, "- Notes: {}", escape_inline(&truncate(&r.notes, 1000)));
+            }
+        }
+        let _ = writeln!(md);
+        for m in &t.messages {
+            let who = match m.role {
+                crate::exploration::session::TurnRole::User => "User",
+                crate::exploration::session::TurnRole::Target => "Target",
+            };
+            let latency = m
+                .latency_ms
+                .map(|l| format!(" ({l} ms)"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                md,
+                "{}. **{who}**{latency}: {}",
+                m.seq + 1,
+                escape_inline(&truncate(&m.content, 2000))
+            );
+        }
+        let _ = writeln!(md);
+    }
+    md
+}
+
+/// Exploration sessions as CSV, one row per session.
+pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "session_id",
+        "status",
+        "trigger",
+        "end_reason",
+        "persona_id",
+        "goal_id",
+        "variant",
+        "user_turns",
+        "goal_achieved",
+        "emotion",
+        "blockers",
+        "misled",
+        "judge_status",
+        "started_at",
+        "ended_at",
+    ]);
+    for s in sessions {
+        let str_of = |v: serde_json::Value| v.as_str().map(str::to_string).unwrap_or_default();
+        let _ = w.write_record([
+            s.id.to_string(),
+            serde_json::to_value(s.status)
+                .map(str_of)
+                .unwrap_or_default(),
+            serde_json::to_value(s.trigger)
+                .map(str_of)
+                .unwrap_or_default(),
+            s.end_reason
+                .map(|r| r.as_str().to_string())
+                .unwrap_or_default(),
+            s.seed_ref
+                .as_ref()
+                .map(|r| r.persona_id.clone())
+                .unwrap_or_default(),
+            s.seed_ref
+                .as_ref()
+                .map(|r| r.goal_id.clone())
+                .unwrap_or_default(),
+            s.seed_ref
+                .as_ref()
+                .and_then(|r| r.variant.as_ref())
+                .and_then(|v| serde_json::to_value(v.kind).ok())
+                .map(str_of)
+                .unwrap_or_default(),
+            s.turn_count.to_string(),
+            s.experience
+                .as_ref()
+                .map(|e| e.goal_achieved.to_string())
+                .unwrap_or_default(),
+            s.experience
+                .as_ref()
+                .map(|e| e.emotion.clone())
+                .unwrap_or_default(),
+            s.experience
+                .as_ref()
+                .map(|e| e.blockers.join("; "))
+                .unwrap_or_default(),
+            s.experience
+                .as_ref()
+                .map(|e| e.misled.join("; "))
+                .unwrap_or_default(),
+            s.judge_status.clone(),
+            s.started_at.to_rfc3339(),
+            s.ended_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }
 
 /// Runs as CSV, one row per run, for spreadsheets.
@@ -551,5 +898,81 @@ mod tests {
     fn truncate_marks_the_cut() {
         assert_eq!(truncate("abcdef", 3), "abc…");
         assert_eq!(truncate("中文字符", 10), "中文字符");
+    }
+}
+
+/// Every export the product offers, each regenerable from stored data.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// Markdown report with its appendices and session transcripts.
+    Md,
+    /// The report as served by the API.
+    Json,
+    /// Fixed runs, one row each.
+    Csv,
+    /// Exploration sessions, one row each.
+    SessionsCsv,
+    /// Fixed runs as JUnit XML test cases, for CI.
+    Junit,
+}
+
+impl ExportFormat {
+    /// Parses a format name as given on the command line or in a query.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Self::Md,
+            "json" => Self::Json,
+            "csv" | "runs_csv" | "runs-csv" => Self::Csv,
+            "sessions_csv" | "sessions-csv" => Self::SessionsCsv,
+            "junit" | "xml" => Self::Junit,
+            _ => return None,
+        })
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Md => "text/markdown; charset=utf-8",
+            Self::Json => "application/json",
+            Self::Csv | Self::SessionsCsv => "text/csv; charset=utf-8",
+            Self::Junit => "application/xml",
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Md => "md",
+            Self::Json => "json",
+            Self::Csv | Self::SessionsCsv => "csv",
+            Self::Junit => "xml",
+        }
+    }
+}
+
+impl crate::platform::Platform {
+    /// Renders an export of a campaign from stored data.
+    pub async fn export_campaign(
+        &self,
+        campaign_id: uuid::Uuid,
+        format: ExportFormat,
+    ) -> crate::Result<String> {
+        let report = self.campaign_report(campaign_id).await?;
+        Ok(match format {
+            ExportFormat::Json => serde_json::to_string_pretty(&report)?,
+            ExportFormat::Csv => runs_csv(&self.list_runs(campaign_id).await?),
+            ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?),
+            ExportFormat::SessionsCsv => sessions_csv(&self.list_sessions(campaign_id).await?),
+            ExportFormat::Md => {
+                let mut transcripts = Vec::new();
+                if report.exploration.is_some() {
+                    for s in self.list_sessions(campaign_id).await? {
+                        transcripts.push(self.session_messages(s.id).await?);
+                    }
+                }
+                markdown_with_transcripts(&report, &transcripts)
+            }
+        })
     }
 }

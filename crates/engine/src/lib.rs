@@ -23,6 +23,7 @@ pub mod scenario;
 pub mod secrets;
 pub mod store;
 pub mod target;
+pub mod target_probe;
 pub mod virtual_user;
 
 pub use error::{Error, ErrorBody, ErrorCode, Result};

@@ -2,6 +2,8 @@
 
 use crate::AppState;
 use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
+use agenteval_engine::Error;
+use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExplorationSession, FailSession, LedgerEntry,
@@ -10,7 +12,6 @@ use agenteval_engine::exploration::{
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target};
-use agenteval_engine::{Error, ErrorCode};
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
@@ -136,47 +137,60 @@ pub async fn campaign_report(
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct ExportQuery {
-    /// `md` (default) or `json`.
+    /// `md` (default), `json`, `csv` (fixed runs) or `junit` (fixed runs as JUnit XML).
     pub format: Option<String>,
 }
 
-/// The export as text.
+/// The export as text, regenerated from stored data.
 #[utoipa::path(get, path = "/api/campaigns/{id}/export", params(("id" = String, Path), ExportQuery),
-    responses((status = 200, description = "the export"), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+    responses((status = 200, description = "the export (text/markdown, application/json, text/csv or application/xml)"),
+        (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
 pub async fn export_campaign(
     State(st): State<AppState>,
     Path(id): Path<String>,
     Query(q): Query<ExportQuery>,
 ) -> ApiResult<Response> {
+    use agenteval_engine::export;
     let id = parse_id("campaign", &id)?;
     let format = q.format.unwrap_or_else(|| "md".into()).to_lowercase();
-    let report = st.platform.campaign_report(id).await?;
-    match format.as_str() {
-        "json" => Ok((
-            [(header::CONTENT_TYPE, "application/json")],
-            serde_json::to_string_pretty(&report).map_err(|e| ApiError(Error::internal(e)))?,
-        )
-            .into_response()),
-        other => Err(ApiError(Error::invalid(
-            format!("export format {other:?} is not available"),
-            "Use format=json.",
-        ))),
+    if !matches!(
+        format.as_str(),
+        "md" | "markdown" | "json" | "csv" | "junit"
+    ) {
+        return Err(ApiError(Error::invalid(
+            format!("export format {format:?} is not available"),
+            "Use format=md, json, csv or junit.",
+        )));
     }
+    let report = st.platform.campaign_report(id).await?;
+    let (content_type, body) = match format.as_str() {
+        "json" => (
+            "application/json",
+            serde_json::to_string_pretty(&report).map_err(|e| ApiError(Error::internal(e)))?,
+        ),
+        "csv" => (
+            "text/csv; charset=utf-8",
+            export::runs_csv(&st.platform.list_runs(id).await?),
+        ),
+        "junit" => (
+            "application/xml",
+            export::junit(&report, &st.platform.list_runs(id).await?),
+        ),
+        _ => ("text/markdown; charset=utf-8", export::markdown(&report)),
+    };
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
 }
 
-/// (Re)generates the analysis.
+/// (Re)generates the analysis. Without a configured analyst model the
+/// analysis is the template one, labelled `offline`.
 #[utoipa::path(post, path = "/api/campaigns/{id}/analysis", params(("id" = String, Path)),
-    responses((status = 409, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+    responses((status = 200, body = Analysis), (status = 404, body = ErrorResponse)))]
 pub async fn campaign_analysis(
     State(st): State<AppState>,
     Path(id): Path<String>,
-) -> ApiResult<Response> {
-    st.platform.get_campaign(parse_id("campaign", &id)?).await?;
-    Err(ApiError(Error::new(
-        ErrorCode::Conflict,
-        "analysis is not available in this build",
-        "Read the report (GET /api/campaigns/{id}/report) meanwhile.",
-    )))
+) -> ApiResult<Json<Analysis>> {
+    let id = parse_id("campaign", &id)?;
+    Ok(Json(st.platform.generate_analysis(id, None).await?))
 }
 
 /// Running formal campaigns with what changed since the previous patrol;

@@ -895,6 +895,22 @@ async fn targets_scenarios_and_campaigns_routes() {
         .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(export["campaign"]["id"], c["id"]);
+    let (s, md) = app
+        .get(&format!("/api/campaigns/{cid}/export?format=md"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(
+        md.as_str().is_some_and(|t| t.contains("exploration week")),
+        "the Markdown export names the campaign: {md}"
+    );
+    let (s, analysis) = app
+        .post(&format!("/api/campaigns/{cid}/analysis"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{analysis}");
+    assert_eq!(
+        analysis["offline"], true,
+        "no analyst model: labelled template"
+    );
     let (s, body) = app
         .get(&format!("/api/campaigns/{cid}/export?format=pdf"))
         .await;

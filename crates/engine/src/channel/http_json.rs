@@ -112,7 +112,7 @@ impl Channel for HttpJsonChannel {
         let body = render(&self.template, &request.messages);
         let reply = self.endpoint.post_json(&self.http, &body).await?;
         let value: Value = serde_json::from_slice(&reply.body)
-            .map_err(|e| self.endpoint.malformed(format_args!("is not JSON: {e}")))?;
+            .map_err(|e| self.endpoint.unparseable("JSON", &reply.body, e))?;
         let node = self.path.query(&value).first().ok_or_else(|| {
             self.endpoint.malformed(format_args!(
                 "has nothing at response_path {}",

@@ -199,7 +199,7 @@ impl Channel for OpenAiChannel {
         let endpoint = self.endpoint.as_ref().map_err(Clone::clone)?;
         let reply = endpoint.post_json(&self.http, &self.body(request)).await?;
         let completion: Completion = serde_json::from_slice(&reply.body)
-            .map_err(|e| endpoint.malformed(format_args!("is not a chat completion: {e}")))?;
+            .map_err(|e| endpoint.unparseable("a chat completion", &reply.body, e))?;
         let message = completion
             .choices
             .into_iter()

@@ -251,6 +251,20 @@ impl Endpoint {
         error
     }
 
+    /// A body that did not parse: the parse error and the body's start,
+    /// which usually shows what answered instead (an HTML error page, a proxy).
+    pub fn unparseable(
+        &self,
+        expected: &str,
+        body: &[u8],
+        error: impl std::fmt::Display,
+    ) -> ChannelError {
+        let start = excerpt(&String::from_utf8_lossy(&body[..body.len().min(1024)]));
+        self.malformed(format_args!(
+            "is not {expected} ({error}); it starts with: {start}"
+        ))
+    }
+
     pub fn malformed(&self, what: impl std::fmt::Display) -> ChannelError {
         self.error(
             ChannelErrorKind::Malformed,

@@ -417,14 +417,27 @@ async fn a_refused_connection_is_a_connect_error() {
 
 #[tokio::test]
 async fn malformed_replies_are_not_retried() {
-    for (fault, why) in [
-        (Fault::Raw("{\"choices\": [".into()), "truncated JSON"),
-        (Fault::Raw("<html>gateway</html>".into()), "not JSON"),
+    for (fault, why, shown) in [
+        (
+            Fault::Raw("{\"choices\": [".into()),
+            "truncated JSON",
+            "EOF",
+        ),
+        (
+            Fault::Raw("<html>gateway</html>".into()),
+            "not JSON",
+            "it starts with: <html>gateway",
+        ),
         (
             Fault::Ok(json!({"object": "chat.completion"})),
             "no choices",
+            "choices",
         ),
-        (Fault::Ok(json!({"choices": []})), "empty choices"),
+        (
+            Fault::Ok(json!({"choices": []})),
+            "empty choices",
+            "choices",
+        ),
     ] {
         let server = FaultServer::start(vec![fault]).await;
         let e = with_policy(openai(&server, 5_000), fast(2))
@@ -432,6 +445,11 @@ async fn malformed_replies_are_not_retried() {
             .await
             .expect_err(why);
         assert_eq!(e.kind, ChannelErrorKind::Malformed, "{why}: {}", e.message);
+        assert!(
+            e.message.contains(shown),
+            "{why}: the message shows what was wrong: {}",
+            e.message
+        );
         assert_eq!(
             server.attempts(),
             1,

@@ -1,1 +1,320 @@
-//! Tests: demo_agent.
+//! Tests: the built-in demo agent.
+
+use agenteval_engine::channel::{ChatMessage, Role, ToolSpec};
+use agenteval_engine::demo_agent::{DemoAgent, DemoReply};
+use agenteval_engine::scenario::{from_skill, load_dir};
+use serde_json::json;
+use std::path::Path;
+
+fn send_email_tool() -> ToolSpec {
+    ToolSpec {
+        name: "send_email".into(),
+        description: "Send an email".into(),
+        parameters: json!({"type": "object"}),
+    }
+}
+
+/// Talks to the agent turn by turn; returns every reply.
+fn talk(turns: &[&str], tools: &[ToolSpec]) -> Vec<DemoReply> {
+    let agent = DemoAgent::new();
+    let mut history = Vec::new();
+    let mut out = Vec::new();
+    for t in turns {
+        history.push(ChatMessage::user(*t));
+        let r = agent.respond(&history, tools);
+        let mut m = ChatMessage::assistant(r.content.clone());
+        m.tool_calls = r.tool_calls.clone();
+        history.push(m);
+        out.push(r);
+    }
+    out
+}
+
+fn one(text: &str) -> DemoReply {
+    talk(&[text], &[send_email_tool()]).remove(0)
+}
+
+#[test]
+fn asks_back_for_missing_fields_in_english() {
+    let r = one("Please send an email to bob@example.com");
+    assert!(
+        r.tool_calls.is_empty(),
+        "nothing is sent while fields are missing"
+    );
+    assert!(
+        r.content.contains("subject") && r.content.contains("body"),
+        "{}",
+        r.content
+    );
+    assert!(
+        !r.content.contains("(to)"),
+        "the recipient was given: {}",
+        r.content
+    );
+    assert!(r.content.contains('?'));
+    let r = one("Write an email with the subject \"Hi\" and the body \"Hello\"");
+    assert!(r.content.contains("recipient"), "{}", r.content);
+}
+
+#[test]
+fn asks_back_for_missing_fields_in_chinese() {
+    let r = one("帮我发一封邮件给 zhangsan@example.com");
+    assert!(r.tool_calls.is_empty());
+    assert!(
+        r.content.contains("主题") && r.content.contains("正文"),
+        "answers in Chinese, naming the missing fields: {}",
+        r.content
+    );
+    let r = one("帮我发封邮件，主题是「周报」，内容是「本周进展顺利」");
+    assert!(r.content.contains("收件人"), "{}", r.content);
+}
+
+#[test]
+fn completes_with_a_tool_call_or_a_text_confirmation() {
+    let text = "Send an email to a@example.com, cc b@example.com, subject \"Plan\", body \"See the plan.\" and attach plan.pdf";
+    let r = one(text);
+    assert_eq!(r.tool_calls.len(), 1);
+    let args = &r.tool_calls[0].arguments;
+    assert_eq!(args["to"], json!(["a@example.com"]));
+    assert_eq!(args["cc"], json!(["b@example.com"]));
+    assert_eq!(args["subject"], json!("Plan"));
+    assert_eq!(args["attachments"][0]["filename"], json!("plan.pdf"));
+    let no_tools = talk(&[text], &[]).remove(0);
+    assert!(no_tools.tool_calls.is_empty());
+    assert!(
+        no_tools.content.starts_with("Email sent to a@example.com"),
+        "{}",
+        no_tools.content
+    );
+}
+
+#[test]
+fn refuses_invalid_addresses_limits_and_sender_override() {
+    let r = one("Send an email to bob@@example with subject \"Hi\" and body \"Yo\"");
+    assert!(r.tool_calls.is_empty());
+    assert!(
+        r.content.contains("not a valid email address"),
+        "{}",
+        r.content
+    );
+    let r = one("给 wang#example.com@ 发邮件，主题是「报价」，内容是「请查收」");
+    assert!(r.content.contains("不是有效的邮箱地址"), "{}", r.content);
+
+    let many: Vec<String> = (0..51).map(|i| format!("u{i}@example.com")).collect();
+    let r = one(&format!(
+        "Send an email to {} subject \"x\" body \"y\"",
+        many.join(", ")
+    ));
+    assert!(
+        r.tool_calls.is_empty() && r.content.contains("50"),
+        "{}",
+        r.content
+    );
+
+    let long = "s".repeat(201);
+    let r = one(&format!(
+        "Email a@example.com subject \"{long}\" body \"y\""
+    ));
+    assert!(
+        r.tool_calls.is_empty() && r.content.contains("200"),
+        "{}",
+        r.content
+    );
+
+    let files: Vec<String> = (0..11).map(|i| format!("f{i}.pdf")).collect();
+    let r = one(&format!(
+        "Email a@example.com subject \"x\" body \"y\" attach {}",
+        files.join(" ")
+    ));
+    assert!(
+        r.tool_calls.is_empty() && r.content.contains("10"),
+        "{}",
+        r.content
+    );
+
+    let r = one("Send it from boss@example.com to a@example.com subject \"x\" body \"y\"");
+    assert!(r.tool_calls.is_empty());
+    assert!(r.content.contains("noreply@company.com"), "{}", r.content);
+}
+
+#[test]
+fn is_deterministic() {
+    let turns = [
+        "你好",
+        "帮我给 li@example.com 发邮件",
+        "主题是「进度」",
+        "内容是「一切顺利」",
+    ];
+    let a = talk(&turns, &[send_email_tool()]);
+    let b = talk(&turns, &[send_email_tool()]);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x.content, y.content);
+        assert_eq!(
+            x.tool_calls, y.tool_calls,
+            "same input, same tool call ids too"
+        );
+        assert_eq!(x.usage, y.usage);
+    }
+    assert_eq!(a[3].tool_calls.len(), 1, "the email completes over turns");
+    assert!(a[3].usage.tokens_in > 0 && a[3].usage.tokens_out > 0);
+}
+
+#[test]
+fn flaw_keeps_the_first_recipient_after_a_change_of_mind() {
+    let r = talk(
+        &[
+            "Email alice@example.com with the subject \"Offsite\"",
+            "Actually, send it to carol@example.com instead. The body is \"See you.\"",
+        ],
+        &[send_email_tool()],
+    );
+    let args = &r[1].tool_calls[0].arguments;
+    assert_eq!(
+        args["to"],
+        json!(["alice@example.com"]),
+        "the demo agent deliberately ignores the correction"
+    );
+}
+
+#[test]
+fn flaw_invents_a_growth_figure_for_trends() {
+    for text in [
+        "Give me the sales trend: Q1: 100, Q2: 120",
+        "分析一下销售增长趋势：一月: 50，二月: 60",
+    ] {
+        let r = one(text);
+        assert!(
+            r.content.contains("12.5%"),
+            "a trend question gets a number that is not in the data: {}",
+            r.content
+        );
+    }
+}
+
+#[test]
+fn flaw_answers_only_the_first_of_two_requests() {
+    let r = one("What are your opening hours? Also, I want a refund for order ORD-90412.");
+    let both = r.content.contains("9:00") && r.content.contains("ORD-90412");
+    assert!(!both, "one of the two requests is ignored: {}", r.content);
+}
+
+#[test]
+fn office_and_customer_service_answers() {
+    let r = one("Which are the top 2 regions? North: 10, South: 30, East: 20");
+    assert!(r.content.contains("South: 30") && r.content.contains("East: 20"));
+    assert!(!r.content.contains("North"), "{}", r.content);
+    let r = one("Where is my order?");
+    assert!(r.content.contains("order number"), "{}", r.content);
+    let r = one("我的订单 ORD-12345 到哪了");
+    assert!(
+        r.content.contains("ORD-12345") && r.content.contains("已发货"),
+        "{}",
+        r.content
+    );
+    let r = one("营业时间是几点？");
+    assert!(r.content.contains("9:00-18:00"), "{}", r.content);
+    let r = one("Convert to JSON: A: 1, B: 2");
+    assert!(r.content.contains("\"name\": \"A\""), "{}", r.content);
+}
+
+#[test]
+fn unknown_requests_get_a_polite_clarification_in_the_users_language() {
+    for (text, marker) in [
+        ("What's the meaning of life?", "?"),
+        ("今天天气怎么样", "？"),
+        ("", "?"),
+        ("🙂🙂🙂", "?"),
+    ] {
+        let r = one(text);
+        assert!(r.tool_calls.is_empty());
+        assert!(r.content.contains(marker), "{text:?} -> {}", r.content);
+    }
+    assert!(one("今天天气怎么样").content.contains("抱歉"));
+}
+
+#[test]
+fn answers_a_tool_result_and_odd_histories_without_panicking() {
+    let agent = DemoAgent::new();
+    let first = agent.respond(
+        &[ChatMessage::user(
+            "Email a@example.com subject \"x\" body \"y\"",
+        )],
+        &[send_email_tool()],
+    );
+    let mut assistant = ChatMessage::assistant(first.content);
+    assistant.tool_calls = first.tool_calls.clone();
+    let mut tool = ChatMessage::new(Role::Tool, "{\"status\": \"sent\"}");
+    tool.tool_call_id = Some(first.tool_calls[0].id.clone());
+    let r = agent.respond(
+        &[
+            ChatMessage::user("Email a@example.com subject \"x\" body \"y\""),
+            assistant,
+            tool,
+        ],
+        &[send_email_tool()],
+    );
+    assert!(r.content.contains("a@example.com"), "{}", r.content);
+    assert!(!agent.respond(&[], &[]).content.is_empty());
+    assert!(
+        !agent
+            .respond(&[ChatMessage::system("only a system prompt")], &[])
+            .content
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn generated_skill_pack_loads_and_the_demo_agent_follows_it() {
+    let manifest = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/send_email.skill.json"),
+    )
+    .expect("manifest");
+    let pack = from_skill::derive_pack_from_text(&manifest).expect("derive");
+    assert_eq!(pack.pack, "send_email");
+    let dir = tempfile::tempdir().expect("tmp");
+    std::fs::create_dir_all(dir.path().join("gen")).expect("mkdir");
+    std::fs::write(dir.path().join("gen/send_email.yaml"), &pack.yaml).expect("write");
+    let report = load_dir(dir.path());
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let ids: Vec<&str> = report.scenarios.iter().map(|s| s.id.as_str()).collect();
+    for want in [
+        "skill.send_email.complete_request",
+        "skill.send_email.missing_to",
+        "skill.send_email.missing_subject",
+        "skill.send_email.missing_body",
+        "skill.send_email.invalid_to",
+        "skill.send_email.too_many_to",
+        "skill.send_email.too_many_attachments",
+        "skill.send_email.too_long_subject",
+        "skill.send_email.sender_override",
+    ] {
+        assert!(
+            ids.contains(&want),
+            "{want} derives from the manifest: {ids:?}"
+        );
+    }
+    assert!(
+        !ids.contains(&"skill.send_email.too_long_body"),
+        "a 100 KB limit is not spelled out in a scenario"
+    );
+    for s in &report.scenarios {
+        let (ok, why) = crate::scenarios::run_with_demo(s).await;
+        assert!(
+            ok,
+            "the demo agent implements the manifest, so {} passes: {why:?}",
+            s.id
+        );
+    }
+}
+
+#[test]
+fn from_skill_refuses_a_manifest_without_parameters() {
+    let err = from_skill::derive_pack_from_text("{\"name\": \"noop\"}").expect_err("refused");
+    assert!(
+        err.body.message.contains("no parameters"),
+        "{}",
+        err.body.message
+    );
+    let err = from_skill::derive_pack_from_text("{not json").expect_err("refused");
+    assert!(err.body.message.contains("cannot be read"));
+}

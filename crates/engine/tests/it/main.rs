@@ -12,4 +12,5 @@ mod real_model;
 mod report;
 mod scenarios;
 mod support;
+mod target_probe;
 mod virtual_user;

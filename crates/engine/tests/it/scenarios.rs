@@ -12,7 +12,7 @@ fn shipped() -> PathBuf {
 
 /// Runs a scenario's turns through the demo agent and its checks; returns
 /// whether every check passed, and the failed details.
-async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
+pub(crate) async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
     let agent = DemoAgent::new();
     let mut history: Vec<ChatMessage> = Vec::new();
     if let Some(system) = &s.system {

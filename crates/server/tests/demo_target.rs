@@ -1,0 +1,328 @@
+//! The demo target over real HTTP on 127.0.0.1: the platform's own
+//! OpenAI-compatible channel against it, plus the protocol details other
+//! clients rely on (errors, models, streaming).
+
+use agenteval_engine::channel::openai::OpenAiChannel;
+use agenteval_engine::channel::{Channel, ChatMessage, ChatRequest, ToolSpec};
+use agenteval_server::demo_target::{self, DemoTargetOptions};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+async fn start() -> SocketAddr {
+    let (addr, _handle) = demo_target::spawn(
+        "127.0.0.1:0".parse().expect("addr"),
+        DemoTargetOptions::default(),
+    )
+    .await
+    .expect("spawn demo target");
+    addr
+}
+
+fn channel(addr: SocketAddr) -> OpenAiChannel {
+    OpenAiChannel::new(
+        reqwest::Client::new(),
+        format!("http://{addr}/v1"),
+        "agenteval-demo".into(),
+        None,
+        Vec::new(),
+        Duration::from_secs(10),
+    )
+}
+
+fn send_email_tool() -> ToolSpec {
+    ToolSpec {
+        name: "send_email".into(),
+        description: "Send an email to a recipient".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "to": {"type": "string"},
+                "subject": {"type": "string"},
+                "body": {"type": "string"}
+            },
+            "required": ["to", "subject", "body"]
+        }),
+    }
+}
+
+#[tokio::test]
+async fn the_openai_channel_round_trips_through_the_demo_target() {
+    let addr = start().await;
+    let reply = channel(addr)
+        .send(&ChatRequest {
+            messages: vec![
+                ChatMessage::system("You are an office assistant."),
+                ChatMessage::user("Hello, what can you do?"),
+            ],
+            tools: Vec::new(),
+        })
+        .await
+        .expect("the demo target answers a plain chat");
+    assert!(
+        !reply.content.is_empty() || !reply.tool_calls.is_empty(),
+        "a completion carries text or tool calls"
+    );
+    assert!(
+        reply.usage.is_some(),
+        "the demo target always reports usage"
+    );
+    assert_eq!(reply.model.as_deref(), Some("agenteval-demo"));
+}
+
+#[tokio::test]
+async fn a_request_offering_send_email_gets_a_valid_completion() {
+    let addr = start().await;
+    let request = ChatRequest {
+        messages: vec![ChatMessage::user(
+            "Send an email to bob@example.com with subject Lunch and body See you at noon.",
+        )],
+        tools: vec![send_email_tool()],
+    };
+    let reply = channel(addr)
+        .send(&request)
+        .await
+        .expect("the demo target accepts tools");
+    assert!(reply.usage.is_some(), "usage is reported");
+    for call in &reply.tool_calls {
+        assert_eq!(call.name, "send_email", "only offered tools are called");
+        assert!(!call.id.is_empty(), "tool calls carry an id to answer");
+        assert!(
+            call.arguments.is_object(),
+            "the demo target sends valid JSON arguments: {:?}",
+            call.arguments
+        );
+    }
+
+    // The raw wire shape, as other OpenAI clients read it.
+    let raw: Value = reqwest::Client::new()
+        .post(format!("http://{addr}/v1/chat/completions"))
+        .json(&json!({
+            "model": "anything",
+            "messages": [{"role": "user", "content": "Send an email to bob@example.com"}],
+            "tools": [{"type": "function", "function": {
+                "name": "send_email",
+                "parameters": send_email_tool().parameters
+            }}]
+        }))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("JSON body");
+    assert_eq!(raw["object"], "chat.completion");
+    assert!(raw["id"].as_str().is_some_and(|id| !id.is_empty()), "an id");
+    assert!(raw["created"].is_u64(), "created is a unix time");
+    assert_eq!(raw["model"], "agenteval-demo");
+    let choice = &raw["choices"][0];
+    assert_eq!(choice["message"]["role"], "assistant");
+    let finish = choice["finish_reason"].as_str().expect("finish_reason");
+    if let Some(calls) = choice["message"]["tool_calls"].as_array() {
+        assert_eq!(finish, "tool_calls", "tool calls finish with tool_calls");
+        for c in calls {
+            assert_eq!(c["type"], "function");
+            let args = c["function"]["arguments"]
+                .as_str()
+                .expect("arguments are a JSON string on the wire");
+            serde_json::from_str::<Value>(args).expect("arguments parse as JSON");
+        }
+    } else {
+        assert_eq!(finish, "stop");
+        assert!(choice["message"]["content"].is_string());
+    }
+    let usage = &raw["usage"];
+    assert_eq!(
+        usage["total_tokens"].as_u64(),
+        Some(
+            usage["prompt_tokens"].as_u64().expect("prompt_tokens")
+                + usage["completion_tokens"]
+                    .as_u64()
+                    .expect("completion_tokens")
+        ),
+        "total = prompt + completion"
+    );
+}
+
+#[tokio::test]
+async fn a_whole_tool_conversation_is_accepted() {
+    let addr = start().await;
+    let body = json!({
+        "model": "agenteval-demo",
+        "messages": [
+            {"role": "system", "content": "You are an office assistant."},
+            {"role": "user", "content": [{"type": "text", "text": "Email Bob"}]},
+            {"role": "assistant", "content": null, "tool_calls": [{
+                "id": "call_1", "type": "function",
+                "function": {"name": "send_email", "arguments": "{\"to\":\"bob@example.com\"}"}
+            }]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "{\"status\":\"sent\"}"}
+        ]
+    });
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/v1/chat/completions"))
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(
+        response.status(),
+        200,
+        "null assistant content, content parts and tool messages are all valid OpenAI input"
+    );
+}
+
+#[tokio::test]
+async fn bad_requests_get_an_openai_style_400() {
+    let addr = start().await;
+    let client = reqwest::Client::new();
+    let url = format!("http://{addr}/v1/chat/completions");
+    for (body, why) in [
+        ("{not json".to_string(), "broken JSON"),
+        ("{}".to_string(), "no messages"),
+        (r#"{"messages": []}"#.to_string(), "empty messages"),
+        (
+            r#"{"messages": [{"role": "robot", "content": "hi"}]}"#.to_string(),
+            "unknown role",
+        ),
+    ] {
+        let response = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), 400, "{why} is the client's fault");
+        let error: Value = response.json().await.expect("JSON error body");
+        assert!(
+            error["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{why}: OpenAI clients read error.message: {error}"
+        );
+        assert_eq!(error["error"]["type"], "invalid_request_error");
+    }
+}
+
+#[tokio::test]
+async fn models_lists_the_demo_model_and_unknown_routes_are_404() {
+    let addr = start().await;
+    let client = reqwest::Client::new();
+    let models: Value = client
+        .get(format!("http://{addr}/v1/models"))
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(models["object"], "list");
+    assert_eq!(models["data"][0]["id"], "agenteval-demo");
+    let missing = client
+        .get(format!("http://{addr}/v1/nothing"))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(missing.status(), 404);
+}
+
+#[tokio::test]
+async fn streaming_answers_with_sse_chunks_ending_in_done() {
+    let addr = start().await;
+    let response = reqwest::Client::new()
+        .post(format!("http://{addr}/v1/chat/completions"))
+        .json(&json!({
+            "model": "agenteval-demo",
+            "stream": true,
+            "stream_options": {"include_usage": true},
+            "messages": [{"role": "user", "content": "hello"}]
+        }))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status(), 200);
+    assert!(
+        response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream")),
+        "SSE content type"
+    );
+    let text = response.text().await.expect("body");
+    let events: Vec<&str> = text
+        .split("\n\n")
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            e.strip_prefix("data: ")
+                .expect("every event is a data line")
+        })
+        .collect();
+    assert_eq!(
+        events.last(),
+        Some(&"[DONE]"),
+        "the stream ends with [DONE]"
+    );
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|e| serde_json::from_str(e).expect("each chunk is JSON"))
+        .collect();
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c["object"] == "chat.completion.chunk")
+    );
+    assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+    let finishes: Vec<&Value> = chunks
+        .iter()
+        .filter_map(|c| c["choices"].get(0))
+        .filter(|c| !c["finish_reason"].is_null())
+        .collect();
+    assert_eq!(finishes.len(), 1, "exactly one chunk finishes the choice");
+    let streamed: String = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    let whole = channel(addr)
+        .send(&ChatRequest {
+            messages: vec![ChatMessage::user("hello")],
+            tools: Vec::new(),
+        })
+        .await
+        .expect("non-streaming");
+    assert_eq!(
+        streamed, whole.content,
+        "streamed deltas add up to the same reply"
+    );
+    assert!(
+        chunks.last().expect("chunks")["usage"]["total_tokens"].is_u64(),
+        "include_usage adds a final usage chunk"
+    );
+}
+
+#[tokio::test]
+async fn latency_option_delays_answers() {
+    let (addr, _handle) = demo_target::spawn(
+        "127.0.0.1:0".parse().expect("addr"),
+        DemoTargetOptions {
+            latency: Duration::from_millis(150),
+        },
+    )
+    .await
+    .expect("spawn");
+    let reply = channel(addr)
+        .send(&ChatRequest {
+            messages: vec![ChatMessage::user("hello")],
+            tools: Vec::new(),
+        })
+        .await
+        .expect("reply");
+    // A lower bound only: the server sleeps before answering, so the
+    // measured latency cannot be shorter, however fast the machine.
+    assert!(
+        reply.latency_ms >= 150,
+        "the configured latency is added: {} ms",
+        reply.latency_ms
+    );
+}

@@ -1,0 +1,221 @@
+//! Tauri commands: thin adapters over the engine's operations. Every error
+//! crosses to the UI as the engine's `{code, message, suggestion}` body.
+
+use crate::settings::{Settings, SettingsStore};
+use agenteval_engine::analysis::Analysis;
+use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::fixed::{Run, RunTurn};
+use agenteval_engine::report::CampaignReport;
+use agenteval_engine::review::{CreateReview, HumanReview};
+use agenteval_engine::scenario::ScenarioSummary;
+use agenteval_engine::target::{CreateTarget, Target};
+use agenteval_engine::target_probe::TargetProbe;
+use agenteval_engine::{Error, ErrorBody, ErrorCode, Platform};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tauri::State;
+use uuid::Uuid;
+
+type Shared<'a> = State<'a, Arc<Platform>>;
+type Reply<T> = Result<T, ErrorBody>;
+
+/// The body the UI sees; internal causes go to the log only.
+pub fn body(e: Error) -> ErrorBody {
+    if let Some(cause) = &e.cause {
+        tracing::error!(error = %cause, code = %e.body.code, "operation failed");
+    }
+    e.body
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_targets(platform: Shared<'_>) -> Reply<Vec<Target>> {
+    platform.list_targets().await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_target(platform: Shared<'_>, req: CreateTarget) -> Reply<Target> {
+    platform.create_target(req).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn test_target(platform: Shared<'_>, id: Uuid) -> Reply<TargetProbe> {
+    platform.test_target(id).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_scenarios(platform: Shared<'_>) -> Reply<Vec<ScenarioSummary>> {
+    Ok(platform
+        .scenarios
+        .all()
+        .iter()
+        .map(|s| ScenarioSummary::from(s.as_ref()))
+        .collect())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_campaigns(platform: Shared<'_>) -> Reply<Vec<Campaign>> {
+    platform.list_campaigns().await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_campaign(platform: Shared<'_>, id: Uuid) -> Reply<Campaign> {
+    platform.get_campaign(id).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_campaign(platform: Shared<'_>, req: CreateCampaign) -> Reply<Campaign> {
+    platform.create_campaign(req).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn finalize_campaign(platform: Shared<'_>, id: Uuid) -> Reply<Campaign> {
+    platform.finalize_campaign(id).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn campaign_report(platform: Shared<'_>, id: Uuid) -> Reply<CampaignReport> {
+    platform.campaign_report(id).await.map_err(body)
+}
+
+/// Fixed-scenario runs of a campaign, in plan order.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_runs(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Vec<Run>> {
+    platform.list_runs(campaign_id).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn run_turns(platform: Shared<'_>, run_id: Uuid) -> Reply<Vec<RunTurn>> {
+    platform.run_turns(run_id).await.map_err(body)
+}
+
+/// A reviewer's 1-5 rating of a run or a session.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_review(platform: Shared<'_>, req: CreateReview) -> Reply<HumanReview> {
+    platform.add_review(req).await.map_err(body)
+}
+
+/// (Re)generates the analysis; the template analysis when no analyst model
+/// is configured.
+#[tauri::command]
+#[specta::specta]
+pub async fn generate_analysis(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Analysis> {
+    platform
+        .generate_analysis(campaign_id, None)
+        .await
+        .map_err(body)
+}
+
+/// The following campaign: same target, plan, seeds and budget.
+#[tauri::command]
+#[specta::specta]
+pub async fn next_period(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Campaign> {
+    platform.next_period(campaign_id).await.map_err(body)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Md,
+    Json,
+    Csv,
+    Junit,
+}
+
+/// The export of a campaign as text.
+pub async fn render_export(
+    platform: &Platform,
+    id: Uuid,
+    format: ExportFormat,
+) -> agenteval_engine::Result<String> {
+    let report = platform.campaign_report(id).await?;
+    match format {
+        ExportFormat::Json => Ok(serde_json::to_string_pretty(&report)?),
+        ExportFormat::Md => Ok(agenteval_engine::export::markdown(&report)),
+        ExportFormat::Csv => Ok(agenteval_engine::export::runs_csv(
+            &platform.list_runs(id).await?,
+        )),
+        ExportFormat::Junit => Ok(agenteval_engine::export::junit(
+            &report,
+            &platform.list_runs(id).await?,
+        )),
+    }
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn export_campaign(
+    platform: Shared<'_>,
+    id: Uuid,
+    format: ExportFormat,
+) -> Reply<String> {
+    render_export(&platform, id, format).await.map_err(body)
+}
+
+/// Writes the export to a file the user chose in the save dialog.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_export(
+    platform: Shared<'_>,
+    id: Uuid,
+    format: ExportFormat,
+    path: PathBuf,
+) -> Reply<()> {
+    let text = render_export(&platform, id, format).await.map_err(body)?;
+    tokio::fs::write(&path, text).await.map_err(|e| ErrorBody {
+        code: ErrorCode::InvalidInput,
+        message: format!("could not write {}: {e}", path.display()),
+        suggestion: "Choose a folder you can write to.".into(),
+        next_allowed_at: None,
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_settings(store: State<'_, SettingsStore>) -> Reply<Settings> {
+    Ok(store.get())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn update_settings(
+    platform: Shared<'_>,
+    store: State<'_, SettingsStore>,
+    settings: Settings,
+) -> Reply<Settings> {
+    store.update(&platform, settings).map_err(body)
+}
+
+/// Where things are, for the settings page and support.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+pub struct AppInfo {
+    pub version: String,
+    pub data_dir: String,
+    pub log_dir: String,
+    pub scenarios_loaded: u32,
+    pub scenario_errors: Vec<String>,
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn app_info(platform: Shared<'_>, info: State<'_, crate::Startup>) -> Reply<AppInfo> {
+    Ok(AppInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        data_dir: info.data_dir.display().to_string(),
+        log_dir: info.log_dir.display().to_string(),
+        scenarios_loaded: platform.scenarios.len() as u32,
+        scenario_errors: info.scenario_errors.clone(),
+    })
+}

@@ -1,0 +1,173 @@
+// The main flow in a real browser against `agenteval serve` (started by
+// run.sh): key prompt, language switch, target and campaign through the
+// forms, manual exploration, runs progressing, report drawer, a session's
+// conversation, Markdown export. Agent- and user-provided text must render
+// as text, never as markup.
+
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+
+const require = createRequire(new URL("../../ui/package.json", import.meta.url));
+const { chromium } = require("playwright-core");
+
+const BASE = process.env.AGENTEVAL_URL;
+const KEY = process.env.AGENTEVAL_KEY;
+const HOSTILE = `<img src=x onerror="window.__injected=1">`;
+const CAMPAIGN = `Browser campaign ${HOSTILE}`;
+const TARGET = "Browser target <b>bold</b>";
+const MESSAGE = "Please send the weekly report to anna@example.com";
+
+async function api(path, init = {}) {
+  const res = await fetch(BASE + path, { ...init, headers: { "X-API-Key": KEY, "Content-Type": "application/json", ...(init.headers ?? {}) } });
+  return res;
+}
+
+test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
+  assert.ok(BASE && KEY, "run.sh passes AGENTEVAL_URL and AGENTEVAL_KEY");
+  const userDataDir = await mkdtemp(join(tmpdir(), "agenteval-chromium-"));
+  const downloads = await mkdtemp(join(tmpdir(), "agenteval-downloads-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(20_000);
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+
+  try {
+    await t.test("the browser asks for the API key and refuses a wrong one", async () => {
+      await page.goto(BASE + "/");
+      await page.getByTestId("api-key-input").fill("wrong-key-0000000000");
+      await page.getByTestId("api-key-submit").click();
+      await page.getByTestId("error-alert").waitFor();
+      await page.getByTestId("api-key-input").fill(KEY);
+      await page.getByTestId("api-key-submit").click();
+      await page.getByTestId("campaigns-empty").waitFor();
+    });
+
+    await t.test("the key is remembered and the language switches", async () => {
+      await page.reload();
+      await page.getByTestId("campaigns-empty").waitFor();
+      await page.getByTestId("language-switch").getByText("中文").click();
+      await page.getByTestId("nav-campaigns").getByText("活动").waitFor();
+      await page.getByTestId("language-switch").getByText("English").click();
+      await page.getByTestId("nav-campaigns").getByText("Campaigns").waitFor();
+    });
+
+    await t.test("a target is created through the form", async () => {
+      await page.getByTestId("nav-targets").click();
+      await page.getByTestId("target-kind").getByText("Built-in demo agent").click();
+      await page.getByTestId("target-name").fill(TARGET);
+      await page.getByTestId("target-submit").click();
+      const row = page.getByTestId("target-row").filter({ hasText: TARGET });
+      await row.waitFor();
+      assert.equal(await page.locator("b", { hasText: "bold" }).count(), 0, "a target name is shown as text, not markup");
+    });
+
+    await t.test("a campaign is created through the form", async () => {
+      await page.getByTestId("nav-campaigns").click();
+      await page.getByTestId("new-campaign").click();
+      await page.getByTestId("campaign-name").fill(CAMPAIGN);
+      await page.getByTestId("campaign-target").click();
+      await page.getByRole("option", { name: TARGET }).click();
+      await page.getByTestId("select-shown").click();
+      const checked = await page.getByTestId("scenario-option").evaluateAll((els) => els.filter((e) => e.checked).length);
+      assert.ok(checked > 0, "scenario packs are loaded and selectable");
+      await page.getByTestId("campaign-hours").fill("2");
+      await page.getByTestId("campaign-scale").fill("120");
+      await page.getByTestId("add-persona").click();
+      await page.getByTestId("seed-editor").getByLabel("Name").fill("Busy manager");
+      await page.getByTestId("add-goal").click();
+      await page.getByTestId("seed-editor").getByLabel("Title").fill("Send the weekly report");
+      await page.getByTestId("campaign-submit").click();
+      await page.getByTestId("campaign-title").filter({ hasText: "Browser campaign" }).waitFor();
+      const title = await page.getByTestId("campaign-title").textContent();
+      assert.equal(title, CAMPAIGN, "the campaign name is rendered literally");
+    });
+
+    await t.test("a manual exploration session runs and closes", async () => {
+      await page.getByTestId("open-explore").click();
+      await page.getByTestId("explore-start").click();
+      const modal = page.getByTestId("explore-modal");
+      await modal.getByLabel("Message to the target").fill(MESSAGE);
+      await modal.getByRole("button", { name: "Send" }).click();
+      await modal.getByText(MESSAGE).waitFor();
+      await modal.getByRole("button", { name: "Close session" }).click();
+      await modal.waitFor({ state: "detached" });
+      await page.getByTestId("session-row").first().waitFor();
+    });
+
+    await t.test("fixed-scenario runs progress to the end", async () => {
+      const text = page.getByTestId("runs-progress-text");
+      const deadline = Date.now() + 180_000;
+      let last = "";
+      for (;;) {
+        last = (await text.textContent()) ?? "";
+        const m = /(\d+) of (\d+) runs finished/.exec(last);
+        if (m && Number(m[2]) > 0 && m[1] === m[2]) break;
+        assert.ok(Date.now() < deadline, `runs should finish within the 60 s window; last seen: ${last}`);
+        await page.waitForTimeout(1000);
+      }
+    });
+
+    await t.test("the report drawer shows scores and exploration findings", async () => {
+      await page.getByTestId("open-report").click();
+      const drawer = page.getByTestId("report-drawer");
+      await drawer.waitFor();
+      assert.match((await page.getByTestId("report-pass-rate").textContent()) ?? "", /%$/, "finished runs give a pass rate");
+      await page.getByTestId("tab-exploration").click();
+      await page.getByTestId("exploration-findings").waitFor();
+      await page.getByTestId("report-session-row").first().click();
+      const session = page.getByTestId("session-drawer");
+      await session.getByTestId("session-conversation").getByText(MESSAGE).waitFor();
+
+      const openapi = await (await api("/api/openapi.json")).text();
+      if (openapi.includes("\"/api/reviews\"")) {
+        await session.getByTestId("session-rating").locator("input").nth(3).check({ force: true });
+        await session.getByTestId("session-rate-submit").click();
+        await session.getByTestId("session-rated").waitFor();
+      }
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("Escape");
+    });
+
+    await t.test("the Markdown export downloads and names the campaign", async () => {
+      await page.getByTestId("export-menu").click();
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-md").click()]);
+      const file = join(downloads, download.suggestedFilename());
+      await download.saveAs(file);
+      const text = await readFile(file, "utf8");
+      assert.ok(download.suggestedFilename().endsWith(".md"), "the file is saved as .md");
+      assert.ok(text.includes("Browser campaign"), "the export is about this campaign");
+      assert.ok(text.length > 100, "the export carries the report");
+    });
+
+    await t.test("no text was executed as markup and the page raised no error", async () => {
+      const injected = await page.evaluate(() => Reflect.get(window, "__injected"));
+      assert.equal(injected, undefined, "hostile names never run script");
+      assert.equal(await page.locator('img[src="x"]').count(), 0, "hostile names never become elements");
+      assert.deepEqual(pageErrors, [], "the UI raised no uncaught error");
+    });
+  } finally {
+    await context.close();
+    await rm(userDataDir, { recursive: true, force: true });
+    await rm(downloads, { recursive: true, force: true });
+  }
+});

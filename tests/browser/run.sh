@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Browser end-to-end test: builds the UI and the `agenteval` binary, starts
+# `agenteval serve` on a fresh data folder and a free port (its own binary,
+# so that the pid held is the server's), drives the UI in headless Chromium
+# (playwright-core, /usr/bin/chromium) and always stops the server.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+
+if [ ! -x ui/node_modules/.bin/vite ]; then (cd ui && npm ci --no-audit --no-fund --loglevel=error); fi
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/dist/index.html -print -quit)" ]; then
+  (cd ui && npm run build --silent)
+fi
+cargo build --workspace --quiet
+BIN="$TARGET_DIR/debug/agenteval"
+
+if ! "$BIN" serve --help 2>&1 | grep -q -- '--bind'; then
+  echo "SKIPPED: browser tests need \`agenteval serve\`, which this build does not have yet"
+  exit 0
+fi
+
+TMP=$(mktemp -d)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+KEY="browser-test-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
+SERVER=""
+cleanup() {
+  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+"$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" > "$TMP/server.log" 2>&1 &
+SERVER=$!
+
+for _ in $(seq 1 150); do
+  if curl -fsS "http://127.0.0.1:$PORT/api/health" > /dev/null 2>&1; then break; fi
+  if ! kill -0 "$SERVER" 2>/dev/null; then echo "the server exited:"; cat "$TMP/server.log"; exit 1; fi
+  sleep 0.2
+done
+
+status=0
+AGENTEVAL_URL="http://127.0.0.1:$PORT" AGENTEVAL_KEY="$KEY" AGENTEVAL_TMP="$TMP" \
+  node --test --test-concurrency=1 tests/browser/ || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "--- server log (last 60 lines)"; tail -n 60 "$TMP/server.log"
+fi
+exit "$status"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Real-window check: builds the desktop app with the UI embedded, starts it
+# under Xvfb on a fresh data folder, and writes a screenshot of the screen to
+# target/screenshot-desktop.png. The data folder is first filled by
+# `agenteval demo` when it can run, so that the list shows a campaign.
+# Fails when the app exits early.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+SHOT="$ROOT/target/screenshot-desktop.png"
+WAIT="${AGENTEVAL_SCREENSHOT_WAIT:-8}"
+
+if [ ! -f ui/dist/index.html ]; then (cd ui && npm run build --silent); fi
+cargo build --workspace --features agenteval-desktop/custom-protocol
+BIN="$TARGET_DIR/debug/agenteval-desktop"
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$ROOT/target"
+rm -f "$SHOT"
+
+if "$TARGET_DIR/debug/agenteval" demo --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1; then
+  echo "data folder seeded with the demo campaign"
+else
+  echo "no demo data (agenteval demo failed; see below); the app starts empty"; tail -n 3 "$TMP/demo.log"
+fi
+export AGENTEVAL_DATA_DIR="$TMP/data" XDG_DATA_HOME="$TMP/xdg" XDG_CONFIG_HOME="$TMP/xdg"
+# Software rendering: Xvfb has no GPU.
+export WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
+  "$0" > "$1/app.log" 2>&1 & app=$!
+  sleep "$2"
+  if ! kill -0 "$app" 2>/dev/null; then echo "the app exited early:"; cat "$1/app.log"; exit 1; fi
+  import -window root "$3"
+  kill "$app"; wait "$app" 2>/dev/null || true
+' "$BIN" "$TMP" "$WAIT" "$SHOT"
+echo "screenshot: $SHOT"

@@ -1,0 +1,68 @@
+import type { ErrorBody, ErrorCode } from "../bindings";
+
+/** Every failure the backend reports, in its `{code, message, suggestion}` shape. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly suggestion: string;
+  readonly nextAllowedAt: string | null;
+
+  constructor(body: ErrorBody) {
+    super(body.message);
+    this.name = "ApiError";
+    this.code = body.code;
+    this.suggestion = body.suggestion;
+    this.nextAllowedAt = body.next_allowed_at ?? null;
+  }
+}
+
+const CODES: readonly ErrorCode[] = [
+  "INVALID_INPUT",
+  "UNAUTHORIZED",
+  "NOT_FOUND",
+  "PAYLOAD_TOO_LARGE",
+  "UNPROCESSABLE",
+  "CONFLICT",
+  "SESSION_BUDGET_EXHAUSTED",
+  "TURN_LIMIT_REACHED",
+  "INTERVAL_NOT_ELAPSED",
+  "AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE",
+  "CAMPAIGN_NOT_RUNNING",
+  "SESSION_NOT_RUNNING",
+  "TARGET_UNAVAILABLE",
+  "MODEL_UNAVAILABLE",
+  "INTERNAL",
+];
+
+function isErrorCode(v: unknown): v is ErrorCode {
+  return typeof v === "string" && (CODES as readonly string[]).includes(v);
+}
+
+/** Narrows an unknown value (a JSON body, a rejected invoke) to an error body. */
+export function toErrorBody(v: unknown): ErrorBody | null {
+  if (typeof v !== "object" || v === null) return null;
+  const code: unknown = Reflect.get(v, "code");
+  const message: unknown = Reflect.get(v, "message");
+  const suggestion: unknown = Reflect.get(v, "suggestion");
+  const next: unknown = Reflect.get(v, "next_allowed_at");
+  if (typeof message !== "string") return null;
+  return {
+    code: isErrorCode(code) ? code : "INTERNAL",
+    message,
+    suggestion: typeof suggestion === "string" ? suggestion : "",
+    next_allowed_at: typeof next === "string" ? next : null,
+  };
+}
+
+/** Any thrown value as an ApiError (transport failures included). */
+export function asApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  const body = toErrorBody(e);
+  if (body) return new ApiError(body);
+  const message = e instanceof Error ? e.message : String(e);
+  return new ApiError({
+    code: "INTERNAL",
+    message,
+    suggestion: "Check that the AgentEval server is running, then retry.",
+    next_allowed_at: null,
+  });
+}

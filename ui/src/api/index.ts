@@ -1,0 +1,53 @@
+// The only module the UI uses to talk to the backend. The transport is
+// chosen once at start-up: the Tauri bindings inside the desktop app, the
+// HTTP API on the same origin in a browser.
+
+import type { Backend } from "./backend";
+import { HttpBackend, initialApiKey } from "./http";
+import { TauriBackend } from "./tauri";
+
+export type { Backend, BackendInfo } from "./backend";
+export { ApiError, asApiError } from "./errors";
+export * from "./exploration";
+export type {
+  Analysis,
+  Campaign,
+  CheckResult,
+  HumanReview,
+  PeriodComparison,
+  Run,
+  RunTurn,
+  Verdict,
+  CampaignReport,
+  CampaignStatus,
+  ChannelConfig,
+  CreateCampaign,
+  CreateTarget,
+  ErrorBody,
+  ErrorCode,
+  ExportFormat,
+  FixedSummary,
+  Goal,
+  Language,
+  Persona,
+  RoleModel,
+  ScenarioSummary,
+  SeedSet,
+  Settings,
+  Target,
+  TargetProbe,
+} from "../bindings";
+
+function inTauri(): boolean {
+  return typeof window !== "undefined" && "__TAURI_INTERNALS__" in window;
+}
+
+const http = inTauri() ? null : new HttpBackend(initialApiKey());
+
+export const api: Backend = http ?? new TauriBackend();
+
+/** In browser mode: whether a key is known, and how to set it. */
+export const apiKey = {
+  needed: (): boolean => http !== null,
+  set: (key: string): void => http?.setKey(key),
+};

@@ -1,0 +1,167 @@
+import { save } from "@tauri-apps/plugin-dialog";
+import { revealItemInDir } from "@tauri-apps/plugin-opener";
+import {
+  commands,
+  events,
+  type Analysis,
+  type Campaign,
+  type CreateReview,
+  type HumanReview,
+  type Run,
+  type RunTurn,
+  type CampaignReport,
+  type CreateCampaign,
+  type CreateTarget,
+  type ErrorBody,
+  type ExportFormat,
+  type ScenarioSummary,
+  type Settings,
+  type Target,
+  type TargetProbe,
+} from "../bindings";
+import type { Backend, BackendInfo } from "./backend";
+import { ApiError } from "./errors";
+import type {
+  CreateSession,
+  ExperienceRecord,
+  ExplorationSession,
+  MessageReply,
+  SessionTurn,
+} from "./exploration";
+
+type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: ErrorBody };
+
+async function unwrap<T>(call: Promise<CommandResult<T>>): Promise<T> {
+  const r = await call;
+  if (r.status === "error") throw new ApiError(r.error);
+  return r.data;
+}
+
+function notInThisBuild<T>(what: string): Promise<T> {
+  return Promise.reject(
+    new ApiError({
+      code: "UNPROCESSABLE",
+      message: `${what} is not available in this build of the desktop app`,
+      suggestion: "Update the app, or use the HTTP API (`agenteval serve`).",
+      next_allowed_at: null,
+    }),
+  );
+}
+
+const EXTENSIONS: Record<ExportFormat, string> = { md: "md", json: "json", csv: "csv", junit: "xml" };
+
+/** The desktop app: commands through the generated bindings, live events. */
+export class TauriBackend implements Backend {
+  readonly mode = "desktop" as const;
+
+  async info(): Promise<BackendInfo> {
+    const i = await unwrap(commands.appInfo());
+    return {
+      mode: "desktop",
+      version: i.version,
+      dataDir: i.data_dir,
+      logDir: i.log_dir,
+      scenariosLoaded: i.scenarios_loaded,
+      scenarioErrors: i.scenario_errors,
+    };
+  }
+  listTargets(): Promise<Target[]> {
+    return unwrap(commands.listTargets());
+  }
+  createTarget(req: CreateTarget): Promise<Target> {
+    return unwrap(commands.createTarget(req));
+  }
+  testTarget(id: string): Promise<TargetProbe> {
+    return unwrap(commands.testTarget(id));
+  }
+  listScenarios(): Promise<ScenarioSummary[]> {
+    return unwrap(commands.listScenarios());
+  }
+  listCampaigns(): Promise<Campaign[]> {
+    return unwrap(commands.listCampaigns());
+  }
+  getCampaign(id: string): Promise<Campaign> {
+    return unwrap(commands.getCampaign(id));
+  }
+  createCampaign(req: CreateCampaign): Promise<Campaign> {
+    return unwrap(commands.createCampaign(req));
+  }
+  finalizeCampaign(id: string): Promise<Campaign> {
+    return unwrap(commands.finalizeCampaign(id));
+  }
+  campaignReport(id: string): Promise<CampaignReport> {
+    return unwrap(commands.campaignReport(id));
+  }
+  exportCampaign(id: string, format: ExportFormat): Promise<string> {
+    return unwrap(commands.exportCampaign(id, format));
+  }
+  async saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean> {
+    const path = await save({
+      defaultPath: fileName,
+      filters: [{ name: format.toUpperCase(), extensions: [EXTENSIONS[format]] }],
+    });
+    if (!path) return false;
+    await unwrap(commands.saveExport(id, format, path));
+    return true;
+  }
+  async listSessions(_campaignId: string): Promise<ExplorationSession[]> {
+    return [];
+  }
+  async sessionMessages(_sessionId: string): Promise<SessionTurn[]> {
+    return [];
+  }
+  createSession(_req: CreateSession): Promise<ExplorationSession> {
+    return notInThisBuild("manual exploration");
+  }
+  sendMessage(_sessionId: string, _content: string): Promise<MessageReply> {
+    return notInThisBuild("sending a message");
+  }
+  closeSession(_sessionId: string, _record: ExperienceRecord): Promise<ExplorationSession> {
+    return notInThisBuild("closing a session");
+  }
+  listRuns(campaignId: string): Promise<Run[]> {
+    return unwrap(commands.listRuns(campaignId));
+  }
+  runTurns(runId: string): Promise<RunTurn[]> {
+    return unwrap(commands.runTurns(runId));
+  }
+  addReview(req: CreateReview): Promise<HumanReview> {
+    return unwrap(commands.addReview(req));
+  }
+  generateAnalysis(campaignId: string): Promise<Analysis> {
+    return unwrap(commands.generateAnalysis(campaignId));
+  }
+  nextPeriod(campaignId: string): Promise<Campaign> {
+    return unwrap(commands.nextPeriod(campaignId));
+  }
+  getSettings(): Promise<Settings | null> {
+    return unwrap(commands.getSettings());
+  }
+  updateSettings(settings: Settings): Promise<Settings> {
+    return unwrap(commands.updateSettings(settings));
+  }
+  async reveal(path: string): Promise<void> {
+    try {
+      await revealItemInDir(path);
+    } catch (e) {
+      throw new ApiError({
+        code: "INTERNAL",
+        message: `cannot show ${path}: ${String(e)}`,
+        suggestion: "Open the folder from your file manager.",
+        next_allowed_at: null,
+      });
+    }
+  }
+  subscribe(onChange: () => void): () => void {
+    let stop: (() => void) | null = null;
+    let cancelled = false;
+    void events.platformEvent.listen(() => onChange()).then((unlisten) => {
+      if (cancelled) unlisten();
+      else stop = unlisten;
+    });
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
+  }
+}

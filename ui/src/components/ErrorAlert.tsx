@@ -1,0 +1,27 @@
+import { Alert, Text } from "@mantine/core";
+import { useTranslation } from "react-i18next";
+import type { ApiError } from "../api";
+
+/** A backend error with its suggestion; text only, never markup. */
+export function ErrorAlert({ error, onClose }: { error: ApiError | null; onClose?: () => void }) {
+  const { t } = useTranslation();
+  if (!error) return null;
+  return (
+    <Alert
+      color="red"
+      title={t("error.title")}
+      withCloseButton={Boolean(onClose)}
+      onClose={onClose}
+      data-testid="error-alert"
+    >
+      <Text size="sm">
+        {error.message} <Text span c="dimmed" size="xs">({error.code})</Text>
+      </Text>
+      {error.suggestion && (
+        <Text size="sm" mt={4}>
+          {t("error.suggestion")}: {error.suggestion}
+        </Text>
+      )}
+    </Alert>
+  );
+}

@@ -1,0 +1,108 @@
+import { Button, Card, Group, Progress, Stack, Table, Text, Title } from "@mantine/core";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { api, type Campaign, type CampaignReport, type Target } from "../../api";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { pct } from "../../components/format";
+import { useLoad } from "../../components/useLoad";
+import { CampaignForm } from "./CampaignForm";
+import { LineBadge, StatusBadge, explorationOf } from "./labels";
+
+type Row = { campaign: Campaign; report: CampaignReport | null };
+
+async function loadRows(): Promise<{ rows: Row[]; targets: Target[] }> {
+  const [campaigns, targets] = await Promise.all([api.listCampaigns(), api.listTargets()]);
+  const reports = await Promise.all(
+    campaigns.map((c) => api.campaignReport(c.id).catch(() => null)),
+  );
+  return { rows: campaigns.map((campaign, i) => ({ campaign, report: reports[i] ?? null })), targets };
+}
+
+export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
+  const { t } = useTranslation();
+  const [creating, setCreating] = useState(false);
+  const { data, error, reload } = useLoad(loadRows, [], true);
+  const targetName = (id: string) => data?.targets.find((x) => x.id === id)?.name ?? id.slice(0, 8);
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={2}>{t("campaigns.title")}</Title>
+        <Button onClick={() => setCreating(true)} data-testid="new-campaign">
+          {t("campaigns.new")}
+        </Button>
+      </Group>
+      <ErrorAlert error={error} />
+      {data && data.rows.length === 0 && (
+        <Card withBorder padding="xl" data-testid="campaigns-empty">
+          <Title order={4}>{t("campaigns.emptyTitle")}</Title>
+          <Text mt="sm" c="dimmed">
+            {t("campaigns.emptyBody")}
+          </Text>
+          <Button mt="md" w="fit-content" variant="light" onClick={() => setCreating(true)}>
+            {t("campaigns.new")}
+          </Button>
+        </Card>
+      )}
+      {data && data.rows.length > 0 && (
+        <Table highlightOnHover verticalSpacing="sm" data-testid="campaign-table">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t("campaigns.name")}</Table.Th>
+              <Table.Th>{t("campaigns.status")}</Table.Th>
+              <Table.Th>{t("campaigns.line")}</Table.Th>
+              <Table.Th>{t("campaigns.target")}</Table.Th>
+              <Table.Th>{t("campaigns.progress")}</Table.Th>
+              <Table.Th>{t("campaigns.passRate")}</Table.Th>
+              <Table.Th>{t("campaigns.achievement")}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {data.rows.map(({ campaign: c, report }) => {
+              const fixed = report?.fixed;
+              const planned = fixed?.runs_planned ?? 0;
+              const done = fixed?.runs_finished ?? 0;
+              return (
+                <Table.Tr
+                  key={c.id}
+                  style={{ cursor: "pointer" }}
+                  onClick={() => onOpen(c.id)}
+                  data-testid="campaign-row"
+                >
+                  <Table.Td>
+                    <Text fw={500}>{c.name}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge status={c.status} />
+                  </Table.Td>
+                  <Table.Td>
+                    <LineBadge line={c.line} />
+                  </Table.Td>
+                  <Table.Td>{targetName(c.target_id)}</Table.Td>
+                  <Table.Td miw={140}>
+                    <Progress value={planned ? (100 * done) / planned : 0} size="sm" />
+                    <Text size="xs" c="dimmed">
+                      {done}/{planned}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{pct(fixed?.pass_rate)}</Table.Td>
+                  <Table.Td>{pct(explorationOf(report)?.goal_achievement_rate)}</Table.Td>
+                </Table.Tr>
+              );
+            })}
+          </Table.Tbody>
+        </Table>
+      )}
+      {creating && (
+        <CampaignForm
+          onClose={() => setCreating(false)}
+          onCreated={(c) => {
+            setCreating(false);
+            reload();
+            onOpen(c.id);
+          }}
+        />
+      )}
+    </Stack>
+  );
+}

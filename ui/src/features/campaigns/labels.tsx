@@ -1,0 +1,54 @@
+import { Badge } from "@mantine/core";
+import { useTranslation } from "react-i18next";
+import type { CampaignReport, CampaignStatus, ExplorationView, Verdict } from "../../api";
+
+const STATUS_COLOR: Record<CampaignStatus, string> = {
+  draft: "gray",
+  scheduled: "blue",
+  running: "green",
+  finalized: "dark",
+  cancelled: "red",
+};
+
+export function StatusBadge({ status }: { status: CampaignStatus }) {
+  const { t } = useTranslation();
+  return (
+    <Badge color={STATUS_COLOR[status]} variant="light" data-testid="campaign-status">
+      {t(`status.${status}`)}
+    </Badge>
+  );
+}
+
+export function LineBadge({ line }: { line: "formal" | "accelerated" }) {
+  const { t } = useTranslation();
+  return (
+    <Badge color={line === "formal" ? "indigo" : "orange"} variant="outline">
+      {t(`line.${line}`)}
+    </Badge>
+  );
+}
+
+/** The report's exploration block with the optional parts the UI shows. */
+export function explorationOf(report: CampaignReport | null | undefined): ExplorationView | null {
+  const ex = report?.exploration;
+  if (!ex) return null;
+  return ex as ExplorationView;
+}
+
+const VERDICT_COLOR: Record<Verdict, string> = { passed: "teal", failed: "red", error: "gray", skipped: "yellow" };
+
+export function VerdictBadge({ verdict, status }: { verdict: Verdict | null; status: string }) {
+  const { t } = useTranslation();
+  if (!verdict) {
+    return (
+      <Badge color="blue" variant="outline">
+        {t(`run.${status === "running" ? "running" : "pending"}`)}
+      </Badge>
+    );
+  }
+  return (
+    <Badge color={VERDICT_COLOR[verdict]} variant="light">
+      {t(`run.${verdict}`)}
+    </Badge>
+  );
+}

@@ -1,0 +1,214 @@
+import { Button, Card, Group, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { api, asApiError, type ApiError, type RoleModel, type Settings } from "../../api";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { useLoad } from "../../components/useLoad";
+import { setLanguage } from "../../i18n";
+
+type Role = "judge" | "analyst" | "virtual_user";
+const ROLES: Role[] = ["judge", "analyst", "virtual_user"];
+
+function newKey(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleModel | null; onChange: (v: RoleModel | null) => void }) {
+  const { t } = useTranslation();
+  const m = value ?? { base_url: "", model: "" };
+  const set = (patch: Partial<RoleModel>) => {
+    const next = { ...m, ...patch };
+    onChange(next.base_url || next.model ? next : null);
+  };
+  return (
+    <Group grow align="flex-end">
+      <Text fw={500} maw={120}>
+        {t(`settings.${role}`)}
+      </Text>
+      <TextInput label="Base URL" placeholder="http://127.0.0.1:8000/v1" value={m.base_url} onChange={(e) => set({ base_url: e.currentTarget.value })} />
+      <TextInput label="Model" value={m.model} onChange={(e) => set({ model: e.currentTarget.value })} />
+      <PasswordInput
+        label="API key"
+        placeholder={m.api_key_ref ? "••••••" : ""}
+        value={m.api_key ?? ""}
+        onChange={(e) => set({ api_key: e.currentTarget.value || undefined })}
+      />
+    </Group>
+  );
+}
+
+export function SettingsPage() {
+  const { t, i18n } = useTranslation();
+  const settings = useLoad(() => api.getSettings(), []);
+  const info = useLoad(() => api.info(), []);
+  const [draft, setDraft] = useState<Settings | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [saved, setSaved] = useState(false);
+
+  useEffect(() => {
+    if (settings.data) setDraft(settings.data);
+  }, [settings.data]);
+
+  const lang = i18n.language.startsWith("zh") ? "zh" : "en";
+
+  const save = async () => {
+    if (!draft) return;
+    try {
+      const s = await api.updateSettings(draft);
+      setDraft(s);
+      setSaved(true);
+      setError(null);
+    } catch (e) {
+      setError(asApiError(e));
+      setSaved(false);
+    }
+  };
+
+  return (
+    <Stack maw={900}>
+      <Title order={2}>{t("settings.title")}</Title>
+      <Card withBorder>
+        <Text fw={500} mb="xs">
+          {t("settings.language")}
+        </Text>
+        <SegmentedControl
+          value={lang}
+          onChange={(v) => {
+            const l = v === "zh" ? "zh" : "en";
+            setLanguage(l);
+            if (draft) setDraft({ ...draft, language: l });
+          }}
+          data={[
+            { value: "en", label: "English" },
+            { value: "zh", label: "中文" },
+          ]}
+        />
+      </Card>
+      {api.mode === "browser" && <Text c="dimmed">{t("settings.browserNote")}</Text>}
+      {draft && (
+        <>
+          <Card withBorder>
+            <Title order={4}>{t("settings.roleModels")}</Title>
+            <Text size="xs" c="dimmed" mb="sm">
+              {t("settings.roleModelsHelp")}
+            </Text>
+            <Stack gap="xs">
+              {ROLES.map((role) => (
+                <RoleModelFields
+                  key={role}
+                  role={role}
+                  value={draft.role_models[role]}
+                  onChange={(v) => setDraft({ ...draft, role_models: { ...draft.role_models, [role]: v } })}
+                />
+              ))}
+            </Stack>
+          </Card>
+          <Card withBorder>
+            <Group grow align="flex-start">
+              <NumberInput
+                label={t("settings.patrol")}
+                value={draft.patrol_interval_minutes}
+                min={1}
+                max={1440}
+                onChange={(v) => setDraft({ ...draft, patrol_interval_minutes: typeof v === "number" ? v : 60 })}
+              />
+            </Group>
+          </Card>
+          <Card withBorder>
+            <Title order={4} mb="xs">
+              {t("settings.api")}
+            </Title>
+            <Stack gap="xs">
+              <Switch
+                label={t("settings.apiEnabled")}
+                checked={draft.api.enabled}
+                onChange={(e) => setDraft({ ...draft, api: { ...draft.api, enabled: e.currentTarget.checked } })}
+              />
+              <Group align="flex-end">
+                <NumberInput
+                  w={140}
+                  label={t("settings.apiPort")}
+                  value={draft.api.port}
+                  min={1024}
+                  max={65535}
+                  onChange={(v) => setDraft({ ...draft, api: { ...draft.api, port: typeof v === "number" ? v : 8787 } })}
+                />
+                <PasswordInput
+                  flex={1}
+                  label={t("settings.apiKey")}
+                  value={draft.api.key}
+                  onChange={(e) => setDraft({ ...draft, api: { ...draft.api, key: e.currentTarget.value } })}
+                />
+                <Button variant="light" onClick={() => setDraft({ ...draft, api: { ...draft.api, key: newKey() } })}>
+                  {t("settings.regenerate")}
+                </Button>
+              </Group>
+              <Text size="xs" c="dimmed">
+                {t("settings.restartNote")}
+              </Text>
+            </Stack>
+          </Card>
+          <ErrorAlert error={error} onClose={() => setError(null)} />
+          {saved && <Text c="green">{t("settings.saved")}</Text>}
+          <Button w="fit-content" onClick={() => void save()}>
+            {t("common.save")}
+          </Button>
+        </>
+      )}
+      {info.data && (
+        <Card withBorder>
+          <Title order={4}>{t("settings.about")}</Title>
+          <Table>
+            <Table.Tbody>
+              <Table.Tr>
+                <Table.Td>{t("settings.version")}</Table.Td>
+                <Table.Td>{info.data.version}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Td>{t("settings.mode")}</Table.Td>
+                <Table.Td>{info.data.mode}</Table.Td>
+              </Table.Tr>
+              {info.data.dataDir && (
+                <Table.Tr>
+                  <Table.Td>{t("settings.dataDir")}</Table.Td>
+                  <Table.Td ff="monospace">{info.data.dataDir}</Table.Td>
+                </Table.Tr>
+              )}
+              {info.data.logDir && (
+                <Table.Tr>
+                  <Table.Td>{t("settings.logDir")}</Table.Td>
+                  <Table.Td ff="monospace">
+                    {info.data.logDir}{" "}
+                    <Button
+                      size="compact-xs"
+                      variant="subtle"
+                      onClick={() => {
+                        const dir = info.data?.logDir;
+                        if (dir) api.reveal(dir).catch((e: unknown) => setError(asApiError(e)));
+                      }}
+                    >
+                      {t("settings.show")}
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              )}
+              {info.data.scenariosLoaded !== undefined && (
+                <Table.Tr>
+                  <Table.Td>{t("settings.scenariosLoaded")}</Table.Td>
+                  <Table.Td>{info.data.scenariosLoaded}</Table.Td>
+                </Table.Tr>
+              )}
+            </Table.Tbody>
+          </Table>
+          {(info.data.scenarioErrors ?? []).map((e, i) => (
+            <Text key={i} size="xs" c="red" ff="monospace">
+              {e}
+            </Text>
+          ))}
+        </Card>
+      )}
+    </Stack>
+  );
+}
