@@ -14,7 +14,7 @@
 use crate::campaign::Line;
 use crate::error::{ErrorCode, Result};
 use crate::exploration::patrol::{CoverageState, PatrolCampaign};
-use crate::exploration::{CreateSession, SeedRef, Trigger, Variant};
+use crate::exploration::{CreateSession, EndReason, SeedRef, Trigger, Variant};
 use crate::judge::{JudgeSampling, review_pending};
 use crate::platform::Platform;
 use crate::role_models::{RoleClients, RoleModels};
@@ -156,6 +156,131 @@ pub fn choose_cell(c: &PatrolCampaign) -> Option<Pick> {
     })
 }
 
+/// One seed cell to explore now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ExploreSeed {
+    pub campaign_id: Uuid,
+    pub persona_id: String,
+    pub goal_id: String,
+    /// Explore a derived variant instead of the seed as it is.
+    #[serde(default)]
+    pub variant: Option<VariantKind>,
+    /// `manual` on the accelerated line (debugging, the demo), `auto` for
+    /// the patrol agent.
+    pub trigger: Trigger,
+}
+
+/// Starts a session on a seed cell, lets the virtual user (model or
+/// persona engine) converse until it ends, and runs the judge review on
+/// it. Errors are the refusal to start (guardrails, unknown seeds); once
+/// started, every failure ends in the returned outcome.
+pub async fn explore_seed(
+    platform: &Platform,
+    seed: &ExploreSeed,
+    clients: &RoleClients,
+    sampling: JudgeSampling,
+) -> Result<SessionOutcome> {
+    let campaign = platform.get_campaign(seed.campaign_id).await?;
+    let persona = campaign
+        .seed_set
+        .personas
+        .iter()
+        .find(|p| p.id == seed.persona_id)
+        .map(serde_json::to_value)
+        .transpose()?;
+    let goal = campaign
+        .seed_set
+        .goals
+        .iter()
+        .find(|g| g.id == seed.goal_id)
+        .map(serde_json::to_value)
+        .transpose()?;
+    let (Some(persona), Some(goal)) = (persona, goal) else {
+        return Err(crate::Error::invalid(
+            format!(
+                "seed cell {} x {} is not in the seed set of campaign {}",
+                seed.persona_id, seed.goal_id, campaign.id
+            ),
+            "Use persona and goal ids from the campaign's seed set.",
+        ));
+    };
+    let (persona, goal, variant) = match seed.variant {
+        None | Some(VariantKind::Other) => (persona, goal, None),
+        Some(kind) => {
+            let rng_seed =
+                platform.clock.now().timestamp_millis() as u64 ^ virtual_user::seed_of(campaign.id);
+            let (p, g, note) = derive_variant(&persona, &goal, kind, rng_seed);
+            (p, g, Some(Variant { kind, note }))
+        }
+    };
+    let session = platform
+        .create_session(CreateSession {
+            campaign_id: campaign.id,
+            persona: persona.clone(),
+            goal: goal.clone(),
+            seed_ref: Some(SeedRef {
+                persona_id: seed.persona_id.clone(),
+                goal_id: seed.goal_id.clone(),
+                variant,
+            }),
+            trigger: Some(seed.trigger),
+        })
+        .await?;
+    let mut user =
+        virtual_user::for_session(session.id, &persona, &goal, clients.virtual_user.clone());
+    let max_turns = campaign.effective_budget.max_turns;
+    let mut outcome = match virtual_user::run_session(
+        platform,
+        session.id,
+        user.as_mut(),
+        max_turns,
+    )
+    .await
+    {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            tracing::warn!(session = %session.id, error = %e, "exploration session broke off");
+            let end = EndReason::SimulatorError;
+            if let Err(e) = platform
+                .fail_session(
+                    session.id,
+                    "the virtual user could not finish the session",
+                    end,
+                )
+                .await
+            {
+                tracing::warn!(session = %session.id, error = %e, "could not mark the session failed");
+            }
+            SessionOutcome {
+                session_id: session.id,
+                end_reason: end,
+                user_turns: 0,
+                decisions: Vec::new(),
+                record: None,
+                status: "failed".into(),
+                judge_status: None,
+            }
+        }
+    };
+    match crate::judge::review_session(platform, session.id, clients.judge.as_deref(), sampling)
+        .await
+    {
+        Ok(Some(review)) => {
+            outcome.judge_status = Some(
+                if review.error.is_some() {
+                    "failed"
+                } else {
+                    "done"
+                }
+                .into(),
+            );
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(session = %session.id, error = %e, "judge review failed"),
+    }
+    Ok(outcome)
+}
+
 /// The resident agent. Build it with [`PatrolAgent::new`] to drive it by
 /// hand ([`wake_once`](Self::wake_once)), or [`PatrolAgent::spawn`] for the
 /// heartbeat.
@@ -244,11 +369,16 @@ impl PatrolAgent {
                 0
             }
         };
+        let own = campaigns
+            .iter()
+            .flat_map(|c| &c.sessions)
+            .filter(|s| s.judge_status.is_some())
+            .count();
         Ok(PatrolOutcome {
             at,
             paused: false,
             campaigns,
-            reviewed,
+            reviewed: reviewed + own,
         })
     }
 
@@ -297,50 +427,19 @@ impl PatrolAgent {
                 decision.reason = "the seed set offers nothing to explore".into();
                 break;
             };
-            let (Some(persona), Some(goal)) = (
-                campaign
-                    .seed_set
-                    .personas
-                    .iter()
-                    .find(|p| p.id == pick.persona_id),
-                campaign
-                    .seed_set
-                    .goals
-                    .iter()
-                    .find(|g| g.id == pick.goal_id),
-            ) else {
-                decision.reason = format!(
-                    "seed cell {} x {} is not in the seed set",
-                    pick.persona_id, pick.goal_id
-                );
-                break;
+            let seed = ExploreSeed {
+                campaign_id: c.id,
+                persona_id: pick.persona_id.clone(),
+                goal_id: pick.goal_id.clone(),
+                variant: pick.variant,
+                trigger: Trigger::Auto,
             };
-            let persona = serde_json::to_value(persona).unwrap_or_default();
-            let goal = serde_json::to_value(goal).unwrap_or_default();
-            let seed = now.timestamp_millis() as u64 ^ virtual_user::seed_of(c.id);
-            let (persona, goal, variant) = match pick.variant {
-                None => (persona, goal, None),
-                Some(kind) => {
-                    let (p, g, note) = derive_variant(&persona, &goal, kind, seed);
-                    (p, g, Some(Variant { kind, note }))
+            match explore_seed(&self.platform, &seed, &self.clients, self.sampling).await {
+                Ok(outcome) => {
+                    decision.action = PatrolAction::Dispatch;
+                    decision.reason = pick.why.clone();
+                    decision.sessions.push(outcome);
                 }
-            };
-            let created = self
-                .platform
-                .create_session(CreateSession {
-                    campaign_id: c.id,
-                    persona: persona.clone(),
-                    goal: goal.clone(),
-                    seed_ref: Some(SeedRef {
-                        persona_id: pick.persona_id.clone(),
-                        goal_id: pick.goal_id.clone(),
-                        variant,
-                    }),
-                    trigger: Some(Trigger::Auto),
-                })
-                .await;
-            let session = match created {
-                Ok(s) => s,
                 Err(e) if e.code().is_guardrail() || e.code() == ErrorCode::Conflict => {
                     tracing::info!(campaign = %c.id, code = %e.code(), "session refused; observing until allowed");
                     decision.refusal = Some(e.code());
@@ -356,35 +455,6 @@ impl PatrolAgent {
                     decision.action = PatrolAction::Error;
                     decision.reason = e.body.message;
                     break;
-                }
-            };
-            decision.action = PatrolAction::Dispatch;
-            decision.reason = pick.why.clone();
-            let mut user = virtual_user::for_session(
-                session.id,
-                &persona,
-                &goal,
-                self.clients.virtual_user.clone(),
-            );
-            match virtual_user::run_session(
-                self.platform.as_ref(),
-                session.id,
-                user.as_mut(),
-                c.budget.max_turns,
-            )
-            .await
-            {
-                Ok(outcome) => decision.sessions.push(outcome),
-                Err(e) => {
-                    tracing::warn!(session = %session.id, error = %e, "exploration session broke off");
-                    let _ = self
-                        .platform
-                        .fail_session(
-                            session.id,
-                            "the patrol agent could not finish the session",
-                            crate::exploration::EndReason::SimulatorError,
-                        )
-                        .await;
                 }
             }
             // The cell now has a session: the next pick in this wake-up

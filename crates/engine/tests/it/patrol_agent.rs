@@ -387,3 +387,57 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
     );
     let _ = Arc::clone(&tp.platform);
 }
+
+#[tokio::test]
+async fn explore_seed_runs_manual_sessions_on_the_accelerated_line() {
+    use agenteval_engine::judge::JudgeSampling;
+    use agenteval_engine::patrol_agent::{ExploreSeed, explore_seed};
+    use agenteval_engine::role_models::RoleClients;
+    let tp = platform().await;
+    let fast = campaign(&tp, 60.0, budget(5)).await;
+    let mut seed = ExploreSeed {
+        campaign_id: fast.id,
+        persona_id: "expert".into(),
+        goal_id: "mail".into(),
+        variant: None,
+        trigger: Trigger::Auto,
+    };
+    let refused = explore_seed(
+        &tp.platform,
+        &seed,
+        &RoleClients::default(),
+        JudgeSampling::default(),
+    )
+    .await
+    .expect_err("auto is refused on the accelerated line");
+    assert_eq!(refused.code(), ErrorCode::AutoNotAllowedOnAcceleratedLine);
+    seed.trigger = Trigger::Manual;
+    let outcome = explore_seed(
+        &tp.platform,
+        &seed,
+        &RoleClients::default(),
+        JudgeSampling::default(),
+    )
+    .await
+    .expect("manual exploration for debugging");
+    assert_eq!(outcome.status, "completed");
+    assert_eq!(
+        outcome.judge_status.as_deref(),
+        Some("done"),
+        "the heuristic judge ran"
+    );
+    let s = tp.platform.get_session(outcome.session_id).await.unwrap();
+    assert_eq!(s.trigger, Trigger::Manual);
+    assert_eq!(s.end_reason, Some(outcome.end_reason));
+    seed.persona_id = "nobody".into();
+    tp.clock.advance(Duration::hours(1));
+    let unknown = explore_seed(
+        &tp.platform,
+        &seed,
+        &RoleClients::default(),
+        JudgeSampling::default(),
+    )
+    .await
+    .expect_err("unknown seed");
+    assert_eq!(unknown.code(), ErrorCode::InvalidInput);
+}
