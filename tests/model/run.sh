@@ -9,7 +9,9 @@
 # (the model is far too small to role-play or judge well).
 #
 # Not part of the default test command: the first run compiles llama.cpp
-# (about 8 minutes on 2 cores). Later runs reuse the virtualenv.
+# (about 8 minutes on 2 cores). Later runs reuse the virtualenv. The
+# context is kept small (2048 tokens) because the server lets a model
+# generate until the context is full, and a 135M model rambles.
 #
 #   tests/model/run.sh                 # install if needed, serve, test
 #   VENV=/path PORT=8799 tests/model/run.sh
@@ -41,7 +43,7 @@ LOG="$(mktemp -t agenteval-model-server.XXXXXX.log)"
     --model "$MODEL" --model_alias smollm2 \
     --host 127.0.0.1 --port "$PORT" \
     --chat_format chatml-function-calling \
-    --n_ctx 8192 >"$LOG" 2>&1 &
+    --n_ctx 2048 >"$LOG" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
 
