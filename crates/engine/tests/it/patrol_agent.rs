@@ -441,3 +441,31 @@ async fn explore_seed_runs_manual_sessions_on_the_accelerated_line() {
     .expect_err("unknown seed");
     assert_eq!(unknown.code(), ErrorCode::InvalidInput);
 }
+
+#[tokio::test]
+async fn the_heartbeat_wakes_at_once_and_can_be_paused() {
+    let tp = platform().await;
+    let c = campaign(&tp, 1.0, budget(3)).await;
+    let handle = PatrolAgent::spawn(tp.platform.clone(), PatrolConfig::default());
+    // The first wake-up happens at start, not after the first hour.
+    let mut sessions = Vec::new();
+    for _ in 0..500 {
+        sessions = tp.platform.list_sessions(c.id).await.unwrap();
+        if sessions.iter().any(|s| s.judge_status == "done") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(sessions.len(), 1, "one session dispatched at start-up");
+    assert_eq!(sessions[0].judge_status, "done");
+    handle.pause();
+    assert!(handle.is_paused());
+    let agent = handle.agent().clone();
+    tp.clock.advance(Duration::hours(1));
+    assert!(
+        agent.wake_once().await.unwrap().paused,
+        "a paused agent dispatches nothing"
+    );
+    handle.stop();
+    assert_eq!(tp.platform.list_sessions(c.id).await.unwrap().len(), 1);
+}
