@@ -10,7 +10,8 @@
 #
 # Not part of the default test command: the first run compiles llama.cpp
 # (about 8 minutes on 2 cores). Later runs reuse the virtualenv. The
-# context is kept small (2048 tokens) because the server lets a model
+# context is kept small (4096 tokens: the judge prompt needs ~2400) because
+# the server lets a model
 # generate until the context is full, and a 135M model rambles.
 #
 #   tests/model/run.sh                 # install if needed, serve, test
@@ -43,7 +44,7 @@ LOG="$(mktemp -t agenteval-model-server.XXXXXX.log)"
     --model "$MODEL" --model_alias smollm2 \
     --host 127.0.0.1 --port "$PORT" \
     --chat_format chatml-function-calling \
-    --n_ctx 2048 >"$LOG" 2>&1 &
+    --n_ctx 4096 >"$LOG" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT
 
