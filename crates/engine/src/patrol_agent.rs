@@ -1,1 +1,543 @@
-//! (Implementation in progress.)
+//! The resident patrol agent (常驻巡检代理): wakes on a heartbeat, asks the
+//! platform's patrol operation what is going on, decides per campaign to
+//! keep observing or to dispatch an exploration session, runs the virtual
+//! user, then the judge review.
+//!
+//! It keeps no state between wake-ups: everything it decides on comes from
+//! the patrol report (budget remaining, next allowed start, covered cells,
+//! goals that failed). A guardrail refusal is feedback: the agent records
+//! `next_allowed_at`, stops dispatching on that campaign for this wake-up
+//! and never retries before that time. Errors of the agent or its models
+//! are logged and touch nothing but exploration; fixed plans never wait on
+//! it.
+
+use crate::campaign::Line;
+use crate::error::{ErrorCode, Result};
+use crate::exploration::patrol::{CoverageState, PatrolCampaign};
+use crate::exploration::{CreateSession, EndReason, SeedRef, Trigger, Variant};
+use crate::judge::{JudgeSampling, review_pending};
+use crate::platform::Platform;
+use crate::role_models::{RoleClients, RoleModels};
+use crate::virtual_user::{self, SessionOutcome, VariantKind, derive_variant};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+/// How the agent runs.
+#[derive(Debug, Clone)]
+pub struct PatrolConfig {
+    /// Heartbeat (default one hour).
+    pub interval: Duration,
+    /// Start paused: no wake-up does anything until resumed.
+    pub paused: bool,
+    pub models: RoleModels,
+    pub sampling: JudgeSampling,
+    /// Sessions the agent may start per campaign in one wake-up (default 1).
+    /// The platform's interval guardrail bounds it anyway.
+    pub max_dispatch_per_campaign: u32,
+}
+
+impl Default for PatrolConfig {
+    fn default() -> Self {
+        Self {
+            interval: Duration::from_secs(3600),
+            paused: false,
+            models: RoleModels::default(),
+            sampling: JudgeSampling::default(),
+            max_dispatch_per_campaign: 1,
+        }
+    }
+}
+
+/// What the agent did with one campaign at one wake-up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PatrolAction {
+    /// Kept observing (no budget, interval not elapsed, not patrollable).
+    Observe,
+    /// Started one or more sessions.
+    Dispatch,
+    /// The platform refused a session: feedback, not failure.
+    Refused,
+    /// Something went wrong; logged, exploration only.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CampaignDecision {
+    pub campaign_id: Uuid,
+    pub campaign_name: String,
+    pub action: PatrolAction,
+    pub reason: String,
+    /// For a refusal: its reason code (`INTERVAL_NOT_ELAPSED`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<ErrorCode>,
+    /// No session is started on this campaign before this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_allowed_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub sessions: Vec<SessionOutcome>,
+}
+
+/// One wake-up's work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct PatrolOutcome {
+    pub at: DateTime<Utc>,
+    pub paused: bool,
+    pub campaigns: Vec<CampaignDecision>,
+    /// Judge reviews made at this wake-up (own sessions and sessions that
+    /// external assistants closed).
+    pub reviewed: usize,
+}
+
+/// The seed cell to explore next and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pick {
+    pub persona_id: String,
+    pub goal_id: String,
+    /// `None`: the seed as it is; else the derivation.
+    pub variant: Option<VariantKind>,
+    pub why: String,
+}
+
+/// Chooses what to explore: an uncovered persona x goal cell first; then a
+/// goal that failed before, retried by the persona that tried it least with
+/// another follow-up strategy; else the least explored cell with the goal
+/// re-phrased.
+pub fn choose_cell(c: &PatrolCampaign) -> Option<Pick> {
+    if let Some(cell) = c.uncovered.first() {
+        return Some(Pick {
+            persona_id: cell.persona_id.clone(),
+            goal_id: cell.goal_id.clone(),
+            variant: None,
+            why: "persona x goal cell not covered yet".into(),
+        });
+    }
+    let least = |cells: Vec<&CoverageState>| {
+        cells
+            .into_iter()
+            .min_by(|a, b| a.sessions.cmp(&b.sessions))
+            .cloned()
+    };
+    let mut failed: Vec<_> = c.failed_goals.iter().collect();
+    // Most failures relative to attempts first; ties by id for stability.
+    failed.sort_by(|a, b| {
+        (u64::from(b.failures) * u64::from(a.attempts.max(1)))
+            .cmp(&(u64::from(a.failures) * u64::from(b.attempts.max(1))))
+            .then_with(|| a.goal_id.cmp(&b.goal_id))
+    });
+    for goal in failed {
+        let cells = c
+            .coverage
+            .iter()
+            .filter(|s| s.goal_id == goal.goal_id)
+            .collect();
+        if let Some(cell) = least(cells) {
+            return Some(Pick {
+                persona_id: cell.persona_id,
+                goal_id: cell.goal_id,
+                variant: Some(VariantKind::OtherFollowUpStrategy),
+                why: format!(
+                    "goal {} failed {} of {} times before",
+                    goal.goal_id, goal.failures, goal.attempts
+                ),
+            });
+        }
+    }
+    least(c.coverage.iter().collect()).map(|cell| Pick {
+        persona_id: cell.persona_id,
+        goal_id: cell.goal_id,
+        variant: Some(VariantKind::RephrasedGoal),
+        why: "every cell covered: the least explored one, re-phrased".into(),
+    })
+}
+
+/// One seed cell to explore now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ExploreSeed {
+    pub campaign_id: Uuid,
+    pub persona_id: String,
+    pub goal_id: String,
+    /// Explore a derived variant instead of the seed as it is.
+    #[serde(default)]
+    pub variant: Option<VariantKind>,
+    /// `manual` on the accelerated line (debugging, the demo), `auto` for
+    /// the patrol agent.
+    pub trigger: Trigger,
+}
+
+/// Starts a session on a seed cell, lets the virtual user (model or
+/// persona engine) converse until it ends, and runs the judge review on
+/// it. Errors are the refusal to start (guardrails, unknown seeds); once
+/// started, every failure ends in the returned outcome.
+pub async fn explore_seed(
+    platform: &Platform,
+    seed: &ExploreSeed,
+    clients: &RoleClients,
+    sampling: JudgeSampling,
+) -> Result<SessionOutcome> {
+    let campaign = platform.get_campaign(seed.campaign_id).await?;
+    let persona = campaign
+        .seed_set
+        .personas
+        .iter()
+        .find(|p| p.id == seed.persona_id)
+        .map(serde_json::to_value)
+        .transpose()?;
+    let goal = campaign
+        .seed_set
+        .goals
+        .iter()
+        .find(|g| g.id == seed.goal_id)
+        .map(serde_json::to_value)
+        .transpose()?;
+    let (Some(persona), Some(goal)) = (persona, goal) else {
+        return Err(crate::Error::invalid(
+            format!(
+                "seed cell {} x {} is not in the seed set of campaign {}",
+                seed.persona_id, seed.goal_id, campaign.id
+            ),
+            "Use persona and goal ids from the campaign's seed set.",
+        ));
+    };
+    let (persona, goal, variant) = match seed.variant {
+        None | Some(VariantKind::Other) => (persona, goal, None),
+        Some(kind) => {
+            let rng_seed =
+                platform.clock.now().timestamp_millis() as u64 ^ virtual_user::seed_of(campaign.id);
+            let (p, g, note) = derive_variant(&persona, &goal, kind, rng_seed);
+            (p, g, Some(Variant { kind, note }))
+        }
+    };
+    let session = platform
+        .create_session(CreateSession {
+            campaign_id: campaign.id,
+            persona: persona.clone(),
+            goal: goal.clone(),
+            seed_ref: Some(SeedRef {
+                persona_id: seed.persona_id.clone(),
+                goal_id: seed.goal_id.clone(),
+                variant,
+            }),
+            trigger: Some(seed.trigger),
+        })
+        .await?;
+    let mut user =
+        virtual_user::for_session(session.id, &persona, &goal, clients.virtual_user.clone());
+    let max_turns = campaign.effective_budget.max_turns;
+    let mut outcome = match virtual_user::run_session(
+        platform,
+        session.id,
+        user.as_mut(),
+        max_turns,
+    )
+    .await
+    {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            tracing::warn!(session = %session.id, error = %e, "exploration session broke off");
+            let end = EndReason::SimulatorError;
+            if let Err(e) = platform
+                .fail_session(
+                    session.id,
+                    "the virtual user could not finish the session",
+                    end,
+                )
+                .await
+            {
+                tracing::warn!(session = %session.id, error = %e, "could not mark the session failed");
+            }
+            SessionOutcome {
+                session_id: session.id,
+                end_reason: end,
+                user_turns: 0,
+                decisions: Vec::new(),
+                record: None,
+                status: "failed".into(),
+                judge_status: None,
+            }
+        }
+    };
+    match crate::judge::review_session(platform, session.id, clients.judge.as_deref(), sampling)
+        .await
+    {
+        Ok(Some(review)) => {
+            outcome.judge_status = Some(
+                if review.error.is_some() {
+                    "failed"
+                } else {
+                    "done"
+                }
+                .into(),
+            );
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!(session = %session.id, error = %e, "judge review failed"),
+    }
+    Ok(outcome)
+}
+
+/// The resident agent. Build it with [`PatrolAgent::new`] to drive it by
+/// hand ([`wake_once`](Self::wake_once)), or [`PatrolAgent::spawn`] for the
+/// heartbeat.
+pub struct PatrolAgent {
+    platform: Arc<Platform>,
+    clients: RoleClients,
+    sampling: JudgeSampling,
+    max_dispatch_per_campaign: u32,
+    paused: AtomicBool,
+}
+
+impl std::fmt::Debug for PatrolAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PatrolAgent")
+            .field("clients", &self.clients)
+            .field("paused", &self.paused)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PatrolAgent {
+    pub fn new(platform: Arc<Platform>, config: &PatrolConfig) -> Arc<Self> {
+        let clients = config.models.clients(&platform.http);
+        Self::with_clients(platform, config, clients)
+    }
+
+    /// With clients built elsewhere (tests inject fakes).
+    pub fn with_clients(
+        platform: Arc<Platform>,
+        config: &PatrolConfig,
+        clients: RoleClients,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            platform,
+            clients,
+            sampling: config.sampling,
+            max_dispatch_per_campaign: config.max_dispatch_per_campaign.max(1),
+            paused: AtomicBool::new(config.paused),
+        })
+    }
+
+    /// Starts the heartbeat on the current tokio runtime.
+    pub fn spawn(platform: Arc<Platform>, config: PatrolConfig) -> PatrolHandle {
+        let agent = Self::new(platform, &config);
+        PatrolHandle::start(agent, config.interval)
+    }
+
+    pub fn pause(&self) {
+        self.paused.store(true, Ordering::SeqCst);
+    }
+
+    pub fn resume(&self) {
+        self.paused.store(false, Ordering::SeqCst);
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// One wake-up: patrol, decide, dispatch within budget, review.
+    pub async fn wake_once(&self) -> Result<PatrolOutcome> {
+        let at = self.platform.clock.now();
+        if self.is_paused() {
+            return Ok(PatrolOutcome {
+                at,
+                paused: true,
+                campaigns: Vec::new(),
+                reviewed: 0,
+            });
+        }
+        let report = self.platform.patrol().await?;
+        let mut campaigns = Vec::new();
+        for c in &report.campaigns {
+            campaigns.push(self.tend(c).await);
+        }
+        let reviewed = match review_pending(
+            &self.platform,
+            self.clients.judge.as_deref(),
+            self.sampling,
+        )
+        .await
+        {
+            Ok(n) => n,
+            Err(e) => {
+                tracing::warn!(error = %e, "judge reviews failed at this wake-up");
+                0
+            }
+        };
+        let own = campaigns
+            .iter()
+            .flat_map(|c| &c.sessions)
+            .filter(|s| s.judge_status.is_some())
+            .count();
+        Ok(PatrolOutcome {
+            at,
+            paused: false,
+            campaigns,
+            reviewed: reviewed + own,
+        })
+    }
+
+    async fn tend(&self, c: &PatrolCampaign) -> CampaignDecision {
+        let mut decision = CampaignDecision {
+            campaign_id: c.id,
+            campaign_name: c.name.clone(),
+            action: PatrolAction::Observe,
+            reason: String::new(),
+            refusal: None,
+            next_allowed_at: c.budget.next_session_allowed_at,
+            sessions: Vec::new(),
+        };
+        // The patrol leaves the accelerated line out; the agent checks too,
+        // because dispatching there would be an automatic session on a
+        // compressed clock.
+        let campaign = match self.platform.get_campaign(c.id).await {
+            Ok(campaign) => campaign,
+            Err(e) => {
+                decision.action = PatrolAction::Error;
+                decision.reason = e.body.message;
+                return decision;
+            }
+        };
+        if campaign.line != Line::Formal {
+            decision.reason = "accelerated line: manual exploration only".into();
+            return decision;
+        }
+        let now = self.platform.clock.now();
+        if c.budget.sessions_remaining == 0 || c.budget.next_session_allowed_at.is_none() {
+            decision.reason = "session budget used up for this window".into();
+            return decision;
+        }
+        if let Some(next) = c.budget.next_session_allowed_at
+            && next > now
+        {
+            decision.reason = format!("next session allowed at {}", next.to_rfc3339());
+            return decision;
+        }
+        let mut view = c.clone();
+        for _ in 0..self
+            .max_dispatch_per_campaign
+            .min(c.budget.sessions_remaining)
+        {
+            let Some(pick) = choose_cell(&view) else {
+                decision.reason = "the seed set offers nothing to explore".into();
+                break;
+            };
+            let seed = ExploreSeed {
+                campaign_id: c.id,
+                persona_id: pick.persona_id.clone(),
+                goal_id: pick.goal_id.clone(),
+                variant: pick.variant,
+                trigger: Trigger::Auto,
+            };
+            match explore_seed(&self.platform, &seed, &self.clients, self.sampling).await {
+                Ok(outcome) => {
+                    decision.action = PatrolAction::Dispatch;
+                    decision.reason = pick.why.clone();
+                    decision.sessions.push(outcome);
+                }
+                Err(e) if e.code().is_guardrail() || e.code() == ErrorCode::Conflict => {
+                    tracing::info!(campaign = %c.id, code = %e.code(), "session refused; observing until allowed");
+                    decision.refusal = Some(e.code());
+                    decision.next_allowed_at = e.body.next_allowed_at;
+                    decision.reason = e.body.message;
+                    if decision.sessions.is_empty() {
+                        decision.action = PatrolAction::Refused;
+                    }
+                    break;
+                }
+                Err(e) => {
+                    tracing::warn!(campaign = %c.id, error = %e, "could not start a session");
+                    decision.action = PatrolAction::Error;
+                    decision.reason = e.body.message;
+                    break;
+                }
+            }
+            // The cell now has a session: the next pick in this wake-up
+            // moves on.
+            view.uncovered
+                .retain(|u| !(u.persona_id == pick.persona_id && u.goal_id == pick.goal_id));
+            if let Some(cell) = view
+                .coverage
+                .iter_mut()
+                .find(|s| s.persona_id == pick.persona_id && s.goal_id == pick.goal_id)
+            {
+                cell.sessions += 1;
+            }
+        }
+        decision
+    }
+}
+
+/// The running heartbeat. Dropping the handle stops it.
+pub struct PatrolHandle {
+    agent: Arc<PatrolAgent>,
+    wake: Arc<Notify>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl PatrolHandle {
+    fn start(agent: Arc<PatrolAgent>, interval: Duration) -> Self {
+        let wake = Arc::new(Notify::new());
+        let task = tokio::spawn({
+            let agent = agent.clone();
+            let wake = wake.clone();
+            async move {
+                loop {
+                    if !agent.is_paused() {
+                        match agent.wake_once().await {
+                            Ok(outcome) => tracing::info!(
+                                campaigns = outcome.campaigns.len(),
+                                reviewed = outcome.reviewed,
+                                "patrol wake-up done"
+                            ),
+                            Err(e) => tracing::warn!(error = %e, "patrol wake-up failed"),
+                        }
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(interval) => {}
+                        _ = wake.notified() => {}
+                    }
+                }
+            }
+        });
+        Self { agent, wake, task }
+    }
+
+    pub fn agent(&self) -> &Arc<PatrolAgent> {
+        &self.agent
+    }
+
+    pub fn pause(&self) {
+        self.agent.pause();
+    }
+
+    /// Resumes and wakes at once.
+    pub fn resume(&self) {
+        self.agent.resume();
+        self.wake.notify_one();
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.agent.is_paused()
+    }
+
+    /// Wakes the agent now instead of at the next heartbeat.
+    pub fn wake_now(&self) {
+        self.wake.notify_one();
+    }
+
+    pub fn stop(self) {
+        self.task.abort();
+    }
+}
+
+impl Drop for PatrolHandle {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

@@ -98,7 +98,7 @@ fn contains_any(text: &str, words: &[&str]) -> bool {
 
 /// A criterion that reads like a sentence ("the assistant confirms the
 /// email was sent") cannot be matched as a phrase; it is met by a
-/// confirmation instead.
+/// confirmation instead, as is a phrase in another language than the reply.
 fn is_descriptive(criterion: &str) -> bool {
     if has_cjk(criterion) {
         criterion.chars().count() > 10
@@ -219,11 +219,13 @@ impl PersonaEngine {
 
     fn say_slot(&self, key: &str) -> String {
         let label = slot_label(key, self.profile.lang);
-        let value = &self.slots[key];
-        if self.zh() {
-            format!("{label}是{value}。")
-        } else {
-            format!("The {label} is {value}.")
+        let value = self.slots[key].trim();
+        let ends = value.ends_with(['.', '。', '!', '！', '?', '？']);
+        match (self.zh(), ends) {
+            (true, false) => format!("{label}是{value}。"),
+            (true, true) => format!("{label}是{value}"),
+            (false, false) => format!("The {label} is {value}."),
+            (false, true) => format!("The {label} is {value}"),
         }
     }
 
@@ -294,7 +296,7 @@ impl PersonaEngine {
             if expert {
                 let params: Vec<String> = upfront
                     .iter()
-                    .map(|k| format!("{k}={}", self.slots[k]))
+                    .map(|k| format!("{k}: {}", self.slots[k]))
                     .collect();
                 text.push_str(&format!(" ({})", params.join(", ")));
                 self.given.extend(upfront);
@@ -333,10 +335,10 @@ impl PersonaEngine {
             return confirms(last);
         }
         let all = target_replies.join("\n").to_lowercase();
-        self.goal
-            .success_criteria
-            .iter()
-            .all(|c| all.contains(&c.to_lowercase()) || (is_descriptive(c) && confirms(last)))
+        self.goal.success_criteria.iter().all(|c| {
+            all.contains(&c.to_lowercase())
+                || ((is_descriptive(c) || has_cjk(c) != has_cjk(last)) && confirms(last))
+        })
     }
 
     /// What the user knows: numbers in it are verified, the others are not.

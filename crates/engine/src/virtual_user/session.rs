@@ -80,6 +80,10 @@ pub struct SessionOutcome {
     pub record: Option<ExperienceRecord>,
     /// `completed` (closed), `failed` or `expired`.
     pub status: String,
+    /// The judge review's status once it ran (`done` or `failed`); `None`
+    /// until then.
+    #[serde(default)]
+    pub judge_status: Option<String>,
 }
 
 /// Runs the conversation until the user is done or gives up, the target
@@ -227,5 +231,6 @@ fn outcome(
         decisions,
         record,
         status: status.into(),
+        judge_status: None,
     }
 }

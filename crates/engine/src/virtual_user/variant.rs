@@ -5,26 +5,9 @@
 use super::profile::{FollowUpStrategy, PersonaProfile, has_cjk, parse_goal, parse_persona};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum VariantKind {
-    RephrasedGoal,
-    OtherFollowUpStrategy,
-}
-
-impl VariantKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::RephrasedGoal => "rephrased_goal",
-            Self::OtherFollowUpStrategy => "other_follow_up_strategy",
-        }
-    }
-}
+pub use crate::exploration::VariantKind;
 
 /// Derives `(persona, goal, note)` from a seed persona and goal. The note
 /// says what changed, for `seed_ref.variant.note`.
@@ -38,6 +21,7 @@ pub fn derive_variant(
     let mut persona = persona.clone();
     let mut goal = goal.clone();
     match kind {
+        VariantKind::Other => (persona, goal, "unchanged seed".into()),
         VariantKind::RephrasedGoal => {
             let title = parse_goal(&goal).title;
             let stem = title.trim().trim_end_matches(['.', '。', '!', '！']);

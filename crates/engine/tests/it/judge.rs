@@ -1,0 +1,218 @@
+//! Tests: the judge review over stored sessions: sampling bounds on the
+//! prompt the judge receives, failures stored without blocking, the
+//! heuristic judge offline.
+
+use crate::patrol_agent::campaign;
+use crate::support::platform;
+use agenteval_engine::campaign::Budget;
+use agenteval_engine::channel::{ChannelError, ChannelErrorKind};
+use agenteval_engine::exploration::findings::campaign_findings;
+use agenteval_engine::exploration::{
+    CloseSession, CreateSession, SendMessage, SessionStatus, Trigger,
+};
+use agenteval_engine::judge::{JudgeSampling, review_pending};
+use agenteval_engine::role_models::FakeChatClient;
+use serde_json::json;
+use uuid::Uuid;
+
+const JUDGE_OK: &str = r#"{"attitude": {"score": 4, "evidence": "Sure"}, "professionalism": {"score": 4, "evidence": "ok"},
+  "hallucination": {"score": 2, "evidence": "42%"}, "findings": [{"grade": "poor", "dimension": "hallucination", "text": "invented 42%", "turn": 2}],
+  "simulator": {"in_persona": true, "quit_early": false, "invented_facts": false}}"#;
+
+/// A manual session with `rounds` long user messages, closed.
+async fn closed_session(
+    tp: &crate::support::TestPlatform,
+    rounds: usize,
+) -> (Uuid, Uuid, Vec<String>) {
+    let c = campaign(
+        tp,
+        1.0,
+        Budget {
+            max_turns: Some(12),
+            ..Default::default()
+        },
+    )
+    .await;
+    let s = tp
+        .platform
+        .create_session(CreateSession {
+            campaign_id: c.id,
+            persona: json!({"name": "Ann", "language": "en"}),
+            goal: json!({"title": "Send an email"}),
+            seed_ref: None,
+            trigger: Some(Trigger::Manual),
+        })
+        .await
+        .unwrap();
+    let mut sent = Vec::new();
+    for i in 0..rounds {
+        let content = format!("round{i:02} {}", "x".repeat(600));
+        tp.platform
+            .send_message(
+                s.id,
+                SendMessage {
+                    content: content.clone(),
+                },
+            )
+            .await
+            .unwrap();
+        sent.push(content);
+    }
+    tp.platform
+        .close_session(
+            s.id,
+            CloseSession {
+                goal_achieved: false,
+                emotion: Some("neutral".into()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+    (c.id, s.id, sent)
+}
+
+#[tokio::test]
+async fn the_judge_sees_at_most_three_rounds_truncated_to_500_characters() {
+    let tp = platform().await;
+    let (_, id, sent) = closed_session(&tp, 7).await;
+    let judge = FakeChatClient::new([JUDGE_OK]);
+    let n = review_pending(&tp.platform, Some(&judge), JudgeSampling::default())
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+    let prompts = judge.prompts();
+    assert_eq!(prompts.len(), 1, "a usable answer needs no retry");
+    let prompt = &prompts[0][1].content;
+    let messages = prompt.matches("[round ").count();
+    assert!(
+        messages <= 6,
+        "at most 3 rounds = 6 messages, got {messages}"
+    );
+    assert_eq!(
+        prompt.matches("USER: ").count(),
+        3,
+        "three rounds are sampled from seven"
+    );
+    assert!(
+        prompt.contains("[round 1] USER: round00") && prompt.contains("[round 7] USER: round06"),
+        "first and last rounds are kept"
+    );
+    assert!(
+        !prompt.contains(&sent[0]),
+        "a 607-character message never reaches the judge whole"
+    );
+    assert!(
+        prompt.contains(&format!("{}…", &sent[0][..500])),
+        "it is cut at 500 characters"
+    );
+    let s = tp.platform.get_session(id).await.unwrap();
+    assert_eq!(s.judge_status, "done");
+    let review = s.judge_review.unwrap();
+    assert_eq!(review["method"], "model");
+    assert_eq!(review["sample"]["messages"], 6);
+    assert_eq!(review["findings"][0]["severity"], "poor");
+
+    let narrow = FakeChatClient::new([JUDGE_OK]);
+    let (_, _, _) = closed_session(&tp, 4).await;
+    review_pending(
+        &tp.platform,
+        Some(&narrow),
+        JudgeSampling {
+            max_rounds: 1,
+            max_chars: 20,
+        },
+    )
+    .await
+    .unwrap();
+    let prompt = &narrow.prompts()[0][1].content;
+    assert_eq!(
+        prompt.matches("USER: ").count(),
+        1,
+        "sampling is configurable"
+    );
+    assert!(!prompt.contains(&"x".repeat(21)), "so is truncation");
+}
+
+#[tokio::test]
+async fn a_failed_judge_is_stored_and_blocks_nothing() {
+    let tp = platform().await;
+    let (campaign_id, id, _) = closed_session(&tp, 2).await;
+    let judge = FakeChatClient::new(["not json at all", "still {not json"]);
+    judge.push_error(ChannelError::new(ChannelErrorKind::Timeout, "unused"));
+    assert_eq!(
+        review_pending(&tp.platform, Some(&judge), JudgeSampling::default())
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(judge.prompts().len(), 2, "malformed output is retried once");
+    let s = tp.platform.get_session(id).await.unwrap();
+    assert_eq!(
+        s.status,
+        SessionStatus::Completed,
+        "the session stays completed"
+    );
+    assert_eq!(s.judge_status, "failed");
+    let review = s.judge_review.unwrap();
+    assert!(
+        review["error"].as_str().unwrap().contains("malformed"),
+        "{review}"
+    );
+    let findings = campaign_findings(&tp.platform.db, campaign_id)
+        .await
+        .unwrap()
+        .expect("exploration data");
+    assert_eq!(
+        findings.judge.failed, 1,
+        "the report counts the failed review apart"
+    );
+    assert_eq!(
+        review_pending(&tp.platform, Some(&judge), JudgeSampling::default())
+            .await
+            .unwrap(),
+        0,
+        "a failed review is not retried forever"
+    );
+
+    let (_, down, _) = closed_session(&tp, 1).await;
+    let unreachable = FakeChatClient::default();
+    unreachable.push_error(ChannelError::new(
+        ChannelErrorKind::Connect,
+        "connection refused",
+    ));
+    review_pending(&tp.platform, Some(&unreachable), JudgeSampling::default())
+        .await
+        .unwrap();
+    let s = tp.platform.get_session(down).await.unwrap();
+    assert_eq!(s.judge_status, "failed");
+    assert!(
+        s.judge_review.unwrap()["error"]
+            .as_str()
+            .unwrap()
+            .contains("connection refused")
+    );
+}
+
+#[tokio::test]
+async fn offline_the_heuristic_judge_reviews_every_pending_session() {
+    let tp = platform().await;
+    let (_, a, _) = closed_session(&tp, 2).await;
+    let (_, b, _) = closed_session(&tp, 1).await;
+    assert_eq!(
+        review_pending(&tp.platform, None, JudgeSampling::default())
+            .await
+            .unwrap(),
+        2
+    );
+    for id in [a, b] {
+        let s = tp.platform.get_session(id).await.unwrap();
+        assert_eq!(s.judge_status, "done");
+        let r = s.judge_review.unwrap();
+        assert_eq!(r["method"], "heuristic");
+        for d in ["attitude", "professionalism", "hallucination"] {
+            let score = r["dimensions"][d]["score"].as_u64().unwrap();
+            assert!((1..=5).contains(&score), "{d} scored 1-5");
+        }
+    }
+}
