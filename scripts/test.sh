@@ -30,9 +30,10 @@ if [ -f ui/package.json ]; then
   (cd ui && npx tsc --noEmit)
 fi
 
-if [ -x tests/browser/run.sh ]; then
-  step "browser tests"
-  bash tests/browser/run.sh
-fi
+step "browser tests (Chromium against agenteval serve)"
+bash tests/browser/run.sh
+
+step "desktop window under Xvfb"
+bash tests/desktop/run.sh
 
 step "all tests passed"

@@ -4,6 +4,10 @@
 use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::exploration::{
+    CloseSession, CreateSession, ExplorationSession, MessageReply, SendMessage, SessionTranscript,
+};
+use agenteval_engine::export::ExportFormat;
 use agenteval_engine::fixed::{Run, RunTurn};
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::review::{CreateReview, HumanReview};
@@ -11,7 +15,7 @@ use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target};
 use agenteval_engine::target_probe::TargetProbe;
 use agenteval_engine::{Error, ErrorBody, ErrorCode, Platform};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tauri::State;
@@ -125,33 +129,44 @@ pub async fn next_period(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Campa
     platform.next_period(campaign_id).await.map_err(body)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum ExportFormat {
-    Md,
-    Json,
-    Csv,
-    Junit,
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sessions(
+    platform: Shared<'_>,
+    campaign_id: Uuid,
+) -> Reply<Vec<ExplorationSession>> {
+    platform.list_sessions(campaign_id).await.map_err(body)
 }
 
-/// The export of a campaign as text.
-pub async fn render_export(
-    platform: &Platform,
+/// One session with its whole conversation.
+#[tauri::command]
+#[specta::specta]
+pub async fn session_messages(platform: Shared<'_>, id: Uuid) -> Reply<SessionTranscript> {
+    platform.session_messages(id).await.map_err(body)
+}
+
+/// Starts a manual (or seeded) exploration session, checked against the
+/// campaign's budget.
+#[tauri::command]
+#[specta::specta]
+pub async fn create_session(platform: Shared<'_>, req: CreateSession) -> Reply<ExplorationSession> {
+    platform.create_session(req).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn send_message(platform: Shared<'_>, id: Uuid, req: SendMessage) -> Reply<MessageReply> {
+    platform.send_message(id, req).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn close_session(
+    platform: Shared<'_>,
     id: Uuid,
-    format: ExportFormat,
-) -> agenteval_engine::Result<String> {
-    let report = platform.campaign_report(id).await?;
-    match format {
-        ExportFormat::Json => Ok(serde_json::to_string_pretty(&report)?),
-        ExportFormat::Md => Ok(agenteval_engine::export::markdown(&report)),
-        ExportFormat::Csv => Ok(agenteval_engine::export::runs_csv(
-            &platform.list_runs(id).await?,
-        )),
-        ExportFormat::Junit => Ok(agenteval_engine::export::junit(
-            &report,
-            &platform.list_runs(id).await?,
-        )),
-    }
+    req: CloseSession,
+) -> Reply<ExplorationSession> {
+    platform.close_session(id, req).await.map_err(body)
 }
 
 #[tauri::command]
@@ -161,7 +176,7 @@ pub async fn export_campaign(
     id: Uuid,
     format: ExportFormat,
 ) -> Reply<String> {
-    render_export(&platform, id, format).await.map_err(body)
+    platform.export_campaign(id, format).await.map_err(body)
 }
 
 /// Writes the export to a file the user chose in the save dialog.
@@ -173,7 +188,7 @@ pub async fn save_export(
     format: ExportFormat,
     path: PathBuf,
 ) -> Reply<()> {
-    let text = render_export(&platform, id, format).await.map_err(body)?;
+    let text = platform.export_campaign(id, format).await.map_err(body)?;
     tokio::fs::write(&path, text).await.map_err(|e| ErrorBody {
         code: ErrorCode::InvalidInput,
         message: format!("could not write {}: {e}", path.display()),

@@ -129,8 +129,7 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
 
     await t.test("the report drawer shows scores and exploration findings", async () => {
       await page.getByTestId("open-report").click();
-      const drawer = page.getByTestId("report-drawer");
-      await drawer.waitFor();
+      await page.getByTestId("report-pass-rate").waitFor();
       assert.match((await page.getByTestId("report-pass-rate").textContent()) ?? "", /%$/, "finished runs give a pass rate");
       await page.getByTestId("tab-exploration").click();
       await page.getByTestId("exploration-findings").waitFor();
@@ -140,7 +139,8 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
 
       const openapi = await (await api("/api/openapi.json")).text();
       if (openapi.includes("\"/api/reviews\"")) {
-        await session.getByTestId("session-rating").locator("input").nth(3).check({ force: true });
+        const star = session.getByTestId("session-rating").getByRole("radio", { name: "4" });
+        await page.locator(`label[for="${await star.getAttribute("id")}"]`).click();
         await session.getByTestId("session-rate-submit").click();
         await session.getByTestId("session-rated").waitFor();
       }

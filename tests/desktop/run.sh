@@ -11,7 +11,10 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 SHOT="$ROOT/target/screenshot-desktop.png"
 WAIT="${AGENTEVAL_SCREENSHOT_WAIT:-8}"
 
-if [ ! -f ui/dist/index.html ]; then (cd ui && npm run build --silent); fi
+if [ ! -x ui/node_modules/.bin/vite ]; then (cd ui && npm ci --no-audit --no-fund --loglevel=error); fi
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/dist/index.html -print -quit)" ]; then
+  (cd ui && npm run build --silent)
+fi
 cargo build --workspace --features agenteval-desktop/custom-protocol
 BIN="$TARGET_DIR/debug/agenteval-desktop"
 
@@ -20,7 +23,7 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$ROOT/target"
 rm -f "$SHOT"
 
-if "$TARGET_DIR/debug/agenteval" demo --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1; then
+if "$TARGET_DIR/debug/agenteval" demo --seconds 3 --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1; then
   echo "data folder seeded with the demo campaign"
 else
   echo "no demo data (agenteval demo failed; see below); the app starts empty"; tail -n 3 "$TMP/demo.log"
@@ -35,4 +38,10 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
   import -window root "$3"
   kill "$app"; wait "$app" 2>/dev/null || true
 ' "$BIN" "$TMP" "$WAIT" "$SHOT"
-echo "screenshot: $SHOT"
+# A blank screen or a bare page (a few hundred anti-aliased text colours)
+# means the UI did not render; the campaign list has over a thousand.
+colours=$(convert "$SHOT" -format %k info:)
+if [ "${colours:-0}" -lt 500 ]; then
+  echo "the screenshot has only $colours colours: the window did not render"; exit 1
+fi
+echo "screenshot: $SHOT ($colours colours)"

@@ -26,6 +26,16 @@ export const commands = {
 	generateAnalysis: (campaignId: string) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId })),
 	/**  The following campaign: same target, plan, seeds and budget. */
 	nextPeriod: (campaignId: string) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId })),
+	listSessions: (campaignId: string) => typedError<ExplorationSession[], ErrorBody>(__TAURI_INVOKE("list_sessions", { campaignId })),
+	/**  One session with its whole conversation. */
+	sessionMessages: (id: string) => typedError<SessionTranscript, ErrorBody>(__TAURI_INVOKE("session_messages", { id })),
+	/**
+	 *  Starts a manual (or seeded) exploration session, checked against the
+	 *  campaign's budget.
+	 */
+	createSession: (req: CreateSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("create_session", { req })),
+	sendMessage: (id: string, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
+	closeSession: (id: string, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
 	exportCampaign: (id: string, format: ExportFormat) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format })),
 	/**  Writes the export to a file the user chose in the save dialog. */
 	saveExport: (id: string, format: ExportFormat, path: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path })),
@@ -170,6 +180,20 @@ export type Claim = {
 	turn_ids?: string[],
 };
 
+/**  The experience record as sent by the client; normalised on close. */
+export type CloseSession = {
+	goal_achieved: boolean,
+	blockers?: string[] | null,
+	misled?: string[] | null,
+	emotion?: string | null,
+	notes?: string | null,
+	/**
+	 *  Defaults to `user_goal_met` when the goal was achieved, else
+	 *  `user_gave_up`.
+	 */
+	end_reason?: EndReason | null,
+};
+
 export type CoverageCell = {
 	persona_id: string,
 	goal_id: string,
@@ -217,6 +241,16 @@ export type CreateReview = {
 	judge_override?: JudgeOverride | null,
 };
 
+export type CreateSession = {
+	campaign_id: string,
+	/**  A JSON object describing the virtual user (or a plain description). */
+	persona: Value,
+	/**  What the user wants: a string or a JSON object. */
+	goal: Value,
+	seed_ref?: SeedRef | null,
+	trigger?: Trigger | null,
+};
+
 export type CreateTarget = {
 	name: string,
 	channel: ChannelConfig,
@@ -239,6 +273,9 @@ export type EffectiveBudget = {
 	max_turns: number,
 	min_interval_minutes: number | null,
 };
+
+/**  Why a session ended. Every ended session carries one. */
+export type EndReason = "user_goal_met" | "user_gave_up" | "max_turns" | "target_error" | "simulator_error" | "budget_exhausted" | "expired";
 
 /**  The body every transport sends for an error. */
 export type ErrorBody = {
@@ -295,6 +332,21 @@ export type ErrorReason = {
 /**  Something that changed, for live views (desktop events, UI polling). */
 export type Event = { kind: "campaign_changed"; campaign_id: string } | { kind: "run_finished"; campaign_id: string; run_id: string } | { kind: "session_changed"; campaign_id: string; session_id: string };
 
+/**  The virtual user's structured self-report, normalised. */
+export type ExperienceRecord = {
+	goal_achieved: boolean,
+	blockers: string[],
+	misled: string[],
+	/**  One of [`super::EMOTIONS`]. */
+	emotion: string,
+	/**
+	 *  What the client sent when it was not already one of the allowed
+	 *  emotions.
+	 */
+	emotion_raw?: string | null,
+	notes?: string,
+};
+
 /**
  *  Exploration findings of one campaign; absent from the report when the
  *  campaign has no exploration session.
@@ -328,7 +380,41 @@ export type ExplorationFindings = {
 	simulator_faults: number,
 };
 
-export type ExportFormat = "md" | "json" | "csv" | "junit";
+export type ExplorationSession = {
+	id: string,
+	campaign_id: string,
+	target_id: string,
+	persona: Value,
+	goal: Value,
+	seed_ref: SeedRef | null,
+	status: SessionStatus,
+	trigger: Trigger,
+	end_reason: EndReason | null,
+	experience: ExperienceRecord | null,
+	/**  `none`, `pending`, `done` or `failed`. */
+	judge_status: string,
+	judge_review: Value | null,
+	/**  User turns so far. */
+	turn_count: number,
+	failure_reason: string | null,
+	started_at: string,
+	ended_at: string | null,
+	created_at: string,
+	updated_at: string,
+};
+
+/**  Every export the product offers, each regenerable from stored data. */
+export type ExportFormat = 
+/**  Markdown report with its appendices and session transcripts. */
+"md" | 
+/**  The report as served by the API. */
+"json" | 
+/**  Fixed runs, one row each. */
+"csv" | 
+/**  Exploration sessions, one row each. */
+"sessions_csv" | 
+/**  Fixed runs as JUnit XML test cases, for CI. */
+"junit";
 
 export type FailingCheck = {
 	kind: string,
@@ -438,6 +524,8 @@ export type JudgeFinding = {
 	dimension: string | null,
 	text: string,
 	evidence: string | null,
+	/**  The round (1-based user turn) the finding refers to, when known. */
+	turn: number | null,
 };
 
 /**  A reviewer's correction of the automatic verdict. */
@@ -470,6 +558,18 @@ export type Language = "en" | "zh";
  *  line (`time_scale > 1`, compressed time, manual exploration only).
  */
 export type Line = "formal" | "accelerated";
+
+export type MessageReply = {
+	session_id: string,
+	/**  The target's reply. */
+	reply: string,
+	latency_ms: number,
+	/**  Which user turn this was (1-based). */
+	turn: number,
+	turns_remaining: number,
+	max_turns: number,
+	tool_calls?: ToolCall[],
+};
 
 export type PassAtK = {
 	k: number,
@@ -649,9 +749,42 @@ export type ScenarioSummary = {
 	turns: number,
 };
 
+/**
+ *  Where a session's persona and goal come from. Auto-triggered sessions
+ *  must name seeds of the campaign's seed set; a variant says how it was
+ *  derived from them.
+ */
+export type SeedRef = {
+	persona_id: string,
+	goal_id: string,
+	variant?: Variant | null,
+};
+
 export type SeedSet = {
 	personas?: Persona[],
 	goals?: Goal[],
+};
+
+export type SendMessage = {
+	content: string,
+};
+
+export type SessionStatus = "running" | "completed" | "failed" | "expired";
+
+/**
+ *  One session for drill-down: the session (status, end reason, experience
+ *  record, judge review) and its whole conversation.
+ */
+export type SessionTranscript = {
+	messages: SessionTurn[],
+} & ExplorationSession;
+
+export type SessionTurn = {
+	seq: number,
+	role: TurnRole,
+	content: string,
+	latency_ms: number | null,
+	created_at: string,
 };
 
 export type Settings = {
@@ -722,7 +855,23 @@ export type ToolCall = {
 	arguments: Value,
 };
 
+/**  Who started a session: the patrol (auto) or a person debugging (manual). */
+export type Trigger = "auto" | "manual";
+
+export type TurnRole = "user" | "target";
+
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+export type Variant = {
+	kind: VariantKind,
+	note?: string,
+};
+
+export type VariantKind = 
+/**  Same goal, expressed differently. */
+"rephrased_goal" | 
+/**  Same persona, another way of following up. */
+"other_follow_up_strategy" | "other";
 
 /**
  *  How a finished run ended. `skipped` runs never executed because the

@@ -454,7 +454,7 @@ fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (bool, String) 
 }
 
 static NUMBER_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\d+(?:,\d{3})*(?:\.\d+)?\s*%?").expect("static regex"));
+    LazyLock::new(|| Regex::new(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?\s*%?").expect("static regex"));
 static LIST_MARKER_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^\s*(?:#+\s*)?\d{1,2}[.)、]\s").expect("static regex"));
 
@@ -466,7 +466,6 @@ fn normalize_digits(text: &str) -> String {
             '０'..='９' => char::from_u32(c as u32 - '０' as u32 + '0' as u32).unwrap_or(c),
             '．' => '.',
             '％' => '%',
-            '，' => ',',
             _ => c,
         })
         .collect()

@@ -36,15 +36,24 @@ enum Lang {
     En,
 }
 
-impl Lang {
-    fn of(text: &str) -> Self {
+static WORDLESS_RE: LazyLock<Regex> = LazyLock::new(|| re(r"\S*@\S*|\b[A-Z]*[-#]?\d[\w-]*"));
+static LATIN_WORD_RE: LazyLock<Regex> = LazyLock::new(|| re(r"[A-Za-z]{2,}"));
+
+/// The language of the latest user message that shows one: a bare order
+/// number or address in a Chinese conversation is still answered in Chinese.
+fn conversation_lang(users: &[&str]) -> Lang {
+    for text in users.iter().rev() {
         if HAN_RE.is_match(text) {
-            Self::Zh
-        } else {
-            Self::En
+            return Lang::Zh;
+        }
+        if LATIN_WORD_RE.is_match(&WORDLESS_RE.replace_all(text, " ")) {
+            return Lang::En;
         }
     }
+    Lang::En
+}
 
+impl Lang {
     fn pick(self, zh: &str, en: &str) -> String {
         match self {
             Self::Zh => zh.to_string(),
@@ -207,26 +216,44 @@ fn answer(messages: &[ChatMessage], tools: &[ToolSpec]) -> (String, Vec<ToolCall
         .map(|m| m.content.as_str())
         .collect();
     let last_user = users.last().copied().unwrap_or_default();
-    let lang = Lang::of(last_user);
+    let lang = conversation_lang(&users);
     if messages.last().is_some_and(|m| m.role == Role::Tool) {
         return (after_tool(messages, lang), Vec::new());
     }
     if last_user.trim().is_empty() {
         return (capabilities(lang, true), Vec::new());
     }
-    // The intent of the latest message that has one: a bare follow-up
-    // ("ORD-1234", "the subject is ...") continues the earlier request.
-    let Some((start, intent)) = users
+    // While an email waits for missing fields, an answer that gives one
+    // ("The subject is Weekly report") belongs to the email even when it
+    // mentions words of another task.
+    let email_pending = messages
         .iter()
-        .enumerate()
         .rev()
-        .find_map(|(i, u)| detect(u).map(|it| (i, it)))
-    else {
+        .find(|m| m.role == Role::Assistant)
+        .is_some_and(|m| EMAIL_PENDING_MARKS.iter().any(|k| m.content.contains(k)));
+    // Otherwise the intent of the latest message that has one: a bare
+    // follow-up ("ORD-1234") continues the earlier request.
+    let found = if email_pending && email_like(last_user) {
+        Some((users.len() - 1, Intent::Email))
+    } else {
+        users
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(i, u)| detect(u).map(|it| (i, it)))
+    };
+    let Some((start, intent)) = found else {
         return (capabilities(lang, false), Vec::new());
     };
     // The request began where the same intent (or bare follow-ups) began.
     let mut begin = start;
-    while begin > 0 && detect(users[begin - 1]).is_none_or(|i| i == intent) {
+    while begin > 0 {
+        let prev = users[begin - 1];
+        let same = detect(prev).is_none_or(|i| i == intent)
+            || (intent == Intent::Email && email_like(prev));
+        if !same {
+            break;
+        }
         begin -= 1;
     }
     let thread = &users[begin..];
@@ -340,6 +367,7 @@ static SUBJECT_RES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         re(r#"(?i)\btitled\s+["“「]([^"”」]+)["”」]"#),
         re(r#"(?:主题|标题)(?:是|为|叫)?\s*[:：]?\s*[「“"]([^」”"]+)[」”"]"#),
         re(r"(?i)subject\s*[:：]\s*([^\n;；]+?)\s*(?:[;；\n]|$)"),
+        re(r#"(?i)subject(?:\s+line)?\s+(?:is|should be)\s+([^\n;；."“「]+)"#),
         re(r"(?:主题|标题)(?:是|为|[:：])\s*([^，,。；;\n]+)"),
     ]
 });
@@ -351,6 +379,7 @@ static BODY_RES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         re(r#"(?i)\bsaying\s+["“「]([^"”」]+)["”」]"#),
         re(r#"(?:正文|内容)(?:是|为|写)?\s*[:：]?\s*[「“"]([^」”"]+)[」”"]"#),
         re(r"(?i)\bbody\s*[:：]\s*([^\n]+)"),
+        re(r"(?i)\b(?:body|message)\s+(?:is|should be|says|should say)\s+([^\n]+)"),
         re(r"(?:正文|内容)(?:是|为|[:：])\s*([^\n]+)"),
     ]
 });
@@ -362,6 +391,25 @@ static SENDER_OVERRIDE_RE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\bfrom\s+(?:my\s+|the\s+)?(?:address\s+)?[\w.-]+@|\bsend (?:it |this )?as\b|\bsender\b|\bon behalf of\b|发件人|以.{1,16}名义|用.{0,16}@[\w.-]+.{0,6}(?:发|邮箱)|从.{0,16}@[\w.-]+.{0,4}发",
     )
 });
+
+/// Words of our own question for missing email fields.
+const EMAIL_PENDING_MARKS: [&str; 6] = [
+    "(to)",
+    "(subject)",
+    "(body)",
+    "（to）",
+    "（subject）",
+    "（body）",
+];
+
+/// Whether a message gives an email field: an address, a subject, a body
+/// or an attachment, or talks about email at all.
+fn email_like(text: &str) -> bool {
+    detect(text) == Some(Intent::Email)
+        || first_capture(&SUBJECT_RES, text).is_some()
+        || first_capture(&BODY_RES, text).is_some()
+        || ATTACH_RE.is_match(text)
+}
 
 const MAX_TO: usize = 50;
 const MAX_CC: usize = 20;
@@ -639,7 +687,7 @@ fn join_en(items: &[&str]) -> String {
 static PAIR_RE: LazyLock<Regex> = LazyLock::new(|| {
     re(r"([\p{Han}A-Za-z][\p{Han}A-Za-z0-9 _\-]{0,30}?)\s*[:：=]\s*[¥$￥]?\s*(-?\d+(?:\.\d+)?)")
 });
-static NUMBER_RE: LazyLock<Regex> = LazyLock::new(|| re(r"\d"));
+static NUMBER_RE: LazyLock<Regex> = LazyLock::new(|| re(r"[0-9]"));
 
 fn pairs(text: &str) -> Vec<(String, String)> {
     PAIR_RE

@@ -84,20 +84,30 @@ where
                 )
             }
         })?;
-        match Json::<T>::from_bytes(&bytes) {
-            Ok(Json(v)) => Ok(Self(v)),
-            Err(JsonRejection::JsonDataError(e)) => Err(Error::new(
-                ErrorCode::Unprocessable,
-                e.body_text(),
-                "Check the field named in the message against the API documentation (GET /api/openapi.json).",
-            )
-            .into()),
-            Err(e) => Err(Error::invalid(
-                format!("the request body is not valid JSON: {}", e.body_text()),
-                "Send a well-formed JSON object.",
-            )
-            .into()),
-        }
+        decode_bytes(&bytes).map(Self)
+    }
+}
+
+/// Decodes JSON with the same error mapping as [`ApiJson`].
+pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> ApiResult<T> {
+    let bytes = serde_json::to_vec(value).map_err(|e| ApiError(Error::internal(e)))?;
+    decode_bytes(&bytes)
+}
+
+fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
+    match Json::<T>::from_bytes(bytes) {
+        Ok(Json(v)) => Ok(v),
+        Err(JsonRejection::JsonDataError(e)) => Err(Error::new(
+            ErrorCode::Unprocessable,
+            e.body_text(),
+            "Check the field named in the message against the API documentation (GET /api/openapi.json).",
+        )
+        .into()),
+        Err(e) => Err(Error::invalid(
+            format!("the request body is not valid JSON: {}", e.body_text()),
+            "Send a well-formed JSON object.",
+        )
+        .into()),
     }
 }
 

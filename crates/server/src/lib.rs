@@ -60,6 +60,11 @@ fn build(platform: Arc<Platform>, api_key: String, ui_dir: Option<PathBuf>) -> R
         .route("/api/openapi.json", get(r::openapi))
         .route("/api/targets", post(r::create_target).get(r::list_targets))
         .route("/api/targets/{id}", get(r::get_target))
+        .route("/api/targets/{id}/test", post(r::test_target))
+        .route("/api/campaigns/{id}/runs", get(r::list_runs))
+        .route("/api/runs/{id}/turns", get(r::run_turns))
+        .route("/api/reviews", post(r::add_review))
+        .route("/api/campaigns/{id}/next-period", post(r::next_period))
         .route("/api/scenarios", get(r::list_scenarios))
         .route(
             "/api/campaigns",

@@ -1,7 +1,7 @@
 //! Handlers: each one parses its input and calls one engine operation.
 
 use crate::AppState;
-use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
+use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id};
 use agenteval_engine::Error;
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
@@ -39,15 +39,12 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 }
 
 #[utoipa::path(post, path = "/api/targets", request_body = CreateTarget,
-    responses((status = 201, body = Target), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+    responses((status = 200, body = Target), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
 pub async fn create_target(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<CreateTarget>,
 ) -> ApiResult<(StatusCode, Json<Target>)> {
-    Ok((
-        StatusCode::CREATED,
-        Json(st.platform.create_target(req).await?),
-    ))
+    Ok((StatusCode::OK, Json(st.platform.create_target(req).await?)))
 }
 
 #[utoipa::path(get, path = "/api/targets", responses((status = 200, body = [Target])))]
@@ -79,13 +76,13 @@ pub async fn list_scenarios(State(st): State<AppState>) -> Json<Vec<ScenarioSumm
 }
 
 #[utoipa::path(post, path = "/api/campaigns", request_body = CreateCampaign,
-    responses((status = 201, body = Campaign), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+    responses((status = 200, body = Campaign), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
 pub async fn create_campaign(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<CreateCampaign>,
 ) -> ApiResult<(StatusCode, Json<Campaign>)> {
     Ok((
-        StatusCode::CREATED,
+        StatusCode::OK,
         Json(st.platform.create_campaign(req).await?),
     ))
 }
@@ -137,7 +134,8 @@ pub async fn campaign_report(
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct ExportQuery {
-    /// `md` (default), `json`, `csv` (fixed runs) or `junit` (fixed runs as JUnit XML).
+    /// `md` (default), `json`, `csv` (fixed runs), `sessions_csv` (exploration
+    /// sessions) or `junit` (fixed runs as JUnit XML).
     pub format: Option<String>,
 }
 
@@ -150,35 +148,17 @@ pub async fn export_campaign(
     Path(id): Path<String>,
     Query(q): Query<ExportQuery>,
 ) -> ApiResult<Response> {
-    use agenteval_engine::export;
+    use agenteval_engine::export::ExportFormat;
     let id = parse_id("campaign", &id)?;
-    let format = q.format.unwrap_or_else(|| "md".into()).to_lowercase();
-    if !matches!(
-        format.as_str(),
-        "md" | "markdown" | "json" | "csv" | "junit"
-    ) {
-        return Err(ApiError(Error::invalid(
-            format!("export format {format:?} is not available"),
-            "Use format=md, json, csv or junit.",
-        )));
-    }
-    let report = st.platform.campaign_report(id).await?;
-    let (content_type, body) = match format.as_str() {
-        "json" => (
-            "application/json",
-            serde_json::to_string_pretty(&report).map_err(|e| ApiError(Error::internal(e)))?,
-        ),
-        "csv" => (
-            "text/csv; charset=utf-8",
-            export::runs_csv(&st.platform.list_runs(id).await?),
-        ),
-        "junit" => (
-            "application/xml",
-            export::junit(&report, &st.platform.list_runs(id).await?),
-        ),
-        _ => ("text/markdown; charset=utf-8", export::markdown(&report)),
-    };
-    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
+    let requested = q.format.unwrap_or_else(|| "md".into());
+    let format = ExportFormat::parse(&requested).ok_or_else(|| {
+        ApiError(Error::invalid(
+            format!("export format {requested:?} is not available"),
+            "Use format=md, json, csv, sessions_csv or junit.",
+        ))
+    })?;
+    let body = st.platform.export_campaign(id, format).await?;
+    Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
 /// (Re)generates the analysis. Without a configured analyst model the
@@ -202,18 +182,21 @@ pub async fn patrol(State(st): State<AppState>) -> ApiResult<Json<PatrolReport>>
 
 /// Creates a running session within the campaign's budget.
 #[utoipa::path(post, path = "/api/exploration/sessions", request_body = CreateSession,
-    responses((status = 201, body = ExplorationSession), (status = 400, body = ErrorResponse),
+    responses((status = 200, body = ExplorationSession), (status = 400, body = ErrorResponse),
         (status = 404, body = ErrorResponse),
         (status = 409, body = ErrorResponse, description = "CAMPAIGN_NOT_RUNNING, AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE, SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED (with next_allowed_at), CONFLICT (auto session on a campaign without seeds)"),
         (status = 422, body = ErrorResponse)))]
 pub async fn create_session(
     State(st): State<AppState>,
-    ApiJson(req): ApiJson<CreateSession>,
+    ApiJson(raw): ApiJson<serde_json::Value>,
 ) -> ApiResult<(StatusCode, Json<ExplorationSession>)> {
-    Ok((
-        StatusCode::CREATED,
-        Json(st.platform.create_session(req).await?),
-    ))
+    // A campaign_id that is not a UUID names no campaign: 404, like an
+    // unknown UUID, rather than a structural error.
+    if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
+        parse_id("campaign", id)?;
+    }
+    let req: CreateSession = decode(&raw)?;
+    Ok((StatusCode::OK, Json(st.platform.create_session(req).await?)))
 }
 
 #[utoipa::path(get, path = "/api/exploration/sessions/{id}", params(("id" = String, Path)),
@@ -320,4 +303,60 @@ pub async fn campaign_ledger(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Vec<LedgerEntry>>> {
     Ok(Json(st.platform.ledger(parse_id("campaign", &id)?).await?))
+}
+
+/// Connection test: one short message through the target's channel. A
+/// target that does not answer is reported in the body (`ok: false`).
+#[utoipa::path(post, path = "/api/targets/{id}/test", params(("id" = String, Path)),
+    responses((status = 200, body = agenteval_engine::target_probe::TargetProbe), (status = 404, body = ErrorResponse)))]
+pub async fn test_target(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<agenteval_engine::target_probe::TargetProbe>> {
+    Ok(Json(
+        st.platform.test_target(parse_id("target", &id)?).await?,
+    ))
+}
+
+/// The campaign's fixed-scenario runs, in plan order (never exploration).
+#[utoipa::path(get, path = "/api/campaigns/{id}/runs", params(("id" = String, Path)),
+    responses((status = 200, body = Vec<agenteval_engine::fixed::Run>), (status = 404, body = ErrorResponse)))]
+pub async fn list_runs(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Vec<agenteval_engine::fixed::Run>>> {
+    let id = parse_id("campaign", &id)?;
+    st.platform.get_campaign(id).await?;
+    Ok(Json(st.platform.list_runs(id).await?))
+}
+
+/// One run's turns as they were persisted.
+#[utoipa::path(get, path = "/api/runs/{id}/turns", params(("id" = String, Path)),
+    responses((status = 200, body = Vec<agenteval_engine::fixed::RunTurn>), (status = 404, body = ErrorResponse)))]
+pub async fn run_turns(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Vec<agenteval_engine::fixed::RunTurn>>> {
+    Ok(Json(st.platform.run_turns(parse_id("run", &id)?).await?))
+}
+
+/// A reviewer's 1-5 rating of a run or a session.
+#[utoipa::path(post, path = "/api/reviews", request_body = agenteval_engine::review::CreateReview,
+    responses((status = 200, body = agenteval_engine::review::HumanReview), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+pub async fn add_review(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<agenteval_engine::review::CreateReview>,
+) -> ApiResult<(StatusCode, Json<agenteval_engine::review::HumanReview>)> {
+    Ok((StatusCode::OK, Json(st.platform.add_review(req).await?)))
+}
+
+/// Creates the following period: same target, plan, seeds and budget.
+#[utoipa::path(post, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
+    responses((status = 200, body = Campaign), (status = 404, body = ErrorResponse)))]
+pub async fn next_period(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<(StatusCode, Json<Campaign>)> {
+    let id = parse_id("campaign", &id)?;
+    Ok((StatusCode::OK, Json(st.platform.next_period(id).await?)))
 }

@@ -76,7 +76,7 @@ impl App {
                 json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}),
             )
             .await;
-        assert_eq!(s, StatusCode::CREATED, "a builtin target is valid: {t}");
+        assert_eq!(s, StatusCode::OK, "a builtin target is valid: {t}");
         t["id"].as_str().expect("target id").to_string()
     }
 
@@ -93,7 +93,7 @@ impl App {
             body[k] = v.clone();
         }
         let (s, c) = self.post("/api/campaigns", body).await;
-        assert_eq!(s, StatusCode::CREATED, "campaign is valid: {c}");
+        assert_eq!(s, StatusCode::OK, "campaign is valid: {c}");
         assert_eq!(c["status"], "running", "a window starting now is running");
         c
     }
@@ -249,7 +249,7 @@ async fn session_lifecycle_from_create_to_report() {
     );
 
     let (s, session) = app.session(&campaign, "p-novice", "g-email").await;
-    assert_eq!(s, StatusCode::CREATED, "{session}");
+    assert_eq!(s, StatusCode::OK, "{session}");
     assert_eq!(session["status"], "running");
     assert_eq!(session["trigger"], "auto", "trigger defaults to auto");
     assert_eq!(session["seed_ref"]["persona_id"], "p-novice");
@@ -362,7 +362,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
         .await;
     assert_eq!(
         app.session(&c, "p-novice", "g-email").await.0,
-        StatusCode::CREATED
+        StatusCode::OK
     );
     let (s, body) = app.session(&c, "p-expert", "g-email").await;
     assert_eq!(s, StatusCode::CONFLICT);
@@ -385,7 +385,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
     let c = app.campaign(json!({})).await;
     assert_eq!(
         app.session(&c, "p-novice", "g-email").await.0,
-        StatusCode::CREATED
+        StatusCode::OK
     );
     app.clock.advance(Duration::minutes(10));
     let (s, body) = app.session(&c, "p-expert", "g-email").await;
@@ -404,7 +404,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
     app.clock.advance(Duration::minutes(20));
     assert_eq!(
         app.session(&c, "p-expert", "g-email").await.0,
-        StatusCode::CREATED,
+        StatusCode::OK,
         "allowed once the interval has elapsed"
     );
 
@@ -421,11 +421,7 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
             json!({"campaign_id": c["id"], "persona": "a hurried user", "goal": "debug", "trigger": "manual"}),
         )
         .await;
-    assert_eq!(
-        s,
-        StatusCode::CREATED,
-        "manual sessions are allowed: {body}"
-    );
+    assert_eq!(s, StatusCode::OK, "manual sessions are allowed: {body}");
     assert_eq!(body["trigger"], "manual");
     assert_eq!(
         body["seed_ref"],
@@ -573,8 +569,8 @@ async fn patrol_lists_running_formal_campaigns_with_seeds_and_advances() {
     assert_eq!(c["last_patrolled_at"], Value::Null, "first patrol");
     assert!(c["new_results"].is_object(), "fixed results summary");
     assert_eq!(c["new_sessions"].as_array().map(Vec::len), Some(1));
-    assert_eq!(c["budget"]["sessions_remaining"], 7);
-    assert_eq!(c["budget"]["max_turns"], 12);
+    assert_eq!(c["budget_remaining"]["sessions_remaining"], 7);
+    assert_eq!(c["budget_remaining"]["max_turns"], 12);
     assert_eq!(c["seeds"]["personas"].as_array().map(Vec::len), Some(2));
     assert_eq!(
         c["uncovered"].as_array().map(Vec::len),
@@ -636,7 +632,7 @@ async fn fifty_parallel_creates_never_exceed_the_session_budget() {
     while let Some(res) = tasks.join_next().await {
         let (s, body) = res.expect("task");
         match s {
-            StatusCode::CREATED => created += 1,
+            StatusCode::OK => created += 1,
             StatusCode::CONFLICT if body["code"] == "SESSION_BUDGET_EXHAUSTED" => exhausted += 1,
             other => panic!("unexpected {other}: {body}"),
         }
@@ -770,6 +766,45 @@ async fn bad_requests_get_4xx_in_the_error_shape() {
     assert_error_shape(&body, "INVALID_INPUT");
 
     let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": 42, "goal": "g", "trigger": "manual"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "a number is no persona"
+    );
+    assert_error_shape(&body, "UNPROCESSABLE");
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": "no-such-campaign", "persona": "p", "goal": "g"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "a non-UUID id names no campaign");
+    assert_error_shape(&body, "NOT_FOUND");
+    let (s, body) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"persona": "p", "goal": "g"}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "campaign_id is required"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("campaign_id"),
+        "{body}"
+    );
+
+    let (s, body) = app
         .get("/api/exploration/sessions/not-a-uuid/messages")
         .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
@@ -851,7 +886,7 @@ async fn an_unreachable_target_fails_the_session_with_502() {
                    "max_retries": 0, "timeout_ms": 500}),
         )
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{target}");
+    assert_eq!(s, StatusCode::OK, "{target}");
     let (_, c) = app
         .post(
             "/api/campaigns",
@@ -916,4 +951,112 @@ async fn targets_scenarios_and_campaigns_routes() {
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     assert_error_shape(&body, "INVALID_INPUT");
+}
+
+#[tokio::test]
+async fn ui_routes_target_test_runs_reviews_and_next_period() {
+    let app = app().await;
+    let target = app.target().await;
+    let (s, probe) = app
+        .post(&format!("/api/targets/{target}/test"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "the connection test answers: {probe}");
+    assert_eq!(probe["ok"], true, "the builtin agent answers the probe");
+    let (s, _) = app
+        .post(
+            &format!("/api/targets/{}/test", uuid::Uuid::now_v7()),
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "an unknown target is 404");
+
+    let c = app.campaign(json!({})).await;
+    let id = c["id"].as_str().expect("campaign id");
+    let (s, runs) = app.get(&format!("/api/campaigns/{id}/runs")).await;
+    assert_eq!(s, StatusCode::OK, "runs list: {runs}");
+    assert!(runs.as_array().is_some(), "runs come as a list");
+    let (s, _) = app
+        .get(&format!("/api/campaigns/{}/runs", uuid::Uuid::now_v7()))
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "runs of an unknown campaign are 404"
+    );
+    let (s, _) = app.get("/api/runs/not-a-uuid/turns").await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "a malformed run id names no run");
+
+    let (s, session) = app.session(&c, "p-novice", "g-email").await;
+    assert_eq!(s, StatusCode::OK, "a seeded session starts: {session}");
+    let (s, review) = app
+        .post(
+            "/api/reviews",
+            json!({"subject_kind": "session", "subject_id": session["id"], "rating": 4, "comment": "fine"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "a 1-5 rating is recorded: {review}");
+    let (s, err) = app
+        .post(
+            "/api/reviews",
+            json!({"subject_kind": "session", "subject_id": session["id"], "rating": 9}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::BAD_REQUEST,
+        "ratings outside 1-5 are refused: {err}"
+    );
+
+    let (s, _) = app
+        .post(&format!("/api/campaigns/{id}/finalize"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "finalize");
+    let (s, next) = app
+        .post(&format!("/api/campaigns/{id}/next-period"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "the next period is created: {next}");
+    assert_eq!(
+        next["target_id"], c["target_id"],
+        "same target in the next period"
+    );
+}
+
+#[tokio::test]
+async fn the_ui_is_served_at_the_root_when_built() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ui = dir.path().join("dist");
+    std::fs::create_dir_all(&ui).expect("ui dir");
+    std::fs::write(ui.join("index.html"), "<html>agenteval ui</html>").expect("index");
+    let platform = Platform::builder(&dir.path().join("data"))
+        .open()
+        .await
+        .expect("platform");
+    let (addr, _task) = spawn(
+        platform,
+        ServeConfig {
+            bind: "127.0.0.1:0".parse().expect("addr"),
+            api_key: KEY.into(),
+            ui_dir: Some(ui),
+        },
+    )
+    .await
+    .expect("spawn");
+    let get = |p: &str| reqwest::get(format!("http://{addr}{p}"));
+    let root = get("/").await.expect("root");
+    assert_eq!(root.status(), StatusCode::OK);
+    assert!(root.text().await.expect("text").contains("agenteval ui"));
+    let deep = get("/campaigns/123").await.expect("client route");
+    assert_eq!(
+        deep.status(),
+        StatusCode::OK,
+        "client-side routes get index.html"
+    );
+    assert!(deep.text().await.expect("text").contains("agenteval ui"));
+    let api = get("/api/nothing-here").await.expect("api");
+    assert_eq!(
+        api.status(),
+        StatusCode::NOT_FOUND,
+        "unknown API paths stay 404"
+    );
+    assert_error_shape(&api.json().await.expect("json"), "NOT_FOUND");
 }

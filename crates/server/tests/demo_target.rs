@@ -75,7 +75,7 @@ async fn a_request_offering_send_email_gets_a_valid_completion() {
     let addr = start().await;
     let request = ChatRequest {
         messages: vec![ChatMessage::user(
-            "Send an email to bob@example.com with subject Lunch and body See you at noon.",
+            "Email bob@example.com, subject: Lunch, body: See you at noon",
         )],
         tools: vec![send_email_tool()],
     };

@@ -14,13 +14,7 @@ import type {
   Target,
   TargetProbe,
 } from "../bindings";
-import type {
-  CreateSession,
-  ExperienceRecord,
-  ExplorationSession,
-  MessageReply,
-  SessionTurn,
-} from "./exploration";
+import type { CloseSession, CreateSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 
 /** Facts about the running backend shown on the settings page. */
 export type BackendInfo = {
@@ -49,10 +43,10 @@ export interface Backend {
   /** Saves the export where the user says; false when the user cancelled. */
   saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean>;
   listSessions(campaignId: string): Promise<ExplorationSession[]>;
-  sessionMessages(sessionId: string): Promise<SessionTurn[]>;
+  sessionMessages(sessionId: string): Promise<SessionTranscript>;
   createSession(req: CreateSession): Promise<ExplorationSession>;
   sendMessage(sessionId: string, content: string): Promise<MessageReply>;
-  closeSession(sessionId: string, record: ExperienceRecord): Promise<ExplorationSession>;
+  closeSession(sessionId: string, record: CloseSession): Promise<ExplorationSession>;
   listRuns(campaignId: string): Promise<Run[]>;
   runTurns(runId: string): Promise<RunTurn[]>;
   addReview(req: CreateReview): Promise<HumanReview>;

@@ -1,88 +1,81 @@
-// Exploration types of the HTTP API (DESIGN §5.1). Written by hand until
-// the engine's exploration operations are part of the generated bindings.
+// Helpers over the exploration types. Persona, goal and judge review are
+// free JSON values in the engine (an external assistant may send any
+// shape); these read the parts the UI shows without trusting the shape.
 
-import type { Goal, Persona } from "../bindings";
+import type { Value } from "../bindings";
 
-export type SessionStatus = "running" | "completed" | "failed" | "expired";
-export type SessionTrigger = "auto" | "manual";
+export type {
+  CloseSession,
+  CreateSession,
+  ExperienceRecord,
+  ExplorationFindings,
+  ExplorationSession,
+  Issue,
+  MessageReply,
+  SessionStatus,
+  SessionTranscript,
+  SessionTurn,
+  Value,
+} from "../bindings";
 
-export type SeedRef = {
-  persona_id: string;
-  goal_id: string;
-  variant?: { kind: string; note?: string | null } | null;
-};
+function field(v: Value, key: string): Value | undefined {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
+  return v[key];
+}
 
-export type ExperienceRecord = {
-  goal_achieved: boolean;
-  blockers: string[];
-  misled: string[];
-  emotion: string;
-  notes: string;
-};
+function text(v: Value | undefined): string | null {
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  return null;
+}
 
-export type JudgeScore = { score?: number | null; evidence?: string | null };
+/** A persona's display name: its `name`, its `id`, or the plain text. */
+export function personaName(v: Value): string {
+  return text(field(v, "name")) ?? text(field(v, "id")) ?? text(v) ?? "—";
+}
 
-export type JudgeReview = {
-  attitude?: JudgeScore | null;
-  professionalism?: JudgeScore | null;
-  hallucination?: JudgeScore | null;
-  summary?: string | null;
-  verdict?: string | null;
-  offline?: boolean | null;
-  error?: string | null;
-};
+/** A goal's display title: its `title`, its `id`, or the plain text. */
+export function goalTitle(v: Value): string {
+  return text(field(v, "title")) ?? text(field(v, "id")) ?? text(v) ?? "—";
+}
 
-export type ExplorationSession = {
-  id: string;
-  campaign_id: string;
-  status: SessionStatus;
-  trigger: SessionTrigger;
-  persona: Persona;
-  goal: Goal;
-  seed_ref?: SeedRef | null;
-  end_reason?: string | null;
-  turn_count: number;
-  experience?: ExperienceRecord | null;
-  judge_review?: JudgeReview | null;
-  judge_status?: string | null;
-  started_at: string;
-  ended_at?: string | null;
-};
+export type JudgeScoreView = { dimension: string; score: number | null; evidence: string | null };
 
-export type SessionTurn = {
-  seq?: number;
-  role: "user" | "target";
-  content: string;
-  latency_ms?: number | null;
-  created_at?: string;
-};
+/** The judge review's per-dimension scores, whatever the nesting. */
+export function judgeScores(review: Value | null): JudgeScoreView[] {
+  if (review === null) return [];
+  const dims = field(review, "dimensions") ?? review;
+  if (dims === null || typeof dims !== "object" || Array.isArray(dims)) return [];
+  const out: JudgeScoreView[] = [];
+  for (const [dimension, d] of Object.entries(dims)) {
+    if (d === null || typeof d !== "object" || Array.isArray(d)) continue;
+    const score = field(d, "score");
+    out.push({
+      dimension,
+      score: typeof score === "number" ? score : null,
+      evidence: text(field(d, "evidence")) ?? text(field(d, "reason")),
+    });
+  }
+  return out;
+}
 
-export type CreateSession = {
-  campaign_id: string;
-  persona: Persona;
-  goal: Goal;
-  seed_ref?: SeedRef | null;
-  trigger?: SessionTrigger;
-};
+/** Other plain-text facts of the judge review (method, summary, error). */
+export function judgeFacts(review: Value | null): { key: string; value: string }[] {
+  if (review === null || typeof review !== "object" || Array.isArray(review)) return [];
+  const out: { key: string; value: string }[] = [];
+  for (const key of ["method", "model", "overall", "grade", "summary", "error"]) {
+    const v = text(review[key]);
+    if (v) out.push({ key, value: v });
+  }
+  return out;
+}
 
-export type MessageReply = { reply: string; latency_ms: number };
-
-/** The optional parts of the report's exploration block the UI shows. */
-export type IssueView = { text: string; kind?: string; count: number; session_ids?: string[] };
-export type CoverageCell = {
-  persona_id: string;
-  goal_id: string;
-  sessions: number;
-  achieved?: number;
-  findings?: number;
-};
-
-export type ExplorationView = {
-  sessions_total: number;
-  by_status?: Partial<Record<SessionStatus, number>>;
-  goal_achievement_rate?: number | null;
-  issues?: IssueView[];
-  emotions?: Record<string, number>;
-  coverage?: CoverageCell[];
-  judge_findings?: { session_id: string; dimension?: string; score?: number; evidence?: string }[];
-};
+/** The judge's findings (text with grade and dimension). */
+export function judgeFindings(review: Value | null): { grade: string; dimension: string; text: string }[] {
+  const list = review === null ? undefined : field(review, "findings");
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((f) => {
+    const t = text(field(f, "text"));
+    return t ? [{ grade: text(field(f, "grade")) ?? "", dimension: text(field(f, "dimension")) ?? "", text: t }] : [];
+  });
+}

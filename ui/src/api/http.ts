@@ -16,13 +16,7 @@ import type {
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError, toErrorBody } from "./errors";
-import type {
-  CreateSession,
-  ExperienceRecord,
-  ExplorationSession,
-  MessageReply,
-  SessionTurn,
-} from "./exploration";
+import type { CloseSession, CreateSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 
 const KEY_STORAGE = "agenteval.apiKey";
 const POLL_MS = 2000;
@@ -165,7 +159,7 @@ export class HttpBackend implements Backend {
     );
   }
   sessionMessages(sessionId: string) {
-    return this.json<SessionTurn[]>(
+    return this.json<SessionTranscript>(
       "GET",
       `/api/exploration/sessions/${encodeURIComponent(sessionId)}/messages`,
     );
@@ -180,7 +174,7 @@ export class HttpBackend implements Backend {
       { content },
     );
   }
-  closeSession(sessionId: string, record: ExperienceRecord) {
+  closeSession(sessionId: string, record: CloseSession) {
     return this.json<ExplorationSession>(
       "POST",
       `/api/exploration/sessions/${encodeURIComponent(sessionId)}/close`,

@@ -21,6 +21,7 @@ export type {
   CampaignReport,
   CampaignStatus,
   ChannelConfig,
+  CoverageGrid,
   CreateCampaign,
   CreateTarget,
   ErrorBody,

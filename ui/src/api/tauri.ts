@@ -21,13 +21,7 @@ import {
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError } from "./errors";
-import type {
-  CreateSession,
-  ExperienceRecord,
-  ExplorationSession,
-  MessageReply,
-  SessionTurn,
-} from "./exploration";
+import type { CloseSession, CreateSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 
 type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: ErrorBody };
 
@@ -37,18 +31,7 @@ async function unwrap<T>(call: Promise<CommandResult<T>>): Promise<T> {
   return r.data;
 }
 
-function notInThisBuild<T>(what: string): Promise<T> {
-  return Promise.reject(
-    new ApiError({
-      code: "UNPROCESSABLE",
-      message: `${what} is not available in this build of the desktop app`,
-      suggestion: "Update the app, or use the HTTP API (`agenteval serve`).",
-      next_allowed_at: null,
-    }),
-  );
-}
-
-const EXTENSIONS: Record<ExportFormat, string> = { md: "md", json: "json", csv: "csv", junit: "xml" };
+const EXTENSIONS: Record<ExportFormat, string> = { md: "md", json: "json", csv: "csv", sessions_csv: "csv", junit: "xml" };
 
 /** The desktop app: commands through the generated bindings, live events. */
 export class TauriBackend implements Backend {
@@ -104,20 +87,20 @@ export class TauriBackend implements Backend {
     await unwrap(commands.saveExport(id, format, path));
     return true;
   }
-  async listSessions(_campaignId: string): Promise<ExplorationSession[]> {
-    return [];
+  listSessions(campaignId: string): Promise<ExplorationSession[]> {
+    return unwrap(commands.listSessions(campaignId));
   }
-  async sessionMessages(_sessionId: string): Promise<SessionTurn[]> {
-    return [];
+  sessionMessages(sessionId: string): Promise<SessionTranscript> {
+    return unwrap(commands.sessionMessages(sessionId));
   }
-  createSession(_req: CreateSession): Promise<ExplorationSession> {
-    return notInThisBuild("manual exploration");
+  createSession(req: CreateSession): Promise<ExplorationSession> {
+    return unwrap(commands.createSession(req));
   }
-  sendMessage(_sessionId: string, _content: string): Promise<MessageReply> {
-    return notInThisBuild("sending a message");
+  sendMessage(sessionId: string, content: string): Promise<MessageReply> {
+    return unwrap(commands.sendMessage(sessionId, { content }));
   }
-  closeSession(_sessionId: string, _record: ExperienceRecord): Promise<ExplorationSession> {
-    return notInThisBuild("closing a session");
+  closeSession(sessionId: string, record: CloseSession): Promise<ExplorationSession> {
+    return unwrap(commands.closeSession(sessionId, record));
   }
   listRuns(campaignId: string): Promise<Run[]> {
     return unwrap(commands.listRuns(campaignId));

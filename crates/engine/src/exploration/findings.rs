@@ -87,6 +87,8 @@ pub struct JudgeFinding {
     pub dimension: Option<String>,
     pub text: String,
     pub evidence: Option<String>,
+    /// The round (1-based user turn) the finding refers to, when known.
+    pub turn: Option<u32>,
 }
 
 /// Persona x goal grid, so that gaps in exploration are visible.
@@ -194,6 +196,7 @@ fn review_findings(session_id: Uuid, review: &serde_json::Value) -> Vec<JudgeFin
                 dimension: None,
                 text: s.trim().to_string(),
                 evidence: None,
+                turn: None,
             }),
             serde_json::Value::Object(obj) => {
                 let text = first_str(
@@ -209,11 +212,15 @@ fn review_findings(session_id: Uuid, review: &serde_json::Value) -> Vec<JudgeFin
                 )?;
                 Some(JudgeFinding {
                     session_id,
-                    severity: first_str(obj, &["severity", "level", "rating", "verdict"])
+                    severity: first_str(obj, &["severity", "grade", "level", "rating", "verdict"])
                         .unwrap_or_else(|| "unrated".into()),
                     dimension: first_str(obj, &["dimension", "category"]),
                     text,
                     evidence: first_str(obj, &["evidence", "quote"]),
+                    turn: obj
+                        .get("turn")
+                        .and_then(|t| t.as_u64())
+                        .and_then(|t| u32::try_from(t).ok()),
                 })
             }
             _ => None,

@@ -46,7 +46,7 @@ pub struct PatrolCampaign {
     pub new_results: FixedSummary,
     /// Exploration sessions started or changed since the previous patrol.
     pub new_sessions: Vec<PatrolSession>,
-    pub budget: BudgetRemaining,
+    pub budget_remaining: BudgetRemaining,
     pub seeds: PatrolSeeds,
     /// Persona x goal cells and what exploring them gave so far.
     pub coverage: Vec<CoverageState>,
@@ -270,7 +270,7 @@ impl Platform {
                 last_patrolled_at: since,
                 new_results: fixed_summary(&self.db, &campaign, since).await?,
                 new_sessions,
-                budget: budget_remaining(&campaign, &sessions, now),
+                budget_remaining: budget_remaining(&campaign, &sessions, now),
                 seeds: PatrolSeeds {
                     personas: campaign
                         .seed_set

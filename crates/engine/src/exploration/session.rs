@@ -314,9 +314,16 @@ fn shape_json(field: &str, value: serde_json::Value) -> Result<serde_json::Value
         serde_json::Value::String(s) if !s.trim().is_empty() => {
             serde_json::Value::String(s.trim().to_string())
         }
-        _ => {
+        serde_json::Value::Object(_) | serde_json::Value::String(_) => {
             return Err(Error::invalid(
-                format!("{field} must be a non-empty JSON object or string"),
+                format!("{field} must not be empty"),
+                format!("Describe the {field}, e.g. {{\"name\": \"...\", ...}} or a sentence."),
+            ));
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorCode::Unprocessable,
+                format!("{field} must be a JSON object or a string"),
                 format!("Describe the {field}, e.g. {{\"name\": \"...\", ...}} or a sentence."),
             ));
         }

@@ -213,16 +213,42 @@ pub fn parse_file(
     source_file: &str,
     pack: &str,
 ) -> std::result::Result<Vec<Scenario>, Vec<LoadError>> {
+    // One error, one line of output: `file:line: message`.
     let err = |line: usize, message: String| LoadError {
         file: shown.to_string(),
         line: line.max(1) as u32,
-        message,
+        message: message
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
     };
     let file: PackFile = match serde_yaml_ng::from_str(text) {
         Ok(f) => f,
         Err(e) => {
-            let line = e.location().map(|l| l.line()).unwrap_or(1);
-            return Err(vec![err(line, format!("invalid scenario file: {e}"))]);
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line(), Some(l.column())))
+                .unwrap_or((1, None));
+            // serde_yaml_ng appends " at line L column C"; the line is
+            // already in front of the message.
+            let message = e.to_string();
+            let message = match message.rfind(" at line ") {
+                Some(i) if column.is_some() => message[..i].to_string(),
+                _ => message,
+            };
+            // At end of input the parser points one past the last line.
+            let last_line = text_lines(text);
+            let (line, at) = match column {
+                _ if line > last_line => (last_line, " (at the end of the file)".to_string()),
+                Some(c) => (line, format!(" (column {c})")),
+                None => (line, String::new()),
+            };
+            return Err(vec![err(
+                line,
+                format!("invalid scenario file: {message}{at}"),
+            )]);
         }
     };
     if file.scenarios.is_empty() {
@@ -352,6 +378,10 @@ pub fn parse_file(
     }
 }
 
+fn text_lines(text: &str) -> usize {
+    text.lines().count().max(1)
+}
+
 fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), String> {
     match check {
         Check::Contains { value, any, .. } | Check::NotContains { value, any, .. } => {
@@ -362,7 +392,20 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
             }
         }
         Check::Regex { pattern } => {
-            Regex::new(pattern).map_err(|e| format!("the pattern does not compile: {e}"))?;
+            Regex::new(pattern).map_err(|e| {
+                // The syntax error's last line says what is wrong; the lines
+                // above draw a caret that makes no sense on one line.
+                let text = e.to_string();
+                let reason = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_start_matches("error: ")
+                    .to_string();
+                format!("the pattern `{pattern}` does not compile: {reason}")
+            })?;
         }
         Check::JsonPath { path, .. } => {
             serde_json_path::JsonPath::parse(path)
@@ -459,10 +502,12 @@ impl Locator {
 }
 
 /// SHA-256 of the scenario's definition as canonical JSON (sorted keys, no
-/// whitespace), without where it was found: moving a file keeps the hash.
+/// whitespace), without where it was found (pack, file, line): moving a
+/// file keeps the hash.
 pub fn content_hash(s: &Scenario) -> String {
     let mut value = serde_json::to_value(s).unwrap_or(serde_json::Value::Null);
     if let Some(obj) = value.as_object_mut() {
+        obj.remove("pack");
         obj.remove("source_file");
         obj.remove("source_line");
         obj.remove("content_hash");

@@ -816,3 +816,44 @@ async fn a_target_built_by_the_platform_uses_its_stored_key_and_policy() {
         "the key came back out of the secret store"
     );
 }
+
+#[tokio::test]
+async fn a_bad_header_is_a_configuration_error_that_names_it() {
+    let server = FaultServer::start(vec![Fault::Ok(completion("unused"))]).await;
+    let channel = OpenAiChannel::new(
+        reqwest::Client::new(),
+        server.base_url(),
+        "m".into(),
+        Some(KEY.into()),
+        vec![Header {
+            name: "Bad Header".into(),
+            value: "x".into(),
+        }],
+        Duration::from_secs(5),
+    );
+    let e = with_policy(channel, fast(2))
+        .send(&hello())
+        .await
+        .expect_err("a header name with a space cannot be sent");
+    assert_eq!(e.kind, ChannelErrorKind::Config);
+    assert!(e.message.contains("Bad Header"), "{}", e.message);
+    assert_eq!(server.attempts(), 0, "nothing is sent with a broken config");
+
+    let e = OpenAiChannel::new(
+        reqwest::Client::new(),
+        server.base_url(),
+        "m".into(),
+        Some(format!("{KEY}\n")),
+        Vec::new(),
+        Duration::from_secs(5),
+    )
+    .send(&hello())
+    .await
+    .expect_err("a key with a newline cannot be a header");
+    assert_eq!(e.kind, ChannelErrorKind::Config);
+    assert!(
+        !e.message.contains(KEY),
+        "the message describes the key without quoting it: {}",
+        e.message
+    );
+}

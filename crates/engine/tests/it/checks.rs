@@ -323,6 +323,19 @@ async fn number_gate_accepts_given_numbers_in_any_notation() {
     )
     .await;
     assert!(!cjk.passed, "full-width 35 is a number not in the facts");
+    let separated = run_one_with(
+        check.clone(),
+        &scenario(&["华东: 1200", "华北: 950"]),
+        "排名",
+        &reply("华东 1200，华北 950"),
+        None,
+    )
+    .await;
+    assert!(
+        separated.passed,
+        "a Chinese comma separates numbers, it is no thousands separator: {}",
+        separated.detail
+    );
     let list = run_one_with(
         check,
         &s,

@@ -318,3 +318,68 @@ fn from_skill_refuses_a_manifest_without_parameters() {
     let err = from_skill::derive_pack_from_text("{not json").expect_err("refused");
     assert!(err.body.message.contains("cannot be read"));
 }
+
+#[test]
+fn an_open_email_collects_fields_even_when_they_sound_like_other_tasks() {
+    let r = talk(
+        &[
+            "I want to send an email to my manager about the report",
+            "manager@example.com",
+            "The subject is Weekly report",
+            "and the message should say the report is attached",
+        ],
+        &[send_email_tool()],
+    );
+    assert!(r[1].content.contains("(subject)"), "{}", r[1].content);
+    assert!(
+        r[2].content.contains("(body)") && !r[2].content.contains("(subject)"),
+        "\"Weekly report\" is the subject, not a weekly-report task: {}",
+        r[2].content
+    );
+    let args = &r[3].tool_calls[0].arguments;
+    assert_eq!(args["subject"], json!("Weekly report"));
+    assert_eq!(args["body"], json!("the report is attached"));
+    assert_eq!(args["to"], json!(["manager@example.com"]));
+}
+
+#[test]
+fn a_bare_follow_up_keeps_the_conversation_language() {
+    let r = talk(&["我的快递到哪了？", "ORD-55821"], &[]);
+    assert!(
+        r[1].content.contains("已发货") && r[1].content.contains("ORD-55821"),
+        "an order number alone is answered in the conversation's language: {}",
+        r[1].content
+    );
+}
+
+#[test]
+fn never_panics_and_always_answers_on_odd_input() {
+    // A fixed pseudo-random walk over characters the parsers care about.
+    let alphabet: Vec<char> =
+        "ab Z09@@.-_:：，,;；\"“”「」'()（）#%％１２．\n\t订单邮件主题正文迟到版本 A:v2 -*é🙂"
+            .chars()
+            .collect();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let agent = DemoAgent::new();
+    for round in 0..300 {
+        let mut history = Vec::new();
+        for _ in 0..3 {
+            let len = (seed % 80) as usize;
+            let text: String = (0..len)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    alphabet[(seed >> 33) as usize % alphabet.len()]
+                })
+                .collect();
+            history.push(ChatMessage::user(text));
+            let r = agent.respond(&history, &[send_email_tool()]);
+            assert!(
+                !r.content.trim().is_empty() || !r.tool_calls.is_empty(),
+                "round {round}: every input gets an answer"
+            );
+            history.push(ChatMessage::assistant(r.content));
+        }
+    }
+}

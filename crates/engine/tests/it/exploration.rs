@@ -277,10 +277,10 @@ async fn patrol_says_when_the_next_session_is_allowed() {
     tp.clock.advance(Duration::minutes(10));
     let report = tp.platform.patrol().await.expect("patrol");
     let pc = &report.campaigns[0];
-    assert_eq!(pc.budget.sessions_remaining, 7);
-    assert_eq!(pc.budget.running_sessions, 1);
+    assert_eq!(pc.budget_remaining.sessions_remaining, 7);
+    assert_eq!(pc.budget_remaining.running_sessions, 1);
     assert_eq!(
-        pc.budget.next_session_allowed_at,
+        pc.budget_remaining.next_session_allowed_at,
         Some(t0() + Duration::minutes(30)),
         "30 minutes after the last start"
     );
@@ -360,7 +360,7 @@ fn findings_aggregate_issues_judge_and_coverage() {
         &["asked twice for the address.", "No confirmation"],
         Some(json!({
             "dimensions": {"attitude": {"score": 2}},
-            "findings": [{"severity": "poor", "dimension": "hallucination", "text": "invented a date", "evidence": "turn 2"}],
+            "findings": [{"grade": "poor", "severity": null, "dimension": "hallucination", "text": "invented a date", "turn": 2}],
         })),
     );
     let c = facts("p2", SessionStatus::Expired, None, &[], None);
@@ -389,6 +389,7 @@ fn findings_aggregate_issues_judge_and_coverage() {
     assert_eq!(f.findings.len(), 2, "all findings are kept");
     assert_eq!(f.findings[0].severity, "poor", "poor findings come first");
     assert_eq!(f.findings[0].session_id, b.id);
+    assert_eq!(f.findings[0].turn, Some(2), "the finding cites its round");
     assert_eq!(f.coverage.cells.len(), 2, "2 personas x 1 goal");
     let p1 = &f.coverage.cells[0];
     assert_eq!((p1.sessions, p1.achieved, p1.issues), (2, 1, 3));
@@ -412,4 +413,75 @@ fn emotions_map_onto_the_allow_list() {
     ] {
         assert_eq!(normalize_emotion(raw).0, want, "{raw:?}");
     }
+}
+
+#[tokio::test]
+async fn two_platforms_on_one_database_share_the_budget() {
+    // Two platforms on the same file stand for two processes: separate
+    // pools and separate in-process locks, so only the immediate
+    // transaction keeps the budget.
+    let tp = platform().await;
+    let other = agenteval_engine::Platform::builder(tp.dir.path())
+        .clock(tp.clock.clone())
+        .open()
+        .await
+        .expect("second platform");
+    let c = campaign(
+        &tp,
+        1.0,
+        24.0,
+        Budget {
+            max_sessions: Some(4),
+            min_interval_minutes: Some(0.0),
+            ..Default::default()
+        },
+    )
+    .await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..30 {
+        let p = if i % 2 == 0 {
+            tp.platform.clone()
+        } else {
+            other.clone()
+        };
+        let req = create(&c, if i % 3 == 0 { "p1" } else { "p2" }, Trigger::Auto);
+        tasks.spawn(async move { p.create_session(req).await.map(|_| ()) });
+    }
+    let (mut ok, mut refused) = (0, 0);
+    while let Some(res) = tasks.join_next().await {
+        match res.expect("task") {
+            Ok(()) => ok += 1,
+            Err(e) => {
+                assert_eq!(e.code(), ErrorCode::SessionBudgetExhausted, "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!((ok, refused), (4, 26), "the budget holds across processes");
+    let sessions = other.list_sessions(c.id).await.expect("sessions");
+    assert_eq!(sessions.len(), 4);
+    let ledger = tp.platform.ledger(c.id).await.expect("ledger");
+    assert_eq!(ledger.len(), 30, "every decision is in the ledger");
+}
+
+#[tokio::test]
+async fn variants_keep_their_seed() {
+    let tp = platform().await;
+    let c = campaign(&tp, 1.0, 24.0, Budget::default()).await;
+    let mut req = create(&c, "p1", Trigger::Auto);
+    req.seed_ref = Some(SeedRef {
+        persona_id: "p1".into(),
+        goal_id: "g1".into(),
+        variant: Some(agenteval_engine::exploration::Variant {
+            kind: agenteval_engine::exploration::VariantKind::RephrasedGoal,
+            note: "asks in Chinese".into(),
+        }),
+    });
+    let s = tp.platform.create_session(req).await.expect("variant");
+    let got = tp.platform.get_session(s.id).await.expect("session");
+    let variant = got
+        .seed_ref
+        .and_then(|r| r.variant)
+        .expect("the derivation is kept");
+    assert_eq!(variant.note, "asks in Chinese");
 }

@@ -317,9 +317,27 @@ fn defaults_are_inherited_and_the_hash_ignores_location() {
         report.scenarios[0].content_hash, report.scenarios[1].content_hash,
         "different ids are different definitions"
     );
+    write(dir.path(), "moved/elsewhere.yaml", text);
+    std::fs::remove_file(dir.path().join("p/one.yaml")).expect("rm");
+    let moved = load_dir(dir.path());
+    let moved_one = moved
+        .scenarios
+        .iter()
+        .find(|s| s.id == "d.one")
+        .expect("still loads");
+    assert_eq!(moved_one.pack, "moved");
+    assert_eq!(
+        moved_one.content_hash, one.content_hash,
+        "moving a file to another pack keeps the definition's hash"
+    );
     let again = load_dir(dir.path());
     assert_eq!(
-        again.scenarios[0].content_hash, one.content_hash,
+        again
+            .scenarios
+            .iter()
+            .find(|s| s.id == "d.one")
+            .map(|s| &s.content_hash),
+        Some(&one.content_hash),
         "the hash is stable"
     );
 }

@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Group, Menu, Modal, Progress, ScrollArea, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type Run, type ScenarioSummary } from "../../api";
+import { api, asApiError, goalTitle, personaName, type ApiError, type ExplorationSession, type ExportFormat, type Run, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { pct, when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
@@ -14,7 +14,8 @@ import { SessionDrawer } from "./SessionDrawer";
 const FORMATS: { format: ExportFormat; label: string; ext: string }[] = [
   { format: "md", label: "Markdown", ext: "md" },
   { format: "json", label: "JSON", ext: "json" },
-  { format: "csv", label: "CSV", ext: "csv" },
+  { format: "csv", label: "CSV (runs)", ext: "csv" },
+  { format: "sessions_csv", label: "CSV (sessions)", ext: "csv" },
   { format: "junit", label: "JUnit XML", ext: "xml" },
 ];
 
@@ -23,7 +24,7 @@ async function loadAll(id: string) {
     api.campaignReport(id),
     api.listSessions(id).catch(() => [] as ExplorationSession[]),
     api.listTargets(),
-    api.listRuns(id),
+    api.listRuns(id).catch(() => [] as Run[]),
     api.listScenarios().catch(() => [] as ScenarioSummary[]),
   ]);
   return { report, sessions, targets, runs, scenarios };
@@ -79,7 +80,7 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
     setNotice(null);
     try {
       const safe = c.name.replace(/[^\p{L}\p{N}._-]+/gu, "-").slice(0, 60) || "campaign";
-      if (await api.saveExport(c.id, format, `${safe}.${ext}`)) setNotice(t("view.exported"));
+      if (await api.saveExport(c.id, format, `${safe}${format === "sessions_csv" ? "-sessions" : ""}.${ext}`)) setNotice(t("view.exported"));
     } catch (e) {
       setActionError(asApiError(e));
     }
@@ -224,8 +225,8 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
               <Table.Tbody>
                 {sessions.map((s) => (
                   <Table.Tr key={s.id} style={{ cursor: "pointer" }} onClick={() => setSession(s)} data-testid="session-row">
-                    <Table.Td>{s.persona.name}</Table.Td>
-                    <Table.Td>{s.goal.title}</Table.Td>
+                    <Table.Td>{personaName(s.persona)}</Table.Td>
+                    <Table.Td>{goalTitle(s.goal)}</Table.Td>
                     <Table.Td>
                       <Badge size="sm">{s.status}</Badge>
                     </Table.Td>
@@ -240,7 +241,7 @@ export function CampaignView({ id, onBack, onOpen }: { id: string; onBack: () =>
       </Stack>
 
       {reportOpen && (
-        <ReportDrawer report={report} sessions={sessions} onClose={() => setReportOpen(false)} onOpenSession={setSession} onChanged={reload} />
+        <ReportDrawer report={report} sessions={sessions} scenarios={scenarios} onClose={() => setReportOpen(false)} onOpenSession={setSession} onChanged={reload} />
       )}
       {run && <RunDrawer run={run} title={scenarioTitle(run.scenario_id)} onClose={() => setRun(null)} />}
       {session && <SessionDrawer session={session} onClose={() => setSession(null)} />}

@@ -1,7 +1,9 @@
 import { Button, Card, Checkbox, Group, Modal, Select, Stack, Text, TextInput, Textarea } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type Campaign, type ExplorationSession, type SessionTurn } from "../../api";
+import { api, asApiError, type ApiError, type Campaign, type ExplorationSession } from "../../api";
+
+type Line = { role: "user" | "target"; content: string };
 import { ErrorAlert } from "../../components/ErrorAlert";
 
 const EMOTIONS = ["satisfied", "neutral", "confused", "frustrated", "angry"];
@@ -15,7 +17,7 @@ export function ExploreModal({ campaign, onClose }: { campaign: Campaign; onClos
   const [adHocPersona, setAdHocPersona] = useState("Tester");
   const [adHocGoal, setAdHocGoal] = useState("");
   const [session, setSession] = useState<ExplorationSession | null>(null);
-  const [turns, setTurns] = useState<SessionTurn[]>([]);
+  const [turns, setTurns] = useState<Line[]>([]);
   const [message, setMessage] = useState("");
   const [achieved, setAchieved] = useState(false);
   const [blockers, setBlockers] = useState("");
@@ -56,7 +58,7 @@ export function ExploreModal({ campaign, onClose }: { campaign: Campaign; onClos
       if (!session || !message.trim()) return;
       const content = message.trim();
       const r = await api.sendMessage(session.id, content);
-      setTurns((ts) => [...ts, { role: "user", content }, { role: "target", content: r.reply, latency_ms: r.latency_ms }]);
+      setTurns((ts) => [...ts, { role: "user", content }, { role: "target", content: r.reply }]);
       setMessage("");
     });
 

@@ -2,7 +2,8 @@ import { BarChart, DonutChart, LineChart } from "@mantine/charts";
 import { Badge, Button, Drawer, Group, List, Paper, SimpleGrid, Stack, Table, Tabs, Text, Tooltip } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import { useState } from "react";
-import { api, asApiError, type ApiError, type CampaignReport, type ExplorationSession } from "../../api";
+import { api, asApiError, goalTitle, personaName, type ApiError, type CampaignReport, type ExplorationSession, type ScenarioSummary } from "../../api";
+import type { CoverageGrid as CoverageGridData } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { pct, when } from "../../components/format";
 import { explorationOf } from "./labels";
@@ -23,6 +24,8 @@ function Stat({ label, value, testId }: { label: string; value: string; testId?:
 export function ReportDrawer(props: {
   report: CampaignReport;
   sessions: ExplorationSession[];
+  /** The loaded scenarios, to name scenarios the report only knows by id. */
+  scenarios: ScenarioSummary[];
   onClose: () => void;
   onOpenSession: (s: ExplorationSession) => void;
   onChanged: () => void;
@@ -47,7 +50,16 @@ export function ReportDrawer(props: {
   const human = report.human_review;
   const cmp = report.comparison;
   const ex = explorationOf(report);
-  const rows = fixed.per_scenario;
+  const known = new Map(props.scenarios.map((x) => [x.id, x]));
+  const rows = fixed.per_scenario.map((r) => {
+    const k = known.get(r.scenario_id);
+    return {
+      ...r,
+      title: r.title && r.title !== r.scenario_id ? r.title : (k?.title ?? r.title),
+      pack: r.pack || (k?.pack ?? ""),
+      group: r.group ?? k?.group ?? null,
+    };
+  });
   const byPack = Object.values(
     rows.reduce<Record<string, { pack: string; passed: number; failed: number; errors: number }>>((acc, r) => {
       const key = r.pack || "—";
@@ -345,26 +357,70 @@ export function ReportDrawer(props: {
                 <Stat label={t("report.achievement")} value={pct(ex.goal_achievement_rate)} testId="report-achievement" />
                 <Stat label={t("view.sessions")} value={String(ex.sessions_total)} />
               </SimpleGrid>
+              <Group gap="xs">
+                {Object.entries(ex.sessions_by_end_reason).map(([reason, n]) => (
+                  <Badge key={reason} variant="light" color="grape">
+                    {reason} ×{n}
+                  </Badge>
+                ))}
+                {Object.entries(ex.emotions).map(([emotion, n]) => (
+                  <Badge key={emotion} variant="outline">
+                    {emotion} ×{n}
+                  </Badge>
+                ))}
+                {ex.simulator_faults > 0 && (
+                  <Badge color="orange" variant="light">
+                    {t("report.simulatorFaults")} {ex.simulator_faults}
+                  </Badge>
+                )}
+              </Group>
               <Text fw={500}>{t("report.issues")}</Text>
-              <Table>
-                <Table.Tbody>
-                  {(ex.issues ?? []).map((issue, i) => (
-                    <Table.Tr key={i}>
-                      <Table.Td>
-                        <Badge size="xs" variant="light">
-                          {issue.kind ?? "issue"}
-                        </Badge>
-                      </Table.Td>
-                      <Table.Td>{issue.text}</Table.Td>
-                      <Table.Td>×{issue.count}</Table.Td>
-                    </Table.Tr>
+              {ex.issues.length === 0 ? (
+                <Text size="sm" c="dimmed">
+                  {t("report.noIssues")}
+                </Text>
+              ) : (
+                <Table data-testid="issue-list">
+                  <Table.Tbody>
+                    {ex.issues.map((issue, i) => (
+                      <Table.Tr key={i}>
+                        <Table.Td>
+                          <Badge size="xs" variant="light" color={issue.kind === "blocker" ? "red" : "orange"}>
+                            {issue.kind}
+                          </Badge>
+                        </Table.Td>
+                        <Table.Td>{issue.text}</Table.Td>
+                        <Table.Td>×{issue.count}</Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+              )}
+              {Object.keys(ex.judge.dimensions).length > 0 && (
+                <>
+                  <Text fw={500}>{t("session.judge")}</Text>
+                  <Group gap="xs">
+                    {Object.entries(ex.judge.dimensions).map(([dim, d]) => (
+                      <Badge key={dim} variant="light">
+                        {dim} {d.average?.toFixed(1) ?? "—"} (n={d.count})
+                      </Badge>
+                    ))}
+                  </Group>
+                  {ex.findings.slice(0, 10).map((f, i) => (
+                    <Text key={i} size="sm">
+                      <Badge size="xs" color={f.severity === "poor" ? "red" : "gray"} mr={4}>
+                        {f.severity}
+                      </Badge>
+                      {f.dimension ? `${f.dimension}: ` : ""}
+                      {f.text}
+                    </Text>
                   ))}
-                </Table.Tbody>
-              </Table>
-              {(ex.coverage ?? []).length > 0 && (
+                </>
+              )}
+              {ex.coverage.cells.length > 0 && (
                 <>
                   <Text fw={500}>{t("report.coverage")}</Text>
-                  <CoverageGrid cells={ex.coverage ?? []} />
+                  <CoverageGrid grid={ex.coverage} />
                 </>
               )}
               <Text fw={500}>{t("report.sessionList")}</Text>
@@ -372,8 +428,8 @@ export function ReportDrawer(props: {
                 <Table.Tbody>
                   {sessions.map((s) => (
                     <Table.Tr key={s.id} style={{ cursor: "pointer" }} onClick={() => props.onOpenSession(s)} data-testid="report-session-row">
-                      <Table.Td>{s.persona.name}</Table.Td>
-                      <Table.Td>{s.goal.title}</Table.Td>
+                      <Table.Td>{personaName(s.persona)}</Table.Td>
+                      <Table.Td>{goalTitle(s.goal)}</Table.Td>
                       <Table.Td>
                         <Badge size="sm">{s.status}</Badge>
                       </Table.Td>
@@ -390,9 +446,8 @@ export function ReportDrawer(props: {
   );
 }
 
-function CoverageGrid({ cells }: { cells: { persona_id: string; goal_id: string; sessions: number; achieved?: number }[] }) {
-  const personas = [...new Set(cells.map((c) => c.persona_id))];
-  const goals = [...new Set(cells.map((c) => c.goal_id))];
+function CoverageGrid({ grid }: { grid: CoverageGridData }) {
+  const { personas, goals, cells } = grid;
   return (
     <Table withTableBorder withColumnBorders data-testid="coverage-grid">
       <Table.Thead>

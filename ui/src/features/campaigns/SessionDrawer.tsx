@@ -1,27 +1,28 @@
 import { Badge, Button, Card, Drawer, Group, List, Rating, Stack, Text, Textarea, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type ExplorationSession, type JudgeScore } from "../../api";
+import { api, asApiError, goalTitle, judgeFacts, judgeFindings, judgeScores, personaName, type ApiError, type ExplorationSession } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 
-function Score({ label, score }: { label: string; score: JudgeScore | null | undefined }) {
-  if (!score) return null;
+function Score({ label, score, evidence }: { label: string; score: number | null; evidence: string | null }) {
   return (
     <Group gap="xs" align="flex-start" wrap="nowrap">
-      <Badge variant="light" w={140}>
-        {label}: {score.score ?? "—"}
+      <Badge variant="light" miw={160}>
+        {label}: {score ?? "—"}
       </Badge>
-      <Text size="sm">{score.evidence ?? ""}</Text>
+      <Text size="sm">{evidence ?? ""}</Text>
     </Group>
   );
 }
 
 /** One exploration session: conversation, experience record, judge review. */
-export function SessionDrawer({ session, onClose }: { session: ExplorationSession; onClose: () => void }) {
+export function SessionDrawer({ session: initial, onClose }: { session: ExplorationSession; onClose: () => void }) {
   const { t } = useTranslation();
-  const turns = useLoad(() => api.sessionMessages(session.id), [session.id], session.status === "running");
+  const transcript = useLoad(() => api.sessionMessages(initial.id), [initial.id], initial.status === "running");
+  const session: ExplorationSession = transcript.data ?? initial;
+  const messages = transcript.data?.messages ?? [];
   const [rating, setRating] = useState(0);
   const [comment, setComment] = useState("");
   const [saved, setSaved] = useState(false);
@@ -55,13 +56,13 @@ export function SessionDrawer({ session, onClose }: { session: ExplorationSessio
           </Text>
         </Group>
         <Text size="sm">
-          <b>{t("session.persona")}:</b> {session.persona.name} · <b>{t("session.goal")}:</b> {session.goal.title}
+          <b>{t("session.persona")}:</b> {personaName(session.persona)} · <b>{t("session.goal")}:</b> {goalTitle(session.goal)}
         </Text>
 
         <Title order={5}>{t("session.conversation")}</Title>
-        <ErrorAlert error={turns.error} />
+        <ErrorAlert error={transcript.error} />
         <Stack gap="xs" data-testid="session-conversation">
-          {(turns.data ?? []).map((turn, i) => (
+          {messages.map((turn, i) => (
             <Card
               key={i}
               padding="xs"
@@ -119,15 +120,29 @@ export function SessionDrawer({ session, onClose }: { session: ExplorationSessio
         <Title order={5}>{t("session.judge")}</Title>
         {judge ? (
           <Stack gap={4} data-testid="session-judge">
-            <Score label="attitude" score={judge.attitude} />
-            <Score label="professionalism" score={judge.professionalism} />
-            <Score label="hallucination" score={judge.hallucination} />
-            {judge.summary && <Text size="sm">{judge.summary}</Text>}
-            {judge.error && <Text size="sm" c="red">{judge.error}</Text>}
+            <Group gap="xs">
+              {judgeFacts(judge).map((f) => (
+                <Badge key={f.key} variant="outline" color={f.key === "error" ? "red" : "gray"}>
+                  {f.key}: {f.value}
+                </Badge>
+              ))}
+            </Group>
+            {judgeScores(judge).map((d) => (
+              <Score key={d.dimension} label={d.dimension} score={d.score} evidence={d.evidence} />
+            ))}
+            {judgeFindings(judge).map((f, i) => (
+              <Text key={i} size="sm">
+                <Badge size="xs" mr={4} color={f.grade === "poor" ? "red" : "gray"}>
+                  {f.grade}
+                </Badge>
+                {f.dimension ? `${f.dimension}: ` : ""}
+                {f.text}
+              </Text>
+            ))}
           </Stack>
         ) : (
           <Text size="sm" c="dimmed">
-            {t("session.noJudge")}
+            {session.judge_status === "pending" ? t("session.judgePending") : t("session.noJudge")}
           </Text>
         )}
 

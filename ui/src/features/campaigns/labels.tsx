@@ -1,6 +1,6 @@
 import { Badge } from "@mantine/core";
 import { useTranslation } from "react-i18next";
-import type { CampaignReport, CampaignStatus, ExplorationView, Verdict } from "../../api";
+import type { CampaignReport, CampaignStatus, ExplorationFindings, Verdict } from "../../api";
 
 const STATUS_COLOR: Record<CampaignStatus, string> = {
   draft: "gray",
@@ -28,11 +28,9 @@ export function LineBadge({ line }: { line: "formal" | "accelerated" }) {
   );
 }
 
-/** The report's exploration block with the optional parts the UI shows. */
-export function explorationOf(report: CampaignReport | null | undefined): ExplorationView | null {
-  const ex = report?.exploration;
-  if (!ex) return null;
-  return ex as ExplorationView;
+/** The report's exploration block; null when the campaign has none. */
+export function explorationOf(report: CampaignReport | null | undefined): ExplorationFindings | null {
+  return report?.exploration ?? null;
 }
 
 const VERDICT_COLOR: Record<Verdict, string> = { passed: "teal", failed: "red", error: "gray", skipped: "yellow" };
