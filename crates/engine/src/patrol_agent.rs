@@ -389,7 +389,7 @@ impl PatrolAgent {
             action: PatrolAction::Observe,
             reason: String::new(),
             refusal: None,
-            next_allowed_at: c.budget.next_session_allowed_at,
+            next_allowed_at: c.budget_remaining.next_session_allowed_at,
             sessions: Vec::new(),
         };
         // The patrol leaves the accelerated line out; the agent checks too,
@@ -408,11 +408,13 @@ impl PatrolAgent {
             return decision;
         }
         let now = self.platform.clock.now();
-        if c.budget.sessions_remaining == 0 || c.budget.next_session_allowed_at.is_none() {
+        if c.budget_remaining.sessions_remaining == 0
+            || c.budget_remaining.next_session_allowed_at.is_none()
+        {
             decision.reason = "session budget used up for this window".into();
             return decision;
         }
-        if let Some(next) = c.budget.next_session_allowed_at
+        if let Some(next) = c.budget_remaining.next_session_allowed_at
             && next > now
         {
             decision.reason = format!("next session allowed at {}", next.to_rfc3339());
@@ -421,7 +423,7 @@ impl PatrolAgent {
         let mut view = c.clone();
         for _ in 0..self
             .max_dispatch_per_campaign
-            .min(c.budget.sessions_remaining)
+            .min(c.budget_remaining.sessions_remaining)
         {
             let Some(pick) = choose_cell(&view) else {
                 decision.reason = "the seed set offers nothing to explore".into();
