@@ -408,7 +408,9 @@ impl PatrolAgent {
             return decision;
         }
         let now = self.platform.clock.now();
-        if c.budget_remaining.sessions_remaining == 0 || c.budget_remaining.next_session_allowed_at.is_none() {
+        if c.budget_remaining.sessions_remaining == 0
+            || c.budget_remaining.next_session_allowed_at.is_none()
+        {
             decision.reason = "session budget used up for this window".into();
             return decision;
         }
