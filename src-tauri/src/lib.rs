@@ -158,8 +158,29 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     let events = platform.subscribe();
     tauri::async_runtime::spawn(forward_events(handle, events));
     let p = platform.clone();
+    let patrol_interval =
+        std::time::Duration::from_secs(u64::from(current.patrol_interval_minutes.max(1)) * 60);
     tauri::async_runtime::spawn(async move {
-        let _scheduler = agenteval_engine::fixed::spawn_scheduler(p);
+        let _scheduler = agenteval_engine::fixed::spawn_scheduler(p.clone());
+        // Exploration runs beside the fixed plans: the judge reviews closed
+        // sessions, the resident patrol agent explores running formal
+        // campaigns. Role models come from the environment for now.
+        let models = agenteval_engine::role_models::RoleModels::from_env();
+        let sampling = agenteval_engine::judge::JudgeSampling::default();
+        let judge = models.clients(&p.http).judge;
+        let _judge = agenteval_engine::judge::spawn_worker(p.clone(), judge, sampling);
+        let handle = agenteval_engine::patrol_agent::PatrolAgent::spawn(
+            p,
+            agenteval_engine::patrol_agent::PatrolConfig {
+                interval: patrol_interval,
+                models,
+                sampling,
+                ..Default::default()
+            },
+        );
+        // The agent lives as long as the app: hold its handle forever.
+        let _patrol = handle;
+        std::future::pending::<()>().await;
     });
     if current.api.enabled {
         let p = platform.clone();

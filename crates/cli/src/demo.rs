@@ -3,7 +3,11 @@
 //! accelerated line in a few seconds, and writes the Markdown report.
 
 use crate::{load_scenarios, open, user_error};
-use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
+use agenteval_engine::campaign::{Budget, CreateCampaign, Plan, PlanEntry, SeedSet};
+use agenteval_engine::exploration::Trigger;
+use agenteval_engine::judge::JudgeSampling;
+use agenteval_engine::patrol_agent::{ExploreSeed, explore_seed};
+use agenteval_engine::role_models::RoleModels;
 use agenteval_engine::target::{ChannelConfig, CreateTarget};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -22,6 +26,9 @@ pub struct DemoOptions {
 const DEMO_WEEK_HOURS: f64 = 168.0;
 /// Each scenario runs this many times across the week.
 const ROUNDS: u32 = 2;
+/// The demo's seed personas and goals (also a ready-made example of the
+/// seed-set format).
+const DEMO_SEEDS: &str = include_str!("../../../examples/demo_seed_set.json");
 
 pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     let platform = open(&opts.data_dir).await?;
@@ -63,6 +70,7 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
             .map_err(user_error)?,
     };
 
+    let seeds: SeedSet = serde_json::from_str(DEMO_SEEDS).context("the demo seed set")?;
     let seconds = opts.seconds.max(1) as f64;
     let campaign = platform
         .create_campaign(CreateCampaign {
@@ -83,6 +91,12 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
             }),
             duration_hours: Some(DEMO_WEEK_HOURS),
             time_scale: Some(DEMO_WEEK_HOURS * 3600.0 / seconds),
+            seed_set: Some(seeds.clone()),
+            budget: Some(Budget {
+                max_sessions: Some((seeds.personas.len() * seeds.goals.len()) as u32),
+                max_turns: Some(8),
+                min_interval_minutes: Some(0.0),
+            }),
             ..Default::default()
         })
         .await
@@ -105,20 +119,31 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
             .progress_chars("=> "),
     );
     let mut finished = 0u64;
-    platform
-        .run_until_finalized(&[campaign.id], Duration::from_millis(100), |t| {
-            finished += u64::from(t.runs_executed);
-            bar.set_position(finished);
-        })
-        .await
-        .map_err(user_error)?;
+    // Fixed runs follow the plan while the virtual user explores every
+    // persona x goal cell (manual sessions: the accelerated line is never
+    // patrolled). The two evidence lines run side by side and never mix.
+    let ids = [campaign.id];
+    let fixed = platform.run_until_finalized(&ids, Duration::from_millis(100), |t| {
+        finished += u64::from(t.runs_executed);
+        bar.set_position(finished);
+    });
+    let exploration = explore_all(&platform, campaign.id, &seeds);
+    let (fixed, explored) = tokio::join!(fixed, exploration);
+    fixed.map_err(user_error)?;
     bar.finish_with_message("done");
 
+    platform
+        .generate_analysis(campaign.id, None)
+        .await
+        .map_err(user_error)?;
+    let markdown = platform
+        .export_campaign(campaign.id, agenteval_engine::export::ExportFormat::Md)
+        .await
+        .map_err(user_error)?;
     let report = platform
         .campaign_report(campaign.id)
         .await
         .map_err(user_error)?;
-    let markdown = agenteval_engine::export::markdown(&report);
     if let Some(parent) = opts.out.parent() {
         std::fs::create_dir_all(parent).ok();
     }
@@ -134,6 +159,17 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
         f.failed,
         f.errors
     );
+    if let Some(e) = &report.exploration {
+        println!(
+            "  exploration: {explored} sessions, goal achievement {}, {} issues, {} judge reviews",
+            agenteval_engine::export::pct(e.goal_achievement_rate),
+            e.issues.len(),
+            e.judge.reviewed
+        );
+        for issue in e.issues.iter().take(3) {
+            println!("    - {} ({} sessions)", issue.text, issue.count);
+        }
+    }
     println!(
         "  database:  {}",
         opts.data_dir
@@ -142,4 +178,35 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     );
     println!("  report:    {}", opts.out.display());
     Ok(())
+}
+
+/// Explores every persona x goal cell once with the built-in virtual user
+/// (or the configured model) and judges each session; returns how many
+/// sessions ran. A refused or failed cell is reported and skipped.
+async fn explore_all(
+    platform: &agenteval_engine::Platform,
+    campaign_id: uuid::Uuid,
+    seeds: &SeedSet,
+) -> usize {
+    let clients = RoleModels::from_env().clients(&platform.http);
+    let mut done = 0;
+    for persona in &seeds.personas {
+        for goal in &seeds.goals {
+            let seed = ExploreSeed {
+                campaign_id,
+                persona_id: persona.id.clone(),
+                goal_id: goal.id.clone(),
+                variant: None,
+                trigger: Trigger::Manual,
+            };
+            match explore_seed(platform, &seed, &clients, JudgeSampling::default()).await {
+                Ok(_) => done += 1,
+                Err(e) => eprintln!(
+                    "  exploration of {} x {} refused: {}",
+                    persona.id, goal.id, e.body.message
+                ),
+            }
+        }
+    }
+    done
 }

@@ -58,6 +58,12 @@ enum Command {
         /// The built UI to serve at / (default: ./ui/dist when present).
         #[arg(long)]
         ui_dir: Option<PathBuf>,
+        /// Minutes between the patrol agent's wake-ups.
+        #[arg(long, default_value_t = 60)]
+        patrol_minutes: u64,
+        /// Do not run the resident patrol agent (exploration then comes only from API clients).
+        #[arg(long)]
+        no_patrol: bool,
     },
     /// Serves the built-in demo agent as an OpenAI-compatible /v1/chat/completions endpoint.
     DemoTarget {
@@ -180,9 +186,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             api_key,
             scenarios,
             ui_dir,
+            patrol_minutes,
+            no_patrol,
         } => {
             let data_dir = data_dir_or_default(data_dir)?;
-            runtime()?.block_on(serve(data_dir, bind, api_key, scenarios, ui_dir))?;
+            let patrol =
+                (!no_patrol).then(|| std::time::Duration::from_secs(patrol_minutes.max(1) * 60));
+            runtime()?.block_on(serve(data_dir, bind, api_key, scenarios, ui_dir, patrol))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::DemoTarget { bind, latency_ms } => {
@@ -288,6 +298,7 @@ async fn serve(
     api_key: Option<String>,
     scenarios: Option<PathBuf>,
     ui_dir: Option<PathBuf>,
+    patrol: Option<std::time::Duration>,
 ) -> anyhow::Result<()> {
     let platform = open(&data_dir).await?;
     if let Some(dir) = scenarios_dir(scenarios)? {
@@ -307,6 +318,24 @@ async fn serve(
     let ui_dir = ui_dir
         .or_else(|| Some(PathBuf::from("ui/dist")).filter(|d| d.join("index.html").is_file()));
     agenteval_engine::fixed::spawn_scheduler(platform.clone());
+    // Role models come from the environment; none configured = offline
+    // (persona engine and heuristic judge).
+    let models = agenteval_engine::role_models::RoleModels::from_env();
+    let clients = models.clients(&platform.http);
+    let sampling = agenteval_engine::judge::JudgeSampling::default();
+    agenteval_engine::judge::spawn_worker(platform.clone(), clients.judge.clone(), sampling);
+    let _patrol = patrol.map(|interval| {
+        eprintln!("patrol agent: every {} min", interval.as_secs() / 60);
+        agenteval_engine::patrol_agent::PatrolAgent::spawn(
+            platform.clone(),
+            agenteval_engine::patrol_agent::PatrolConfig {
+                interval,
+                models,
+                sampling,
+                ..Default::default()
+            },
+        )
+    });
     println!(
         "AgentEval API on http://{bind} (data: {})",
         data_dir.display()

@@ -58,6 +58,27 @@ fn demo_runs_offline_and_writes_a_report_with_a_meaningful_pass_rate() {
         md.contains("no_unverified_numbers"),
         "the invented trend number is caught"
     );
+    assert!(
+        stdout.contains("exploration:"),
+        "the demo explores too: {stdout}"
+    );
+    let analysis = md.find("## Appendix: Analysis").expect("analysis appendix");
+    let findings = md
+        .find("## Appendix: Exploration findings")
+        .expect("exploration findings");
+    assert!(analysis < findings, "appendices come in order");
+    assert!(
+        md.contains("| Goal achievement |"),
+        "an achievement rate is reported"
+    );
+    assert!(
+        md.contains("### Judge findings"),
+        "judge reviews are reported"
+    );
+    assert!(
+        md.contains("(#session-"),
+        "findings link to their transcripts"
+    );
 }
 
 #[test]

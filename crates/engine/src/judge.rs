@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::Row;
 use std::collections::BTreeSet;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use uuid::Uuid;
 
 /// How a review was made.
@@ -894,6 +894,35 @@ pub async fn review_pending(
         }
     }
     Ok(reviewed)
+}
+
+/// Starts the judge worker: reviews every pending session at start and
+/// again whenever a session changes, so that sessions closed through the
+/// API (external assistants) are judged promptly. A failing judge is
+/// recorded per session and never stops the worker.
+pub fn spawn_worker(
+    platform: Arc<Platform>,
+    judge: Option<Arc<dyn ChatClient>>,
+    sampling: JudgeSampling,
+) -> tokio::task::JoinHandle<()> {
+    let mut events = platform.subscribe();
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = review_pending(&platform, judge.as_deref(), sampling).await {
+                tracing::warn!(error = ?e, "judge worker could not review pending sessions");
+            }
+            // Wait for the next session change; a lagged receiver just
+            // means several changes happened: one pass covers them all.
+            loop {
+                match events.recv().await {
+                    Ok(crate::platform::Event::SessionChanged { .. }) => break,
+                    Ok(_) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        }
+    })
 }
 
 #[cfg(test)]

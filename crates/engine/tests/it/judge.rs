@@ -216,3 +216,26 @@ async fn offline_the_heuristic_judge_reviews_every_pending_session() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_judge_worker_reviews_sessions_closed_after_it_started() {
+    let tp = platform().await;
+    let worker =
+        agenteval_engine::judge::spawn_worker(tp.platform.clone(), None, JudgeSampling::default());
+    // Closed through the operations (as an external assistant would through
+    // the API), after the worker is already waiting.
+    let (_, session, _) = closed_session(&tp, 2).await;
+    let mut status = String::new();
+    for _ in 0..500 {
+        status = tp.platform.get_session(session).await.unwrap().judge_status;
+        if status != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    worker.abort();
+    assert_eq!(
+        status, "done",
+        "the worker reviewed the session with the heuristic judge"
+    );
+}
