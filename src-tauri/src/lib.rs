@@ -82,19 +82,22 @@ fn scenario_dirs(resource_dir: Option<PathBuf>) -> Vec<PathBuf> {
 
 /// Loads the scenario packs into the platform's catalog; invalid files are
 /// reported (file:line) and left out.
-fn load_scenarios(platform: &Platform, dirs: &[PathBuf]) -> Vec<String> {
+async fn load_scenarios(platform: &Platform, dirs: &[PathBuf]) -> Vec<String> {
     if dirs.is_empty() {
         tracing::warn!("no scenarios folder found; set AGENTEVAL_SCENARIOS to load packs");
         return Vec::new();
     }
-    let report = agenteval_engine::scenario::load_dirs(dirs);
+    // Through the platform, so that reports and exports know the titles.
+    let report = match platform.load_scenarios(dirs).await {
+        Ok(r) => r,
+        Err(e) => return vec![e.body.message],
+    };
     tracing::info!(
         loaded = report.scenarios.len(),
         errors = report.errors.len(),
         ?dirs,
         "scenarios loaded"
     );
-    platform.scenarios.insert_all(report.scenarios);
     report.errors.iter().map(|e| e.to_string()).collect()
 }
 
@@ -147,7 +150,10 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
 
     let platform = tauri::async_runtime::block_on(Platform::builder(&data_dir).open())
         .map_err(|e| anyhow::anyhow!("cannot open the data folder: {e}"))?;
-    let scenario_errors = load_scenarios(&platform, &scenario_dirs(app.path().resource_dir().ok()));
+    let scenario_errors = tauri::async_runtime::block_on(load_scenarios(
+        &platform,
+        &scenario_dirs(app.path().resource_dir().ok()),
+    ));
     if let Err(e) = tauri::async_runtime::block_on(ensure_demo_target(&platform)) {
         tracing::warn!(error = %e, "could not create the demo target");
     }
