@@ -484,6 +484,17 @@ fn numbers_in(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The canonical values of every number in a text (full-width digits,
+/// thousands separators and trailing zeros folded): the one notion of "a
+/// number" shared by the number gate, the heuristic judge and the virtual
+/// user.
+pub fn canonical_numbers(text: &str) -> BTreeSet<String> {
+    numbers_in(text)
+        .into_iter()
+        .map(|(_, canonical)| canonical)
+        .collect()
+}
+
 fn canonical_number(s: &str) -> String {
     let digits: String = s
         .chars()

@@ -15,12 +15,11 @@ use crate::error::Result;
 use crate::platform::{Event, Platform};
 use crate::role_models::{ChatClient, extract_json_object};
 use crate::virtual_user::profile_lang_is_zh;
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::Row;
 use std::collections::BTreeSet;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// How a review was made.
@@ -501,9 +500,6 @@ pub async fn model_review(
     ))
 }
 
-static NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\d+(?:[.,]\d+)*").expect("valid regex"));
-
 const REFUSAL: &[&str] = &[
     "i can't",
     "i cannot",
@@ -520,10 +516,10 @@ const REFUSAL: &[&str] = &[
 /// Replies slower than this get a fair finding; four times it, poor.
 const SLOW_MS: i64 = 10_000;
 
+/// Numbers of two or more digits: single digits ("step 1") are noise here.
 fn numbers(text: &str) -> BTreeSet<String> {
-    NUMBER
-        .find_iter(text)
-        .map(|m| m.as_str().replace(',', ""))
+    crate::checks::canonical_numbers(text)
+        .into_iter()
         .filter(|n| n.chars().filter(char::is_ascii_digit).count() >= 2)
         .collect()
 }

@@ -14,8 +14,8 @@ use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-static NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\d+(?:[.,]\d+)*").expect("valid regex"));
+/// Runs of digits, to derive an altered value (a change of mind).
+static DIGITS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("valid regex"));
 
 const CONFIRM: &[&str] = &[
     "has been sent",
@@ -112,10 +112,7 @@ fn confirms(reply: &str) -> bool {
 }
 
 fn numbers(text: &str) -> BTreeSet<String> {
-    NUMBER
-        .find_iter(text)
-        .map(|m| m.as_str().replace(',', ""))
-        .collect()
+    crate::checks::canonical_numbers(text)
 }
 
 pub struct PersonaEngine {
@@ -386,7 +383,7 @@ impl PersonaEngine {
         if let Some((local, domain)) = value.split_once('@') {
             return format!("{local}.work@{domain}");
         }
-        if let Some(m) = NUMBER.find_iter(value).last()
+        if let Some(m) = DIGITS.find_iter(value).last()
             && let Ok(n) = m.as_str().parse::<u64>()
         {
             return format!("{}{}{}", &value[..m.start()], n + 1, &value[m.end()..]);
