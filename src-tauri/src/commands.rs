@@ -117,7 +117,7 @@ pub async fn add_review(platform: Shared<'_>, req: CreateReview) -> Reply<HumanR
 #[specta::specta]
 pub async fn generate_analysis(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Analysis> {
     platform
-        .generate_analysis(campaign_id, None)
+        .generate_configured_analysis(campaign_id)
         .await
         .map_err(body)
 }

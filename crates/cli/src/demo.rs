@@ -133,7 +133,7 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     bar.finish_with_message("done");
 
     platform
-        .generate_analysis(campaign.id, None)
+        .generate_configured_analysis(campaign.id)
         .await
         .map_err(user_error)?;
     let markdown = platform

@@ -5,12 +5,13 @@
 //! model (or when it fails) a template analysis is built from the figures
 //! and labelled as such.
 
-use crate::channel::{Channel, ChatMessage, ChatRequest};
+use crate::channel::ChatMessage;
 use crate::clock::{from_ms, to_ms};
 use crate::error::Result;
 use crate::export::pct;
 use crate::platform::Platform;
 use crate::report::CampaignReport;
+use crate::role_models::ChatClient;
 use crate::target::parse_id;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -183,26 +184,33 @@ pub fn parse_analyst_reply(text: &str) -> Option<(String, Vec<Claim>)> {
 }
 
 impl Platform {
+    /// (Re)generates the analysis with the analyst model configured in the
+    /// environment (`AGENTEVAL_ANALYST_*`), or the template without one.
+    pub async fn generate_configured_analysis(&self, campaign_id: Uuid) -> Result<Analysis> {
+        let analyst = crate::role_models::RoleModels::from_env()
+            .clients(&self.http)
+            .analyst;
+        self.generate_analysis(campaign_id, analyst.as_deref())
+            .await
+    }
+
     /// (Re)generates and stores the analysis of a campaign. With an analyst
-    /// channel the model writes it; without one, or if the model fails or
+    /// model the model writes it; without one, or if the model fails or
     /// answers unusably, the template analysis is stored with the reason.
     pub async fn generate_analysis(
         &self,
         campaign_id: Uuid,
-        analyst: Option<(&dyn Channel, &str)>,
+        analyst: Option<&dyn ChatClient>,
     ) -> Result<Analysis> {
         let report = self.campaign_report(campaign_id).await?;
         let mut fallback_reason = None;
         let mut from_model = None;
-        if let Some((channel, model)) = analyst {
+        if let Some(client) = analyst {
             let input = serde_json::to_string(&analysis_input(&report))?;
-            let request = ChatRequest {
-                messages: vec![ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(input)],
-                tools: Vec::new(),
-            };
-            match channel.send(&request).await {
+            let messages = [ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(input)];
+            match client.complete(&messages).await {
                 Ok(reply) => match parse_analyst_reply(&reply.content) {
-                    Some(parsed) => from_model = Some((model.to_string(), parsed)),
+                    Some(parsed) => from_model = Some((client.model_name(), parsed)),
                     None => {
                         fallback_reason =
                             Some("the analyst model's answer was not the requested JSON".into())

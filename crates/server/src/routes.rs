@@ -170,7 +170,7 @@ pub async fn campaign_analysis(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Analysis>> {
     let id = parse_id("campaign", &id)?;
-    Ok(Json(st.platform.generate_analysis(id, None).await?))
+    Ok(Json(st.platform.generate_configured_analysis(id).await?))
 }
 
 /// Running formal campaigns with what changed since the previous patrol;

@@ -457,3 +457,121 @@ async fn seq_ids_make_reports_reproducible() {
         .unwrap();
     assert_eq!(t.id, id(1), "ids come from the injected source");
 }
+
+#[tokio::test]
+async fn the_analyst_model_gets_figures_never_conversations_and_must_answer_usably() {
+    use agenteval_engine::campaign::{Goal, Persona};
+    use agenteval_engine::exploration::{CloseSession, CreateSession, SendMessage, Trigger};
+    use agenteval_engine::role_models::FakeChatClient;
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("s")]);
+    let target = p
+        .create_target(CreateTarget::builtin_demo("Demo"))
+        .await
+        .unwrap()
+        .id;
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "with exploration".into(),
+            target_id: target,
+            scenario_ids: Some(vec!["s".into()]),
+            duration_hours: Some(24.0),
+            seed_set: Some(SeedSet {
+                personas: vec![Persona {
+                    id: "p".into(),
+                    name: "P".into(),
+                    ..Default::default()
+                }],
+                goals: vec![Goal {
+                    id: "g".into(),
+                    title: "G".into(),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    p.tick().await.unwrap();
+    let before = p.campaign_report(c.id).await.unwrap();
+    assert!(
+        before.exploration.is_none(),
+        "no exploration key before any session"
+    );
+    let s = p
+        .create_session(CreateSession {
+            campaign_id: c.id,
+            persona: serde_json::json!({"name": "P"}),
+            goal: serde_json::json!("G"),
+            seed_ref: None,
+            trigger: Some(Trigger::Manual),
+        })
+        .await
+        .unwrap();
+    let secret_line = "a very particular sentence only the conversation contains";
+    p.send_message(
+        s.id,
+        SendMessage {
+            content: secret_line.into(),
+        },
+    )
+    .await
+    .unwrap();
+    p.close_session(
+        s.id,
+        CloseSession {
+            goal_achieved: false,
+            blockers: Some(vec!["could not finish".into()]),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+
+    let after = p.campaign_report(c.id).await.unwrap();
+    assert!(
+        after.exploration.is_some(),
+        "the exploration block appears with the first session"
+    );
+    assert_eq!(
+        after.fixed, before.fixed,
+        "exploration never changes any fixed-scenario figure"
+    );
+
+    let answer = format!(
+        r#"Here you go: {{"summary": "Fixed line fine; exploration found a blocker.", "claims": [{{"text": "blocked", "session_ids": ["{}"]}}]}}"#,
+        s.id
+    );
+    let fake = FakeChatClient::new([answer]);
+    let a = p.generate_analysis(c.id, Some(&fake)).await.unwrap();
+    assert!(!a.offline, "the model wrote it");
+    assert_eq!(a.model, "fake", "the model's identity is stored");
+    assert_eq!(
+        a.claims[0].session_ids,
+        vec![s.id.to_string()],
+        "claims cite their sessions"
+    );
+    let prompt: String = fake.prompts()[0]
+        .iter()
+        .map(|m| m.content.clone())
+        .collect();
+    assert!(
+        prompt.contains("could not finish"),
+        "the issue list is in the input"
+    );
+    assert!(
+        !prompt.contains(secret_line),
+        "whole conversations never are"
+    );
+
+    let unusable = FakeChatClient::new(["I think it went well."]);
+    let b = p.generate_analysis(c.id, Some(&unusable)).await.unwrap();
+    assert!(b.offline, "an unusable answer falls back to the template");
+    assert!(b.fallback_reason.is_some(), "and says why");
+    assert_eq!(
+        p.latest_analysis(c.id).await.unwrap().map(|x| x.id),
+        Some(b.id),
+        "regenerable: the latest counts"
+    );
+}
