@@ -261,12 +261,20 @@ fn plan_key(c: &Campaign) -> Vec<String> {
 }
 
 impl Platform {
-    /// The models that play each role for a campaign on `target` now.
+    /// The models that play each role for a campaign on `target` now:
+    /// the configured role models, or the offline engines.
     pub fn models_for(&self, target: &crate::target::Target) -> ModelsUsed {
+        let roles = crate::role_models::RoleModels::from_env();
+        let label = |m: &Option<crate::role_models::ModelConfig>, offline: &str| {
+            Some(m.as_ref().map_or_else(
+                || offline.to_string(),
+                |c| format!("{} @ {}", c.model, c.base_url),
+            ))
+        };
         ModelsUsed {
             target: target.channel.model_label(),
-            virtual_user: None,
-            judge: None,
+            virtual_user: label(&roles.virtual_user, "offline persona engine"),
+            judge: label(&roles.judge, "offline heuristic judge"),
         }
     }
 
@@ -386,6 +394,60 @@ mod tests {
         assert_eq!(flipped, vec!["y".to_string()]);
         assert_eq!(rate, Some(0.5), "one of the two common scenarios flipped");
         assert_eq!(within_period_flip_rate(&a), Some(1.0 / 3.0));
+    }
+
+    #[test]
+    fn different_models_carry_a_warning_and_noise_is_named() {
+        let campaign = |name: &str, day: i64| crate::campaign::Campaign {
+            id: Uuid::now_v7(),
+            name: name.into(),
+            target_id: Uuid::nil(),
+            status: crate::campaign::CampaignStatus::Finalized,
+            line: crate::campaign::Line::Formal,
+            window_start: chrono::DateTime::from_timestamp(day * 86_400, 0).unwrap(),
+            window_end: chrono::DateTime::from_timestamp((day + 1) * 86_400, 0).unwrap(),
+            time_scale: 1.0,
+            plan: Default::default(),
+            seed_set: Default::default(),
+            budget: None,
+            effective_budget: crate::campaign::Budget::default().effective(),
+            seed_fingerprint: String::new(),
+            last_patrolled_at: None,
+            previous_campaign_id: None,
+            finalized_at: None,
+            created_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),
+            updated_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),
+        };
+        let now_models = ModelsUsed {
+            target: "t".into(),
+            virtual_user: Some("offline persona engine".into()),
+            judge: Some("qwen @ http://127.0.0.1:1/v1".into()),
+        };
+        let then_models = ModelsUsed {
+            judge: Some("offline heuristic judge".into()),
+            ..now_models.clone()
+        };
+        let o = outcomes(&[("a", &[true, false, true, true])]);
+        let current = campaign("now", 7);
+        let cmp = compare(
+            (&current, &o, &now_models),
+            &[(campaign("then", 0), o.clone(), then_models)],
+        );
+        let p = &cmp.periods[0];
+        assert_eq!(p.delta, Some(0.0));
+        assert!(p.within_noise, "identical outcomes are within noise");
+        assert!(
+            p.verdict.contains("within noise"),
+            "said in plain words: {}",
+            p.verdict
+        );
+        assert_eq!(
+            p.warnings.len(),
+            1,
+            "only the judge differs: {:?}",
+            p.warnings
+        );
+        assert!(p.warnings[0].contains("judge"));
     }
 
     #[test]
