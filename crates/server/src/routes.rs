@@ -14,7 +14,7 @@ use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target};
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
@@ -43,8 +43,8 @@ pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
 pub async fn create_target(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<CreateTarget>,
-) -> ApiResult<(StatusCode, Json<Target>)> {
-    Ok((StatusCode::OK, Json(st.platform.create_target(req).await?)))
+) -> ApiResult<Json<Target>> {
+    Ok(Json(st.platform.create_target(req).await?))
 }
 
 #[utoipa::path(get, path = "/api/targets", responses((status = 200, body = [Target])))]
@@ -80,11 +80,8 @@ pub async fn list_scenarios(State(st): State<AppState>) -> Json<Vec<ScenarioSumm
 pub async fn create_campaign(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<CreateCampaign>,
-) -> ApiResult<(StatusCode, Json<Campaign>)> {
-    Ok((
-        StatusCode::OK,
-        Json(st.platform.create_campaign(req).await?),
-    ))
+) -> ApiResult<Json<Campaign>> {
+    Ok(Json(st.platform.create_campaign(req).await?))
 }
 
 #[utoipa::path(get, path = "/api/campaigns", responses((status = 200, body = [Campaign])))]
@@ -189,14 +186,14 @@ pub async fn patrol(State(st): State<AppState>) -> ApiResult<Json<PatrolReport>>
 pub async fn create_session(
     State(st): State<AppState>,
     ApiJson(raw): ApiJson<serde_json::Value>,
-) -> ApiResult<(StatusCode, Json<ExplorationSession>)> {
+) -> ApiResult<Json<ExplorationSession>> {
     // A campaign_id that is not a UUID names no campaign: 404, like an
     // unknown UUID, rather than a structural error.
     if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
         parse_id("campaign", id)?;
     }
     let req: CreateSession = decode(&raw)?;
-    Ok((StatusCode::OK, Json(st.platform.create_session(req).await?)))
+    Ok(Json(st.platform.create_session(req).await?))
 }
 
 #[utoipa::path(get, path = "/api/exploration/sessions/{id}", params(("id" = String, Path)),
@@ -346,8 +343,8 @@ pub async fn run_turns(
 pub async fn add_review(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<agenteval_engine::review::CreateReview>,
-) -> ApiResult<(StatusCode, Json<agenteval_engine::review::HumanReview>)> {
-    Ok((StatusCode::OK, Json(st.platform.add_review(req).await?)))
+) -> ApiResult<Json<agenteval_engine::review::HumanReview>> {
+    Ok(Json(st.platform.add_review(req).await?))
 }
 
 /// Creates the following period: same target, plan, seeds and budget.
@@ -356,7 +353,7 @@ pub async fn add_review(
 pub async fn next_period(
     State(st): State<AppState>,
     Path(id): Path<String>,
-) -> ApiResult<(StatusCode, Json<Campaign>)> {
+) -> ApiResult<Json<Campaign>> {
     let id = parse_id("campaign", &id)?;
-    Ok((StatusCode::OK, Json(st.platform.next_period(id).await?)))
+    Ok(Json(st.platform.next_period(id).await?))
 }
