@@ -3,6 +3,7 @@
 //! `main` parses arguments and calls one function per command; the work is
 //! done by the engine and the server crates.
 
+mod bench;
 mod demo;
 mod scenarios_cmd;
 
@@ -13,6 +14,11 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+
+/// Hundreds of runs allocate small buffers on every thread at once; the
+/// system allocator's arena locks showed up in profiles of the engine.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -77,6 +83,11 @@ enum Command {
     Scenarios {
         #[command(subcommand)]
         command: ScenariosCommand,
+    },
+    /// Performance benchmarks; each suite ends with `RESULT <name> <value> <unit>` lines.
+    Bench {
+        #[command(subcommand)]
+        suite: bench::Suite,
     },
     /// Regenerates an export of a campaign from stored data.
     Export {
@@ -156,7 +167,7 @@ fn init_logging(verbose_default: bool) {
         .init();
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -215,6 +226,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             scenarios_cmd::from_skill(&manifest, out.as_deref())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Bench { suite } => {
+            bench::run(suite)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Export {
             data_dir,
             campaign,
@@ -250,7 +265,7 @@ pub fn data_dir_or_default(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 }
 
 /// `--scenarios`, else `./scenarios` when present.
-fn scenarios_dir(dir: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
+pub fn scenarios_dir(dir: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
     match dir {
         Some(d) if d.is_dir() => Ok(Some(d)),
         Some(d) => anyhow::bail!("scenario folder {} does not exist", d.display()),

@@ -7,8 +7,8 @@ use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
 use crate::scenario::{Check, Scenario};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
-use std::sync::LazyLock;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, LazyLock, RwLock};
 
 /// The outcome of one check on one turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -128,7 +128,7 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
                 )
             }
         }
-        Check::Regex { pattern } => match Regex::new(pattern) {
+        Check::Regex { pattern } => match compiled(pattern) {
             Ok(re) => match re.find(content) {
                 Some(m) => (
                     true,
@@ -321,7 +321,7 @@ fn tool_called_check(
     let Some(schema) = schema else {
         return (true, format!("the target called `{name}`"));
     };
-    let validator = match jsonschema::validator_for(schema) {
+    let validator = match schema_validator(schema) {
         Ok(v) => v,
         Err(e) => return (false, format!("the arguments schema is invalid: {e}")),
     };
@@ -451,6 +451,47 @@ fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (bool, String) 
             ),
         ),
     }
+}
+
+/// Scenario patterns compiled once per process: compiling a Unicode,
+/// case-folding pattern costs far more than matching a reply with it.
+/// Shared as `Arc`: a cloned `Regex` starts with empty search caches.
+fn compiled(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
+    static CACHE: LazyLock<RwLock<HashMap<String, Arc<Regex>>>> = LazyLock::new(Default::default);
+    /// Patterns come from scenario files; the bound only guards memory.
+    const MAX_CACHED: usize = 4096;
+    if let Some(re) = CACHE.read().ok().and_then(|c| c.get(pattern).cloned()) {
+        return Ok(re);
+    }
+    let re = Arc::new(Regex::new(pattern)?);
+    if let Ok(mut cache) = CACHE.write() {
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(pattern.to_string(), re.clone());
+    }
+    Ok(re)
+}
+
+/// Tool-argument schemas compiled once per process, like patterns.
+fn schema_validator(
+    schema: &serde_json::Value,
+) -> std::result::Result<Arc<jsonschema::Validator>, String> {
+    static CACHE: LazyLock<RwLock<HashMap<String, Arc<jsonschema::Validator>>>> =
+        LazyLock::new(Default::default);
+    const MAX_CACHED: usize = 1024;
+    let key = schema.to_string();
+    if let Some(v) = CACHE.read().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(v);
+    }
+    let validator = Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
+    if let Ok(mut cache) = CACHE.write() {
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(key, validator.clone());
+    }
+    Ok(validator)
 }
 
 static NUMBER_RE: LazyLock<Regex> =

@@ -7,16 +7,17 @@
 //! turns are kept), and whatever became due while the engine was down runs.
 
 use crate::campaign::CampaignStatus;
-use crate::channel::{ChatMessage, ChatRequest};
+use crate::channel::{Channel, ChatMessage, ChatRequest};
 use crate::checks::{CheckResult, TurnContext, key_field_coverage, run_checks};
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
-use crate::target::parse_id;
+use crate::target::{Target, parse_id};
+use crate::writer::{FinishRow, Pending, TurnRow, Write};
 use chrono::{DateTime, Utc};
-use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
@@ -107,6 +108,28 @@ pub struct RunTurn {
     pub created_at: DateTime<Utc>,
 }
 
+/// A run claimed for execution.
+struct ClaimedRun {
+    id: Uuid,
+    campaign_id: Uuid,
+    scenario_id: String,
+}
+
+impl ClaimedRun {
+    fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Self> {
+        Ok(Self {
+            id: parse_id(row.try_get("id")?)?,
+            campaign_id: parse_id(row.try_get("campaign_id")?)?,
+            scenario_id: row.try_get("scenario_id")?,
+        })
+    }
+}
+
+/// What the runs of one campaign execute against, or why they cannot.
+struct RunContext {
+    resolved: std::result::Result<(Target, Arc<dyn Channel>), String>,
+}
+
 /// What one scheduler step did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tick {
@@ -141,7 +164,11 @@ impl Platform {
     /// One scheduler step: starts campaigns whose window began, executes
     /// every due run (waiting for them), finalizes campaigns whose window
     /// ended and whose runs are done.
-    pub async fn tick(&self) -> Result<Tick> {
+    ///
+    /// Runs execute as a pipeline of at most [`MAX_RUNS_IN_FLIGHT`]: due
+    /// runs are claimed in batches whenever half of the slots are free, and
+    /// each campaign's target and channel are looked up once per step.
+    pub async fn tick(self: &Arc<Self>) -> Result<Tick> {
         let mut tick = Tick::default();
         let now = to_ms(self.clock.now());
         let started: Vec<String> = sqlx::query_scalar(
@@ -159,20 +186,46 @@ impl Platform {
             });
         }
 
+        let mut contexts: HashMap<Uuid, Arc<RunContext>> = HashMap::new();
+        let mut in_flight = tokio::task::JoinSet::new();
+        let mut more_due = true;
         loop {
-            let due = self.due_runs(MAX_RUNS_IN_FLIGHT as i64).await?;
-            if due.is_empty() {
-                break;
-            }
-            let n = due.len();
-            futures::stream::iter(due)
-                .for_each_concurrent(MAX_RUNS_IN_FLIGHT, |id| async move {
-                    if let Err(e) = self.execute_run(id).await {
-                        tracing::error!(run = %id, error = ?e, "run failed to execute");
+            if more_due && in_flight.len() <= MAX_RUNS_IN_FLIGHT / 2 {
+                // A failed claim stops claiming for this step, never the
+                // runs already executing: dropping them would abort them.
+                let claimed = match self
+                    .claim_due_runs(MAX_RUNS_IN_FLIGHT - in_flight.len())
+                    .await
+                {
+                    Ok(c) => c,
+                    Err(e) => {
+                        tracing::error!(error = ?e, "could not claim due runs");
+                        Vec::new()
                     }
-                })
-                .await;
-            tick.runs_executed += n as u32;
+                };
+                more_due = !claimed.is_empty();
+                for run in claimed {
+                    let context = match contexts.get(&run.campaign_id) {
+                        Some(c) => c.clone(),
+                        None => {
+                            let c = Arc::new(self.run_context(run.campaign_id).await);
+                            contexts.insert(run.campaign_id, c.clone());
+                            c
+                        }
+                    };
+                    let platform = self.clone();
+                    in_flight.spawn(async move { platform.execute_claimed(run, &context).await });
+                }
+            }
+            match in_flight.join_next().await {
+                None => break,
+                Some(Ok(Ok(_))) => tick.runs_executed += 1,
+                Some(Ok(Err(e))) => {
+                    tick.runs_executed += 1;
+                    tracing::error!(error = ?e, "run failed to execute");
+                }
+                Some(Err(e)) => tracing::error!(error = ?e, "run task failed"),
+            }
         }
 
         let ending: Vec<String> = sqlx::query_scalar(
@@ -189,17 +242,39 @@ impl Platform {
         Ok(tick)
     }
 
-    async fn due_runs(&self, limit: i64) -> Result<Vec<Uuid>> {
-        let rows: Vec<String> = sqlx::query_scalar(
-            "SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-             WHERE r.status = 'pending' AND r.scheduled_at <= ? AND c.status = 'running'
-             ORDER BY r.scheduled_at, r.seq LIMIT ?",
+    /// Claims up to `limit` due runs (`pending -> running`) in one
+    /// statement, oldest first.
+    async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRun>> {
+        let now = to_ms(self.clock.now());
+        let rows = sqlx::query(
+            "UPDATE runs SET status = 'running', started_at = ?
+             WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+                          WHERE r.status = 'pending' AND r.scheduled_at <= ? AND c.status = 'running'
+                          ORDER BY r.scheduled_at, r.seq LIMIT ?)
+               AND +status = 'pending' -- a guard, not an index choice
+             RETURNING id, campaign_id, scenario_id",
         )
-        .bind(to_ms(self.clock.now()))
-        .bind(limit)
+        .bind(now)
+        .bind(now)
+        .bind(limit as i64)
         .fetch_all(&self.db)
         .await?;
-        rows.iter().map(|s| parse_id(s)).collect()
+        rows.iter().map(ClaimedRun::from_row).collect()
+    }
+
+    /// The target and channel of a campaign's runs; a failure becomes every
+    /// run's error reason.
+    async fn run_context(&self, campaign_id: Uuid) -> RunContext {
+        let resolved = async {
+            let campaign = self.get_campaign(campaign_id).await?;
+            let target = self.get_target(campaign.target_id).await?;
+            let channel = self.channel_for(target.id).await?;
+            Ok::<_, Error>((target, channel))
+        }
+        .await;
+        RunContext {
+            resolved: resolved.map_err(|e| e.body.message),
+        }
     }
 
     /// Executes one run if it is still pending: claims it, plays the
@@ -207,25 +282,47 @@ impl Platform {
     /// happens, evaluates the checks and records the verdict.
     #[tracing::instrument(skip(self))]
     pub async fn execute_run(&self, run_id: Uuid) -> Result<Option<Verdict>> {
-        let now = to_ms(self.clock.now());
         let claimed = sqlx::query(
             "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
-             RETURNING campaign_id, scenario_id",
+             RETURNING id, campaign_id, scenario_id",
         )
-        .bind(now)
+        .bind(to_ms(self.clock.now()))
         .bind(run_id.to_string())
         .fetch_optional(&self.db)
         .await?;
         let Some(row) = claimed else {
             return Ok(None); // already claimed elsewhere, or not pending
         };
-        let campaign_id = parse_id(row.try_get("campaign_id")?)?;
-        let scenario_id: String = row.try_get("scenario_id")?;
-        let outcome = self.play_run(run_id, campaign_id, &scenario_id).await;
-        let (verdict, checks, metrics, reason) = match outcome {
+        let run = ClaimedRun::from_row(&row)?;
+        let context = self.run_context(run.campaign_id).await;
+        self.execute_claimed(run, &context).await.map(Some)
+    }
+
+    /// Plays a claimed run and commits its verdict.
+    async fn execute_claimed(&self, run: ClaimedRun, context: &RunContext) -> Result<Verdict> {
+        let mut turns = Vec::new();
+        let outcome = match &context.resolved {
+            Ok((target, channel)) => {
+                self.play_run(
+                    run.id,
+                    &run.scenario_id,
+                    target,
+                    channel.as_ref(),
+                    &mut turns,
+                )
+                .await
+            }
+            Err(reason) => Ok((
+                Verdict::Error,
+                Vec::new(),
+                RunMetrics::default(),
+                Some(reason.clone()),
+            )),
+        };
+        let (mut verdict, checks, metrics, mut reason) = match outcome {
             Ok(o) => o,
             Err(e) => {
-                tracing::error!(run = %run_id, error = ?e, "run aborted by an internal error");
+                tracing::error!(run = %run.id, error = ?e, "run aborted by an internal error");
                 (
                     Verdict::Error,
                     Vec::new(),
@@ -234,30 +331,40 @@ impl Platform {
                 )
             }
         };
-        sqlx::query(
-            "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?, error_reason = ?, finished_at = ?
-             WHERE id = ?",
-        )
-        .bind(verdict.as_str())
-        .bind(serde_json::to_string(&checks)?)
-        .bind(serde_json::to_string(&metrics)?)
-        .bind(reason)
-        .bind(to_ms(self.clock.now()))
-        .bind(run_id.to_string())
-        .execute(&self.db)
-        .await?;
+        // The verdict is stored only once every turn it rests on is.
+        for turn in turns {
+            if let Err(e) = turn.committed().await {
+                tracing::error!(run = %run.id, error = ?e, "a turn could not be stored");
+                verdict = Verdict::Error;
+                reason = Some("storage_error: a turn could not be stored".into());
+            }
+        }
+        let finish = FinishRow {
+            id: run.id.to_string(),
+            verdict: verdict.as_str(),
+            check_results: serde_json::to_string(&checks)?,
+            metrics: serde_json::to_string(&metrics)?,
+            error_reason: reason,
+            finished_at: to_ms(self.clock.now()),
+        };
+        self.writer
+            .enqueue(&self.db, Write::Finish(finish))
+            .committed()
+            .await?;
         self.notify(Event::RunFinished {
-            campaign_id,
-            run_id,
+            campaign_id: run.campaign_id,
+            run_id: run.id,
         });
-        Ok(Some(verdict))
+        Ok(verdict)
     }
 
     async fn play_run(
         &self,
         run_id: Uuid,
-        campaign_id: Uuid,
         scenario_id: &str,
+        target: &Target,
+        channel: &dyn Channel,
+        turns: &mut Vec<Pending>,
     ) -> Result<(Verdict, Vec<CheckResult>, RunMetrics, Option<String>)> {
         let mut metrics = RunMetrics::default();
         let Some(scenario) = self.scenarios.get(scenario_id) else {
@@ -268,26 +375,18 @@ impl Platform {
                 Some(format!("scenario {scenario_id} is not loaded")),
             ));
         };
-        let campaign = self.get_campaign(campaign_id).await?;
-        let target = self.get_target(campaign.target_id).await?;
-        let channel = match self.channel_for(target.id).await {
-            Ok(c) => c,
-            Err(e) => return Ok((Verdict::Error, Vec::new(), metrics, Some(e.body.message))),
+        // The request is the conversation so far; it grows turn by turn.
+        let mut request = ChatRequest {
+            messages: scenario.system.iter().map(ChatMessage::system).collect(),
+            tools: scenario.tools.clone(),
         };
-        let mut history: Vec<ChatMessage> =
-            scenario.system.iter().map(ChatMessage::system).collect();
         let mut results = Vec::new();
         let mut replies: Vec<String> = Vec::new();
         let mut seq = 0u32;
         for (i, turn) in scenario.turns.iter().enumerate() {
-            history.push(ChatMessage::user(&turn.user));
-            self.insert_run_turn(run_id, seq, "user", &turn.user, None, None, &[])
-                .await?;
+            request.messages.push(ChatMessage::user(&turn.user));
+            turns.push(self.queue_run_turn(run_id, seq, "user", &turn.user, None, &[])?);
             seq += 1;
-            let request = ChatRequest {
-                messages: history.clone(),
-                tools: scenario.tools.clone(),
-            };
             let reply = match channel.send(&request).await {
                 Ok(r) => r,
                 Err(e) => {
@@ -299,16 +398,14 @@ impl Platform {
                     ));
                 }
             };
-            self.insert_run_turn(
+            turns.push(self.queue_run_turn(
                 run_id,
                 seq,
                 "target",
                 &reply.content,
                 Some(&reply),
-                reply.usage,
                 &reply.tool_calls,
-            )
-            .await?;
+            )?);
             seq += 1;
             metrics.turns += 1;
             metrics.latency_ms_total += reply.latency_ms;
@@ -320,13 +417,13 @@ impl Platform {
             let ctx = TurnContext {
                 scenario: &scenario,
                 turn: i,
-                history: &history,
+                history: &request.messages,
                 reply: &reply,
             };
             results.extend(run_checks(&turn.checks, &ctx, None).await);
             let mut assistant = ChatMessage::assistant(&reply.content);
             assistant.tool_calls = reply.tool_calls.clone();
-            history.push(assistant);
+            request.messages.push(assistant);
             replies.push(reply.content);
         }
         metrics.completed = true;
@@ -343,34 +440,34 @@ impl Platform {
         Ok((verdict, results, metrics, None))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn insert_run_turn(
+    /// Queues one turn for the group commit.
+    fn queue_run_turn(
         &self,
         run_id: Uuid,
         seq: u32,
-        role: &str,
+        role: &'static str,
         content: &str,
         reply: Option<&crate::channel::ChatReply>,
-        usage: Option<crate::channel::Usage>,
         tool_calls: &[crate::channel::ToolCall],
-    ) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO run_turns (id, run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(self.ids.next_id().to_string())
-        .bind(run_id.to_string())
-        .bind(seq as i64)
-        .bind(role)
-        .bind(content)
-        .bind(reply.map(|r| r.latency_ms as i64))
-        .bind(usage.map(|u| i64::from(u.tokens_in)))
-        .bind(usage.map(|u| i64::from(u.tokens_out)))
-        .bind(if tool_calls.is_empty() { None } else { Some(serde_json::to_string(tool_calls)?) })
-        .bind(to_ms(self.clock.now()))
-        .execute(&self.db)
-        .await?;
-        Ok(())
+    ) -> Result<Pending> {
+        let usage = reply.and_then(|r| r.usage);
+        let turn = TurnRow {
+            id: self.ids.next_id().to_string(),
+            run_id: run_id.to_string(),
+            seq: i64::from(seq),
+            role,
+            content: content.to_string(),
+            latency_ms: reply.map(|r| r.latency_ms as i64),
+            tokens_in: usage.map(|u| i64::from(u.tokens_in)),
+            tokens_out: usage.map(|u| i64::from(u.tokens_out)),
+            tool_calls: if tool_calls.is_empty() {
+                None
+            } else {
+                Some(serde_json::to_string(tool_calls)?)
+            },
+            created_at: to_ms(self.clock.now()),
+        };
+        Ok(self.writer.enqueue(&self.db, Write::Turn(turn)))
     }
 
     /// The runs of a campaign in plan order.
@@ -419,7 +516,7 @@ impl Platform {
     /// finalized, sleeping `poll` between steps (the demo uses this with a
     /// progress callback).
     pub async fn run_until_finalized(
-        &self,
+        self: &Arc<Self>,
         campaign_ids: &[Uuid],
         poll: Duration,
         mut progress: impl FnMut(&Tick),

@@ -25,6 +25,7 @@ pub mod store;
 pub mod target;
 pub mod target_probe;
 pub mod virtual_user;
+mod writer;
 
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use platform::{Event, Platform};

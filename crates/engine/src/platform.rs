@@ -39,6 +39,8 @@ pub struct Platform {
     /// Serialises budget decisions (check + action) inside this process;
     /// the transaction keeps them atomic in the database.
     pub(crate) ledger_lock: tokio::sync::Mutex<()>,
+    /// Group commit for the fixed engine's turns and verdicts.
+    pub(crate) writer: crate::writer::Writer,
 }
 
 impl std::fmt::Debug for Platform {
@@ -91,6 +93,7 @@ impl PlatformBuilder {
             events,
             channels: Mutex::new(HashMap::new()),
             ledger_lock: tokio::sync::Mutex::new(()),
+            writer: Default::default(),
         }))
     }
 }

@@ -135,6 +135,21 @@ impl CreateTarget {
             price_out_per_mtok: None,
         }
     }
+
+    /// An OpenAI-compatible endpoint without a key, with default limits.
+    pub fn openai(name: &str, base_url: &str, model: &str) -> Self {
+        Self {
+            channel: ChannelConfig::Openai {
+                base_url: base_url.into(),
+                model: model.into(),
+                api_key: None,
+                api_key_env: None,
+                api_key_ref: None,
+                headers: Vec::new(),
+            },
+            ..Self::builtin_demo(name)
+        }
+    }
 }
 
 fn validate_url(field: &str, url: &str) -> Result<()> {

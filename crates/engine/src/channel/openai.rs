@@ -6,8 +6,9 @@
 use super::transport::Endpoint;
 use super::{Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, Usage};
 use crate::target::Header;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::time::Duration;
 
 pub struct OpenAiChannel {
@@ -43,37 +44,77 @@ impl OpenAiChannel {
         self
     }
 
-    fn body(&self, request: &ChatRequest) -> Value {
-        let messages: Vec<Value> = request.messages.iter().map(wire_message).collect();
-        let mut body = json!({
-            "model": self.model,
-            "messages": messages,
-        });
-        // Some servers reject an empty `tools` array, so it is left out.
-        if !request.tools.is_empty() {
-            let tools: Vec<Value> = request
+    fn body<'a>(&'a self, request: &'a ChatRequest) -> WireRequest<'a> {
+        WireRequest {
+            model: &self.model,
+            messages: request.messages.iter().map(wire_message).collect(),
+            tools: request
                 .tools
                 .iter()
-                .map(|t| {
-                    let parameters = if t.parameters.is_null() {
-                        json!({"type": "object", "properties": {}})
-                    } else {
-                        t.parameters.clone()
-                    };
-                    json!({
-                        "type": "function",
-                        "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": parameters,
-                        }
-                    })
+                .map(|t| WireTool {
+                    kind: "function",
+                    function: WireToolFunction {
+                        name: &t.name,
+                        description: &t.description,
+                        parameters: if t.parameters.is_null() {
+                            Cow::Owned(json!({"type": "object", "properties": {}}))
+                        } else {
+                            Cow::Borrowed(&t.parameters)
+                        },
+                    },
                 })
-                .collect();
-            body["tools"] = Value::Array(tools);
+                .collect(),
         }
-        body
     }
+}
+
+/// The request body, borrowed from the request: no copy of the history.
+#[derive(Serialize)]
+struct WireRequest<'a> {
+    model: &'a str,
+    messages: Vec<WireOutMessage<'a>>,
+    // Some servers reject an empty `tools` array, so it is left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+}
+
+#[derive(Serialize)]
+struct WireOutMessage<'a> {
+    role: &'static str,
+    // Assistant content is "" rather than null: several servers reject null.
+    content: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<WireOutToolCall<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct WireOutToolCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireOutFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireOutFunction<'a> {
+    name: &'a str,
+    arguments: Cow<'a, str>,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireToolFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireToolFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: Cow<'a, Value>,
 }
 
 fn role_name(role: Role) -> &'static str {
@@ -87,36 +128,31 @@ fn role_name(role: Role) -> &'static str {
 
 /// Arguments go over the wire as a JSON string; a raw string kept from an
 /// invalid reply is sent back unchanged.
-fn wire_arguments(arguments: &Value) -> String {
+fn wire_arguments(arguments: &Value) -> Cow<'_, str> {
     match arguments {
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
+        Value::String(raw) => Cow::Borrowed(raw),
+        other => Cow::Owned(other.to_string()),
     }
 }
 
-fn wire_message(m: &ChatMessage) -> Value {
-    // Assistant content is "" rather than null: several servers reject null.
-    let mut out = json!({
-        "role": role_name(m.role),
-        "content": m.content,
-    });
-    if !m.tool_calls.is_empty() {
-        out["tool_calls"] = m
+fn wire_message(m: &ChatMessage) -> WireOutMessage<'_> {
+    WireOutMessage {
+        role: role_name(m.role),
+        content: &m.content,
+        tool_calls: m
             .tool_calls
             .iter()
-            .map(|c| {
-                json!({
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": wire_arguments(&c.arguments)},
-                })
+            .map(|c| WireOutToolCall {
+                id: &c.id,
+                kind: "function",
+                function: WireOutFunction {
+                    name: &c.name,
+                    arguments: wire_arguments(&c.arguments),
+                },
             })
-            .collect();
+            .collect(),
+        tool_call_id: m.tool_call_id.as_deref(),
     }
-    if let Some(id) = &m.tool_call_id {
-        out["tool_call_id"] = Value::String(id.clone());
-    }
-    out
 }
 
 #[derive(Deserialize)]

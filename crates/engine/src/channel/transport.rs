@@ -115,7 +115,7 @@ impl Endpoint {
     pub async fn post_json(
         &self,
         http: &reqwest::Client,
-        body: &serde_json::Value,
+        body: &(impl serde::Serialize + Sync),
     ) -> Result<Reply, ChannelError> {
         let started = Instant::now();
         // reqwest's own timeout covers connect, headers and body; the outer

@@ -1,0 +1,289 @@
+//! `bench ledger`: session creates and messages from many HTTP clients at
+//! once against campaigns with small budgets. Prints latency percentiles
+//! and the count of budget overruns found in the database afterwards
+//! (sessions beyond a campaign's budget, turns beyond a session's limit).
+
+use super::{Figure, ms, percentile, print_figures};
+use crate::user_error;
+use agenteval_engine::Platform;
+use agenteval_engine::campaign::{Budget, CreateCampaign, Plan, PlanEntry};
+use agenteval_engine::scenario::Scenario;
+use agenteval_engine::target::CreateTarget;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::Mutex;
+
+#[derive(clap::Args, Debug)]
+pub struct Options {
+    /// Requests in all.
+    #[arg(long, default_value_t = 10_000)]
+    pub requests: u64,
+    /// HTTP clients sending at once.
+    #[arg(long, default_value_t = 64)]
+    pub clients: u32,
+    /// Campaigns sharing the load, each with its own budget.
+    #[arg(long, default_value_t = 4)]
+    pub campaigns: u32,
+    /// Sessions each campaign's budget allows.
+    #[arg(long, default_value_t = 200)]
+    pub max_sessions: u32,
+    /// User turns each session allows.
+    #[arg(long, default_value_t = 8)]
+    pub max_turns: u32,
+    /// Keep the database in this folder instead of a temporary one.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+}
+
+const KEY: &str = "bench-ledger-key";
+
+#[derive(Default)]
+struct Outcome {
+    latencies: Vec<Duration>,
+    created: u64,
+    messages: u64,
+    refused: u64,
+    server_errors: u64,
+    other: u64,
+}
+
+pub async fn run(o: Options) -> anyhow::Result<()> {
+    let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
+    let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
+    // One tiny scenario: the campaigns' fixed plans are not what is measured.
+    platform.scenarios.insert_all([bench_scenario()?]);
+    let target = platform
+        .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
+        .await
+        .map_err(user_error)?;
+    let mut campaigns = Vec::new();
+    for i in 0..o.campaigns.max(1) {
+        let c = platform
+            .create_campaign(CreateCampaign {
+                name: format!("ledger bench {i}"),
+                target_id: target.id,
+                plan: Some(Plan {
+                    entries: vec![PlanEntry {
+                        scenario_id: "bench.hello".into(),
+                        ..Default::default()
+                    }],
+                }),
+                duration_hours: Some(24.0),
+                // Accelerated line: manual sessions, no waiting between them.
+                time_scale: Some(2.0),
+                budget: Some(Budget {
+                    max_sessions: Some(o.max_sessions),
+                    max_turns: Some(o.max_turns),
+                    min_interval_minutes: Some(0.0),
+                }),
+                ..Default::default()
+            })
+            .await
+            .map_err(user_error)?;
+        campaigns.push(c.id);
+    }
+    let (addr, _server) = agenteval_server::spawn(
+        platform.clone(),
+        agenteval_server::ServeConfig {
+            bind: "127.0.0.1:0".parse()?,
+            api_key: KEY.into(),
+            ui_dir: None,
+        },
+    )
+    .await?;
+    println!(
+        "bench ledger: {} requests from {} clients over {} campaigns (budget {} sessions x {} turns) at http://{addr}",
+        o.requests,
+        o.clients,
+        campaigns.len(),
+        o.max_sessions,
+        o.max_turns
+    );
+
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(o.clients as usize)
+        .build()?;
+    let base = format!("http://{addr}/api/exploration");
+    let issued = Arc::new(AtomicU64::new(0));
+    let outcome = Arc::new(Mutex::new(Outcome::default()));
+    let campaigns = Arc::new(campaigns);
+    let start = Instant::now();
+    let workers: Vec<_> = (0..o.clients.max(1))
+        .map(|worker| {
+            let (client, base, issued, outcome, campaigns) = (
+                client.clone(),
+                base.clone(),
+                issued.clone(),
+                outcome.clone(),
+                campaigns.clone(),
+            );
+            let total = o.requests;
+            tokio::spawn(async move {
+                let mut mine = Outcome::default();
+                let mut session: Option<String> = None;
+                let mut n = u64::from(worker);
+                while issued.fetch_add(1, Ordering::Relaxed) < total {
+                    n += 1;
+                    let began = Instant::now();
+                    let response = match &session {
+                        // Mostly messages on the open session, sometimes a new one.
+                        Some(id) if n % 6 != 0 => client
+                            .post(format!("{base}/sessions/{id}/messages"))
+                            .header("x-api-key", KEY)
+                            .json(
+                                &serde_json::json!({"content": format!("Where is my order A{n}?")}),
+                            )
+                            .send()
+                            .await,
+                        _ => {
+                            let campaign = campaigns[(n as usize) % campaigns.len()];
+                            client
+                                .post(format!("{base}/sessions"))
+                                .header("x-api-key", KEY)
+                                .json(&serde_json::json!({
+                                    "campaign_id": campaign,
+                                    "persona": {"name": format!("client {worker}")},
+                                    "goal": "track an order",
+                                    "trigger": "manual",
+                                }))
+                                .send()
+                                .await
+                        }
+                    };
+                    let creating = session.is_none() || n % 6 == 0;
+                    match response {
+                        Ok(r) => {
+                            let status = r.status();
+                            let body: serde_json::Value = r.json().await.unwrap_or_default();
+                            mine.latencies.push(began.elapsed());
+                            if status.is_success() {
+                                if creating {
+                                    mine.created += 1;
+                                    session = body["id"].as_str().map(str::to_string);
+                                } else {
+                                    mine.messages += 1;
+                                }
+                            } else if status.as_u16() == 409 {
+                                mine.refused += 1;
+                                if !creating {
+                                    session = None; // turn limit reached: start another
+                                }
+                            } else if status.is_server_error() {
+                                mine.server_errors += 1;
+                            } else {
+                                mine.other += 1;
+                            }
+                        }
+                        Err(_) => mine.other += 1,
+                    }
+                }
+                let mut all = outcome.lock().await;
+                all.latencies.extend(mine.latencies);
+                all.created += mine.created;
+                all.messages += mine.messages;
+                all.refused += mine.refused;
+                all.server_errors += mine.server_errors;
+                all.other += mine.other;
+            })
+        })
+        .collect();
+    for w in workers {
+        w.await?;
+    }
+    let elapsed = start.elapsed();
+    let mut outcome = std::mem::take(&mut *outcome.lock().await);
+    outcome.latencies.sort_unstable();
+
+    // Overruns, from what the database holds.
+    let mut overruns = 0u64;
+    for id in campaigns.iter() {
+        let sessions = platform.list_sessions(*id).await.map_err(user_error)?;
+        overruns += (sessions.len() as u64).saturating_sub(u64::from(o.max_sessions));
+        overruns += sessions
+            .iter()
+            .map(|s| u64::from(s.turn_count.saturating_sub(o.max_turns)))
+            .sum::<u64>();
+    }
+
+    let l = &outcome.latencies;
+    print_figures(
+        "ledger",
+        &[
+            Figure::new(
+                "ledger_requests",
+                l.len() as f64,
+                "requests",
+                "requests answered",
+            ),
+            Figure::new(
+                "ledger_rps",
+                l.len() as f64 / elapsed.as_secs_f64(),
+                "req/s",
+                "requests per second",
+            ),
+            Figure::new(
+                "ledger_sessions_created",
+                outcome.created as f64,
+                "sessions",
+                "sessions created",
+            ),
+            Figure::new(
+                "ledger_messages",
+                outcome.messages as f64,
+                "messages",
+                "messages accepted",
+            ),
+            Figure::new(
+                "ledger_refused_409",
+                outcome.refused as f64,
+                "requests",
+                "refused by a guardrail (409)",
+            ),
+            Figure::new(
+                "ledger_5xx",
+                outcome.server_errors as f64,
+                "requests",
+                "server errors (5xx)",
+            ),
+            Figure::new(
+                "ledger_other_failures",
+                outcome.other as f64,
+                "requests",
+                "other failures",
+            ),
+            Figure::new(
+                "ledger_p50_ms",
+                ms(percentile(l, 50.0)),
+                "ms",
+                "latency p50",
+            ),
+            Figure::new(
+                "ledger_p99_ms",
+                ms(percentile(l, 99.0)),
+                "ms",
+                "latency p99",
+            ),
+            Figure::new(
+                "ledger_overruns",
+                overruns as f64,
+                "overruns",
+                "budget overruns",
+            ),
+        ],
+    );
+    Ok(())
+}
+
+fn bench_scenario() -> anyhow::Result<Scenario> {
+    Ok(serde_json::from_value(serde_json::json!({
+        "id": "bench.hello",
+        "title": "hello",
+        "pack": "bench",
+        "turns": [{"user": "hello"}],
+        "source_file": "(bench)",
+        "source_line": 1,
+        "content_hash": "bench",
+    }))?)
+}

@@ -1,0 +1,193 @@
+//! `agenteval bench <suite>`: performance figures, never assertions.
+//!
+//! Every suite prints a readable table, then one machine-readable line per
+//! figure: `RESULT <name> <value> <unit>`. Suites work in a temporary data
+//! folder and start what they measure against (the demo target as a child
+//! process, the HTTP API in-process) on 127.0.0.1.
+
+mod ledger;
+mod throughput;
+
+use anyhow::Context;
+use clap::Subcommand;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[derive(Subcommand, Debug)]
+pub enum Suite {
+    /// Fixed-scenario turns per second through the whole engine, against
+    /// the demo target's own ceiling measured in the same run.
+    Throughput(throughput::Options),
+    /// Concurrent session creates and messages over HTTP against budgets.
+    Ledger(ledger::Options),
+}
+
+pub fn run(suite: Suite) -> anyhow::Result<()> {
+    let runtime = crate::runtime()?;
+    match suite {
+        Suite::Throughput(o) => runtime.block_on(throughput::run(o)),
+        Suite::Ledger(o) => runtime.block_on(ledger::run(o)),
+    }
+}
+
+/// One figure: printed in the table and as a `RESULT` line.
+pub struct Figure {
+    pub name: &'static str,
+    pub value: f64,
+    pub unit: &'static str,
+    pub label: String,
+}
+
+impl Figure {
+    pub fn new(name: &'static str, value: f64, unit: &'static str, label: &str) -> Self {
+        Self {
+            name,
+            value,
+            unit,
+            label: label.to_string(),
+        }
+    }
+}
+
+/// Prints the table, then the `RESULT` lines.
+pub fn print_figures(title: &str, figures: &[Figure]) {
+    println!("\n{title}");
+    let width = figures.iter().map(|f| f.label.len()).max().unwrap_or(0);
+    for f in figures {
+        println!(
+            "  {:<width$}  {:>12} {}",
+            f.label,
+            format_value(f.value),
+            f.unit
+        );
+    }
+    println!();
+    for f in figures {
+        println!("RESULT {} {} {}", f.name, format_value(f.value), f.unit);
+    }
+}
+
+fn format_value(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else if v.abs() >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// The `p`-th percentile (0-100) of sorted samples.
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Peak resident set size of this process in MB (Linux), if known.
+pub fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// CPU seconds (user + system) a process has used so far (Linux), or 0.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // Fields after the command name, which is in parentheses.
+    let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 here.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// `agenteval demo-target` as a child process on a free loopback port;
+/// stopped when dropped.
+pub struct DemoTargetProcess {
+    child: Child,
+    pub addr: SocketAddr,
+}
+
+impl DemoTargetProcess {
+    pub fn start(latency_ms: u64) -> anyhow::Result<Self> {
+        let addr = free_port()?;
+        let exe = std::env::current_exe().context("locating the agenteval binary")?;
+        let child = Command::new(exe)
+            .args(["demo-target", "--bind", &addr.to_string()])
+            .args(["--latency-ms", &latency_ms.to_string()])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("starting the demo target")?;
+        let mut process = Self { child, addr };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(addr).is_err() {
+            if let Some(status) = process.child.try_wait()? {
+                anyhow::bail!("the demo target exited at start ({status})");
+            }
+            anyhow::ensure!(
+                Instant::now() < deadline,
+                "the demo target did not listen on {addr} within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(process)
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+}
+
+impl Drop for DemoTargetProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> anyhow::Result<SocketAddr> {
+    let listener = TcpListener::bind("127.0.0.1:0").context("finding a free port")?;
+    Ok(listener.local_addr()?)
+}
+
+/// A fresh data folder, removed at the end unless `keep` is set.
+pub fn data_dir(
+    keep: Option<&std::path::Path>,
+) -> anyhow::Result<(std::path::PathBuf, Option<tempfile::TempDir>)> {
+    match keep {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            Ok((dir.to_path_buf(), None))
+        }
+        None => {
+            let tmp = tempfile::Builder::new()
+                .prefix("agenteval-bench-")
+                .tempdir()?;
+            Ok((tmp.path().to_path_buf(), Some(tmp)))
+        }
+    }
+}
