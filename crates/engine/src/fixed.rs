@@ -348,7 +348,7 @@ impl Platform {
             finished_at: to_ms(self.clock.now()),
         };
         self.writer
-            .enqueue(&self.db, Write::Finish(finish))
+            .enqueue(Write::Finish(finish))
             .committed()
             .await?;
         self.notify(Event::RunFinished {
@@ -467,7 +467,7 @@ impl Platform {
             },
             created_at: to_ms(self.clock.now()),
         };
-        Ok(self.writer.enqueue(&self.db, Write::Turn(turn)))
+        Ok(self.writer.enqueue(Write::Turn(turn)))
     }
 
     /// The runs of a campaign in plan order.

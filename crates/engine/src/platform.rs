@@ -37,8 +37,10 @@ pub struct Platform {
     /// shared by everything that talks to it.
     channels: Mutex<HashMap<Uuid, Arc<dyn Channel>>>,
     /// Serialises budget decisions (check + action) inside this process;
-    /// the transaction keeps them atomic in the database.
-    pub(crate) ledger_lock: tokio::sync::Mutex<()>,
+    /// the transaction keeps them atomic in the database. The group writer
+    /// takes it for each batch too, so the process's writers take turns
+    /// here rather than in SQLite's busy handler.
+    pub(crate) ledger_lock: Arc<tokio::sync::Mutex<()>>,
     /// Group commit for the fixed engine's turns and verdicts.
     pub(crate) writer: crate::writer::Writer,
 }
@@ -82,7 +84,9 @@ impl PlatformBuilder {
             .build()
             .map_err(Error::internal)?;
         let (events, _) = broadcast::channel(1024);
+        let ledger_lock = Arc::new(tokio::sync::Mutex::new(()));
         Ok(Arc::new(Platform {
+            writer: crate::writer::Writer::new(db.clone(), ledger_lock.clone()),
             db,
             clock: self.clock,
             ids: self.ids,
@@ -92,8 +96,7 @@ impl PlatformBuilder {
             data_dir: self.data_dir,
             events,
             channels: Mutex::new(HashMap::new()),
-            ledger_lock: tokio::sync::Mutex::new(()),
-            writer: Default::default(),
+            ledger_lock,
         }))
     }
 }
@@ -148,20 +151,24 @@ impl Platform {
         Ok(map.entry(target_id).or_insert(channel).clone())
     }
 
-    /// Records an audit event. Failure to audit is logged, never fatal to
-    /// the operation it describes.
+    /// Records an audit event (group-committed with other writes; returns
+    /// once it is stored). Failure to audit is logged, never fatal to the
+    /// operation it describes. Must not be awaited while holding
+    /// `ledger_lock`, which the group writer needs.
     pub async fn audit(&self, actor: &str, action: &str, subject: Option<Uuid>, outcome: &str) {
-        let res = sqlx::query(
-            "INSERT INTO audit_events (id, at, actor, action, subject, outcome) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(self.ids.next_id().to_string())
-        .bind(crate::clock::to_ms(self.clock.now()))
-        .bind(actor)
-        .bind(action)
-        .bind(subject.map(|s| s.to_string()))
-        .bind(outcome)
-        .execute(&self.db)
-        .await;
+        let row = crate::writer::AuditRow {
+            id: self.ids.next_id().to_string(),
+            at: crate::clock::to_ms(self.clock.now()),
+            actor: actor.to_string(),
+            action: action.to_string(),
+            subject: subject.map(|s| s.to_string()),
+            outcome: outcome.to_string(),
+        };
+        let res = self
+            .writer
+            .enqueue(crate::writer::Write::Audit(row))
+            .committed()
+            .await;
         if let Err(e) = res {
             tracing::warn!(error = %e, action, "could not record audit event");
         }

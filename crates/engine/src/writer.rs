@@ -7,6 +7,12 @@
 //! they happen and waits for all of them to be committed before it queues
 //! its verdict, so a verdict is never stored without its turns.
 //!
+//! Audit events take the same path, so that an API call's audit row never
+//! competes with the call's own transaction for SQLite's write lock. Each
+//! batch holds the platform's write gate (`Platform::ledger_lock`): the
+//! process's writers take turns in memory instead of meeting in SQLite's
+//! busy handler, which sleeps for milliseconds.
+//!
 //! If a batch fails, its writes are retried one by one so that only the
 //! faulty write reports the error. If the task is gone (its runtime shut
 //! down), writes go straight to the database.
@@ -14,7 +20,7 @@
 use crate::error::{Error, Result};
 use crate::store::Db;
 use sqlx::{QueryBuilder, Sqlite};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use tokio::sync::{mpsc, oneshot};
 
 /// Most writes committed in one transaction.
@@ -63,17 +69,32 @@ pub(crate) struct FinishRow {
     pub finished_at: i64,
 }
 
+/// An audit event.
+#[derive(Debug, Clone)]
+pub(crate) struct AuditRow {
+    pub id: String,
+    pub at: i64,
+    pub actor: String,
+    pub action: String,
+    pub subject: Option<String>,
+    pub outcome: String,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) enum Write {
     Turn(TurnRow),
     Finish(FinishRow),
+    Audit(AuditRow),
 }
 
 type Job = (Write, oneshot::Sender<std::result::Result<(), String>>);
 
+type Gate = Arc<tokio::sync::Mutex<()>>;
+
 /// The queue in front of the writer task, started on first use.
-#[derive(Default)]
 pub(crate) struct Writer {
+    db: Db,
+    gate: Gate,
     queue: OnceLock<mpsc::UnboundedSender<Job>>,
 }
 
@@ -81,7 +102,7 @@ pub(crate) struct Writer {
 pub(crate) enum Pending {
     Queued(oneshot::Receiver<std::result::Result<(), String>>),
     /// The writer task is gone: written directly when awaited.
-    Direct(Db, Box<Write>),
+    Direct(Db, Gate, Box<Write>),
 }
 
 impl Pending {
@@ -92,24 +113,36 @@ impl Pending {
                 // The task stopped before answering: its runtime is ending.
                 Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
             },
-            Self::Direct(db, write) => apply(&db, &[&write]).await,
+            Self::Direct(db, gate, write) => apply(&db, &gate, &[&write]).await,
         }
     }
 }
 
 impl Writer {
+    pub fn new(db: Db, gate: Gate) -> Self {
+        Self {
+            db,
+            gate,
+            queue: OnceLock::new(),
+        }
+    }
+
     /// Queues `write` to be committed with whatever else is waiting.
-    pub fn enqueue(&self, db: &Db, write: Write) -> Pending {
-        let queue = self.queue.get_or_init(|| spawn(db.clone()));
+    pub fn enqueue(&self, write: Write) -> Pending {
+        let queue = self
+            .queue
+            .get_or_init(|| spawn(self.db.clone(), self.gate.clone()));
         let (done, committed) = oneshot::channel();
         match queue.send((write, done)) {
             Ok(()) => Pending::Queued(committed),
-            Err(mpsc::error::SendError((write, _))) => Pending::Direct(db.clone(), Box::new(write)),
+            Err(mpsc::error::SendError((write, _))) => {
+                Pending::Direct(self.db.clone(), self.gate.clone(), Box::new(write))
+            }
         }
     }
 }
 
-fn spawn(db: Db) -> mpsc::UnboundedSender<Job> {
+fn spawn(db: Db, gate: Gate) -> mpsc::UnboundedSender<Job> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Job>();
     tokio::spawn(async move {
         let mut batch: Vec<Job> = Vec::new();
@@ -122,7 +155,7 @@ fn spawn(db: Db) -> mpsc::UnboundedSender<Job> {
                 }
             }
             let writes: Vec<&Write> = batch.iter().map(|(w, _)| w).collect();
-            let result = apply(&db, &writes).await;
+            let result = apply(&db, &gate, &writes).await;
             drop(writes);
             match result {
                 Ok(()) => {
@@ -133,7 +166,7 @@ fn spawn(db: Db) -> mpsc::UnboundedSender<Job> {
                 Err(e) => {
                     tracing::warn!(error = ?e, writes = batch.len(), "batch failed; retrying its writes one by one");
                     for (write, done) in batch.drain(..) {
-                        let result = apply(&db, &[&write]).await;
+                        let result = apply(&db, &gate, &[&write]).await;
                         let _ = done.send(result.map_err(|e| e.to_string()));
                     }
                 }
@@ -143,22 +176,31 @@ fn spawn(db: Db) -> mpsc::UnboundedSender<Job> {
     tx
 }
 
-/// Writes everything in one transaction: turns first, then verdicts.
-async fn apply(db: &Db, writes: &[&Write]) -> Result<()> {
+/// Writes everything in one transaction: turns first, then verdicts, then
+/// audit events.
+async fn apply(db: &Db, gate: &Gate, writes: &[&Write]) -> Result<()> {
     let turns: Vec<&TurnRow> = writes
         .iter()
         .filter_map(|w| match w {
             Write::Turn(t) => Some(t),
-            Write::Finish(_) => None,
+            _ => None,
         })
         .collect();
     let finishes: Vec<&FinishRow> = writes
         .iter()
         .filter_map(|w| match w {
             Write::Finish(f) => Some(f),
-            Write::Turn(_) => None,
+            _ => None,
         })
         .collect();
+    let audits: Vec<&AuditRow> = writes
+        .iter()
+        .filter_map(|w| match w {
+            Write::Audit(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    let _gate = gate.lock().await;
     let mut tx = db.begin().await?;
     for chunk in pieces(&turns) {
         let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
@@ -195,6 +237,20 @@ async fn apply(db: &Db, writes: &[&Write]) -> Result<()> {
                  metrics = v.metrics, error_reason = v.error_reason, finished_at = v.finished_at
              FROM v WHERE runs.id = v.id",
         );
+        q.build().execute(&mut *tx).await?;
+    }
+    for chunk in pieces(&audits) {
+        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
+            "INSERT INTO audit_events (id, at, actor, action, subject, outcome) ",
+        );
+        q.push_values(chunk, |mut b, a| {
+            b.push_bind(&a.id)
+                .push_bind(a.at)
+                .push_bind(&a.actor)
+                .push_bind(&a.action)
+                .push_bind(&a.subject)
+                .push_bind(&a.outcome);
+        });
         q.build().execute(&mut *tx).await?;
     }
     tx.commit().await?;

@@ -791,6 +791,7 @@ impl Platform {
         match reply {
             Ok(reply) => {
                 let at = to_ms(self.clock.now());
+                let gate = self.ledger_lock.lock().await;
                 let mut tx = self.db.begin().await?;
                 sqlx::query(
                     "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
@@ -810,6 +811,7 @@ impl Platform {
                     .execute(&mut *tx)
                     .await?;
                 tx.commit().await?;
+                drop(gate);
                 self.notify(Event::SessionChanged {
                     campaign_id: campaign.id,
                     session_id: session.id,
@@ -826,6 +828,7 @@ impl Platform {
             }
             Err(reason) => {
                 let at = to_ms(self.clock.now());
+                let gate = self.ledger_lock.lock().await;
                 sqlx::query(
                     "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error', failure_reason = ?,
                         ended_at = ?, updated_at = ?
@@ -837,6 +840,7 @@ impl Platform {
                 .bind(session.id.to_string())
                 .execute(&self.db)
                 .await?;
+                drop(gate);
                 self.audit(
                     "platform",
                     "session.fail",
