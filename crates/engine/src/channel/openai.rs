@@ -16,6 +16,8 @@ pub struct OpenAiChannel {
     /// A configuration problem (bad header, bad URL) is reported on the
     /// first send, because construction cannot fail.
     endpoint: Result<Endpoint, ChannelError>,
+    /// Sent as `max_tokens` when set (role models cap their answers).
+    max_tokens: Option<u32>,
 }
 
 impl OpenAiChannel {
@@ -32,7 +34,14 @@ impl OpenAiChannel {
             http,
             model,
             endpoint: Endpoint::new(url, api_key.as_deref(), &headers, timeout),
+            max_tokens: None,
         }
+    }
+
+    /// Caps every answer at `max_tokens` (sent in each request).
+    pub fn with_max_tokens(mut self, max_tokens: Option<u32>) -> Self {
+        self.max_tokens = max_tokens;
+        self
     }
 
     /// Refuses replies larger than `bytes` (default 4 MiB).
@@ -49,6 +58,9 @@ impl OpenAiChannel {
             "model": self.model,
             "messages": messages,
         });
+        if let Some(max) = self.max_tokens {
+            body["max_tokens"] = json!(max);
+        }
         // Some servers reject an empty `tools` array, so it is left out.
         if !request.tools.is_empty() {
             let tools: Vec<Value> = request
