@@ -609,6 +609,27 @@ mod tests {
             .expect("status line")
     }
 
+    /// Where no keychain answers (no D-Bus session here, or switched off)
+    /// detection settles on the encrypted file instead of failing.
+    #[test]
+    fn without_a_keychain_keys_fall_back_to_the_encrypted_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let no_session_bus =
+            cfg!(target_os = "linux") && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none();
+        if no_session_bus {
+            assert_eq!(
+                keychain::KeyVault::detect(dir.path()).storage(),
+                keychain::KeyStorage::EncryptedFile,
+                "no session bus: no Secret Service"
+            );
+        }
+        let vault = keychain::KeyVault::encrypted_only();
+        let secrets = agenteval_engine::secrets::Secrets::ephemeral();
+        let reference = vault.put(&secrets, "role/judge", "sk-x").expect("stored");
+        assert!(reference.starts_with("enc:v1:"), "{reference}");
+        assert_eq!(vault.get(&secrets, &reference).expect("read"), "sk-x");
+    }
+
     /// The OS keychain path. Needs a Secret Service (see
     /// `scripts/keychain-check.sh`, which starts one); ignored otherwise.
     #[test]
