@@ -1,6 +1,8 @@
 //! Tauri commands: thin adapters over the engine's operations. Every error
 //! crosses to the UI as the engine's `{code, message, suggestion}` body.
 
+use crate::Resident;
+use crate::keychain::KeyStorage;
 use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
@@ -9,6 +11,7 @@ use agenteval_engine::exploration::{
 };
 use agenteval_engine::export::ExportFormat;
 use agenteval_engine::fixed::{Run, RunTurn};
+use agenteval_engine::patrol_agent::{PatrolControl, PatrolStatus};
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::review::{CreateReview, HumanReview};
 use agenteval_engine::scenario::ScenarioSummary;
@@ -203,14 +206,41 @@ pub async fn get_settings(store: State<'_, SettingsStore>) -> Reply<Settings> {
     Ok(store.get())
 }
 
+/// Saves the settings and puts them into effect at once (role models,
+/// patrol cadence, the embedded API).
 #[tauri::command]
 #[specta::specta]
 pub async fn update_settings(
     platform: Shared<'_>,
     store: State<'_, SettingsStore>,
+    resident: State<'_, Resident>,
     settings: Settings,
 ) -> Reply<Settings> {
-    store.update(&platform, settings).map_err(body)
+    let saved = store.update(&platform.secrets, settings).map_err(body)?;
+    resident
+        .apply(&platform, &store, &saved)
+        .await
+        .map_err(body)?;
+    Ok(saved)
+}
+
+/// The resident patrol agent: paused or not, last and next wake-up.
+#[tauri::command]
+#[specta::specta]
+pub async fn patrol_status(patrol: State<'_, PatrolControl>) -> Reply<PatrolStatus> {
+    Ok(patrol.status())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn pause_patrol(patrol: State<'_, PatrolControl>) -> Reply<PatrolStatus> {
+    patrol.pause().map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn resume_patrol(patrol: State<'_, PatrolControl>) -> Reply<PatrolStatus> {
+    patrol.resume().map_err(body)
 }
 
 /// Where things are, for the settings page and support.
@@ -221,16 +251,23 @@ pub struct AppInfo {
     pub log_dir: String,
     pub scenarios_loaded: u32,
     pub scenario_errors: Vec<String>,
+    /// Where role-model and API keys are kept.
+    pub key_storage: KeyStorage,
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn app_info(platform: Shared<'_>, info: State<'_, crate::Startup>) -> Reply<AppInfo> {
+pub async fn app_info(
+    platform: Shared<'_>,
+    info: State<'_, crate::Startup>,
+    store: State<'_, SettingsStore>,
+) -> Reply<AppInfo> {
     Ok(AppInfo {
         version: env!("CARGO_PKG_VERSION").into(),
         data_dir: info.data_dir.display().to_string(),
         log_dir: info.log_dir.display().to_string(),
         scenarios_loaded: platform.scenarios.len() as u32,
         scenario_errors: info.scenario_errors.clone(),
+        key_storage: store.key_storage(),
     })
 }

@@ -4,12 +4,17 @@
 //! engine's operations as commands (see [`commands`]).
 
 pub mod commands;
+pub mod keychain;
 pub mod settings;
 
+use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig, PatrolControl};
+use agenteval_engine::role_models::RoleModels;
 use agenteval_engine::target::CreateTarget;
-use agenteval_engine::{Event, Platform};
+use agenteval_engine::{Error, ErrorCode, Event, Platform};
 use serde::Serialize;
+use settings::{ApiSettings, Settings, SettingsStore};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tauri::Manager;
 use tauri_specta::Event as _;
 
@@ -53,6 +58,9 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::save_export,
             commands::get_settings,
             commands::update_settings,
+            commands::patrol_status,
+            commands::pause_patrol,
+            commands::resume_patrol,
             commands::app_info,
         ])
         .events(tauri_specta::collect_events![PlatformEvent])
@@ -99,6 +107,112 @@ async fn load_scenarios(platform: &Platform, dirs: &[PathBuf]) -> Vec<String> {
         "scenarios loaded"
     );
     report.errors.iter().map(|e| e.to_string()).collect()
+}
+
+/// The role models in force: the saved ones, role by role over the
+/// environment's `AGENTEVAL_<ROLE>_*`.
+pub fn effective_role_models(
+    platform: &Platform,
+    store: &SettingsStore,
+    settings: &Settings,
+) -> RoleModels {
+    store
+        .role_models(&platform.secrets, settings)
+        .or(RoleModels::from_env())
+}
+
+fn patrol_interval(settings: &Settings) -> std::time::Duration {
+    std::time::Duration::from_secs(u64::from(settings.patrol_interval_minutes.max(1)) * 60)
+}
+
+/// What runs beside the UI and follows the settings: the patrol agent (its
+/// cadence), the platform's role models and the embedded HTTP API.
+#[derive(Debug)]
+pub struct Resident {
+    pub patrol: PatrolControl,
+    api: tokio::sync::Mutex<Option<EmbeddedApi>>,
+}
+
+#[derive(Debug)]
+struct EmbeddedApi {
+    settings: ApiSettings,
+    addr: std::net::SocketAddr,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Resident {
+    pub fn new(patrol: PatrolControl) -> Self {
+        Self {
+            patrol,
+            api: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// Puts saved settings into effect without a restart: role models for
+    /// the next piece of work, the patrol cadence for the next wake-up, and
+    /// the embedded API restarted when its port or key changed.
+    pub async fn apply(
+        &self,
+        platform: &Arc<Platform>,
+        store: &SettingsStore,
+        settings: &Settings,
+    ) -> agenteval_engine::Result<()> {
+        platform.set_role_models(effective_role_models(platform, store, settings));
+        if let Some(handle) = self.patrol.handle() {
+            handle.set_interval(patrol_interval(settings));
+        }
+        self.apply_api(platform, &settings.api).await
+    }
+
+    /// Where the embedded API listens now, if it runs.
+    pub async fn api_addr(&self) -> Option<std::net::SocketAddr> {
+        self.api.lock().await.as_ref().map(|a| a.addr)
+    }
+
+    async fn apply_api(
+        &self,
+        platform: &Arc<Platform>,
+        wanted: &ApiSettings,
+    ) -> agenteval_engine::Result<()> {
+        let mut running = self.api.lock().await;
+        if wanted.enabled && running.as_ref().is_some_and(|r| &r.settings == wanted) {
+            return Ok(());
+        }
+        if let Some(old) = running.take() {
+            old.task.abort();
+            // Wait for the listener to close, so the port can be reused.
+            let _ = old.task.await;
+            tracing::info!(addr = %old.addr, "embedded API stopped");
+        }
+        if !wanted.enabled {
+            return Ok(());
+        }
+        let config = agenteval_server::ServeConfig {
+            bind: std::net::SocketAddr::from(([127, 0, 0, 1], wanted.port)),
+            api_key: wanted.key.clone(),
+            ui_dir: None,
+            patrol: self.patrol.clone(),
+        };
+        let (addr, task) = agenteval_server::spawn(platform.clone(), config)
+            .await
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::InvalidInput,
+                    format!(
+                        "the settings are saved, but the API cannot listen on 127.0.0.1:{}: {e}",
+                        wanted.port
+                    ),
+                    "Choose a free port and save again.",
+                )
+            })?;
+        tracing::info!(%addr, "embedded API listening");
+        *running = Some(EmbeddedApi {
+            settings: wanted.clone(),
+            addr,
+            task,
+        });
+        Ok(())
+    }
 }
 
 /// A newcomer starts with a target that needs no configuration.
@@ -157,51 +271,40 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     if let Err(e) = tauri::async_runtime::block_on(ensure_demo_target(&platform)) {
         tracing::warn!(error = %e, "could not create the demo target");
     }
-    let settings = settings::SettingsStore::open(&data_dir)?;
+    let vault = keychain::KeyVault::detect(&data_dir);
+    let settings = SettingsStore::open(&data_dir, &platform.secrets, vault)?;
     let current = settings.get();
+    // Before anything runs: the saved role models, over the environment's.
+    platform.set_role_models(effective_role_models(&platform, &settings, &current));
 
     let handle = app.handle().clone();
     let events = platform.subscribe();
     tauri::async_runtime::spawn(forward_events(handle, events));
-    let p = platform.clone();
-    let patrol_interval =
-        std::time::Duration::from_secs(u64::from(current.patrol_interval_minutes.max(1)) * 60);
-    tauri::async_runtime::spawn(async move {
-        let _scheduler = agenteval_engine::fixed::spawn_scheduler(p.clone());
-        // Exploration runs beside the fixed plans: the judge reviews closed
-        // sessions, the resident patrol agent explores running formal
-        // campaigns. Role models come from the environment for now.
-        let models = agenteval_engine::role_models::RoleModels::from_env();
+    // Exploration runs beside the fixed plans: the judge reviews closed
+    // sessions, the resident patrol agent explores running formal
+    // campaigns. Both read the platform's role models at each use, so that
+    // saved settings take effect without a restart.
+    let resident = tauri::async_runtime::block_on(async {
+        agenteval_engine::fixed::spawn_scheduler(platform.clone());
         let sampling = agenteval_engine::judge::JudgeSampling::default();
-        let judge = models.clients(&p.http).judge;
-        let _judge = agenteval_engine::judge::spawn_worker(p.clone(), judge, sampling);
-        let handle = agenteval_engine::patrol_agent::PatrolAgent::spawn(
-            p,
-            agenteval_engine::patrol_agent::PatrolConfig {
-                interval: patrol_interval,
-                models,
+        agenteval_engine::judge::spawn_worker(platform.clone(), sampling);
+        let patrol = PatrolControl::new(Some(PatrolAgent::spawn(
+            platform.clone(),
+            PatrolConfig {
+                interval: patrol_interval(&current),
                 sampling,
                 ..Default::default()
             },
-        );
-        // The agent lives as long as the app: hold its handle forever.
-        let _patrol = handle;
-        std::future::pending::<()>().await;
+        )));
+        let resident = Resident::new(patrol);
+        if let Err(e) = resident.apply(&platform, &settings, &current).await {
+            tracing::warn!(error = %e, "could not apply the settings at start-up");
+        }
+        resident
     });
-    if current.api.enabled {
-        let p = platform.clone();
-        let config = agenteval_server::ServeConfig {
-            bind: std::net::SocketAddr::from(([127, 0, 0, 1], current.api.port)),
-            api_key: current.api.key.clone(),
-            ui_dir: None,
-        };
-        tauri::async_runtime::spawn(async move {
-            if let Err(e) = agenteval_server::serve(p, config).await {
-                tracing::error!(error = %e, "the embedded HTTP API stopped");
-            }
-        });
-    }
 
+    app.manage(resident.patrol.clone());
+    app.manage(resident);
     app.manage(platform);
     app.manage(settings);
     app.manage(Startup {
@@ -274,31 +377,70 @@ mod tests {
         );
     }
 
-    #[test]
-    fn settings_round_trip_and_validation() {
+    async fn platform_in(dir: &Path) -> Arc<Platform> {
+        Platform::builder(dir)
+            .role_models(RoleModels::default())
+            .open()
+            .await
+            .expect("platform")
+    }
+
+    fn free_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port()
+    }
+
+    #[tokio::test]
+    async fn settings_round_trip_and_keys_encrypted_without_a_keychain() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let store = settings::SettingsStore::open(dir.path()).expect("open settings");
+        let platform = platform_in(dir.path()).await;
+        let open = || {
+            settings::SettingsStore::open(
+                dir.path(),
+                &platform.secrets,
+                keychain::KeyVault::encrypted_only(),
+            )
+            .expect("open settings")
+        };
+        let store = open();
+        assert_eq!(
+            store.key_storage(),
+            keychain::KeyStorage::EncryptedFile,
+            "without a keychain the settings page says keys are encrypted in the data folder"
+        );
         let fresh = store.get();
         assert!(!fresh.api.enabled, "the embedded API is off until enabled");
         assert_eq!(fresh.api.key.len(), 32, "a fresh install gets a random key");
-        let reopened = settings::SettingsStore::open(dir.path()).expect("reopen");
         assert_eq!(
-            reopened.get(),
+            open().get(),
             fresh,
             "settings persist across restarts (same key, same values)"
         );
-        let platform =
-            tauri::async_runtime::block_on(Platform::in_memory().open()).expect("platform");
         let mut bad = fresh.clone();
         bad.patrol_interval_minutes = 0;
         let err = store
-            .update(&platform, bad)
+            .update(&platform.secrets, bad)
             .expect_err("zero cadence is refused");
+        assert_eq!(err.code(), ErrorCode::InvalidInput, "{err}");
+        let mut too_many = fresh.clone();
+        too_many.role_models.analyst = Some(settings::RoleModel {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            api_key: None,
+            api_key_env: None,
+            api_key_ref: None,
+            max_tokens: Some(0),
+        });
         assert_eq!(
-            err.code(),
-            agenteval_engine::ErrorCode::InvalidInput,
-            "{err}"
+            store
+                .update(&platform.secrets, too_many)
+                .expect_err("max_tokens 0 is refused")
+                .code(),
+            ErrorCode::InvalidInput
         );
+
         let mut with_key = fresh;
         with_key.role_models.judge = Some(settings::RoleModel {
             base_url: "http://127.0.0.1:9/v1".into(),
@@ -306,21 +448,224 @@ mod tests {
             api_key: Some("sk-secret-value".into()),
             api_key_env: None,
             api_key_ref: None,
+            max_tokens: Some(256),
         });
-        let saved = store.update(&platform, with_key).expect("valid settings");
-        let judge = saved.role_models.judge.expect("judge kept");
+        with_key.api.key = "api-key-0123456789abcdef".into();
+        let saved = store
+            .update(&platform.secrets, with_key)
+            .expect("valid settings");
+        let judge = saved.role_models.judge.clone().expect("judge kept");
         assert!(
             judge.api_key.is_none(),
             "the clear key is never kept in settings"
         );
         assert!(
-            judge.api_key_ref.is_some(),
-            "the key is referenced in the secret store"
+            judge
+                .api_key_ref
+                .as_deref()
+                .is_some_and(|r| r.starts_with("enc:v1:")),
+            "the key is encrypted by the engine's secret store: {judge:?}"
         );
         let on_disk = std::fs::read_to_string(dir.path().join("settings.json")).expect("file");
         assert!(
-            !on_disk.contains("sk-secret-value"),
-            "no clear-text key on disk"
+            !on_disk.contains("sk-secret-value") && !on_disk.contains("api-key-0123456789abcdef"),
+            "no clear-text key on disk: {on_disk}"
         );
+        let reopened = open();
+        assert_eq!(
+            reopened.get().api.key,
+            "api-key-0123456789abcdef",
+            "the API key is read back from its encrypted reference"
+        );
+        let models = reopened.role_models(&platform.secrets, &reopened.get());
+        let engine_judge = models.judge.expect("the judge is configured");
+        assert_eq!(engine_judge.api_key.as_deref(), Some("sk-secret-value"));
+        assert_eq!(engine_judge.max_tokens, Some(256));
+        assert!(models.virtual_user.is_none() && models.analyst.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_clear_api_key_from_an_older_version_moves_out_of_the_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let platform = platform_in(dir.path()).await;
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"language":"zh","patrol_interval_minutes":30,"api":{"enabled":false,"port":8787,"key":"legacy-key-0123456789"},"role_models":{"judge":null,"analyst":null,"virtual_user":null}}"#,
+        )
+        .expect("legacy file");
+        let store = settings::SettingsStore::open(
+            dir.path(),
+            &platform.secrets,
+            keychain::KeyVault::encrypted_only(),
+        )
+        .expect("open");
+        assert_eq!(store.get().api.key, "legacy-key-0123456789");
+        assert_eq!(store.get().patrol_interval_minutes, 30);
+        let on_disk = std::fs::read_to_string(dir.path().join("settings.json")).expect("file");
+        assert!(!on_disk.contains("legacy-key"), "{on_disk}");
+    }
+
+    #[tokio::test]
+    async fn saved_settings_take_effect_without_a_restart() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let platform = platform_in(dir.path()).await;
+        let store = settings::SettingsStore::open(
+            dir.path(),
+            &platform.secrets,
+            keychain::KeyVault::encrypted_only(),
+        )
+        .expect("open");
+        let patrol = PatrolControl::new(Some(PatrolAgent::spawn(
+            platform.clone(),
+            PatrolConfig {
+                paused: true,
+                ..Default::default()
+            },
+        )));
+        let resident = Resident::new(patrol.clone());
+        let mut s = store.get();
+        s.api.enabled = true;
+        s.api.port = free_port();
+        s.patrol_interval_minutes = 15;
+        s.role_models.analyst = Some(settings::RoleModel {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "analyst-from-settings".into(),
+            api_key: Some("sk-analyst".into()),
+            api_key_env: None,
+            api_key_ref: None,
+            max_tokens: None,
+        });
+        let saved = store.update(&platform.secrets, s).expect("save");
+        resident
+            .apply(&platform, &store, &saved)
+            .await
+            .expect("apply");
+        let analyst = platform.role_models().analyst.expect("analyst in force");
+        assert_eq!(analyst.model, "analyst-from-settings");
+        assert_eq!(analyst.api_key.as_deref(), Some("sk-analyst"));
+        assert!(
+            platform.role_clients().analyst.is_some(),
+            "the analysis now has a client"
+        );
+        assert_eq!(patrol.status().interval_minutes, 15, "cadence applied");
+
+        let http =
+            status_of_get(resident.api_addr().await.expect("API runs"), &saved.api.key).await;
+        assert_eq!(http, 200, "the embedded API answers with the saved key");
+
+        // A new port and key: the server moves without a restart.
+        let old_addr = resident.api_addr().await.expect("API runs");
+        let mut moved = saved.clone();
+        moved.api.port = free_port();
+        moved.api.key = "another-key-0123456789".into();
+        moved.role_models.analyst = None;
+        let moved = store.update(&platform.secrets, moved).expect("save");
+        resident
+            .apply(&platform, &store, &moved)
+            .await
+            .expect("apply");
+        let new_addr = resident.api_addr().await.expect("API runs");
+        assert_eq!(new_addr.port(), moved.api.port);
+        assert_eq!(status_of_get(new_addr, "another-key-0123456789").await, 200);
+        assert_eq!(
+            status_of_get(new_addr, &saved.api.key).await,
+            401,
+            "the old key no longer opens the API"
+        );
+        assert!(
+            tokio::net::TcpStream::connect(old_addr).await.is_err(),
+            "the old port is closed"
+        );
+        assert!(
+            platform.role_models().analyst.is_none(),
+            "a cleared role goes offline"
+        );
+
+        let mut off = moved;
+        off.api.enabled = false;
+        let off = store.update(&platform.secrets, off).expect("save");
+        resident
+            .apply(&platform, &store, &off)
+            .await
+            .expect("apply");
+        assert!(resident.api_addr().await.is_none(), "disabled: no server");
+    }
+
+    /// Status of `GET /api/campaigns` with `key`, over a raw HTTP/1.1
+    /// request (the shell has no HTTP client of its own).
+    async fn status_of_get(addr: std::net::SocketAddr, key: &str) -> u16 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let request = format!(
+            "GET /api/campaigns HTTP/1.1\r\nHost: {addr}\r\nX-API-Key: {key}\r\nConnection: close\r\n\r\n"
+        );
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.expect("read");
+        response
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .expect("status line")
+    }
+
+    /// Where no keychain answers (no D-Bus session here, or switched off)
+    /// detection settles on the encrypted file instead of failing.
+    #[test]
+    fn without_a_keychain_keys_fall_back_to_the_encrypted_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let no_session_bus =
+            cfg!(target_os = "linux") && std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none();
+        if no_session_bus {
+            assert_eq!(
+                keychain::KeyVault::detect(dir.path()).storage(),
+                keychain::KeyStorage::EncryptedFile,
+                "no session bus: no Secret Service"
+            );
+        }
+        let vault = keychain::KeyVault::encrypted_only();
+        let secrets = agenteval_engine::secrets::Secrets::ephemeral();
+        let reference = vault.put(&secrets, "role/judge", "sk-x").expect("stored");
+        assert!(reference.starts_with("enc:v1:"), "{reference}");
+        assert_eq!(vault.get(&secrets, &reference).expect("read"), "sk-x");
+    }
+
+    /// The OS keychain path. Needs a Secret Service (see
+    /// `scripts/keychain-check.sh`, which starts one); ignored otherwise.
+    #[test]
+    #[ignore = "needs an OS keychain: run scripts/keychain-check.sh"]
+    fn keys_go_to_the_os_keychain_when_there_is_one() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let vault = keychain::KeyVault::detect(dir.path());
+        assert_eq!(
+            vault.storage(),
+            keychain::KeyStorage::Keychain,
+            "a Secret Service answers on the session bus"
+        );
+        let secrets = agenteval_engine::secrets::Secrets::ephemeral();
+        let reference = vault
+            .put(&secrets, "role/judge", "sk-in-the-keychain")
+            .expect("stored");
+        assert!(reference.starts_with("keychain:"), "{reference}");
+        assert!(!reference.contains("sk-in-the-keychain"));
+        assert_eq!(
+            vault.get(&secrets, &reference).expect("read back"),
+            "sk-in-the-keychain"
+        );
+        let platform = tauri::async_runtime::block_on(platform_in(dir.path()));
+        let store = settings::SettingsStore::open(
+            dir.path(),
+            &platform.secrets,
+            keychain::KeyVault::detect(dir.path()),
+        )
+        .expect("open");
+        let on_disk = std::fs::read_to_string(dir.path().join("settings.json")).expect("file");
+        assert!(
+            on_disk.contains("\"api_key_ref\": \"keychain:"),
+            "the API key is in the keychain: {on_disk}"
+        );
+        assert!(!on_disk.contains(&store.get().api.key));
+        vault.forget(&reference);
+        assert!(vault.get(&secrets, &reference).is_err(), "forgotten");
     }
 }

@@ -1,8 +1,8 @@
 // The main flow in a real browser against `agenteval serve` (started by
-// run.sh): key prompt, language switch, target and campaign through the
-// forms, manual exploration, runs progressing, report drawer, a session's
-// conversation, Markdown export. Agent- and user-provided text must render
-// as text, never as markup.
+// run.sh): key prompt, language switch, patrol agent pause and resume,
+// target and campaign through the forms, manual exploration, runs
+// progressing, report drawer, a session's conversation, Markdown export.
+// Agent- and user-provided text must render as text, never as markup.
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -69,6 +69,22 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       await page.getByTestId("nav-campaigns").getByText("活动").waitFor();
       await page.getByTestId("language-switch").getByText("English").click();
       await page.getByTestId("nav-campaigns").getByText("Campaigns").waitFor();
+    });
+
+    await t.test("the patrol agent is paused and resumed from the campaign list", async () => {
+      const bar = page.getByTestId("patrol-agent");
+      await page.locator('[data-testid="patrol-agent"][data-state="running"]').waitFor();
+      await bar.getByTestId("patrol-toggle").getByText("Pause").click();
+      await page.locator('[data-testid="patrol-agent"][data-state="paused"]').waitFor();
+      let status = await (await api("/api/patrol-agent")).json();
+      assert.equal(status.paused, true, "the pause reached the server");
+      await page.reload();
+      await page.locator('[data-testid="patrol-agent"][data-state="paused"]').waitFor();
+      await bar.getByTestId("patrol-toggle").getByText("Resume").click();
+      await page.locator('[data-testid="patrol-agent"][data-state="running"]').waitFor();
+      status = await (await api("/api/patrol-agent")).json();
+      assert.equal(status.paused, false, "the resume reached the server");
+      assert.ok(status.next_wake_at, "a running agent plans its next wake-up");
     });
 
     await t.test("a target is created through the form", async () => {

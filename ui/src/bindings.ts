@@ -40,7 +40,15 @@ export const commands = {
 	/**  Writes the export to a file the user chose in the save dialog. */
 	saveExport: (id: string, format: ExportFormat, path: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path })),
 	getSettings: () => typedError<Settings, ErrorBody>(__TAURI_INVOKE("get_settings")),
+	/**
+	 *  Saves the settings and puts them into effect at once (role models,
+	 *  patrol cadence, the embedded API).
+	 */
 	updateSettings: (settings: Settings) => typedError<Settings, ErrorBody>(__TAURI_INVOKE("update_settings", { settings })),
+	/**  The resident patrol agent: paused or not, last and next wake-up. */
+	patrolStatus: () => typedError<PatrolStatus, ErrorBody>(__TAURI_INVOKE("patrol_status")),
+	pausePatrol: () => typedError<PatrolStatus, ErrorBody>(__TAURI_INVOKE("pause_patrol")),
+	resumePatrol: () => typedError<PatrolStatus, ErrorBody>(__TAURI_INVOKE("resume_patrol")),
 	appInfo: () => typedError<AppInfo, ErrorBody>(__TAURI_INVOKE("app_info")),
 };
 
@@ -79,6 +87,8 @@ export type AppInfo = {
 	log_dir: string,
 	scenarios_loaded: number,
 	scenario_errors: string[],
+	/**  Where role-model and API keys are kept. */
+	key_storage: KeyStorage,
 };
 
 /**
@@ -551,6 +561,13 @@ export type JudgeSummary = {
 	dimensions: { [key in string]: DimensionScore },
 };
 
+/**  Which store new keys go to; the settings page says it. */
+export type KeyStorage = 
+/**  The OS keychain. */
+"keychain" | 
+/**  Encrypted in the app-data folder (no keychain available). */
+"encrypted_file";
+
 export type Language = "en" | "zh";
 
 /**
@@ -579,6 +596,22 @@ export type PassAtK = {
 	 */
 	value: number | null,
 	scenarios: number,
+};
+
+/**  The patrol agent's state as the API and the UI show it. */
+export type PatrolStatus = {
+	/**
+	 *  Whether this process runs a patrol agent (`agenteval serve
+	 *  --no-patrol` runs none).
+	 */
+	running: boolean,
+	paused: boolean,
+	/**  Heartbeat in minutes (0 when no agent runs). */
+	interval_minutes: number,
+	/**  The last wake-up that did its work (paused wake-ups do nothing). */
+	last_wake_at: string | null,
+	/**  The next planned wake-up; `None` while paused or when no agent runs. */
+	next_wake_at: string | null,
 };
 
 export type PeriodComparison = {
@@ -663,7 +696,8 @@ export type PlatformEvent = Event;
 
 /**
  *  An OpenAI-compatible model playing one role. The API key is write-only:
- *  given in `api_key`, kept in the secret store, referenced by `api_key_ref`.
+ *  given in `api_key`, kept in the keychain (or encrypted), referenced by
+ *  `api_key_ref`.
  */
 export type RoleModel = {
 	base_url: string,
@@ -671,9 +705,17 @@ export type RoleModel = {
 	api_key?: string | null,
 	api_key_env?: string | null,
 	api_key_ref?: string | null,
+	/**
+	 *  Cap on each answer (`max_tokens`); empty = the role's default
+	 *  (virtual user 300, judge 800, analyst 1500).
+	 */
+	max_tokens?: number | null,
 };
 
-/**  Which model plays which role; `None` = the built-in offline engine. */
+/**
+ *  Which model plays which role; `None` = the environment's model for that
+ *  role, else the built-in offline engine.
+ */
 export type RoleModels = {
 	judge: RoleModel | null,
 	analyst: RoleModel | null,

@@ -7,7 +7,6 @@ use agenteval_engine::campaign::{Budget, CreateCampaign, Plan, PlanEntry, SeedSe
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::judge::JudgeSampling;
 use agenteval_engine::patrol_agent::{ExploreSeed, explore_seed};
-use agenteval_engine::role_models::RoleModels;
 use agenteval_engine::target::{ChannelConfig, CreateTarget};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -188,7 +187,7 @@ async fn explore_all(
     campaign_id: uuid::Uuid,
     seeds: &SeedSet,
 ) -> usize {
-    let clients = RoleModels::from_env().clients(&platform.http);
+    let clients = platform.role_clients();
     let mut done = 0;
     for persona in &seeds.personas {
         for goal in &seeds.goals {

@@ -333,24 +333,21 @@ async fn serve(
     let ui_dir = ui_dir
         .or_else(|| Some(PathBuf::from("ui/dist")).filter(|d| d.join("index.html").is_file()));
     agenteval_engine::fixed::spawn_scheduler(platform.clone());
-    // Role models come from the environment; none configured = offline
-    // (persona engine and heuristic judge).
-    let models = agenteval_engine::role_models::RoleModels::from_env();
-    let clients = models.clients(&platform.http);
+    // Role models come from the environment (the platform reads them);
+    // none configured = offline (persona engine and heuristic judge).
     let sampling = agenteval_engine::judge::JudgeSampling::default();
-    agenteval_engine::judge::spawn_worker(platform.clone(), clients.judge.clone(), sampling);
-    let _patrol = patrol.map(|interval| {
+    agenteval_engine::judge::spawn_worker(platform.clone(), sampling);
+    let patrol = agenteval_engine::patrol_agent::PatrolControl::new(patrol.map(|interval| {
         eprintln!("patrol agent: every {} min", interval.as_secs() / 60);
         agenteval_engine::patrol_agent::PatrolAgent::spawn(
             platform.clone(),
             agenteval_engine::patrol_agent::PatrolConfig {
                 interval,
-                models,
                 sampling,
                 ..Default::default()
             },
         )
-    });
+    }));
     println!(
         "AgentEval API on http://{bind} (data: {})",
         data_dir.display()
@@ -361,6 +358,7 @@ async fn serve(
             bind,
             api_key,
             ui_dir,
+            patrol,
         },
     )
     .await

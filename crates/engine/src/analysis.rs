@@ -184,12 +184,10 @@ pub fn parse_analyst_reply(text: &str) -> Option<(String, Vec<Claim>)> {
 }
 
 impl Platform {
-    /// (Re)generates the analysis with the analyst model configured in the
-    /// environment (`AGENTEVAL_ANALYST_*`), or the template without one.
+    /// (Re)generates the analysis with the analyst model in force (see
+    /// [`Platform::role_models`]), or the template without one.
     pub async fn generate_configured_analysis(&self, campaign_id: Uuid) -> Result<Analysis> {
-        let analyst = crate::role_models::RoleModels::from_env()
-            .clients(&self.http)
-            .analyst;
+        let analyst = self.role_clients().analyst;
         self.generate_analysis(campaign_id, analyst.as_deref())
             .await
     }

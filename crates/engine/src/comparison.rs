@@ -264,7 +264,7 @@ impl Platform {
     /// The models that play each role for a campaign on `target` now:
     /// the configured role models, or the offline engines.
     pub fn models_for(&self, target: &crate::target::Target) -> ModelsUsed {
-        let roles = crate::role_models::RoleModels::from_env();
+        let roles = self.role_models();
         let label = |m: &Option<crate::role_models::ModelConfig>, offline: &str| {
             Some(m.as_ref().map_or_else(
                 || offline.to_string(),

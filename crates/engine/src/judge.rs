@@ -894,16 +894,17 @@ pub async fn review_pending(
 
 /// Starts the judge worker: reviews every pending session at start and
 /// again whenever a session changes, so that sessions closed through the
-/// API (external assistants) are judged promptly. A failing judge is
-/// recorded per session and never stops the worker.
+/// API (external assistants) are judged promptly. Each pass uses the judge
+/// model in force at that moment ([`Platform::role_clients`]). A failing
+/// judge is recorded per session and never stops the worker.
 pub fn spawn_worker(
     platform: Arc<Platform>,
-    judge: Option<Arc<dyn ChatClient>>,
     sampling: JudgeSampling,
 ) -> tokio::task::JoinHandle<()> {
     let mut events = platform.subscribe();
     tokio::spawn(async move {
         loop {
+            let judge = platform.role_clients().judge;
             if let Err(e) = review_pending(&platform, judge.as_deref(), sampling).await {
                 tracing::warn!(error = ?e, "judge worker could not review pending sessions");
             }

@@ -17,12 +17,12 @@ use crate::exploration::patrol::{CoverageState, PatrolCampaign};
 use crate::exploration::{CreateSession, EndReason, SeedRef, Trigger, Variant};
 use crate::judge::{JudgeSampling, review_pending};
 use crate::platform::Platform;
-use crate::role_models::{RoleClients, RoleModels};
+use crate::role_models::RoleClients;
 use crate::virtual_user::{self, SessionOutcome, VariantKind, derive_variant};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -34,7 +34,6 @@ pub struct PatrolConfig {
     pub interval: Duration,
     /// Start paused: no wake-up does anything until resumed.
     pub paused: bool,
-    pub models: RoleModels,
     pub sampling: JudgeSampling,
     /// Sessions the agent may start per campaign in one wake-up (default 1).
     /// The platform's interval guardrail bounds it anyway.
@@ -46,7 +45,6 @@ impl Default for PatrolConfig {
         Self {
             interval: Duration::from_secs(3600),
             paused: false,
-            models: RoleModels::default(),
             sampling: JudgeSampling::default(),
             max_dispatch_per_campaign: 1,
         }
@@ -286,10 +284,13 @@ pub async fn explore_seed(
 /// heartbeat.
 pub struct PatrolAgent {
     platform: Arc<Platform>,
-    clients: RoleClients,
+    /// Fixed clients (tests inject fakes); `None`: the platform's role
+    /// models in force at each wake-up.
+    clients: Option<RoleClients>,
     sampling: JudgeSampling,
     max_dispatch_per_campaign: u32,
     paused: AtomicBool,
+    last_wake_at: Mutex<Option<DateTime<Utc>>>,
 }
 
 impl std::fmt::Debug for PatrolAgent {
@@ -302,9 +303,10 @@ impl std::fmt::Debug for PatrolAgent {
 }
 
 impl PatrolAgent {
+    /// An agent that plays its roles with the platform's role models (see
+    /// [`Platform::set_role_models`]).
     pub fn new(platform: Arc<Platform>, config: &PatrolConfig) -> Arc<Self> {
-        let clients = config.models.clients(&platform.http);
-        Self::with_clients(platform, config, clients)
+        Self::build(platform, config, None)
     }
 
     /// With clients built elsewhere (tests inject fakes).
@@ -313,12 +315,21 @@ impl PatrolAgent {
         config: &PatrolConfig,
         clients: RoleClients,
     ) -> Arc<Self> {
+        Self::build(platform, config, Some(clients))
+    }
+
+    fn build(
+        platform: Arc<Platform>,
+        config: &PatrolConfig,
+        clients: Option<RoleClients>,
+    ) -> Arc<Self> {
         Arc::new(Self {
             platform,
             clients,
             sampling: config.sampling,
             max_dispatch_per_campaign: config.max_dispatch_per_campaign.max(1),
             paused: AtomicBool::new(config.paused),
+            last_wake_at: Mutex::new(None),
         })
     }
 
@@ -326,6 +337,17 @@ impl PatrolAgent {
     pub fn spawn(platform: Arc<Platform>, config: PatrolConfig) -> PatrolHandle {
         let agent = Self::new(platform, &config);
         PatrolHandle::start(agent, config.interval)
+    }
+
+    fn clients(&self) -> RoleClients {
+        self.clients
+            .clone()
+            .unwrap_or_else(|| self.platform.role_clients())
+    }
+
+    /// When the agent last did a (non-paused) wake-up.
+    pub fn last_wake_at(&self) -> Option<DateTime<Utc>> {
+        *self.last_wake_at.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub fn pause(&self) {
@@ -351,24 +373,23 @@ impl PatrolAgent {
                 reviewed: 0,
             });
         }
+        *self.last_wake_at.lock().unwrap_or_else(|p| p.into_inner()) = Some(at);
+        // One set of models for the whole wake-up, even if settings change
+        // meanwhile.
+        let clients = self.clients();
         let report = self.platform.patrol().await?;
         let mut campaigns = Vec::new();
         for c in &report.campaigns {
-            campaigns.push(self.tend(c).await);
+            campaigns.push(self.tend(c, &clients).await);
         }
-        let reviewed = match review_pending(
-            &self.platform,
-            self.clients.judge.as_deref(),
-            self.sampling,
-        )
-        .await
-        {
-            Ok(n) => n,
-            Err(e) => {
-                tracing::warn!(error = %e, "judge reviews failed at this wake-up");
-                0
-            }
-        };
+        let reviewed =
+            match review_pending(&self.platform, clients.judge.as_deref(), self.sampling).await {
+                Ok(n) => n,
+                Err(e) => {
+                    tracing::warn!(error = %e, "judge reviews failed at this wake-up");
+                    0
+                }
+            };
         let own = campaigns
             .iter()
             .flat_map(|c| &c.sessions)
@@ -382,7 +403,7 @@ impl PatrolAgent {
         })
     }
 
-    async fn tend(&self, c: &PatrolCampaign) -> CampaignDecision {
+    async fn tend(&self, c: &PatrolCampaign, clients: &RoleClients) -> CampaignDecision {
         let mut decision = CampaignDecision {
             campaign_id: c.id,
             campaign_name: c.name.clone(),
@@ -436,7 +457,7 @@ impl PatrolAgent {
                 variant: pick.variant,
                 trigger: Trigger::Auto,
             };
-            match explore_seed(&self.platform, &seed, &self.clients, self.sampling).await {
+            match explore_seed(&self.platform, &seed, clients, self.sampling).await {
                 Ok(outcome) => {
                     decision.action = PatrolAction::Dispatch;
                     decision.reason = pick.why.clone();
@@ -479,15 +500,38 @@ impl PatrolAgent {
 pub struct PatrolHandle {
     agent: Arc<PatrolAgent>,
     wake: Arc<Notify>,
+    schedule: Arc<Schedule>,
     task: tokio::task::JoinHandle<()>,
+}
+
+/// The heartbeat's cadence and its next wake-up; changing the cadence
+/// re-plans the pending sleep without waking the agent.
+struct Schedule {
+    interval: Mutex<Duration>,
+    next_wake_at: Mutex<Option<DateTime<Utc>>>,
+    replan: Notify,
+}
+
+impl std::fmt::Debug for PatrolHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PatrolHandle")
+            .field("agent", &self.agent)
+            .finish_non_exhaustive()
+    }
 }
 
 impl PatrolHandle {
     fn start(agent: Arc<PatrolAgent>, interval: Duration) -> Self {
         let wake = Arc::new(Notify::new());
+        let schedule = Arc::new(Schedule {
+            interval: Mutex::new(interval),
+            next_wake_at: Mutex::new(None),
+            replan: Notify::new(),
+        });
         let task = tokio::spawn({
             let agent = agent.clone();
             let wake = wake.clone();
+            let schedule = schedule.clone();
             async move {
                 loop {
                     if !agent.is_paused() {
@@ -500,14 +544,28 @@ impl PatrolHandle {
                             Err(e) => tracing::warn!(error = %e, "patrol wake-up failed"),
                         }
                     }
-                    tokio::select! {
-                        _ = tokio::time::sleep(interval) => {}
-                        _ = wake.notified() => {}
+                    let slept_at = tokio::time::Instant::now();
+                    let slept_at_utc = agent.platform.clock.now();
+                    loop {
+                        let interval = schedule.interval();
+                        let next = slept_at_utc
+                            + chrono::Duration::from_std(interval).unwrap_or(chrono::Duration::MAX);
+                        schedule.set_next(Some(next));
+                        tokio::select! {
+                            _ = tokio::time::sleep_until(slept_at + interval) => break,
+                            _ = wake.notified() => break,
+                            _ = schedule.replan.notified() => continue,
+                        }
                     }
                 }
             }
         });
-        Self { agent, wake, task }
+        Self {
+            agent,
+            wake,
+            schedule,
+            task,
+        }
     }
 
     pub fn agent(&self) -> &Arc<PatrolAgent> {
@@ -533,13 +591,143 @@ impl PatrolHandle {
         self.wake.notify_one();
     }
 
+    pub fn interval(&self) -> Duration {
+        self.schedule.interval()
+    }
+
+    /// Changes the cadence: the next wake-up comes `interval` after the
+    /// previous one (at once if that time has passed).
+    pub fn set_interval(&self, interval: Duration) {
+        *self
+            .schedule
+            .interval
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = interval.max(Duration::from_secs(1));
+        self.schedule.replan.notify_one();
+    }
+
+    /// What the agent is doing: paused or not, cadence, last and next
+    /// wake-up.
+    pub fn status(&self) -> PatrolStatus {
+        let paused = self.is_paused();
+        PatrolStatus {
+            running: true,
+            paused,
+            interval_minutes: u32::try_from(self.interval().as_secs().div_ceil(60))
+                .unwrap_or(u32::MAX),
+            last_wake_at: self.agent.last_wake_at(),
+            next_wake_at: if paused {
+                None
+            } else {
+                self.schedule.next_wake_at()
+            },
+        }
+    }
+
     pub fn stop(self) {
         self.task.abort();
+    }
+}
+
+impl Schedule {
+    fn interval(&self) -> Duration {
+        *self.interval.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn next_wake_at(&self) -> Option<DateTime<Utc>> {
+        *self.next_wake_at.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn set_next(&self, at: Option<DateTime<Utc>>) {
+        *self.next_wake_at.lock().unwrap_or_else(|p| p.into_inner()) = at;
     }
 }
 
 impl Drop for PatrolHandle {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// The patrol agent's state as the API and the UI show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct PatrolStatus {
+    /// Whether this process runs a patrol agent (`agenteval serve
+    /// --no-patrol` runs none).
+    pub running: bool,
+    pub paused: bool,
+    /// Heartbeat in minutes (0 when no agent runs).
+    pub interval_minutes: u32,
+    /// The last wake-up that did its work (paused wake-ups do nothing).
+    pub last_wake_at: Option<DateTime<Utc>>,
+    /// The next planned wake-up; `None` while paused or when no agent runs.
+    pub next_wake_at: Option<DateTime<Utc>>,
+}
+
+/// The operations on the resident patrol agent shared by every shell
+/// (Tauri commands, HTTP routes): status, pause, resume. Cheap to clone;
+/// holds no agent when the process runs none.
+#[derive(Debug, Clone, Default)]
+pub struct PatrolControl {
+    handle: Option<Arc<PatrolHandle>>,
+}
+
+impl PatrolControl {
+    pub fn new(handle: Option<PatrolHandle>) -> Self {
+        Self {
+            handle: handle.map(Arc::new),
+        }
+    }
+
+    /// No agent in this process.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    pub fn handle(&self) -> Option<&Arc<PatrolHandle>> {
+        self.handle.as_ref()
+    }
+
+    pub fn status(&self) -> PatrolStatus {
+        self.handle
+            .as_ref()
+            .map(|h| h.status())
+            .unwrap_or(PatrolStatus {
+                running: false,
+                paused: false,
+                interval_minutes: 0,
+                last_wake_at: None,
+                next_wake_at: None,
+            })
+    }
+
+    /// Pauses exploration by the agent (idempotent). A wake-up under way
+    /// finishes; the next ones do nothing until resumed.
+    pub fn pause(&self) -> Result<PatrolStatus> {
+        let handle = self.running()?;
+        handle.pause();
+        tracing::info!("patrol agent paused");
+        Ok(handle.status())
+    }
+
+    /// Resumes the agent and wakes it at once (idempotent).
+    pub fn resume(&self) -> Result<PatrolStatus> {
+        let handle = self.running()?;
+        // Resuming an agent that runs changes nothing (and wakes nothing).
+        if handle.is_paused() {
+            handle.resume();
+            tracing::info!("patrol agent resumed");
+        }
+        Ok(handle.status())
+    }
+
+    fn running(&self) -> Result<&Arc<PatrolHandle>> {
+        self.handle.as_ref().ok_or_else(|| {
+            crate::Error::new(
+                ErrorCode::Conflict,
+                "no patrol agent runs in this process",
+                "Start `agenteval serve` without --no-patrol to run the patrol agent.",
+            )
+        })
     }
 }

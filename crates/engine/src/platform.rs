@@ -4,6 +4,7 @@
 use crate::channel::Channel;
 use crate::clock::{Clock, IdSource, SystemClock, UuidV7};
 use crate::error::{Error, Result};
+use crate::role_models::{LiveRoles, RoleClients, RoleModels};
 use crate::scenario::Catalog;
 use crate::secrets::Secrets;
 use crate::store::Db;
@@ -30,6 +31,9 @@ pub struct Platform {
     pub secrets: Secrets,
     pub scenarios: Catalog,
     pub http: reqwest::Client,
+    /// The models playing virtual user, judge and analyst, replaceable
+    /// while the platform runs.
+    pub roles: LiveRoles,
     /// Where the data lives (`None` for in-memory databases).
     pub data_dir: Option<PathBuf>,
     events: broadcast::Sender<Event>,
@@ -58,9 +62,17 @@ pub struct PlatformBuilder {
     data_dir: Option<PathBuf>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
+    role_models: Option<RoleModels>,
 }
 
 impl PlatformBuilder {
+    /// The role models to start with (default: from the environment, see
+    /// [`RoleModels::from_env`]).
+    pub fn role_models(mut self, models: RoleModels) -> Self {
+        self.role_models = Some(models);
+        self
+    }
+
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
@@ -85,8 +97,10 @@ impl PlatformBuilder {
             .map_err(Error::internal)?;
         let (events, _) = broadcast::channel(1024);
         let ledger_lock = Arc::new(tokio::sync::Mutex::new(()));
+        let roles = LiveRoles::new(self.role_models.unwrap_or_else(RoleModels::from_env), &http);
         Ok(Arc::new(Platform {
             writer: crate::writer::Writer::new(db.clone(), ledger_lock.clone()),
+            roles,
             db,
             clock: self.clock,
             ids: self.ids,
@@ -108,6 +122,7 @@ impl Platform {
             data_dir: Some(data_dir.to_path_buf()),
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidV7),
+            role_models: None,
         }
     }
 
@@ -117,7 +132,24 @@ impl Platform {
             data_dir: None,
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidV7),
+            role_models: None,
         }
+    }
+
+    /// The role models in force now.
+    pub fn role_models(&self) -> RoleModels {
+        self.roles.models()
+    }
+
+    /// The clients of the role models in force now.
+    pub fn role_clients(&self) -> RoleClients {
+        self.roles.clients()
+    }
+
+    /// Replaces the role models; the judge worker, the patrol agent and the
+    /// analysis use the new ones from their next piece of work.
+    pub fn set_role_models(&self, models: RoleModels) {
+        self.roles.set(models, &self.http);
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {

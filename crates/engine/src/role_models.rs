@@ -4,8 +4,11 @@
 //! heuristic judge, template analysis).
 //!
 //! Headless configuration comes from the environment:
-//! `AGENTEVAL_{USER,JUDGE,ANALYST}_BASE_URL`, `_MODEL` and `_API_KEY`.
-//! A role is configured when both its base URL and model are set.
+//! `AGENTEVAL_{USER,JUDGE,ANALYST}_BASE_URL`, `_MODEL`, `_API_KEY`,
+//! `_TIMEOUT_MS` and `_MAX_TOKENS`. A role is configured when both its base
+//! URL and model are set. The models in force live in [`LiveRoles`] on the
+//! platform, so that a shell (the desktop app's settings) can replace them
+//! while everything runs.
 
 use crate::channel::openai::OpenAiChannel;
 use crate::channel::{
@@ -13,8 +16,40 @@ use crate::channel::{
 };
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
+
+/// The three roles a model can play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    VirtualUser,
+    Judge,
+    Analyst,
+}
+
+impl Role {
+    pub const ALL: [Role; 3] = [Role::VirtualUser, Role::Judge, Role::Analyst];
+
+    /// The `AGENTEVAL_<PREFIX>_*` environment prefix.
+    pub fn env_prefix(self) -> &'static str {
+        match self {
+            Role::VirtualUser => "USER",
+            Role::Judge => "JUDGE",
+            Role::Analyst => "ANALYST",
+        }
+    }
+
+    /// Answer cap when none is configured: a user turn is short, a judge
+    /// review is a JSON object with evidence, an analysis is the longest.
+    pub fn default_max_tokens(self) -> u32 {
+        match self {
+            Role::VirtualUser => 300,
+            Role::Judge => 800,
+            Role::Analyst => 1500,
+        }
+    }
+}
 
 /// Something that completes a chat for a role: the real client talks to an
 /// OpenAI-compatible endpoint, tests inject [`FakeChatClient`].
@@ -42,6 +77,10 @@ pub struct ModelConfig {
     /// models can be slow).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Cap on each answer, sent as `max_tokens` (default per role, see
+    /// [`Role::default_max_tokens`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
 }
 
 impl std::fmt::Debug for ModelConfig {
@@ -51,6 +90,8 @@ impl std::fmt::Debug for ModelConfig {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("api_key_env", &self.api_key_env)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("max_tokens", &self.max_tokens)
             .finish()
     }
 }
@@ -58,8 +99,12 @@ impl std::fmt::Debug for ModelConfig {
 impl ModelConfig {
     pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 
-    /// Builds the client for this endpoint.
-    pub fn client(&self, http: &reqwest::Client) -> Result<Arc<dyn ChatClient>, ChannelError> {
+    /// Builds the client for this endpoint playing `role`.
+    pub fn client(
+        &self,
+        role: Role,
+        http: &reqwest::Client,
+    ) -> Result<Arc<dyn ChatClient>, ChannelError> {
         let key = match (&self.api_key, &self.api_key_env) {
             (Some(k), _) => Some(k.clone()),
             (None, Some(var)) => Some(std::env::var(var).map_err(|_| {
@@ -77,7 +122,12 @@ impl ModelConfig {
             key,
             Vec::new(),
             Duration::from_millis(self.timeout_ms.unwrap_or(Self::DEFAULT_TIMEOUT_MS)),
-        );
+        )
+        .with_max_tokens(Some(
+            self.max_tokens
+                .filter(|&n| n > 0)
+                .unwrap_or(role.default_max_tokens()),
+        ));
         Ok(Arc::new(ChannelChatClient {
             channel: Arc::new(channel),
             model: self.model.clone(),
@@ -116,7 +166,7 @@ pub struct RoleModels {
 }
 
 impl RoleModels {
-    /// Reads `AGENTEVAL_{USER,JUDGE,ANALYST}_{BASE_URL,MODEL,API_KEY}`.
+    /// Reads `AGENTEVAL_{USER,JUDGE,ANALYST}_{BASE_URL,MODEL,API_KEY,TIMEOUT_MS,MAX_TOKENS}`.
     pub fn from_env() -> Self {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -136,12 +186,32 @@ impl RoleModels {
                 api_key: get("API_KEY"),
                 api_key_env: None,
                 timeout_ms: get("TIMEOUT_MS").and_then(|v| v.parse().ok()),
+                max_tokens: get("MAX_TOKENS").and_then(|v| v.parse().ok()),
             })
         };
         Self {
-            virtual_user: role("USER"),
-            judge: role("JUDGE"),
-            analyst: role("ANALYST"),
+            virtual_user: role(Role::VirtualUser.env_prefix()),
+            judge: role(Role::Judge.env_prefix()),
+            analyst: role(Role::Analyst.env_prefix()),
+        }
+    }
+
+    pub fn get(&self, role: Role) -> Option<&ModelConfig> {
+        match role {
+            Role::VirtualUser => self.virtual_user.as_ref(),
+            Role::Judge => self.judge.as_ref(),
+            Role::Analyst => self.analyst.as_ref(),
+        }
+    }
+
+    /// These models, with `defaults` filling the roles these leave
+    /// unconfigured (role by role, never field by field: an endpoint's key
+    /// never pairs with another endpoint's URL).
+    pub fn or(self, defaults: RoleModels) -> RoleModels {
+        RoleModels {
+            virtual_user: self.virtual_user.or(defaults.virtual_user),
+            judge: self.judge.or(defaults.judge),
+            analyst: self.analyst.or(defaults.analyst),
         }
     }
 
@@ -154,20 +224,68 @@ impl RoleModels {
     /// variable is missing) falls back to offline with a warning, so that a
     /// misconfigured model degrades only its own role.
     pub fn clients(&self, http: &reqwest::Client) -> RoleClients {
-        let build = |role: &str, cfg: &Option<ModelConfig>| {
-            cfg.as_ref().and_then(|c| match c.client(http) {
+        let build = |role: Role| {
+            self.get(role).and_then(|c| match c.client(role, http) {
                 Ok(client) => Some(client),
                 Err(e) => {
-                    tracing::warn!(role, error = %e, "role model unavailable; using the offline fallback");
+                    tracing::warn!(?role, error = %e, "role model unavailable; using the offline fallback");
                     None
                 }
             })
         };
         RoleClients {
-            virtual_user: build("virtual_user", &self.virtual_user),
-            judge: build("judge", &self.judge),
-            analyst: build("analyst", &self.analyst),
+            virtual_user: build(Role::VirtualUser),
+            judge: build(Role::Judge),
+            analyst: build(Role::Analyst),
         }
+    }
+}
+
+/// The role models in force and their clients. The platform holds one;
+/// the judge worker, the patrol agent and the analysis read it at each use,
+/// so that replacing the models (the desktop app's settings) takes effect
+/// without a restart.
+pub struct LiveRoles {
+    current: RwLock<(RoleModels, RoleClients)>,
+}
+
+impl std::fmt::Debug for LiveRoles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LiveRoles").field(&self.clients()).finish()
+    }
+}
+
+impl LiveRoles {
+    pub fn new(models: RoleModels, http: &reqwest::Client) -> Self {
+        let clients = models.clients(http);
+        Self {
+            current: RwLock::new((models, clients)),
+        }
+    }
+
+    pub fn models(&self) -> RoleModels {
+        self.read().0.clone()
+    }
+
+    pub fn clients(&self) -> RoleClients {
+        self.read().1.clone()
+    }
+
+    /// Replaces the models; work already under way finishes with the
+    /// clients it started with.
+    pub fn set(&self, models: RoleModels, http: &reqwest::Client) {
+        let clients = models.clients(http);
+        tracing::info!(?clients, "role models replaced");
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = (models, clients);
+    }
+
+    /// Replaces the clients alone (tests inject fakes).
+    pub fn set_clients(&self, clients: RoleClients) {
+        self.current.write().unwrap_or_else(|p| p.into_inner()).1 = clients;
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, (RoleModels, RoleClients)> {
+        self.current.read().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -340,6 +458,46 @@ mod tests {
             "keys are never serialized"
         );
         assert!(RoleModels::from_lookup(|_| None).is_offline());
+    }
+
+    #[test]
+    fn max_tokens_and_defaults_per_role() {
+        let env = |k: &str| match k {
+            "AGENTEVAL_ANALYST_BASE_URL" => Some("http://127.0.0.1:9/v1".to_string()),
+            "AGENTEVAL_ANALYST_MODEL" => Some("env-analyst".to_string()),
+            "AGENTEVAL_ANALYST_MAX_TOKENS" => Some("2048".to_string()),
+            "AGENTEVAL_JUDGE_BASE_URL" => Some("http://127.0.0.1:9/v1".to_string()),
+            "AGENTEVAL_JUDGE_MODEL" => Some("env-judge".to_string()),
+            _ => None,
+        };
+        let from_env = RoleModels::from_lookup(env);
+        assert_eq!(from_env.analyst.as_ref().unwrap().max_tokens, Some(2048));
+        assert_eq!(Role::VirtualUser.default_max_tokens(), 300);
+        assert_eq!(Role::Judge.default_max_tokens(), 800);
+        assert_eq!(Role::Analyst.default_max_tokens(), 1500);
+        let saved = RoleModels {
+            judge: Some(ModelConfig {
+                base_url: "http://127.0.0.1:8/v1".into(),
+                model: "saved-judge".into(),
+                api_key: None,
+                api_key_env: None,
+                timeout_ms: None,
+                max_tokens: None,
+            }),
+            ..RoleModels::default()
+        };
+        let merged = saved.or(from_env);
+        assert_eq!(
+            merged.judge.unwrap().model,
+            "saved-judge",
+            "a configured role wins over the default"
+        );
+        assert_eq!(
+            merged.analyst.unwrap().model,
+            "env-analyst",
+            "an unconfigured role takes the default"
+        );
+        assert!(merged.virtual_user.is_none());
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod error;
 pub mod openapi;
 pub mod routes;
 
+use agenteval_engine::patrol_agent::PatrolControl;
 use agenteval_engine::{ErrorCode, Platform};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
@@ -35,6 +36,9 @@ pub struct ServeConfig {
     pub api_key: String,
     /// The built UI to serve at `/`, when present.
     pub ui_dir: Option<PathBuf>,
+    /// The resident patrol agent of this process, for the
+    /// `/api/patrol-agent` routes (`PatrolControl::none()`: none runs).
+    pub patrol: PatrolControl,
 }
 
 #[derive(Clone)]
@@ -42,18 +46,28 @@ pub struct AppState {
     pub platform: Arc<Platform>,
     api_key: Arc<str>,
     ui_dir: Option<PathBuf>,
+    pub patrol: PatrolControl,
 }
 
-/// The API router (no UI).
+/// The API router (no UI, no patrol agent).
 pub fn router(platform: Arc<Platform>, api_key: String) -> Router {
-    build(platform, api_key, None)
+    build(
+        platform,
+        ServeConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            api_key,
+            ui_dir: None,
+            patrol: PatrolControl::none(),
+        },
+    )
 }
 
-fn build(platform: Arc<Platform>, api_key: String, ui_dir: Option<PathBuf>) -> Router {
+fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
     let state = AppState {
         platform,
-        api_key: api_key.into(),
-        ui_dir: ui_dir.filter(|d| d.is_dir()),
+        api_key: config.api_key.into(),
+        ui_dir: config.ui_dir.filter(|d| d.is_dir()),
+        patrol: config.patrol,
     };
     use routes as r;
     let protected = Router::new()
@@ -76,6 +90,9 @@ fn build(platform: Arc<Platform>, api_key: String, ui_dir: Option<PathBuf>) -> R
         .route("/api/campaigns/{id}/export", get(r::export_campaign))
         .route("/api/campaigns/{id}/analysis", post(r::campaign_analysis))
         .route("/api/exploration/patrol", get(r::patrol))
+        .route("/api/patrol-agent", get(r::patrol_agent_status))
+        .route("/api/patrol-agent/pause", post(r::pause_patrol_agent))
+        .route("/api/patrol-agent/resume", post(r::resume_patrol_agent))
         .route("/api/exploration/sessions", post(r::create_session))
         .route("/api/exploration/sessions/{id}", get(r::get_session))
         .route(
@@ -169,7 +186,7 @@ async fn fallback(State(st): State<AppState>, req: Request) -> Response {
 pub async fn serve(platform: Arc<Platform>, config: ServeConfig) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     tracing::info!(addr = %listener.local_addr()?, "AgentEval API listening");
-    let app = build(platform, config.api_key, config.ui_dir);
+    let app = build(platform, config);
     axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
@@ -186,7 +203,7 @@ pub async fn spawn(
 ) -> anyhow::Result<(SocketAddr, JoinHandle<()>)> {
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     let addr = listener.local_addr()?;
-    let app = build(platform, config.api_key, config.ui_dir);
+    let app = build(platform, config);
     let handle = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
             tracing::error!(error = %e, "API server stopped");

@@ -9,6 +9,7 @@ use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExplorationSession, FailSession, LedgerEntry,
     MessageReply, PatrolReport, SendMessage, SessionTranscript,
 };
+use agenteval_engine::patrol_agent::PatrolStatus;
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target};
@@ -175,6 +176,30 @@ pub async fn campaign_analysis(
 #[utoipa::path(get, path = "/api/exploration/patrol", responses((status = 200, body = PatrolReport)))]
 pub async fn patrol(State(st): State<AppState>) -> ApiResult<Json<PatrolReport>> {
     Ok(Json(st.platform.patrol().await?))
+}
+
+/// The resident patrol agent: paused or not, cadence, last and next
+/// wake-up (`running: false` when this server runs none).
+#[utoipa::path(get, path = "/api/patrol-agent", responses((status = 200, body = PatrolStatus)))]
+pub async fn patrol_agent_status(State(st): State<AppState>) -> Json<PatrolStatus> {
+    Json(st.patrol.status())
+}
+
+/// Pauses the patrol agent (idempotent): exploration stops after the
+/// wake-up under way; fixed plans are not affected.
+#[utoipa::path(post, path = "/api/patrol-agent/pause",
+    responses((status = 200, body = PatrolStatus),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: no patrol agent runs in this server")))]
+pub async fn pause_patrol_agent(State(st): State<AppState>) -> ApiResult<Json<PatrolStatus>> {
+    Ok(Json(st.patrol.pause()?))
+}
+
+/// Resumes the patrol agent and wakes it at once (idempotent).
+#[utoipa::path(post, path = "/api/patrol-agent/resume",
+    responses((status = 200, body = PatrolStatus),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: no patrol agent runs in this server")))]
+pub async fn resume_patrol_agent(State(st): State<AppState>) -> ApiResult<Json<PatrolStatus>> {
+    Ok(Json(st.patrol.resume()?))
 }
 
 /// Creates a running session within the campaign's budget.

@@ -3,6 +3,7 @@
 
 use agenteval_engine::Platform;
 use agenteval_engine::clock::ManualClock;
+use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig, PatrolControl};
 use agenteval_server::{ServeConfig, spawn};
 use chrono::{DateTime, Duration, Utc};
 use reqwest::StatusCode;
@@ -24,6 +25,12 @@ fn t0() -> DateTime<Utc> {
 }
 
 async fn app() -> App {
+    app_with_patrol(None).await
+}
+
+/// With a resident patrol agent (started by `config`) behind the
+/// `/api/patrol-agent` routes.
+async fn app_with_patrol(config: Option<PatrolConfig>) -> App {
     let dir = tempfile::tempdir().expect("temp dir");
     let clock = Arc::new(ManualClock::new(t0()));
     let platform = Platform::builder(dir.path())
@@ -37,6 +44,9 @@ async fn app() -> App {
             bind: "127.0.0.1:0".parse().expect("addr"),
             api_key: KEY.into(),
             ui_dir: None,
+            patrol: PatrolControl::new(
+                config.map(|config| PatrolAgent::spawn(platform.clone(), config)),
+            ),
         },
     )
     .await
@@ -1037,6 +1047,7 @@ async fn the_ui_is_served_at_the_root_when_built() {
             bind: "127.0.0.1:0".parse().expect("addr"),
             api_key: KEY.into(),
             ui_dir: Some(ui),
+            patrol: PatrolControl::none(),
         },
     )
     .await
@@ -1059,4 +1070,103 @@ async fn the_ui_is_served_at_the_root_when_built() {
         "unknown API paths stay 404"
     );
     assert_error_shape(&api.json().await.expect("json"), "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn patrol_agent_pauses_and_resumes_through_the_api() {
+    let app = app_with_patrol(Some(PatrolConfig {
+        interval: std::time::Duration::from_secs(3600),
+        ..Default::default()
+    }))
+    .await;
+    // The heartbeat wakes once at start; wait for it to be recorded.
+    let mut status = Value::Null;
+    for _ in 0..100 {
+        let (s, body) = app.get("/api/patrol-agent").await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+        status = body;
+        if !status["next_wake_at"].is_null() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(status["running"], true, "serve runs an agent: {status}");
+    assert_eq!(status["paused"], false);
+    assert_eq!(status["interval_minutes"], 60);
+    assert_eq!(
+        status["last_wake_at"],
+        json!(t0()),
+        "the first wake-up happens at start (manual clock at t0): {status}"
+    );
+    assert_eq!(
+        status["next_wake_at"],
+        json!(t0() + Duration::hours(1)),
+        "the next one comes an interval later: {status}"
+    );
+
+    let (s, paused) = app.post("/api/patrol-agent/pause", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{paused}");
+    assert_eq!(paused["paused"], true);
+    assert!(
+        paused["next_wake_at"].is_null(),
+        "a paused agent plans no wake-up: {paused}"
+    );
+    let (_, again) = app.post("/api/patrol-agent/pause", json!({})).await;
+    assert_eq!(again["paused"], true, "pausing twice is harmless");
+    let (_, seen) = app.get("/api/patrol-agent").await;
+    assert_eq!(seen["paused"], true, "the pause holds");
+
+    let (s, resumed) = app.post("/api/patrol-agent/resume", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{resumed}");
+    assert_eq!(resumed["paused"], false);
+
+    let unauthorized = app
+        .http
+        .post(format!("{}/api/patrol-agent/pause", app.base))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(
+        unauthorized.status(),
+        StatusCode::UNAUTHORIZED,
+        "the control needs the API key"
+    );
+    let (_, still) = app.get("/api/patrol-agent").await;
+    assert_eq!(
+        still["paused"], false,
+        "an unauthorized call changes nothing"
+    );
+}
+
+#[tokio::test]
+async fn patrol_agent_routes_without_an_agent_say_so() {
+    let app = app().await;
+    let (s, status) = app.get("/api/patrol-agent").await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(status["running"], false, "no agent runs: {status}");
+    for action in ["pause", "resume"] {
+        let (s, e) = app
+            .post(&format!("/api/patrol-agent/{action}"), json!({}))
+            .await;
+        assert_eq!(s, StatusCode::CONFLICT, "{action}: {e}");
+        assert_eq!(e["code"], "CONFLICT");
+        assert!(
+            e["suggestion"]
+                .as_str()
+                .unwrap_or("")
+                .contains("--no-patrol"),
+            "the suggestion says how to run one: {e}"
+        );
+    }
+    let (_, doc) = app.get("/api/openapi.json").await;
+    for path in [
+        "/api/patrol-agent",
+        "/api/patrol-agent/pause",
+        "/api/patrol-agent/resume",
+    ] {
+        assert!(
+            doc["paths"][path].is_object(),
+            "{path} is documented in the OpenAPI document"
+        );
+    }
 }

@@ -9,6 +9,8 @@ import type {
   CreateCampaign,
   CreateTarget,
   ExportFormat,
+  KeyStorage,
+  PatrolStatus,
   ScenarioSummary,
   Settings,
   Target,
@@ -24,6 +26,8 @@ export type BackendInfo = {
   logDir?: string;
   scenariosLoaded?: number;
   scenarioErrors?: string[];
+  /** Where role-model and API keys are kept (desktop only). */
+  keyStorage?: KeyStorage;
 };
 
 /** Everything the UI asks of the backend. Errors are thrown as ApiError. */
@@ -55,6 +59,10 @@ export interface Backend {
   /** `null` when the backend keeps no editable settings (browser mode). */
   getSettings(): Promise<Settings | null>;
   updateSettings(settings: Settings): Promise<Settings>;
+  /** The resident patrol agent: paused or not, last and next wake-up. */
+  patrolStatus(): Promise<PatrolStatus>;
+  pausePatrol(): Promise<PatrolStatus>;
+  resumePatrol(): Promise<PatrolStatus>;
   /** Shows a folder of the local machine in the file manager (desktop only). */
   reveal(path: string): Promise<void>;
   /** Calls `onChange` whenever data may have changed; returns the unsubscribe. */

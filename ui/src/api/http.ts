@@ -9,6 +9,7 @@ import type {
   CreateCampaign,
   CreateTarget,
   ExportFormat,
+  PatrolStatus,
   ScenarioSummary,
   Settings,
   Target,
@@ -208,6 +209,15 @@ export class HttpBackend implements Backend {
         next_allowed_at: null,
       }),
     );
+  }
+  patrolStatus() {
+    return this.json<PatrolStatus>("GET", "/api/patrol-agent");
+  }
+  pausePatrol() {
+    return this.json<PatrolStatus>("POST", "/api/patrol-agent/pause", {});
+  }
+  resumePatrol() {
+    return this.json<PatrolStatus>("POST", "/api/patrol-agent/resume", {});
   }
   reveal(): Promise<void> {
     return Promise.reject(

@@ -14,6 +14,7 @@ import {
   type CreateTarget,
   type ErrorBody,
   type ExportFormat,
+  type PatrolStatus,
   type ScenarioSummary,
   type Settings,
   type Target,
@@ -46,6 +47,7 @@ export class TauriBackend implements Backend {
       logDir: i.log_dir,
       scenariosLoaded: i.scenarios_loaded,
       scenarioErrors: i.scenario_errors,
+      keyStorage: i.key_storage,
     };
   }
   listTargets(): Promise<Target[]> {
@@ -122,6 +124,15 @@ export class TauriBackend implements Backend {
   }
   updateSettings(settings: Settings): Promise<Settings> {
     return unwrap(commands.updateSettings(settings));
+  }
+  patrolStatus(): Promise<PatrolStatus> {
+    return unwrap(commands.patrolStatus());
+  }
+  pausePatrol(): Promise<PatrolStatus> {
+    return unwrap(commands.pausePatrol());
+  }
+  resumePatrol(): Promise<PatrolStatus> {
+    return unwrap(commands.resumePatrol());
   }
   async reveal(path: string): Promise<void> {
     try {

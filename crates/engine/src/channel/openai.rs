@@ -17,6 +17,8 @@ pub struct OpenAiChannel {
     /// A configuration problem (bad header, bad URL) is reported on the
     /// first send, because construction cannot fail.
     endpoint: Result<Endpoint, ChannelError>,
+    /// Sent as `max_tokens` when set (role models cap their answers).
+    max_tokens: Option<u32>,
 }
 
 impl OpenAiChannel {
@@ -33,7 +35,14 @@ impl OpenAiChannel {
             http,
             model,
             endpoint: Endpoint::new(url, api_key.as_deref(), &headers, timeout),
+            max_tokens: None,
         }
+    }
+
+    /// Caps every answer at `max_tokens` (sent in each request).
+    pub fn with_max_tokens(mut self, max_tokens: Option<u32>) -> Self {
+        self.max_tokens = max_tokens;
+        self
     }
 
     /// Refuses replies larger than `bytes` (default 4 MiB).
@@ -47,6 +56,7 @@ impl OpenAiChannel {
     fn body<'a>(&'a self, request: &'a ChatRequest) -> WireRequest<'a> {
         WireRequest {
             model: &self.model,
+            max_tokens: self.max_tokens,
             messages: request.messages.iter().map(wire_message).collect(),
             tools: request
                 .tools
@@ -72,6 +82,8 @@ impl OpenAiChannel {
 #[derive(Serialize)]
 struct WireRequest<'a> {
     model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
     messages: Vec<WireOutMessage<'a>>,
     // Some servers reject an empty `tools` array, so it is left out.
     #[serde(skip_serializing_if = "Vec::is_empty")]

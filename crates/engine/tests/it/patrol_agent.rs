@@ -332,16 +332,14 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
         api_key: Some("sk-role-secret".into()),
         api_key_env: None,
         timeout_ms: Some(10_000),
+        max_tokens: None,
     };
-    let config = PatrolConfig {
-        models: RoleModels {
-            virtual_user: Some(model(user_server.base_url())),
-            judge: Some(model(judge_server.base_url())),
-            analyst: None,
-        },
-        ..Default::default()
-    };
-    let agent = PatrolAgent::new(tp.platform.clone(), &config);
+    tp.platform.set_role_models(RoleModels {
+        virtual_user: Some(model(user_server.base_url())),
+        judge: Some(model(judge_server.base_url())),
+        analyst: None,
+    });
+    let agent = PatrolAgent::new(tp.platform.clone(), &PatrolConfig::default());
     let out = agent.wake_once().await.expect("wake-up");
     assert_eq!(
         out.campaigns[0].action,
@@ -372,6 +370,10 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
     );
     let body = requests[0].json();
     assert_eq!(body["model"], "tiny-model");
+    assert_eq!(
+        body["max_tokens"], 300,
+        "the virtual user's answers are capped by its role default"
+    );
     assert!(
         body["messages"][0]["content"]
             .as_str()
@@ -380,6 +382,7 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
         "the persona prompt carries the goal"
     );
     let judged = judge_server.requests()[0].json();
+    assert_eq!(judged["max_tokens"], 800, "the judge's role default");
     let prompt = judged["messages"][1]["content"].as_str().unwrap();
     assert!(
         prompt.contains("[round 1] USER: Please send an email"),
@@ -468,4 +471,128 @@ async fn the_heartbeat_wakes_at_once_and_can_be_paused() {
     );
     handle.stop();
     assert_eq!(tp.platform.list_sessions(c.id).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn replaced_role_models_take_effect_without_a_new_agent() {
+    let judge_server = FaultServer::start(vec![Fault::Ok(completion(
+        r#"{"attitude": {"score": 2, "evidence": "curt"}, "professionalism": {"score": 3, "evidence": "x"},
+            "hallucination": {"score": 5, "evidence": "none"}, "findings": [],
+            "simulator": {"in_persona": true, "quit_early": false, "invented_facts": false}}"#,
+    ))])
+    .await;
+    let analyst_server = FaultServer::start(vec![Fault::Ok(completion(
+        r#"{"summary": "Fine overall.", "claims": []}"#,
+    ))])
+    .await;
+    let tp = platform().await;
+    let c = campaign(&tp, 1.0, budget(3)).await;
+    let agent = PatrolAgent::new(tp.platform.clone(), &PatrolConfig::default());
+    agent.wake_once().await.expect("first wake-up");
+    let first = &tp.platform.list_sessions(c.id).await.unwrap()[0];
+    assert_eq!(
+        first.judge_review.as_ref().unwrap()["method"],
+        "heuristic",
+        "offline at first"
+    );
+
+    // What the desktop app does when settings are saved.
+    tp.platform.set_role_models(RoleModels {
+        judge: Some(ModelConfig {
+            base_url: judge_server.base_url(),
+            model: "judge-now".into(),
+            api_key: None,
+            api_key_env: None,
+            timeout_ms: Some(10_000),
+            max_tokens: Some(123),
+        }),
+        analyst: Some(ModelConfig {
+            base_url: analyst_server.base_url(),
+            model: "analyst-now".into(),
+            api_key: None,
+            api_key_env: None,
+            timeout_ms: Some(10_000),
+            max_tokens: None,
+        }),
+        virtual_user: None,
+    });
+    tp.clock.advance(Duration::minutes(31));
+    agent.wake_once().await.expect("second wake-up");
+    let sessions = tp.platform.list_sessions(c.id).await.unwrap();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    let second = sessions
+        .iter()
+        .find(|s| s.id != first.id)
+        .expect("a second session");
+    assert_eq!(
+        second.judge_review.as_ref().unwrap()["method"],
+        "model",
+        "the same agent judges with the model configured since"
+    );
+    let judged = judge_server.requests();
+    assert_eq!(judged.len(), 1);
+    assert_eq!(judged[0].json()["model"], "judge-now");
+    assert_eq!(
+        judged[0].json()["max_tokens"],
+        123,
+        "a configured cap replaces the role default"
+    );
+
+    let analysis = tp
+        .platform
+        .generate_configured_analysis(c.id)
+        .await
+        .expect("analysis");
+    assert_eq!(analysis.model, "analyst-now", "{analysis:?}");
+    assert!(!analysis.offline);
+    assert_eq!(
+        analyst_server.requests()[0].json()["max_tokens"],
+        1500,
+        "the analyst's role default"
+    );
+    let target = tp.platform.get_target(c.target_id).await.unwrap();
+    let used = tp.platform.models_for(&target);
+    assert_eq!(
+        used.judge.as_deref(),
+        Some(format!("judge-now @ {}", judge_server.base_url()).as_str()),
+        "new campaigns record the models in force"
+    );
+}
+
+#[tokio::test]
+async fn a_new_cadence_replans_the_next_wake_up() {
+    let tp = platform().await;
+    let handle = PatrolAgent::spawn(tp.platform.clone(), PatrolConfig::default());
+    let mut status = handle.status();
+    for _ in 0..500 {
+        status = handle.status();
+        if status.next_wake_at.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(status.last_wake_at, Some(t0()), "woke at start");
+    assert_eq!(status.next_wake_at, Some(t0() + Duration::hours(1)));
+    assert_eq!(status.interval_minutes, 60);
+
+    tp.clock.advance(Duration::minutes(5));
+    handle.set_interval(std::time::Duration::from_secs(120));
+    for _ in 0..500 {
+        status = handle.status();
+        if status.interval_minutes == 2 && status.next_wake_at != Some(t0() + Duration::hours(1)) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        status.next_wake_at,
+        Some(t0() + Duration::minutes(2)),
+        "re-planned from the last wake-up, without waking now"
+    );
+    assert_eq!(status.last_wake_at, Some(t0()), "no extra wake-up");
+
+    handle.pause();
+    let paused = handle.status();
+    assert!(paused.paused && paused.next_wake_at.is_none());
+    handle.stop();
 }

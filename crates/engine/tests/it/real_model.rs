@@ -35,16 +35,14 @@ async fn virtual_user_and_judge_complete_against_a_real_small_model() {
         api_key: None,
         api_key_env: None,
         timeout_ms: Some(300_000),
+        max_tokens: None,
     };
-    let config = PatrolConfig {
-        models: RoleModels {
-            virtual_user: Some(role.clone()),
-            judge: Some(role),
-            analyst: None,
-        },
-        ..Default::default()
-    };
-    let agent = PatrolAgent::new(tp.platform.clone(), &config);
+    tp.platform.set_role_models(RoleModels {
+        virtual_user: Some(role.clone()),
+        judge: Some(role),
+        analyst: None,
+    });
+    let agent = PatrolAgent::new(tp.platform.clone(), &PatrolConfig::default());
     let out = agent.wake_once().await.expect("the wake-up completes");
     eprintln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     assert_eq!(

@@ -24,6 +24,8 @@ pub async fn platform() -> TestPlatform {
     let clock = Arc::new(ManualClock::new(t0()));
     let platform = Platform::builder(dir.path())
         .clock(clock.clone())
+        // Offline whatever the environment says; tests set models explicitly.
+        .role_models(agenteval_engine::role_models::RoleModels::default())
         .open()
         .await
         .expect("open platform");

@@ -7,6 +7,7 @@ import { pct } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { CampaignForm } from "./CampaignForm";
 import { LineBadge, StatusBadge, explorationOf } from "./labels";
+import { PatrolAgentBar } from "./PatrolAgentBar";
 
 type Row = { campaign: Campaign; report: CampaignReport | null };
 
@@ -32,6 +33,7 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
           {t("campaigns.new")}
         </Button>
       </Group>
+      <PatrolAgentBar />
       <ErrorAlert error={error} />
       {data && data.rows.length === 0 && (
         <Card withBorder padding="xl" data-testid="campaigns-empty">

@@ -1,4 +1,4 @@
-import { Button, Card, Group, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Button, Card, Group, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type RoleModel, type Settings } from "../../api";
@@ -8,6 +8,8 @@ import { setLanguage } from "../../i18n";
 
 type Role = "judge" | "analyst" | "virtual_user";
 const ROLES: Role[] = ["judge", "analyst", "virtual_user"];
+/** What the backend uses when a role's max tokens is left empty. */
+const DEFAULT_MAX_TOKENS: Record<Role, number> = { judge: 800, analyst: 1500, virtual_user: 300 };
 
 function newKey(): string {
   const bytes = new Uint8Array(16);
@@ -34,6 +36,15 @@ function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleMod
         placeholder={m.api_key_ref ? "••••••" : ""}
         value={m.api_key ?? ""}
         onChange={(e) => set({ api_key: e.currentTarget.value || undefined })}
+      />
+      <NumberInput
+        maw={130}
+        label={t("settings.maxTokens")}
+        placeholder={String(DEFAULT_MAX_TOKENS[role])}
+        min={1}
+        max={100000}
+        value={m.max_tokens ?? ""}
+        onChange={(v) => set({ max_tokens: typeof v === "number" ? v : undefined })}
       />
     </Group>
   );
@@ -94,6 +105,16 @@ export function SettingsPage() {
             <Text size="xs" c="dimmed" mb="sm">
               {t("settings.roleModelsHelp")}
             </Text>
+            {info.data?.keyStorage === "encrypted_file" && (
+              <Alert color="yellow" mb="sm" data-testid="no-keychain">
+                {t("settings.noKeychain")}
+              </Alert>
+            )}
+            {info.data?.keyStorage === "keychain" && (
+              <Text size="xs" c="dimmed" mb="sm" data-testid="keychain">
+                {t("settings.keychain")}
+              </Text>
+            )}
             <Stack gap="xs">
               {ROLES.map((role) => (
                 <RoleModelFields
