@@ -27,7 +27,7 @@ const DEMO_WEEK_HOURS: f64 = 168.0;
 const ROUNDS: u32 = 2;
 /// The demo's seed personas and goals (also a ready-made example of the
 /// seed-set format).
-const DEMO_SEEDS: &str = include_str!("../../../examples/demo_seed_set.json");
+pub(crate) const DEMO_SEEDS: &str = include_str!("../../../examples/demo_seed_set.json");
 
 pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     let platform = open(&opts.data_dir).await?;

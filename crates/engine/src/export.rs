@@ -405,6 +405,25 @@ fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
     }
 }
 
+/// Issue rows in the Markdown report (most frequent first).
+pub const MAX_ISSUE_ROWS: usize = 50;
+/// Judge findings in the Markdown report (poor first).
+pub const MAX_FINDINGS: usize = 100;
+/// Up to this many sessions, the Markdown report carries every transcript;
+/// beyond it, only the transcripts its links lead to.
+pub const ALL_TRANSCRIPTS_UP_TO: u32 = 100;
+
+/// The sessions a rendered report links to, in order of first mention.
+pub fn linked_sessions(markdown: &str) -> Vec<uuid::Uuid> {
+    let mut seen = std::collections::HashSet::new();
+    markdown
+        .split("(#session-")
+        .skip(1)
+        .filter_map(|rest| uuid::Uuid::parse_str(rest.get(..36)?).ok())
+        .filter(|id| seen.insert(*id))
+        .collect()
+}
+
 fn session_link(id: &uuid::Uuid) -> String {
     let short: String = id
         .to_string()
@@ -478,7 +497,7 @@ fn exploration_appendix(md: &mut String, e: &crate::exploration::findings::Explo
         let _ = writeln!(md);
         let _ = writeln!(md, "| Kind | Issue | Sessions | Transcripts |");
         let _ = writeln!(md, "|---|---|---|---|");
-        for i in &e.issues {
+        for i in e.issues.iter().take(MAX_ISSUE_ROWS) {
             let kind = match i.kind {
                 crate::exploration::findings::IssueKind::Blocker => "blocker",
                 crate::exploration::findings::IssueKind::Misled => "misled",
@@ -498,12 +517,19 @@ fn exploration_appendix(md: &mut String, e: &crate::exploration::findings::Explo
                 }
             );
         }
+        if e.issues.len() > MAX_ISSUE_ROWS {
+            let _ = writeln!(
+                md,
+                "\n{} more issues, each seen less often: see the app or the JSON export.",
+                e.issues.len() - MAX_ISSUE_ROWS
+            );
+        }
         let _ = writeln!(md);
     }
     if !e.findings.is_empty() {
         let _ = writeln!(md, "### Judge findings (poor first)");
         let _ = writeln!(md);
-        for f in &e.findings {
+        for f in e.findings.iter().take(MAX_FINDINGS) {
             let dim = f
                 .dimension
                 .as_deref()
@@ -521,6 +547,13 @@ fn exploration_appendix(md: &mut String, e: &crate::exploration::findings::Explo
                 escape_inline(&f.severity),
                 escape_inline(&truncate(&f.text, 300)),
                 session_link(&f.session_id)
+            );
+        }
+        if e.findings.len() > MAX_FINDINGS {
+            let _ = writeln!(
+                md,
+                "\n{} more findings: see the app or the JSON export.",
+                e.findings.len() - MAX_FINDINGS
             );
         }
         let _ = writeln!(md);
@@ -576,6 +609,16 @@ pub fn markdown_with_transcripts(
     }
     let _ = writeln!(md, "## Appendix: Exploration transcripts");
     let _ = writeln!(md);
+    let total = report.exploration.as_ref().map_or(0, |e| e.sessions_total);
+    if transcripts.len() < total as usize {
+        let _ = writeln!(
+            md,
+            "The {} sessions linked above; the other {} are in the app and the sessions CSV export.",
+            transcripts.len(),
+            total as usize - transcripts.len()
+        );
+        let _ = writeln!(md);
+    }
     for t in transcripts {
         let s = &t.session;
         let _ = writeln!(md, "### Session {}", s.id);
@@ -965,11 +1008,20 @@ impl crate::platform::Platform {
             ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?),
             ExportFormat::SessionsCsv => sessions_csv(&self.list_sessions(campaign_id).await?),
             ExportFormat::Md => {
-                let mut transcripts = Vec::new();
-                if report.exploration.is_some() {
-                    for s in self.list_sessions(campaign_id).await? {
-                        transcripts.push(self.session_messages(s.id).await?);
-                    }
+                let ids: Vec<uuid::Uuid> = match &report.exploration {
+                    None => Vec::new(),
+                    Some(e) if e.sessions_total <= ALL_TRANSCRIPTS_UP_TO => self
+                        .list_sessions(campaign_id)
+                        .await?
+                        .into_iter()
+                        .map(|s| s.id)
+                        .collect(),
+                    // A large campaign: the transcripts its links lead to.
+                    Some(_) => linked_sessions(&markdown(&report)),
+                };
+                let mut transcripts = Vec::with_capacity(ids.len());
+                for id in ids {
+                    transcripts.push(self.session_messages(id).await?);
                 }
                 markdown_with_transcripts(&report, &transcripts)
             }

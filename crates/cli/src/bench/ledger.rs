@@ -7,7 +7,6 @@ use super::{Figure, ms, percentile, print_figures};
 use crate::user_error;
 use agenteval_engine::Platform;
 use agenteval_engine::campaign::{Budget, CreateCampaign, Plan, PlanEntry};
-use agenteval_engine::scenario::Scenario;
 use agenteval_engine::target::CreateTarget;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,7 +52,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
     let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
     // One tiny scenario: the campaigns' fixed plans are not what is measured.
-    platform.scenarios.insert_all([bench_scenario()?]);
+    platform.scenarios.insert_all([super::bench_scenario()?]);
     let target = platform
         .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
         .await
@@ -66,7 +65,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
                 target_id: target.id,
                 plan: Some(Plan {
                     entries: vec![PlanEntry {
-                        scenario_id: "bench.hello".into(),
+                        scenario_id: super::BENCH_SCENARIO.into(),
                         ..Default::default()
                     }],
                 }),
@@ -275,16 +274,4 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         ],
     );
     Ok(())
-}
-
-fn bench_scenario() -> anyhow::Result<Scenario> {
-    Ok(serde_json::from_value(serde_json::json!({
-        "id": "bench.hello",
-        "title": "hello",
-        "pack": "bench",
-        "turns": [{"user": "hello"}],
-        "source_file": "(bench)",
-        "source_line": 1,
-        "content_hash": "bench",
-    }))?)
 }

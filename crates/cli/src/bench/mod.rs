@@ -5,7 +5,9 @@
 //! folder and start what they measure against (the demo target as a child
 //! process, the HTTP API in-process) on 127.0.0.1.
 
+mod concurrency;
 mod ledger;
+mod report;
 mod throughput;
 
 use anyhow::Context;
@@ -19,15 +21,22 @@ pub enum Suite {
     /// Fixed-scenario turns per second through the whole engine, against
     /// the demo target's own ceiling measured in the same run.
     Throughput(throughput::Options),
+    /// Simultaneous exploration sessions against a slow target.
+    Concurrency(concurrency::Options),
     /// Concurrent session creates and messages over HTTP against budgets.
     Ledger(ledger::Options),
+    /// Report aggregation and Markdown export over a campaign of 1M turns,
+    /// against a bare scan of the turns.
+    Report(report::Options),
 }
 
 pub fn run(suite: Suite) -> anyhow::Result<()> {
     let runtime = crate::runtime()?;
     match suite {
         Suite::Throughput(o) => runtime.block_on(throughput::run(o)),
+        Suite::Concurrency(o) => runtime.block_on(concurrency::run(o)),
         Suite::Ledger(o) => runtime.block_on(ledger::run(o)),
+        Suite::Report(o) => runtime.block_on(report::run(o)),
     }
 }
 
@@ -190,4 +199,20 @@ pub fn data_dir(
             Ok((tmp.path().to_path_buf(), Some(tmp)))
         }
     }
+}
+
+/// The id of [`bench_scenario`].
+pub const BENCH_SCENARIO: &str = "bench.hello";
+
+/// A one-turn scenario for suites whose fixed plan is not what they measure.
+pub fn bench_scenario() -> anyhow::Result<agenteval_engine::scenario::Scenario> {
+    Ok(serde_json::from_value(serde_json::json!({
+        "id": BENCH_SCENARIO,
+        "title": "hello",
+        "pack": "bench",
+        "turns": [{"user": "hello"}],
+        "source_file": "(bench)",
+        "source_line": 1,
+        "content_hash": "bench",
+    }))?)
 }

@@ -298,7 +298,8 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
                         });
                         issues.len() - 1
                     });
-                    if !issues[i].session_ids.contains(&s.id) {
+                    // Sessions come one at a time: a repeat is the last id.
+                    if issues[i].session_ids.last() != Some(&s.id) {
                         issues[i].session_ids.push(s.id);
                         issues[i].count += 1;
                     }
