@@ -168,6 +168,11 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
         std::time::Duration::from_secs(u64::from(current.patrol_interval_minutes.max(1)) * 60);
     tauri::async_runtime::spawn(async move {
         let _scheduler = agenteval_engine::fixed::spawn_scheduler(p.clone());
+        let retention = agenteval_engine::audit::retention_days_from_env().unwrap_or_else(|e| {
+            tracing::warn!(error = %e.body.message, "using the default audit retention");
+            agenteval_engine::audit::DEFAULT_RETENTION_DAYS
+        });
+        let _audit = agenteval_engine::audit::spawn_retention(p.clone(), retention);
         // Exploration runs beside the fixed plans: the judge reviews closed
         // sessions, the resident patrol agent explores running formal
         // campaigns. Role models come from the environment for now.
