@@ -54,7 +54,8 @@ api -d "{\"name\":\"schemathesis\",\"target_id\":\"$TARGET_ID\",\"scenario_ids\"
 
 REPORT="$TMP/junit.xml"
 status=0
-"$VENV/bin/st" run "http://127.0.0.1:$PORT/api/openapi.json" \
+# Run from the temp folder: schemathesis keeps a cache in its working folder.
+(cd "$TMP" && "$VENV/bin/st" run "http://127.0.0.1:$PORT/api/openapi.json" \
   --header "X-API-Key: $KEY" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
   --max-examples "$MAX_EXAMPLES" \
@@ -64,7 +65,7 @@ status=0
   --workers 2 \
   --request-timeout 30 \
   --report junit --report-junit-path "$REPORT" \
-  --no-color || status=$?
+  --no-color) || status=$?
 mkdir -p "$TARGET_DIR/schemathesis-report" && cp "$REPORT" "$TARGET_DIR/schemathesis-report/junit.xml" 2>/dev/null || true
 
 # The verdict comes from the report: any failed check fails the run. An
