@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test: formatting, lints, Rust tests, UI type check and build,
-# generated bindings up to date, browser tests.
+# generated bindings up to date, browser tests, API fuzzing (schemathesis).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -32,6 +32,9 @@ fi
 
 step "browser tests (Chromium against agenteval serve)"
 bash tests/browser/run.sh
+
+step "API fuzzing: schemathesis on every route of the OpenAPI document"
+bash scripts/schemathesis.sh 50
 
 step "desktop window under Xvfb"
 bash tests/desktop/run.sh

@@ -286,6 +286,11 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     // saved settings take effect without a restart.
     let resident = tauri::async_runtime::block_on(async {
         agenteval_engine::fixed::spawn_scheduler(platform.clone());
+        let retention = agenteval_engine::audit::retention_days_from_env().unwrap_or_else(|e| {
+            tracing::warn!(error = %e.body.message, "using the default audit retention");
+            agenteval_engine::audit::DEFAULT_RETENTION_DAYS
+        });
+        agenteval_engine::audit::spawn_retention(platform.clone(), retention);
         let sampling = agenteval_engine::judge::JudgeSampling::default();
         agenteval_engine::judge::spawn_worker(platform.clone(), sampling);
         let patrol = PatrolControl::new(Some(PatrolAgent::spawn(

@@ -385,7 +385,8 @@ export type ExplorationFindings = {
 	coverage: CoverageGrid,
 	/**
 	 *  Sessions whose review blames the virtual user rather than the
-	 *  target; counted apart so that simulator faults are not the target's.
+	 *  target, or that ended with `simulator_error`; counted apart so that
+	 *  simulator faults are not the target's.
 	 */
 	simulator_faults: number,
 };

@@ -70,6 +70,11 @@ enum Command {
         /// Do not run the resident patrol agent (exploration then comes only from API clients).
         #[arg(long)]
         no_patrol: bool,
+        /// Days audit events are kept; older ones are deleted at start and then daily.
+        #[arg(long, env = agenteval_engine::audit::RETENTION_ENV,
+              default_value_t = agenteval_engine::audit::DEFAULT_RETENTION_DAYS,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        audit_retention_days: u32,
     },
     /// Serves the built-in demo agent as an OpenAI-compatible /v1/chat/completions endpoint.
     DemoTarget {
@@ -199,11 +204,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ui_dir,
             patrol_minutes,
             no_patrol,
+            audit_retention_days,
         } => {
             let data_dir = data_dir_or_default(data_dir)?;
             let patrol =
                 (!no_patrol).then(|| std::time::Duration::from_secs(patrol_minutes.max(1) * 60));
-            runtime()?.block_on(serve(data_dir, bind, api_key, scenarios, ui_dir, patrol))?;
+            runtime()?.block_on(serve(ServeOptions {
+                data_dir,
+                bind,
+                api_key,
+                scenarios,
+                ui_dir,
+                patrol,
+                audit_retention_days,
+            }))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::DemoTarget { bind, latency_ms } => {
@@ -307,14 +321,26 @@ pub async fn load_scenarios(platform: &Platform, dir: &Path) -> anyhow::Result<u
     Ok(loaded.scenarios.len())
 }
 
-async fn serve(
+struct ServeOptions {
     data_dir: PathBuf,
     bind: SocketAddr,
     api_key: Option<String>,
     scenarios: Option<PathBuf>,
     ui_dir: Option<PathBuf>,
     patrol: Option<std::time::Duration>,
-) -> anyhow::Result<()> {
+    audit_retention_days: u32,
+}
+
+async fn serve(options: ServeOptions) -> anyhow::Result<()> {
+    let ServeOptions {
+        data_dir,
+        bind,
+        api_key,
+        scenarios,
+        ui_dir,
+        patrol,
+        audit_retention_days,
+    } = options;
     let platform = open(&data_dir).await?;
     if let Some(dir) = scenarios_dir(scenarios)? {
         let n = load_scenarios(&platform, &dir).await?;
@@ -333,6 +359,7 @@ async fn serve(
     let ui_dir = ui_dir
         .or_else(|| Some(PathBuf::from("ui/dist")).filter(|d| d.join("index.html").is_file()));
     agenteval_engine::fixed::spawn_scheduler(platform.clone());
+    agenteval_engine::audit::spawn_retention(platform.clone(), audit_retention_days);
     // Role models come from the environment (the platform reads them);
     // none configured = offline (persona engine and heuristic judge).
     let sampling = agenteval_engine::judge::JudgeSampling::default();

@@ -155,3 +155,102 @@ fn export_regenerates_from_stored_data_in_every_format() {
     assert!(!missing.status.success(), "an unknown campaign is an error");
     assert!(String::from_utf8_lossy(&missing.stderr).contains("does not exist"));
 }
+
+/// `serve` runs the audit retention job at start with the configured
+/// retention (here from the environment); a retention below one day is
+/// refused before anything starts.
+#[test]
+fn serve_prunes_old_audit_events_at_start_with_the_configured_retention() {
+    let refused = bin()
+        .args(["serve", "--audit-retention-days", "0"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success(), "0 days is refused");
+
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("agenteval.db").display());
+    let serve = |days: &str| {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = bin()
+            .args(["serve", "--no-patrol", "--api-key", "k", "--bind"])
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .arg("--ui-dir")
+            .arg(dir.path().join("no-ui"))
+            .env("AGENTEVAL_AUDIT_RETENTION_DAYS", days)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        (child, port)
+    };
+    let count = |sql: &str| {
+        // -1 while the database or its tables do not exist yet.
+        rt.block_on(async {
+            let Ok(pool) = sqlx::SqlitePool::connect(&db_url).await else {
+                return -1;
+            };
+            let n: i64 = sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap_or(-1);
+            pool.close().await;
+            n
+        })
+    };
+    let wait_until = |what: &str, ok: &dyn Fn() -> bool| {
+        for _ in 0..600 {
+            if ok() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!("{what} never happened");
+    };
+
+    // First start: creates the database (and prunes nothing).
+    let (mut first, port) = serve("30");
+    wait_until("the first start", &|| {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    wait_until("the first pruning pass", &|| {
+        count("SELECT COUNT(*) FROM audit_events WHERE action = 'audit.prune'") == 1
+    });
+    first.kill().unwrap();
+    first.wait().unwrap();
+
+    // An event 31 days old and one 29 days old.
+    rt.block_on(async {
+        let pool = sqlx::SqlitePool::connect(&db_url).await.unwrap();
+        let now = chrono::Utc::now().timestamp_millis();
+        for (id, days) in [("old", 31), ("recent", 29)] {
+            sqlx::query("INSERT INTO audit_events (id, at, actor, action, outcome) VALUES (?, ?, 'test', ?, 'ok')")
+                .bind(id)
+                .bind(now - days * 24 * 3600 * 1000)
+                .bind(format!("test.{id}"))
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        pool.close().await;
+    });
+    let (mut second, _) = serve("30");
+    wait_until("the second pruning pass", &|| {
+        count("SELECT COUNT(*) FROM audit_events WHERE action = 'audit.prune'") == 2
+    });
+    second.kill().unwrap();
+    second.wait().unwrap();
+    assert_eq!(
+        count("SELECT COUNT(*) FROM audit_events WHERE action = 'test.old'"),
+        0,
+        "the 31-day-old event is past a 30-day retention"
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) FROM audit_events WHERE action = 'test.recent'"),
+        1,
+        "the 29-day-old event stays"
+    );
+}

@@ -266,7 +266,9 @@ fn human_review_section(md: &mut String, h: &crate::review::HumanReviewSummary) 
 fn analysis_appendix(md: &mut String, a: &crate::analysis::Analysis) {
     let _ = writeln!(md, "## Appendix: Analysis");
     let _ = writeln!(md);
-    let label = if a.offline {
+    let label = if a.offline && a.fallback_reason.is_some() {
+        "Template analysis built from the figures (the analyst model was unavailable)".to_string()
+    } else if a.offline {
         "Template analysis built from the figures (no analyst model)".to_string()
     } else {
         format!("Written by the analyst model {}", escape_inline(&a.model))
@@ -392,6 +394,33 @@ fn comparison_appendix(md: &mut String, c: &crate::comparison::PeriodComparison)
     let _ = writeln!(md);
 }
 
+/// Says what is missing when a role model failed: judge reviews that
+/// failed and sessions the virtual user could not carry. Absent when
+/// nothing failed, so that healthy reports read as before.
+fn degraded_note(md: &mut String, e: &crate::exploration::findings::ExplorationFindings) {
+    let simulator_errors = e
+        .sessions_by_end_reason
+        .get("simulator_error")
+        .copied()
+        .unwrap_or(0);
+    let mut missing = Vec::new();
+    if e.judge.failed > 0 {
+        missing.push(format!(
+            "{} judge review(s) failed (the judge model was unavailable); those sessions have no quality scores",
+            e.judge.failed
+        ));
+    }
+    if simulator_errors > 0 {
+        missing.push(format!(
+            "{simulator_errors} session(s) ended with simulator\\_error (the virtual user model failed); they are not counted against the target"
+        ));
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(md, "> Degraded: {}.", missing.join("; "));
+        let _ = writeln!(md);
+    }
+}
+
 fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
     let parts: Vec<String> = map
         .iter()
@@ -492,6 +521,7 @@ fn exploration_appendix(md: &mut String, e: &crate::exploration::findings::Explo
         }
     );
     let _ = writeln!(md);
+    degraded_note(md, e);
     if !e.issues.is_empty() {
         let _ = writeln!(md, "### Issues found");
         let _ = writeln!(md);

@@ -3,6 +3,7 @@
 //! server and the CLI are thin adapters over [`Platform`]'s methods.
 
 pub mod analysis;
+pub mod audit;
 pub mod campaign;
 pub mod channel;
 pub mod checks;

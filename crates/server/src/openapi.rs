@@ -43,7 +43,7 @@ use utoipa::{Modify, OpenApi};
         routes::next_period,
     ),
     components(schemas(agenteval_engine::ErrorCode, agenteval_engine::ErrorBody)),
-    modifiers(&ApiKeyScheme),
+    modifiers(&ApiKeyScheme, &CommonResponses),
     security(("api_key" = []))
 )]
 struct ApiDoc;
@@ -57,6 +57,60 @@ impl Modify for ApiKeyScheme {
             "api_key",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-API-Key"))),
         );
+    }
+}
+
+/// The answers any route can give besides its own: 401 on every protected
+/// route, 400 / 413 / 422 wherever a body is read, 500 for real faults.
+/// Declared once here so that the document matches what the router does.
+struct CommonResponses;
+
+impl Modify for CommonResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let error = |description: &str| {
+            ResponseBuilder::new()
+                .description(description)
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(Ref::from_schema_name("ErrorBody")))
+                        .build(),
+                )
+                .build()
+        };
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            let operations = [
+                &mut item.get,
+                &mut item.post,
+                &mut item.put,
+                &mut item.delete,
+                &mut item.patch,
+            ];
+            for op in operations.into_iter().flatten() {
+                let mut add = |status: &str, description: &str| {
+                    op.responses
+                        .responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| error(description).into());
+                };
+                if path != "/api/health" {
+                    add("401", "missing or wrong X-API-Key (UNAUTHORIZED)");
+                }
+                add(
+                    "500",
+                    "a fault inside the platform (INTERNAL); details are logged, not sent",
+                );
+                if op.request_body.is_some() {
+                    add("400", "malformed JSON or an invalid value (INVALID_INPUT)");
+                    add("413", "the body is larger than 1 MiB (PAYLOAD_TOO_LARGE)");
+                    add(
+                        "422",
+                        "well-formed JSON of the wrong structure, field named (UNPROCESSABLE)",
+                    );
+                }
+            }
+        }
     }
 }
 

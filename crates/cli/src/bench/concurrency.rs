@@ -40,7 +40,11 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             // The target's own limit must not be what is measured.
             concurrency: Some(o.sessions.clamp(1, 1024)),
             timeout_ms: Some(o.latency_ms * 4 + 10_000),
-            ..CreateTarget::openai("slow demo target (bench)", &target.base_url(), "agenteval-demo")
+            ..CreateTarget::openai(
+                "slow demo target (bench)",
+                &target.base_url(),
+                "agenteval-demo",
+            )
         })
         .await
         .map_err(user_error)?;
@@ -97,13 +101,43 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     print_figures(
         "concurrency",
         &[
-            Figure::new("concurrency_sessions", f64::from(o.sessions), "sessions", "sessions at once"),
-            Figure::new("concurrency_failed_sessions", failed as f64, "sessions", "sessions that failed"),
+            Figure::new(
+                "concurrency_sessions",
+                f64::from(o.sessions),
+                "sessions",
+                "sessions at once",
+            ),
+            Figure::new(
+                "concurrency_failed_sessions",
+                failed as f64,
+                "sessions",
+                "sessions that failed",
+            ),
             Figure::new("concurrency_turns", turns as f64, "turns", "turns answered"),
-            Figure::new("concurrency_elapsed_s", elapsed.as_secs_f64(), "s", "elapsed"),
-            Figure::new("concurrency_turns_per_s", rate, "turns/s", "achieved turns per second"),
-            Figure::new("concurrency_ideal_turns_per_s", ideal_rate, "turns/s", "ideal turns per second"),
-            Figure::new("concurrency_ratio_to_ideal", rate / ideal_rate, "x", "achieved / ideal"),
+            Figure::new(
+                "concurrency_elapsed_s",
+                elapsed.as_secs_f64(),
+                "s",
+                "elapsed",
+            ),
+            Figure::new(
+                "concurrency_turns_per_s",
+                rate,
+                "turns/s",
+                "achieved turns per second",
+            ),
+            Figure::new(
+                "concurrency_ideal_turns_per_s",
+                ideal_rate,
+                "turns/s",
+                "ideal turns per second",
+            ),
+            Figure::new(
+                "concurrency_ratio_to_ideal",
+                rate / ideal_rate,
+                "x",
+                "achieved / ideal",
+            ),
             Figure::new(
                 "concurrency_peak_rss_mb",
                 super::peak_rss_mb().unwrap_or(f64::NAN),

@@ -119,9 +119,19 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     print_figures(
         "report",
         &[
-            Figure::new("report_turns", turns as f64, "turns", "turns in the campaign"),
+            Figure::new(
+                "report_turns",
+                turns as f64,
+                "turns",
+                "turns in the campaign",
+            ),
             Figure::new("report_scan_ms", ms(scan), "ms", "count(*) over the turns"),
-            Figure::new("report_aggregation_ms", ms(report), "ms", "report aggregation"),
+            Figure::new(
+                "report_aggregation_ms",
+                ms(report),
+                "ms",
+                "report aggregation",
+            ),
             Figure::new("report_export_md_ms", ms(export), "ms", "Markdown export"),
             Figure::new(
                 "report_ratio_to_scan",

@@ -39,7 +39,8 @@ pub struct ExplorationFindings {
     pub findings: Vec<JudgeFinding>,
     pub coverage: CoverageGrid,
     /// Sessions whose review blames the virtual user rather than the
-    /// target; counted apart so that simulator faults are not the target's.
+    /// target, or that ended with `simulator_error`; counted apart so that
+    /// simulator faults are not the target's.
     pub simulator_faults: u32,
 }
 
@@ -270,7 +271,14 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
             .or_default() += 1;
 
         let mut cell_issues = 0;
-        if let Some(e) = &s.experience {
+        // A session the virtual user could not carry is the simulator's
+        // fault: its record says nothing about the target, so it stays out
+        // of the achievement rate, the emotions and the issues.
+        let simulator_error = s.end_reason == Some(EndReason::SimulatorError);
+        if simulator_error {
+            f.simulator_faults += 1;
+        }
+        if let Some(e) = s.experience.as_ref().filter(|_| !simulator_error) {
             if s.status == SessionStatus::Completed {
                 f.records += 1;
                 if e.goal_achieved {
@@ -322,7 +330,7 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
                 d.1 += 1;
             }
             f.findings.extend(review_findings(s.id, review));
-            if simulator_at_fault(review) {
+            if simulator_at_fault(review) && !simulator_error {
                 f.simulator_faults += 1;
             }
         }

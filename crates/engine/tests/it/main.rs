@@ -1,5 +1,6 @@
 //! Engine integration tests: real SQLite in temp dirs, real HTTP on 127.0.0.1.
 
+mod audit;
 mod channels;
 mod checks;
 mod demo_agent;

@@ -1,0 +1,100 @@
+//! Audit retention: audit events older than the retention period are
+//! deleted, at start and then daily. The pruning is itself audited, so the
+//! trail shows when and how much was removed.
+
+use crate::clock::to_ms;
+use crate::error::{Error, Result};
+use crate::platform::Platform;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Days audit events are kept unless configured otherwise.
+pub const DEFAULT_RETENTION_DAYS: u32 = 90;
+
+/// The environment variable that overrides [`DEFAULT_RETENTION_DAYS`].
+pub const RETENTION_ENV: &str = "AGENTEVAL_AUDIT_RETENTION_DAYS";
+
+/// How often the retention job runs after its first pass.
+pub const PRUNE_EVERY: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// What one pruning pass did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pruned {
+    /// Events deleted.
+    pub deleted: u64,
+    /// Events at or after this instant (UTC milliseconds) were kept.
+    pub cutoff_ms: i64,
+}
+
+/// The retention in days from [`RETENTION_ENV`], else the default. A value
+/// that is not a positive whole number is refused rather than guessed.
+pub fn retention_days_from_env() -> Result<u32> {
+    match std::env::var(RETENTION_ENV) {
+        Ok(raw) => parse_retention_days(&raw),
+        Err(_) => Ok(DEFAULT_RETENTION_DAYS),
+    }
+}
+
+/// Parses a retention in days: a whole number of at least 1.
+pub fn parse_retention_days(raw: &str) -> Result<u32> {
+    match raw.trim().parse::<u32>() {
+        Ok(days) if days >= 1 => Ok(days),
+        _ => Err(Error::invalid(
+            format!("audit retention must be a whole number of days (at least 1), got {raw:?}"),
+            format!("Set {RETENTION_ENV} or --audit-retention-days to e.g. 90."),
+        )),
+    }
+}
+
+impl Platform {
+    /// Deletes audit events older than `retention_days` before now (the
+    /// injected clock) and records the pruning as an audit event of its own.
+    pub async fn prune_audit_events(&self, retention_days: u32) -> Result<Pruned> {
+        let cutoff = self.clock.now() - chrono::Duration::days(i64::from(retention_days.max(1)));
+        let cutoff_ms = to_ms(cutoff);
+        let deleted = sqlx::query("DELETE FROM audit_events WHERE at < ?")
+            .bind(cutoff_ms)
+            .execute(&self.db)
+            .await?
+            .rows_affected();
+        let detail = serde_json::json!({
+            "deleted": deleted,
+            "retention_days": retention_days,
+            "cutoff_ms": cutoff_ms,
+        });
+        let res = sqlx::query(
+            "INSERT INTO audit_events (id, at, actor, action, subject, outcome, detail) VALUES (?, ?, 'engine', 'audit.prune', NULL, 'ok', ?)",
+        )
+        .bind(self.ids.next_id().to_string())
+        .bind(to_ms(self.clock.now()))
+        .bind(detail.to_string())
+        .execute(&self.db)
+        .await;
+        if let Err(e) = res {
+            tracing::warn!(error = %e, "could not record the audit pruning");
+        }
+        if deleted > 0 {
+            tracing::info!(deleted, retention_days, "pruned old audit events");
+        }
+        Ok(Pruned { deleted, cutoff_ms })
+    }
+}
+
+/// Starts the retention job: prunes at once, then every [`PRUNE_EVERY`].
+/// Errors are logged; the job keeps going.
+pub fn spawn_retention(
+    platform: Arc<Platform>,
+    retention_days: u32,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(PRUNE_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            // The first tick completes at once: the job runs at start.
+            every.tick().await;
+            if let Err(e) = platform.prune_audit_events(retention_days).await {
+                tracing::error!(error = ?e, "audit retention pass failed");
+            }
+        }
+    })
+}

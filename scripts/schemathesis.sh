@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Property-based API testing: schemathesis (pinned, in a venv under
+# target/) generates requests for every route of GET /api/openapi.json,
+# valid and invalid, against a fresh `agenteval serve`, and fails on any
+# 5xx, any status the document does not declare, or any response body
+# that violates its declared schema.
+#
+#   bash scripts/schemathesis.sh [MAX_EXAMPLES]   # per operation, default 25
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+MAX_EXAMPLES="${1:-25}"
+SCHEMATHESIS_VERSION=4.32.5
+VENV="$TARGET_DIR/schemathesis-venv"
+
+if [ ! -x "$VENV/bin/st" ] || ! "$VENV/bin/pip" show schemathesis 2>/dev/null | grep -q "^Version: $SCHEMATHESIS_VERSION$"; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+# AGENTEVAL_BIN: an already built binary (skips the build).
+BIN="${AGENTEVAL_BIN:-}"
+if [ -z "$BIN" ]; then
+  cargo build --quiet --locked -p agenteval-cli
+  BIN="$TARGET_DIR/debug/agenteval"
+fi
+
+TMP=$(mktemp -d)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+KEY="schemathesis-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
+SERVER=""
+cleanup() {
+  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+"$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" --no-patrol \
+  --ui-dir "$TMP/no-ui" > "$TMP/server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 150); do
+  if curl -fsS "http://127.0.0.1:$PORT/api/health" > /dev/null 2>&1; then break; fi
+  if ! kill -0 "$SERVER" 2>/dev/null; then echo "the server exited:"; cat "$TMP/server.log"; exit 1; fi
+  sleep 0.2
+done
+
+# Some real data, so that generated ids sometimes name something and the
+# routes get past their 404s.
+api() { curl -fsS -H "X-API-Key: $KEY" -H 'content-type: application/json' "$@"; }
+TARGET_ID=$(api -d '{"name":"demo","channel":{"kind":"builtin","agent":"demo"}}' "http://127.0.0.1:$PORT/api/targets" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+SCENARIO_ID=$(api "http://127.0.0.1:$PORT/api/scenarios" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+api -d "{\"name\":\"schemathesis\",\"target_id\":\"$TARGET_ID\",\"scenario_ids\":[\"$SCENARIO_ID\"],\"duration_hours\":1,\"time_scale\":60}" \
+  "http://127.0.0.1:$PORT/api/campaigns" > /dev/null
+
+REPORT="$TMP/junit.xml"
+status=0
+# Run from the temp folder: schemathesis keeps a cache in its working folder.
+(cd "$TMP" && "$VENV/bin/st" run "http://127.0.0.1:$PORT/api/openapi.json" \
+  --header "X-API-Key: $KEY" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
+  --max-examples "$MAX_EXAMPLES" \
+  --phases examples,coverage,fuzzing \
+  --generation-database none \
+  --seed 20261130 \
+  --workers 2 \
+  --request-timeout 30 \
+  --report junit --report-junit-path "$REPORT" \
+  --no-color) || status=$?
+mkdir -p "$TARGET_DIR/schemathesis-report" && cp "$REPORT" "$TARGET_DIR/schemathesis-report/junit.xml" 2>/dev/null || true
+
+# The verdict comes from the report: any failed check fails the run. An
+# error inside schemathesis or hypothesis themselves (a Python traceback in
+# their own code, no response involved) is shown but is not the API's
+# fault; any other error (e.g. the connection dropped) fails the run.
+verdict=0
+python3 - "$REPORT" <<'PY' || verdict=$?
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+tests = failures = api_errors = tool_errors = 0
+for case in root.iter("testcase"):
+    tests += 1
+    for child in case:
+        text = (child.attrib.get("message") or "") + (child.text or "")
+        if child.tag == "failure":
+            failures += 1
+            print(f"FAILED {case.attrib.get('name')}: {text[:2000]}")
+        elif child.tag == "error":
+            internal = "Runtime Error" in text and ("site-packages/hypothesis" in text or "site-packages/schemathesis" in text)
+            if internal:
+                tool_errors += 1
+                print(f"tool error (not counted) {case.attrib.get('name')}: {text.splitlines()[2] if len(text.splitlines()) > 2 else text[:200]}")
+            else:
+                api_errors += 1
+                print(f"ERROR {case.attrib.get('name')}: {text[:2000]}")
+print(f"schemathesis: {tests} operations, {failures} failed checks, {api_errors} errors, {tool_errors} tool-internal errors")
+sys.exit(1 if failures or api_errors or tests == 0 else 0)
+PY
+if [ "$verdict" -ne 0 ]; then
+  echo "--- server log (last 40 lines)"; tail -n 40 "$TMP/server.log"
+  exit 1
+fi
+echo "schemathesis passed (exit status of st: $status)"
