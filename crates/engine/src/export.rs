@@ -968,6 +968,19 @@ mod tests {
     }
 
     #[test]
+    fn linked_sessions_are_found_once_in_order() {
+        let a = uuid::Uuid::from_u128(1);
+        let b = uuid::Uuid::from_u128(2);
+        let md = format!(
+            "see {} and {} then {} and [bad](#session-nope)",
+            super::session_link(&b),
+            super::session_link(&a),
+            super::session_link(&b)
+        );
+        assert_eq!(super::linked_sessions(&md), vec![b, a]);
+    }
+
+    #[test]
     fn truncate_marks_the_cut() {
         assert_eq!(truncate("abcdef", 3), "abc…");
         assert_eq!(truncate("中文字符", 10), "中文字符");

@@ -1,4 +1,4 @@
-//! Group commit for the fixed engine's hot writes: turns and run verdicts.
+//! Group commit for the hot writes: fixed-run turns, run verdicts, audit events.
 //!
 //! Hundreds of runs execute at once; their writes queue to one task that
 //! commits everything waiting in a single transaction, with multi-row
@@ -148,6 +148,9 @@ fn spawn(db: Db, gate: Gate) -> mpsc::UnboundedSender<Job> {
         let mut batch: Vec<Job> = Vec::new();
         while let Some(first) = rx.recv().await {
             batch.push(first);
+            // Let the tasks that are about to write queue their writes too:
+            // a bigger batch costs one commit all the same.
+            tokio::task::yield_now().await;
             while batch.len() < MAX_BATCH {
                 match rx.try_recv() {
                     Ok(job) => batch.push(job),

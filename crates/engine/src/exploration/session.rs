@@ -747,13 +747,6 @@ impl Platform {
         .bind(to_ms(now))
         .execute(&mut *tx)
         .await?;
-        let history = sqlx::query(
-            "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
-        )
-        .bind(session.id.to_string())
-        .bind(user_seq)
-        .fetch_all(&mut *tx)
-        .await?;
         ledger::append(
             &mut tx,
             self,
@@ -766,6 +759,15 @@ impl Platform {
         tx.commit().await?;
         drop(guard);
 
+        // Read after the commit, outside the gate: the turns up to this one
+        // are stored and no later write changes them.
+        let history = sqlx::query(
+            "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
+        )
+        .bind(session.id.to_string())
+        .bind(user_seq)
+        .fetch_all(&self.db)
+        .await?;
         let messages = history
             .iter()
             .map(|r| {

@@ -485,3 +485,86 @@ async fn variants_keep_their_seed() {
         .expect("the derivation is kept");
     assert_eq!(variant.note, "asks in Chinese");
 }
+
+#[tokio::test]
+async fn a_large_campaign_exports_a_bounded_markdown_whose_links_all_resolve() {
+    let tp = platform().await;
+    let sessions = agenteval_engine::export::ALL_TRANSCRIPTS_UP_TO as usize + 20;
+    let c = campaign(
+        &tp,
+        60.0,
+        24.0,
+        Budget {
+            max_sessions: Some(sessions as u32),
+            max_turns: Some(2),
+            min_interval_minutes: Some(0.0),
+        },
+    )
+    .await;
+    for i in 0..sessions {
+        let s = tp
+            .platform
+            .create_session(create(
+                &c,
+                if i % 2 == 0 { "p1" } else { "p2" },
+                Trigger::Manual,
+            ))
+            .await
+            .expect("session");
+        tp.platform
+            .send_message(
+                s.id,
+                SendMessage {
+                    content: format!("hello {i}"),
+                },
+            )
+            .await
+            .expect("message");
+        // Every session reports the same blocker, a few a rarer one.
+        let mut blockers = vec!["the reply was too vague".to_string()];
+        if i % 40 == 0 {
+            blockers.push(format!("rare problem {i}"));
+        }
+        tp.platform
+            .close_session(
+                s.id,
+                CloseSession {
+                    goal_achieved: i % 3 == 0,
+                    blockers: Some(blockers),
+                    ..Default::default()
+                },
+            )
+            .await
+            .expect("close");
+    }
+    let md = tp
+        .platform
+        .export_campaign(c.id, agenteval_engine::export::ExportFormat::Md)
+        .await
+        .expect("export");
+    let transcripts: Vec<&str> = md
+        .lines()
+        .filter_map(|l| l.strip_prefix("### Session "))
+        .collect();
+    let linked = agenteval_engine::export::linked_sessions(&md);
+    assert!(!linked.is_empty(), "issues link to sessions");
+    assert!(
+        transcripts.len() < sessions,
+        "not every transcript: {} of {sessions}",
+        transcripts.len()
+    );
+    for id in &linked {
+        assert!(
+            transcripts.contains(&id.to_string().as_str()),
+            "the link to session {id} leads to its transcript"
+        );
+    }
+    assert!(
+        md.contains(&format!(
+            "The {} sessions linked above; the other {} are in the app",
+            transcripts.len(),
+            sessions - transcripts.len()
+        )),
+        "the cut is said in the text"
+    );
+}
