@@ -1,4 +1,5 @@
-//! Group commit for the hot writes: fixed-run turns, run verdicts, audit events.
+//! Group commit for the hot writes: fixed-run turns, run verdicts, the
+//! target's replies in exploration sessions, audit events.
 //!
 //! Hundreds of runs execute at once; their writes queue to one task that
 //! commits everything waiting in a single transaction, with multi-row
@@ -80,10 +81,23 @@ pub(crate) struct AuditRow {
     pub outcome: String,
 }
 
+/// The target's reply in an exploration session (its user turn and the
+/// budget decision were committed before the target was called).
+#[derive(Debug, Clone)]
+pub(crate) struct ReplyRow {
+    pub id: String,
+    pub session_id: String,
+    pub seq: i64,
+    pub content: String,
+    pub latency_ms: i64,
+    pub at: i64,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) enum Write {
     Turn(TurnRow),
     Finish(FinishRow),
+    Reply(ReplyRow),
     Audit(AuditRow),
 }
 
@@ -180,7 +194,7 @@ fn spawn(db: Db, gate: Gate) -> mpsc::UnboundedSender<Job> {
 }
 
 /// Writes everything in one transaction: turns first, then verdicts, then
-/// audit events.
+/// session replies and audit events.
 async fn apply(db: &Db, gate: &Gate, writes: &[&Write]) -> Result<()> {
     let turns: Vec<&TurnRow> = writes
         .iter()
@@ -193,6 +207,13 @@ async fn apply(db: &Db, gate: &Gate, writes: &[&Write]) -> Result<()> {
         .iter()
         .filter_map(|w| match w {
             Write::Finish(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    let replies: Vec<&ReplyRow> = writes
+        .iter()
+        .filter_map(|w| match w {
+            Write::Reply(r) => Some(r),
             _ => None,
         })
         .collect();
@@ -239,6 +260,30 @@ async fn apply(db: &Db, gate: &Gate, writes: &[&Write]) -> Result<()> {
             ") UPDATE runs SET status = 'done', verdict = v.verdict, check_results = v.check_results,
                  metrics = v.metrics, error_reason = v.error_reason, finished_at = v.finished_at
              FROM v WHERE runs.id = v.id",
+        );
+        q.build().execute(&mut *tx).await?;
+    }
+    for chunk in pieces(&replies) {
+        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
+            "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at) ",
+        );
+        q.push_values(chunk, |mut b, r| {
+            b.push_bind(&r.id)
+                .push_bind(&r.session_id)
+                .push_bind(r.seq)
+                .push_bind("target")
+                .push_bind(&r.content)
+                .push_bind(r.latency_ms)
+                .push_bind(r.at);
+        });
+        q.build().execute(&mut *tx).await?;
+        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("WITH v(id, at) AS (");
+        q.push_values(chunk, |mut b, r| {
+            b.push_bind(&r.session_id).push_bind(r.at);
+        });
+        q.push(
+            ") UPDATE exploration_sessions SET updated_at = max(updated_at, v.at)
+             FROM v WHERE exploration_sessions.id = v.id",
         );
         q.build().execute(&mut *tx).await?;
     }

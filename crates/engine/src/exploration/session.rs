@@ -792,28 +792,19 @@ impl Platform {
         };
         match reply {
             Ok(reply) => {
-                let at = to_ms(self.clock.now());
-                let gate = self.ledger_lock.lock().await;
-                let mut tx = self.db.begin().await?;
-                sqlx::query(
-                    "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
-                     VALUES (?, ?, ?, 'target', ?, ?, ?)",
-                )
-                .bind(self.ids.next_id().to_string())
-                .bind(session.id.to_string())
-                .bind(user_seq + 1)
-                .bind(&reply.content)
-                .bind(reply.latency_ms as i64)
-                .bind(at)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query("UPDATE exploration_sessions SET updated_at = ? WHERE id = ?")
-                    .bind(at)
-                    .bind(session.id.to_string())
-                    .execute(&mut *tx)
+                let row = crate::writer::ReplyRow {
+                    id: self.ids.next_id().to_string(),
+                    session_id: session.id.to_string(),
+                    seq: user_seq + 1,
+                    content: reply.content.clone(),
+                    latency_ms: reply.latency_ms as i64,
+                    at: to_ms(self.clock.now()),
+                };
+                // Group-committed with other sessions' replies.
+                self.writer
+                    .enqueue(crate::writer::Write::Reply(row))
+                    .committed()
                     .await?;
-                tx.commit().await?;
-                drop(gate);
                 self.notify(Event::SessionChanged {
                     campaign_id: campaign.id,
                     session_id: session.id,
