@@ -6,7 +6,7 @@
 use super::{DemoTargetProcess, Figure, print_figures};
 use crate::user_error;
 use agenteval_engine::Platform;
-use agenteval_engine::campaign::{Budget, CreateCampaign, Plan, PlanEntry};
+use agenteval_engine::campaign::Budget;
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::exploration::session::{CloseSession, CreateSession, SendMessage};
 use agenteval_engine::target::CreateTarget;
@@ -32,9 +32,7 @@ pub struct Options {
 
 pub async fn run(o: Options) -> anyhow::Result<()> {
     let target = DemoTargetProcess::start(o.latency_ms)?;
-    let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
-    let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
-    platform.scenarios.insert_all([super::bench_scenario()?]);
+    let (platform, _tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
     let t = platform
         .create_target(CreateTarget {
             // The target's own limit must not be what is measured.
@@ -48,25 +46,19 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         })
         .await
         .map_err(user_error)?;
+    let budget = Budget {
+        max_sessions: Some(o.sessions),
+        max_turns: Some(o.turns),
+        min_interval_minutes: Some(0.0),
+    };
     let campaign = platform
-        .create_campaign(CreateCampaign {
-            name: "concurrency bench".into(),
-            target_id: t.id,
-            plan: Some(Plan {
-                entries: vec![PlanEntry {
-                    scenario_id: super::BENCH_SCENARIO.into(),
-                    ..Default::default()
-                }],
-            }),
-            duration_hours: Some(24.0),
-            time_scale: Some(2.0),
-            budget: Some(Budget {
-                max_sessions: Some(o.sessions),
-                max_turns: Some(o.turns),
-                min_interval_minutes: Some(0.0),
-            }),
-            ..Default::default()
-        })
+        .create_campaign(super::bench_campaign(
+            "concurrency bench",
+            t.id,
+            24.0,
+            Some(budget),
+            None,
+        ))
         .await
         .map_err(user_error)?;
     println!(

@@ -5,8 +5,7 @@
 
 use super::{Figure, ms, percentile, print_figures};
 use crate::user_error;
-use agenteval_engine::Platform;
-use agenteval_engine::campaign::{Budget, CreateCampaign, Plan, PlanEntry};
+use agenteval_engine::campaign::Budget;
 use agenteval_engine::target::CreateTarget;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -49,36 +48,27 @@ struct Outcome {
 }
 
 pub async fn run(o: Options) -> anyhow::Result<()> {
-    let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
-    let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
     // One tiny scenario: the campaigns' fixed plans are not what is measured.
-    platform.scenarios.insert_all([super::bench_scenario()?]);
+    let (platform, _tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
     let target = platform
         .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
         .await
         .map_err(user_error)?;
     let mut campaigns = Vec::new();
     for i in 0..o.campaigns.max(1) {
+        let budget = Budget {
+            max_sessions: Some(o.max_sessions),
+            max_turns: Some(o.max_turns),
+            min_interval_minutes: Some(0.0),
+        };
         let c = platform
-            .create_campaign(CreateCampaign {
-                name: format!("ledger bench {i}"),
-                target_id: target.id,
-                plan: Some(Plan {
-                    entries: vec![PlanEntry {
-                        scenario_id: super::BENCH_SCENARIO.into(),
-                        ..Default::default()
-                    }],
-                }),
-                duration_hours: Some(24.0),
-                // Accelerated line: manual sessions, no waiting between them.
-                time_scale: Some(2.0),
-                budget: Some(Budget {
-                    max_sessions: Some(o.max_sessions),
-                    max_turns: Some(o.max_turns),
-                    min_interval_minutes: Some(0.0),
-                }),
-                ..Default::default()
-            })
+            .create_campaign(super::bench_campaign(
+                &format!("ledger bench {i}"),
+                target.id,
+                24.0,
+                Some(budget),
+                None,
+            ))
             .await
             .map_err(user_error)?;
         campaigns.push(c.id);

@@ -201,6 +201,51 @@ pub fn data_dir(
     }
 }
 
+/// A platform on a fresh data folder (or `keep`) with [`bench_scenario`]
+/// loaded; the folder is removed when the returned guard is dropped.
+pub async fn bench_platform(
+    keep: Option<&std::path::Path>,
+) -> anyhow::Result<(
+    std::sync::Arc<agenteval_engine::Platform>,
+    Option<tempfile::TempDir>,
+)> {
+    let (dir, guard) = data_dir(keep)?;
+    let platform = agenteval_engine::Platform::builder(&dir)
+        .open()
+        .await
+        .map_err(crate::user_error)?;
+    platform.scenarios.insert_all([bench_scenario()?]);
+    Ok((platform, guard))
+}
+
+/// A campaign of `hours` running [`bench_scenario`] once, on the
+/// accelerated line (time scale 2): sessions are manual and nothing waits
+/// for the patrol agent.
+pub fn bench_campaign(
+    name: &str,
+    target_id: uuid::Uuid,
+    hours: f64,
+    budget: Option<agenteval_engine::campaign::Budget>,
+    seed_set: Option<agenteval_engine::campaign::SeedSet>,
+) -> agenteval_engine::campaign::CreateCampaign {
+    use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
+    CreateCampaign {
+        name: name.into(),
+        target_id,
+        plan: Some(Plan {
+            entries: vec![PlanEntry {
+                scenario_id: BENCH_SCENARIO.into(),
+                ..Default::default()
+            }],
+        }),
+        duration_hours: Some(hours),
+        time_scale: Some(2.0),
+        budget,
+        seed_set,
+        ..Default::default()
+    }
+}
+
 /// The id of [`bench_scenario`].
 pub const BENCH_SCENARIO: &str = "bench.hello";
 

@@ -7,7 +7,7 @@
 use super::{Figure, ms, print_figures};
 use crate::user_error;
 use agenteval_engine::Platform;
-use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry, SeedSet};
+use agenteval_engine::campaign::SeedSet;
 use agenteval_engine::export::ExportFormat;
 use agenteval_engine::target::CreateTarget;
 use anyhow::Context;
@@ -34,9 +34,7 @@ const SESSION_TURNS: u64 = 8;
 const RUN_TURNS: u64 = 2;
 
 pub async fn run(o: Options) -> anyhow::Result<()> {
-    let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
-    let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
-    platform.scenarios.insert_all([super::bench_scenario()?]);
+    let (platform, _tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
     let target = platform
         .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
         .await
@@ -44,20 +42,13 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let seeds: SeedSet =
         serde_json::from_str(crate::demo::DEMO_SEEDS).context("the demo seed set")?;
     let campaign = platform
-        .create_campaign(CreateCampaign {
-            name: "report bench".into(),
-            target_id: target.id,
-            plan: Some(Plan {
-                entries: vec![PlanEntry {
-                    scenario_id: super::BENCH_SCENARIO.into(),
-                    ..Default::default()
-                }],
-            }),
-            duration_hours: Some(168.0),
-            time_scale: Some(2.0),
-            seed_set: Some(seeds),
-            ..Default::default()
-        })
+        .create_campaign(super::bench_campaign(
+            "report bench",
+            target.id,
+            168.0,
+            None,
+            Some(seeds),
+        ))
         .await
         .map_err(user_error)?;
 
