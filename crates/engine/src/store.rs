@@ -30,6 +30,9 @@ pub async fn open_url(url: &str) -> Result<Db> {
         .busy_timeout(Duration::from_secs(10));
     let pool = SqlitePoolOptions::new()
         .max_connections(8)
+        // A local file needs no liveness ping before each use; the ping was
+        // one more round trip to the connection's thread per query.
+        .test_before_acquire(false)
         .connect_with(options)
         .await?;
     sqlx::migrate!("./migrations").run(&pool).await?;
