@@ -496,6 +496,66 @@ async fn check_session_open(
 }
 
 impl Platform {
+    /// Records a refused action in the ledger (commits `tx`) and returns
+    /// the refusal; an internal error is returned as it is, unrecorded.
+    async fn refuse(
+        &self,
+        mut tx: sqlx::Transaction<'static, sqlx::Sqlite>,
+        campaign_id: Uuid,
+        session_id: Option<Uuid>,
+        action: LedgerAction,
+        refusal: Error,
+    ) -> Error {
+        if refusal.code() == ErrorCode::Internal {
+            return refusal;
+        }
+        let recorded = async {
+            ledger::append(
+                &mut tx,
+                self,
+                campaign_id,
+                session_id,
+                action,
+                Some(refusal.code()),
+            )
+            .await?;
+            tx.commit().await?;
+            Ok::<_, Error>(())
+        }
+        .await;
+        match recorded {
+            Ok(()) => refusal,
+            Err(e) => e,
+        }
+    }
+
+    /// Records an allowed action in the ledger, commits it with the
+    /// action's own writes and releases the write gate.
+    async fn allow(
+        &self,
+        mut tx: sqlx::Transaction<'static, sqlx::Sqlite>,
+        gate: tokio::sync::MutexGuard<'_, ()>,
+        campaign_id: Uuid,
+        session_id: Uuid,
+        action: LedgerAction,
+    ) -> Result<()> {
+        ledger::append(&mut tx, self, campaign_id, Some(session_id), action, None).await?;
+        tx.commit().await?;
+        drop(gate);
+        Ok(())
+    }
+
+    /// Audits a session's change of state and tells the listeners.
+    async fn session_changed(&self, action: &str, campaign_id: Uuid, session_id: Uuid) {
+        self.audit("platform", action, Some(session_id), "ok").await;
+        self.notify(Event::SessionChanged {
+            campaign_id,
+            session_id,
+        });
+    }
+}
+
+impl Platform {
     /// Creates a `running` exploration session after the guardrail checks,
     /// in this order: campaign exists (404), campaign running (409
     /// `CAMPAIGN_NOT_RUNNING`), no auto trigger on the accelerated line
@@ -607,20 +667,9 @@ impl Platform {
         }
         .await;
         if let Err(e) = decision {
-            if e.code() == ErrorCode::Internal {
-                return Err(e);
-            }
-            ledger::append(
-                &mut tx,
-                self,
-                campaign.id,
-                None,
-                LedgerAction::Create,
-                Some(e.code()),
-            )
-            .await?;
-            tx.commit().await?;
-            return Err(e);
+            return Err(self
+                .refuse(tx, campaign.id, None, LedgerAction::Create, e)
+                .await);
         }
         let session = ExplorationSession {
             id: self.ids.next_id(),
@@ -659,23 +708,10 @@ impl Platform {
         .bind(to_ms(now))
         .execute(&mut *tx)
         .await?;
-        ledger::append(
-            &mut tx,
-            self,
-            campaign.id,
-            Some(session.id),
-            LedgerAction::Create,
-            None,
-        )
-        .await?;
-        tx.commit().await?;
-        drop(_guard);
-        self.audit("platform", "session.create", Some(session.id), "ok")
+        self.allow(tx, _guard, campaign.id, session.id, LedgerAction::Create)
+            .await?;
+        self.session_changed("session.create", campaign.id, session.id)
             .await;
-        self.notify(Event::SessionChanged {
-            campaign_id: campaign.id,
-            session_id: session.id,
-        });
         Ok(session)
     }
 
@@ -712,20 +748,9 @@ impl Platform {
             ));
         }
         if let Err(e) = decision {
-            if e.code() == ErrorCode::Internal {
-                return Err(e);
-            }
-            ledger::append(
-                &mut tx,
-                self,
-                campaign.id,
-                Some(session.id),
-                LedgerAction::Message,
-                Some(e.code()),
-            )
-            .await?;
-            tx.commit().await?;
-            return Err(e);
+            return Err(self
+                .refuse(tx, campaign.id, Some(session.id), LedgerAction::Message, e)
+                .await);
         }
         let index = session.turn_count;
         let user_seq = i64::from(index) * 2;
@@ -747,17 +772,8 @@ impl Platform {
         .bind(to_ms(now))
         .execute(&mut *tx)
         .await?;
-        ledger::append(
-            &mut tx,
-            self,
-            campaign.id,
-            Some(session.id),
-            LedgerAction::Message,
-            None,
-        )
-        .await?;
-        tx.commit().await?;
-        drop(guard);
+        self.allow(tx, guard, campaign.id, session.id, LedgerAction::Message)
+            .await?;
 
         // Read after the commit, outside the gate: the turns up to this one
         // are stored and no later write changes them.
@@ -871,20 +887,9 @@ impl Platform {
         let campaign = load_campaign(&mut tx, session.campaign_id).await?;
         let now = self.clock.now();
         if let Err(e) = check_session_open(&mut tx, &mut session, &campaign, now).await {
-            if e.code() == ErrorCode::Internal {
-                return Err(e);
-            }
-            ledger::append(
-                &mut tx,
-                self,
-                campaign.id,
-                Some(session.id),
-                LedgerAction::Close,
-                Some(e.code()),
-            )
-            .await?;
-            tx.commit().await?;
-            return Err(e);
+            return Err(self
+                .refuse(tx, campaign.id, Some(session.id), LedgerAction::Close, e)
+                .await);
         }
         sqlx::query(
             "UPDATE exploration_sessions SET status = 'completed', end_reason = ?, experience = ?,
@@ -898,23 +903,10 @@ impl Platform {
         .bind(session.id.to_string())
         .execute(&mut *tx)
         .await?;
-        ledger::append(
-            &mut tx,
-            self,
-            campaign.id,
-            Some(session.id),
-            LedgerAction::Close,
-            None,
-        )
-        .await?;
-        tx.commit().await?;
-        drop(guard);
-        self.audit("platform", "session.close", Some(session.id), "ok")
+        self.allow(tx, guard, campaign.id, session.id, LedgerAction::Close)
+            .await?;
+        self.session_changed("session.close", campaign.id, session.id)
             .await;
-        self.notify(Event::SessionChanged {
-            campaign_id: campaign.id,
-            session_id: session.id,
-        });
         self.get_session(session.id).await
     }
 
@@ -946,12 +938,8 @@ impl Platform {
         if changed == 0 {
             return Err(session_not_running(&session));
         }
-        self.audit("platform", "session.fail", Some(session_id), "ok")
+        self.session_changed("session.fail", session.campaign_id, session_id)
             .await;
-        self.notify(Event::SessionChanged {
-            campaign_id: session.campaign_id,
-            session_id,
-        });
         self.get_session(session_id).await
     }
 
