@@ -13,7 +13,7 @@ use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
 use crate::target::{Target, parse_id};
-use crate::writer::{FinishRow, Pending, TurnRow, Write};
+use crate::writer::{Committed, FinishRow, Pending, TurnRow, Write};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -246,6 +246,9 @@ impl Platform {
     /// statement, oldest first.
     async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRun>> {
         let now = to_ms(self.clock.now());
+        // Through the write gate, so that the claim never waits in SQLite's
+        // busy handler for a group commit.
+        let _gate = self.ledger_lock.lock().await;
         let rows = sqlx::query(
             "UPDATE runs SET status = 'running', started_at = ?
              WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
@@ -331,12 +334,14 @@ impl Platform {
                 )
             }
         };
-        // The verdict is stored only once every turn it rests on is.
-        for turn in turns {
+        // Queued turns are committed before or with the verdict, in queue
+        // order; only turns written directly (the writer is gone) are
+        // waited for here.
+        for turn in turns.into_iter().filter(Pending::is_direct) {
             if let Err(e) = turn.committed().await {
                 tracing::error!(run = %run.id, error = ?e, "a turn could not be stored");
                 verdict = Verdict::Error;
-                reason = Some("storage_error: a turn could not be stored".into());
+                reason = Some(crate::writer::TURN_LOST.into());
             }
         }
         let finish = FinishRow {
@@ -347,10 +352,14 @@ impl Platform {
             error_reason: reason,
             finished_at: to_ms(self.clock.now()),
         };
-        self.writer
+        let committed = self
+            .writer
             .enqueue(Write::Finish(finish))
             .committed()
             .await?;
+        if committed == Committed::TurnsMissing {
+            verdict = Verdict::Error;
+        }
         self.notify(Event::RunFinished {
             campaign_id: run.campaign_id,
             run_id: run.id,

@@ -5,8 +5,11 @@
 //! commits everything waiting in a single transaction, with multi-row
 //! statements. One transaction per batch instead of one per row is what
 //! lets the engine keep up with a fast target. A run queues its turns as
-//! they happen and waits for all of them to be committed before it queues
-//! its verdict, so a verdict is never stored without its turns.
+//! they happen and its verdict after them. Writes are applied in the order
+//! they were queued, so a verdict is committed with or after its turns; if
+//! one of a run's turns could not be stored, its verdict is stored as
+//! `error` (`storage_error`) instead, and [`Committed::TurnsMissing`] tells
+//! the run so. A verdict is thus never stored over missing turns.
 //!
 //! Audit events take the same path, so that an API call's audit row never
 //! competes with the call's own transaction for SQLite's write lock. Each
@@ -101,7 +104,17 @@ pub(crate) enum Write {
     Audit(AuditRow),
 }
 
-type Job = (Write, oneshot::Sender<std::result::Result<(), String>>);
+/// How a queued write was committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Committed {
+    AsQueued,
+    /// A run's verdict, stored as `error` because one of its turns could
+    /// not be stored.
+    TurnsMissing,
+}
+
+type Outcome = std::result::Result<Committed, String>;
+type Job = (Write, oneshot::Sender<Outcome>);
 
 type Gate = Arc<tokio::sync::Mutex<()>>;
 
@@ -114,20 +127,58 @@ pub(crate) struct Writer {
 
 /// A queued write; [`Pending::committed`] waits for its commit.
 pub(crate) enum Pending {
-    Queued(oneshot::Receiver<std::result::Result<(), String>>),
+    Queued(oneshot::Receiver<Outcome>),
     /// The writer task is gone: written directly when awaited.
     Direct(Db, Gate, Box<Write>),
 }
 
 impl Pending {
-    pub async fn committed(self) -> Result<()> {
+    pub async fn committed(self) -> Result<Committed> {
         match self {
             Self::Queued(rx) => match rx.await {
                 Ok(result) => result.map_err(|e| Error::internal(anyhow::anyhow!(e))),
                 // The task stopped before answering: its runtime is ending.
                 Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
             },
-            Self::Direct(db, gate, write) => apply(&db, &gate, &[&write]).await,
+            Self::Direct(db, gate, write) => {
+                apply(&db, &gate, &[&write]).await?;
+                Ok(Committed::AsQueued)
+            }
+        }
+    }
+
+    /// Whether the write still needs [`Pending::committed`] to be awaited
+    /// to happen at all (the writer task is gone). A queued write is
+    /// committed whether or not anyone waits for it.
+    pub fn is_direct(&self) -> bool {
+        matches!(self, Self::Direct(..))
+    }
+}
+
+/// A verdict stored in place of one whose run lost a turn.
+pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
+
+/// Runs with a turn that could not be stored, until their verdict comes.
+#[derive(Default)]
+struct LostTurns(std::collections::HashSet<String>);
+
+impl LostTurns {
+    /// Turns `write` into an `error` verdict if it is the verdict of a run
+    /// that lost a turn.
+    fn downgrade(&mut self, write: &mut Write) -> Committed {
+        match write {
+            Write::Finish(f) if self.0.remove(&f.id) => {
+                f.verdict = "error";
+                f.error_reason = Some(TURN_LOST.into());
+                Committed::TurnsMissing
+            }
+            _ => Committed::AsQueued,
+        }
+    }
+
+    fn failed(&mut self, write: &Write) {
+        if let Write::Turn(t) = write {
+            self.0.insert(t.run_id.clone());
         }
     }
 }
@@ -160,6 +211,7 @@ fn spawn(db: Db, gate: Gate) -> mpsc::UnboundedSender<Job> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Job>();
     tokio::spawn(async move {
         let mut batch: Vec<Job> = Vec::new();
+        let mut lost = LostTurns::default();
         while let Some(first) = rx.recv().await {
             batch.push(first);
             // Let the tasks that are about to write queue their writes too:
@@ -171,20 +223,32 @@ fn spawn(db: Db, gate: Gate) -> mpsc::UnboundedSender<Job> {
                     Err(_) => break,
                 }
             }
+            let outcomes: Vec<Committed> =
+                batch.iter_mut().map(|(w, _)| lost.downgrade(w)).collect();
             let writes: Vec<&Write> = batch.iter().map(|(w, _)| w).collect();
             let result = apply(&db, &gate, &writes).await;
             drop(writes);
             match result {
                 Ok(()) => {
-                    for (_, done) in batch.drain(..) {
-                        let _ = done.send(Ok(()));
+                    for ((_, done), outcome) in batch.drain(..).zip(outcomes) {
+                        let _ = done.send(Ok(outcome));
                     }
                 }
                 Err(e) => {
                     tracing::warn!(error = ?e, writes = batch.len(), "batch failed; retrying its writes one by one");
-                    for (write, done) in batch.drain(..) {
+                    for ((mut write, done), outcome) in batch.drain(..).zip(outcomes) {
+                        // A turn that fails here may be followed by its
+                        // run's verdict in this very batch.
+                        let outcome = match lost.downgrade(&mut write) {
+                            Committed::AsQueued => outcome,
+                            downgraded => downgraded,
+                        };
                         let result = apply(&db, &gate, &[&write]).await;
-                        let _ = done.send(result.map_err(|e| e.to_string()));
+                        if let Err(e) = &result {
+                            tracing::error!(error = ?e, "a write could not be stored");
+                            lost.failed(&write);
+                        }
+                        let _ = done.send(result.map(|()| outcome).map_err(|e| e.to_string()));
                     }
                 }
             }
@@ -307,7 +371,111 @@ async fn apply(db: &Db, gate: &Gate, writes: &[&Write]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::pieces;
+    use super::*;
+    use crate::Platform;
+    use crate::campaign::{CreateCampaign, Plan, PlanEntry};
+    use crate::scenario::{Scenario, ScenarioTurn};
+    use crate::target::CreateTarget;
+
+    fn turn(run_id: &str, seq: i64) -> Write {
+        Write::Turn(TurnRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            run_id: run_id.into(),
+            seq,
+            role: "user",
+            content: format!("turn {seq}"),
+            latency_ms: None,
+            tokens_in: None,
+            tokens_out: None,
+            tool_calls: None,
+            created_at: 1,
+        })
+    }
+
+    fn finish(run_id: &str) -> Write {
+        Write::Finish(FinishRow {
+            id: run_id.into(),
+            verdict: "passed",
+            check_results: "[]".into(),
+            metrics: serde_json::to_string(&crate::fixed::RunMetrics::default()).unwrap(),
+            error_reason: None,
+            finished_at: 2,
+        })
+    }
+
+    #[tokio::test]
+    async fn a_verdict_over_a_lost_turn_is_stored_as_an_error_and_the_rest_of_the_batch_lands() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Platform::builder(dir.path()).open().await.unwrap();
+        p.scenarios.insert_all([Scenario {
+            id: "s".into(),
+            title: "S".into(),
+            pack: "test".into(),
+            tags: vec![],
+            group: None,
+            system: None,
+            facts: vec![],
+            key_fields: vec![],
+            tools: vec![],
+            turns: vec![ScenarioTurn {
+                user: "hi".into(),
+                checks: vec![],
+            }],
+            source_file: "s.yaml".into(),
+            source_line: 1,
+            content_hash: "h".into(),
+        }]);
+        let target = p
+            .create_target(CreateTarget::builtin_demo("demo"))
+            .await
+            .unwrap();
+        let campaign = p
+            .create_campaign(CreateCampaign {
+                name: "c".into(),
+                target_id: target.id,
+                plan: Some(Plan {
+                    entries: vec![PlanEntry {
+                        scenario_id: "s".into(),
+                        rounds: Some(2),
+                        ..Default::default()
+                    }],
+                }),
+                duration_hours: Some(1.0),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        let runs = p.list_runs(campaign.id).await.unwrap();
+        let (lossy, sound) = (runs[0].id.to_string(), runs[1].id.to_string());
+
+        // Queued together, so they meet in one batch; the second turn of
+        // `lossy` repeats a (run, seq) pair and cannot be stored.
+        let queued: Vec<Pending> = [
+            turn(&lossy, 0),
+            turn(&lossy, 0),
+            turn(&sound, 0),
+            finish(&lossy),
+            finish(&sound),
+        ]
+        .into_iter()
+        .map(|w| p.writer.enqueue(w))
+        .collect();
+        let mut outcomes = Vec::new();
+        for q in queued {
+            outcomes.push(q.committed().await.map_err(|e| e.body.code));
+        }
+        assert!(outcomes[0].is_ok() && outcomes[2].is_ok(), "{outcomes:?}");
+        assert!(outcomes[1].is_err(), "the repeated turn fails alone");
+        assert_eq!(outcomes[3], Ok(Committed::TurnsMissing));
+        assert_eq!(outcomes[4], Ok(Committed::AsQueued));
+
+        let runs = p.list_runs(campaign.id).await.unwrap();
+        assert_eq!(runs[0].verdict, Some(crate::fixed::Verdict::Error));
+        assert_eq!(runs[0].error_reason.as_deref(), Some(TURN_LOST));
+        assert_eq!(runs[1].verdict, Some(crate::fixed::Verdict::Passed));
+        assert_eq!(p.run_turns(runs[0].id).await.unwrap().len(), 1);
+        assert_eq!(p.run_turns(runs[1].id).await.unwrap().len(), 1);
+    }
 
     #[test]
     fn batches_are_cut_into_the_few_statement_sizes() {

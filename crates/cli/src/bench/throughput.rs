@@ -7,7 +7,6 @@ use super::{DemoTargetProcess, Figure, print_figures};
 use crate::{load_scenarios, user_error};
 use agenteval_engine::Platform;
 use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
-use agenteval_engine::fixed::Verdict;
 use agenteval_engine::target::CreateTarget;
 use anyhow::Context;
 use std::path::PathBuf;
@@ -24,7 +23,8 @@ pub struct Options {
     /// Times each shipped scenario runs in the measured campaign.
     #[arg(long, default_value_t = 300)]
     pub rounds: u32,
-    /// Seconds the plain request loop runs.
+    /// Seconds the plain request loop runs, half before and half after
+    /// the engine.
     #[arg(long, default_value_t = 5)]
     pub ceiling_seconds: u64,
     /// Scenario packs (default: ./scenarios).
@@ -48,34 +48,35 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         .context("no scenarios folder: run from the repository root or pass --scenarios DIR")?;
     load_scenarios(&platform, &scenarios).await?;
 
-    let me = std::process::id();
-    let cpu = super::cpu_seconds;
-    let (client0, target0) = (cpu(me), cpu(target.pid()));
+    // The target's ceiling is measured in two halves, before and after the
+    // engine, so that a change of machine speed during the run weighs on
+    // both sides of the ratio alike.
     let bodies = first_turn_requests(&platform);
-    let (ceiling, requests) = ceiling(
-        &target.base_url(),
-        &bodies,
-        o.concurrency,
-        o.ceiling_seconds,
-    )
-    .await?;
-    let client_us = (cpu(me) - client0) / requests as f64 * 1e6;
-    let target_us = (cpu(target.pid()) - target0) / requests as f64 * 1e6;
+    let half = Duration::from_secs_f64(o.ceiling_seconds.max(1) as f64 / 2.0);
+    let before = ceiling(&target, &bodies, o.concurrency, half).await?;
     println!(
-        "  ceiling: {ceiling:.0} requests/s (plain loop over the scenarios' first turns, {} s)",
-        o.ceiling_seconds
+        "  ceiling before the engine: {:.0} requests/s (plain loop over the scenarios' first turns)",
+        before.rate()
     );
 
-    let (engine0, target1) = (cpu(me), cpu(target.pid()));
+    let cpu = super::cpu_seconds;
+    let target1 = cpu(target.pid());
     let engine = engine_run(&platform, &target.base_url(), o.concurrency, o.rounds).await?;
-    let engine_us = (cpu(me) - engine0) / engine.turns.max(1) as f64 * 1e6;
     let target_engine_us = (cpu(target.pid()) - target1) / engine.turns.max(1) as f64 * 1e6;
+    let engine_us = engine.cpu_seconds / engine.turns.max(1) as f64 * 1e6;
+    let switches_per_turn = engine.context_switches as f64 / engine.turns.max(1) as f64;
     println!(
         "  engine: {} runs, {} turns in {:.2} s",
         engine.runs,
         engine.turns,
         engine.elapsed.as_secs_f64()
     );
+    let after = ceiling(&target, &bodies, o.concurrency, half).await?;
+    println!("  ceiling after the engine: {:.0} requests/s", after.rate());
+    let all = before.plus(&after);
+    let ceiling = all.rate();
+    let client_us = all.client_cpu / all.requests as f64 * 1e6;
+    let target_us = all.target_cpu / all.requests as f64 * 1e6;
 
     let turns_per_s = engine.turns as f64 / engine.elapsed.as_secs_f64();
     let runs_per_s = engine.runs as f64 / engine.elapsed.as_secs_f64();
@@ -125,6 +126,12 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
                 "engine CPU per turn (all included)",
             ),
             Figure::new(
+                "throughput_context_switches_per_turn",
+                switches_per_turn,
+                "switches/turn",
+                "engine context switches per turn",
+            ),
+            Figure::new(
                 "throughput_cpu_target_engine_us",
                 target_engine_us,
                 "us/turn",
@@ -172,24 +179,51 @@ fn first_turn_requests(platform: &Platform) -> Vec<String> {
         .collect()
 }
 
-/// Requests per second (and how many) a plain loop of `concurrency`
-/// workers gets from the target, cycling through `bodies`.
+/// What a plain request loop got from the target.
+struct Ceiling {
+    requests: u64,
+    elapsed: Duration,
+    /// CPU seconds of this process and of the target meanwhile.
+    client_cpu: f64,
+    target_cpu: f64,
+}
+
+impl Ceiling {
+    fn rate(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+
+    fn plus(&self, other: &Ceiling) -> Ceiling {
+        Ceiling {
+            requests: self.requests + other.requests,
+            elapsed: self.elapsed + other.elapsed,
+            client_cpu: self.client_cpu + other.client_cpu,
+            target_cpu: self.target_cpu + other.target_cpu,
+        }
+    }
+}
+
+/// A plain loop of `concurrency` workers sending `bodies` in turn to the
+/// target for `duration`.
 async fn ceiling(
-    base_url: &str,
+    target: &DemoTargetProcess,
     bodies: &[String],
     concurrency: u32,
-    seconds: u64,
-) -> anyhow::Result<(f64, u64)> {
+    duration: Duration,
+) -> anyhow::Result<Ceiling> {
     anyhow::ensure!(!bodies.is_empty(), "no scenario to build requests from");
+    let cpu = super::cpu_seconds;
+    let (me, target_pid) = (std::process::id(), target.pid());
+    let (client0, target0) = (cpu(me), cpu(target_pid));
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(concurrency as usize)
         .build()?;
-    let url = format!("{base_url}/chat/completions");
+    let url = format!("{}/chat/completions", target.base_url());
     let bodies: Arc<Vec<String>> = Arc::new(bodies.to_vec());
     let done = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicU64::new(0));
     let start = Instant::now();
-    let end = start + Duration::from_secs(seconds.max(1));
+    let end = start + duration;
     let workers: Vec<_> = (0..concurrency.max(1))
         .map(|worker| {
             let (client, url, bodies) = (client.clone(), url.clone(), bodies.clone());
@@ -217,11 +251,15 @@ async fn ceiling(
     for w in workers {
         w.await?;
     }
-    let elapsed = start.elapsed().as_secs_f64();
+    let elapsed = start.elapsed();
     let failed = failed.load(Ordering::Relaxed);
     anyhow::ensure!(failed == 0, "{failed} requests to the target failed");
-    let done = done.load(Ordering::Relaxed);
-    Ok((done as f64 / elapsed, done))
+    Ok(Ceiling {
+        requests: done.load(Ordering::Relaxed),
+        elapsed,
+        client_cpu: cpu(me) - client0,
+        target_cpu: cpu(target_pid) - target0,
+    })
 }
 
 struct EngineRun {
@@ -229,6 +267,9 @@ struct EngineRun {
     turns: u64,
     errors: u64,
     elapsed: Duration,
+    /// CPU time and context switches of this process while the engine ran.
+    cpu_seconds: f64,
+    context_switches: u64,
 }
 
 /// A campaign running every scenario `rounds` times in a compressed
@@ -239,6 +280,7 @@ async fn engine_run(
     concurrency: u32,
     rounds: u32,
 ) -> anyhow::Result<EngineRun> {
+    let me = std::process::id();
     let target = platform
         .create_target(CreateTarget {
             concurrency: Some(concurrency),
@@ -270,29 +312,42 @@ async fn engine_run(
         .map_err(user_error)?;
     // The whole window passes in 3.6 ms: every run is due at once.
     tokio::time::sleep(Duration::from_millis(10)).await;
+    // Stepped from a task of its own, as the app's scheduler is.
+    let stepping = platform.clone();
     let start = Instant::now();
-    loop {
-        let tick = platform.tick().await.map_err(user_error)?;
-        if tick.finalized_campaigns > 0 {
-            break;
+    let (cpu0, switches0) = (super::cpu_seconds(me), super::context_switches(me));
+    tokio::spawn(async move {
+        loop {
+            let tick = stepping.tick().await?;
+            if tick.finalized_campaigns > 0 {
+                return Ok::<_, agenteval_engine::Error>(());
+            }
+            if tick.runs_executed == 0 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
         }
-        if tick.runs_executed == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    }
+    })
+    .await?
+    .map_err(user_error)?;
     let elapsed = start.elapsed();
-    let runs = platform.list_runs(campaign.id).await.map_err(user_error)?;
+    let cpu_seconds = super::cpu_seconds(me) - cpu0;
+    let context_switches = super::context_switches(me) - switches0;
+    // Counted after the clock stopped, in SQL.
+    let (runs, errors, turns): (i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*), coalesce(sum(verdict = 'error'), 0),
+                (SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id
+                 WHERE r.campaign_id = ?1 AND t.role = 'target')
+         FROM runs WHERE campaign_id = ?1",
+    )
+    .bind(campaign.id.to_string())
+    .fetch_one(&platform.db)
+    .await?;
     Ok(EngineRun {
-        runs: runs.len() as u64,
-        turns: runs
-            .iter()
-            .filter_map(|r| r.metrics.as_ref())
-            .map(|m| u64::from(m.turns))
-            .sum(),
-        errors: runs
-            .iter()
-            .filter(|r| r.verdict == Some(Verdict::Error))
-            .count() as u64,
+        runs: runs as u64,
+        turns: turns as u64,
+        errors: errors as u64,
         elapsed,
+        cpu_seconds,
+        context_switches,
     })
 }
