@@ -577,11 +577,11 @@ pub fn verified_numbers(scenario: &Scenario, history: &[ChatMessage]) -> BTreeSe
 }
 
 fn number_gate(ctx: &TurnContext<'_>) -> (bool, String) {
-    let allowed = verified_numbers(ctx.scenario, ctx.history);
     let found = numbers_in(&ctx.reply.content);
     if found.is_empty() {
         return (true, "the reply states no numbers".into());
     }
+    let allowed = verified_numbers(ctx.scenario, ctx.history);
     let mut unverified: Vec<String> = Vec::new();
     for (shown, canon) in &found {
         if !allowed.contains(canon) && !unverified.contains(shown) {

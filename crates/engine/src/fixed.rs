@@ -13,7 +13,7 @@ use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
 use crate::target::{Target, parse_id};
-use crate::writer::{Committed, FinishRow, Pending, TurnRow, Write};
+use crate::writer::{Committed, FinishRow, TurnRow, Write};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -303,17 +303,10 @@ impl Platform {
 
     /// Plays a claimed run and commits its verdict.
     async fn execute_claimed(&self, run: ClaimedRun, context: &RunContext) -> Result<Verdict> {
-        let mut turns = Vec::new();
         let outcome = match &context.resolved {
             Ok((target, channel)) => {
-                self.play_run(
-                    run.id,
-                    &run.scenario_id,
-                    target,
-                    channel.as_ref(),
-                    &mut turns,
-                )
-                .await
+                self.play_run(run.id, &run.scenario_id, target, channel.as_ref())
+                    .await
             }
             Err(reason) => Ok((
                 Verdict::Error,
@@ -322,7 +315,7 @@ impl Platform {
                 Some(reason.clone()),
             )),
         };
-        let (mut verdict, checks, metrics, mut reason) = match outcome {
+        let (mut verdict, checks, metrics, reason) = match outcome {
             Ok(o) => o,
             Err(e) => {
                 tracing::error!(run = %run.id, error = ?e, "run aborted by an internal error");
@@ -334,16 +327,8 @@ impl Platform {
                 )
             }
         };
-        // Queued turns are committed before or with the verdict, in queue
-        // order; only turns written directly (the writer is gone) are
-        // waited for here.
-        for turn in turns.into_iter().filter(Pending::is_direct) {
-            if let Err(e) = turn.committed().await {
-                tracing::error!(run = %run.id, error = ?e, "a turn could not be stored");
-                verdict = Verdict::Error;
-                reason = Some(crate::writer::TURN_LOST.into());
-            }
-        }
+        // Turns were queued before the verdict and are committed with it
+        // or before it (see `writer`).
         let finish = FinishRow {
             id: run.id.to_string(),
             verdict: verdict.as_str(),
@@ -373,7 +358,6 @@ impl Platform {
         scenario_id: &str,
         target: &Target,
         channel: &dyn Channel,
-        turns: &mut Vec<Pending>,
     ) -> Result<(Verdict, Vec<CheckResult>, RunMetrics, Option<String>)> {
         let mut metrics = RunMetrics::default();
         let Some(scenario) = self.scenarios.get(scenario_id) else {
@@ -394,7 +378,7 @@ impl Platform {
         let mut seq = 0u32;
         for (i, turn) in scenario.turns.iter().enumerate() {
             request.messages.push(ChatMessage::user(&turn.user));
-            turns.push(self.queue_run_turn(run_id, seq, "user", &turn.user, None, &[])?);
+            self.queue_run_turn(run_id, seq, "user", &turn.user, None, &[])?;
             seq += 1;
             let reply = match channel.send(&request).await {
                 Ok(r) => r,
@@ -407,14 +391,14 @@ impl Platform {
                     ));
                 }
             };
-            turns.push(self.queue_run_turn(
+            self.queue_run_turn(
                 run_id,
                 seq,
                 "target",
                 &reply.content,
                 Some(&reply),
                 &reply.tool_calls,
-            )?);
+            )?;
             seq += 1;
             metrics.turns += 1;
             metrics.latency_ms_total += reply.latency_ms;
@@ -449,7 +433,8 @@ impl Platform {
         Ok((verdict, results, metrics, None))
     }
 
-    /// Queues one turn for the group commit.
+    /// Queues one turn for the group commit (committed before or with the
+    /// run's verdict).
     fn queue_run_turn(
         &self,
         run_id: Uuid,
@@ -458,7 +443,7 @@ impl Platform {
         content: &str,
         reply: Option<&crate::channel::ChatReply>,
         tool_calls: &[crate::channel::ToolCall],
-    ) -> Result<Pending> {
+    ) -> Result<()> {
         let usage = reply.and_then(|r| r.usage);
         let turn = TurnRow {
             id: self.ids.next_id().to_string(),
@@ -476,7 +461,8 @@ impl Platform {
             },
             created_at: to_ms(self.clock.now()),
         };
-        Ok(self.writer.enqueue(Write::Turn(turn)))
+        self.writer.enqueue(Write::Turn(turn));
+        Ok(())
     }
 
     /// The runs of a campaign in plan order.

@@ -35,7 +35,7 @@ pub struct Platform {
     /// while the platform runs.
     pub roles: LiveRoles,
     /// Where the data lives (`None` for in-memory databases).
-    pub data_dir: Option<PathBuf>,
+    pub data_dir: PathBuf,
     events: broadcast::Sender<Event>,
     /// One channel per target, so that its concurrency and rate limits are
     /// shared by everything that talks to it.
@@ -59,7 +59,7 @@ impl std::fmt::Debug for Platform {
 
 /// How to build a [`Platform`].
 pub struct PlatformBuilder {
-    data_dir: Option<PathBuf>,
+    data_dir: PathBuf,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     role_models: Option<RoleModels>,
@@ -84,13 +84,8 @@ impl PlatformBuilder {
     }
 
     pub async fn open(self) -> Result<Arc<Platform>> {
-        let (db, secrets) = match &self.data_dir {
-            Some(dir) => (crate::store::open(dir).await?, Secrets::open(dir)?),
-            None => (
-                crate::store::open_url("sqlite::memory:").await?,
-                Secrets::ephemeral(),
-            ),
-        };
+        let db = crate::store::open(&self.data_dir).await?;
+        let secrets = Secrets::open(&self.data_dir)?;
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(256)
             .build()
@@ -99,7 +94,10 @@ impl PlatformBuilder {
         let ledger_lock = Arc::new(tokio::sync::Mutex::new(()));
         let roles = LiveRoles::new(self.role_models.unwrap_or_else(RoleModels::from_env), &http);
         Ok(Arc::new(Platform {
-            writer: crate::writer::Writer::new(db.clone(), ledger_lock.clone()),
+            writer: crate::writer::Writer::open(
+                &self.data_dir.join(crate::store::DB_FILE),
+                ledger_lock.clone(),
+            )?,
             roles,
             db,
             clock: self.clock,
@@ -119,17 +117,7 @@ impl Platform {
     /// A platform on the database in `data_dir` (created if missing).
     pub fn builder(data_dir: &Path) -> PlatformBuilder {
         PlatformBuilder {
-            data_dir: Some(data_dir.to_path_buf()),
-            clock: Arc::new(SystemClock),
-            ids: Arc::new(UuidV7),
-            role_models: None,
-        }
-    }
-
-    /// A platform on an in-memory database (tests).
-    pub fn in_memory() -> PlatformBuilder {
-        PlatformBuilder {
-            data_dir: None,
+            data_dir: data_dir.to_path_buf(),
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidV7),
             role_models: None,

@@ -1,51 +1,41 @@
 //! Group commit for the hot writes: fixed-run turns, run verdicts, the
 //! target's replies in exploration sessions, audit events.
 //!
-//! Hundreds of runs execute at once; their writes queue to one task that
-//! commits everything waiting in a single transaction, with multi-row
-//! statements. One transaction per batch instead of one per row is what
-//! lets the engine keep up with a fast target. A run queues its turns as
-//! they happen and its verdict after them. Writes are applied in the order
-//! they were queued, so a verdict is committed with or after its turns; if
-//! one of a run's turns could not be stored, its verdict is stored as
-//! `error` (`storage_error`) instead, and [`Committed::TurnsMissing`] tells
-//! the run so. A verdict is thus never stored over missing turns.
+//! Hundreds of runs execute at once; their writes queue to one thread that
+//! owns a connection of its own and commits everything waiting in a single
+//! transaction. One transaction per batch instead of one per row is what
+//! lets the engine keep up with a fast target. The thread runs its
+//! statements directly (prepared once, each row bound and stepped in
+//! SQLite's C code), where the async pool would hand every statement to a
+//! connection thread and back.
+//!
+//! A run queues its turns as they happen and its verdict after them.
+//! Writes are applied in the order they were queued, so a verdict is
+//! committed with or after its turns; if one of a run's turns could not be
+//! stored, its verdict is stored as `error` ([`TURN_LOST`]) instead, and
+//! [`Committed::TurnsMissing`] tells the run so. A verdict is thus never
+//! stored over missing turns. A write that fails fails alone: SQLite undoes
+//! just that statement and the batch goes on.
 //!
 //! Audit events take the same path, so that an API call's audit row never
 //! competes with the call's own transaction for SQLite's write lock. Each
 //! batch holds the platform's write gate (`Platform::ledger_lock`): the
 //! process's writers take turns in memory instead of meeting in SQLite's
 //! busy handler, which sleeps for milliseconds.
-//!
-//! If a batch fails, its writes are retried one by one so that only the
-//! faulty write reports the error. If the task is gone (its runtime shut
-//! down), writes go straight to the database.
 
 use crate::error::{Error, Result};
-use crate::store::Db;
-use sqlx::{QueryBuilder, Sqlite};
-use std::sync::{Arc, OnceLock};
+use rusqlite::{Connection, TransactionBehavior, params};
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// Most writes committed in one transaction.
-const MAX_BATCH: usize = 2048;
-/// Rows per multi-row statement, largest first (SQLite allows 32,766 bound
-/// values). A batch is cut into pieces of these sizes only, so that a few
-/// prepared statements serve every batch instead of one per batch length.
-const STATEMENT_ROWS: [usize; 4] = [256, 32, 4, 1];
+const MAX_BATCH: usize = 4096;
 
-/// Cuts `rows` into pieces of the sizes in [`STATEMENT_ROWS`].
-fn pieces<T>(mut rows: &[T]) -> Vec<&[T]> {
-    let mut out = Vec::new();
-    for size in STATEMENT_ROWS {
-        while rows.len() >= size {
-            let (piece, rest) = rows.split_at(size);
-            out.push(piece);
-            rows = rest;
-        }
-    }
-    out
-}
+/// The verdict's reason when one of the run's turns could not be stored.
+pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
 
 /// One turn of a fixed run.
 #[derive(Debug, Clone)]
@@ -115,52 +105,165 @@ pub(crate) enum Committed {
 
 type Outcome = std::result::Result<Committed, String>;
 type Job = (Write, oneshot::Sender<Outcome>);
-
 type Gate = Arc<tokio::sync::Mutex<()>>;
 
-/// The queue in front of the writer task, started on first use.
+/// The queue in front of the writer thread. The thread ends once the
+/// queue is dropped and what was queued is committed.
 pub(crate) struct Writer {
-    db: Db,
-    gate: Gate,
-    queue: OnceLock<mpsc::UnboundedSender<Job>>,
+    queue: mpsc::UnboundedSender<Job>,
 }
 
-/// A queued write; [`Pending::committed`] waits for its commit.
-pub(crate) enum Pending {
-    Queued(oneshot::Receiver<Outcome>),
-    /// The writer task is gone: written directly when awaited.
-    Direct(Db, Gate, Box<Write>),
-}
+/// A queued write; [`Pending::committed`] waits for its commit. A queued
+/// write is committed whether or not anyone waits.
+pub(crate) struct Pending(oneshot::Receiver<Outcome>);
 
 impl Pending {
     pub async fn committed(self) -> Result<Committed> {
-        match self {
-            Self::Queued(rx) => match rx.await {
-                Ok(result) => result.map_err(|e| Error::internal(anyhow::anyhow!(e))),
-                // The task stopped before answering: its runtime is ending.
-                Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
-            },
-            Self::Direct(db, gate, write) => {
-                apply(&db, &gate, &[&write]).await?;
-                Ok(Committed::AsQueued)
-            }
+        match self.0.await {
+            Ok(outcome) => outcome.map_err(|e| Error::internal(anyhow::anyhow!(e))),
+            Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
         }
-    }
-
-    /// Whether the write still needs [`Pending::committed`] to be awaited
-    /// to happen at all (the writer task is gone). A queued write is
-    /// committed whether or not anyone waits for it.
-    pub fn is_direct(&self) -> bool {
-        matches!(self, Self::Direct(..))
     }
 }
 
-/// A verdict stored in place of one whose run lost a turn.
-pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
+impl Writer {
+    /// Opens the writer's connection to the database file at `path` (its
+    /// schema already migrated) and starts its thread.
+    pub fn open(path: &Path, gate: Gate) -> Result<Self> {
+        let conn = Connection::open(path).map_err(Error::internal)?;
+        conn.busy_timeout(Duration::from_secs(10))
+            .map_err(Error::internal)?;
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .map_err(Error::internal)?;
+        let (queue, rx) = mpsc::unbounded_channel();
+        std::thread::Builder::new()
+            .name("agenteval-writer".into())
+            .spawn(move || run(conn, &gate, rx))
+            .map_err(Error::internal)?;
+        Ok(Self { queue })
+    }
+
+    /// Queues `write` to be committed with whatever else is waiting.
+    pub fn enqueue(&self, write: Write) -> Pending {
+        let (done, committed) = oneshot::channel();
+        // If the thread is gone, `done` is dropped with the write and the
+        // wait reports it.
+        let _ = self.queue.send((write, done));
+        Pending(committed)
+    }
+}
+
+/// The writer thread: commits whatever is waiting, batch after batch.
+fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, mut rx: mpsc::UnboundedReceiver<Job>) {
+    let mut lost = LostTurns::default();
+    let mut batch: Vec<Job> = Vec::new();
+    while let Some(first) = rx.blocking_recv() {
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let _gate = gate.blocking_lock();
+        let outcomes = commit(&mut conn, &mut batch, &mut lost);
+        for ((_, done), outcome) in batch.drain(..).zip(outcomes) {
+            let _ = done.send(outcome);
+        }
+    }
+}
+
+/// Applies `batch` in one transaction; one outcome per write.
+fn commit(conn: &mut Connection, batch: &mut [Job], lost: &mut LostTurns) -> Vec<Outcome> {
+    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => return all_failed(batch, lost, &e),
+    };
+    let mut outcomes = Vec::with_capacity(batch.len());
+    for (write, _) in batch.iter_mut() {
+        let outcome = lost.downgrade(write);
+        match apply(&tx, write) {
+            Ok(()) => outcomes.push(Ok(outcome)),
+            // Some errors (a full disk, I/O) roll the whole transaction
+            // back; then nothing of the batch is stored.
+            Err(e) if tx.is_autocommit() => return all_failed(batch, lost, &e),
+            Err(e) => {
+                tracing::error!(error = %e, "a write could not be stored");
+                lost.failed(write);
+                outcomes.push(Err(e.to_string()));
+            }
+        }
+    }
+    match tx.commit() {
+        Ok(()) => outcomes,
+        Err(e) => all_failed(batch, lost, &e),
+    }
+}
+
+fn all_failed(batch: &[Job], lost: &mut LostTurns, e: &rusqlite::Error) -> Vec<Outcome> {
+    tracing::error!(error = %e, writes = batch.len(), "a batch of writes could not be stored");
+    batch
+        .iter()
+        .map(|(write, _)| {
+            lost.failed(write);
+            Err(e.to_string())
+        })
+        .collect()
+}
+
+/// Runs one write's statements, each prepared once per connection.
+fn apply(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
+    match write {
+        Write::Turn(t) => {
+            conn.prepare_cached(
+                "INSERT INTO run_turns (id, run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )?
+            .execute(params![
+                t.id, t.run_id, t.seq, t.role, t.content, t.latency_ms, t.tokens_in,
+                t.tokens_out, t.tool_calls, t.created_at
+            ])?;
+        }
+        Write::Finish(f) => {
+            conn.prepare_cached(
+                "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
+                     error_reason = ?, finished_at = ?
+                 WHERE id = ?",
+            )?
+            .execute(params![
+                f.verdict,
+                f.check_results,
+                f.metrics,
+                f.error_reason,
+                f.finished_at,
+                f.id
+            ])?;
+        }
+        Write::Reply(r) => {
+            conn.prepare_cached(
+                "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
+                 VALUES (?, ?, ?, 'target', ?, ?, ?)",
+            )?
+            .execute(params![r.id, r.session_id, r.seq, r.content, r.latency_ms, r.at])?;
+            conn.prepare_cached(
+                "UPDATE exploration_sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
+            )?
+            .execute(params![r.at, r.session_id])?;
+        }
+        Write::Audit(a) => {
+            conn.prepare_cached(
+                "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
+                 VALUES (?, ?, ?, ?, ?, ?)",
+            )?
+            .execute(params![a.id, a.at, a.actor, a.action, a.subject, a.outcome])?;
+        }
+    }
+    Ok(())
+}
 
 /// Runs with a turn that could not be stored, until their verdict comes.
 #[derive(Default)]
-struct LostTurns(std::collections::HashSet<String>);
+struct LostTurns(HashSet<String>);
 
 impl LostTurns {
     /// Turns `write` into an `error` verdict if it is the verdict of a run
@@ -181,192 +284,6 @@ impl LostTurns {
             self.0.insert(t.run_id.clone());
         }
     }
-}
-
-impl Writer {
-    pub fn new(db: Db, gate: Gate) -> Self {
-        Self {
-            db,
-            gate,
-            queue: OnceLock::new(),
-        }
-    }
-
-    /// Queues `write` to be committed with whatever else is waiting.
-    pub fn enqueue(&self, write: Write) -> Pending {
-        let queue = self
-            .queue
-            .get_or_init(|| spawn(self.db.clone(), self.gate.clone()));
-        let (done, committed) = oneshot::channel();
-        match queue.send((write, done)) {
-            Ok(()) => Pending::Queued(committed),
-            Err(mpsc::error::SendError((write, _))) => {
-                Pending::Direct(self.db.clone(), self.gate.clone(), Box::new(write))
-            }
-        }
-    }
-}
-
-fn spawn(db: Db, gate: Gate) -> mpsc::UnboundedSender<Job> {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Job>();
-    tokio::spawn(async move {
-        let mut batch: Vec<Job> = Vec::new();
-        let mut lost = LostTurns::default();
-        while let Some(first) = rx.recv().await {
-            batch.push(first);
-            // Let the tasks that are about to write queue their writes too:
-            // a bigger batch costs one commit all the same.
-            tokio::task::yield_now().await;
-            while batch.len() < MAX_BATCH {
-                match rx.try_recv() {
-                    Ok(job) => batch.push(job),
-                    Err(_) => break,
-                }
-            }
-            let outcomes: Vec<Committed> =
-                batch.iter_mut().map(|(w, _)| lost.downgrade(w)).collect();
-            let writes: Vec<&Write> = batch.iter().map(|(w, _)| w).collect();
-            let result = apply(&db, &gate, &writes).await;
-            drop(writes);
-            match result {
-                Ok(()) => {
-                    for ((_, done), outcome) in batch.drain(..).zip(outcomes) {
-                        let _ = done.send(Ok(outcome));
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = ?e, writes = batch.len(), "batch failed; retrying its writes one by one");
-                    for ((mut write, done), outcome) in batch.drain(..).zip(outcomes) {
-                        // A turn that fails here may be followed by its
-                        // run's verdict in this very batch.
-                        let outcome = match lost.downgrade(&mut write) {
-                            Committed::AsQueued => outcome,
-                            downgraded => downgraded,
-                        };
-                        let result = apply(&db, &gate, &[&write]).await;
-                        if let Err(e) = &result {
-                            tracing::error!(error = ?e, "a write could not be stored");
-                            lost.failed(&write);
-                        }
-                        let _ = done.send(result.map(|()| outcome).map_err(|e| e.to_string()));
-                    }
-                }
-            }
-        }
-    });
-    tx
-}
-
-/// Writes everything in one transaction: turns first, then verdicts, then
-/// session replies and audit events.
-async fn apply(db: &Db, gate: &Gate, writes: &[&Write]) -> Result<()> {
-    let turns: Vec<&TurnRow> = writes
-        .iter()
-        .filter_map(|w| match w {
-            Write::Turn(t) => Some(t),
-            _ => None,
-        })
-        .collect();
-    let finishes: Vec<&FinishRow> = writes
-        .iter()
-        .filter_map(|w| match w {
-            Write::Finish(f) => Some(f),
-            _ => None,
-        })
-        .collect();
-    let replies: Vec<&ReplyRow> = writes
-        .iter()
-        .filter_map(|w| match w {
-            Write::Reply(r) => Some(r),
-            _ => None,
-        })
-        .collect();
-    let audits: Vec<&AuditRow> = writes
-        .iter()
-        .filter_map(|w| match w {
-            Write::Audit(a) => Some(a),
-            _ => None,
-        })
-        .collect();
-    let _gate = gate.lock().await;
-    let mut tx = db.begin().await?;
-    for chunk in pieces(&turns) {
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "INSERT INTO run_turns (id, run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at) ",
-        );
-        q.push_values(chunk, |mut b, t| {
-            b.push_bind(&t.id)
-                .push_bind(&t.run_id)
-                .push_bind(t.seq)
-                .push_bind(t.role)
-                .push_bind(&t.content)
-                .push_bind(t.latency_ms)
-                .push_bind(t.tokens_in)
-                .push_bind(t.tokens_out)
-                .push_bind(&t.tool_calls)
-                .push_bind(t.created_at);
-        });
-        q.build().execute(&mut *tx).await?;
-    }
-    for chunk in pieces(&finishes) {
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "WITH v(id, verdict, check_results, metrics, error_reason, finished_at) AS (",
-        );
-        q.push_values(chunk, |mut b, f| {
-            b.push_bind(&f.id)
-                .push_bind(f.verdict)
-                .push_bind(&f.check_results)
-                .push_bind(&f.metrics)
-                .push_bind(&f.error_reason)
-                .push_bind(f.finished_at);
-        });
-        q.push(
-            ") UPDATE runs SET status = 'done', verdict = v.verdict, check_results = v.check_results,
-                 metrics = v.metrics, error_reason = v.error_reason, finished_at = v.finished_at
-             FROM v WHERE runs.id = v.id",
-        );
-        q.build().execute(&mut *tx).await?;
-    }
-    for chunk in pieces(&replies) {
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at) ",
-        );
-        q.push_values(chunk, |mut b, r| {
-            b.push_bind(&r.id)
-                .push_bind(&r.session_id)
-                .push_bind(r.seq)
-                .push_bind("target")
-                .push_bind(&r.content)
-                .push_bind(r.latency_ms)
-                .push_bind(r.at);
-        });
-        q.build().execute(&mut *tx).await?;
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new("WITH v(id, at) AS (");
-        q.push_values(chunk, |mut b, r| {
-            b.push_bind(&r.session_id).push_bind(r.at);
-        });
-        q.push(
-            ") UPDATE exploration_sessions SET updated_at = max(updated_at, v.at)
-             FROM v WHERE exploration_sessions.id = v.id",
-        );
-        q.build().execute(&mut *tx).await?;
-    }
-    for chunk in pieces(&audits) {
-        let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-            "INSERT INTO audit_events (id, at, actor, action, subject, outcome) ",
-        );
-        q.push_values(chunk, |mut b, a| {
-            b.push_bind(&a.id)
-                .push_bind(a.at)
-                .push_bind(&a.actor)
-                .push_bind(&a.action)
-                .push_bind(&a.subject)
-                .push_bind(&a.outcome);
-        });
-        q.build().execute(&mut *tx).await?;
-    }
-    tx.commit().await?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -475,15 +392,5 @@ mod tests {
         assert_eq!(runs[1].verdict, Some(crate::fixed::Verdict::Passed));
         assert_eq!(p.run_turns(runs[0].id).await.unwrap().len(), 1);
         assert_eq!(p.run_turns(runs[1].id).await.unwrap().len(), 1);
-    }
-
-    #[test]
-    fn batches_are_cut_into_the_few_statement_sizes() {
-        let rows: Vec<u32> = (0..299).collect();
-        let sizes: Vec<usize> = pieces(&rows).iter().map(|p| p.len()).collect();
-        assert_eq!(sizes, [256, 32, 4, 4, 1, 1, 1]);
-        let joined: Vec<u32> = pieces(&rows).concat();
-        assert_eq!(joined, rows, "every row once, in order");
-        assert!(pieces::<u32>(&[]).is_empty());
     }
 }

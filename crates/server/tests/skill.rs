@@ -8,7 +8,11 @@ use tower::ServiceExt;
 
 #[tokio::test]
 async fn every_operation_of_the_skill_manifest_is_in_the_openapi_document() {
-    let platform = Platform::in_memory().open().await.expect("platform");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let platform = Platform::builder(dir.path())
+        .open()
+        .await
+        .expect("platform");
     let app = agenteval_server::router(platform, "k".into());
     let response = app
         .oneshot(

@@ -21,6 +21,8 @@ const MIN_SECRET_LEN: usize = 8;
 /// Where and how to POST.
 pub(super) struct Endpoint {
     pub url: String,
+    /// `url`, parsed once rather than per request.
+    parsed: reqwest::Url,
     pub headers: HeaderMap,
     pub timeout: Duration,
     pub max_reply_bytes: usize,
@@ -50,6 +52,12 @@ impl Endpoint {
                 ),
             ));
         }
+        let parsed = reqwest::Url::parse(&url).map_err(|e| {
+            ChannelError::new(
+                ChannelErrorKind::Config,
+                format!("the target URL {:?} is not valid: {e}", display_url(&url)),
+            )
+        })?;
         let mut map = HeaderMap::new();
         let mut secrets = Vec::new();
         for h in headers {
@@ -89,6 +97,7 @@ impl Endpoint {
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         Ok(Self {
             url,
+            parsed,
             headers: map,
             timeout,
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
@@ -118,14 +127,12 @@ impl Endpoint {
         body: &(impl serde::Serialize + Sync),
     ) -> Result<Reply, ChannelError> {
         let started = Instant::now();
-        // reqwest's own timeout covers connect, headers and body; the outer
-        // one is a guard in case a body read stalls outside of it.
+        // One timer covers connect, headers and the whole body.
         let attempt = async {
             let response = http
-                .post(&self.url)
+                .post(self.parsed.clone())
                 .headers(self.headers.clone())
                 .json(body)
-                .timeout(self.timeout)
                 .send()
                 .await
                 .map_err(|e| self.transport_error(&e))?;
