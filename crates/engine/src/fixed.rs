@@ -243,26 +243,21 @@ impl Platform {
     }
 
     /// Claims up to `limit` due runs (`pending -> running`) in one
-    /// statement, oldest first.
+    /// statement, oldest first, through the group-commit writer.
     async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRun>> {
         let now = to_ms(self.clock.now());
-        // Through the write gate, so that the claim never waits in SQLite's
-        // busy handler for a group commit.
-        let _gate = self.ledger_lock.lock().await;
-        let rows = sqlx::query(
-            "UPDATE runs SET status = 'running', started_at = ?
-             WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-                          WHERE r.status = 'pending' AND r.scheduled_at <= ? AND c.status = 'running'
-                          ORDER BY r.scheduled_at, r.seq LIMIT ?)
-               AND +status = 'pending' -- a guard, not an index choice
-             RETURNING id, campaign_id, scenario_id",
-        )
-        .bind(now)
-        .bind(now)
-        .bind(limit as i64)
-        .fetch_all(&self.db)
-        .await?;
-        rows.iter().map(ClaimedRun::from_row).collect()
+        self.writer
+            .claim(limit, now)
+            .await?
+            .into_iter()
+            .map(|row| {
+                Ok(ClaimedRun {
+                    id: parse_id(&row.id)?,
+                    campaign_id: parse_id(&row.campaign_id)?,
+                    scenario_id: row.scenario_id,
+                })
+            })
+            .collect()
     }
 
     /// The target and channel of a campaign's runs; a failure becomes every

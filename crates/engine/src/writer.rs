@@ -1,5 +1,6 @@
-//! Group commit for the hot writes: fixed-run turns, run verdicts, the
-//! target's replies in exploration sessions, audit events.
+//! Group commit for the hot writes: claims of due runs, fixed-run turns,
+//! run verdicts, the target's replies in exploration sessions, audit
+//! events.
 //!
 //! Hundreds of runs execute at once; their writes queue to one thread that
 //! owns a connection of its own and commits everything waiting in a single
@@ -103,9 +104,47 @@ pub(crate) enum Committed {
     TurnsMissing,
 }
 
+/// A due run claimed for execution (`pending -> running`).
+#[derive(Debug, Clone)]
+pub(crate) struct ClaimedRow {
+    pub id: String,
+    pub campaign_id: String,
+    pub scenario_id: String,
+}
+
 type Outcome = std::result::Result<Committed, String>;
-type Job = (Write, oneshot::Sender<Outcome>);
+type Claimed = std::result::Result<Vec<ClaimedRow>, String>;
 type Gate = Arc<tokio::sync::Mutex<()>>;
+
+enum Job {
+    Write(Write, oneshot::Sender<Outcome>),
+    /// Claims up to `limit` runs due at `now`, oldest first.
+    Claim {
+        limit: usize,
+        now: i64,
+        done: oneshot::Sender<Claimed>,
+    },
+}
+
+/// What a job did, sent once its transaction committed.
+enum Done {
+    Written(Committed),
+    Claimed(Vec<ClaimedRow>),
+}
+
+impl Job {
+    fn reply(self, result: std::result::Result<Done, String>) {
+        // A receiver that stopped waiting is no error: queued writes are
+        // committed whether or not anyone waits.
+        match (self, result) {
+            (Job::Write(_, done), Ok(Done::Written(c))) => drop(done.send(Ok(c))),
+            (Job::Claim { done, .. }, Ok(Done::Claimed(rows))) => drop(done.send(Ok(rows))),
+            (Job::Write(_, done), Err(e)) => drop(done.send(Err(e))),
+            (Job::Claim { done, .. }, Err(e)) => drop(done.send(Err(e))),
+            (_, Ok(_)) => unreachable!("each job is answered with its own kind of result"),
+        }
+    }
+}
 
 /// The queue in front of the writer thread. The thread ends once the
 /// queue is dropped and what was queued is committed.
@@ -148,17 +187,28 @@ impl Writer {
         let (done, committed) = oneshot::channel();
         // If the thread is gone, `done` is dropped with the write and the
         // wait reports it.
-        let _ = self.queue.send((write, done));
+        let _ = self.queue.send(Job::Write(write, done));
         Pending(committed)
+    }
+
+    /// Claims up to `limit` runs due at `now` (campaign running), oldest
+    /// first, in the next batch: statement and rows never leave the
+    /// writer's thread until the claim is committed.
+    pub async fn claim(&self, limit: usize, now: i64) -> Result<Vec<ClaimedRow>> {
+        let (done, claimed) = oneshot::channel();
+        let _ = self.queue.send(Job::Claim { limit, now, done });
+        match claimed.await {
+            Ok(rows) => rows.map_err(|e| Error::internal(anyhow::anyhow!(e))),
+            Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
+        }
     }
 }
 
 /// The writer thread: commits whatever is waiting, batch after batch.
 fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, mut rx: mpsc::UnboundedReceiver<Job>) {
     let mut lost = LostTurns::default();
-    let mut batch: Vec<Job> = Vec::new();
     while let Some(first) = rx.blocking_recv() {
-        batch.push(first);
+        let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match rx.try_recv() {
                 Ok(job) => batch.push(job),
@@ -166,49 +216,76 @@ fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, mut rx: mpsc::Unboun
             }
         }
         let _gate = gate.blocking_lock();
-        let outcomes = commit(&mut conn, &mut batch, &mut lost);
-        for ((_, done), outcome) in batch.drain(..).zip(outcomes) {
-            let _ = done.send(outcome);
-        }
+        commit(&mut conn, batch, &mut lost);
     }
 }
 
-/// Applies `batch` in one transaction; one outcome per write.
-fn commit(conn: &mut Connection, batch: &mut [Job], lost: &mut LostTurns) -> Vec<Outcome> {
+/// Runs `batch` in one transaction and answers each job once it is
+/// committed (or failed).
+fn commit(conn: &mut Connection, mut batch: Vec<Job>, lost: &mut LostTurns) {
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => return all_failed(batch, lost, &e),
     };
-    let mut outcomes = Vec::with_capacity(batch.len());
-    for (write, _) in batch.iter_mut() {
-        let outcome = lost.downgrade(write);
-        match apply(&tx, write) {
-            Ok(()) => outcomes.push(Ok(outcome)),
+    let mut results = Vec::with_capacity(batch.len());
+    for job in &mut batch {
+        let result = match job {
+            Job::Write(write, _) => {
+                let committed = lost.downgrade(write);
+                apply(&tx, write).map(|()| Done::Written(committed))
+            }
+            Job::Claim { limit, now, .. } => claim(&tx, *limit, *now).map(Done::Claimed),
+        };
+        match result {
+            Ok(done) => results.push(Ok(done)),
             // Some errors (a full disk, I/O) roll the whole transaction
             // back; then nothing of the batch is stored.
             Err(e) if tx.is_autocommit() => return all_failed(batch, lost, &e),
             Err(e) => {
                 tracing::error!(error = %e, "a write could not be stored");
-                lost.failed(write);
-                outcomes.push(Err(e.to_string()));
+                if let Job::Write(write, _) = job {
+                    lost.failed(write);
+                }
+                results.push(Err(e.to_string()));
             }
         }
     }
-    match tx.commit() {
-        Ok(()) => outcomes,
-        Err(e) => all_failed(batch, lost, &e),
+    if let Err(e) = tx.commit() {
+        return all_failed(batch, lost, &e);
+    }
+    for (job, result) in batch.into_iter().zip(results) {
+        job.reply(result);
     }
 }
 
-fn all_failed(batch: &[Job], lost: &mut LostTurns, e: &rusqlite::Error) -> Vec<Outcome> {
-    tracing::error!(error = %e, writes = batch.len(), "a batch of writes could not be stored");
-    batch
-        .iter()
-        .map(|(write, _)| {
+fn all_failed(batch: Vec<Job>, lost: &mut LostTurns, e: &rusqlite::Error) {
+    tracing::error!(error = %e, jobs = batch.len(), "a batch of writes could not be stored");
+    for job in batch {
+        if let Job::Write(write, _) = &job {
             lost.failed(write);
-            Err(e.to_string())
+        }
+        job.reply(Err(e.to_string()));
+    }
+}
+
+/// Claims due runs of running campaigns (`pending -> running`).
+fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<ClaimedRow>> {
+    let mut statement = conn.prepare_cached(
+        "UPDATE runs SET status = 'running', started_at = ?1
+         WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+                      WHERE r.status = 'pending' AND r.scheduled_at <= ?1 AND c.status = 'running'
+                      ORDER BY r.scheduled_at, r.seq LIMIT ?2)
+           AND +status = 'pending' -- a guard, not an index choice
+         RETURNING id, campaign_id, scenario_id",
+    )?;
+    let rows = statement.query_map(params![now, limit as i64], |row| {
+        Ok(ClaimedRow {
+            id: row.get(0)?,
+            campaign_id: row.get(1)?,
+            scenario_id: row.get(2)?,
         })
-        .collect()
+    })?;
+    rows.collect()
 }
 
 /// Runs one write's statements, each prepared once per connection.
