@@ -149,7 +149,7 @@ impl Platform {
         let now = to_ms(self.clock.now());
         let n = sqlx::query(
             "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
-             WHERE status = 'running'",
+             WHERE status != 'done' AND status = 'running'",
         )
         .bind(now)
         .execute(&self.db)
@@ -441,7 +441,6 @@ impl Platform {
     ) -> Result<()> {
         let usage = reply.and_then(|r| r.usage);
         let turn = TurnRow {
-            id: self.ids.next_id().to_string(),
             run_id: run_id.to_string(),
             seq: i64::from(seq),
             role,

@@ -30,10 +30,14 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use std::sync::mpsc;
+use std::time::Instant;
+use tokio::sync::oneshot;
 
 /// Most writes committed in one transaction.
 const MAX_BATCH: usize = 4096;
+/// How long the first write of a batch waits for others to join it.
+const GATHER: Duration = Duration::from_millis(1);
 
 /// The verdict's reason when one of the run's turns could not be stored.
 pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
@@ -41,7 +45,6 @@ pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
 /// One turn of a fixed run.
 #[derive(Debug, Clone)]
 pub(crate) struct TurnRow {
-    pub id: String,
     pub run_id: String,
     pub seq: i64,
     pub role: &'static str,
@@ -149,7 +152,7 @@ impl Job {
 /// The queue in front of the writer thread. The thread ends once the
 /// queue is dropped and what was queued is committed.
 pub(crate) struct Writer {
-    queue: mpsc::UnboundedSender<Job>,
+    queue: mpsc::Sender<Job>,
 }
 
 /// A queued write; [`Pending::committed`] waits for its commit. A queued
@@ -172,9 +175,12 @@ impl Writer {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
-            .map_err(Error::internal)?;
-        let (queue, rx) = mpsc::unbounded_channel();
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = {};",
+            crate::store::WAL_AUTOCHECKPOINT_PAGES
+        ))
+        .map_err(Error::internal)?;
+        let (queue, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("agenteval-writer".into())
             .spawn(move || run(conn, &gate, rx))
@@ -205,12 +211,13 @@ impl Writer {
 }
 
 /// The writer thread: commits whatever is waiting, batch after batch.
-fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, mut rx: mpsc::UnboundedReceiver<Job>) {
+fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, rx: mpsc::Receiver<Job>) {
     let mut lost = LostTurns::default();
-    while let Some(first) = rx.blocking_recv() {
+    while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
+        let until = Instant::now() + GATHER;
         while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
+            match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
@@ -273,7 +280,8 @@ fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<Clai
     let mut statement = conn.prepare_cached(
         "UPDATE runs SET status = 'running', started_at = ?1
          WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-                      WHERE r.status = 'pending' AND r.scheduled_at <= ?1 AND c.status = 'running'
+                      WHERE r.status != 'done' AND r.status = 'pending' -- the partial index `runs_open`
+                        AND r.scheduled_at <= ?1 AND c.status = 'running'
                       ORDER BY r.scheduled_at, r.seq LIMIT ?2)
            AND +status = 'pending' -- a guard, not an index choice
          RETURNING id, campaign_id, scenario_id",
@@ -293,12 +301,12 @@ fn apply(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
     match write {
         Write::Turn(t) => {
             conn.prepare_cached(
-                "INSERT INTO run_turns (id, run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )?
             .execute(params![
-                t.id, t.run_id, t.seq, t.role, t.content, t.latency_ms, t.tokens_in,
-                t.tokens_out, t.tool_calls, t.created_at
+                t.run_id, t.seq, t.role, t.content, t.latency_ms, t.tokens_in, t.tokens_out,
+                t.tool_calls, t.created_at
             ])?;
         }
         Write::Finish(f) => {
@@ -373,7 +381,6 @@ mod tests {
 
     fn turn(run_id: &str, seq: i64) -> Write {
         Write::Turn(TurnRow {
-            id: uuid::Uuid::now_v7().to_string(),
             run_id: run_id.into(),
             seq,
             role: "user",

@@ -269,9 +269,8 @@ FROM n
 
 const RUN_TURNS_SQL: &str = r#"
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
-INSERT INTO run_turns (id, run_id, seq, role, content, latency_ms, created_at)
-SELECT printf('%08x-0003-7000-8000-%012x', i / 65536, i),
-  printf('%08x-0002-7000-8000-%012x', (i / 2) / 65536, i / 2), i % 2,
+INSERT INTO run_turns (run_id, seq, role, content, latency_ms, created_at)
+SELECT printf('%08x-0002-7000-8000-%012x', (i / 2) / 65536, i / 2), i % 2,
   CASE WHEN i % 2 = 0 THEN 'user' ELSE 'target' END,
   CASE WHEN i % 2 = 0 THEN 'Please send the weekly report to boss@example.com.'
        ELSE 'Done: the weekly report was sent to boss@example.com.' END,

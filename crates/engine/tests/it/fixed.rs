@@ -270,9 +270,8 @@ async fn a_restart_marks_cut_runs_interrupted_and_never_runs_them_twice() {
         .await
         .unwrap();
     sqlx::query(
-        "INSERT INTO run_turns (id, run_id, seq, role, content, created_at) VALUES (?, ?, 0, 'user', 'hello 0', 0)",
+        "INSERT INTO run_turns (run_id, seq, role, content, created_at) VALUES (?, 0, 'user', 'hello 0', 0)",
     )
-    .bind(Uuid::now_v7().to_string())
     .bind(cut.to_string())
     .execute(&p.db)
     .await
