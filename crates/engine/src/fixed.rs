@@ -140,7 +140,13 @@ pub struct Tick {
 
 /// Most runs executing at once across all targets; each target's own
 /// concurrency limit applies inside its channel.
-pub const MAX_RUNS_IN_FLIGHT: usize = 256;
+pub const MAX_RUNS_IN_FLIGHT: usize = 1024;
+/// Runs claimed per request slot of the most concurrent running target:
+/// while some runs wait for the target, others are checked and committed,
+/// so a fast target needs several claimed runs per slot to stay busy. A
+/// slow target's runs are not claimed far ahead: a crash marks claimed runs
+/// `interrupted`, and that should be no more than a few per slot.
+const RUNS_PER_SLOT: usize = 16;
 
 impl Platform {
     /// Marks runs cut mid-flight by a crash as `error` / `interrupted`.
@@ -165,7 +171,9 @@ impl Platform {
     /// every due run (waiting for them), finalizes campaigns whose window
     /// ended and whose runs are done.
     ///
-    /// Runs execute as a pipeline of at most [`MAX_RUNS_IN_FLIGHT`]: due
+    /// Runs execute as a pipeline of at most [`MAX_RUNS_IN_FLIGHT`] (and at
+    /// most [`RUNS_PER_SLOT`] per request slot of the most concurrent
+    /// running target): due
     /// runs are claimed in batches whenever half of the slots are free, and
     /// each campaign's target and channel are looked up once per step.
     pub async fn tick(self: &Arc<Self>) -> Result<Tick> {
@@ -186,17 +194,22 @@ impl Platform {
             });
         }
 
+        let slots: Option<i64> = sqlx::query_scalar(
+            "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
+             WHERE c.status = 'running'",
+        )
+        .fetch_one(&self.db)
+        .await?;
+        let most_in_flight =
+            (slots.unwrap_or(1).max(1) as usize * RUNS_PER_SLOT).min(MAX_RUNS_IN_FLIGHT);
         let mut contexts: HashMap<Uuid, Arc<RunContext>> = HashMap::new();
         let mut in_flight = tokio::task::JoinSet::new();
         let mut more_due = true;
         loop {
-            if more_due && in_flight.len() <= MAX_RUNS_IN_FLIGHT / 2 {
+            if more_due && in_flight.len() <= most_in_flight / 2 {
                 // A failed claim stops claiming for this step, never the
                 // runs already executing: dropping them would abort them.
-                let claimed = match self
-                    .claim_due_runs(MAX_RUNS_IN_FLIGHT - in_flight.len())
-                    .await
-                {
+                let claimed = match self.claim_due_runs(most_in_flight - in_flight.len()).await {
                     Ok(c) => c,
                     Err(e) => {
                         tracing::error!(error = ?e, "could not claim due runs");

@@ -29,15 +29,12 @@ use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Most writes committed in one transaction.
 const MAX_BATCH: usize = 4096;
-/// How long the first write of a batch waits for others to join it.
-const GATHER: Duration = Duration::from_millis(1);
 
 /// The verdict's reason when one of the run's turns could not be stored.
 pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
@@ -214,10 +211,11 @@ impl Writer {
 fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, rx: mpsc::Receiver<Job>) {
     let mut lost = LostTurns::default();
     while let Ok(first) = rx.recv() {
+        // Whatever queued while the last batch was being committed joins
+        // this one; waiting for more was measured to cost more than it saves.
         let mut batch = vec![first];
-        let until = Instant::now() + GATHER;
         while batch.len() < MAX_BATCH {
-            match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            match rx.try_recv() {
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
