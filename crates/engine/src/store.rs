@@ -9,12 +9,6 @@ use std::time::Duration;
 
 pub type Db = SqlitePool;
 
-/// WAL pages after which a commit copies them back into the database (the
-/// default is 1,000). Hot pages such as the tail of the turns table are
-/// rewritten by every group commit; checkpointing less often copies each
-/// of them once for many commits, with one `fsync` instead of ten.
-pub const WAL_AUTOCHECKPOINT_PAGES: u32 = 10_000;
-
 /// The file name of the database inside a data directory.
 pub const DB_FILE: &str = "agenteval.db";
 
@@ -25,7 +19,7 @@ pub async fn open(data_dir: &Path) -> Result<Db> {
     open_url(&format!("sqlite://{}", data_dir.join(DB_FILE).display())).await
 }
 
-/// Opens a database by URL (`sqlite://path` or `sqlite::memory:`).
+/// Opens a database by URL (`sqlite://path`).
 pub async fn open_url(url: &str) -> Result<Db> {
     let options = SqliteConnectOptions::from_str(url)
         .map_err(crate::error::Error::internal)?
@@ -33,8 +27,7 @@ pub async fn open_url(url: &str) -> Result<Db> {
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(10))
-        .pragma("wal_autocheckpoint", WAL_AUTOCHECKPOINT_PAGES.to_string());
+        .busy_timeout(Duration::from_secs(10));
     let pool = SqlitePoolOptions::new()
         .max_connections(8)
         // A local file needs no liveness ping before each use; the ping was

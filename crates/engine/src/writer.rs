@@ -172,11 +172,8 @@ impl Writer {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
-        conn.execute_batch(&format!(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA wal_autocheckpoint = {};",
-            crate::store::WAL_AUTOCHECKPOINT_PAGES
-        ))
-        .map_err(Error::internal)?;
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .map_err(Error::internal)?;
         let (queue, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("agenteval-writer".into())
