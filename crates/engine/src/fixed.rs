@@ -146,7 +146,7 @@ pub const MAX_RUNS_IN_FLIGHT: usize = 1024;
 /// so a fast target needs several claimed runs per slot to stay busy. A
 /// slow target's runs are not claimed far ahead: a crash marks claimed runs
 /// `interrupted`, and that should be no more than a few per slot.
-const RUNS_PER_SLOT: usize = 16;
+pub const RUNS_PER_SLOT: usize = 16;
 
 impl Platform {
     /// Marks runs cut mid-flight by a crash as `error` / `interrupted`.
@@ -171,11 +171,11 @@ impl Platform {
     /// every due run (waiting for them), finalizes campaigns whose window
     /// ended and whose runs are done.
     ///
-    /// Runs execute as a pipeline of at most [`MAX_RUNS_IN_FLIGHT`] (and at
+    /// Runs execute as a pipeline of at most [`MAX_RUNS_IN_FLIGHT`], and at
     /// most [`RUNS_PER_SLOT`] per request slot of the most concurrent
-    /// running target): due
-    /// runs are claimed in batches whenever half of the slots are free, and
-    /// each campaign's target and channel are looked up once per step.
+    /// running target: due runs are claimed in batches whenever half of
+    /// those places are free, and each campaign's target and channel are
+    /// looked up once per step.
     pub async fn tick(self: &Arc<Self>) -> Result<Tick> {
         let mut tick = Tick::default();
         let now = to_ms(self.clock.now());
