@@ -34,7 +34,7 @@ pub struct Platform {
     /// The models playing virtual user, judge and analyst, replaceable
     /// while the platform runs.
     pub roles: LiveRoles,
-    /// Where the data lives (`None` for in-memory databases).
+    /// Where the data lives.
     pub data_dir: PathBuf,
     events: broadcast::Sender<Event>,
     /// One channel per target, so that its concurrency and rate limits are
@@ -45,7 +45,8 @@ pub struct Platform {
     /// takes it for each batch too, so the process's writers take turns
     /// here rather than in SQLite's busy handler.
     pub(crate) ledger_lock: Arc<tokio::sync::Mutex<()>>,
-    /// Group commit for the fixed engine's turns and verdicts.
+    /// Group commit (its own thread and connection) for run claims, turns
+    /// and verdicts, session replies and audit events.
     pub(crate) writer: crate::writer::Writer,
 }
 

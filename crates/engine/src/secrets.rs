@@ -64,7 +64,7 @@ impl Secrets {
         }
     }
 
-    /// A key that lives only in memory (tests, in-memory databases).
+    /// A key that lives only in memory (tests).
     pub fn ephemeral() -> Self {
         let mut key = [0u8; 32];
         rand::rng().fill_bytes(&mut key);

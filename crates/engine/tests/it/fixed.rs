@@ -203,6 +203,63 @@ async fn target_errors_are_counted_apart_from_the_pass_rate() {
 }
 
 #[tokio::test]
+async fn runs_are_claimed_ahead_only_in_proportion_to_the_targets_concurrency() {
+    use crate::fault_server::{Fault, FaultServer, completion};
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("a", 1)]);
+    // Every request waits until the gate opens: the runs pile up.
+    let server =
+        FaultServer::start(vec![Fault::Gated(Box::new(Fault::Ok(completion("ok"))))]).await;
+    let mut req = CreateTarget::builtin_demo("Gated");
+    req.channel = ChannelConfig::Openai {
+        base_url: server.base_url(),
+        model: "m".into(),
+        api_key: None,
+        api_key_env: None,
+        api_key_ref: None,
+        headers: vec![],
+    };
+    req.concurrency = Some(2);
+    req.max_retries = Some(0);
+    let target = p.create_target(req).await.unwrap().id;
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "many".into(),
+            target_id: target,
+            plan: Some(Plan {
+                entries: vec![rounds("a", 100)],
+            }),
+            duration_hours: Some(1.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    tp.clock.advance(Duration::hours(2));
+
+    let stepping = p.clone();
+    let tick = tokio::spawn(async move { stepping.tick().await });
+    while server.in_flight() < 2 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let running: i64 = sqlx::query_scalar("SELECT count(*) FROM runs WHERE status = 'running'")
+        .fetch_one(&p.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        running as usize,
+        2 * agenteval_engine::fixed::RUNS_PER_SLOT,
+        "two request slots: that many runs claimed, the rest still pending"
+    );
+    assert_eq!(server.max_in_flight(), 2, "the target's limit holds");
+
+    server.open_gate();
+    assert_eq!(tick.await.unwrap().unwrap().runs_executed, 100);
+    let report = p.campaign_report(c.id).await.unwrap();
+    assert_eq!(report.fixed.passed, 100, "every run ran once and passed");
+}
+
+#[tokio::test]
 async fn explicit_finalize_skips_unstarted_runs_and_is_idempotent() {
     let tp = platform().await;
     let p = &tp.platform;
