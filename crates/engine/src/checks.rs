@@ -7,6 +7,7 @@ use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
 use crate::scenario::{Check, Scenario};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock, RwLock};
 
@@ -81,10 +82,8 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
             case_sensitive,
         } => {
             let wanted = values(value, any);
-            match wanted
-                .iter()
-                .find(|v| contains(content, v, *case_sensitive))
-            {
+            let within = Haystack::new(content, *case_sensitive);
+            match wanted.iter().find(|v| within.contains(v)) {
                 Some(v) => (true, format!("the reply contains \"{v}\"")),
                 None if wanted.len() == 1 => (
                     false,
@@ -94,7 +93,7 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
                     false,
                     format!(
                         "the reply contains none of: {}",
-                        quoted_list(wanted.iter().map(String::as_str))
+                        quoted_list(wanted.iter().copied())
                     ),
                 ),
             }
@@ -105,17 +104,18 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
             case_sensitive,
         } => {
             let banned = values(value, any);
+            let within = Haystack::new(content, *case_sensitive);
             let found: Vec<&str> = banned
                 .iter()
-                .filter(|v| contains(content, v, *case_sensitive))
-                .map(String::as_str)
+                .copied()
+                .filter(|v| within.contains(v))
                 .collect();
             if found.is_empty() {
                 (
                     true,
                     format!(
                         "the reply contains none of: {}",
-                        quoted_list(banned.iter().map(String::as_str))
+                        quoted_list(banned.iter().copied())
                     ),
                 )
             } else {
@@ -170,20 +170,40 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
     }
 }
 
-fn values(value: &Option<String>, any: &[String]) -> Vec<String> {
+fn values<'a>(value: &'a Option<String>, any: &'a [String]) -> Vec<&'a str> {
     value
         .iter()
         .chain(any.iter())
+        .map(String::as_str)
         .filter(|v| !v.is_empty())
-        .cloned()
         .collect()
 }
 
-fn contains(haystack: &str, needle: &str, case_sensitive: bool) -> bool {
-    if case_sensitive {
-        haystack.contains(needle)
-    } else {
-        haystack.to_lowercase().contains(&needle.to_lowercase())
+/// A reply searched for several values, lowercased once when the search
+/// ignores case.
+struct Haystack<'a> {
+    text: Cow<'a, str>,
+    case_sensitive: bool,
+}
+
+impl<'a> Haystack<'a> {
+    fn new(text: &'a str, case_sensitive: bool) -> Self {
+        Self {
+            text: if case_sensitive {
+                text.into()
+            } else {
+                text.to_lowercase().into()
+            },
+            case_sensitive,
+        }
+    }
+
+    fn contains(&self, needle: &str) -> bool {
+        if self.case_sensitive {
+            self.text.contains(needle)
+        } else {
+            self.text.contains(&needle.to_lowercase())
+        }
     }
 }
 
@@ -361,7 +381,9 @@ fn tool_called_check(
 
 static QUESTION_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)[?？]|请(?:问|提供|告诉|补充|确认|说明|给出)|哪|什么|多少|是否|能否|可否|\b(?:could|can|would) you\b|\bplease (?:provide|tell|give|share|specify|confirm|let me know)\b|\bwhich\b|\bwhat\b|\bwho\b|\bwhen\b",
+        // ASCII word boundaries around English words: a Unicode `\b` makes
+        // the fast regex engines give up on any non-ASCII reply.
+        r"(?i)[?？]|请(?:问|提供|告诉|补充|确认|说明|给出)|哪|什么|多少|是否|能否|可否|(?-u:\b)(?:could|can|would) you(?-u:\b)|(?-u:\b)please (?:provide|tell|give|share|specify|confirm|let me know)(?-u:\b)|(?-u:\b)(?:which|what|who|when)(?-u:\b)",
     )
     .expect("static regex")
 });
@@ -497,11 +519,15 @@ fn schema_validator(
 static NUMBER_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?\s*%?").expect("static regex"));
 static LIST_MARKER_RE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)^\s*(?:#+\s*)?\d{1,2}[.)、]\s").expect("static regex"));
+    LazyLock::new(|| Regex::new(r"(?m)^\s*(?:#+\s*)?[0-9]{1,2}[.)、]\s").expect("static regex"));
 
 /// Full-width digits and signs to ASCII, so that `１２．５％` and `12.5%`
 /// are the same number.
-fn normalize_digits(text: &str) -> String {
+fn normalize_digits(text: &str) -> Cow<'_, str> {
+    let full_width = |c: char| matches!(c, '０'..='９' | '．' | '％');
+    if !text.contains(full_width) {
+        return Cow::Borrowed(text);
+    }
     text.chars()
         .map(|c| match c {
             '０'..='９' => char::from_u32(c as u32 - '０' as u32 + '0' as u32).unwrap_or(c),
@@ -509,12 +535,16 @@ fn normalize_digits(text: &str) -> String {
             '％' => '%',
             _ => c,
         })
-        .collect()
+        .collect::<String>()
+        .into()
 }
 
 /// A number as written (`12.5%`) and its canonical value (`12.5`).
 fn numbers_in(text: &str) -> Vec<(String, String)> {
     let text = normalize_digits(text);
+    if !text.bytes().any(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
     let text = LIST_MARKER_RE.replace_all(&text, " ");
     NUMBER_RE
         .find_iter(&text)
@@ -725,7 +755,7 @@ async fn rubric_check(
             ChatMessage::system("You are a strict, fair evaluator. You answer with JSON only."),
             ChatMessage::user(prompt),
         ],
-        tools: Vec::new(),
+        tools: Default::default(),
     };
     match judge.send(&request).await {
         Ok(answer) => match parse_judge_score(&answer.content) {

@@ -147,7 +147,7 @@ impl ChatClient for ChannelChatClient {
     async fn complete(&self, messages: &[ChatMessage]) -> Result<ChatReply, ChannelError> {
         let request = ChatRequest {
             messages: messages.to_vec(),
-            tools: Vec::new(),
+            tools: Default::default(),
         };
         self.channel.send(&request).await
     }

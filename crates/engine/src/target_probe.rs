@@ -41,7 +41,7 @@ impl Platform {
         };
         let request = ChatRequest {
             messages: vec![ChatMessage::user(PROBE_MESSAGE)],
-            tools: Vec::new(),
+            tools: Default::default(),
         };
         let probe = match channel.send(&request).await {
             Ok(reply) => TargetProbe {

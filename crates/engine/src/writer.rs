@@ -172,8 +172,10 @@ impl Writer {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
-            .map_err(Error::internal)?;
+        conn.execute_batch(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
+        )
+        .map_err(Error::internal)?;
         let (queue, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("agenteval-writer".into())
@@ -412,7 +414,7 @@ mod tests {
             system: None,
             facts: vec![],
             key_fields: vec![],
-            tools: vec![],
+            tools: Default::default(),
             turns: vec![ScenarioTurn {
                 user: "hi".into(),
                 checks: vec![],

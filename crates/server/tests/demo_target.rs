@@ -55,7 +55,7 @@ async fn the_openai_channel_round_trips_through_the_demo_target() {
                 ChatMessage::system("You are an office assistant."),
                 ChatMessage::user("Hello, what can you do?"),
             ],
-            tools: Vec::new(),
+            tools: Default::default(),
         })
         .await
         .expect("the demo target answers a plain chat");
@@ -77,7 +77,7 @@ async fn a_request_offering_send_email_gets_a_valid_completion() {
         messages: vec![ChatMessage::user(
             "Email bob@example.com, subject: Lunch, body: See you at noon",
         )],
-        tools: vec![send_email_tool()],
+        tools: vec![send_email_tool()].into(),
     };
     let reply = channel(addr)
         .send(&request)
@@ -287,7 +287,7 @@ async fn streaming_answers_with_sse_chunks_ending_in_done() {
     let whole = channel(addr)
         .send(&ChatRequest {
             messages: vec![ChatMessage::user("hello")],
-            tools: Vec::new(),
+            tools: Default::default(),
         })
         .await
         .expect("non-streaming");
@@ -314,7 +314,7 @@ async fn latency_option_delays_answers() {
     let reply = channel(addr)
         .send(&ChatRequest {
             messages: vec![ChatMessage::user("hello")],
-            tools: Vec::new(),
+            tools: Default::default(),
         })
         .await
         .expect("reply");

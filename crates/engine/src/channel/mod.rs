@@ -65,6 +65,69 @@ pub struct ToolSpec {
     pub parameters: serde_json::Value,
 }
 
+/// The tools offered in one scenario's requests. Every request of every
+/// run shares one copy, and a channel that sends them in a fixed wire form
+/// builds that form once ([`Tools::wire`]).
+#[derive(Clone, Default)]
+pub struct Tools(Arc<ToolSet>);
+
+#[derive(Default)]
+struct ToolSet {
+    specs: Vec<ToolSpec>,
+    wire: std::sync::OnceLock<Box<serde_json::value::RawValue>>,
+}
+
+impl Tools {
+    /// The tools in a channel's wire form, built by `build` on first use.
+    /// Only one wire form is kept: the OpenAI-compatible channel's.
+    pub(crate) fn wire(
+        &self,
+        build: impl FnOnce(&[ToolSpec]) -> Box<serde_json::value::RawValue>,
+    ) -> &serde_json::value::RawValue {
+        self.0.wire.get_or_init(|| build(&self.0.specs))
+    }
+}
+
+impl From<Vec<ToolSpec>> for Tools {
+    fn from(specs: Vec<ToolSpec>) -> Self {
+        Self(Arc::new(ToolSet {
+            specs,
+            wire: Default::default(),
+        }))
+    }
+}
+
+impl std::ops::Deref for Tools {
+    type Target = [ToolSpec];
+    fn deref(&self) -> &[ToolSpec] {
+        &self.0.specs
+    }
+}
+
+impl std::fmt::Debug for Tools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.specs.fmt(f)
+    }
+}
+
+impl PartialEq for Tools {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.specs == other.0.specs
+    }
+}
+
+impl Serialize for Tools {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.specs.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tools {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Vec::<ToolSpec>::deserialize(d).map(Self::from)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct ToolCall {
     pub id: String,
@@ -79,7 +142,9 @@ pub struct ToolCall {
 pub struct ChatRequest {
     pub messages: Vec<ChatMessage>,
     #[serde(default)]
-    pub tools: Vec<ToolSpec>,
+    #[specta(type = Vec<ToolSpec>)]
+    #[schema(value_type = Vec<ToolSpec>)]
+    pub tools: Tools,
 }
 
 #[derive(
@@ -250,4 +315,23 @@ pub fn build(
         inner,
         policy::PolicyConfig::for_target(target),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_read_and_write_as_a_plain_list_and_share_their_wire_form() {
+        let json = serde_json::json!([{"name": "send_email", "description": "Sends", "parameters": {"type": "object"}}]);
+        let tools: Tools = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(tools.len(), 1);
+        assert_eq!(serde_json::to_value(&tools).unwrap(), json);
+
+        let copy = tools.clone();
+        let built = tools.wire(|specs| serde_json::value::to_raw_value(&specs.len()).unwrap());
+        let reused = copy.wire(|_| unreachable!("a copy shares the built wire form"));
+        assert_eq!(built.get(), "1");
+        assert!(std::ptr::eq(built, reused));
+    }
 }

@@ -4,9 +4,12 @@
 //! `agenteval demo-target`. Only non-streaming requests are sent.
 
 use super::transport::Endpoint;
-use super::{Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, Usage};
+use super::{
+    Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, ToolSpec, Usage,
+};
 use crate::target::Header;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::borrow::Cow;
 use std::time::Duration;
@@ -58,24 +61,29 @@ impl OpenAiChannel {
             model: &self.model,
             max_tokens: self.max_tokens,
             messages: request.messages.iter().map(wire_message).collect(),
-            tools: request
-                .tools
-                .iter()
-                .map(|t| WireTool {
-                    kind: "function",
-                    function: WireToolFunction {
-                        name: &t.name,
-                        description: &t.description,
-                        parameters: if t.parameters.is_null() {
-                            Cow::Owned(json!({"type": "object", "properties": {}}))
-                        } else {
-                            Cow::Borrowed(&t.parameters)
-                        },
-                    },
-                })
-                .collect(),
+            tools: (!request.tools.is_empty()).then(|| request.tools.wire(wire_tools)),
         }
     }
+}
+
+/// The tools in the wire form, built once per tool set.
+fn wire_tools(specs: &[ToolSpec]) -> Box<RawValue> {
+    let tools: Vec<WireTool<'_>> = specs
+        .iter()
+        .map(|t| WireTool {
+            kind: "function",
+            function: WireToolFunction {
+                name: &t.name,
+                description: &t.description,
+                parameters: if t.parameters.is_null() {
+                    Cow::Owned(json!({"type": "object", "properties": {}}))
+                } else {
+                    Cow::Borrowed(&t.parameters)
+                },
+            },
+        })
+        .collect();
+    serde_json::value::to_raw_value(&tools).expect("tool specs serialize to JSON")
 }
 
 /// The request body, borrowed from the request: no copy of the history.
@@ -86,8 +94,8 @@ struct WireRequest<'a> {
     max_tokens: Option<u32>,
     messages: Vec<WireOutMessage<'a>>,
     // Some servers reject an empty `tools` array, so it is left out.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a RawValue>,
 }
 
 #[derive(Serialize)]

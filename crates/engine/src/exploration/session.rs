@@ -800,7 +800,7 @@ impl Platform {
             Ok(channel) => channel
                 .send(&ChatRequest {
                     messages,
-                    tools: Vec::new(),
+                    tools: Default::default(),
                 })
                 .await
                 .map_err(|e| e.to_string()),

@@ -353,7 +353,7 @@ pub fn parse_file(
             system: def.system.or_else(|| file.defaults.system.clone()),
             facts,
             key_fields: def.key_fields,
-            tools,
+            tools: tools.into(),
             turns: def
                 .turns
                 .into_iter()

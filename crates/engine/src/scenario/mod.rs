@@ -37,7 +37,9 @@ pub struct Scenario {
     pub key_fields: Vec<String>,
     /// OpenAI tool definitions offered to the target.
     #[serde(default)]
-    pub tools: Vec<crate::channel::ToolSpec>,
+    #[specta(type = Vec<crate::channel::ToolSpec>)]
+    #[schema(value_type = Vec<crate::channel::ToolSpec>)]
+    pub tools: crate::channel::Tools,
     pub turns: Vec<ScenarioTurn>,
     /// File the scenario came from, relative to the scenarios root.
     pub source_file: String,

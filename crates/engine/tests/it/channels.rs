@@ -45,7 +45,7 @@ fn with_policy(channel: impl Channel + 'static, config: PolicyConfig) -> Policy 
 fn hello() -> ChatRequest {
     ChatRequest {
         messages: vec![ChatMessage::system("be brief"), ChatMessage::user("hello")],
-        tools: Vec::new(),
+        tools: Default::default(),
     }
 }
 
@@ -123,7 +123,7 @@ async fn openai_request_carries_messages_tools_key_and_headers() {
                 tool_call_id: Some("call_1".into()),
             },
         ],
-        tools: vec![send_email_tool()],
+        tools: vec![send_email_tool()].into(),
     };
     channel
         .send(&request)
@@ -190,7 +190,7 @@ async fn openai_tool_call_reply_is_parsed_and_invalid_arguments_kept_raw() {
     let reply = openai(&server, 5_000)
         .send(&ChatRequest {
             messages: vec![ChatMessage::user("email bob")],
-            tools: vec![send_email_tool()],
+            tools: vec![send_email_tool()].into(),
         })
         .await
         .expect("a tool-call completion is a reply");
@@ -633,7 +633,7 @@ async fn http_json_fills_the_template_and_reads_the_path() {
             ChatMessage::assistant("reply"),
             ChatMessage::user("email Bob"),
         ],
-        tools: Vec::new(),
+        tools: Default::default(),
     };
     let reply = channel.send(&request).await.expect("a reply");
     assert_eq!(reply.content, "Sent to Bob.", "text at $.data.answer");

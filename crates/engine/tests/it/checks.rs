@@ -20,7 +20,7 @@ fn scenario(facts: &[&str]) -> Scenario {
         system: None,
         facts: facts.iter().map(|s| s.to_string()).collect(),
         key_fields: vec![],
-        tools: vec![],
+        tools: Default::default(),
         turns: vec![ScenarioTurn {
             user: "hi".into(),
             checks: vec![],

@@ -22,7 +22,7 @@ fn scenario(id: &str, turns: usize) -> Scenario {
         system: None,
         facts: vec![],
         key_fields: vec![],
-        tools: vec![],
+        tools: Default::default(),
         turns: (0..turns)
             .map(|i| ScenarioTurn {
                 user: format!("hello {i}"),

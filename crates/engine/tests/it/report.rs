@@ -316,7 +316,7 @@ fn scenario(id: &str) -> Scenario {
         system: None,
         facts: vec![],
         key_fields: vec![],
-        tools: vec![],
+        tools: Default::default(),
         turns: vec![ScenarioTurn {
             user: "hello".into(),
             checks: vec![],

@@ -82,7 +82,7 @@ impl SessionPort for ChannelPort {
             h.push(ChatMessage::user(content));
             ChatRequest {
                 messages: h.clone(),
-                tools: Vec::new(),
+                tools: Default::default(),
             }
         };
         let reply = self.channel.send(&request).await.map_err(|e| {
