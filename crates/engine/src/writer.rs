@@ -172,6 +172,9 @@ impl Writer {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
+        // A claim updates hundreds of rows inside the batch's transaction;
+        // its statement journal stays in memory instead of a temporary file
+        // created and deleted each time.
         conn.execute_batch(
             "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;",
         )
