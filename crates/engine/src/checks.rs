@@ -583,11 +583,13 @@ fn canonical_number(s: &str) -> String {
     }
 }
 
-/// Numbers the target may state: the facts, the system prompt and what the
-/// user said.
-pub fn verified_numbers(scenario: &Scenario, history: &[ChatMessage]) -> BTreeSet<String> {
-    let mut set = BTreeSet::new();
-    let sources = scenario
+/// The texts whose numbers the target may repeat, the likeliest first:
+/// the facts, the system prompt and what the user said.
+fn number_sources<'a>(
+    scenario: &'a Scenario,
+    history: &'a [ChatMessage],
+) -> impl Iterator<Item = &'a str> {
+    scenario
         .facts
         .iter()
         .map(String::as_str)
@@ -597,13 +599,7 @@ pub fn verified_numbers(scenario: &Scenario, history: &[ChatMessage]) -> BTreeSe
                 .iter()
                 .filter(|m| matches!(m.role, Role::User | Role::System | Role::Tool))
                 .map(|m| m.content.as_str()),
-        );
-    for text in sources {
-        for (_, canon) in numbers_in(text) {
-            set.insert(canon);
-        }
-    }
-    set
+        )
 }
 
 fn number_gate(ctx: &TurnContext<'_>) -> (bool, String) {
@@ -611,10 +607,18 @@ fn number_gate(ctx: &TurnContext<'_>) -> (bool, String) {
     if found.is_empty() {
         return (true, "the reply states no numbers".into());
     }
-    let allowed = verified_numbers(ctx.scenario, ctx.history);
+    // Sources are read only until every number of the reply is found.
+    let mut unmatched: Vec<&str> = found.iter().map(|(_, canon)| canon.as_str()).collect();
+    for text in number_sources(ctx.scenario, ctx.history) {
+        if unmatched.is_empty() {
+            break;
+        }
+        let numbers = numbers_in(text);
+        unmatched.retain(|c| !numbers.iter().any(|(_, n)| n == c));
+    }
     let mut unverified: Vec<String> = Vec::new();
     for (shown, canon) in &found {
-        if !allowed.contains(canon) && !unverified.contains(shown) {
+        if unmatched.contains(&canon.as_str()) && !unverified.contains(shown) {
             unverified.push(shown.clone());
         }
     }

@@ -468,7 +468,7 @@ impl Platform {
             },
             created_at: to_ms(self.clock.now()),
         };
-        self.writer.enqueue(Write::Turn(turn));
+        self.writer.queue(Write::Turn(turn));
         Ok(())
     }
 

@@ -117,7 +117,8 @@ type Claimed = std::result::Result<Vec<ClaimedRow>, String>;
 type Gate = Arc<tokio::sync::Mutex<()>>;
 
 enum Job {
-    Write(Write, oneshot::Sender<Outcome>),
+    /// A write, and who waits for its outcome, if anyone.
+    Write(Write, Option<oneshot::Sender<Outcome>>),
     /// Claims up to `limit` runs due at `now`, oldest first.
     Claim {
         limit: usize,
@@ -137,9 +138,10 @@ impl Job {
         // A receiver that stopped waiting is no error: queued writes are
         // committed whether or not anyone waits.
         match (self, result) {
-            (Job::Write(_, done), Ok(Done::Written(c))) => drop(done.send(Ok(c))),
+            (Job::Write(_, Some(done)), Ok(Done::Written(c))) => drop(done.send(Ok(c))),
             (Job::Claim { done, .. }, Ok(Done::Claimed(rows))) => drop(done.send(Ok(rows))),
-            (Job::Write(_, done), Err(e)) => drop(done.send(Err(e))),
+            (Job::Write(_, Some(done)), Err(e)) => drop(done.send(Err(e))),
+            (Job::Write(_, None), _) => {}
             (Job::Claim { done, .. }, Err(e)) => drop(done.send(Err(e))),
             (_, Ok(_)) => unreachable!("each job is answered with its own kind of result"),
         }
@@ -192,8 +194,14 @@ impl Writer {
         let (done, committed) = oneshot::channel();
         // If the thread is gone, `done` is dropped with the write and the
         // wait reports it.
-        let _ = self.queue.send(Job::Write(write, done));
+        let _ = self.queue.send(Job::Write(write, Some(done)));
         Pending(committed)
+    }
+
+    /// Queues `write` with no one waiting for it: a failure is logged (and
+    /// a lost turn downgrades its run's verdict).
+    pub fn queue(&self, write: Write) {
+        let _ = self.queue.send(Job::Write(write, None));
     }
 
     /// Claims up to `limit` runs due at `now` (campaign running), oldest
