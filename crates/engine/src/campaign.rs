@@ -100,6 +100,9 @@ pub struct PlanEntry {
 
 /// The most runs a plan may schedule.
 pub const MAX_PLANNED_RUNS: usize = 200_000;
+/// Runs inserted per statement when a campaign is created (8 bound values
+/// each, well under SQLite's limit of 32,766).
+const RUNS_PER_INSERT: usize = 500;
 
 pub fn parse_period(s: &str) -> Result<Duration> {
     let s = s.trim();
@@ -641,6 +644,10 @@ impl Platform {
         .bind(serde_json::to_string(&self.models_for(&target))?)
         .execute(&mut *tx)
         .await?;
+        // Runs go in by hundreds per statement: a campaign can plan
+        // hundreds of thousands of them.
+        let campaign_id = campaign.id.to_string();
+        let mut rows = Vec::with_capacity(schedule.len());
         for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {
             let scenario = self.scenarios.get(scenario_id).ok_or_else(|| {
                 Error::invalid(
@@ -648,20 +655,24 @@ impl Platform {
                     "Reload the scenarios.",
                 )
             })?;
-            sqlx::query(
-                "INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)",
-            )
-            .bind(self.ids.next_id().to_string())
-            .bind(campaign.id.to_string())
-            .bind(scenario_id)
-            .bind(&scenario.content_hash)
-            .bind(seq as i64)
-            .bind(offset.num_milliseconds())
-            .bind(to_ms(campaign.real_time(*offset)))
-            .bind(to_ms(now))
-            .execute(&mut *tx)
-            .await?;
+            rows.push((seq, *offset, scenario));
+        }
+        for chunk in rows.chunks(RUNS_PER_INSERT) {
+            let mut insert = sqlx::QueryBuilder::new(
+                "INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status, created_at) ",
+            );
+            insert.push_values(chunk, |mut row, (seq, offset, scenario)| {
+                row.push_bind(self.ids.next_id().to_string())
+                    .push_bind(&campaign_id)
+                    .push_bind(scenario.id.as_str())
+                    .push_bind(scenario.content_hash.as_str())
+                    .push_bind(*seq as i64)
+                    .push_bind(offset.num_milliseconds())
+                    .push_bind(to_ms(campaign.real_time(*offset)))
+                    .push("'pending'")
+                    .push_bind(to_ms(now));
+            });
+            insert.build().execute(&mut *tx).await?;
         }
         tx.commit().await?;
         self.audit("platform", "campaign.create", Some(campaign.id), "ok")

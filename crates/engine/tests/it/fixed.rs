@@ -260,6 +260,43 @@ async fn runs_are_claimed_ahead_only_in_proportion_to_the_targets_concurrency() 
 }
 
 #[tokio::test]
+async fn a_large_plan_stores_every_run_once_in_plan_order() {
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("a", 1), scenario("b", 1)]);
+    let target = demo_target(p).await;
+    // Runs are inserted by hundreds per statement: 1,201 crosses several
+    // statements and ends with a partial one.
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "large".into(),
+            target_id: target,
+            plan: Some(Plan {
+                entries: vec![rounds("a", 600), rounds("b", 601)],
+            }),
+            duration_hours: Some(1.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let runs = p.list_runs(c.id).await.unwrap();
+    assert_eq!(runs.len(), 1201);
+    assert!(runs.iter().enumerate().all(|(i, r)| r.seq as usize == i));
+    let ids: std::collections::HashSet<Uuid> = runs.iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), 1201, "every run has its own id");
+    let per = |id: &str| runs.iter().filter(|r| r.scenario_id == id).count();
+    assert_eq!((per("a"), per("b")), (600, 601));
+    assert!(
+        runs.iter()
+            .all(|r| r.status == "pending" && r.campaign_id == c.id)
+    );
+    assert!(
+        runs.windows(2).all(|w| w[0].offset_ms <= w[1].offset_ms),
+        "plan order is time order"
+    );
+}
+
+#[tokio::test]
 async fn explicit_finalize_skips_unstarted_runs_and_is_idempotent() {
     let tp = platform().await;
     let p = &tp.platform;
