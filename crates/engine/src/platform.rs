@@ -40,13 +40,9 @@ pub struct Platform {
     /// One channel per target, so that its concurrency and rate limits are
     /// shared by everything that talks to it.
     channels: Mutex<HashMap<Uuid, Arc<dyn Channel>>>,
-    /// Serialises budget decisions (check + action) inside this process;
-    /// the transaction keeps them atomic in the database. The group writer
-    /// takes it for each batch too, so the process's writers take turns
-    /// here rather than in SQLite's busy handler.
-    pub(crate) ledger_lock: Arc<tokio::sync::Mutex<()>>,
     /// Group commit (its own thread and connection) for run claims, turns
-    /// and verdicts, session replies and audit events.
+    /// and verdicts, exploration budget decisions, session replies and
+    /// audit events.
     pub(crate) writer: crate::writer::Writer,
 }
 
@@ -92,13 +88,9 @@ impl PlatformBuilder {
             .build()
             .map_err(Error::internal)?;
         let (events, _) = broadcast::channel(1024);
-        let ledger_lock = Arc::new(tokio::sync::Mutex::new(()));
         let roles = LiveRoles::new(self.role_models.unwrap_or_else(RoleModels::from_env), &http);
         Ok(Arc::new(Platform {
-            writer: crate::writer::Writer::open(
-                &self.data_dir.join(crate::store::DB_FILE),
-                ledger_lock.clone(),
-            )?,
+            writer: crate::writer::Writer::open(&self.data_dir.join(crate::store::DB_FILE))?,
             roles,
             db,
             clock: self.clock,
@@ -109,7 +101,6 @@ impl PlatformBuilder {
             data_dir: self.data_dir,
             events,
             channels: Mutex::new(HashMap::new()),
-            ledger_lock,
         }))
     }
 }
@@ -174,8 +165,7 @@ impl Platform {
 
     /// Records an audit event (group-committed with other writes; returns
     /// once it is stored). Failure to audit is logged, never fatal to the
-    /// operation it describes. Must not be awaited while holding
-    /// `ledger_lock`, which the group writer needs.
+    /// operation it describes.
     pub async fn audit(&self, actor: &str, action: &str, subject: Option<Uuid>, outcome: &str) {
         let row = crate::writer::AuditRow {
             id: self.ids.next_id().to_string(),

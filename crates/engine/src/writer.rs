@@ -18,17 +18,18 @@
 //! stored over missing turns. A write that fails fails alone: SQLite undoes
 //! just that statement and the batch goes on.
 //!
-//! Audit events take the same path, so that an API call's audit row never
-//! competes with the call's own transaction for SQLite's write lock. Each
-//! batch holds the platform's write gate (`Platform::ledger_lock`): the
-//! process's writers take turns in memory instead of meeting in SQLite's
-//! busy handler, which sleeps for milliseconds.
+//! Exploration budget decisions run here as tasks ([`Writer::transact`]):
+//! each reads, decides and writes in one step of the batch's transaction,
+//! so decisions take turns on this thread instead of each holding a lock
+//! across a dozen hand-offs to a pooled connection. Audit events take the
+//! same path, so that an API call's audit row never competes with the
+//! call's own writes for SQLite's write lock (whose busy handler sleeps for
+//! milliseconds).
 
 use crate::error::{Error, Result};
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 use tokio::sync::oneshot;
@@ -114,11 +115,18 @@ pub(crate) struct ClaimedRow {
 
 type Outcome = std::result::Result<Committed, String>;
 type Claimed = std::result::Result<Vec<ClaimedRow>, String>;
-type Gate = Arc<tokio::sync::Mutex<()>>;
+
+/// Work run in the batch's transaction (see [`Writer::transact`]); it
+/// returns what to tell its caller once the transaction ends.
+type Task = Box<dyn FnOnce(&Connection) -> Deliver + Send>;
+/// Tells a task's caller how its transaction ended.
+type Deliver = Box<dyn FnOnce(std::result::Result<(), String>) + Send>;
 
 enum Job {
     /// A write, and who waits for its outcome, if anyone.
     Write(Write, Option<oneshot::Sender<Outcome>>),
+    /// Taken when it runs: a task runs once.
+    Task(Option<Task>),
     /// Claims up to `limit` runs due at `now`, oldest first.
     Claim {
         limit: usize,
@@ -131,6 +139,7 @@ enum Job {
 enum Done {
     Written(Committed),
     Claimed(Vec<ClaimedRow>),
+    Ran(Deliver),
 }
 
 impl Job {
@@ -143,6 +152,10 @@ impl Job {
             (Job::Write(_, Some(done)), Err(e)) => drop(done.send(Err(e))),
             (Job::Write(_, None), _) => {}
             (Job::Claim { done, .. }, Err(e)) => drop(done.send(Err(e))),
+            (Job::Task(_), Ok(Done::Ran(deliver))) => deliver(Ok(())),
+            // A task that never ran drops its caller's channel: the caller
+            // learns that it did not run.
+            (Job::Task(_), Err(_)) => {}
             (_, Ok(_)) => unreachable!("each job is answered with its own kind of result"),
         }
     }
@@ -170,7 +183,7 @@ impl Pending {
 impl Writer {
     /// Opens the writer's connection to the database file at `path` (its
     /// schema already migrated) and starts its thread.
-    pub fn open(path: &Path, gate: Gate) -> Result<Self> {
+    pub fn open(path: &Path) -> Result<Self> {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
@@ -184,7 +197,7 @@ impl Writer {
         let (queue, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("agenteval-writer".into())
-            .spawn(move || run(conn, &gate, rx))
+            .spawn(move || run(conn, rx))
             .map_err(Error::internal)?;
         Ok(Self { queue })
     }
@@ -204,6 +217,36 @@ impl Writer {
         let _ = self.queue.send(Job::Write(write, None));
     }
 
+    /// Runs `task` in the next batch's transaction, in a savepoint of its
+    /// own: its writes are kept if it returns `Ok` and undone if it returns
+    /// `Err`. Its result is returned once the transaction committed. Tasks
+    /// are decisions that must read and write atomically (the exploration
+    /// ledger's); they take turns with every other write without a
+    /// hand-off per statement.
+    pub async fn transact<T: Send + 'static>(
+        &self,
+        task: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let (done, answer) = oneshot::channel::<Result<T>>();
+        let task: Task = Box::new(move |conn| {
+            let result = in_savepoint(conn, task);
+            Box::new(move |committed| {
+                let _ = done.send(
+                    committed
+                        .map_err(|e| Error::internal(anyhow::anyhow!(e)))
+                        .and(result),
+                );
+            })
+        });
+        let _ = self.queue.send(Job::Task(Some(task)));
+        match answer.await {
+            Ok(result) => result,
+            Err(_) => Err(Error::internal(anyhow::anyhow!(
+                "the writer could not run the task (see the log)"
+            ))),
+        }
+    }
+
     /// Claims up to `limit` runs due at `now` (campaign running), oldest
     /// first, in the next batch: statement and rows never leave the
     /// writer's thread until the claim is committed.
@@ -218,7 +261,7 @@ impl Writer {
 }
 
 /// The writer thread: commits whatever is waiting, batch after batch.
-fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, rx: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     let mut lost = LostTurns::default();
     while let Ok(first) = rx.recv() {
         // Whatever queued while the last batch was being committed joins
@@ -230,56 +273,93 @@ fn run(mut conn: Connection, gate: &tokio::sync::Mutex<()>, rx: mpsc::Receiver<J
                 Err(_) => break,
             }
         }
-        let _gate = gate.blocking_lock();
         commit(&mut conn, batch, &mut lost);
     }
 }
 
 /// Runs `batch` in one transaction and answers each job once it is
 /// committed (or failed).
-fn commit(conn: &mut Connection, mut batch: Vec<Job>, lost: &mut LostTurns) {
+fn commit(conn: &mut Connection, batch: Vec<Job>, lost: &mut LostTurns) {
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
-        Err(e) => return all_failed(batch, lost, &e),
+        Err(e) => return all_failed(batch.into_iter().map(|job| (job, None)), lost, &e),
     };
-    let mut results = Vec::with_capacity(batch.len());
-    for job in &mut batch {
-        let result = match job {
+    let mut steps: Vec<(Job, Option<Done>)> = Vec::with_capacity(batch.len());
+    let mut jobs = batch.into_iter();
+    while let Some(mut job) = jobs.next() {
+        let result = match &mut job {
             Job::Write(write, _) => {
                 let committed = lost.downgrade(write);
                 apply(&tx, write).map(|()| Done::Written(committed))
             }
             Job::Claim { limit, now, .. } => claim(&tx, *limit, *now).map(Done::Claimed),
+            Job::Task(task) => Ok(Done::Ran(task.take().expect("a task runs once")(&tx))),
         };
+        // Some errors (a full disk, I/O) roll the whole transaction back;
+        // then nothing of the batch is stored.
+        if tx.is_autocommit() {
+            let e = match &result {
+                Err(e) => e.to_string(),
+                Ok(_) => "the transaction was rolled back".to_string(),
+            };
+            steps.push((job, result.ok()));
+            let rest = jobs.map(|job| (job, None));
+            return all_failed(steps.into_iter().chain(rest), lost, &e);
+        }
         match result {
-            Ok(done) => results.push(Ok(done)),
-            // Some errors (a full disk, I/O) roll the whole transaction
-            // back; then nothing of the batch is stored.
-            Err(e) if tx.is_autocommit() => return all_failed(batch, lost, &e),
+            Ok(done) => steps.push((job, Some(done))),
             Err(e) => {
                 tracing::error!(error = %e, "a write could not be stored");
-                if let Job::Write(write, _) = job {
+                if let Job::Write(write, _) = &job {
                     lost.failed(write);
                 }
-                results.push(Err(e.to_string()));
+                job.reply(Err(e.to_string()));
             }
         }
     }
     if let Err(e) = tx.commit() {
-        return all_failed(batch, lost, &e);
+        return all_failed(steps, lost, &e);
     }
-    for (job, result) in batch.into_iter().zip(results) {
-        job.reply(result);
+    for (job, done) in steps {
+        if let Some(done) = done {
+            job.reply(Ok(done));
+        }
     }
 }
 
-fn all_failed(batch: Vec<Job>, lost: &mut LostTurns, e: &rusqlite::Error) {
-    tracing::error!(error = %e, jobs = batch.len(), "a batch of writes could not be stored");
-    for job in batch {
+/// Answers every job of a batch whose transaction failed; `done` is what a
+/// job did before the failure undid it.
+fn all_failed(
+    steps: impl IntoIterator<Item = (Job, Option<Done>)>,
+    lost: &mut LostTurns,
+    e: &dyn std::fmt::Display,
+) {
+    tracing::error!(error = %e, "a batch of writes could not be stored");
+    for (job, done) in steps {
         if let Job::Write(write, _) = &job {
             lost.failed(write);
         }
-        job.reply(Err(e.to_string()));
+        match done {
+            Some(Done::Ran(deliver)) => deliver(Err(e.to_string())),
+            _ => job.reply(Err(e.to_string())),
+        }
+    }
+}
+
+/// Runs `task` in a savepoint: kept on `Ok`, undone on `Err`.
+fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    conn.execute_batch("SAVEPOINT task")?;
+    let result = task(conn);
+    let end = if result.is_ok() {
+        "RELEASE task"
+    } else {
+        "ROLLBACK TO task; RELEASE task"
+    };
+    match conn.execute_batch(end) {
+        Ok(()) => result,
+        // The transaction itself ended (the batch fails and says why).
+        Err(_) if conn.is_autocommit() => result,
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -410,6 +490,56 @@ mod tests {
             error_reason: None,
             finished_at: 2,
         })
+    }
+
+    #[tokio::test]
+    async fn a_task_that_fails_undoes_only_its_own_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Platform::builder(dir.path()).open().await.unwrap();
+        let insert = |conn: &Connection, id: &str| {
+            conn.execute(
+                "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
+                 VALUES (?, 1, 'test', 'task', NULL, 'ok')",
+                params![id],
+            )
+        };
+        // Queued together, so that they share a batch and its transaction.
+        let (failed, kept, written) = tokio::join!(
+            p.writer.transact(move |conn| {
+                insert(conn, "undone")?;
+                Err::<(), _>(Error::invalid("refused", "none"))
+            }),
+            p.writer.transact(move |conn| {
+                insert(conn, "kept")?;
+                Ok(42)
+            }),
+            p.writer
+                .enqueue(Write::Audit(AuditRow {
+                    id: "written".into(),
+                    at: 1,
+                    actor: "test".into(),
+                    action: "write".into(),
+                    subject: None,
+                    outcome: "ok".into(),
+                }))
+                .committed(),
+        );
+        assert_eq!(
+            failed.unwrap_err().code(),
+            crate::ErrorCode::InvalidInput,
+            "the task's own error comes back"
+        );
+        assert_eq!(kept.unwrap(), 42);
+        assert_eq!(written.unwrap(), Committed::AsQueued);
+        let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM audit_events ORDER BY id")
+            .fetch_all(&p.db)
+            .await
+            .unwrap();
+        assert_eq!(
+            ids,
+            ["kept", "written"],
+            "only the failed task's row is undone"
+        );
     }
 
     #[tokio::test]

@@ -1,19 +1,21 @@
 //! The guardrail ledger: an append-only record of every budget decision.
 //!
-//! A decision (create, message, close) is taken inside one `BEGIN
-//! IMMEDIATE` transaction that reads the committed counts, performs the
-//! action and appends the ledger row, while `Platform::ledger_lock`
-//! serialises decisions inside the process. The immediate transaction takes
-//! SQLite's write lock up front, so two processes on the same database
-//! cannot both read "one session left" either.
+//! A decision (create, message, close) is a task on the group-commit
+//! writer's thread (`Writer::transact`): it reads the counts, performs the
+//! action and appends the ledger row in one step of the writer's `BEGIN
+//! IMMEDIATE` transaction, and decisions run one after another. The
+//! immediate transaction takes SQLite's write lock up front, so two
+//! processes on the same database cannot both read "one session left"
+//! either. A decision is answered only once its transaction committed.
 
-use crate::clock::{from_ms, to_ms};
+use crate::clock::from_ms;
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::Platform;
 use crate::target::parse_id;
 use chrono::{DateTime, Utc};
+use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
-use sqlx::{Row, SqliteConnection};
+use sqlx::Row;
 use uuid::Uuid;
 
 #[derive(
@@ -64,29 +66,56 @@ pub struct LedgerEntry {
     pub at: DateTime<Utc>,
 }
 
-/// Appends a decision inside the caller's transaction.
-pub(crate) async fn append(
-    conn: &mut SqliteConnection,
-    platform: &Platform,
-    campaign_id: Uuid,
-    session_id: Option<Uuid>,
-    action: LedgerAction,
-    refusal: Option<ErrorCode>,
-) -> Result<()> {
-    sqlx::query(
-        "INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(platform.ids.next_id().to_string())
-    .bind(campaign_id.to_string())
-    .bind(session_id.map(|s| s.to_string()))
-    .bind(action.as_str())
-    .bind(refusal.is_none())
-    .bind(refusal.map(|c| c.as_str()))
-    .bind(to_ms(platform.clock.now()))
-    .execute(conn)
-    .await?;
-    Ok(())
+/// A decision that was recorded: the action allowed (with what it
+/// produced) or refused (with why).
+pub(crate) enum Decided<T> {
+    Allowed(T),
+    Refused(Error),
+}
+
+/// One ledger row about to be appended.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub session_id: Option<Uuid>,
+    pub action: LedgerAction,
+    pub at: i64,
+}
+
+impl Entry {
+    /// Appends the row as allowed, inside the caller's transaction.
+    pub fn allow(self, conn: &Connection) -> Result<()> {
+        self.append(conn, None)
+    }
+
+    /// Appends the row as refused with `refusal`'s code and returns the
+    /// refusal. An internal error is no decision: it is returned as it is,
+    /// unrecorded, and undoes the caller's writes.
+    pub fn refuse<T>(self, conn: &Connection, refusal: Error) -> Result<Decided<T>> {
+        if refusal.code() == ErrorCode::Internal {
+            return Err(refusal);
+        }
+        self.append(conn, Some(refusal.code()))?;
+        Ok(Decided::Refused(refusal))
+    }
+
+    fn append(self, conn: &Connection, refusal: Option<ErrorCode>) -> Result<()> {
+        conn.prepare_cached(
+            "INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )?
+        .execute(params![
+            self.id.to_string(),
+            self.campaign_id.to_string(),
+            self.session_id.map(|s| s.to_string()),
+            self.action.as_str(),
+            refusal.is_none(),
+            refusal.map(|c| c.as_str()),
+            self.at,
+        ])?;
+        Ok(())
+    }
 }
 
 fn parse_code(s: &str) -> Result<ErrorCode> {

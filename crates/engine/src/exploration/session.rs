@@ -8,15 +8,16 @@
 //! stores the reply. Concurrent messages therefore can never exceed the
 //! turn limit, and a slow target never blocks other sessions' decisions.
 
-use super::ledger::{self, LedgerAction};
+use super::ledger::{Decided, Entry, LedgerAction};
 use super::{SeedRef, issue_key, normalize_emotion};
-use crate::campaign::{Campaign, CampaignStatus, Line, campaign_from_row};
+use crate::campaign::{Budget, Campaign, CampaignStatus, Line};
 use crate::channel::{ChatMessage, ChatRequest, ToolCall};
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::{Event, Platform};
 use crate::target::parse_id;
 use chrono::{DateTime, Duration, Utc};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use sqlx::{Row, SqliteConnection};
 use uuid::Uuid;
@@ -277,29 +278,56 @@ pub struct SessionTranscript {
     pub messages: Vec<SessionTurn>,
 }
 
-/// Whether a campaign accepts exploration now. A campaign whose window has
-/// ended is not running even before the scheduler finalizes it.
-pub(crate) fn campaign_running(c: &Campaign, now: DateTime<Utc>) -> bool {
-    matches!(
-        c.status,
-        CampaignStatus::Running | CampaignStatus::Scheduled
-    ) && c.window_start <= now
-        && now < c.window_end
+/// What the guardrails read of a campaign's state: its status now and its
+/// window (which never changes).
+#[derive(Debug, Clone, Copy)]
+struct CampaignWindow {
+    id: Uuid,
+    status: CampaignStatus,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
 }
 
-fn not_running_error(c: &Campaign, now: DateTime<Utc>) -> Error {
-    let why = match c.status {
-        CampaignStatus::Finalized => "it has been finalized".to_string(),
-        CampaignStatus::Cancelled => "it was cancelled".to_string(),
-        CampaignStatus::Draft => "it is a draft".to_string(),
-        _ if now >= c.window_end => format!("its window ended at {}", c.window_end.to_rfc3339()),
-        _ => format!("its window starts at {}", c.window_start.to_rfc3339()),
-    };
-    Error::new(
-        ErrorCode::CampaignNotRunning,
-        format!("campaign {} is not running: {why}", c.id),
-        "Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.",
-    )
+impl CampaignWindow {
+    fn of(c: &Campaign) -> Self {
+        Self {
+            id: c.id,
+            status: c.status,
+            start: c.window_start,
+            end: c.window_end,
+        }
+    }
+
+    /// Whether the campaign accepts exploration now. A campaign whose
+    /// window has ended is not running even before the scheduler finalizes
+    /// it.
+    fn running(&self, now: DateTime<Utc>) -> bool {
+        matches!(
+            self.status,
+            CampaignStatus::Running | CampaignStatus::Scheduled
+        ) && self.start <= now
+            && now < self.end
+    }
+
+    fn not_running_error(&self, now: DateTime<Utc>) -> Error {
+        let why = match self.status {
+            CampaignStatus::Finalized => "it has been finalized".to_string(),
+            CampaignStatus::Cancelled => "it was cancelled".to_string(),
+            CampaignStatus::Draft => "it is a draft".to_string(),
+            _ if now >= self.end => format!("its window ended at {}", self.end.to_rfc3339()),
+            _ => format!("its window starts at {}", self.start.to_rfc3339()),
+        };
+        Error::new(
+            ErrorCode::CampaignNotRunning,
+            format!("campaign {} is not running: {why}", self.id),
+            "Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.",
+        )
+    }
+}
+
+/// Whether a campaign accepts exploration now (see [`CampaignWindow`]).
+pub(crate) fn campaign_running(c: &Campaign, now: DateTime<Utc>) -> bool {
+    CampaignWindow::of(c).running(now)
 }
 
 /// The minimum real time between two session starts.
@@ -428,15 +456,6 @@ pub(crate) fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Explorat
     })
 }
 
-async fn load_campaign(conn: &mut SqliteConnection, id: Uuid) -> Result<Campaign> {
-    let row = sqlx::query("SELECT * FROM campaigns WHERE id = ?")
-        .bind(id.to_string())
-        .fetch_optional(conn)
-        .await?
-        .ok_or_else(|| Error::not_found("campaign", id))?;
-    campaign_from_row(&row)
-}
-
 async fn load_session(conn: &mut SqliteConnection, id: Uuid) -> Result<ExplorationSession> {
     let row = sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
         .bind(id.to_string())
@@ -446,14 +465,13 @@ async fn load_session(conn: &mut SqliteConnection, id: Uuid) -> Result<Explorati
     session_from_row(&row)
 }
 
-fn session_not_running(s: &ExplorationSession) -> Error {
+fn session_not_running(id: Uuid, status: SessionStatus, end_reason: Option<EndReason>) -> Error {
     Error::new(
         ErrorCode::SessionNotRunning,
         format!(
-            "session {} is {}{}",
-            s.id,
-            s.status.as_str(),
-            s.end_reason
+            "session {id} is {}{}",
+            status.as_str(),
+            end_reason
                 .map(|r| format!(" ({})", r.as_str()))
                 .unwrap_or_default()
         ),
@@ -461,90 +479,105 @@ fn session_not_running(s: &ExplorationSession) -> Error {
     )
 }
 
-/// Marks a running session `expired` because its campaign window ended
-/// before the scheduler finalized the campaign.
-async fn expire_now(conn: &mut SqliteConnection, id: Uuid, now: i64) -> Result<()> {
-    sqlx::query(
-        "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?, updated_at = ?
-         WHERE id = ? AND status = 'running'",
-    )
-    .bind(now)
-    .bind(now)
-    .bind(id.to_string())
-    .execute(conn)
-    .await?;
-    Ok(())
+/// A session as a decision reads it, with its campaign's state, inside the
+/// writer's transaction.
+struct SessionState {
+    id: Uuid,
+    campaign: CampaignWindow,
+    target_id: Uuid,
+    status: SessionStatus,
+    end_reason: Option<EndReason>,
+    turn_count: u32,
+    max_turns: u32,
 }
 
-/// Checks a session-level action (message, close) against the session's
-/// state and its campaign's window; expires it when the window has ended.
-async fn check_session_open(
-    conn: &mut SqliteConnection,
-    session: &mut ExplorationSession,
-    campaign: &Campaign,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    if session.status == SessionStatus::Running && !campaign_running(campaign, now) {
-        expire_now(conn, session.id, to_ms(now)).await?;
-        session.status = SessionStatus::Expired;
-        session.end_reason = Some(EndReason::Expired);
+impl SessionState {
+    fn load(conn: &Connection, id: Uuid) -> Result<Self> {
+        let row = conn
+            .prepare_cached(
+                "SELECT s.campaign_id, s.target_id, s.status, s.end_reason, s.turn_count,
+                        c.status, c.window_start, c.window_end, c.budget
+                 FROM exploration_sessions s JOIN campaigns c ON c.id = s.campaign_id
+                 WHERE s.id = ?",
+            )?
+            .query_row(params![id.to_string()], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, i64>(6)?,
+                    r.get::<_, i64>(7)?,
+                    r.get::<_, Option<String>>(8)?,
+                ))
+            })
+            .optional()?
+            .ok_or_else(|| Error::not_found("session", id))?;
+        let (campaign_id, target_id, status, end_reason, turns, c_status, start, end, budget) = row;
+        let budget: Option<Budget> = budget.map(|b| serde_json::from_str(&b)).transpose()?;
+        Ok(Self {
+            id,
+            campaign: CampaignWindow {
+                id: parse_id(&campaign_id)?,
+                status: CampaignStatus::parse(&c_status)?,
+                start: from_ms(start),
+                end: from_ms(end),
+            },
+            target_id: parse_id(&target_id)?,
+            status: SessionStatus::parse(&status)?,
+            end_reason: end_reason.and_then(|r| EndReason::parse(&r)),
+            turn_count: turns as u32,
+            max_turns: budget.unwrap_or_default().effective().max_turns,
+        })
     }
-    if session.status != SessionStatus::Running {
-        return Err(session_not_running(session));
+
+    /// Checks a session-level action (message, close) against the
+    /// session's state and its campaign's window; expires the session when
+    /// the window has ended. The outer error is an internal one.
+    fn check_open(&mut self, conn: &Connection, now: DateTime<Utc>) -> Result<Result<()>> {
+        if self.status == SessionStatus::Running && !self.campaign.running(now) {
+            // The window ended before the scheduler finalized the campaign.
+            conn.prepare_cached(
+                "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
+                 WHERE id = ?2 AND status = 'running'",
+            )?
+            .execute(params![to_ms(now), self.id.to_string()])?;
+            self.status = SessionStatus::Expired;
+            self.end_reason = Some(EndReason::Expired);
+        }
+        Ok(if self.status == SessionStatus::Running {
+            Ok(())
+        } else {
+            Err(session_not_running(self.id, self.status, self.end_reason))
+        })
     }
-    Ok(())
+
+    /// The ledger row of an action on this session.
+    fn entry(&self, id: Uuid, action: LedgerAction, now: DateTime<Utc>) -> Entry {
+        Entry {
+            id,
+            campaign_id: self.campaign.id,
+            session_id: Some(self.id),
+            action,
+            at: to_ms(now),
+        }
+    }
+}
+
+/// A message's reserved turn.
+struct Reserved {
+    campaign_id: Uuid,
+    target_id: Uuid,
+    /// 0-based index of this user turn.
+    index: u32,
+    max_turns: u32,
+    /// The conversation up to and including this user turn.
+    history: Vec<ChatMessage>,
 }
 
 impl Platform {
-    /// Records a refused action in the ledger (commits `tx`) and returns
-    /// the refusal; an internal error is returned as it is, unrecorded.
-    async fn refuse(
-        &self,
-        mut tx: sqlx::Transaction<'static, sqlx::Sqlite>,
-        campaign_id: Uuid,
-        session_id: Option<Uuid>,
-        action: LedgerAction,
-        refusal: Error,
-    ) -> Error {
-        if refusal.code() == ErrorCode::Internal {
-            return refusal;
-        }
-        let recorded = async {
-            ledger::append(
-                &mut tx,
-                self,
-                campaign_id,
-                session_id,
-                action,
-                Some(refusal.code()),
-            )
-            .await?;
-            tx.commit().await?;
-            Ok::<_, Error>(())
-        }
-        .await;
-        match recorded {
-            Ok(()) => refusal,
-            Err(e) => e,
-        }
-    }
-
-    /// Records an allowed action in the ledger, commits it with the
-    /// action's own writes and releases the write gate.
-    async fn allow(
-        &self,
-        mut tx: sqlx::Transaction<'static, sqlx::Sqlite>,
-        gate: tokio::sync::MutexGuard<'_, ()>,
-        campaign_id: Uuid,
-        session_id: Uuid,
-        action: LedgerAction,
-    ) -> Result<()> {
-        ledger::append(&mut tx, self, campaign_id, Some(session_id), action, None).await?;
-        tx.commit().await?;
-        drop(gate);
-        Ok(())
-    }
-
     /// Audits a session's change of state and tells the listeners.
     async fn session_changed(&self, action: &str, campaign_id: Uuid, session_id: Uuid) {
         self.audit("platform", action, Some(session_id), "ok").await;
@@ -553,6 +586,104 @@ impl Platform {
             session_id,
         });
     }
+}
+
+/// The guardrails of a new session, in their documented order (see
+/// [`Platform::create_session`]); `used` sessions so far, the `last` one
+/// started at that time (ms).
+fn create_decision(
+    campaign: &Campaign,
+    window: &CampaignWindow,
+    session: &ExplorationSession,
+    used: i64,
+    last: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if !window.running(now) {
+        return Err(window.not_running_error(now));
+    }
+    let trigger = session.trigger;
+    if trigger == Trigger::Auto && campaign.line == Line::Accelerated {
+        return Err(Error::new(
+            ErrorCode::AutoNotAllowedOnAcceleratedLine,
+            format!(
+                "campaign {} runs on the accelerated line (time_scale {}): only manual sessions are allowed",
+                campaign.id, campaign.time_scale
+            ),
+            "Send trigger: \"manual\" to debug exploration on this campaign.",
+        ));
+    }
+    if trigger == Trigger::Auto && campaign.seed_set.is_empty() {
+        return Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "campaign {} has an empty seed set and takes no part in automatic exploration",
+                campaign.id
+            ),
+            "Send trigger: \"manual\" to debug, or create a campaign with seed personas and goals.",
+        ));
+    }
+    match &session.seed_ref {
+        Some(s) => {
+            if !campaign
+                .seed_set
+                .personas
+                .iter()
+                .any(|p| p.id == s.persona_id)
+            {
+                return Err(Error::invalid(
+                    format!(
+                        "seed_ref.persona_id {:?} is not a persona of the campaign's seed set",
+                        s.persona_id
+                    ),
+                    "Use a persona id listed by GET /api/exploration/patrol (seeds.personas).",
+                ));
+            }
+            if !campaign.seed_set.goals.iter().any(|g| g.id == s.goal_id) {
+                return Err(Error::invalid(
+                    format!(
+                        "seed_ref.goal_id {:?} is not a goal of the campaign's seed set",
+                        s.goal_id
+                    ),
+                    "Use a goal id listed by GET /api/exploration/patrol (seeds.goals).",
+                ));
+            }
+        }
+        None if trigger == Trigger::Auto => {
+            return Err(Error::invalid(
+                "auto-triggered sessions need a seed_ref {persona_id, goal_id}",
+                "Name the seed persona and goal the session comes from; variants add seed_ref.variant.",
+            ));
+        }
+        None => {}
+    }
+    let budget = campaign.effective_budget;
+    if used >= i64::from(budget.max_sessions) {
+        return Err(Error::new(
+            ErrorCode::SessionBudgetExhausted,
+            format!(
+                "campaign {} has used its {} exploration sessions for this window",
+                campaign.id, budget.max_sessions
+            ),
+            "Stop dispatching sessions for this campaign; its fixed plan carries on.",
+        ));
+    }
+    if let Some(last) = last {
+        let next = from_ms(last) + min_interval(campaign);
+        if next > now {
+            return Err(Error::new(
+                ErrorCode::IntervalNotElapsed,
+                format!(
+                    "the previous session started less than {} minutes (campaign time) ago; the next is allowed at {}",
+                    budget.min_interval_minutes,
+                    next.to_rfc3339()
+                ),
+                "Wait until next_allowed_at before starting another session.",
+            )
+            .with_next_allowed_at(next));
+        }
+    }
+    Ok(())
 }
 
 impl Platform {
@@ -579,98 +710,10 @@ impl Platform {
             ));
         }
 
-        let _guard = self.ledger_lock.lock().await;
-        let mut tx = self.db.begin_with("BEGIN IMMEDIATE").await?;
-        let campaign = load_campaign(&mut tx, req.campaign_id).await?;
+        // Everything but the campaign's status is fixed at creation; the
+        // status is read again inside the decision.
+        let campaign = self.get_campaign(req.campaign_id).await?;
         let now = self.clock.now();
-        let decision = async {
-            if !campaign_running(&campaign, now) {
-                return Err(not_running_error(&campaign, now));
-            }
-            if trigger == Trigger::Auto && campaign.line == Line::Accelerated {
-                return Err(Error::new(
-                    ErrorCode::AutoNotAllowedOnAcceleratedLine,
-                    format!(
-                        "campaign {} runs on the accelerated line (time_scale {}): only manual sessions are allowed",
-                        campaign.id, campaign.time_scale
-                    ),
-                    "Send trigger: \"manual\" to debug exploration on this campaign.",
-                ));
-            }
-            if trigger == Trigger::Auto && campaign.seed_set.is_empty() {
-                return Err(Error::new(
-                    ErrorCode::Conflict,
-                    format!(
-                        "campaign {} has an empty seed set and takes no part in automatic exploration",
-                        campaign.id
-                    ),
-                    "Send trigger: \"manual\" to debug, or create a campaign with seed personas and goals.",
-                ));
-            }
-            match &req.seed_ref {
-                Some(s) => {
-                    if !campaign.seed_set.personas.iter().any(|p| p.id == s.persona_id) {
-                        return Err(Error::invalid(
-                            format!("seed_ref.persona_id {:?} is not a persona of the campaign's seed set", s.persona_id),
-                            "Use a persona id listed by GET /api/exploration/patrol (seeds.personas).",
-                        ));
-                    }
-                    if !campaign.seed_set.goals.iter().any(|g| g.id == s.goal_id) {
-                        return Err(Error::invalid(
-                            format!("seed_ref.goal_id {:?} is not a goal of the campaign's seed set", s.goal_id),
-                            "Use a goal id listed by GET /api/exploration/patrol (seeds.goals).",
-                        ));
-                    }
-                }
-                None if trigger == Trigger::Auto => {
-                    return Err(Error::invalid(
-                        "auto-triggered sessions need a seed_ref {persona_id, goal_id}",
-                        "Name the seed persona and goal the session comes from; variants add seed_ref.variant.",
-                    ));
-                }
-                None => {}
-            }
-            let row = sqlx::query(
-                "SELECT COUNT(*) AS n, MAX(started_at) AS last FROM exploration_sessions WHERE campaign_id = ?",
-            )
-            .bind(campaign.id.to_string())
-            .fetch_one(&mut *tx)
-            .await?;
-            let used: i64 = row.try_get("n")?;
-            let budget = campaign.effective_budget;
-            if used >= i64::from(budget.max_sessions) {
-                return Err(Error::new(
-                    ErrorCode::SessionBudgetExhausted,
-                    format!(
-                        "campaign {} has used its {} exploration sessions for this window",
-                        campaign.id, budget.max_sessions
-                    ),
-                    "Stop dispatching sessions for this campaign; its fixed plan carries on.",
-                ));
-            }
-            if let Some(last) = row.try_get::<Option<i64>, _>("last")? {
-                let next = from_ms(last) + min_interval(&campaign);
-                if next > now {
-                    return Err(Error::new(
-                        ErrorCode::IntervalNotElapsed,
-                        format!(
-                            "the previous session started less than {} minutes (campaign time) ago; the next is allowed at {}",
-                            budget.min_interval_minutes,
-                            next.to_rfc3339()
-                        ),
-                        "Wait until next_allowed_at before starting another session.",
-                    )
-                    .with_next_allowed_at(next));
-                }
-            }
-            Ok(())
-        }
-        .await;
-        if let Err(e) = decision {
-            return Err(self
-                .refuse(tx, campaign.id, None, LedgerAction::Create, e)
-                .await);
-        }
         let session = ExplorationSession {
             id: self.ids.next_id(),
             campaign_id: campaign.id,
@@ -691,26 +734,58 @@ impl Platform {
             created_at: now,
             updated_at: now,
         };
-        sqlx::query(
-            "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
-                trigger_kind, judge_status, turn_count, started_at, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, 'running', ?, 'none', 0, ?, ?, ?)",
-        )
-        .bind(session.id.to_string())
-        .bind(campaign.id.to_string())
-        .bind(campaign.target_id.to_string())
-        .bind(serde_json::to_string(&session.persona)?)
-        .bind(serde_json::to_string(&session.goal)?)
-        .bind(session.seed_ref.as_ref().map(serde_json::to_string).transpose()?)
-        .bind(trigger.as_str())
-        .bind(to_ms(now))
-        .bind(to_ms(now))
-        .bind(to_ms(now))
-        .execute(&mut *tx)
-        .await?;
-        self.allow(tx, _guard, campaign.id, session.id, LedgerAction::Create)
+        let entry = Entry {
+            id: self.ids.next_id(),
+            campaign_id: campaign.id,
+            session_id: None,
+            action: LedgerAction::Create,
+            at: to_ms(now),
+        };
+        let decided = self
+            .writer
+            .transact(move |conn| {
+                let status: String = conn
+                    .prepare_cached("SELECT status FROM campaigns WHERE id = ?")?
+                    .query_row(params![campaign.id.to_string()], |r| r.get(0))?;
+                let mut window = CampaignWindow::of(&campaign);
+                window.status = CampaignStatus::parse(&status)?;
+                let (used, last): (i64, Option<i64>) = conn
+                    .prepare_cached(
+                        "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
+                    )?
+                    .query_row(params![campaign.id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                let decision = create_decision(&campaign, &window, &session, used, last, now);
+                if let Err(refusal) = decision {
+                    return entry.refuse(conn, refusal);
+                }
+                conn.prepare_cached(
+                    "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
+                        trigger_kind, judge_status, turn_count, started_at, created_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, 'none', 0, ?8, ?8, ?8)",
+                )?
+                .execute(params![
+                    session.id.to_string(),
+                    session.campaign_id.to_string(),
+                    session.target_id.to_string(),
+                    serde_json::to_string(&session.persona)?,
+                    serde_json::to_string(&session.goal)?,
+                    session.seed_ref.as_ref().map(serde_json::to_string).transpose()?,
+                    session.trigger.as_str(),
+                    to_ms(now),
+                ])?;
+                Entry {
+                    session_id: Some(session.id),
+                    ..entry
+                }
+                .allow(conn)?;
+                Ok(Decided::Allowed(session))
+            })
             .await?;
-        self.session_changed("session.create", campaign.id, session.id)
+        let session = match decided {
+            Decided::Allowed(session) => session,
+            Decided::Refused(refusal) => return Err(refusal),
+        };
+        self.session_changed("session.create", session.campaign_id, session.id)
             .await;
         Ok(session)
     }
@@ -732,74 +807,85 @@ impl Platform {
             ));
         }
 
-        // Reserve the turn: check + increment + user turn + ledger row.
-        let guard = self.ledger_lock.lock().await;
-        let mut tx = self.db.begin_with("BEGIN IMMEDIATE").await?;
-        let mut session = load_session(&mut tx, session_id).await?;
-        let campaign = load_campaign(&mut tx, session.campaign_id).await?;
+        // Reserve the turn: check + increment + user turn + ledger row, and
+        // read the conversation so far, in one decision.
         let now = self.clock.now();
-        let max_turns = campaign.effective_budget.max_turns;
-        let mut decision = check_session_open(&mut tx, &mut session, &campaign, now).await;
-        if decision.is_ok() && session.turn_count >= max_turns {
-            decision = Err(Error::new(
-                ErrorCode::TurnLimitReached,
-                format!("session {} has used its {max_turns} user turns", session.id),
-                "Close the session with its experience record (end_reason max_turns).",
-            ));
-        }
-        if let Err(e) = decision {
-            return Err(self
-                .refuse(tx, campaign.id, Some(session.id), LedgerAction::Message, e)
-                .await);
-        }
-        let index = session.turn_count;
-        let user_seq = i64::from(index) * 2;
-        sqlx::query(
-            "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
-        )
-        .bind(to_ms(now))
-        .bind(session.id.to_string())
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query(
-            "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
-             VALUES (?, ?, ?, 'user', ?, NULL, ?)",
-        )
-        .bind(self.ids.next_id().to_string())
-        .bind(session.id.to_string())
-        .bind(user_seq)
-        .bind(&content)
-        .bind(to_ms(now))
-        .execute(&mut *tx)
-        .await?;
-        self.allow(tx, guard, campaign.id, session.id, LedgerAction::Message)
-            .await?;
-
-        // Read after the commit, outside the gate: the turns up to this one
-        // are stored and no later write changes them.
-        let history = sqlx::query(
-            "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
-        )
-        .bind(session.id.to_string())
-        .bind(user_seq)
-        .fetch_all(&self.db)
-        .await?;
-        let messages = history
-            .iter()
-            .map(|r| {
-                let role: String = r.try_get("role")?;
-                let content: String = r.try_get("content")?;
-                Ok(if role == "user" {
-                    ChatMessage::user(content)
-                } else {
-                    ChatMessage::assistant(content)
-                })
+        let (entry_id, turn_id) = (self.ids.next_id(), self.ids.next_id());
+        let decided = self
+            .writer
+            .transact(move |conn| {
+                let mut session = SessionState::load(conn, session_id)?;
+                let entry = session.entry(entry_id, LedgerAction::Message, now);
+                let mut decision = session.check_open(conn, now)?;
+                if decision.is_ok() && session.turn_count >= session.max_turns {
+                    decision = Err(Error::new(
+                        ErrorCode::TurnLimitReached,
+                        format!(
+                            "session {} has used its {} user turns",
+                            session.id, session.max_turns
+                        ),
+                        "Close the session with its experience record (end_reason max_turns).",
+                    ));
+                }
+                if let Err(refusal) = decision {
+                    return entry.refuse(conn, refusal);
+                }
+                let index = session.turn_count;
+                let user_seq = i64::from(index) * 2;
+                conn.prepare_cached(
+                    "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
+                )?
+                .execute(params![to_ms(now), session.id.to_string()])?;
+                conn.prepare_cached(
+                    "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
+                     VALUES (?, ?, ?, 'user', ?, NULL, ?)",
+                )?
+                .execute(params![
+                    turn_id.to_string(),
+                    session.id.to_string(),
+                    user_seq,
+                    content,
+                    to_ms(now)
+                ])?;
+                entry.allow(conn)?;
+                let history = conn
+                    .prepare_cached(
+                        "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
+                    )?
+                    .query_map(params![session.id.to_string(), user_seq], |r| {
+                        let role: String = r.get(0)?;
+                        let content: String = r.get(1)?;
+                        Ok(if role == "user" {
+                            ChatMessage::user(content)
+                        } else {
+                            ChatMessage::assistant(content)
+                        })
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(Decided::Allowed(Reserved {
+                    campaign_id: session.campaign.id,
+                    target_id: session.target_id,
+                    index,
+                    max_turns: session.max_turns,
+                    history,
+                }))
             })
-            .collect::<Result<Vec<_>>>()?;
-        let reply = match self.channel_for(session.target_id).await {
+            .await?;
+        let Reserved {
+            campaign_id,
+            target_id,
+            index,
+            max_turns,
+            history,
+        } = match decided {
+            Decided::Allowed(reserved) => reserved,
+            Decided::Refused(refusal) => return Err(refusal),
+        };
+        let user_seq = i64::from(index) * 2;
+        let reply = match self.channel_for(target_id).await {
             Ok(channel) => channel
                 .send(&ChatRequest {
-                    messages,
+                    messages: history,
                     tools: Default::default(),
                 })
                 .await
@@ -810,7 +896,7 @@ impl Platform {
             Ok(reply) => {
                 let row = crate::writer::ReplyRow {
                     id: self.ids.next_id().to_string(),
-                    session_id: session.id.to_string(),
+                    session_id: session_id.to_string(),
                     seq: user_seq + 1,
                     content: reply.content.clone(),
                     latency_ms: reply.latency_ms as i64,
@@ -822,11 +908,11 @@ impl Platform {
                     .committed()
                     .await?;
                 self.notify(Event::SessionChanged {
-                    campaign_id: campaign.id,
-                    session_id: session.id,
+                    campaign_id,
+                    session_id,
                 });
                 Ok(MessageReply {
-                    session_id: session.id,
+                    session_id,
                     reply: reply.content,
                     latency_ms: reply.latency_ms,
                     turn: index + 1,
@@ -837,29 +923,28 @@ impl Platform {
             }
             Err(reason) => {
                 let at = to_ms(self.clock.now());
-                let gate = self.ledger_lock.lock().await;
-                sqlx::query(
-                    "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error', failure_reason = ?,
-                        ended_at = ?, updated_at = ?
-                     WHERE id = ? AND status = 'running'",
-                )
-                .bind(&reason)
-                .bind(at)
-                .bind(at)
-                .bind(session.id.to_string())
-                .execute(&self.db)
-                .await?;
-                drop(gate);
+                let failure = reason.clone();
+                self.writer
+                    .transact(move |conn| {
+                        conn.prepare_cached(
+                            "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
+                                failure_reason = ?1, ended_at = ?2, updated_at = ?2
+                             WHERE id = ?3 AND status = 'running'",
+                        )?
+                        .execute(params![failure, at, session_id.to_string()])?;
+                        Ok(())
+                    })
+                    .await?;
                 self.audit(
                     "platform",
                     "session.fail",
-                    Some(session.id),
+                    Some(session_id),
                     "TARGET_UNAVAILABLE",
                 )
                 .await;
                 self.notify(Event::SessionChanged {
-                    campaign_id: campaign.id,
-                    session_id: session.id,
+                    campaign_id,
+                    session_id,
                 });
                 Err(Error::new(
                     ErrorCode::TargetUnavailable,
@@ -881,33 +966,34 @@ impl Platform {
         req: CloseSession,
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
-        let guard = self.ledger_lock.lock().await;
-        let mut tx = self.db.begin_with("BEGIN IMMEDIATE").await?;
-        let mut session = load_session(&mut tx, session_id).await?;
-        let campaign = load_campaign(&mut tx, session.campaign_id).await?;
+        let record = serde_json::to_string(&record)?;
         let now = self.clock.now();
-        if let Err(e) = check_session_open(&mut tx, &mut session, &campaign, now).await {
-            return Err(self
-                .refuse(tx, campaign.id, Some(session.id), LedgerAction::Close, e)
-                .await);
-        }
-        sqlx::query(
-            "UPDATE exploration_sessions SET status = 'completed', end_reason = ?, experience = ?,
-                judge_status = 'pending', ended_at = ?, updated_at = ?
-             WHERE id = ?",
-        )
-        .bind(end_reason.as_str())
-        .bind(serde_json::to_string(&record)?)
-        .bind(to_ms(now))
-        .bind(to_ms(now))
-        .bind(session.id.to_string())
-        .execute(&mut *tx)
-        .await?;
-        self.allow(tx, guard, campaign.id, session.id, LedgerAction::Close)
+        let entry_id = self.ids.next_id();
+        let decided = self
+            .writer
+            .transact(move |conn| {
+                let mut session = SessionState::load(conn, session_id)?;
+                let entry = session.entry(entry_id, LedgerAction::Close, now);
+                if let Err(refusal) = session.check_open(conn, now)? {
+                    return entry.refuse(conn, refusal);
+                }
+                conn.prepare_cached(
+                    "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
+                        judge_status = 'pending', ended_at = ?3, updated_at = ?3
+                     WHERE id = ?4",
+                )?
+                .execute(params![end_reason.as_str(), record, to_ms(now), session.id.to_string()])?;
+                entry.allow(conn)?;
+                Ok(Decided::Allowed(session.campaign.id))
+            })
             .await?;
-        self.session_changed("session.close", campaign.id, session.id)
+        let campaign_id = match decided {
+            Decided::Allowed(campaign_id) => campaign_id,
+            Decided::Refused(refusal) => return Err(refusal),
+        };
+        self.session_changed("session.close", campaign_id, session_id)
             .await;
-        self.get_session(session.id).await
+        self.get_session(session_id).await
     }
 
     /// Ends a running session as `failed` (e.g. the virtual user's model
@@ -936,7 +1022,11 @@ impl Platform {
         .await?
         .rows_affected();
         if changed == 0 {
-            return Err(session_not_running(&session));
+            return Err(session_not_running(
+                session.id,
+                session.status,
+                session.end_reason,
+            ));
         }
         self.session_changed("session.fail", session.campaign_id, session_id)
             .await;
