@@ -75,9 +75,8 @@ pub async fn spawn(
     options: DemoTargetOptions,
 ) -> anyhow::Result<(SocketAddr, JoinHandle<std::io::Result<()>>)> {
     use axum::serve::ListenerExt;
-    let listener = tokio::net::TcpListener::bind(bind)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
+    let listener =
+        crate::listen(bind).map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
     let addr = listener.local_addr()?;
     // Small request/response pairs on keep-alive connections stall on
     // Nagle's algorithm without this.

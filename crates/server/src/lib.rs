@@ -182,9 +182,28 @@ async fn fallback(State(st): State<AppState>, req: Request) -> Response {
     }
 }
 
+/// Connections waiting to be accepted. Tokio's default (1,024) is too few
+/// for a burst of a thousand clients connecting at once: the kernel drops
+/// the excess connection requests and each client retries only after a
+/// second.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listening socket on `bind` with room for bursts of connections.
+pub fn listen(bind: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if bind.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As tokio's own `bind` does: a restarted server may reuse its port.
+    socket.set_reuseaddr(true)?;
+    socket.bind(bind)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Serves the API (and the UI) until Ctrl-C.
 pub async fn serve(platform: Arc<Platform>, config: ServeConfig) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind(config.bind).await?;
+    let listener = listen(config.bind)?;
     tracing::info!(addr = %listener.local_addr()?, "AgentEval API listening");
     let app = build(platform, config);
     axum::serve(listener, app)
@@ -201,7 +220,7 @@ pub async fn spawn(
     platform: Arc<Platform>,
     config: ServeConfig,
 ) -> anyhow::Result<(SocketAddr, JoinHandle<()>)> {
-    let listener = tokio::net::TcpListener::bind(config.bind).await?;
+    let listener = listen(config.bind)?;
     let addr = listener.local_addr()?;
     let app = build(platform, config);
     let handle = tokio::spawn(async move {

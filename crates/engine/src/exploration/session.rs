@@ -713,8 +713,10 @@ impl Platform {
         // Everything but the campaign's status is fixed at creation; the
         // status is read again inside the decision.
         let campaign = self.get_campaign(req.campaign_id).await?;
+        // Times are set when the decision is taken: decisions run in order,
+        // so session starts never go back in time.
         let now = self.clock.now();
-        let session = ExplorationSession {
+        let mut session = ExplorationSession {
             id: self.ids.next_id(),
             campaign_id: campaign.id,
             target_id: campaign.target_id,
@@ -734,16 +736,20 @@ impl Platform {
             created_at: now,
             updated_at: now,
         };
-        let entry = Entry {
-            id: self.ids.next_id(),
-            campaign_id: campaign.id,
-            session_id: None,
-            action: LedgerAction::Create,
-            at: to_ms(now),
-        };
+        let entry_id = self.ids.next_id();
+        let clock = self.clock.clone();
         let decided = self
             .writer
             .transact(move |conn| {
+                let now = clock.now();
+                (session.started_at, session.created_at, session.updated_at) = (now, now, now);
+                let entry = Entry {
+                    id: entry_id,
+                    campaign_id: campaign.id,
+                    session_id: None,
+                    action: LedgerAction::Create,
+                    at: to_ms(now),
+                };
                 let status: String = conn
                     .prepare_cached("SELECT status FROM campaigns WHERE id = ?")?
                     .query_row(params![campaign.id.to_string()], |r| r.get(0))?;
@@ -809,11 +815,12 @@ impl Platform {
 
         // Reserve the turn: check + increment + user turn + ledger row, and
         // read the conversation so far, in one decision.
-        let now = self.clock.now();
         let (entry_id, turn_id) = (self.ids.next_id(), self.ids.next_id());
+        let clock = self.clock.clone();
         let decided = self
             .writer
             .transact(move |conn| {
+                let now = clock.now();
                 let mut session = SessionState::load(conn, session_id)?;
                 let entry = session.entry(entry_id, LedgerAction::Message, now);
                 let mut decision = session.check_open(conn, now)?;
@@ -967,11 +974,12 @@ impl Platform {
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
         let record = serde_json::to_string(&record)?;
-        let now = self.clock.now();
         let entry_id = self.ids.next_id();
+        let clock = self.clock.clone();
         let decided = self
             .writer
             .transact(move |conn| {
+                let now = clock.now();
                 let mut session = SessionState::load(conn, session_id)?;
                 let entry = session.entry(entry_id, LedgerAction::Close, now);
                 if let Err(refusal) = session.check_open(conn, now)? {

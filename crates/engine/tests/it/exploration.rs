@@ -464,6 +464,65 @@ async fn two_platforms_on_one_database_share_the_budget() {
     assert_eq!(ledger.len(), 30, "every decision is in the ledger");
 }
 
+/// A clock that moves on by a millisecond each time it is read.
+struct TickingClock(std::sync::atomic::AtomicI64);
+
+impl agenteval_engine::clock::Clock for TickingClock {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        t0() + Duration::milliseconds(n)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sessions_created_at_once_with_no_interval_are_all_allowed_and_start_in_decision_order() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let p = agenteval_engine::Platform::builder(dir.path())
+        .clock(std::sync::Arc::new(TickingClock(Default::default())))
+        .open()
+        .await
+        .expect("platform");
+    let target = p
+        .create_target(CreateTarget::builtin_demo("demo"))
+        .await
+        .expect("target");
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "burst".into(),
+            target_id: target.id,
+            duration_hours: Some(24.0),
+            seed_set: Some(seeds()),
+            budget: Some(Budget {
+                max_sessions: Some(64),
+                min_interval_minutes: Some(0.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .expect("campaign");
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..64 {
+        let (p, req) = (p.clone(), create(&c, "p1", Trigger::Manual));
+        tasks.spawn(async move { p.create_session(req).await.map(|s| s.id) });
+    }
+    while let Some(res) = tasks.join_next().await {
+        // A start stamped before the decision could fall before the
+        // previous session's start and be refused with
+        // INTERVAL_NOT_ELAPSED although no interval is required.
+        res.expect("task").expect("every session is allowed");
+    }
+    let ledger = p.ledger(c.id).await.expect("ledger");
+    let sessions = p.list_sessions(c.id).await.expect("sessions");
+    assert_eq!((ledger.len(), sessions.len()), (64, 64));
+    let decided: Vec<_> = ledger.iter().filter_map(|e| e.session_id).collect();
+    let started: Vec<_> = sessions.iter().map(|s| s.id).collect();
+    assert_eq!(
+        decided, started,
+        "sessions start in the order they were decided"
+    );
+}
+
 #[tokio::test]
 async fn variants_keep_their_seed() {
     let tp = platform().await;
