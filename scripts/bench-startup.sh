@@ -24,7 +24,7 @@ trap 'rm -rf "$TMP"' EXIT
 export AGENTEVAL_DATA_DIR="$TMP/data" XDG_DATA_HOME="$TMP/xdg" XDG_CONFIG_HOME="$TMP/xdg"
 export WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1
 
-# One run: prints "<first paint ms> <app rss MB> <total rss MB>".
+# One run: prints "<first paint ms> <app rss MB> <total rss MB> <app anonymous rss MB>".
 one_run() {
   xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
     bin=$0; tmp=$1
@@ -43,6 +43,7 @@ one_run() {
     [ -n "$paint" ] || { echo "the campaign list never rendered" >&2; exit 1; }
     sleep 10
     rss() { awk "/^VmRSS/ {print \$2}" "/proc/$1/status" 2>/dev/null || echo 0; }
+    anon_kb=$(awk "/^RssAnon/ {print \$2}" "/proc/$app/status" 2>/dev/null || echo 0)
     descendants() { for c in $(pgrep -P "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done; }
     app_kb=$(rss "$app")
     total_kb=$app_kb
@@ -50,14 +51,14 @@ one_run() {
       total_kb=$(( total_kb + $(rss "$child") ))
     done
     kill "$app"; wait "$app" 2>/dev/null || true
-    echo "$paint $(( app_kb / 1024 )) $(( total_kb / 1024 ))"
+    echo "$paint $(( app_kb / 1024 )) $(( total_kb / 1024 )) $(( anon_kb / 1024 ))"
   ' "$BIN" "$TMP"
 }
 
 results=()
 for i in $(seq 1 "$RUNS"); do
   r=$(one_run)
-  echo "run $i: first paint $(echo "$r" | cut -d" " -f1) ms, idle RSS $(echo "$r" | cut -d" " -f2) MB (app), $(echo "$r" | cut -d" " -f3) MB (with WebKit processes)"
+  echo "run $i: first paint $(echo "$r" | cut -d" " -f1) ms, idle RSS $(echo "$r" | cut -d" " -f2) MB (app; $(echo "$r" | cut -d" " -f4) MB of it anonymous memory), $(echo "$r" | cut -d" " -f3) MB (with WebKit processes)"
   results+=("$r")
 done
 
@@ -66,14 +67,17 @@ best=$(echo "$sorted_paint" | head -1)
 median=$(echo "$sorted_paint" | sed -n "$(( (RUNS + 1) / 2 ))p")
 app_rss=$(printf '%s\n' "${results[@]}" | cut -d" " -f2 | sort -n | tail -1)
 total_rss=$(printf '%s\n' "${results[@]}" | cut -d" " -f3 | sort -n | tail -1)
+anon_rss=$(printf '%s\n' "${results[@]}" | cut -d" " -f4 | sort -n | tail -1)
 echo
 echo "startup ($RUNS runs)"
 echo "  first paint of the campaign list, best      $best ms"
 echo "  first paint of the campaign list, median    $median ms"
 echo "  idle RSS after 10 s, app process (max)      $app_rss MB"
+echo "    of which anonymous memory (max)           $anon_rss MB"
 echo "  idle RSS after 10 s, with WebKit (max)      $total_rss MB"
 echo
 echo "RESULT startup_first_paint_best_ms $best ms"
 echo "RESULT startup_first_paint_median_ms $median ms"
 echo "RESULT startup_idle_rss_app_mb $app_rss MB"
+echo "RESULT startup_idle_rss_app_anon_mb $anon_rss MB"
 echo "RESULT startup_idle_rss_total_mb $total_rss MB"
