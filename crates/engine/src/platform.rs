@@ -44,6 +44,8 @@ pub struct Platform {
     /// and verdicts, exploration budget decisions, session replies and
     /// audit events.
     pub(crate) writer: crate::writer::Writer,
+    /// Read-only connections for reports (see [`crate::store::Readers`]).
+    pub(crate) readers: Arc<crate::store::Readers>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -91,6 +93,9 @@ impl PlatformBuilder {
         let roles = LiveRoles::new(self.role_models.unwrap_or_else(RoleModels::from_env), &http);
         Ok(Arc::new(Platform {
             writer: crate::writer::Writer::open(&self.data_dir.join(crate::store::DB_FILE))?,
+            readers: Arc::new(crate::store::Readers::new(
+                self.data_dir.join(crate::store::DB_FILE),
+            )),
             roles,
             db,
             clock: self.clock,

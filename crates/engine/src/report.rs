@@ -8,11 +8,9 @@ use crate::error::Result;
 use crate::exploration::findings::ExplorationFindings;
 use crate::fixed::{RunMetrics, Verdict};
 use crate::platform::Platform;
-use crate::store::Db;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;
 
 /// Counts and rate over a set of runs. Pass rate = passed / (passed +
@@ -157,23 +155,44 @@ pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     Some(sorted[rank.clamp(1, sorted.len()) - 1])
 }
 
+/// What the report shows of a scenario, parsed once per scenario.
+struct ScenarioInfo {
+    title: Option<String>,
+    pack: Option<String>,
+    tags: Vec<String>,
+    group: Option<String>,
+}
+
+/// The one field of a stored scenario definition the report needs.
+#[derive(Deserialize)]
+struct ScenarioGroup {
+    group: Option<String>,
+}
+
+/// A text column, borrowed from the row.
+fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Option<&'r str>> {
+    row.get_ref(column)?
+        .as_str_or_null()
+        .map_err(crate::error::Error::internal)
+}
+
 /// Fixed-scenario figures of a campaign; with `since`, only runs finished
-/// after it (patrol's "new results").
-pub async fn fixed_summary(
-    db: &Db,
+/// after it (patrol's "new results"). Reads on a read connection (see
+/// [`Platform::read`]).
+pub(crate) fn fixed_summary(
+    conn: &rusqlite::Connection,
     campaign: &Campaign,
     since: Option<DateTime<Utc>>,
 ) -> Result<FixedSummary> {
     let since_ms = since.map(to_ms).unwrap_or(i64::MIN);
-    let rows = sqlx::query(
+    let mut statement = conn.prepare_cached(
         "SELECT r.id, r.scenario_id, r.status, r.verdict, r.metrics, r.check_results, r.error_reason,
                 r.offset_ms, r.finished_at, s.title, s.pack, s.tags, s.definition
          FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
          WHERE r.campaign_id = ?",
-    )
-    .bind(campaign.id.to_string())
-    .fetch_all(db)
-    .await?;
+    )?;
+    let mut rows = statement.query([campaign.id.to_string()])?;
+    let mut scenarios: HashMap<String, ScenarioInfo> = HashMap::new();
 
     let mut out = FixedSummary::default();
     let mut total = Tally::default();
@@ -186,9 +205,9 @@ pub async fn fixed_summary(
     let (mut completed, mut finished_with_metrics) = (0u32, 0u32);
     let (mut coverage_sum, mut coverage_n) = (0.0f64, 0u32);
 
-    for row in &rows {
-        let status: String = row.try_get("status")?;
-        let finished_at: Option<i64> = row.try_get("finished_at")?;
+    while let Some(row) = rows.next()? {
+        let status = text(row, "status")?.unwrap_or_default();
+        let finished_at: Option<i64> = row.get("finished_at")?;
         let in_scope = since.is_none() || finished_at.is_some_and(|f| f > since_ms);
         if since.is_none() {
             out.runs_planned += 1;
@@ -199,11 +218,7 @@ pub async fn fixed_summary(
         if !in_scope || status != "done" {
             continue;
         }
-        let Some(verdict) = row
-            .try_get::<Option<String>, _>("verdict")?
-            .as_deref()
-            .and_then(Verdict::parse)
-        else {
+        let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
             continue;
         };
         if verdict == Verdict::Skipped {
@@ -212,24 +227,27 @@ pub async fn fixed_summary(
         }
         out.runs_finished += 1;
         total.add(verdict);
-        let run_id = crate::target::parse_id(row.try_get("id")?)?;
-        let scenario_id: String = row.try_get("scenario_id")?;
-        let title: Option<String> = row.try_get("title")?;
-        let pack: Option<String> = row.try_get("pack")?;
-        let tags: Vec<String> = row
-            .try_get::<Option<String>, _>("tags")?
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default();
-        let group: Option<String> = row
-            .try_get::<Option<String>, _>("definition")?
-            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
-            .and_then(|v| v.get("group").and_then(|g| g.as_str()).map(str::to_string));
-        let metrics: Option<RunMetrics> = row
-            .try_get::<Option<String>, _>("metrics")?
-            .and_then(|s| serde_json::from_str(&s).ok());
-        let checks: Vec<crate::checks::CheckResult> = row
-            .try_get::<Option<String>, _>("check_results")?
-            .and_then(|s| serde_json::from_str(&s).ok())
+        let run_id = crate::target::parse_id(text(row, "id")?.unwrap_or_default())?;
+        let scenario_id: String = row.get("scenario_id")?;
+        if !scenarios.contains_key(&scenario_id) {
+            let info = ScenarioInfo {
+                title: row.get("title")?,
+                pack: row.get("pack")?,
+                tags: text(row, "tags")?
+                    .and_then(|s| serde_json::from_str(s).ok())
+                    .unwrap_or_default(),
+                group: text(row, "definition")?
+                    .and_then(|s| serde_json::from_str::<ScenarioGroup>(s).ok())
+                    .and_then(|d| d.group),
+            };
+            scenarios.insert(scenario_id.clone(), info);
+        }
+        let info = &scenarios[&scenario_id];
+        let (title, pack, tags, group) = (&info.title, &info.pack, &info.tags, &info.group);
+        let metrics: Option<RunMetrics> =
+            text(row, "metrics")?.and_then(|s| serde_json::from_str(s).ok());
+        let checks: Vec<crate::checks::CheckResult> = text(row, "check_results")?
+            .and_then(|s| serde_json::from_str(s).ok())
             .unwrap_or_default();
 
         let entry = per_scenario
@@ -275,7 +293,7 @@ pub async fn fixed_summary(
                 coverage_n += 1;
             }
         }
-        for tag in &tags {
+        for tag in tags {
             let g = per_tag.entry(tag.clone()).or_insert_with(|| GroupStat {
                 name: tag.clone(),
                 runs: 0,
@@ -284,7 +302,7 @@ pub async fn fixed_summary(
             g.runs += 1;
             g.tally.add(verdict);
         }
-        if let Some(group) = &group {
+        if let Some(group) = group {
             let g = per_group.entry(group.clone()).or_insert_with(|| GroupStat {
                 name: group.clone(),
                 runs: 0,
@@ -294,7 +312,7 @@ pub async fn fixed_summary(
             g.tally.add(verdict);
         }
         if verdict == Verdict::Error {
-            let reason: Option<String> = row.try_get("error_reason")?;
+            let reason: Option<String> = row.get("error_reason")?;
             let reason = reason.unwrap_or_else(|| "unknown".into());
             // Group by the reason's kind (text before the first colon).
             let key = reason
@@ -305,25 +323,25 @@ pub async fn fixed_summary(
                 .to_string();
             *reasons.entry(key).or_default() += 1;
         }
-        let offset: i64 = row.try_get("offset_ms")?;
+        let offset: i64 = row.get("offset_ms")?;
         let slice = (offset * TIMELINE_SLICES / duration_ms).clamp(0, TIMELINE_SLICES - 1);
         timeline[slice as usize].add(verdict);
     }
 
+    drop(rows);
     // Latency percentiles over every target reply of the runs in scope.
-    let mut latencies: Vec<u64> = sqlx::query_scalar(
-        "SELECT t.latency_ms FROM run_turns t JOIN runs r ON r.id = t.run_id
-         WHERE r.campaign_id = ? AND t.role = 'target' AND t.latency_ms IS NOT NULL
-           AND r.status = 'done' AND (r.finished_at > ? OR ? = 0)",
-    )
-    .bind(campaign.id.to_string())
-    .bind(since_ms)
-    .bind(i64::from(since.is_some()))
-    .fetch_all(db)
-    .await?
-    .into_iter()
-    .map(|v: i64| v.max(0) as u64)
-    .collect();
+    let mut latencies: Vec<u64> = conn
+        .prepare_cached(
+            "SELECT t.latency_ms FROM run_turns t JOIN runs r ON r.id = t.run_id
+             WHERE r.campaign_id = ?1 AND t.role = 'target' AND t.latency_ms IS NOT NULL
+               AND r.status = 'done' AND (r.finished_at > ?2 OR ?3 = 0)",
+        )?
+        .query_map(
+            rusqlite::params![campaign.id.to_string(), since_ms, since.is_some()],
+            |r| r.get::<_, i64>(0),
+        )?
+        .map(|v| v.map(|v| v.max(0) as u64))
+        .collect::<rusqlite::Result<_>>()?;
     latencies.sort_unstable();
     out.latency_p50_ms = percentile(&latencies, 50.0);
     out.latency_p95_ms = percentile(&latencies, 95.0);
@@ -380,16 +398,40 @@ pub async fn fixed_summary(
 }
 
 impl Platform {
+    /// Runs `read` on a read-only connection on a blocking thread: for
+    /// aggregations over many rows.
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.readers.read(read).await
+    }
+
+    /// Fixed-scenario figures of a campaign (see [`fixed_summary`]).
+    pub async fn fixed_summary(
+        &self,
+        campaign: &Campaign,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<FixedSummary> {
+        let campaign = campaign.clone();
+        self.read(move |conn| fixed_summary(conn, &campaign, since))
+            .await
+    }
+
     /// The campaign's report. The `exploration` block is present only when
     /// the campaign has exploration data.
     pub async fn campaign_report(&self, id: Uuid) -> Result<CampaignReport> {
         let campaign = self.get_campaign(id).await?;
-        let target = self.get_target(campaign.target_id).await?;
-        let fixed = fixed_summary(&self.db, &campaign, None).await?;
-        let exploration = crate::exploration::findings::campaign_findings(&self.db, id).await?;
-        let analysis = self.latest_analysis(id).await?;
-        let comparison = self.period_comparison(id).await?;
-        let human_review = self.review_summary(id).await?;
+        // The two large aggregations run on read connections of their own,
+        // one per core; the rest is read meanwhile.
+        let (target, fixed, exploration, analysis, comparison, human_review) = tokio::try_join!(
+            self.get_target(campaign.target_id),
+            self.fixed_summary(&campaign, None),
+            self.exploration_findings(id),
+            self.latest_analysis(id),
+            self.period_comparison(id),
+            self.review_summary(id),
+        )?;
         Ok(CampaignReport {
             analysis,
             comparison,

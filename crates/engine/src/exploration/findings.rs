@@ -5,11 +5,11 @@
 use super::session::{EndReason, ExperienceRecord, SessionStatus, Trigger};
 use super::{SeedRef, issue_key};
 use crate::campaign::SeedSet;
-use crate::error::Result;
-use crate::store::Db;
+use crate::error::{Error, Result};
+use crate::platform::Platform;
 use crate::target::parse_id;
+use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use std::collections::{BTreeMap, HashMap};
 use uuid::Uuid;
 
@@ -403,54 +403,67 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
     Some(f)
 }
 
-/// Aggregates the exploration findings of a campaign; `None` when it has no
-/// exploration session.
-pub async fn campaign_findings(db: &Db, campaign_id: Uuid) -> Result<Option<ExplorationFindings>> {
-    let Some(seed_set) = sqlx::query("SELECT seed_set FROM campaigns WHERE id = ?")
-        .bind(campaign_id.to_string())
-        .fetch_optional(db)
-        .await?
-    else {
+/// The exploration block of a campaign's report, read on a read
+/// connection (see [`Platform::read`]); `None` for an unknown campaign.
+fn campaign_findings(
+    conn: &rusqlite::Connection,
+    campaign_id: Uuid,
+) -> Result<Option<ExplorationFindings>> {
+    let id = campaign_id.to_string();
+    let seed_set: Option<String> = conn
+        .prepare_cached("SELECT seed_set FROM campaigns WHERE id = ?")?
+        .query_row([&id], |r| r.get(0))
+        .optional()?;
+    let Some(seed_set) = seed_set else {
         return Ok(None);
     };
-    let seed_set: SeedSet = serde_json::from_str(seed_set.try_get("seed_set")?)?;
-    let rows = sqlx::query(
+    let seed_set: SeedSet = serde_json::from_str(&seed_set)?;
+    // Each JSON column is parsed straight from the row into its type.
+    fn json<T: serde::de::DeserializeOwned>(
+        row: &rusqlite::Row<'_>,
+        column: &str,
+    ) -> Result<Option<T>> {
+        let text = row
+            .get_ref(column)?
+            .as_str_or_null()
+            .map_err(Error::internal)?;
+        Ok(text.map(serde_json::from_str).transpose()?)
+    }
+    let mut statement = conn.prepare_cached(
         "SELECT id, status, end_reason, trigger_kind, seed_ref, experience, judge_status, judge_review
          FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
-    )
-    .bind(campaign_id.to_string())
-    .fetch_all(db)
-    .await?;
-    let json = |row: &sqlx::sqlite::SqliteRow, col: &str| -> Result<Option<serde_json::Value>> {
-        Ok(row
-            .try_get::<Option<String>, _>(col)?
-            .map(|s| serde_json::from_str(&s))
-            .transpose()?)
-    };
-    let sessions = rows
-        .iter()
-        .map(|row| {
-            Ok(SessionFacts {
-                id: parse_id(row.try_get("id")?)?,
-                status: SessionStatus::parse(row.try_get("status")?)?,
-                end_reason: row
-                    .try_get::<Option<String>, _>("end_reason")?
-                    .and_then(|s| EndReason::parse(&s)),
-                trigger: if row.try_get::<String, _>("trigger_kind")? == "manual" {
-                    Trigger::Manual
-                } else {
-                    Trigger::Auto
-                },
-                seed_ref: json(row, "seed_ref")?
-                    .map(serde_json::from_value)
-                    .transpose()?,
-                experience: json(row, "experience")?
-                    .map(serde_json::from_value)
-                    .transpose()?,
-                judge_status: row.try_get("judge_status")?,
-                judge_review: json(row, "judge_review")?,
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    )?;
+    let mut rows = statement.query([&id])?;
+    let mut sessions = Vec::new();
+    while let Some(row) = rows.next()? {
+        sessions.push(SessionFacts {
+            id: parse_id(&row.get::<_, String>("id")?)?,
+            status: SessionStatus::parse(&row.get::<_, String>("status")?)?,
+            end_reason: row
+                .get::<_, Option<String>>("end_reason")?
+                .and_then(|s| EndReason::parse(&s)),
+            trigger: if row.get::<_, String>("trigger_kind")? == "manual" {
+                Trigger::Manual
+            } else {
+                Trigger::Auto
+            },
+            seed_ref: json(row, "seed_ref")?,
+            experience: json(row, "experience")?,
+            judge_status: row.get("judge_status")?,
+            judge_review: json(row, "judge_review")?,
+        });
+    }
     Ok(aggregate(&seed_set, &sessions))
+}
+
+impl Platform {
+    /// The exploration block of a campaign's report; `None` for an unknown
+    /// campaign.
+    pub async fn exploration_findings(
+        &self,
+        campaign_id: Uuid,
+    ) -> Result<Option<ExplorationFindings>> {
+        self.read(move |conn| campaign_findings(conn, campaign_id))
+            .await
+    }
 }

@@ -12,7 +12,7 @@ use crate::campaign::{Campaign, EffectiveBudget, Line, campaign_from_row};
 use crate::clock::to_ms;
 use crate::error::Result;
 use crate::platform::Platform;
-use crate::report::{FixedSummary, fixed_summary};
+use crate::report::FixedSummary;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -268,7 +268,7 @@ impl Platform {
                 window_start: campaign.window_start,
                 window_end: campaign.window_end,
                 last_patrolled_at: since,
-                new_results: fixed_summary(&self.db, &campaign, since).await?,
+                new_results: self.fixed_summary(&campaign, since).await?,
                 new_sessions,
                 budget_remaining: budget_remaining(&campaign, &sessions, now),
                 seeds: PatrolSeeds {

@@ -4,7 +4,7 @@
 use crate::support::{TestPlatform, platform, t0};
 use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, Goal, Persona, SeedSet};
-use agenteval_engine::exploration::findings::{SessionFacts, aggregate, campaign_findings};
+use agenteval_engine::exploration::findings::{SessionFacts, aggregate};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExperienceRecord, SeedRef, SendMessage, SessionStatus,
     Trigger, normalize_emotion,
@@ -295,7 +295,8 @@ async fn no_findings_without_sessions() {
     let tp = platform().await;
     let c = campaign(&tp, 1.0, 24.0, Budget::default()).await;
     assert_eq!(
-        campaign_findings(&tp.platform.db, c.id)
+        tp.platform
+            .exploration_findings(c.id)
             .await
             .expect("findings"),
         None

@@ -6,7 +6,6 @@ use crate::patrol_agent::campaign;
 use crate::support::platform;
 use agenteval_engine::campaign::Budget;
 use agenteval_engine::channel::{ChannelError, ChannelErrorKind};
-use agenteval_engine::exploration::findings::campaign_findings;
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, SendMessage, SessionStatus, Trigger,
 };
@@ -159,7 +158,9 @@ async fn a_failed_judge_is_stored_and_blocks_nothing() {
         review["error"].as_str().unwrap().contains("malformed"),
         "{review}"
     );
-    let findings = campaign_findings(&tp.platform.db, campaign_id)
+    let findings = tp
+        .platform
+        .exploration_findings(campaign_id)
         .await
         .unwrap()
         .expect("exploration data");
