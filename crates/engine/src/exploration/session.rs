@@ -578,6 +578,38 @@ struct Reserved {
 }
 
 impl Platform {
+    /// Takes a decision on an action on a session (message, close) on the
+    /// writer's thread: reads the session and its campaign's state, refuses
+    /// (and records) the action if the session is not open, and otherwise
+    /// runs `act`, which performs and records the action or refuses it.
+    async fn decide_on_session<T: Send + 'static>(
+        &self,
+        session_id: Uuid,
+        action: LedgerAction,
+        act: impl FnOnce(&Connection, &SessionState, Entry, DateTime<Utc>) -> Result<Decided<T>>
+        + Send
+        + 'static,
+    ) -> Result<T> {
+        let entry_id = self.ids.next_id();
+        let clock = self.clock.clone();
+        let decided = self
+            .writer
+            .transact(move |conn| {
+                let now = clock.now();
+                let mut session = SessionState::load(conn, session_id)?;
+                let entry = session.entry(entry_id, action, now);
+                if let Err(refusal) = session.check_open(conn, now)? {
+                    return entry.refuse(conn, refusal);
+                }
+                act(conn, &session, entry, now)
+            })
+            .await?;
+        match decided {
+            Decided::Allowed(done) => Ok(done),
+            Decided::Refused(refusal) => Err(refusal),
+        }
+    }
+
     /// Audits a session's change of state and tells the listeners.
     async fn session_changed(&self, action: &str, campaign_id: Uuid, session_id: Uuid) {
         self.audit("platform", action, Some(session_id), "ok").await;
@@ -815,26 +847,24 @@ impl Platform {
 
         // Reserve the turn: check + increment + user turn + ledger row, and
         // read the conversation so far, in one decision.
-        let (entry_id, turn_id) = (self.ids.next_id(), self.ids.next_id());
-        let clock = self.clock.clone();
-        let decided = self
-            .writer
-            .transact(move |conn| {
-                let now = clock.now();
-                let mut session = SessionState::load(conn, session_id)?;
-                let entry = session.entry(entry_id, LedgerAction::Message, now);
-                let mut decision = session.check_open(conn, now)?;
-                if decision.is_ok() && session.turn_count >= session.max_turns {
-                    decision = Err(Error::new(
+        let turn_id = self.ids.next_id();
+        let Reserved {
+            campaign_id,
+            target_id,
+            index,
+            max_turns,
+            history,
+        } = self
+            .decide_on_session(session_id, LedgerAction::Message, move |conn, session, entry, now| {
+                if session.turn_count >= session.max_turns {
+                    let refusal = Error::new(
                         ErrorCode::TurnLimitReached,
                         format!(
                             "session {} has used its {} user turns",
                             session.id, session.max_turns
                         ),
                         "Close the session with its experience record (end_reason max_turns).",
-                    ));
-                }
-                if let Err(refusal) = decision {
+                    );
                     return entry.refuse(conn, refusal);
                 }
                 let index = session.turn_count;
@@ -878,16 +908,6 @@ impl Platform {
                 }))
             })
             .await?;
-        let Reserved {
-            campaign_id,
-            target_id,
-            index,
-            max_turns,
-            history,
-        } = match decided {
-            Decided::Allowed(reserved) => reserved,
-            Decided::Refused(refusal) => return Err(refusal),
-        };
         let user_seq = i64::from(index) * 2;
         let reply = match self.channel_for(target_id).await {
             Ok(channel) => channel
@@ -974,17 +994,8 @@ impl Platform {
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
         let record = serde_json::to_string(&record)?;
-        let entry_id = self.ids.next_id();
-        let clock = self.clock.clone();
-        let decided = self
-            .writer
-            .transact(move |conn| {
-                let now = clock.now();
-                let mut session = SessionState::load(conn, session_id)?;
-                let entry = session.entry(entry_id, LedgerAction::Close, now);
-                if let Err(refusal) = session.check_open(conn, now)? {
-                    return entry.refuse(conn, refusal);
-                }
+        let campaign_id = self
+            .decide_on_session(session_id, LedgerAction::Close, move |conn, session, entry, now| {
                 conn.prepare_cached(
                     "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
                         judge_status = 'pending', ended_at = ?3, updated_at = ?3
@@ -995,10 +1006,6 @@ impl Platform {
                 Ok(Decided::Allowed(session.campaign.id))
             })
             .await?;
-        let campaign_id = match decided {
-            Decided::Allowed(campaign_id) => campaign_id,
-            Decided::Refused(refusal) => return Err(refusal),
-        };
         self.session_changed("session.close", campaign_id, session_id)
             .await;
         self.get_session(session_id).await
