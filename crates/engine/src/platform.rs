@@ -168,6 +168,15 @@ impl Platform {
         Ok(map.entry(target_id).or_insert(channel).clone())
     }
 
+    /// Runs `read` on a read-only connection on a blocking thread: for
+    /// aggregations over many rows (see [`crate::store::Readers`]).
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.readers.read(read).await
+    }
+
     /// Records an audit event (group-committed with other writes; returns
     /// once it is stored). Failure to audit is logged, never fatal to the
     /// operation it describes.

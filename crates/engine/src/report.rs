@@ -398,16 +398,8 @@ pub(crate) fn fixed_summary(
 }
 
 impl Platform {
-    /// Runs `read` on a read-only connection on a blocking thread: for
-    /// aggregations over many rows.
-    pub(crate) async fn read<T: Send + 'static>(
-        &self,
-        read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        self.readers.read(read).await
-    }
-
-    /// Fixed-scenario figures of a campaign (see [`fixed_summary`]).
+    /// Fixed-scenario figures of a campaign; with `since`, only runs
+    /// finished after it (patrol's "new results").
     pub async fn fixed_summary(
         &self,
         campaign: &Campaign,

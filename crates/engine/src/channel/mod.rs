@@ -67,7 +67,7 @@ pub struct ToolSpec {
 
 /// The tools offered in one scenario's requests. Every request of every
 /// run shares one copy, and a channel that sends them in a fixed wire form
-/// builds that form once ([`Tools::wire`]).
+/// builds that form once.
 #[derive(Clone, Default)]
 pub struct Tools(Arc<ToolSet>);
 

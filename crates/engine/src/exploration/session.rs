@@ -2,10 +2,10 @@
 //! used for drill-down.
 //!
 //! Every create/message/close is a budget decision taken against the ledger
-//! (see [`super::ledger`]). The target is never called while a transaction
-//! or the ledger lock is held: a message first reserves its turn (check +
-//! increment + ledger row, committed), then talks to the target, then
-//! stores the reply. Concurrent messages therefore can never exceed the
+//! (see [`super::ledger`]), taken on the group-commit writer's thread. The
+//! target is never called inside a decision: a message first reserves its
+//! turn (check + increment + ledger row, committed), then talks to the
+//! target, then stores the reply. Concurrent messages therefore can never exceed the
 //! turn limit, and a slow target never blocks other sessions' decisions.
 
 use super::ledger::{Decided, Entry, LedgerAction};
