@@ -848,32 +848,25 @@ impl Platform {
         // Reserve the turn: check + increment + user turn + ledger row, and
         // read the conversation so far, in one decision.
         let turn_id = self.ids.next_id();
-        let Reserved {
-            campaign_id,
-            target_id,
-            index,
-            max_turns,
-            history,
-        } = self
-            .decide_on_session(session_id, LedgerAction::Message, move |conn, session, entry, now| {
-                if session.turn_count >= session.max_turns {
-                    let refusal = Error::new(
-                        ErrorCode::TurnLimitReached,
-                        format!(
-                            "session {} has used its {} user turns",
-                            session.id, session.max_turns
-                        ),
-                        "Close the session with its experience record (end_reason max_turns).",
-                    );
-                    return entry.refuse(conn, refusal);
-                }
-                let index = session.turn_count;
-                let user_seq = i64::from(index) * 2;
-                conn.prepare_cached(
+        let reserve = move |conn: &Connection, session: &SessionState, entry: Entry, now| {
+            if session.turn_count >= session.max_turns {
+                let refusal = Error::new(
+                    ErrorCode::TurnLimitReached,
+                    format!(
+                        "session {} has used its {} user turns",
+                        session.id, session.max_turns
+                    ),
+                    "Close the session with its experience record (end_reason max_turns).",
+                );
+                return entry.refuse(conn, refusal);
+            }
+            let index = session.turn_count;
+            let user_seq = i64::from(index) * 2;
+            conn.prepare_cached(
                     "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
                 )?
                 .execute(params![to_ms(now), session.id.to_string()])?;
-                conn.prepare_cached(
+            conn.prepare_cached(
                     "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
                      VALUES (?, ?, ?, 'user', ?, NULL, ?)",
                 )?
@@ -884,8 +877,8 @@ impl Platform {
                     content,
                     to_ms(now)
                 ])?;
-                entry.allow(conn)?;
-                let history = conn
+            entry.allow(conn)?;
+            let history = conn
                     .prepare_cached(
                         "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
                     )?
@@ -899,14 +892,22 @@ impl Platform {
                         })
                     })?
                     .collect::<rusqlite::Result<Vec<_>>>()?;
-                Ok(Decided::Allowed(Reserved {
-                    campaign_id: session.campaign.id,
-                    target_id: session.target_id,
-                    index,
-                    max_turns: session.max_turns,
-                    history,
-                }))
-            })
+            Ok(Decided::Allowed(Reserved {
+                campaign_id: session.campaign.id,
+                target_id: session.target_id,
+                index,
+                max_turns: session.max_turns,
+                history,
+            }))
+        };
+        let Reserved {
+            campaign_id,
+            target_id,
+            index,
+            max_turns,
+            history,
+        } = self
+            .decide_on_session(session_id, LedgerAction::Message, reserve)
             .await?;
         let user_seq = i64::from(index) * 2;
         let reply = match self.channel_for(target_id).await {
@@ -994,17 +995,18 @@ impl Platform {
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
         let record = serde_json::to_string(&record)?;
-        let campaign_id = self
-            .decide_on_session(session_id, LedgerAction::Close, move |conn, session, entry, now| {
-                conn.prepare_cached(
+        let close = move |conn: &Connection, session: &SessionState, entry: Entry, now| {
+            conn.prepare_cached(
                     "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
                         judge_status = 'pending', ended_at = ?3, updated_at = ?3
                      WHERE id = ?4",
                 )?
                 .execute(params![end_reason.as_str(), record, to_ms(now), session.id.to_string()])?;
-                entry.allow(conn)?;
-                Ok(Decided::Allowed(session.campaign.id))
-            })
+            entry.allow(conn)?;
+            Ok(Decided::Allowed(session.campaign.id))
+        };
+        let campaign_id = self
+            .decide_on_session(session_id, LedgerAction::Close, close)
             .await?;
         self.session_changed("session.close", campaign_id, session_id)
             .await;
