@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::exploration::findings::ExplorationFindings;
 use crate::fixed::{RunMetrics, Verdict};
 use crate::platform::Platform;
+use crate::store::text;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -167,13 +168,6 @@ struct ScenarioInfo {
 #[derive(Deserialize)]
 struct ScenarioGroup {
     group: Option<String>,
-}
-
-/// A text column, borrowed from the row.
-fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Option<&'r str>> {
-    row.get_ref(column)?
-        .as_str_or_null()
-        .map_err(crate::error::Error::internal)
 }
 
 /// Fixed-scenario figures of a campaign; with `since`, only runs finished

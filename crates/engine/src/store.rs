@@ -48,6 +48,13 @@ pub(crate) struct Readers {
     idle: std::sync::Mutex<Vec<rusqlite::Connection>>,
 }
 
+/// A text column of a row read by [`Readers`], borrowed from the row.
+pub(crate) fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Option<&'r str>> {
+    row.get_ref(column)?
+        .as_str_or_null()
+        .map_err(crate::error::Error::internal)
+}
+
 /// Idle read connections kept for reuse.
 const IDLE_READERS: usize = 4;
 

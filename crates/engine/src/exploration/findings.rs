@@ -5,8 +5,9 @@
 use super::session::{EndReason, ExperienceRecord, SessionStatus, Trigger};
 use super::{SeedRef, issue_key};
 use crate::campaign::SeedSet;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::platform::Platform;
+use crate::store::text;
 use crate::target::parse_id;
 use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
@@ -423,11 +424,7 @@ fn campaign_findings(
         row: &rusqlite::Row<'_>,
         column: &str,
     ) -> Result<Option<T>> {
-        let text = row
-            .get_ref(column)?
-            .as_str_or_null()
-            .map_err(Error::internal)?;
-        Ok(text.map(serde_json::from_str).transpose()?)
+        Ok(text(row, column)?.map(serde_json::from_str).transpose()?)
     }
     let mut statement = conn.prepare_cached(
         "SELECT id, status, end_reason, trigger_kind, seed_ref, experience, judge_status, judge_review

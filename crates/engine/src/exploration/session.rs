@@ -578,6 +578,26 @@ struct Reserved {
 }
 
 impl Platform {
+    /// Takes a budget decision on the writer's thread: `decide` gets the
+    /// connection, the id of its ledger row and the time of the decision
+    /// (read there, so that decisions taken in turn are stamped in turn),
+    /// and records the action allowed or refused.
+    async fn decide<T: Send + 'static>(
+        &self,
+        decide: impl FnOnce(&Connection, Uuid, DateTime<Utc>) -> Result<Decided<T>> + Send + 'static,
+    ) -> Result<T> {
+        let entry_id = self.ids.next_id();
+        let clock = self.clock.clone();
+        match self
+            .writer
+            .transact(move |conn| decide(conn, entry_id, clock.now()))
+            .await?
+        {
+            Decided::Allowed(done) => Ok(done),
+            Decided::Refused(refusal) => Err(refusal),
+        }
+    }
+
     /// Takes a decision on an action on a session (message, close) on the
     /// writer's thread: reads the session and its campaign's state, refuses
     /// (and records) the action if the session is not open, and otherwise
@@ -590,24 +610,15 @@ impl Platform {
         + Send
         + 'static,
     ) -> Result<T> {
-        let entry_id = self.ids.next_id();
-        let clock = self.clock.clone();
-        let decided = self
-            .writer
-            .transact(move |conn| {
-                let now = clock.now();
-                let mut session = SessionState::load(conn, session_id)?;
-                let entry = session.entry(entry_id, action, now);
-                if let Err(refusal) = session.check_open(conn, now)? {
-                    return entry.refuse(conn, refusal);
-                }
-                act(conn, &session, entry, now)
-            })
-            .await?;
-        match decided {
-            Decided::Allowed(done) => Ok(done),
-            Decided::Refused(refusal) => Err(refusal),
-        }
+        self.decide(move |conn, entry_id, now| {
+            let mut session = SessionState::load(conn, session_id)?;
+            let entry = session.entry(entry_id, action, now);
+            if let Err(refusal) = session.check_open(conn, now)? {
+                return entry.refuse(conn, refusal);
+            }
+            act(conn, &session, entry, now)
+        })
+        .await
     }
 
     /// Audits a session's change of state and tells the listeners.
@@ -626,7 +637,8 @@ impl Platform {
 fn create_decision(
     campaign: &Campaign,
     window: &CampaignWindow,
-    session: &ExplorationSession,
+    trigger: Trigger,
+    seed_ref: Option<&SeedRef>,
     used: i64,
     last: Option<i64>,
     now: DateTime<Utc>,
@@ -634,7 +646,6 @@ fn create_decision(
     if !window.running(now) {
         return Err(window.not_running_error(now));
     }
-    let trigger = session.trigger;
     if trigger == Trigger::Auto && campaign.line == Line::Accelerated {
         return Err(Error::new(
             ErrorCode::AutoNotAllowedOnAcceleratedLine,
@@ -655,7 +666,7 @@ fn create_decision(
             "Send trigger: \"manual\" to debug, or create a campaign with seed personas and goals.",
         ));
     }
-    match &session.seed_ref {
+    match seed_ref {
         Some(s) => {
             if !campaign
                 .seed_set
@@ -745,84 +756,82 @@ impl Platform {
         // Everything but the campaign's status is fixed at creation; the
         // status is read again inside the decision.
         let campaign = self.get_campaign(req.campaign_id).await?;
-        // Times are set when the decision is taken: decisions run in order,
-        // so session starts never go back in time.
-        let now = self.clock.now();
-        let mut session = ExplorationSession {
-            id: self.ids.next_id(),
-            campaign_id: campaign.id,
-            target_id: campaign.target_id,
-            persona,
-            goal,
-            seed_ref: req.seed_ref,
-            status: SessionStatus::Running,
-            trigger,
-            end_reason: None,
-            experience: None,
-            judge_status: "none".into(),
-            judge_review: None,
-            turn_count: 0,
-            failure_reason: None,
-            started_at: now,
-            ended_at: None,
-            created_at: now,
-            updated_at: now,
-        };
-        let entry_id = self.ids.next_id();
-        let clock = self.clock.clone();
-        let decided = self
-            .writer
-            .transact(move |conn| {
-                let now = clock.now();
-                (session.started_at, session.created_at, session.updated_at) = (now, now, now);
-                let entry = Entry {
-                    id: entry_id,
-                    campaign_id: campaign.id,
-                    session_id: None,
-                    action: LedgerAction::Create,
-                    at: to_ms(now),
-                };
-                let status: String = conn
-                    .prepare_cached("SELECT status FROM campaigns WHERE id = ?")?
-                    .query_row(params![campaign.id.to_string()], |r| r.get(0))?;
-                let mut window = CampaignWindow::of(&campaign);
-                window.status = CampaignStatus::parse(&status)?;
-                let (used, last): (i64, Option<i64>) = conn
-                    .prepare_cached(
-                        "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
-                    )?
-                    .query_row(params![campaign.id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))?;
-                let decision = create_decision(&campaign, &window, &session, used, last, now);
-                if let Err(refusal) = decision {
-                    return entry.refuse(conn, refusal);
-                }
-                conn.prepare_cached(
-                    "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
-                        trigger_kind, judge_status, turn_count, started_at, created_at, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, 'none', 0, ?8, ?8, ?8)",
+        let session_id = self.ids.next_id();
+        let create = move |conn: &Connection, entry_id: Uuid, now: DateTime<Utc>| {
+            let entry = Entry {
+                id: entry_id,
+                campaign_id: campaign.id,
+                session_id: None,
+                action: LedgerAction::Create,
+                at: to_ms(now),
+            };
+            let status: String = conn
+                .prepare_cached("SELECT status FROM campaigns WHERE id = ?")?
+                .query_row(params![campaign.id.to_string()], |r| r.get(0))?;
+            let mut window = CampaignWindow::of(&campaign);
+            window.status = CampaignStatus::parse(&status)?;
+            let (used, last): (i64, Option<i64>) = conn
+                .prepare_cached(
+                    "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
                 )?
-                .execute(params![
-                    session.id.to_string(),
-                    session.campaign_id.to_string(),
-                    session.target_id.to_string(),
-                    serde_json::to_string(&session.persona)?,
-                    serde_json::to_string(&session.goal)?,
-                    session.seed_ref.as_ref().map(serde_json::to_string).transpose()?,
-                    session.trigger.as_str(),
-                    to_ms(now),
-                ])?;
-                Entry {
-                    session_id: Some(session.id),
-                    ..entry
-                }
-                .allow(conn)?;
-                Ok(Decided::Allowed(session))
-            })
-            .await?;
-        let session = match decided {
-            Decided::Allowed(session) => session,
-            Decided::Refused(refusal) => return Err(refusal),
+                .query_row(params![campaign.id.to_string()], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?;
+            let decision = create_decision(
+                &campaign,
+                &window,
+                trigger,
+                req.seed_ref.as_ref(),
+                used,
+                last,
+                now,
+            );
+            if let Err(refusal) = decision {
+                return entry.refuse(conn, refusal);
+            }
+            let session = ExplorationSession {
+                id: session_id,
+                campaign_id: campaign.id,
+                target_id: campaign.target_id,
+                persona,
+                goal,
+                seed_ref: req.seed_ref,
+                status: SessionStatus::Running,
+                trigger,
+                end_reason: None,
+                experience: None,
+                judge_status: "none".into(),
+                judge_review: None,
+                turn_count: 0,
+                failure_reason: None,
+                started_at: now,
+                ended_at: None,
+                created_at: now,
+                updated_at: now,
+            };
+            conn.prepare_cached(
+                "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
+                    trigger_kind, judge_status, turn_count, started_at, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, 'none', 0, ?8, ?8, ?8)",
+            )?
+            .execute(params![
+                session.id.to_string(),
+                session.campaign_id.to_string(),
+                session.target_id.to_string(),
+                serde_json::to_string(&session.persona)?,
+                serde_json::to_string(&session.goal)?,
+                session.seed_ref.as_ref().map(serde_json::to_string).transpose()?,
+                session.trigger.as_str(),
+                to_ms(now),
+            ])?;
+            Entry {
+                session_id: Some(session.id),
+                ..entry
+            }
+            .allow(conn)?;
+            Ok(Decided::Allowed(session))
         };
+        let session = self.decide(create).await?;
         self.session_changed("session.create", session.campaign_id, session.id)
             .await;
         Ok(session)

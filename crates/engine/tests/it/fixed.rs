@@ -35,6 +35,17 @@ fn scenario(id: &str, turns: usize) -> Scenario {
     }
 }
 
+/// A campaign of `entries` over a window of `hours` against `target`.
+fn planned(target: Uuid, entries: Vec<PlanEntry>, hours: f64) -> CreateCampaign {
+    CreateCampaign {
+        name: "plan".into(),
+        target_id: target,
+        plan: Some(Plan { entries }),
+        duration_hours: Some(hours),
+        ..Default::default()
+    }
+}
+
 async fn demo_target(p: &Platform) -> Uuid {
     p.create_target(CreateTarget::builtin_demo("Demo"))
         .await
@@ -224,15 +235,7 @@ async fn runs_are_claimed_ahead_only_in_proportion_to_the_targets_concurrency() 
     req.max_retries = Some(0);
     let target = p.create_target(req).await.unwrap().id;
     let c = p
-        .create_campaign(CreateCampaign {
-            name: "many".into(),
-            target_id: target,
-            plan: Some(Plan {
-                entries: vec![rounds("a", 100)],
-            }),
-            duration_hours: Some(1.0),
-            ..Default::default()
-        })
+        .create_campaign(planned(target, vec![rounds("a", 100)], 1.0))
         .await
         .unwrap();
     tp.clock.advance(Duration::hours(2));
@@ -268,15 +271,11 @@ async fn a_large_plan_stores_every_run_once_in_plan_order() {
     // Runs are inserted by hundreds per statement: 1,201 crosses several
     // statements and ends with a partial one.
     let c = p
-        .create_campaign(CreateCampaign {
-            name: "large".into(),
-            target_id: target,
-            plan: Some(Plan {
-                entries: vec![rounds("a", 600), rounds("b", 601)],
-            }),
-            duration_hours: Some(1.0),
-            ..Default::default()
-        })
+        .create_campaign(planned(
+            target,
+            vec![rounds("a", 600), rounds("b", 601)],
+            1.0,
+        ))
         .await
         .unwrap();
     let runs = p.list_runs(c.id).await.unwrap();
@@ -303,15 +302,7 @@ async fn explicit_finalize_skips_unstarted_runs_and_is_idempotent() {
     p.scenarios.insert_all([scenario("a", 1)]);
     let target = demo_target(p).await;
     let c = p
-        .create_campaign(CreateCampaign {
-            name: "c".into(),
-            target_id: target,
-            plan: Some(Plan {
-                entries: vec![rounds("a", 3)],
-            }),
-            duration_hours: Some(3.0),
-            ..Default::default()
-        })
+        .create_campaign(planned(target, vec![rounds("a", 3)], 3.0))
         .await
         .unwrap();
     p.tick().await.unwrap();
@@ -343,15 +334,7 @@ async fn a_restart_marks_cut_runs_interrupted_and_never_runs_them_twice() {
     p.scenarios.insert_all([scenario("a", 2)]);
     let target = demo_target(p).await;
     let c = p
-        .create_campaign(CreateCampaign {
-            name: "c".into(),
-            target_id: target,
-            plan: Some(Plan {
-                entries: vec![rounds("a", 2)],
-            }),
-            duration_hours: Some(2.0),
-            ..Default::default()
-        })
+        .create_campaign(planned(target, vec![rounds("a", 2)], 2.0))
         .await
         .unwrap();
     // Simulate a crash in the middle of the first run: claimed, one turn
