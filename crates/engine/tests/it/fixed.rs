@@ -5,7 +5,7 @@ use crate::support::{platform, t0};
 use agenteval_engine::campaign::{CampaignStatus, CreateCampaign, Plan, PlanEntry};
 use agenteval_engine::fixed::Verdict;
 use agenteval_engine::scenario::{Scenario, ScenarioTurn};
-use agenteval_engine::target::{ChannelConfig, CreateTarget};
+use agenteval_engine::target::CreateTarget;
 use agenteval_engine::{ErrorCode, Platform};
 use chrono::Duration;
 use uuid::Uuid;
@@ -55,17 +55,11 @@ async fn demo_target(p: &Platform) -> Uuid {
 
 /// A target nothing listens on: every request fails to connect.
 async fn dead_target(p: &Platform) -> Uuid {
-    let mut req = CreateTarget::builtin_demo("Dead");
-    req.channel = ChannelConfig::Openai {
-        base_url: "http://127.0.0.1:9/v1".into(),
-        model: "none".into(),
-        api_key: None,
-        api_key_env: None,
-        api_key_ref: None,
-        headers: vec![],
+    let req = CreateTarget {
+        max_retries: Some(0),
+        timeout_ms: Some(500),
+        ..CreateTarget::openai("Dead", "http://127.0.0.1:9/v1", "none")
     };
-    req.max_retries = Some(0);
-    req.timeout_ms = Some(500);
     p.create_target(req).await.expect("create target").id
 }
 
@@ -222,17 +216,11 @@ async fn runs_are_claimed_ahead_only_in_proportion_to_the_targets_concurrency() 
     // Every request waits until the gate opens: the runs pile up.
     let server =
         FaultServer::start(vec![Fault::Gated(Box::new(Fault::Ok(completion("ok"))))]).await;
-    let mut req = CreateTarget::builtin_demo("Gated");
-    req.channel = ChannelConfig::Openai {
-        base_url: server.base_url(),
-        model: "m".into(),
-        api_key: None,
-        api_key_env: None,
-        api_key_ref: None,
-        headers: vec![],
+    let req = CreateTarget {
+        concurrency: Some(2),
+        max_retries: Some(0),
+        ..CreateTarget::openai("Gated", &server.base_url(), "m")
     };
-    req.concurrency = Some(2);
-    req.max_retries = Some(0);
     let target = p.create_target(req).await.unwrap().id;
     let c = p
         .create_campaign(planned(target, vec![rounds("a", 100)], 1.0))
