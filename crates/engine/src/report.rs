@@ -28,11 +28,12 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, v: Verdict) {
-        match v {
-            Verdict::Passed => self.passed += 1,
-            Verdict::Failed => self.failed += 1,
-            Verdict::Error => self.errors += 1,
+    /// Counts `n` runs with `verdict`.
+    fn add(&mut self, verdict: Verdict, n: u32) {
+        match verdict {
+            Verdict::Passed => self.passed += n,
+            Verdict::Failed => self.failed += n,
+            Verdict::Error => self.errors += n,
             Verdict::Skipped => {}
         }
         let judged = self.passed + self.failed;
@@ -135,25 +136,21 @@ pub struct CampaignReport {
     pub human_review: Option<crate::review::HumanReviewSummary>,
 }
 
-/// Per-scenario accumulator while aggregating.
-struct ScenarioAcc {
-    stat: ScenarioStat,
-    latency_sum: f64,
-    latency_n: u32,
-    /// (check kind, detail) -> (count, example run)
-    failing: BTreeMap<(String, String), (u32, Uuid)>,
-}
-
-/// Number of slices in the timeline.
+/// Number of slices in the timeline (migration 0008 uses the same).
 const TIMELINE_SLICES: i64 = 12;
 
-/// Nearest-rank percentile of sorted values.
-pub fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
-    if sorted.is_empty() {
+/// Nearest-rank percentile of a value -> count table.
+fn percentile(counts: &BTreeMap<u64, u64>, p: f64) -> Option<u64> {
+    let total: u64 = counts.values().sum();
+    if total == 0 {
         return None;
     }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+    let rank = (((p / 100.0) * total as f64).ceil() as u64).clamp(1, total);
+    let mut seen = 0;
+    counts.iter().find_map(|(&value, &n)| {
+        seen += n;
+        (seen >= rank).then_some(value)
+    })
 }
 
 /// What the report shows of a scenario, parsed once per scenario.
@@ -164,94 +161,153 @@ struct ScenarioInfo {
     group: Option<String>,
 }
 
-/// The one field of a stored scenario definition the report needs.
-#[derive(Deserialize)]
-struct ScenarioGroup {
-    group: Option<String>,
+impl ScenarioInfo {
+    /// From the `title`, `pack`, `tags` and `definition` columns of
+    /// `scenarios` (all NULL when the scenario is no longer stored).
+    fn read(row: &rusqlite::Row<'_>) -> Result<Self> {
+        /// The one field of a stored scenario definition the report needs.
+        #[derive(Deserialize)]
+        struct ScenarioGroup {
+            group: Option<String>,
+        }
+        Ok(ScenarioInfo {
+            title: row.get("title")?,
+            pack: row.get("pack")?,
+            tags: text(row, "tags")?
+                .and_then(|s| serde_json::from_str(s).ok())
+                .unwrap_or_default(),
+            group: text(row, "definition")?
+                .and_then(|s| serde_json::from_str::<ScenarioGroup>(s).ok())
+                .and_then(|d| d.group),
+        })
+    }
 }
 
-/// Fixed-scenario figures of a campaign; with `since`, only runs finished
-/// after it (patrol's "new results"). Reads on a read connection (see
-/// [`Platform::read`]).
-pub(crate) fn fixed_summary(
-    conn: &rusqlite::Connection,
-    campaign: &Campaign,
-    since: Option<DateTime<Utc>>,
-) -> Result<FixedSummary> {
-    let since_ms = since.map(to_ms).unwrap_or(i64::MIN);
-    let mut statement = conn.prepare_cached(
-        "SELECT r.id, r.scenario_id, r.status, r.verdict, r.metrics, r.check_results, r.error_reason,
-                r.offset_ms, r.finished_at, s.title, s.pack, s.tags, s.definition
-         FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
-         WHERE r.campaign_id = ?",
-    )?;
-    let mut rows = statement.query([campaign.id.to_string()])?;
-    let mut scenarios: HashMap<String, ScenarioInfo> = HashMap::new();
+/// Sums over finished runs of one scenario, slice and verdict: one run of
+/// a scan, or one tally row.
+#[derive(Default)]
+struct RunSums {
+    runs: u32,
+    with_metrics: u32,
+    completed: u32,
+    latency_runs: u32,
+    latency_mean_sum: f64,
+    tokens_in: u64,
+    tokens_out: u64,
+    cost: f64,
+    coverage_runs: u32,
+    coverage_sum: f64,
+}
 
-    let mut out = FixedSummary::default();
-    let mut total = Tally::default();
-    let mut per_scenario: BTreeMap<String, ScenarioAcc> = BTreeMap::new();
-    let mut per_tag: BTreeMap<String, GroupStat> = BTreeMap::new();
-    let mut per_group: BTreeMap<String, GroupStat> = BTreeMap::new();
-    let mut reasons: BTreeMap<String, u32> = BTreeMap::new();
-    let duration_ms = campaign.campaign_duration().num_milliseconds().max(1);
-    let mut timeline: Vec<Tally> = vec![Tally::default(); TIMELINE_SLICES as usize];
-    let (mut completed, mut finished_with_metrics) = (0u32, 0u32);
-    let (mut coverage_sum, mut coverage_n) = (0.0f64, 0u32);
-
-    while let Some(row) = rows.next()? {
-        let status = text(row, "status")?.unwrap_or_default();
-        let finished_at: Option<i64> = row.get("finished_at")?;
-        let in_scope = since.is_none() || finished_at.is_some_and(|f| f > since_ms);
-        if since.is_none() {
-            out.runs_planned += 1;
-            if status == "pending" {
-                out.runs_pending += 1;
+impl RunSums {
+    fn of_run(metrics: Option<&RunMetrics>) -> Self {
+        let mut sums = RunSums {
+            runs: 1,
+            ..Default::default()
+        };
+        if let Some(m) = metrics {
+            sums.with_metrics = 1;
+            sums.completed = u32::from(m.completed);
+            if m.turns > 0 {
+                sums.latency_runs = 1;
+                sums.latency_mean_sum = m.latency_ms_total as f64 / f64::from(m.turns);
+            }
+            sums.tokens_in = m.tokens_in;
+            sums.tokens_out = m.tokens_out;
+            sums.cost = m.cost;
+            if let Some(c) = m.key_field_coverage {
+                sums.coverage_runs = 1;
+                sums.coverage_sum = c;
             }
         }
-        if !in_scope || status != "done" {
-            continue;
-        }
-        let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
-            continue;
-        };
-        if verdict == Verdict::Skipped {
-            out.runs_skipped += 1;
-            continue;
-        }
-        out.runs_finished += 1;
-        total.add(verdict);
-        let run_id = crate::target::parse_id(text(row, "id")?.unwrap_or_default())?;
-        let scenario_id: String = row.get("scenario_id")?;
-        if !scenarios.contains_key(&scenario_id) {
-            let info = ScenarioInfo {
-                title: row.get("title")?,
-                pack: row.get("pack")?,
-                tags: text(row, "tags")?
-                    .and_then(|s| serde_json::from_str(s).ok())
-                    .unwrap_or_default(),
-                group: text(row, "definition")?
-                    .and_then(|s| serde_json::from_str::<ScenarioGroup>(s).ok())
-                    .and_then(|d| d.group),
-            };
-            scenarios.insert(scenario_id.clone(), info);
-        }
-        let info = &scenarios[&scenario_id];
-        let (title, pack, tags, group) = (&info.title, &info.pack, &info.tags, &info.group);
-        let metrics: Option<RunMetrics> =
-            text(row, "metrics")?.and_then(|s| serde_json::from_str(s).ok());
-        let checks: Vec<crate::checks::CheckResult> = text(row, "check_results")?
-            .and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default();
+        sums
+    }
+}
 
-        let entry = per_scenario
-            .entry(scenario_id.clone())
+/// Per-scenario accumulator while aggregating.
+struct ScenarioAcc {
+    stat: ScenarioStat,
+    latency_sum: f64,
+    latency_n: u32,
+    /// (check kind, detail) -> (count, example run)
+    failing: BTreeMap<(String, String), (u32, Uuid)>,
+}
+
+/// The fixed-scenario figures being added up, from tallies or a scan.
+struct FixedAcc {
+    out: FixedSummary,
+    total: Tally,
+    scenarios: HashMap<String, ScenarioInfo>,
+    per_scenario: BTreeMap<String, ScenarioAcc>,
+    per_tag: BTreeMap<String, GroupStat>,
+    per_group: BTreeMap<String, GroupStat>,
+    reasons: BTreeMap<String, u32>,
+    timeline: Vec<Tally>,
+    with_metrics: u32,
+    completed: u32,
+    coverage_sum: f64,
+    coverage_n: u32,
+    latencies: BTreeMap<u64, u64>,
+}
+
+impl FixedAcc {
+    fn new() -> Self {
+        FixedAcc {
+            out: FixedSummary::default(),
+            total: Tally::default(),
+            scenarios: HashMap::new(),
+            per_scenario: BTreeMap::new(),
+            per_tag: BTreeMap::new(),
+            per_group: BTreeMap::new(),
+            reasons: BTreeMap::new(),
+            timeline: vec![Tally::default(); TIMELINE_SLICES as usize],
+            with_metrics: 0,
+            completed: 0,
+            coverage_sum: 0.0,
+            coverage_n: 0,
+            latencies: BTreeMap::new(),
+        }
+    }
+
+    /// Reads a scenario's details from `row` the first time it is seen.
+    fn scenario(&mut self, scenario_id: &str, row: &rusqlite::Row<'_>) -> Result<()> {
+        if !self.scenarios.contains_key(scenario_id) {
+            self.scenarios
+                .insert(scenario_id.to_string(), ScenarioInfo::read(row)?);
+        }
+        Ok(())
+    }
+
+    /// Adds finished runs of one scenario (seen by [`Self::scenario`]),
+    /// slice and verdict.
+    fn runs(&mut self, scenario_id: &str, slice: i64, verdict: Verdict, sums: RunSums) {
+        if verdict == Verdict::Skipped {
+            self.out.runs_skipped += sums.runs;
+            return;
+        }
+        let n = sums.runs;
+        self.out.runs_finished += n;
+        self.total.add(verdict, n);
+        self.with_metrics += sums.with_metrics;
+        self.completed += sums.completed;
+        self.out.tokens_in += sums.tokens_in;
+        self.out.tokens_out += sums.tokens_out;
+        self.out.cost += sums.cost;
+        self.coverage_sum += sums.coverage_sum;
+        self.coverage_n += sums.coverage_runs;
+        let info = &self.scenarios[scenario_id];
+        let entry = self
+            .per_scenario
+            .entry(scenario_id.to_string())
             .or_insert_with(|| ScenarioAcc {
                 stat: ScenarioStat {
-                    scenario_id: scenario_id.clone(),
-                    title: title.clone().unwrap_or_else(|| scenario_id.clone()),
-                    pack: pack.clone().unwrap_or_default(),
-                    group: group.clone(),
+                    scenario_id: scenario_id.to_string(),
+                    title: info
+                        .title
+                        .clone()
+                        .unwrap_or_else(|| scenario_id.to_string()),
+                    pack: info.pack.clone().unwrap_or_default(),
+                    group: info.group.clone(),
                     runs: 0,
                     tally: Tally::default(),
                     latency_ms_mean: None,
@@ -261,134 +317,273 @@ pub(crate) fn fixed_summary(
                 latency_n: 0,
                 failing: BTreeMap::new(),
             });
-        entry.stat.runs += 1;
-        entry.stat.tally.add(verdict);
-        for c in checks.iter().filter(|c| !c.passed) {
-            let e = entry
-                .failing
-                .entry((c.kind.clone(), c.detail.clone()))
-                .or_insert((0, run_id));
-            e.0 += 1;
-        }
-        if let Some(m) = &metrics {
-            finished_with_metrics += 1;
-            if m.completed {
-                completed += 1;
-            }
-            if m.turns > 0 {
-                entry.latency_sum += m.latency_ms_total as f64 / f64::from(m.turns);
-                entry.latency_n += 1;
-            }
-            out.tokens_in += m.tokens_in;
-            out.tokens_out += m.tokens_out;
-            out.cost += m.cost;
-            if let Some(c) = m.key_field_coverage {
-                coverage_sum += c;
-                coverage_n += 1;
-            }
-        }
-        for tag in tags {
-            let g = per_tag.entry(tag.clone()).or_insert_with(|| GroupStat {
-                name: tag.clone(),
+        entry.stat.runs += n;
+        entry.stat.tally.add(verdict, n);
+        entry.latency_sum += sums.latency_mean_sum;
+        entry.latency_n += sums.latency_runs;
+        fn count(map: &mut BTreeMap<String, GroupStat>, name: &str, verdict: Verdict, n: u32) {
+            let g = map.entry(name.to_string()).or_insert_with(|| GroupStat {
+                name: name.to_string(),
                 runs: 0,
                 tally: Tally::default(),
             });
-            g.runs += 1;
-            g.tally.add(verdict);
+            g.runs += n;
+            g.tally.add(verdict, n);
         }
-        if let Some(group) = group {
-            let g = per_group.entry(group.clone()).or_insert_with(|| GroupStat {
-                name: group.clone(),
-                runs: 0,
-                tally: Tally::default(),
-            });
-            g.runs += 1;
-            g.tally.add(verdict);
+        for tag in &info.tags {
+            count(&mut self.per_tag, tag, verdict, n);
         }
-        if verdict == Verdict::Error {
-            let reason: Option<String> = row.get("error_reason")?;
-            let reason = reason.unwrap_or_else(|| "unknown".into());
-            // Group by the reason's kind (text before the first colon).
-            let key = reason
-                .split(':')
-                .next()
-                .unwrap_or(&reason)
-                .trim()
-                .to_string();
-            *reasons.entry(key).or_default() += 1;
+        if let Some(group) = &info.group {
+            count(&mut self.per_group, group, verdict, n);
         }
-        let offset: i64 = row.get("offset_ms")?;
-        let slice = (offset * TIMELINE_SLICES / duration_ms).clamp(0, TIMELINE_SLICES - 1);
-        timeline[slice as usize].add(verdict);
+        let slice = slice.clamp(0, TIMELINE_SLICES - 1);
+        self.timeline[slice as usize].add(verdict, n);
     }
 
-    drop(rows);
-    // Latency percentiles over every target reply of the runs in scope.
-    let mut latencies: Vec<u64> = conn
-        .prepare_cached(
-            "SELECT t.latency_ms FROM run_turns t JOIN runs r ON r.id = t.run_id
-             WHERE r.campaign_id = ?1 AND t.role = 'target' AND t.latency_ms IS NOT NULL
-               AND r.status = 'done' AND (r.finished_at > ?2 OR ?3 = 0)",
-        )?
-        .query_map(
-            rusqlite::params![campaign.id.to_string(), since_ms, since.is_some()],
-            |r| r.get::<_, i64>(0),
-        )?
-        .map(|v| v.map(|v| v.max(0) as u64))
-        .collect::<rusqlite::Result<_>>()?;
-    latencies.sort_unstable();
-    out.latency_p50_ms = percentile(&latencies, 50.0);
-    out.latency_p95_ms = percentile(&latencies, 95.0);
+    /// Adds `count` failures of one check in runs of a scenario already
+    /// added by [`Self::runs`].
+    fn failing_check(
+        &mut self,
+        scenario_id: &str,
+        kind: &str,
+        detail: &str,
+        count: u32,
+        run: Uuid,
+    ) {
+        if let Some(entry) = self.per_scenario.get_mut(scenario_id) {
+            let e = entry
+                .failing
+                .entry((kind.to_string(), detail.to_string()))
+                .or_insert((0, run));
+            e.0 += count;
+        }
+    }
 
-    out.passed = total.passed;
-    out.failed = total.failed;
-    out.errors = total.errors;
-    out.pass_rate = total.pass_rate;
-    out.completion_rate =
-        (finished_with_metrics > 0).then(|| f64::from(completed) / f64::from(out.runs_finished));
-    out.key_field_coverage = (coverage_n > 0).then(|| coverage_sum / f64::from(coverage_n));
-    out.per_scenario = per_scenario
-        .into_values()
-        .map(|acc| {
-            let ScenarioAcc {
-                mut stat,
-                latency_sum,
-                latency_n,
-                failing,
-            } = acc;
-            stat.latency_ms_mean = (latency_n > 0).then(|| latency_sum / f64::from(latency_n));
-            let mut f: Vec<FailingCheck> = failing
-                .into_iter()
-                .map(|((kind, detail), (count, example_run_id))| FailingCheck {
-                    kind,
-                    detail,
-                    count,
-                    example_run_id,
-                })
-                .collect();
-            f.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
-            stat.failing_checks = f;
-            stat
-        })
-        .collect();
-    out.per_tag = per_tag.into_values().collect();
-    out.per_group = per_group.into_values().collect();
-    let mut reasons: Vec<ErrorReason> = reasons
-        .into_iter()
-        .map(|(reason, count)| ErrorReason { reason, count })
-        .collect();
-    reasons.sort_by_key(|r| std::cmp::Reverse(r.count));
-    out.error_reasons = reasons;
-    let slice_hours = duration_ms as f64 / TIMELINE_SLICES as f64 / 3_600_000.0;
-    out.timeline = timeline
-        .into_iter()
-        .enumerate()
-        .map(|(i, tally)| TimelinePoint {
-            offset_hours: i as f64 * slice_hours,
-            tally,
-        })
-        .collect();
-    Ok(out)
+    /// The summary; `slice_hours` is the length of a timeline slice.
+    fn finish(mut self, slice_hours: f64) -> FixedSummary {
+        let mut out = self.out;
+        out.latency_p50_ms = percentile(&self.latencies, 50.0);
+        out.latency_p95_ms = percentile(&self.latencies, 95.0);
+        out.passed = self.total.passed;
+        out.failed = self.total.failed;
+        out.errors = self.total.errors;
+        out.pass_rate = self.total.pass_rate;
+        out.completion_rate = (self.with_metrics > 0)
+            .then(|| f64::from(self.completed) / f64::from(out.runs_finished));
+        out.key_field_coverage =
+            (self.coverage_n > 0).then(|| self.coverage_sum / f64::from(self.coverage_n));
+        out.per_scenario = std::mem::take(&mut self.per_scenario)
+            .into_values()
+            .map(|acc| {
+                let ScenarioAcc {
+                    mut stat,
+                    latency_sum,
+                    latency_n,
+                    failing,
+                } = acc;
+                stat.latency_ms_mean = (latency_n > 0).then(|| latency_sum / f64::from(latency_n));
+                let mut f: Vec<FailingCheck> = failing
+                    .into_iter()
+                    .map(|((kind, detail), (count, example_run_id))| FailingCheck {
+                        kind,
+                        detail,
+                        count,
+                        example_run_id,
+                    })
+                    .collect();
+                f.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.kind.cmp(&b.kind)));
+                stat.failing_checks = f;
+                stat
+            })
+            .collect();
+        out.per_tag = self.per_tag.into_values().collect();
+        out.per_group = self.per_group.into_values().collect();
+        let mut reasons: Vec<ErrorReason> = self
+            .reasons
+            .into_iter()
+            .map(|(reason, count)| ErrorReason { reason, count })
+            .collect();
+        reasons.sort_by_key(|r| std::cmp::Reverse(r.count));
+        out.error_reasons = reasons;
+        out.timeline = self
+            .timeline
+            .into_iter()
+            .enumerate()
+            .map(|(i, tally)| TimelinePoint {
+                offset_hours: i as f64 * slice_hours,
+                tally,
+            })
+            .collect();
+        out
+    }
+}
+
+/// The kind of an error reason: the text before its first colon, without
+/// surrounding ASCII white space (as migration 0008 keys it).
+fn reason_kind(reason: Option<&str>) -> &str {
+    let reason = reason.unwrap_or("unknown");
+    reason
+        .split(':')
+        .next()
+        .unwrap_or(reason)
+        .trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// Fixed-scenario figures of a campaign; with `since`, only runs finished
+/// after it (patrol's "new results"). Reads on a read connection (see
+/// [`Platform::read`]): the whole campaign from the tallies that migration
+/// 0008 keeps, new results from the runs themselves.
+pub(crate) fn fixed_summary(
+    conn: &rusqlite::Connection,
+    campaign: &Campaign,
+    since: Option<DateTime<Utc>>,
+) -> Result<FixedSummary> {
+    let acc = match since {
+        None => from_tallies(conn, campaign)?,
+        Some(since) => from_runs(conn, campaign, since)?,
+    };
+    let duration_ms = campaign.campaign_duration().num_milliseconds().max(1);
+    Ok(acc.finish(duration_ms as f64 / TIMELINE_SLICES as f64 / 3_600_000.0))
+}
+
+/// The whole campaign, from its tallies.
+fn from_tallies(conn: &rusqlite::Connection, campaign: &Campaign) -> Result<FixedAcc> {
+    let id = campaign.id.to_string();
+    let mut acc = FixedAcc::new();
+    let mut statement =
+        conn.prepare_cached("SELECT status, runs FROM run_status_tally WHERE campaign_id = ?")?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        let runs: u32 = row.get("runs")?;
+        acc.out.runs_planned += runs;
+        if text(row, "status")? == Some("pending") {
+            acc.out.runs_pending += runs;
+        }
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT t.*, s.title, s.pack, s.tags, s.definition
+         FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
+         WHERE t.campaign_id = ? AND t.runs > 0",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
+            continue;
+        };
+        let scenario_id: String = row.get("scenario_id")?;
+        acc.scenario(&scenario_id, row)?;
+        let sums = RunSums {
+            runs: row.get("runs")?,
+            with_metrics: row.get("with_metrics")?,
+            completed: row.get("completed")?,
+            latency_runs: row.get("latency_runs")?,
+            latency_mean_sum: row.get("latency_mean_sum")?,
+            tokens_in: row.get("tokens_in")?,
+            tokens_out: row.get("tokens_out")?,
+            cost: row.get("cost")?,
+            coverage_runs: row.get("coverage_runs")?,
+            coverage_sum: row.get("coverage_sum")?,
+        };
+        acc.runs(&scenario_id, row.get("slice")?, verdict, sums);
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT scenario_id, kind, detail, count, example_run_id
+         FROM run_failing_check_tally WHERE campaign_id = ?",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        let run = crate::target::parse_id(text(row, "example_run_id")?.unwrap_or_default())?;
+        acc.failing_check(
+            text(row, "scenario_id")?.unwrap_or_default(),
+            text(row, "kind")?.unwrap_or_default(),
+            text(row, "detail")?.unwrap_or_default(),
+            row.get("count")?,
+            run,
+        );
+    }
+
+    let mut statement =
+        conn.prepare_cached("SELECT reason, count FROM run_error_tally WHERE campaign_id = ?")?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        *acc.reasons.entry(row.get("reason")?).or_default() += row.get::<_, u32>("count")?;
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT latency_ms, count FROM run_latency_tally WHERE campaign_id = ? AND count > 0",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        acc.latencies
+            .insert(row.get("latency_ms")?, row.get("count")?);
+    }
+    Ok(acc)
+}
+
+/// The runs finished after `since`, read one by one.
+fn from_runs(
+    conn: &rusqlite::Connection,
+    campaign: &Campaign,
+    since: DateTime<Utc>,
+) -> Result<FixedAcc> {
+    let (id, since_ms) = (campaign.id.to_string(), to_ms(since));
+    let duration_ms = campaign.campaign_duration().num_milliseconds().max(1);
+    let mut acc = FixedAcc::new();
+    let mut statement = conn.prepare_cached(
+        "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
+                r.offset_ms, s.title, s.pack, s.tags, s.definition
+         FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
+         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?",
+    )?;
+    let mut rows = statement.query(rusqlite::params![id, since_ms])?;
+    while let Some(row) = rows.next()? {
+        let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
+            continue;
+        };
+        let scenario_id: String = row.get("scenario_id")?;
+        acc.scenario(&scenario_id, row)?;
+        let metrics: Option<RunMetrics> =
+            text(row, "metrics")?.and_then(|s| serde_json::from_str(s).ok());
+        let offset: i64 = row.get("offset_ms")?;
+        let slice = offset * TIMELINE_SLICES / duration_ms;
+        acc.runs(
+            &scenario_id,
+            slice,
+            verdict,
+            RunSums::of_run(metrics.as_ref()),
+        );
+        if verdict == Verdict::Skipped {
+            continue;
+        }
+        let run_id = crate::target::parse_id(text(row, "id")?.unwrap_or_default())?;
+        let checks: Vec<crate::checks::CheckResult> = text(row, "check_results")?
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default();
+        for c in checks.iter().filter(|c| !c.passed) {
+            acc.failing_check(&scenario_id, &c.kind, &c.detail, 1, run_id);
+        }
+        if verdict == Verdict::Error {
+            let reason = reason_kind(text(row, "error_reason")?).to_string();
+            *acc.reasons.entry(reason).or_default() += 1;
+        }
+    }
+    drop(rows);
+
+    let mut statement = conn.prepare_cached(
+        "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
+         FROM run_turns t JOIN runs r ON r.id = t.run_id
+         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?
+           AND t.role = 'target' AND t.latency_ms IS NOT NULL
+         GROUP BY 1",
+    )?;
+    let mut rows = statement.query(rusqlite::params![id, since_ms])?;
+    while let Some(row) = rows.next()? {
+        acc.latencies
+            .insert(row.get("latency_ms")?, row.get("count")?);
+    }
+    Ok(acc)
 }
 
 impl Platform {

@@ -398,10 +398,12 @@ fn apply(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
             ])?;
         }
         Write::Finish(f) => {
+            // A verdict is final (migration 0008): a run already finished,
+            // by restart recovery say, keeps its first one.
             conn.prepare_cached(
                 "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
                      error_reason = ?, finished_at = ?
-                 WHERE id = ?",
+                 WHERE id = ? AND status != 'done'",
             )?
             .execute(params![
                 f.verdict,

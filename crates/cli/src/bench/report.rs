@@ -93,6 +93,23 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         Ok(())
     })
     .await?;
+    // The report's two large parts, each alone.
+    let fixed = fastest(repeat, || async {
+        platform
+            .fixed_summary(&campaign, None)
+            .await
+            .map_err(user_error)?;
+        Ok(())
+    })
+    .await?;
+    let exploration = fastest(repeat, || async {
+        platform
+            .exploration_findings(campaign.id)
+            .await
+            .map_err(user_error)?;
+        Ok(())
+    })
+    .await?;
     let export = fastest(repeat, || async {
         platform
             .export_campaign(campaign.id, ExportFormat::Md)
@@ -122,6 +139,18 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
                 ms(report),
                 "ms",
                 "report aggregation",
+            ),
+            Figure::new(
+                "report_fixed_ms",
+                ms(fixed),
+                "ms",
+                "  of which fixed-scenario figures",
+            ),
+            Figure::new(
+                "report_exploration_ms",
+                ms(exploration),
+                "ms",
+                "  of which exploration findings",
             ),
             Figure::new("report_export_md_ms", ms(export), "ms", "Markdown export"),
             Figure::new(
@@ -198,6 +227,11 @@ async fn generate(
         .bind(start)
         .execute(&mut *tx)
         .await?;
+    // As in the engine, a run's verdict comes after its turns.
+    sqlx::query("UPDATE runs SET status = 'done' WHERE campaign_id = ? AND status = 'running'")
+        .bind(&c)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     sqlx::query("ANALYZE").execute(&platform.db).await?;
     Ok(())
@@ -256,7 +290,7 @@ WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
 INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status,
   verdict, check_results, metrics, error_reason, started_at, finished_at, created_at)
 SELECT printf('%08x-0002-7000-8000-%012x', i / 65536, i), ?2, 'bench.s' || (i % 35), 'h', i + 1000,
-  i * 6000, ?3 + i, 'done',
+  i * 6000, ?3 + i, 'running',
   CASE WHEN i % 97 = 0 THEN 'error' WHEN i % 10 = 0 THEN 'failed' ELSE 'passed' END,
   json_array(json_object('turn', 0, 'kind', 'contains', 'passed', json(CASE WHEN i % 10 = 0 THEN 'false' ELSE 'true' END),
     'detail', 'the reply contains "order"')),

@@ -444,3 +444,140 @@ async fn campaign_input_is_validated_with_clear_errors() {
         "it starts when its window begins"
     );
 }
+
+/// The report reads a campaign's fixed-scenario figures from tallies kept
+/// as runs finish (migration 0008). Every way a run finishes (a verdict, a
+/// target error, restart recovery, finalize's skips) must leave them equal
+/// to what the runs themselves add up to, and so must the backfill that
+/// fills them for runs stored before the tallies existed.
+#[tokio::test]
+async fn the_report_tallies_equal_the_runs_on_every_path_and_after_a_backfill() {
+    use agenteval_engine::report::FixedSummary;
+    use agenteval_engine::scenario::Check;
+
+    let tp = platform().await;
+    let p = &tp.platform;
+    let mut failing = scenario("b", 1);
+    failing.turns[0].checks = vec![Check::Contains {
+        value: Some("no such phrase".into()),
+        any: vec![],
+        case_sensitive: false,
+    }];
+    p.scenarios.insert_all([scenario("a", 2), failing.clone()]);
+    let good = demo_target(p).await;
+    let dead = dead_target(p).await;
+    let week = |target| CreateCampaign {
+        time_scale: Some(168.0),
+        ..planned(target, vec![rounds("a", 6), rounds("b", 6)], 168.0)
+    };
+    let mixed = p.create_campaign(week(good)).await.unwrap();
+    let errors = p.create_campaign(week(dead)).await.unwrap();
+    // Half the window runs; a run is cut mid-way and recovered as
+    // interrupted; finalize skips the rest.
+    tp.clock.advance(Duration::minutes(20));
+    p.tick().await.unwrap();
+    let cut = p.list_runs(mixed.id).await.unwrap().last().unwrap().id;
+    sqlx::query("UPDATE runs SET status = 'running', started_at = 0 WHERE id = ?")
+        .bind(cut.to_string())
+        .execute(&p.db)
+        .await
+        .unwrap();
+    assert_eq!(p.recover_interrupted_runs().await.unwrap(), 1);
+    tp.clock.advance(Duration::minutes(10));
+    p.tick().await.unwrap();
+    p.finalize_campaign(mixed.id).await.unwrap();
+    p.finalize_campaign(errors.id).await.unwrap();
+
+    /// Example runs may differ between the two ways of adding up; each
+    /// must be a run of the campaign that failed that check.
+    fn without_examples(mut s: FixedSummary, runs: &[Uuid]) -> FixedSummary {
+        for check in s
+            .per_scenario
+            .iter_mut()
+            .flat_map(|x| &mut x.failing_checks)
+        {
+            assert!(runs.contains(&check.example_run_id));
+            check.example_run_id = Uuid::nil();
+        }
+        s
+    }
+    let mut before = Vec::new();
+    for c in [&mixed, &errors] {
+        let runs: Vec<Uuid> = p
+            .list_runs(c.id)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        let tallied = p.fixed_summary(c, None).await.unwrap();
+        let scanned = p
+            .fixed_summary(c, Some(t0() - Duration::days(1)))
+            .await
+            .unwrap();
+        assert_eq!(tallied.runs_planned, 12);
+        assert_eq!(tallied.runs_pending, 0, "finalize left nothing pending");
+        assert_eq!(
+            without_examples(tallied.clone(), &runs),
+            FixedSummary {
+                runs_planned: 12,
+                ..without_examples(scanned, &runs)
+            }
+        );
+        before.push(without_examples(tallied, &runs));
+    }
+    let m = &before[0];
+    assert!(
+        m.passed > 0 && m.failed > 0 && m.errors == 1 && m.runs_skipped > 0,
+        "every verdict occurs: {m:?}"
+    );
+    assert_eq!(m.error_reasons[0].reason, "interrupted");
+    assert_eq!(m.per_scenario[1].failing_checks[0].count, m.failed);
+    assert!(
+        m.latency_p95_ms.is_some() && m.completion_rate < Some(1.0),
+        "{m:?}"
+    );
+    assert!(before[1].errors > 0 && before[1].error_reasons[0].reason == "target_error");
+
+    // A finished run is final.
+    let err = sqlx::query("UPDATE runs SET verdict = 'passed' WHERE id = ?")
+        .bind(cut.to_string())
+        .execute(&p.db)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("a finished run is final"), "{err}");
+
+    // The same data as stored before migration 0008: the migration fills
+    // the tallies from the runs.
+    sqlx::raw_sql(
+        "DROP TRIGGER runs_planned_before_finished; DROP TRIGGER runs_verdict_is_final;
+         DROP TRIGGER runs_tally_planned; DROP TRIGGER runs_tally_status;
+         DROP TRIGGER runs_tally_finished;
+         DROP VIEW finished_run_failing_checks; DROP VIEW finished_run_facts;
+         DROP TABLE run_status_tally; DROP TABLE run_verdict_tally;
+         DROP TABLE run_failing_check_tally; DROP TABLE run_error_tally;
+         DROP TABLE run_latency_tally;
+         DELETE FROM _sqlx_migrations WHERE version = 8;",
+    )
+    .execute(&p.db)
+    .await
+    .unwrap();
+    p.db.close().await;
+    let reopened = Platform::builder(tp.dir.path())
+        .clock(tp.clock.clone())
+        .open()
+        .await
+        .unwrap();
+    reopened.scenarios.insert_all([scenario("a", 2), failing]);
+    for (c, before) in [&mixed, &errors].into_iter().zip(&before) {
+        let runs: Vec<Uuid> = reopened
+            .list_runs(c.id)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        let backfilled = reopened.fixed_summary(c, None).await.unwrap();
+        assert_eq!(&without_examples(backfilled, &runs), before);
+    }
+}
