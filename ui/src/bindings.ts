@@ -523,6 +523,10 @@ export type Issue = {
 	text: string,
 	/**  How many sessions reported it. */
 	count: number,
+	/**
+	 *  The first sessions that reported it, at most 50
+	 *  ([`ISSUE_SESSIONS_LISTED`]); `count` has them all.
+	 */
 	session_ids: string[],
 };
 

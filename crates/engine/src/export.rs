@@ -1062,10 +1062,7 @@ impl crate::platform::Platform {
                     // A large campaign: the transcripts its links lead to.
                     Some(_) => linked_sessions(&markdown(&report)),
                 };
-                let mut transcripts = Vec::with_capacity(ids.len());
-                for id in ids {
-                    transcripts.push(self.session_messages(id).await?);
-                }
+                let transcripts = self.session_transcripts(&ids).await?;
                 markdown_with_transcripts(&report, &transcripts)
             }
         })

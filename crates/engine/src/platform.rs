@@ -91,7 +91,7 @@ impl PlatformBuilder {
             .map_err(Error::internal)?;
         let (events, _) = broadcast::channel(1024);
         let roles = LiveRoles::new(self.role_models.unwrap_or_else(RoleModels::from_env), &http);
-        Ok(Arc::new(Platform {
+        let platform = Arc::new(Platform {
             writer: crate::writer::Writer::open(&self.data_dir.join(crate::store::DB_FILE))?,
             readers: Arc::new(crate::store::Readers::new(
                 self.data_dir.join(crate::store::DB_FILE),
@@ -106,7 +106,12 @@ impl PlatformBuilder {
             data_dir: self.data_dir,
             events,
             channels: Mutex::new(HashMap::new()),
-        }))
+        });
+        platform
+            .writer
+            .transact(crate::exploration::findings::backfill_issues)
+            .await?;
+        Ok(platform)
     }
 }
 

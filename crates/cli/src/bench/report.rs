@@ -58,6 +58,17 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     );
     let started = Instant::now();
     generate(&platform, campaign.id, o.sessions, o.runs).await?;
+    // The issues reported in experience records are grouped by the engine
+    // as sessions close; for sessions written straight into the tables it
+    // groups them when it next opens the database, as after an upgrade.
+    sqlx::query("INSERT INTO pending_backfills (name) VALUES ('session_issue_tally')")
+        .execute(&platform.db)
+        .await?;
+    platform.db.close().await;
+    let platform = agenteval_engine::Platform::builder(&platform.data_dir)
+        .open()
+        .await
+        .map_err(user_error)?;
     let turns: i64 = sqlx::query_scalar(
         "SELECT (SELECT count(*) FROM session_turns) + (SELECT count(*) FROM run_turns)",
     )

@@ -54,6 +54,15 @@ pub enum IssueKind {
     Misled,
 }
 
+impl IssueKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueKind::Blocker => "blocker",
+            IssueKind::Misled => "misled",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Issue {
     pub kind: IssueKind,
@@ -61,6 +70,8 @@ pub struct Issue {
     pub text: String,
     /// How many sessions reported it.
     pub count: u32,
+    /// The first sessions that reported it, at most 50
+    /// ([`ISSUE_SESSIONS_LISTED`]); `count` has them all.
     pub session_ids: Vec<Uuid>,
 }
 
@@ -185,8 +196,9 @@ fn review_scores(review: &serde_json::Value) -> Vec<(String, f64)> {
     out
 }
 
-fn review_findings(session_id: Uuid, review: &serde_json::Value) -> Vec<JudgeFinding> {
-    let Some(items) = review.get("findings").and_then(|f| f.as_array()) else {
+/// The findings of a review, from its `findings` list.
+fn review_findings(session_id: Uuid, findings: &serde_json::Value) -> Vec<JudgeFinding> {
+    let Some(items) = findings.as_array() else {
         return Vec::new();
     };
     items
@@ -239,172 +251,334 @@ fn simulator_at_fault(review: &serde_json::Value) -> bool {
             == Some(true)
 }
 
-/// Aggregates a campaign's sessions; `None` when there is none.
-pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<ExplorationFindings> {
-    if sessions.is_empty() {
-        return None;
-    }
-    let mut f = ExplorationFindings {
-        sessions_total: sessions.len() as u32,
-        ..Default::default()
-    };
-    for s in SessionStatus::ALL {
-        f.sessions_by_status.insert(s.as_str().into(), 0);
-    }
-    let mut issues: Vec<Issue> = Vec::new();
-    let mut issue_index: HashMap<(IssueKind, String), usize> = HashMap::new();
-    let mut dims: BTreeMap<String, (f64, u32)> = BTreeMap::new();
-    let mut personas: Vec<String> = seed_set.personas.iter().map(|p| p.id.clone()).collect();
-    let mut goals: Vec<String> = seed_set.goals.iter().map(|g| g.id.clone()).collect();
-    let mut cells: BTreeMap<(String, String), CoverageCell> = BTreeMap::new();
+/// How many sessions an issue lists; its count has them all.
+pub const ISSUE_SESSIONS_LISTED: usize = 50;
 
-    for s in sessions {
-        *f.sessions_by_status
-            .entry(s.status.as_str().into())
-            .or_default() += 1;
-        if let Some(r) = s.end_reason {
+/// The issues an experience record reports, each (kind, key) once, with
+/// the text as written.
+fn reported_issues(e: &ExperienceRecord) -> Vec<(IssueKind, String, &str)> {
+    let mut out: Vec<(IssueKind, String, &str)> = Vec::new();
+    for (kind, list) in [
+        (IssueKind::Blocker, &e.blockers),
+        (IssueKind::Misled, &e.misled),
+    ] {
+        for text in list.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+            let key = issue_key(text);
+            if !out.iter().any(|(k, key2, _)| *k == kind && *key2 == key) {
+                out.push((kind, key, text));
+            }
+        }
+    }
+    out
+}
+
+/// Blockers and misled points of an experience record, blanks left out.
+fn issue_count(e: &ExperienceRecord) -> u32 {
+    let blank = |t: &&String| t.trim().is_empty();
+    (e.blockers.iter().filter(|t| !blank(t)).count()
+        + e.misled.iter().filter(|t| !blank(t)).count()) as u32
+}
+
+/// Adds a closed session's issues to the campaign's issue tally, in the
+/// transaction that closes it (see migration 0009).
+pub(crate) fn record_issues(
+    conn: &rusqlite::Connection,
+    campaign_id: Uuid,
+    session_id: Uuid,
+    record: &ExperienceRecord,
+) -> rusqlite::Result<()> {
+    let mut upsert = conn.prepare_cached(
+        "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids)
+         VALUES (?1, ?2, ?3, ?4, 1, json_array(?5))
+         ON CONFLICT DO UPDATE SET sessions = sessions + 1,
+             session_ids = CASE WHEN json_array_length(session_ids) < ?6
+                                THEN json_insert(session_ids, '$[#]', ?5) ELSE session_ids END",
+    )?;
+    for (kind, key, text) in reported_issues(record) {
+        upsert.execute(rusqlite::params![
+            campaign_id.to_string(),
+            kind.as_str(),
+            key,
+            text,
+            session_id.to_string(),
+            ISSUE_SESSIONS_LISTED as i64,
+        ])?;
+    }
+    Ok(())
+}
+
+/// Fills the issue tally from the sessions already closed, once, when a
+/// database is first opened after migration 0009.
+pub(crate) fn backfill_issues(conn: &rusqlite::Connection) -> Result<()> {
+    let pending: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pending_backfills WHERE name = 'session_issue_tally'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !pending {
+        return Ok(());
+    }
+    conn.execute("DELETE FROM session_issue_tally", [])?;
+    let mut statement = conn.prepare(
+        "SELECT id, campaign_id, experience FROM exploration_sessions
+         WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
+         ORDER BY ended_at, id",
+    )?;
+    let mut rows = statement.query([])?;
+    while let Some(row) = rows.next()? {
+        let Ok(record) =
+            serde_json::from_str::<ExperienceRecord>(text(row, "experience")?.unwrap_or_default())
+        else {
+            continue;
+        };
+        let session = parse_id(text(row, "id")?.unwrap_or_default())?;
+        let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
+        record_issues(conn, campaign, session, &record)?;
+    }
+    conn.execute(
+        "DELETE FROM pending_backfills WHERE name = 'session_issue_tally'",
+        [],
+    )?;
+    Ok(())
+}
+
+/// What one session, or a tally row of like sessions, adds to the counts.
+struct SessionGroup<'a> {
+    status: &'a str,
+    end_reason: Option<EndReason>,
+    trigger: Trigger,
+    judge_status: &'a str,
+    seed: Option<(&'a str, &'a str)>,
+    /// A record that counts (the session is not a simulator error).
+    has_experience: bool,
+    /// Of which the session completed.
+    record: bool,
+    /// The record (any) says the goal was achieved.
+    goal_achieved: bool,
+    emotion: &'a str,
+    simulator_fault: bool,
+    sessions: u32,
+    issues: u32,
+}
+
+/// The exploration findings being added up, from tallies or from sessions.
+struct FindingsAcc {
+    f: ExplorationFindings,
+    issues: Vec<Issue>,
+    issue_index: HashMap<(IssueKind, String), usize>,
+    dims: BTreeMap<String, (f64, u32)>,
+    seeded_personas: Vec<String>,
+    seeded_goals: Vec<String>,
+    cells: BTreeMap<(String, String), CoverageCell>,
+}
+
+impl FindingsAcc {
+    fn new(seed_set: &SeedSet) -> Self {
+        let mut f = ExplorationFindings::default();
+        for s in SessionStatus::ALL {
+            f.sessions_by_status.insert(s.as_str().into(), 0);
+        }
+        FindingsAcc {
+            f,
+            issues: Vec::new(),
+            issue_index: HashMap::new(),
+            dims: BTreeMap::new(),
+            seeded_personas: seed_set.personas.iter().map(|p| p.id.clone()).collect(),
+            seeded_goals: seed_set.goals.iter().map(|g| g.id.clone()).collect(),
+            cells: BTreeMap::new(),
+        }
+    }
+
+    fn sessions(&mut self, g: SessionGroup<'_>) {
+        let (f, n) = (&mut self.f, g.sessions);
+        f.sessions_total += n;
+        *f.sessions_by_status.entry(g.status.into()).or_default() += n;
+        if let Some(r) = g.end_reason {
             *f.sessions_by_end_reason
                 .entry(r.as_str().into())
-                .or_default() += 1;
+                .or_default() += n;
         }
         *f.sessions_by_trigger
-            .entry(s.trigger.as_str().into())
-            .or_default() += 1;
-
-        let mut cell_issues = 0;
-        // A session the virtual user could not carry is the simulator's
-        // fault: its record says nothing about the target, so it stays out
-        // of the achievement rate, the emotions and the issues.
-        let simulator_error = s.end_reason == Some(EndReason::SimulatorError);
-        if simulator_error {
-            f.simulator_faults += 1;
+            .entry(g.trigger.as_str().into())
+            .or_default() += n;
+        if g.simulator_fault {
+            f.simulator_faults += n;
         }
-        if let Some(e) = s.experience.as_ref().filter(|_| !simulator_error) {
-            if s.status == SessionStatus::Completed {
-                f.records += 1;
-                if e.goal_achieved {
-                    f.goals_achieved += 1;
+        if g.has_experience {
+            if g.record {
+                f.records += n;
+                if g.goal_achieved {
+                    f.goals_achieved += n;
                 }
             }
-            *f.emotions.entry(e.emotion.clone()).or_default() += 1;
-            for (kind, list) in [
-                (IssueKind::Blocker, &e.blockers),
-                (IssueKind::Misled, &e.misled),
-            ] {
-                for text in list {
-                    let text = text.trim();
-                    if text.is_empty() {
-                        continue;
-                    }
-                    cell_issues += 1;
-                    let key = (kind, issue_key(text));
-                    let i = *issue_index.entry(key).or_insert_with(|| {
-                        issues.push(Issue {
-                            kind,
-                            text: text.to_string(),
-                            count: 0,
-                            session_ids: Vec::new(),
-                        });
-                        issues.len() - 1
-                    });
-                    // Sessions come one at a time: a repeat is the last id.
-                    if issues[i].session_ids.last() != Some(&s.id) {
-                        issues[i].session_ids.push(s.id);
-                        issues[i].count += 1;
-                    }
-                }
-            }
+            *f.emotions.entry(g.emotion.into()).or_default() += n;
         }
-
-        match s.judge_status.as_str() {
-            "done" => f.judge.reviewed += 1,
-            "failed" => f.judge.failed += 1,
-            "pending" => f.judge.pending += 1,
+        match g.judge_status {
+            "done" => f.judge.reviewed += n,
+            "failed" => f.judge.failed += n,
+            "pending" => f.judge.pending += n,
             _ => {}
         }
-        if let Some(review) = &s.judge_review
-            && s.judge_status == "done"
-        {
-            for (name, score) in review_scores(review) {
-                let d = dims.entry(name).or_default();
-                d.0 += score;
-                d.1 += 1;
-            }
-            f.findings.extend(review_findings(s.id, review));
-            if simulator_at_fault(review) && !simulator_error {
-                f.simulator_faults += 1;
-            }
-        }
-
-        match &s.seed_ref {
-            Some(r) => {
-                if !personas.contains(&r.persona_id) {
-                    personas.push(r.persona_id.clone());
-                }
-                if !goals.contains(&r.goal_id) {
-                    goals.push(r.goal_id.clone());
-                }
-                let cell = cells
-                    .entry((r.persona_id.clone(), r.goal_id.clone()))
+        match g.seed {
+            Some((persona, goal)) => {
+                let cell = self
+                    .cells
+                    .entry((persona.to_string(), goal.to_string()))
                     .or_insert_with(|| CoverageCell {
-                        persona_id: r.persona_id.clone(),
-                        goal_id: r.goal_id.clone(),
+                        persona_id: persona.to_string(),
+                        goal_id: goal.to_string(),
                         sessions: 0,
                         achieved: 0,
                         issues: 0,
                     });
-                cell.sessions += 1;
-                if s.experience.as_ref().is_some_and(|e| e.goal_achieved) {
-                    cell.achieved += 1;
+                cell.sessions += n;
+                if g.goal_achieved {
+                    cell.achieved += n;
                 }
-                cell.issues += cell_issues;
+                cell.issues += g.issues;
             }
-            None => f.coverage.unseeded_sessions += 1,
+            None => f.coverage.unseeded_sessions += n,
         }
     }
 
-    f.goal_achievement_rate =
-        (f.records > 0).then(|| f64::from(f.goals_achieved) / f64::from(f.records));
-    issues.sort_by(|a, b| {
-        b.count
-            .cmp(&a.count)
-            .then_with(|| (a.kind as u8).cmp(&(b.kind as u8)))
-            .then_with(|| a.text.cmp(&b.text))
-    });
-    f.issues = issues;
-    f.findings.sort_by_key(|x| severity_rank(&x.severity));
-    f.judge.dimensions = dims
-        .into_iter()
-        .map(|(name, (sum, count))| {
-            (
-                name,
-                DimensionScore {
-                    average: sum / f64::from(count),
-                    count,
-                },
-            )
-        })
-        .collect();
-    for p in &personas {
-        for g in &goals {
-            let cell = cells
-                .remove(&(p.clone(), g.clone()))
-                .unwrap_or(CoverageCell {
-                    persona_id: p.clone(),
-                    goal_id: g.clone(),
-                    sessions: 0,
-                    achieved: 0,
-                    issues: 0,
-                });
-            f.coverage.cells.push(cell);
-        }
+    /// An issue reported by `sessions` sessions, the first of them listed.
+    fn issue(&mut self, kind: IssueKind, key: String, text: &str, sessions: u32, ids: &[Uuid]) {
+        let issues = &mut self.issues;
+        let i = *self.issue_index.entry((kind, key)).or_insert_with(|| {
+            issues.push(Issue {
+                kind,
+                text: text.to_string(),
+                count: 0,
+                session_ids: Vec::new(),
+            });
+            issues.len() - 1
+        });
+        let issue = &mut issues[i];
+        issue.count += sessions;
+        let room = ISSUE_SESSIONS_LISTED.saturating_sub(issue.session_ids.len());
+        issue.session_ids.extend(ids.iter().take(room));
     }
-    f.coverage.personas = personas;
-    f.coverage.goals = goals;
-    Some(f)
+
+    fn score(&mut self, name: &str, sum: f64, count: u32) {
+        let d = self.dims.entry(name.to_string()).or_default();
+        d.0 += sum;
+        d.1 += count;
+    }
+
+    /// `None` when the campaign has no session.
+    fn finish(self) -> Option<ExplorationFindings> {
+        let FindingsAcc {
+            mut f,
+            mut issues,
+            dims,
+            seeded_personas: mut personas,
+            seeded_goals: mut goals,
+            mut cells,
+            ..
+        } = self;
+        if f.sessions_total == 0 {
+            return None;
+        }
+        f.goal_achievement_rate =
+            (f.records > 0).then(|| f64::from(f.goals_achieved) / f64::from(f.records));
+        issues.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then_with(|| (a.kind as u8).cmp(&(b.kind as u8)))
+                .then_with(|| a.text.cmp(&b.text))
+        });
+        f.issues = issues;
+        f.findings.sort_by_key(|x| severity_rank(&x.severity));
+        f.judge.dimensions = dims
+            .into_iter()
+            .map(|(name, (sum, count))| {
+                let average = sum / f64::from(count);
+                (name, DimensionScore { average, count })
+            })
+            .collect();
+        // Personas and goals outside the seed set follow it, by id.
+        let extra = |known: &Vec<String>, ids: Vec<&String>| -> Vec<String> {
+            let mut ids: Vec<String> = ids
+                .into_iter()
+                .filter(|id| !known.contains(id))
+                .cloned()
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        let more_personas = extra(&personas, cells.keys().map(|(p, _)| p).collect());
+        let more_goals = extra(&goals, cells.keys().map(|(_, g)| g).collect());
+        personas.extend(more_personas);
+        goals.extend(more_goals);
+        for p in &personas {
+            for g in &goals {
+                let cell = cells
+                    .remove(&(p.clone(), g.clone()))
+                    .unwrap_or(CoverageCell {
+                        persona_id: p.clone(),
+                        goal_id: g.clone(),
+                        sessions: 0,
+                        achieved: 0,
+                        issues: 0,
+                    });
+                f.coverage.cells.push(cell);
+            }
+        }
+        f.coverage.personas = personas;
+        f.coverage.goals = goals;
+        Some(f)
+    }
 }
 
-/// The exploration block of a campaign's report, read on a read
+/// Aggregates a campaign's sessions, in start order; `None` when there is
+/// none. The report reads the same figures from tallies kept as sessions
+/// change (see [`Platform::exploration_findings`]).
+pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<ExplorationFindings> {
+    let mut acc = FindingsAcc::new(seed_set);
+    for s in sessions {
+        // A session the virtual user could not carry is the simulator's
+        // fault: its record says nothing about the target, so it stays out
+        // of the achievement rate, the emotions and the issues.
+        let simulator_error = s.end_reason == Some(EndReason::SimulatorError);
+        let counted = s.experience.as_ref().filter(|_| !simulator_error);
+        if let Some(e) = counted {
+            for (kind, key, text) in reported_issues(e) {
+                acc.issue(kind, key, text, 1, &[s.id]);
+            }
+        }
+        let review = s.judge_review.as_ref().filter(|_| s.judge_status == "done");
+        if let Some(review) = review {
+            for (name, score) in review_scores(review) {
+                acc.score(&name, score, 1);
+            }
+            if let Some(findings) = review.get("findings") {
+                acc.f.findings.extend(review_findings(s.id, findings));
+            }
+        }
+        acc.sessions(SessionGroup {
+            status: s.status.as_str(),
+            end_reason: s.end_reason,
+            trigger: s.trigger,
+            judge_status: &s.judge_status,
+            seed: s
+                .seed_ref
+                .as_ref()
+                .map(|r| (r.persona_id.as_str(), r.goal_id.as_str())),
+            has_experience: counted.is_some(),
+            record: counted.is_some() && s.status == SessionStatus::Completed,
+            goal_achieved: s.experience.as_ref().is_some_and(|e| e.goal_achieved),
+            emotion: counted.map_or("", |e| e.emotion.as_str()),
+            simulator_fault: simulator_error || review.is_some_and(simulator_at_fault),
+            sessions: 1,
+            issues: counted.map_or(0, issue_count),
+        });
+    }
+    acc.finish()
+}
+
+/// The exploration block of a campaign's report, from the tallies that
+/// migration 0009 keeps and the reviewed sessions' findings, read on a read
 /// connection (see [`Platform::read`]); `None` for an unknown campaign.
 fn campaign_findings(
     conn: &rusqlite::Connection,
@@ -418,39 +592,91 @@ fn campaign_findings(
     let Some(seed_set) = seed_set else {
         return Ok(None);
     };
-    let seed_set: SeedSet = serde_json::from_str(&seed_set)?;
-    // Each JSON column is parsed straight from the row into its type.
-    fn json<T: serde::de::DeserializeOwned>(
-        row: &rusqlite::Row<'_>,
-        column: &str,
-    ) -> Result<Option<T>> {
-        Ok(text(row, column)?.map(serde_json::from_str).transpose()?)
-    }
-    let mut statement = conn.prepare_cached(
-        "SELECT id, status, end_reason, trigger_kind, seed_ref, experience, judge_status, judge_review
-         FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
-    )?;
+    let mut acc = FindingsAcc::new(&serde_json::from_str(&seed_set)?);
+
+    let mut statement =
+        conn.prepare_cached("SELECT * FROM session_tally WHERE campaign_id = ? AND sessions > 0")?;
     let mut rows = statement.query([&id])?;
-    let mut sessions = Vec::new();
     while let Some(row) = rows.next()? {
-        sessions.push(SessionFacts {
-            id: parse_id(&row.get::<_, String>("id")?)?,
-            status: SessionStatus::parse(&row.get::<_, String>("status")?)?,
-            end_reason: row
-                .get::<_, Option<String>>("end_reason")?
-                .and_then(|s| EndReason::parse(&s)),
-            trigger: if row.get::<_, String>("trigger_kind")? == "manual" {
-                Trigger::Manual
-            } else {
-                Trigger::Auto
+        let seeded: bool = row.get("seeded")?;
+        let seed = match seeded {
+            true => Some((
+                text(row, "persona_id")?.unwrap_or_default(),
+                text(row, "goal_id")?.unwrap_or_default(),
+            )),
+            false => None,
+        };
+        acc.sessions(SessionGroup {
+            status: text(row, "status")?.unwrap_or_default(),
+            end_reason: text(row, "end_reason")?.and_then(EndReason::parse),
+            trigger: match text(row, "trigger_kind")? {
+                Some("manual") => Trigger::Manual,
+                _ => Trigger::Auto,
             },
-            seed_ref: json(row, "seed_ref")?,
-            experience: json(row, "experience")?,
-            judge_status: row.get("judge_status")?,
-            judge_review: json(row, "judge_review")?,
+            judge_status: text(row, "judge_status")?.unwrap_or_default(),
+            seed,
+            has_experience: row.get("has_experience")?,
+            record: row.get("record")?,
+            goal_achieved: row.get("goal_achieved")?,
+            emotion: text(row, "emotion")?.unwrap_or_default(),
+            simulator_fault: row.get("simulator_fault")?,
+            sessions: row.get("sessions")?,
+            issues: row.get("issues")?,
         });
     }
-    Ok(aggregate(&seed_set, &sessions))
+
+    let mut statement = conn.prepare_cached(
+        "SELECT name, score_sum, count FROM session_dimension_tally
+         WHERE campaign_id = ? AND count > 0",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        acc.score(
+            text(row, "name")?.unwrap_or_default(),
+            row.get("score_sum")?,
+            row.get("count")?,
+        );
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, key, text, sessions, session_ids FROM session_issue_tally WHERE campaign_id = ?",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        let kind = match text(row, "kind")? {
+            Some("misled") => IssueKind::Misled,
+            _ => IssueKind::Blocker,
+        };
+        let ids: Vec<Uuid> = serde_json::from_str(text(row, "session_ids")?.unwrap_or("[]"))?;
+        acc.issue(
+            kind,
+            row.get("key")?,
+            text(row, "text")?.unwrap_or_default(),
+            row.get("sessions")?,
+            &ids,
+        );
+    }
+
+    /// The one part of a stored review read here.
+    #[derive(Deserialize)]
+    struct Findings {
+        #[serde(default)]
+        findings: serde_json::Value,
+    }
+    let mut statement = conn.prepare_cached(
+        "SELECT id, judge_review FROM exploration_sessions
+         WHERE campaign_id = ? AND judge_status = 'done' ORDER BY started_at, id",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        let review = text(row, "judge_review")?.unwrap_or_default();
+        let Ok(Findings { findings }) = serde_json::from_str(review) else {
+            continue;
+        };
+        let session = parse_id(text(row, "id")?.unwrap_or_default())?;
+        acc.f.findings.extend(review_findings(session, &findings));
+    }
+    Ok(acc.finish())
 }
 
 impl Platform {

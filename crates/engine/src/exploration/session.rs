@@ -1003,14 +1003,18 @@ impl Platform {
         req: CloseSession,
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
-        let record = serde_json::to_string(&record)?;
+        let json = serde_json::to_string(&record)?;
         let close = move |conn: &Connection, session: &SessionState, entry: Entry, now| {
             conn.prepare_cached(
                     "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
                         judge_status = 'pending', ended_at = ?3, updated_at = ?3
                      WHERE id = ?4",
                 )?
-                .execute(params![end_reason.as_str(), record, to_ms(now), session.id.to_string()])?;
+                .execute(params![end_reason.as_str(), json, to_ms(now), session.id.to_string()])?;
+            // A simulator error's record says nothing about the target.
+            if end_reason != EndReason::SimulatorError {
+                super::findings::record_issues(conn, session.campaign.id, session.id, &record)?;
+            }
             entry.allow(conn)?;
             Ok(Decided::Allowed(session.campaign.id))
         };
@@ -1079,29 +1083,60 @@ impl Platform {
     /// One session with its whole conversation.
     pub async fn session_messages(&self, id: Uuid) -> Result<SessionTranscript> {
         let session = self.get_session(id).await?;
-        let rows = sqlx::query(
-            "SELECT seq, role, content, latency_ms, created_at FROM session_turns WHERE session_id = ? ORDER BY seq",
+        let mut transcripts = self.session_transcripts(&[session.id]).await?;
+        Ok(transcripts.remove(0))
+    }
+
+    /// Sessions with their whole conversations, in the order of `ids`,
+    /// read in two queries however many there are; unknown ids are left
+    /// out.
+    pub async fn session_transcripts(&self, ids: &[Uuid]) -> Result<Vec<SessionTranscript>> {
+        let list = serde_json::to_string(ids)?;
+        let sessions = sqlx::query(
+            "SELECT * FROM exploration_sessions WHERE id IN (SELECT value FROM json_each(?))",
         )
-        .bind(id.to_string())
+        .bind(&list)
         .fetch_all(&self.db)
         .await?;
-        let messages = rows
+        let mut transcripts = sessions
             .iter()
-            .map(|r| {
-                let role: String = r.try_get("role")?;
-                Ok(SessionTurn {
-                    seq: r.try_get::<i64, _>("seq")? as u32,
-                    role: if role == "user" {
-                        TurnRole::User
-                    } else {
-                        TurnRole::Target
-                    },
-                    content: r.try_get("content")?,
-                    latency_ms: r.try_get::<Option<i64>, _>("latency_ms")?.map(|l| l as u64),
-                    created_at: from_ms(r.try_get("created_at")?),
-                })
+            .map(|row| {
+                let session = session_from_row(row)?;
+                let transcript = SessionTranscript {
+                    session,
+                    messages: Vec::new(),
+                };
+                Ok((transcript.session.id, transcript))
             })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(SessionTranscript { session, messages })
+            .collect::<Result<std::collections::HashMap<Uuid, SessionTranscript>>>()?;
+        let rows = sqlx::query(
+            "SELECT session_id, seq, role, content, latency_ms, created_at FROM session_turns
+             WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
+        )
+        .bind(&list)
+        .fetch_all(&self.db)
+        .await?;
+        for r in &rows {
+            let session_id = parse_id(r.try_get::<&str, _>("session_id")?)?;
+            let Some(transcript) = transcripts.get_mut(&session_id) else {
+                continue;
+            };
+            let role: &str = r.try_get("role")?;
+            transcript.messages.push(SessionTurn {
+                seq: r.try_get::<i64, _>("seq")? as u32,
+                role: if role == "user" {
+                    TurnRole::User
+                } else {
+                    TurnRole::Target
+                },
+                content: r.try_get("content")?,
+                latency_ms: r.try_get::<Option<i64>, _>("latency_ms")?.map(|l| l as u64),
+                created_at: from_ms(r.try_get("created_at")?),
+            });
+        }
+        Ok(ids
+            .iter()
+            .filter_map(|id| transcripts.get(id).cloned())
+            .collect())
     }
 }

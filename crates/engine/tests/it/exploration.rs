@@ -4,7 +4,7 @@
 use crate::support::{TestPlatform, platform, t0};
 use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, Goal, Persona, SeedSet};
-use agenteval_engine::exploration::findings::{SessionFacts, aggregate};
+use agenteval_engine::exploration::findings::{ExplorationFindings, SessionFacts, aggregate};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExperienceRecord, SeedRef, SendMessage, SessionStatus,
     Trigger, normalize_emotion,
@@ -633,4 +633,210 @@ async fn a_large_campaign_exports_a_bounded_markdown_whose_links_all_resolve() {
         )),
         "the cut is said in the text"
     );
+}
+
+/// The report reads a campaign's exploration block from tallies kept as
+/// sessions change (migration 0009). Whatever happens to the sessions
+/// (closed, failed, a simulator error, reviewed in every review shape,
+/// expired by finalize), they must equal the plain aggregation over the
+/// sessions, and so must the backfill for sessions stored before them.
+#[tokio::test]
+async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backfill() {
+    use agenteval_engine::Platform;
+
+    let tp = platform().await;
+    let p = &tp.platform;
+    let budget = Budget {
+        max_sessions: Some(20),
+        min_interval_minutes: Some(0.0),
+        ..Default::default()
+    };
+    let c = campaign(&tp, 1.0, 24.0, budget).await;
+    let close = |achieved: bool, blockers: &[&str], misled: &[&str], end_reason| CloseSession {
+        goal_achieved: achieved,
+        blockers: Some(blockers.iter().map(|s| s.to_string()).collect()),
+        misled: Some(misled.iter().map(|s| s.to_string()).collect()),
+        emotion: Some(if achieved { "satisfied" } else { "困惑" }.into()),
+        notes: None,
+        end_reason,
+    };
+    let mut ids = Vec::new();
+    let closes = [
+        (
+            "p1",
+            Trigger::Auto,
+            close(
+                true,
+                &["Asked twice for the address", "  "],
+                &["Ärger mit der Adresse"],
+                None,
+            ),
+        ),
+        (
+            "p1",
+            Trigger::Manual,
+            close(
+                false,
+                &["asked  twice for the ADDRESS."],
+                &["ärger mit der adresse!"],
+                None,
+            ),
+        ),
+        (
+            "p2",
+            Trigger::Auto,
+            close(
+                false,
+                &["not the target's fault"],
+                &[],
+                Some(EndReason::SimulatorError),
+            ),
+        ),
+        (
+            "p2",
+            Trigger::Auto,
+            close(true, &["\u{3000}", "No confirmation"], &[], None),
+        ),
+    ];
+    for (persona, trigger, req) in closes {
+        let s = p
+            .create_session(create(&c, persona, trigger))
+            .await
+            .unwrap();
+        tp.clock.advance(Duration::seconds(1));
+        p.close_session(s.id, req).await.unwrap();
+        ids.push(s.id);
+    }
+    let mut unseeded = create(&c, "p1", Trigger::Manual);
+    unseeded.seed_ref = None;
+    let s = p.create_session(unseeded).await.unwrap();
+    p.close_session(s.id, close(true, &[], &[], None))
+        .await
+        .unwrap();
+    let failed = p
+        .create_session(create(&c, "p2", Trigger::Auto))
+        .await
+        .unwrap();
+    p.fail_session(failed.id, "the model broke", EndReason::SimulatorError)
+        .await
+        .unwrap();
+    let left_running = p
+        .create_session(create(&c, "p1", Trigger::Auto))
+        .await
+        .unwrap();
+
+    // Reviews in every shape the report reads, written as the judge writes
+    // them; the third and the unseeded sessions stay pending.
+    for (id, status, review) in [
+        (
+            ids[0],
+            "done",
+            json!({
+                "dimensions": {"attitude": {"score": 4}, "hallucination": 5, "tone": "n/a"},
+                "findings": [{"severity": "good", "text": "polite"}],
+            }),
+        ),
+        (
+            ids[1],
+            "done",
+            json!({
+                "scores": [{"name": "attitude", "score": 2}, {"dimension": "speed", "score": 3.5},
+                           {"name": 7, "dimension": "ignored", "score": 1}],
+                "findings": ["a plain finding", {"grade": "poor", "text": "invented a date", "turn": 2}],
+                "simulator": {"at_fault": true},
+            }),
+        ),
+        (
+            ids[3],
+            "failed",
+            json!({"error": "the judge model is down", "simulator_fault": true}),
+        ),
+    ] {
+        sqlx::query(
+            "UPDATE exploration_sessions SET judge_review = ?, judge_status = ? WHERE id = ?",
+        )
+        .bind(review.to_string())
+        .bind(status)
+        .bind(id.to_string())
+        .execute(&p.db)
+        .await
+        .unwrap();
+    }
+    p.finalize_campaign(c.id).await.unwrap();
+
+    async fn both(p: &Platform, c: Uuid) -> (ExplorationFindings, ExplorationFindings) {
+        let sessions = p.list_sessions(c).await.unwrap();
+        let facts: Vec<SessionFacts> = sessions
+            .into_iter()
+            .map(|s| SessionFacts {
+                id: s.id,
+                status: s.status,
+                end_reason: s.end_reason,
+                trigger: s.trigger,
+                seed_ref: s.seed_ref,
+                experience: s.experience,
+                judge_status: s.judge_status,
+                judge_review: s.judge_review,
+            })
+            .collect();
+        let tallied = p.exploration_findings(c).await.unwrap().expect("sessions");
+        (tallied, aggregate(&seeds(), &facts).expect("sessions"))
+    }
+    let (tallied, aggregated) = both(p, c.id).await;
+    assert_eq!(tallied, aggregated);
+    let f = &tallied;
+    assert_eq!(f.sessions_total, 7);
+    assert_eq!(f.sessions_by_status["expired"], 1, "{:?}", left_running.id);
+    assert_eq!(f.sessions_by_end_reason["simulator_error"], 2);
+    assert_eq!(
+        f.simulator_faults, 3,
+        "two simulator errors, one review blames it"
+    );
+    assert_eq!((f.records, f.goals_achieved), (4, 3));
+    assert_eq!(f.issues[0].text, "Asked twice for the address");
+    assert_eq!(
+        (f.issues[0].count, &f.issues[0].session_ids),
+        (2, &vec![ids[0], ids[1]])
+    );
+    assert_eq!(
+        (f.issues[1].text.as_str(), f.issues[1].count),
+        ("Ärger mit der Adresse", 2),
+        "grouped across Unicode case"
+    );
+    assert_eq!(
+        f.issues.len(),
+        3,
+        "blanks and a simulator error's record are left out"
+    );
+    assert_eq!(f.judge.dimensions["attitude"].average, 3.0);
+    assert_eq!(f.judge.dimensions["speed"].count, 1);
+    assert!(!f.judge.dimensions.contains_key("ignored"));
+    assert_eq!(
+        (f.judge.reviewed, f.judge.failed, f.judge.pending),
+        (2, 1, 2)
+    );
+    assert_eq!(f.findings.len(), 3);
+    assert_eq!(f.coverage.unseeded_sessions, 1);
+
+    // The same data as stored before migration 0009.
+    sqlx::raw_sql(
+        "DROP TRIGGER sessions_tally_insert; DROP TRIGGER sessions_tally_leave;
+         DROP TRIGGER sessions_tally_enter; DROP VIEW session_scores; DROP VIEW session_facts;
+         DROP INDEX sessions_reviewed; DROP TABLE session_tally;
+         DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
+         DROP TABLE pending_backfills;
+         DELETE FROM _sqlx_migrations WHERE version = 9;",
+    )
+    .execute(&p.db)
+    .await
+    .unwrap();
+    p.db.close().await;
+    let reopened = Platform::builder(tp.dir.path())
+        .clock(tp.clock.clone())
+        .open()
+        .await
+        .unwrap();
+    let (backfilled, aggregated) = both(&reopened, c.id).await;
+    assert_eq!(backfilled, aggregated);
+    assert_eq!(backfilled, tallied);
 }
