@@ -49,10 +49,6 @@ CREATE TABLE session_issue_tally (
     PRIMARY KEY (campaign_id, kind, key)
 ) WITHOUT ROWID;
 
--- Data the engine fills itself once, after the migrations have run.
-CREATE TABLE pending_backfills (
-    name TEXT PRIMARY KEY NOT NULL
-);
 INSERT INTO pending_backfills (name) VALUES ('session_issue_tally');
 
 CREATE INDEX sessions_reviewed ON exploration_sessions(campaign_id, started_at, id)

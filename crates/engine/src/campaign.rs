@@ -464,6 +464,11 @@ impl Campaign {
     }
 }
 
+/// `ms` of real time scaled by `factor`, in milliseconds.
+pub(crate) fn scaled_ms(ms: i64, factor: f64) -> i64 {
+    scale(Duration::milliseconds(ms), factor).num_milliseconds()
+}
+
 fn scale(d: Duration, factor: f64) -> Duration {
     Duration::milliseconds((d.num_milliseconds() as f64 * factor).round() as i64)
 }
@@ -712,37 +717,32 @@ impl Platform {
             return Ok(campaign);
         }
         let now = to_ms(self.clock.now());
-        let mut tx = self.db.begin().await?;
-        let changed = sqlx::query(
-            "UPDATE campaigns SET status = 'finalized', finalized_at = ?, updated_at = ?
-             WHERE id = ? AND status NOT IN ('finalized', 'cancelled')",
-        )
-        .bind(now)
-        .bind(now)
-        .bind(id.to_string())
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if changed > 0 {
-            sqlx::query(
-                "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?
-                 WHERE campaign_id = ? AND status = 'pending'",
-            )
-            .bind(now)
-            .bind(id.to_string())
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query(
-                "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?, updated_at = ?
-                 WHERE campaign_id = ? AND status = 'running'",
-            )
-            .bind(now)
-            .bind(now)
-            .bind(id.to_string())
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
+        let finalize = move |conn: &rusqlite::Connection| {
+            let id = id.to_string();
+            let changed = conn.execute(
+                "UPDATE campaigns SET status = 'finalized', finalized_at = ?1, updated_at = ?1
+                 WHERE id = ?2 AND status NOT IN ('finalized', 'cancelled')",
+                rusqlite::params![now, id],
+            )?;
+            if changed > 0 {
+                crate::tally::RunTallies::finish_bare(
+                    conn,
+                    "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?1
+                     WHERE campaign_id = ?2 AND status = 'pending'
+                     RETURNING id, campaign_id, scenario_id, offset_ms",
+                    rusqlite::params![now, id],
+                    crate::fixed::Verdict::Skipped,
+                    "window_ended",
+                )?;
+                conn.execute(
+                    "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
+                     WHERE campaign_id = ?2 AND status = 'running'",
+                    rusqlite::params![now, id],
+                )?;
+            }
+            Ok(changed)
+        };
+        let changed = self.writer.transact(finalize).await?;
         if changed > 0 {
             self.audit("platform", "campaign.finalize", Some(id), "ok")
                 .await;

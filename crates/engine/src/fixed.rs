@@ -12,6 +12,7 @@ use crate::checks::{CheckResult, TurnContext, key_field_coverage, run_checks};
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
+use crate::tally::{RunOutcome, RunSums, RunTallies};
 use crate::target::{Target, parse_id};
 use crate::writer::{Committed, FinishRow, TurnRow, Write};
 use chrono::{DateTime, Utc};
@@ -113,6 +114,7 @@ struct ClaimedRun {
     id: Uuid,
     campaign_id: Uuid,
     scenario_id: String,
+    offset_ms: i64,
 }
 
 impl ClaimedRun {
@@ -121,7 +123,32 @@ impl ClaimedRun {
             id: parse_id(row.try_get("id")?)?,
             campaign_id: parse_id(row.try_get("campaign_id")?)?,
             scenario_id: row.try_get("scenario_id")?,
+            offset_ms: row.try_get("offset_ms")?,
         })
+    }
+}
+
+/// What playing a run gave.
+struct Played {
+    verdict: Verdict,
+    checks: Vec<CheckResult>,
+    metrics: RunMetrics,
+    /// Why the run is an error.
+    reason: Option<String>,
+    /// Of every reply stored; `None` when not known.
+    latencies: Option<Vec<i64>>,
+}
+
+impl Played {
+    /// A run in error before any reply.
+    fn error(reason: String) -> Self {
+        Played {
+            verdict: Verdict::Error,
+            checks: Vec::new(),
+            metrics: RunMetrics::default(),
+            reason: Some(reason),
+            latencies: Some(Vec::new()),
+        }
     }
 }
 
@@ -153,14 +180,20 @@ impl Platform {
     /// Their committed turns stay. Returns how many were marked.
     pub async fn recover_interrupted_runs(&self) -> Result<u64> {
         let now = to_ms(self.clock.now());
-        let n = sqlx::query(
-            "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
-             WHERE status != 'done' AND status = 'running'",
-        )
-        .bind(now)
-        .execute(&self.db)
-        .await?
-        .rows_affected();
+        let n = self
+            .writer
+            .transact(move |conn| {
+                Ok(RunTallies::finish_bare(
+                    conn,
+                    "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
+                     WHERE status != 'done' AND status = 'running'
+                     RETURNING id, campaign_id, scenario_id, offset_ms",
+                    [now],
+                    Verdict::Error,
+                    "interrupted",
+                )?)
+            })
+            .await?;
         if n > 0 {
             tracing::warn!(runs = n, "marked runs cut by a restart as interrupted");
         }
@@ -268,6 +301,7 @@ impl Platform {
                     id: parse_id(&row.id)?,
                     campaign_id: parse_id(&row.campaign_id)?,
                     scenario_id: row.scenario_id,
+                    offset_ms: row.offset_ms,
                 })
             })
             .collect()
@@ -295,7 +329,7 @@ impl Platform {
     pub async fn execute_run(&self, run_id: Uuid) -> Result<Option<Verdict>> {
         let claimed = sqlx::query(
             "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
-             RETURNING id, campaign_id, scenario_id",
+             RETURNING id, campaign_id, scenario_id, offset_ms",
         )
         .bind(to_ms(self.clock.now()))
         .bind(run_id.to_string())
@@ -311,39 +345,51 @@ impl Platform {
 
     /// Plays a claimed run and commits its verdict.
     async fn execute_claimed(&self, run: ClaimedRun, context: &RunContext) -> Result<Verdict> {
-        let outcome = match &context.resolved {
+        let played = match &context.resolved {
             Ok((target, channel)) => {
                 self.play_run(run.id, &run.scenario_id, target, channel.as_ref())
                     .await
             }
-            Err(reason) => Ok((
-                Verdict::Error,
-                Vec::new(),
-                RunMetrics::default(),
-                Some(reason.clone()),
-            )),
+            Err(reason) => Ok(Played::error(reason.clone())),
         };
-        let (mut verdict, checks, metrics, reason) = match outcome {
-            Ok(o) => o,
+        let Played {
+            mut verdict,
+            checks,
+            metrics,
+            reason,
+            latencies,
+        } = match played {
+            Ok(played) => played,
             Err(e) => {
                 tracing::error!(run = %run.id, error = ?e, "run aborted by an internal error");
-                (
-                    Verdict::Error,
-                    Vec::new(),
-                    RunMetrics::default(),
-                    Some("internal_error".to_string()),
-                )
+                // Some replies may be stored: their latencies are read back.
+                Played {
+                    latencies: None,
+                    ..Played::error("internal_error".into())
+                }
             }
         };
         // Turns were queued before the verdict and are committed with it
         // or before it (see `writer`).
         let finish = FinishRow {
             id: run.id.to_string(),
-            verdict: verdict.as_str(),
+            verdict,
             check_results: serde_json::to_string(&checks)?,
             metrics: serde_json::to_string(&metrics)?,
             error_reason: reason,
             finished_at: to_ms(self.clock.now()),
+            outcome: Box::new(RunOutcome {
+                campaign_id: run.campaign_id.to_string(),
+                scenario_id: run.scenario_id,
+                offset_ms: run.offset_ms,
+                sums: RunSums::of_run(Some(&metrics)),
+                failing: checks
+                    .into_iter()
+                    .filter(|c| !c.passed)
+                    .map(|c| (c.kind, c.detail))
+                    .collect(),
+                latencies,
+            }),
         };
         let committed = self
             .writer
@@ -366,15 +412,12 @@ impl Platform {
         scenario_id: &str,
         target: &Target,
         channel: &dyn Channel,
-    ) -> Result<(Verdict, Vec<CheckResult>, RunMetrics, Option<String>)> {
+    ) -> Result<Played> {
         let mut metrics = RunMetrics::default();
         let Some(scenario) = self.scenarios.get(scenario_id) else {
-            return Ok((
-                Verdict::Error,
-                Vec::new(),
-                metrics,
-                Some(format!("scenario {scenario_id} is not loaded")),
-            ));
+            return Ok(Played::error(format!(
+                "scenario {scenario_id} is not loaded"
+            )));
         };
         // The request is the conversation so far; it grows turn by turn.
         let mut request = ChatRequest {
@@ -382,6 +425,7 @@ impl Platform {
             tools: scenario.tools.clone(),
         };
         let mut results = Vec::new();
+        let mut latencies = Vec::new();
         let mut replies: Vec<String> = Vec::new();
         let mut seq = 0u32;
         for (i, turn) in scenario.turns.iter().enumerate() {
@@ -391,12 +435,12 @@ impl Platform {
             let reply = match channel.send(&request).await {
                 Ok(r) => r,
                 Err(e) => {
-                    return Ok((
-                        Verdict::Error,
-                        results,
+                    return Ok(Played {
+                        checks: results,
                         metrics,
-                        Some(format!("target_error: {e}")),
-                    ));
+                        latencies: Some(latencies),
+                        ..Played::error(format!("target_error: {e}"))
+                    });
                 }
             };
             self.queue_run_turn(
@@ -408,6 +452,7 @@ impl Platform {
                 &reply.tool_calls,
             )?;
             seq += 1;
+            latencies.push(reply.latency_ms as i64);
             metrics.turns += 1;
             metrics.latency_ms_total += reply.latency_ms;
             metrics.latency_ms_max = metrics.latency_ms_max.max(reply.latency_ms);
@@ -438,7 +483,13 @@ impl Platform {
         } else {
             Verdict::Failed
         };
-        Ok((verdict, results, metrics, None))
+        Ok(Played {
+            verdict,
+            checks: results,
+            metrics,
+            reason: None,
+            latencies: Some(latencies),
+        })
     }
 
     /// Queues one turn for the group commit (committed before or with the

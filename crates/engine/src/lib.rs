@@ -23,6 +23,7 @@ pub mod role_models;
 pub mod scenario;
 pub mod secrets;
 pub mod store;
+mod tally;
 pub mod target;
 pub mod target_probe;
 pub mod virtual_user;

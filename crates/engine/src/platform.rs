@@ -107,9 +107,13 @@ impl PlatformBuilder {
             events,
             channels: Mutex::new(HashMap::new()),
         });
+        // Data that migrations leave for the engine to fill.
         platform
             .writer
-            .transact(crate::exploration::findings::backfill_issues)
+            .transact(|conn| {
+                crate::tally::backfill(conn)?;
+                crate::exploration::findings::backfill_issues(conn)
+            })
             .await?;
         Ok(platform)
     }

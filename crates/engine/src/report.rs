@@ -9,6 +9,7 @@ use crate::exploration::findings::ExplorationFindings;
 use crate::fixed::{RunMetrics, Verdict};
 use crate::platform::Platform;
 use crate::store::text;
+use crate::tally::{RunSums, TIMELINE_SLICES, reason_kind};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -136,9 +137,6 @@ pub struct CampaignReport {
     pub human_review: Option<crate::review::HumanReviewSummary>,
 }
 
-/// Number of slices in the timeline (migration 0008 uses the same).
-const TIMELINE_SLICES: i64 = 12;
-
 /// Nearest-rank percentile of a value -> count table.
 fn percentile(counts: &BTreeMap<u64, u64>, p: f64) -> Option<u64> {
     let total: u64 = counts.values().sum();
@@ -180,47 +178,6 @@ impl ScenarioInfo {
                 .and_then(|s| serde_json::from_str::<ScenarioGroup>(s).ok())
                 .and_then(|d| d.group),
         })
-    }
-}
-
-/// Sums over finished runs of one scenario, slice and verdict: one run of
-/// a scan, or one tally row.
-#[derive(Default)]
-struct RunSums {
-    runs: u32,
-    with_metrics: u32,
-    completed: u32,
-    latency_runs: u32,
-    latency_mean_sum: f64,
-    tokens_in: u64,
-    tokens_out: u64,
-    cost: f64,
-    coverage_runs: u32,
-    coverage_sum: f64,
-}
-
-impl RunSums {
-    fn of_run(metrics: Option<&RunMetrics>) -> Self {
-        let mut sums = RunSums {
-            runs: 1,
-            ..Default::default()
-        };
-        if let Some(m) = metrics {
-            sums.with_metrics = 1;
-            sums.completed = u32::from(m.completed);
-            if m.turns > 0 {
-                sums.latency_runs = 1;
-                sums.latency_mean_sum = m.latency_ms_total as f64 / f64::from(m.turns);
-            }
-            sums.tokens_in = m.tokens_in;
-            sums.tokens_out = m.tokens_out;
-            sums.cost = m.cost;
-            if let Some(c) = m.key_field_coverage {
-                sums.coverage_runs = 1;
-                sums.coverage_sum = c;
-            }
-        }
-        sums
     }
 }
 
@@ -278,9 +235,9 @@ impl FixedAcc {
         Ok(())
     }
 
-    /// Adds finished runs of one scenario (seen by [`Self::scenario`]),
-    /// slice and verdict.
-    fn runs(&mut self, scenario_id: &str, slice: i64, verdict: Verdict, sums: RunSums) {
+    /// Adds finished runs of one scenario (seen by [`Self::scenario`]) and
+    /// verdict.
+    fn runs(&mut self, scenario_id: &str, verdict: Verdict, sums: RunSums) {
         if verdict == Verdict::Skipped {
             self.out.runs_skipped += sums.runs;
             return;
@@ -336,6 +293,10 @@ impl FixedAcc {
         if let Some(group) = &info.group {
             count(&mut self.per_group, group, verdict, n);
         }
+    }
+
+    /// Adds `n` finished runs of one timeline slice and verdict.
+    fn timeline(&mut self, slice: i64, verdict: Verdict, n: u32) {
         let slice = slice.clamp(0, TIMELINE_SLICES - 1);
         self.timeline[slice as usize].add(verdict, n);
     }
@@ -418,17 +379,6 @@ impl FixedAcc {
     }
 }
 
-/// The kind of an error reason: the text before its first colon, without
-/// surrounding ASCII white space (as migration 0008 keys it).
-fn reason_kind(reason: Option<&str>) -> &str {
-    let reason = reason.unwrap_or("unknown");
-    reason
-        .split(':')
-        .next()
-        .unwrap_or(reason)
-        .trim_matches(|c: char| c.is_ascii_whitespace())
-}
-
 /// Fixed-scenario figures of a campaign; with `since`, only runs finished
 /// after it (patrol's "new results"). Reads on a read connection (see
 /// [`Platform::read`]): the whole campaign from the tallies that migration
@@ -450,17 +400,16 @@ pub(crate) fn fixed_summary(
 fn from_tallies(conn: &rusqlite::Connection, campaign: &Campaign) -> Result<FixedAcc> {
     let id = campaign.id.to_string();
     let mut acc = FixedAcc::new();
-    let mut statement =
-        conn.prepare_cached("SELECT status, runs FROM run_status_tally WHERE campaign_id = ?")?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        let runs: u32 = row.get("runs")?;
-        acc.out.runs_planned += runs;
-        if text(row, "status")? == Some("pending") {
-            acc.out.runs_pending += runs;
-        }
-    }
-
+    // Runs not yet done are those neither tallied nor running (the
+    // partial index `runs_open` finds the few running ones).
+    let (planned, running): (u32, u32) = conn
+        .prepare_cached(
+            "SELECT (SELECT count(*) FROM runs WHERE campaign_id = ?1),
+                    (SELECT count(*) FROM runs
+                     WHERE status != 'done' AND status = 'running' AND campaign_id = ?1)",
+        )?
+        .query_row([&id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let mut done = 0;
     let mut statement = conn.prepare_cached(
         "SELECT t.*, s.title, s.pack, s.tags, s.definition
          FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
@@ -468,6 +417,7 @@ fn from_tallies(conn: &rusqlite::Connection, campaign: &Campaign) -> Result<Fixe
     )?;
     let mut rows = statement.query([&id])?;
     while let Some(row) = rows.next()? {
+        done += row.get::<_, u32>("runs")?;
         let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
             continue;
         };
@@ -485,8 +435,19 @@ fn from_tallies(conn: &rusqlite::Connection, campaign: &Campaign) -> Result<Fixe
             coverage_runs: row.get("coverage_runs")?,
             coverage_sum: row.get("coverage_sum")?,
         };
-        acc.runs(&scenario_id, row.get("slice")?, verdict, sums);
+        acc.runs(&scenario_id, verdict, sums);
     }
+    let mut statement = conn.prepare_cached(
+        "SELECT slice, verdict, runs FROM run_timeline_tally WHERE campaign_id = ? AND runs > 0",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        if let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) {
+            acc.timeline(row.get("slice")?, verdict, row.get("runs")?);
+        }
+    }
+    acc.out.runs_planned = planned;
+    acc.out.runs_pending = planned.saturating_sub(done + running);
 
     let mut statement = conn.prepare_cached(
         "SELECT scenario_id, kind, detail, count, example_run_id
@@ -546,14 +507,9 @@ fn from_runs(
         acc.scenario(&scenario_id, row)?;
         let metrics: Option<RunMetrics> =
             text(row, "metrics")?.and_then(|s| serde_json::from_str(s).ok());
-        let offset: i64 = row.get("offset_ms")?;
-        let slice = offset * TIMELINE_SLICES / duration_ms;
-        acc.runs(
-            &scenario_id,
-            slice,
-            verdict,
-            RunSums::of_run(metrics.as_ref()),
-        );
+        let slice = crate::tally::slice(row.get("offset_ms")?, duration_ms);
+        acc.runs(&scenario_id, verdict, RunSums::of_run(metrics.as_ref()));
+        acc.timeline(slice, verdict, 1);
         if verdict == Verdict::Skipped {
             continue;
         }

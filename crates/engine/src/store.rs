@@ -39,6 +39,22 @@ pub async fn open_url(url: &str) -> Result<Db> {
     Ok(pool)
 }
 
+/// Whether the data named `name` waits to be filled by the engine after a
+/// migration (see migration 0008).
+pub(crate) fn backfill_pending(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
+        [name],
+        |r| r.get(0),
+    )
+}
+
+/// Marks the data named `name` filled.
+pub(crate) fn backfill_done(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
+        .map(drop)
+}
+
 /// Read-only connections for the large read-side aggregations (reports),
 /// driven directly on a blocking thread: reading a hundred thousand rows
 /// through the async pool copies every value and hands it across threads,

@@ -27,6 +27,8 @@
 //! milliseconds).
 
 use crate::error::{Error, Result};
+use crate::fixed::Verdict;
+use crate::tally::{RunOutcome, RunTallies};
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;
@@ -58,11 +60,13 @@ pub(crate) struct TurnRow {
 #[derive(Debug, Clone)]
 pub(crate) struct FinishRow {
     pub id: String,
-    pub verdict: &'static str,
+    pub verdict: Verdict,
     pub check_results: String,
     pub metrics: String,
     pub error_reason: Option<String>,
     pub finished_at: i64,
+    /// What the run adds to the report's tallies.
+    pub outcome: Box<RunOutcome>,
 }
 
 /// An audit event.
@@ -111,6 +115,7 @@ pub(crate) struct ClaimedRow {
     pub id: String,
     pub campaign_id: String,
     pub scenario_id: String,
+    pub offset_ms: i64,
 }
 
 type Outcome = std::result::Result<Committed, String>;
@@ -263,6 +268,7 @@ impl Writer {
 /// The writer thread: commits whatever is waiting, batch after batch.
 fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     let mut lost = LostTurns::default();
+    let mut tallies = RunTallies::default();
     while let Ok(first) = rx.recv() {
         // Whatever queued while the last batch was being committed joins
         // this one; waiting for more was measured to cost more than it saves.
@@ -273,13 +279,16 @@ fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        commit(&mut conn, batch, &mut lost);
+        commit(&mut conn, batch, &mut lost, &mut tallies);
+        // Nothing is left after a commit; after a failure, what the
+        // rolled-back batch added is forgotten.
+        tallies.discard();
     }
 }
 
 /// Runs `batch` in one transaction and answers each job once it is
 /// committed (or failed).
-fn commit(conn: &mut Connection, batch: Vec<Job>, lost: &mut LostTurns) {
+fn commit(conn: &mut Connection, batch: Vec<Job>, lost: &mut LostTurns, tallies: &mut RunTallies) {
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => return all_failed(batch.into_iter().map(|job| (job, None)), lost, &e),
@@ -290,7 +299,7 @@ fn commit(conn: &mut Connection, batch: Vec<Job>, lost: &mut LostTurns) {
         let result = match &mut job {
             Job::Write(write, _) => {
                 let committed = lost.downgrade(write);
-                apply(&tx, write).map(|()| Done::Written(committed))
+                apply(&tx, write, tallies).map(|()| Done::Written(committed))
             }
             Job::Claim { limit, now, .. } => claim(&tx, *limit, *now).map(Done::Claimed),
             Job::Task(task) => Ok(Done::Ran(task.take().expect("a task runs once")(&tx))),
@@ -316,6 +325,9 @@ fn commit(conn: &mut Connection, batch: Vec<Job>, lost: &mut LostTurns) {
                 job.reply(Err(e.to_string()));
             }
         }
+    }
+    if let Err(e) = tallies.flush(&tx) {
+        return all_failed(steps, lost, &e);
     }
     if let Err(e) = tx.commit() {
         return all_failed(steps, lost, &e);
@@ -372,20 +384,21 @@ fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<Clai
                         AND r.scheduled_at <= ?1 AND c.status = 'running'
                       ORDER BY r.scheduled_at, r.seq LIMIT ?2)
            AND +status = 'pending' -- a guard, not an index choice
-         RETURNING id, campaign_id, scenario_id",
+         RETURNING id, campaign_id, scenario_id, offset_ms",
     )?;
     let rows = statement.query_map(params![now, limit as i64], |row| {
         Ok(ClaimedRow {
             id: row.get(0)?,
             campaign_id: row.get(1)?,
             scenario_id: row.get(2)?,
+            offset_ms: row.get(3)?,
         })
     })?;
     rows.collect()
 }
 
 /// Runs one write's statements, each prepared once per connection.
-fn apply(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
+fn apply(conn: &Connection, write: &Write, tallies: &mut RunTallies) -> rusqlite::Result<()> {
     match write {
         Write::Turn(t) => {
             conn.prepare_cached(
@@ -398,21 +411,29 @@ fn apply(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
             ])?;
         }
         Write::Finish(f) => {
+            // Read first, so that once the verdict is written adding it to
+            // the tallies cannot fail.
+            let contribution = tallies.prepare(conn, &f.id, &f.outcome)?;
             // A verdict is final (migration 0008): a run already finished,
             // by restart recovery say, keeps its first one.
-            conn.prepare_cached(
-                "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
-                     error_reason = ?, finished_at = ?
-                 WHERE id = ? AND status != 'done'",
-            )?
-            .execute(params![
-                f.verdict,
-                f.check_results,
-                f.metrics,
-                f.error_reason,
-                f.finished_at,
-                f.id
-            ])?;
+            let changed = conn
+                .prepare_cached(
+                    "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
+                         error_reason = ?, finished_at = ?
+                     WHERE id = ? AND status != 'done'",
+                )?
+                .execute(params![
+                    f.verdict.as_str(),
+                    f.check_results,
+                    f.metrics,
+                    f.error_reason,
+                    f.finished_at,
+                    f.id
+                ])?;
+            if changed == 1 {
+                let reason = f.error_reason.as_deref();
+                tallies.add(&f.id, &f.outcome, Some(f.verdict), reason, contribution);
+            }
         }
         Write::Reply(r) => {
             conn.prepare_cached(
@@ -446,7 +467,9 @@ impl LostTurns {
     fn downgrade(&mut self, write: &mut Write) -> Committed {
         match write {
             Write::Finish(f) if self.0.remove(&f.id) => {
-                f.verdict = "error";
+                f.verdict = Verdict::Error;
+                // Read what was stored instead.
+                f.outcome.latencies = None;
                 f.error_reason = Some(TURN_LOST.into());
                 Committed::TurnsMissing
             }
@@ -483,14 +506,15 @@ mod tests {
         })
     }
 
-    fn finish(run_id: &str) -> Write {
+    fn finish(run_id: &str, campaign_id: uuid::Uuid) -> Write {
         Write::Finish(FinishRow {
             id: run_id.into(),
-            verdict: "passed",
+            verdict: Verdict::Passed,
             check_results: "[]".into(),
             metrics: serde_json::to_string(&crate::fixed::RunMetrics::default()).unwrap(),
             error_reason: None,
             finished_at: 2,
+            outcome: Box::new(RunOutcome::bare(campaign_id.to_string(), "s".into(), 0)),
         })
     }
 
@@ -595,8 +619,8 @@ mod tests {
             turn(&lossy, 0),
             turn(&lossy, 0),
             turn(&sound, 0),
-            finish(&lossy),
-            finish(&sound),
+            finish(&lossy, campaign.id),
+            finish(&sound, campaign.id),
         ]
         .into_iter()
         .map(|w| p.writer.enqueue(w))

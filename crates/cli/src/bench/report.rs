@@ -58,12 +58,15 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     );
     let started = Instant::now();
     generate(&platform, campaign.id, o.sessions, o.runs).await?;
-    // The issues reported in experience records are grouped by the engine
-    // as sessions close; for sessions written straight into the tables it
-    // groups them when it next opens the database, as after an upgrade.
-    sqlx::query("INSERT INTO pending_backfills (name) VALUES ('session_issue_tally')")
-        .execute(&platform.db)
-        .await?;
+    // The engine adds runs to the report's tallies as they finish, and
+    // groups the issues of experience records as sessions close; for rows
+    // written straight into the tables it does both when it next opens the
+    // database, as after an upgrade.
+    sqlx::raw_sql(
+        "INSERT INTO pending_backfills (name) VALUES ('run_tallies'), ('session_issue_tally')",
+    )
+    .execute(&platform.db)
+    .await?;
     platform.db.close().await;
     let platform = agenteval_engine::Platform::builder(&platform.data_dir)
         .open()

@@ -310,12 +310,7 @@ pub(crate) fn record_issues(
 /// Fills the issue tally from the sessions already closed, once, when a
 /// database is first opened after migration 0009.
 pub(crate) fn backfill_issues(conn: &rusqlite::Connection) -> Result<()> {
-    let pending: bool = conn.query_row(
-        "SELECT count(*) > 0 FROM pending_backfills WHERE name = 'session_issue_tally'",
-        [],
-        |r| r.get(0),
-    )?;
-    if !pending {
+    if !crate::store::backfill_pending(conn, "session_issue_tally")? {
         return Ok(());
     }
     conn.execute("DELETE FROM session_issue_tally", [])?;
@@ -335,10 +330,7 @@ pub(crate) fn backfill_issues(conn: &rusqlite::Connection) -> Result<()> {
         let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
         record_issues(conn, campaign, session, &record)?;
     }
-    conn.execute(
-        "DELETE FROM pending_backfills WHERE name = 'session_issue_tally'",
-        [],
-    )?;
+    crate::store::backfill_done(conn, "session_issue_tally")?;
     Ok(())
 }
 

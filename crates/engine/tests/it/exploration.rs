@@ -824,7 +824,6 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
          DROP TRIGGER sessions_tally_enter; DROP VIEW session_scores; DROP VIEW session_facts;
          DROP INDEX sessions_reviewed; DROP TABLE session_tally;
          DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
-         DROP TABLE pending_backfills;
          DELETE FROM _sqlx_migrations WHERE version = 9;",
     )
     .execute(&p.db)

@@ -1,0 +1,371 @@
+//! The report's fixed-scenario tallies (migration 0008), kept up to date by
+//! the writer as runs finish: what the runs of a batch add is summed in
+//! memory and written once per tally row it touches, in the batch's own
+//! transaction. Every way a run finishes goes through here (a verdict,
+//! restart recovery, finalize's skips), and nothing else writes the
+//! tallies, so that they stay equal to what the runs add up to.
+
+use crate::fixed::{RunMetrics, Verdict};
+use rusqlite::{Connection, params};
+use std::collections::HashMap;
+
+/// Slices of the campaign window in the report's timeline.
+pub(crate) const TIMELINE_SLICES: i64 = 12;
+
+/// The timeline slice of a run `offset_ms` into a window of `duration_ms`
+/// campaign time.
+pub(crate) fn slice(offset_ms: i64, duration_ms: i64) -> i64 {
+    (offset_ms * TIMELINE_SLICES / duration_ms.max(1)).clamp(0, TIMELINE_SLICES - 1)
+}
+
+/// The kind of an error reason: the text before its first colon, without
+/// surrounding ASCII white space.
+pub(crate) fn reason_kind(reason: Option<&str>) -> &str {
+    let reason = reason.unwrap_or("unknown");
+    reason
+        .split(':')
+        .next()
+        .unwrap_or(reason)
+        .trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// Sums over finished runs of one scenario and verdict.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RunSums {
+    pub runs: u32,
+    pub with_metrics: u32,
+    pub completed: u32,
+    pub latency_runs: u32,
+    pub latency_mean_sum: f64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost: f64,
+    pub coverage_runs: u32,
+    pub coverage_sum: f64,
+}
+
+impl RunSums {
+    /// One run with these metrics.
+    pub fn of_run(metrics: Option<&RunMetrics>) -> Self {
+        let mut sums = RunSums {
+            runs: 1,
+            ..Default::default()
+        };
+        if let Some(m) = metrics {
+            sums.with_metrics = 1;
+            sums.completed = u32::from(m.completed);
+            if m.turns > 0 {
+                sums.latency_runs = 1;
+                sums.latency_mean_sum = m.latency_ms_total as f64 / f64::from(m.turns);
+            }
+            sums.tokens_in = m.tokens_in;
+            sums.tokens_out = m.tokens_out;
+            sums.cost = m.cost;
+            if let Some(c) = m.key_field_coverage {
+                sums.coverage_runs = 1;
+                sums.coverage_sum = c;
+            }
+        }
+        sums
+    }
+
+    fn add(&mut self, other: &RunSums) {
+        self.runs += other.runs;
+        self.with_metrics += other.with_metrics;
+        self.completed += other.completed;
+        self.latency_runs += other.latency_runs;
+        self.latency_mean_sum += other.latency_mean_sum;
+        self.tokens_in += other.tokens_in;
+        self.tokens_out += other.tokens_out;
+        self.cost += other.cost;
+        self.coverage_runs += other.coverage_runs;
+        self.coverage_sum += other.coverage_sum;
+    }
+}
+
+/// What a finished run adds besides its verdict, known when it finishes.
+#[derive(Debug, Clone)]
+pub(crate) struct RunOutcome {
+    pub campaign_id: String,
+    pub scenario_id: String,
+    pub offset_ms: i64,
+    pub sums: RunSums,
+    /// (check kind, detail) of each failed check.
+    pub failing: Vec<(String, String)>,
+    /// The latencies of the target's replies, when the caller knows them
+    /// all; otherwise they are read from the stored turns.
+    pub latencies: Option<Vec<i64>>,
+}
+
+impl RunOutcome {
+    /// A run that ends without metrics or checks (interrupted, skipped).
+    pub fn bare(campaign_id: String, scenario_id: String, offset_ms: i64) -> Self {
+        RunOutcome {
+            campaign_id,
+            scenario_id,
+            offset_ms,
+            sums: RunSums::of_run(None),
+            failing: Vec::new(),
+            latencies: None,
+        }
+    }
+}
+
+/// What adding a run needs from the database, read before its verdict is
+/// written so that adding it cannot fail.
+pub(crate) struct Contribution {
+    slice: i64,
+    /// When the run does not carry them.
+    latencies: Option<Vec<i64>>,
+}
+
+/// Tallies being added up for one transaction.
+#[derive(Default)]
+pub(crate) struct RunTallies {
+    /// Campaign -> window length in campaign time (a window never changes).
+    durations: HashMap<String, i64>,
+    /// Keyed by campaign, scenario and verdict ('' for none).
+    verdicts: HashMap<(String, String, &'static str), RunSums>,
+    /// Keyed by campaign, slice and verdict.
+    timeline: HashMap<(String, i64, &'static str), u32>,
+    failing: HashMap<(String, String, String, String), (u32, String)>,
+    errors: HashMap<(String, String), u32>,
+    latencies: HashMap<(String, i64), u32>,
+}
+
+impl RunTallies {
+    /// Reads what adding `run` needs: its slice and its replies' latencies.
+    pub fn prepare(
+        &mut self,
+        conn: &Connection,
+        run_id: &str,
+        run: &RunOutcome,
+    ) -> rusqlite::Result<Contribution> {
+        let duration =
+            match self.durations.get(&run.campaign_id) {
+                Some(d) => *d,
+                None => {
+                    let (start, end, scale): (i64, i64, f64) = conn
+                    .prepare_cached(
+                        "SELECT window_start, window_end, time_scale FROM campaigns WHERE id = ?",
+                    )?
+                    .query_row([&run.campaign_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+                    let d = crate::campaign::scaled_ms(end - start, scale);
+                    self.durations.insert(run.campaign_id.clone(), d);
+                    d
+                }
+            };
+        let latencies = match run.latencies {
+            Some(_) => None,
+            None => Some(
+                conn.prepare_cached(
+                    "SELECT latency_ms FROM run_turns
+                     WHERE run_id = ? AND role = 'target' AND latency_ms IS NOT NULL",
+                )?
+                .query_map([run_id], |r| r.get(0))?
+                .collect::<rusqlite::Result<Vec<i64>>>()?,
+            ),
+        };
+        Ok(Contribution {
+            slice: slice(run.offset_ms, duration),
+            latencies,
+        })
+    }
+
+    /// Adds a run that has just been written as finished (a stored run
+    /// may lack a verdict).
+    pub fn add(
+        &mut self,
+        run_id: &str,
+        run: &RunOutcome,
+        verdict: Option<Verdict>,
+        error_reason: Option<&str>,
+        c: Contribution,
+    ) {
+        let campaign = &run.campaign_id;
+        let verdict_str = verdict.map_or("", Verdict::as_str);
+        self.verdicts
+            .entry((campaign.clone(), run.scenario_id.clone(), verdict_str))
+            .or_default()
+            .add(&run.sums);
+        *self
+            .timeline
+            .entry((campaign.clone(), c.slice, verdict_str))
+            .or_default() += 1;
+        let latencies = c.latencies.as_ref().or(run.latencies.as_ref());
+        for &latency in latencies.into_iter().flatten() {
+            *self
+                .latencies
+                .entry((campaign.clone(), latency.max(0)))
+                .or_default() += 1;
+        }
+        let Some(verdict) = verdict else {
+            return;
+        };
+        if verdict != Verdict::Skipped {
+            for (kind, detail) in &run.failing {
+                let key = (
+                    campaign.clone(),
+                    run.scenario_id.clone(),
+                    kind.clone(),
+                    detail.clone(),
+                );
+                self.failing.entry(key).or_insert((0, run_id.to_string())).0 += 1;
+            }
+        }
+        if verdict == Verdict::Error {
+            let reason = reason_kind(error_reason).to_string();
+            *self.errors.entry((campaign.clone(), reason)).or_default() += 1;
+        }
+    }
+
+    /// Writes what was added since the last flush.
+    pub fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let mut upsert = conn.prepare_cached(
+            "INSERT INTO run_verdict_tally (campaign_id, scenario_id, verdict, runs, with_metrics,
+                 completed, latency_runs, latency_mean_sum, tokens_in, tokens_out, cost, coverage_runs, coverage_sum)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT DO UPDATE SET runs = runs + excluded.runs,
+                 with_metrics = with_metrics + excluded.with_metrics,
+                 completed = completed + excluded.completed,
+                 latency_runs = latency_runs + excluded.latency_runs,
+                 latency_mean_sum = latency_mean_sum + excluded.latency_mean_sum,
+                 tokens_in = tokens_in + excluded.tokens_in,
+                 tokens_out = tokens_out + excluded.tokens_out,
+                 cost = cost + excluded.cost,
+                 coverage_runs = coverage_runs + excluded.coverage_runs,
+                 coverage_sum = coverage_sum + excluded.coverage_sum",
+        )?;
+        for ((campaign, scenario, verdict), s) in self.verdicts.drain() {
+            upsert.execute(params![
+                campaign,
+                scenario,
+                verdict,
+                s.runs,
+                s.with_metrics,
+                s.completed,
+                s.latency_runs,
+                s.latency_mean_sum,
+                s.tokens_in as i64,
+                s.tokens_out as i64,
+                s.cost,
+                s.coverage_runs,
+                s.coverage_sum
+            ])?;
+        }
+        let mut upsert = conn.prepare_cached(
+            "INSERT INTO run_timeline_tally (campaign_id, slice, verdict, runs) VALUES (?, ?, ?, ?)
+             ON CONFLICT DO UPDATE SET runs = runs + excluded.runs",
+        )?;
+        for ((campaign, slice, verdict), runs) in self.timeline.drain() {
+            upsert.execute(params![campaign, slice, verdict, runs])?;
+        }
+        let mut upsert = conn.prepare_cached(
+            "INSERT INTO run_failing_check_tally (campaign_id, scenario_id, kind, detail, count, example_run_id)
+             VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT DO UPDATE SET count = count + excluded.count",
+        )?;
+        for ((campaign, scenario, kind, detail), (count, example)) in self.failing.drain() {
+            upsert.execute(params![campaign, scenario, kind, detail, count, example])?;
+        }
+        let mut upsert = conn.prepare_cached(
+            "INSERT INTO run_error_tally (campaign_id, reason, count) VALUES (?, ?, ?)
+             ON CONFLICT DO UPDATE SET count = count + excluded.count",
+        )?;
+        for ((campaign, reason), count) in self.errors.drain() {
+            upsert.execute(params![campaign, reason, count])?;
+        }
+        let mut upsert = conn.prepare_cached(
+            "INSERT INTO run_latency_tally (campaign_id, latency_ms, count) VALUES (?, ?, ?)
+             ON CONFLICT DO UPDATE SET count = count + excluded.count",
+        )?;
+        for ((campaign, latency), count) in self.latencies.drain() {
+            upsert.execute(params![campaign, latency, count])?;
+        }
+        Ok(())
+    }
+
+    /// Forgets what was added since the last flush (its transaction was
+    /// rolled back).
+    pub fn discard(&mut self) {
+        self.verdicts.clear();
+        self.timeline.clear();
+        self.failing.clear();
+        self.errors.clear();
+        self.latencies.clear();
+    }
+
+    /// Marks every run that matches `finish` (an `UPDATE ... RETURNING id,
+    /// campaign_id, scenario_id, offset_ms`) finished with `verdict` and
+    /// `error_reason`, and writes the tallies: for the runs that end
+    /// without playing (interrupted, skipped).
+    pub fn finish_bare(
+        conn: &Connection,
+        finish: &str,
+        finish_params: impl rusqlite::Params,
+        verdict: Verdict,
+        error_reason: &str,
+    ) -> rusqlite::Result<u64> {
+        let runs = conn
+            .prepare(finish)?
+            .query_map(finish_params, |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    RunOutcome::bare(r.get(1)?, r.get(2)?, r.get(3)?),
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut tallies = RunTallies::default();
+        for (id, run) in &runs {
+            let c = tallies.prepare(conn, id, run)?;
+            tallies.add(id, run, Some(verdict), Some(error_reason), c);
+        }
+        tallies.flush(conn)?;
+        Ok(runs.len() as u64)
+    }
+}
+
+/// Fills the tallies from the runs already finished, once, when a database
+/// is first opened after migration 0008 (or marked for it again).
+pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
+    if !crate::store::backfill_pending(conn, "run_tallies")? {
+        return Ok(());
+    }
+    conn.execute_batch(
+        "DELETE FROM run_verdict_tally; DELETE FROM run_timeline_tally; DELETE FROM run_failing_check_tally;
+         DELETE FROM run_error_tally; DELETE FROM run_latency_tally;",
+    )?;
+    let mut statement = conn.prepare(
+        "SELECT id, campaign_id, scenario_id, offset_ms, verdict, metrics, check_results, error_reason
+         FROM runs WHERE status = 'done' ORDER BY finished_at, id",
+    )?;
+    let mut rows = statement.query([])?;
+    let mut tallies = RunTallies::default();
+    while let Some(row) = rows.next()? {
+        let text = |column| crate::store::text(row, column);
+        let id = text("id")?.unwrap_or_default();
+        let metrics: Option<RunMetrics> =
+            text("metrics")?.and_then(|s| serde_json::from_str(s).ok());
+        let checks: Vec<crate::checks::CheckResult> = text("check_results")?
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default();
+        let run = RunOutcome {
+            campaign_id: row.get("campaign_id")?,
+            scenario_id: row.get("scenario_id")?,
+            offset_ms: row.get("offset_ms")?,
+            sums: RunSums::of_run(metrics.as_ref()),
+            failing: checks
+                .into_iter()
+                .filter(|c| !c.passed)
+                .map(|c| (c.kind, c.detail))
+                .collect(),
+            latencies: None,
+        };
+        let c = tallies.prepare(conn, id, &run)?;
+        let verdict = text("verdict")?.and_then(Verdict::parse);
+        tallies.add(id, &run, verdict, text("error_reason")?, c);
+    }
+    tallies.flush(conn)?;
+    crate::store::backfill_done(conn, "run_tallies")?;
+    Ok(())
+}
