@@ -649,24 +649,20 @@ fn campaign_findings(
         );
     }
 
-    /// The one part of a stored review read here.
-    #[derive(Deserialize)]
-    struct Findings {
-        #[serde(default)]
-        findings: serde_json::Value,
-    }
     let mut statement = conn.prepare_cached(
-        "SELECT id, judge_review FROM exploration_sessions
-         WHERE campaign_id = ? AND judge_status = 'done' ORDER BY started_at, id",
+        "SELECT session_id, severity, dimension, text, evidence, turn FROM session_findings
+         WHERE campaign_id = ? ORDER BY started_at, session_id, seq",
     )?;
     let mut rows = statement.query([&id])?;
     while let Some(row) = rows.next()? {
-        let review = text(row, "judge_review")?.unwrap_or_default();
-        let Ok(Findings { findings }) = serde_json::from_str(review) else {
-            continue;
-        };
-        let session = parse_id(text(row, "id")?.unwrap_or_default())?;
-        acc.f.findings.extend(review_findings(session, &findings));
+        acc.f.findings.push(JudgeFinding {
+            session_id: parse_id(text(row, "session_id")?.unwrap_or_default())?,
+            severity: row.get("severity")?,
+            dimension: row.get("dimension")?,
+            text: row.get("text")?,
+            evidence: row.get("evidence")?,
+            turn: row.get("turn")?,
+        });
     }
     Ok(acc.finish())
 }

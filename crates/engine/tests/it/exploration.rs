@@ -742,7 +742,9 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
             json!({
                 "scores": [{"name": "attitude", "score": 2}, {"dimension": "speed", "score": 3.5},
                            {"name": 7, "dimension": "ignored", "score": 1}],
-                "findings": ["a plain finding", {"grade": "poor", "text": "invented a date", "turn": 2}],
+                "findings": ["a plain finding", "  ", {"grade": "poor", "text": "invented a date", "turn": 2},
+                {"severity": null, "grade": "fair", "finding": "slow", "category": "pace", "quote": "wait", "turn": -1},
+                {"severity": "poor", "evidence": "no text, not a finding"}],
                 "simulator": {"at_fault": true},
             }),
         ),
@@ -815,14 +817,19 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
         (f.judge.reviewed, f.judge.failed, f.judge.pending),
         (2, 1, 2)
     );
-    assert_eq!(f.findings.len(), 3);
+    assert_eq!(
+        f.findings.len(),
+        4,
+        "blank and textless findings are left out"
+    );
     assert_eq!(f.coverage.unseeded_sessions, 1);
 
     // The same data as stored before migration 0009.
     sqlx::raw_sql(
         "DROP TRIGGER sessions_tally_insert; DROP TRIGGER sessions_tally_leave;
          DROP TRIGGER sessions_tally_enter; DROP VIEW session_scores; DROP VIEW session_facts;
-         DROP INDEX sessions_reviewed; DROP TABLE session_tally;
+         DROP VIEW session_review_findings; DROP TABLE session_findings;
+         DROP TABLE session_tally;
          DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
          DELETE FROM _sqlx_migrations WHERE version = 9;",
     )
