@@ -479,6 +479,45 @@ async fn crash_loop(kills: usize) {
     .await;
     assert_eq!(still_running, 0, "finalize expired every open session");
 
+    // The report's tallies, written with the rows they count, agree with
+    // them whatever the kills cut.
+    for (rows, tallied, what) in [
+        (
+            "SELECT group_concat(v, ' ') FROM (SELECT verdict || '=' || count(*) AS v FROM runs
+             WHERE campaign_id = ?1 AND status = 'done' GROUP BY verdict ORDER BY verdict)",
+            "SELECT group_concat(v, ' ') FROM (SELECT verdict || '=' || sum(runs) AS v FROM run_verdict_tally
+             WHERE campaign_id = ?1 GROUP BY verdict HAVING sum(runs) > 0 ORDER BY verdict)",
+            "runs by verdict",
+        ),
+        (
+            "SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id WHERE r.campaign_id = ?1
+             AND r.status = 'done' AND t.role = 'target' AND t.latency_ms IS NOT NULL",
+            "SELECT coalesce(sum(count), 0) FROM run_latency_tally WHERE campaign_id = ?1",
+            "reply latencies",
+        ),
+        (
+            "SELECT group_concat(v, ' ') FROM (SELECT status || '=' || count(*) AS v
+             FROM exploration_sessions WHERE campaign_id = ?1 GROUP BY status ORDER BY status)",
+            "SELECT group_concat(v, ' ') FROM (SELECT status || '=' || sum(sessions) AS v FROM session_tally
+             WHERE campaign_id = ?1 GROUP BY status HAVING sum(sessions) > 0 ORDER BY status)",
+            "sessions by status",
+        ),
+    ] {
+        let value = |sql: &'static str| {
+            let db = db.clone();
+            let campaign = campaign.clone();
+            async move {
+                sqlx::query_scalar::<_, Option<String>>(&format!("SELECT CAST(({sql}) AS TEXT)"))
+                    .bind(campaign)
+                    .fetch_one(&db)
+                    .await
+                    .expect(sql)
+            }
+        };
+        let (rows, tallied) = (value(rows).await, value(tallied).await);
+        assert_eq!(tallied, rows, "the tallied {what} are the stored ones");
+    }
+
     if std::env::var_os("AGENTEVAL_CRASH_KEEP").is_some() {
         println!("data kept in {}", dir.keep().display());
     }
