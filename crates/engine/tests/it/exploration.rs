@@ -836,12 +836,7 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
     .execute(&p.db)
     .await
     .unwrap();
-    p.db.close().await;
-    let reopened = Platform::builder(tp.dir.path())
-        .clock(tp.clock.clone())
-        .open()
-        .await
-        .unwrap();
+    let reopened = tp.reopen().await;
     let (backfilled, aggregated) = both(&reopened, c.id).await;
     assert_eq!(backfilled, aggregated);
     assert_eq!(backfilled, tallied);

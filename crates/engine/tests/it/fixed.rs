@@ -501,15 +501,12 @@ async fn the_report_tallies_equal_the_runs_on_every_path_and_after_a_backfill() 
         }
         s
     }
+    async fn run_ids(p: &Platform, c: Uuid) -> Vec<Uuid> {
+        p.list_runs(c).await.unwrap().iter().map(|r| r.id).collect()
+    }
     let mut before = Vec::new();
     for c in [&mixed, &errors] {
-        let runs: Vec<Uuid> = p
-            .list_runs(c.id)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.id)
-            .collect();
+        let runs = run_ids(p, c.id).await;
         let tallied = p.fixed_summary(c, None).await.unwrap();
         let scanned = p
             .fixed_summary(c, Some(t0() - Duration::days(1)))
@@ -550,21 +547,9 @@ async fn the_report_tallies_equal_the_runs_on_every_path_and_after_a_backfill() 
     .execute(&p.db)
     .await
     .unwrap();
-    p.db.close().await;
-    let reopened = Platform::builder(tp.dir.path())
-        .clock(tp.clock.clone())
-        .open()
-        .await
-        .unwrap();
-    reopened.scenarios.insert_all([scenario("a", 2), failing]);
+    let reopened = tp.reopen().await;
     for (c, before) in [&mixed, &errors].into_iter().zip(&before) {
-        let runs: Vec<Uuid> = reopened
-            .list_runs(c.id)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.id)
-            .collect();
+        let runs = run_ids(&reopened, c.id).await;
         let backfilled = reopened.fixed_summary(c, None).await.unwrap();
         assert_eq!(&without_examples(backfilled, &runs), before);
     }

@@ -13,6 +13,20 @@ pub struct TestPlatform {
     pub dir: tempfile::TempDir,
 }
 
+impl TestPlatform {
+    /// The same data folder opened again after the pool closes, as after a
+    /// restart.
+    pub async fn reopen(&self) -> Arc<Platform> {
+        self.platform.db.close().await;
+        Platform::builder(self.dir.path())
+            .clock(self.clock.clone())
+            .role_models(agenteval_engine::role_models::RoleModels::default())
+            .open()
+            .await
+            .expect("reopen platform")
+    }
+}
+
 /// A fixed, readable start time for tests.
 pub fn t0() -> DateTime<Utc> {
     "2026-11-02T08:00:00Z".parse().expect("valid time")
