@@ -176,7 +176,19 @@ impl From<rusqlite::Error> for Error {
 
 impl From<sqlx::migrate::MigrateError> for Error {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
-        Self::internal(e)
+        match e {
+            // The database knows a migration this build does not.
+            sqlx::migrate::MigrateError::VersionMissing(version) => Self::new(
+                ErrorCode::Conflict,
+                format!(
+                    "this data folder was written by a newer AgentEval (its database is at \
+                     schema version {version}, which this build does not know)"
+                ),
+                "Open it with the newer AgentEval, or choose another data folder \
+                 (AGENTEVAL_DATA_DIR).",
+            ),
+            e => Self::internal(e),
+        }
     }
 }
 

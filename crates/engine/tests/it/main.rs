@@ -12,6 +12,7 @@ mod patrol_agent;
 mod real_model;
 mod report;
 mod scenarios;
+mod store;
 mod support;
 mod target_probe;
 mod virtual_user;

@@ -1,0 +1,26 @@
+//! The data folder: what opening it says when it cannot be used.
+
+use crate::support::platform;
+use agenteval_engine::{ErrorCode, Platform};
+
+#[tokio::test]
+async fn a_data_folder_from_a_newer_version_is_refused_with_a_clear_error() {
+    let tp = platform().await;
+    // A migration this build does not know, as a newer build leaves it.
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+         VALUES (9999, 'from the future', 1, x'00', 0)",
+    )
+    .execute(&tp.platform.db)
+    .await
+    .unwrap();
+    tp.platform.db.close().await;
+    let err = Platform::builder(tp.dir.path()).open().await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Conflict);
+    assert!(
+        err.body.message.contains("newer AgentEval") && err.body.message.contains("9999"),
+        "{}",
+        err.body.message
+    );
+    assert!(err.body.suggestion.contains("AGENTEVAL_DATA_DIR"));
+}
