@@ -1,6 +1,7 @@
-//! The exploration block of the campaign report: a pure aggregation over
-//! session rows (status, end reason, experience record, judge review), so
-//! that it is fast on large campaigns and testable without a database.
+//! The exploration block of the campaign report. The report reads it from
+//! tallies kept as sessions change (migration 0009); [`aggregate`] computes
+//! the same figures from session rows, without a database, and is what the
+//! tallies are tested against.
 
 use super::session::{EndReason, ExperienceRecord, SessionStatus, Trigger};
 use super::{SeedRef, issue_key};
