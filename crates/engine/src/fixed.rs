@@ -12,7 +12,7 @@ use crate::checks::{CheckResult, TurnContext, key_field_coverage, run_checks};
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
-use crate::tally::{RunOutcome, RunSums, RunTallies};
+use crate::tally::{RunOutcome, RunTallies};
 use crate::target::{Target, parse_id};
 use crate::writer::{Committed, FinishRow, TurnRow, Write};
 use chrono::{DateTime, Utc};
@@ -378,18 +378,14 @@ impl Platform {
             metrics: serde_json::to_string(&metrics)?,
             error_reason: reason,
             finished_at: to_ms(self.clock.now()),
-            outcome: Box::new(RunOutcome {
-                campaign_id: run.campaign_id.to_string(),
-                scenario_id: run.scenario_id,
-                offset_ms: run.offset_ms,
-                sums: RunSums::of_run(Some(&metrics)),
-                failing: checks
-                    .into_iter()
-                    .filter(|c| !c.passed)
-                    .map(|c| (c.kind, c.detail))
-                    .collect(),
+            outcome: Box::new(RunOutcome::new(
+                run.campaign_id.to_string(),
+                run.scenario_id,
+                run.offset_ms,
+                Some(&metrics),
+                checks,
                 latencies,
-            }),
+            )),
         };
         let committed = self
             .writer

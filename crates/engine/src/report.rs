@@ -6,7 +6,7 @@ use crate::campaign::Campaign;
 use crate::clock::to_ms;
 use crate::error::Result;
 use crate::exploration::findings::ExplorationFindings;
-use crate::fixed::{RunMetrics, Verdict};
+use crate::fixed::Verdict;
 use crate::platform::Platform;
 use crate::store::text;
 use crate::tally::{RunSums, TIMELINE_SLICES, reason_kind};
@@ -505,8 +505,8 @@ fn from_runs(
         };
         let scenario_id: String = row.get("scenario_id")?;
         acc.scenario(&scenario_id, row)?;
-        let metrics: Option<RunMetrics> =
-            text(row, "metrics")?.and_then(|s| serde_json::from_str(s).ok());
+        let (metrics, checks) =
+            crate::tally::stored_results(text(row, "metrics")?, text(row, "check_results")?);
         let slice = crate::tally::slice(row.get("offset_ms")?, duration_ms);
         acc.runs(&scenario_id, verdict, RunSums::of_run(metrics.as_ref()));
         acc.timeline(slice, verdict, 1);
@@ -514,9 +514,6 @@ fn from_runs(
             continue;
         }
         let run_id = crate::target::parse_id(text(row, "id")?.unwrap_or_default())?;
-        let checks: Vec<crate::checks::CheckResult> = text(row, "check_results")?
-            .and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default();
         for c in checks.iter().filter(|c| !c.passed) {
             acc.failing_check(&scenario_id, &c.kind, &c.detail, 1, run_id);
         }

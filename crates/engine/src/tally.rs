@@ -5,6 +5,7 @@
 //! restart recovery, finalize's skips), and nothing else writes the
 //! tallies, so that they stay equal to what the runs add up to.
 
+use crate::checks::CheckResult;
 use crate::fixed::{RunMetrics, Verdict};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
@@ -98,17 +99,46 @@ pub(crate) struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// A run that ends without metrics or checks (interrupted, skipped).
-    pub fn bare(campaign_id: String, scenario_id: String, offset_ms: i64) -> Self {
+    pub fn new(
+        campaign_id: String,
+        scenario_id: String,
+        offset_ms: i64,
+        metrics: Option<&RunMetrics>,
+        checks: Vec<CheckResult>,
+        latencies: Option<Vec<i64>>,
+    ) -> Self {
         RunOutcome {
             campaign_id,
             scenario_id,
             offset_ms,
-            sums: RunSums::of_run(None),
-            failing: Vec::new(),
-            latencies: None,
+            sums: RunSums::of_run(metrics),
+            failing: checks
+                .into_iter()
+                .filter(|c| !c.passed)
+                .map(|c| (c.kind, c.detail))
+                .collect(),
+            latencies,
         }
     }
+
+    /// A run that ends without metrics or checks (interrupted, skipped).
+    pub fn bare(campaign_id: String, scenario_id: String, offset_ms: i64) -> Self {
+        Self::new(campaign_id, scenario_id, offset_ms, None, Vec::new(), None)
+    }
+}
+
+/// A stored run's metrics and check results, from their JSON columns; what
+/// cannot be read counts as absent.
+pub(crate) fn stored_results(
+    metrics: Option<&str>,
+    check_results: Option<&str>,
+) -> (Option<RunMetrics>, Vec<CheckResult>) {
+    (
+        metrics.and_then(|s| serde_json::from_str(s).ok()),
+        check_results
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default(),
+    )
 }
 
 /// What adding a run needs from the database, read before its verdict is
@@ -344,23 +374,15 @@ pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
     while let Some(row) = rows.next()? {
         let text = |column| crate::store::text(row, column);
         let id = text("id")?.unwrap_or_default();
-        let metrics: Option<RunMetrics> =
-            text("metrics")?.and_then(|s| serde_json::from_str(s).ok());
-        let checks: Vec<crate::checks::CheckResult> = text("check_results")?
-            .and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default();
-        let run = RunOutcome {
-            campaign_id: row.get("campaign_id")?,
-            scenario_id: row.get("scenario_id")?,
-            offset_ms: row.get("offset_ms")?,
-            sums: RunSums::of_run(metrics.as_ref()),
-            failing: checks
-                .into_iter()
-                .filter(|c| !c.passed)
-                .map(|c| (c.kind, c.detail))
-                .collect(),
-            latencies: None,
-        };
+        let (metrics, checks) = stored_results(text("metrics")?, text("check_results")?);
+        let run = RunOutcome::new(
+            row.get("campaign_id")?,
+            row.get("scenario_id")?,
+            row.get("offset_ms")?,
+            metrics.as_ref(),
+            checks,
+            None,
+        );
         let c = tallies.prepare(conn, id, &run)?;
         let verdict = text("verdict")?.and_then(Verdict::parse);
         tallies.add(id, &run, verdict, text("error_reason")?, c);

@@ -514,7 +514,12 @@ mod tests {
             metrics: serde_json::to_string(&crate::fixed::RunMetrics::default()).unwrap(),
             error_reason: None,
             finished_at: 2,
-            outcome: Box::new(RunOutcome::bare(campaign_id.to_string(), "s".into(), 0)),
+            // As the engine sends it: with the latency of the reply it
+            // played (a value no stored turn has).
+            outcome: Box::new(RunOutcome {
+                latencies: Some(vec![999]),
+                ..RunOutcome::bare(campaign_id.to_string(), "s".into(), 0)
+            }),
         })
     }
 
@@ -640,5 +645,17 @@ mod tests {
         assert_eq!(runs[1].verdict, Some(crate::fixed::Verdict::Passed));
         assert_eq!(p.run_turns(runs[0].id).await.unwrap().len(), 1);
         assert_eq!(p.run_turns(runs[1].id).await.unwrap().len(), 1);
+
+        // The report's tallies count the verdict as stored, and the
+        // latencies of the turns that were stored, not those sent.
+        let report = p.fixed_summary(&campaign, None).await.unwrap();
+        assert_eq!((report.passed, report.errors), (1, 1));
+        assert_eq!(report.error_reasons[0].reason, "storage_error");
+        let latencies: Vec<(i64, i64)> =
+            sqlx::query_as("SELECT latency_ms, count FROM run_latency_tally")
+                .fetch_all(&p.db)
+                .await
+                .unwrap();
+        assert_eq!(latencies, [(999, 1)], "only the sound run's reply");
     }
 }

@@ -68,7 +68,9 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     .execute(&platform.db)
     .await?;
     platform.db.close().await;
-    let platform = agenteval_engine::Platform::builder(&platform.data_dir)
+    let data_dir = platform.data_dir.clone();
+    drop(platform);
+    let platform = agenteval_engine::Platform::builder(&data_dir)
         .open()
         .await
         .map_err(user_error)?;

@@ -5,8 +5,9 @@
 //! (see [`super::ledger`]), taken on the group-commit writer's thread. The
 //! target is never called inside a decision: a message first reserves its
 //! turn (check + increment + ledger row, committed), then talks to the
-//! target, then stores the reply. Concurrent messages therefore can never exceed the
-//! turn limit, and a slow target never blocks other sessions' decisions.
+//! target, then stores the reply. Concurrent messages therefore can never
+//! exceed the turn limit, and a slow target never blocks other sessions'
+//! decisions.
 
 use super::ledger::{Decided, Entry, LedgerAction};
 use super::{SeedRef, issue_key, normalize_emotion};
@@ -1087,9 +1088,9 @@ impl Platform {
         Ok(transcripts.remove(0))
     }
 
-    /// Sessions with their whole conversations, in the order of `ids`,
-    /// read in two queries however many there are; unknown ids are left
-    /// out.
+    /// Sessions with their whole conversations, in the order of `ids`
+    /// (each once), read in two queries however many there are; unknown
+    /// ids are left out.
     pub async fn session_transcripts(&self, ids: &[Uuid]) -> Result<Vec<SessionTranscript>> {
         let list = serde_json::to_string(ids)?;
         let sessions = sqlx::query(
@@ -1134,9 +1135,6 @@ impl Platform {
                 created_at: from_ms(r.try_get("created_at")?),
             });
         }
-        Ok(ids
-            .iter()
-            .filter_map(|id| transcripts.get(id).cloned())
-            .collect())
+        Ok(ids.iter().filter_map(|id| transcripts.remove(id)).collect())
     }
 }
