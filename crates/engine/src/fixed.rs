@@ -113,7 +113,7 @@ pub struct RunTurn {
 struct ClaimedRun {
     id: Uuid,
     campaign_id: Uuid,
-    scenario_id: String,
+    scenario_id: Arc<str>,
     offset_ms: i64,
 }
 
@@ -122,7 +122,7 @@ impl ClaimedRun {
         Ok(Self {
             id: parse_id(row.try_get("id")?)?,
             campaign_id: parse_id(row.try_get("campaign_id")?)?,
-            scenario_id: row.try_get("scenario_id")?,
+            scenario_id: row.try_get::<&str, _>("scenario_id")?.into(),
             offset_ms: row.try_get("offset_ms")?,
         })
     }
@@ -292,19 +292,18 @@ impl Platform {
     /// statement, oldest first, through the group-commit writer.
     async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRun>> {
         let now = to_ms(self.clock.now());
-        self.writer
+        Ok(self
+            .writer
             .claim(limit, now)
             .await?
             .into_iter()
-            .map(|row| {
-                Ok(ClaimedRun {
-                    id: parse_id(&row.id)?,
-                    campaign_id: parse_id(&row.campaign_id)?,
-                    scenario_id: row.scenario_id,
-                    offset_ms: row.offset_ms,
-                })
+            .map(|row| ClaimedRun {
+                id: row.id,
+                campaign_id: row.campaign_id,
+                scenario_id: row.scenario_id,
+                offset_ms: row.offset_ms,
             })
-            .collect()
+            .collect())
     }
 
     /// The target and channel of a campaign's runs; a failure becomes every
@@ -372,14 +371,14 @@ impl Platform {
         // Turns were queued before the verdict and are committed with it
         // or before it (see `writer`).
         let finish = FinishRow {
-            id: run.id.to_string(),
+            id: run.id,
             verdict,
             check_results: serde_json::to_string(&checks)?,
             metrics: serde_json::to_string(&metrics)?,
             error_reason: reason,
             finished_at: to_ms(self.clock.now()),
             outcome: Box::new(RunOutcome::new(
-                run.campaign_id.to_string(),
+                run.campaign_id,
                 run.scenario_id,
                 run.offset_ms,
                 Some(&metrics),
@@ -501,7 +500,7 @@ impl Platform {
     ) -> Result<()> {
         let usage = reply.and_then(|r| r.usage);
         let turn = TurnRow {
-            run_id: run_id.to_string(),
+            run_id,
             seq: i64::from(seq),
             role,
             content: content.to_string(),

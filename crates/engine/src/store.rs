@@ -71,6 +71,17 @@ pub(crate) fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Optio
         .map_err(crate::error::Error::internal)
 }
 
+/// A column holding a UUID in its text form, read without allocating.
+pub(crate) fn uuid_at<I: rusqlite::RowIndex>(
+    row: &rusqlite::Row<'_>,
+    column: I,
+) -> rusqlite::Result<uuid::Uuid> {
+    let text = row.get_ref(column)?.as_str()?;
+    uuid::Uuid::parse_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
 /// Idle read connections kept for reuse.
 const IDLE_READERS: usize = 4;
 

@@ -9,6 +9,8 @@ use crate::checks::CheckResult;
 use crate::fixed::{RunMetrics, Verdict};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
+use std::sync::Arc;
+use uuid::Uuid;
 
 /// Slices of the campaign window in the report's timeline.
 pub(crate) const TIMELINE_SLICES: i64 = 12;
@@ -87,8 +89,8 @@ impl RunSums {
 /// What a finished run adds besides its verdict, known when it finishes.
 #[derive(Debug, Clone)]
 pub(crate) struct RunOutcome {
-    pub campaign_id: String,
-    pub scenario_id: String,
+    pub campaign_id: Uuid,
+    pub scenario_id: Arc<str>,
     pub offset_ms: i64,
     pub sums: RunSums,
     /// (check kind, detail) of each failed check.
@@ -100,8 +102,8 @@ pub(crate) struct RunOutcome {
 
 impl RunOutcome {
     pub fn new(
-        campaign_id: String,
-        scenario_id: String,
+        campaign_id: Uuid,
+        scenario_id: Arc<str>,
         offset_ms: i64,
         metrics: Option<&RunMetrics>,
         checks: Vec<CheckResult>,
@@ -122,7 +124,7 @@ impl RunOutcome {
     }
 
     /// A run that ends without metrics or checks (interrupted, skipped).
-    pub fn bare(campaign_id: String, scenario_id: String, offset_ms: i64) -> Self {
+    pub fn bare(campaign_id: Uuid, scenario_id: Arc<str>, offset_ms: i64) -> Self {
         Self::new(campaign_id, scenario_id, offset_ms, None, Vec::new(), None)
     }
 }
@@ -149,18 +151,21 @@ pub(crate) struct Contribution {
     latencies: Option<Vec<i64>>,
 }
 
+/// Campaign, scenario, check kind and detail of a failed check.
+type FailingKey = (Uuid, Arc<str>, String, String);
+
 /// Tallies being added up for one transaction.
 #[derive(Default)]
 pub(crate) struct RunTallies {
     /// Campaign -> window length in campaign time (a window never changes).
-    durations: HashMap<String, i64>,
+    durations: HashMap<Uuid, i64>,
     /// Keyed by campaign, scenario and verdict ('' for none).
-    verdicts: HashMap<(String, String, &'static str), RunSums>,
+    verdicts: HashMap<(Uuid, Arc<str>, &'static str), RunSums>,
     /// Keyed by campaign, slice and verdict.
-    timeline: HashMap<(String, i64, &'static str), u32>,
-    failing: HashMap<(String, String, String, String), (u32, String)>,
-    errors: HashMap<(String, String), u32>,
-    latencies: HashMap<(String, i64), u32>,
+    timeline: HashMap<(Uuid, i64, &'static str), u32>,
+    failing: HashMap<FailingKey, (u32, String)>,
+    errors: HashMap<(Uuid, String), u32>,
+    latencies: HashMap<(Uuid, i64), u32>,
 }
 
 impl RunTallies {
@@ -171,20 +176,21 @@ impl RunTallies {
         run_id: &str,
         run: &RunOutcome,
     ) -> rusqlite::Result<Contribution> {
-        let duration =
-            match self.durations.get(&run.campaign_id) {
-                Some(d) => *d,
-                None => {
-                    let (start, end, scale): (i64, i64, f64) = conn
+        let duration = match self.durations.get(&run.campaign_id) {
+            Some(d) => *d,
+            None => {
+                let (start, end, scale): (i64, i64, f64) = conn
                     .prepare_cached(
                         "SELECT window_start, window_end, time_scale FROM campaigns WHERE id = ?",
                     )?
-                    .query_row([&run.campaign_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-                    let d = crate::campaign::scaled_ms(end - start, scale);
-                    self.durations.insert(run.campaign_id.clone(), d);
-                    d
-                }
-            };
+                    .query_row([run.campaign_id.to_string()], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?;
+                let d = crate::campaign::scaled_ms(end - start, scale);
+                self.durations.insert(run.campaign_id, d);
+                d
+            }
+        };
         let latencies = match run.latencies {
             Some(_) => None,
             None => Some(
@@ -212,21 +218,21 @@ impl RunTallies {
         error_reason: Option<&str>,
         c: Contribution,
     ) {
-        let campaign = &run.campaign_id;
+        let campaign = run.campaign_id;
         let verdict_str = verdict.map_or("", Verdict::as_str);
         self.verdicts
-            .entry((campaign.clone(), run.scenario_id.clone(), verdict_str))
+            .entry((campaign, run.scenario_id.clone(), verdict_str))
             .or_default()
             .add(&run.sums);
         *self
             .timeline
-            .entry((campaign.clone(), c.slice, verdict_str))
+            .entry((campaign, c.slice, verdict_str))
             .or_default() += 1;
         let latencies = c.latencies.as_ref().or(run.latencies.as_ref());
         for &latency in latencies.into_iter().flatten() {
             *self
                 .latencies
-                .entry((campaign.clone(), latency.max(0)))
+                .entry((campaign, latency.max(0)))
                 .or_default() += 1;
         }
         let Some(verdict) = verdict else {
@@ -235,7 +241,7 @@ impl RunTallies {
         if verdict != Verdict::Skipped {
             for (kind, detail) in &run.failing {
                 let key = (
-                    campaign.clone(),
+                    campaign,
                     run.scenario_id.clone(),
                     kind.clone(),
                     detail.clone(),
@@ -245,7 +251,7 @@ impl RunTallies {
         }
         if verdict == Verdict::Error {
             let reason = reason_kind(error_reason).to_string();
-            *self.errors.entry((campaign.clone(), reason)).or_default() += 1;
+            *self.errors.entry((campaign, reason)).or_default() += 1;
         }
     }
 
@@ -268,8 +274,8 @@ impl RunTallies {
         )?;
         for ((campaign, scenario, verdict), s) in self.verdicts.drain() {
             upsert.execute(params![
-                campaign,
-                scenario,
+                campaign.to_string(),
+                &*scenario,
                 verdict,
                 s.runs,
                 s.with_metrics,
@@ -288,7 +294,7 @@ impl RunTallies {
              ON CONFLICT DO UPDATE SET runs = runs + excluded.runs",
         )?;
         for ((campaign, slice, verdict), runs) in self.timeline.drain() {
-            upsert.execute(params![campaign, slice, verdict, runs])?;
+            upsert.execute(params![campaign.to_string(), slice, verdict, runs])?;
         }
         let mut upsert = conn.prepare_cached(
             "INSERT INTO run_failing_check_tally (campaign_id, scenario_id, kind, detail, count, example_run_id)
@@ -296,21 +302,28 @@ impl RunTallies {
              ON CONFLICT DO UPDATE SET count = count + excluded.count",
         )?;
         for ((campaign, scenario, kind, detail), (count, example)) in self.failing.drain() {
-            upsert.execute(params![campaign, scenario, kind, detail, count, example])?;
+            upsert.execute(params![
+                campaign.to_string(),
+                &*scenario,
+                kind,
+                detail,
+                count,
+                example
+            ])?;
         }
         let mut upsert = conn.prepare_cached(
             "INSERT INTO run_error_tally (campaign_id, reason, count) VALUES (?, ?, ?)
              ON CONFLICT DO UPDATE SET count = count + excluded.count",
         )?;
         for ((campaign, reason), count) in self.errors.drain() {
-            upsert.execute(params![campaign, reason, count])?;
+            upsert.execute(params![campaign.to_string(), reason, count])?;
         }
         let mut upsert = conn.prepare_cached(
             "INSERT INTO run_latency_tally (campaign_id, latency_ms, count) VALUES (?, ?, ?)
              ON CONFLICT DO UPDATE SET count = count + excluded.count",
         )?;
         for ((campaign, latency), count) in self.latencies.drain() {
-            upsert.execute(params![campaign, latency, count])?;
+            upsert.execute(params![campaign.to_string(), latency, count])?;
         }
         Ok(())
     }
@@ -341,7 +354,11 @@ impl RunTallies {
             .query_map(finish_params, |r| {
                 Ok((
                     r.get::<_, String>(0)?,
-                    RunOutcome::bare(r.get(1)?, r.get(2)?, r.get(3)?),
+                    RunOutcome::bare(
+                        crate::store::uuid_at(r, 1)?,
+                        r.get_ref(2)?.as_str()?.into(),
+                        r.get(3)?,
+                    ),
                 ))
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -376,8 +393,8 @@ pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
         let id = text("id")?.unwrap_or_default();
         let (metrics, checks) = stored_results(text("metrics")?, text("check_results")?);
         let run = RunOutcome::new(
-            row.get("campaign_id")?,
-            row.get("scenario_id")?,
+            crate::store::uuid_at(row, "campaign_id")?,
+            text("scenario_id")?.unwrap_or_default().into(),
             row.get("offset_ms")?,
             metrics.as_ref(),
             checks,

@@ -28,16 +28,30 @@
 
 use crate::error::{Error, Result};
 use crate::fixed::Verdict;
+use crate::store::uuid_at;
 use crate::tally::{RunOutcome, RunTallies};
 use rusqlite::{Connection, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
+use uuid::Uuid;
 
 /// Most writes committed in one transaction.
 const MAX_BATCH: usize = 4096;
+
+/// How long a batch of fixed runs' work (claims, turns, verdicts) stays
+/// open for more once [`LINGER_FROM`] jobs are waiting. A commit costs
+/// about as much for a few writes as for hundreds (the pages it writes, the
+/// report's tallies it updates), so when runs stream in, gathering their
+/// writes for a moment costs less CPU per run. A lone write, and any batch
+/// with other work (an API call's budget decision, a session's reply, an
+/// audit event, which someone waits for), is committed at once.
+const LINGER: Duration = Duration::from_millis(1);
+/// Writes waiting at once that mark a busy queue.
+const LINGER_FROM: usize = 8;
 
 /// The verdict's reason when one of the run's turns could not be stored.
 pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
@@ -45,7 +59,7 @@ pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
 /// One turn of a fixed run.
 #[derive(Debug, Clone)]
 pub(crate) struct TurnRow {
-    pub run_id: String,
+    pub run_id: Uuid,
     pub seq: i64,
     pub role: &'static str,
     pub content: String,
@@ -59,7 +73,7 @@ pub(crate) struct TurnRow {
 /// A run's verdict.
 #[derive(Debug, Clone)]
 pub(crate) struct FinishRow {
-    pub id: String,
+    pub id: Uuid,
     pub verdict: Verdict,
     pub check_results: String,
     pub metrics: String,
@@ -112,9 +126,9 @@ pub(crate) enum Committed {
 /// A due run claimed for execution (`pending -> running`).
 #[derive(Debug, Clone)]
 pub(crate) struct ClaimedRow {
-    pub id: String,
-    pub campaign_id: String,
-    pub scenario_id: String,
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub scenario_id: Arc<str>,
     pub offset_ms: i64,
 }
 
@@ -145,9 +159,19 @@ enum Done {
     Written(Committed),
     Claimed(Vec<ClaimedRow>),
     Ran(Deliver),
+    /// The job failed alone (SQLite undid just its statement).
+    Failed(String),
 }
 
 impl Job {
+    /// A fixed run's work: its claim, turns and verdict.
+    fn is_run_work(&self) -> bool {
+        matches!(
+            self,
+            Job::Claim { .. } | Job::Write(Write::Turn(_) | Write::Finish(_), _)
+        )
+    }
+
     fn reply(self, result: std::result::Result<Done, String>) {
         // A receiver that stopped waiting is no error: queued writes are
         // committed whether or not anyone waits.
@@ -269,34 +293,63 @@ impl Writer {
 fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     let mut lost = LostTurns::default();
     let mut tallies = RunTallies::default();
+    // Kept from batch to batch, so that neither grows again each time.
+    let mut batch: Vec<Job> = Vec::new();
+    let mut done: Vec<Option<Done>> = Vec::new();
     while let Ok(first) = rx.recv() {
-        // Whatever queued while the last batch was being committed joins
-        // this one; waiting for more was measured to cost more than it saves.
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
-        commit(&mut conn, batch, &mut lost, &mut tallies);
+        let opened = Instant::now();
+        batch.push(first);
+        gather(&rx, &mut batch, opened);
+        commit(&mut conn, &mut batch, &mut done, &mut lost, &mut tallies);
         // Nothing is left after a commit; after a failure, what the
         // rolled-back batch added is forgotten.
         tallies.discard();
     }
 }
 
+/// Adds to `batch` whatever is waiting and, while it is a busy stream of
+/// run work (see [`LINGER`]), whatever arrives until `opened + LINGER`, up
+/// to [`MAX_BATCH`] jobs.
+fn gather(rx: &mpsc::Receiver<Job>, batch: &mut Vec<Job>, opened: Instant) {
+    let mut run_work = batch.iter().all(Job::is_run_work);
+    while batch.len() < MAX_BATCH {
+        let job = match rx.try_recv() {
+            Ok(job) => job,
+            Err(_) => {
+                let lingers = run_work && batch.len() >= LINGER_FROM;
+                let Some(wait) = (opened + LINGER)
+                    .checked_duration_since(Instant::now())
+                    .filter(|_| lingers)
+                else {
+                    return;
+                };
+                match rx.recv_timeout(wait) {
+                    Ok(job) => job,
+                    Err(_) => return,
+                }
+            }
+        };
+        run_work &= job.is_run_work();
+        batch.push(job);
+    }
+}
+
 /// Runs `batch` in one transaction and answers each job once it is
-/// committed (or failed).
-fn commit(conn: &mut Connection, batch: Vec<Job>, lost: &mut LostTurns, tallies: &mut RunTallies) {
+/// committed (or failed); `batch` is left empty. `done` is scratch space.
+fn commit(
+    conn: &mut Connection,
+    batch: &mut Vec<Job>,
+    done: &mut Vec<Option<Done>>,
+    lost: &mut LostTurns,
+    tallies: &mut RunTallies,
+) {
+    done.clear();
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
-        Err(e) => return all_failed(batch.into_iter().map(|job| (job, None)), lost, &e),
+        Err(e) => return all_failed(batch, done, lost, &e),
     };
-    let mut steps: Vec<(Job, Option<Done>)> = Vec::with_capacity(batch.len());
-    let mut jobs = batch.into_iter();
-    while let Some(mut job) = jobs.next() {
-        let result = match &mut job {
+    for job in batch.iter_mut() {
+        let result = match job {
             Job::Write(write, _) => {
                 let committed = lost.downgrade(write);
                 apply(&tx, write, tallies).map(|()| Done::Written(committed))
@@ -311,48 +364,53 @@ fn commit(conn: &mut Connection, batch: Vec<Job>, lost: &mut LostTurns, tallies:
                 Err(e) => e.to_string(),
                 Ok(_) => "the transaction was rolled back".to_string(),
             };
-            steps.push((job, result.ok()));
-            let rest = jobs.map(|job| (job, None));
-            return all_failed(steps.into_iter().chain(rest), lost, &e);
+            done.push(result.ok());
+            return all_failed(batch, done, lost, &e);
         }
         match result {
-            Ok(done) => steps.push((job, Some(done))),
+            Ok(d) => done.push(Some(d)),
             Err(e) => {
                 tracing::error!(error = %e, "a write could not be stored");
-                if let Job::Write(write, _) = &job {
+                if let Job::Write(write, _) = job {
                     lost.failed(write);
                 }
-                job.reply(Err(e.to_string()));
+                done.push(Some(Done::Failed(e.to_string())));
             }
         }
     }
     if let Err(e) = tallies.flush(&tx) {
-        return all_failed(steps, lost, &e);
+        return all_failed(batch, done, lost, &e);
     }
     if let Err(e) = tx.commit() {
-        return all_failed(steps, lost, &e);
+        return all_failed(batch, done, lost, &e);
     }
-    for (job, done) in steps {
-        if let Some(done) = done {
-            job.reply(Ok(done));
+    for (job, d) in batch.drain(..).zip(done.drain(..)) {
+        match d {
+            Some(Done::Failed(e)) => job.reply(Err(e)),
+            Some(d) => job.reply(Ok(d)),
+            None => unreachable!("every job of a committed batch has its outcome"),
         }
     }
 }
 
-/// Answers every job of a batch whose transaction failed; `done` is what a
-/// job did before the failure undid it.
+/// Answers every job of a batch whose transaction failed; `done` holds
+/// what the jobs before the failure did, which the failure undid.
 fn all_failed(
-    steps: impl IntoIterator<Item = (Job, Option<Done>)>,
+    batch: &mut Vec<Job>,
+    done: &mut Vec<Option<Done>>,
     lost: &mut LostTurns,
     e: &dyn std::fmt::Display,
 ) {
     tracing::error!(error = %e, "a batch of writes could not be stored");
-    for (job, done) in steps {
+    let mut done = done.drain(..);
+    for job in batch.drain(..) {
         if let Job::Write(write, _) = &job {
             lost.failed(write);
         }
-        match done {
+        match done.next().flatten() {
             Some(Done::Ran(deliver)) => deliver(Err(e.to_string())),
+            // Failed alone, and answered so.
+            Some(Done::Failed(own)) => job.reply(Err(own)),
             _ => job.reply(Err(e.to_string())),
         }
     }
@@ -379,18 +437,18 @@ fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T
 fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<ClaimedRow>> {
     let mut statement = conn.prepare_cached(
         "UPDATE runs SET status = 'running', started_at = ?1
-         WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-                      WHERE r.status != 'done' AND r.status = 'pending' -- the partial index `runs_open`
-                        AND r.scheduled_at <= ?1 AND c.status = 'running'
-                      ORDER BY r.scheduled_at, r.seq LIMIT ?2)
+         WHERE rowid IN (SELECT r.rowid FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+                         WHERE r.status != 'done' AND r.status = 'pending' -- the partial index `runs_open`
+                           AND r.scheduled_at <= ?1 AND c.status = 'running'
+                         ORDER BY r.scheduled_at, r.seq LIMIT ?2)
            AND +status = 'pending' -- a guard, not an index choice
          RETURNING id, campaign_id, scenario_id, offset_ms",
     )?;
     let rows = statement.query_map(params![now, limit as i64], |row| {
         Ok(ClaimedRow {
-            id: row.get(0)?,
-            campaign_id: row.get(1)?,
-            scenario_id: row.get(2)?,
+            id: uuid_at(row, 0)?,
+            campaign_id: uuid_at(row, 1)?,
+            scenario_id: row.get_ref(2)?.as_str()?.into(),
             offset_ms: row.get(3)?,
         })
     })?;
@@ -401,19 +459,23 @@ fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<Clai
 fn apply(conn: &Connection, write: &Write, tallies: &mut RunTallies) -> rusqlite::Result<()> {
     match write {
         Write::Turn(t) => {
+            let mut id = Uuid::encode_buffer();
+            let run_id = &*t.run_id.hyphenated().encode_lower(&mut id);
             conn.prepare_cached(
                 "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )?
             .execute(params![
-                t.run_id, t.seq, t.role, t.content, t.latency_ms, t.tokens_in, t.tokens_out,
+                run_id, t.seq, t.role, t.content, t.latency_ms, t.tokens_in, t.tokens_out,
                 t.tool_calls, t.created_at
             ])?;
         }
         Write::Finish(f) => {
+            let mut id = Uuid::encode_buffer();
+            let id = &*f.id.hyphenated().encode_lower(&mut id);
             // Read first, so that once the verdict is written adding it to
             // the tallies cannot fail.
-            let contribution = tallies.prepare(conn, &f.id, &f.outcome)?;
+            let contribution = tallies.prepare(conn, id, &f.outcome)?;
             // A verdict is final (migration 0008): a run already finished,
             // by restart recovery say, keeps its first one.
             let changed = conn
@@ -428,11 +490,11 @@ fn apply(conn: &Connection, write: &Write, tallies: &mut RunTallies) -> rusqlite
                     f.metrics,
                     f.error_reason,
                     f.finished_at,
-                    f.id
+                    id
                 ])?;
             if changed == 1 {
                 let reason = f.error_reason.as_deref();
-                tallies.add(&f.id, &f.outcome, Some(f.verdict), reason, contribution);
+                tallies.add(id, &f.outcome, Some(f.verdict), reason, contribution);
             }
         }
         Write::Reply(r) => {
@@ -459,7 +521,7 @@ fn apply(conn: &Connection, write: &Write, tallies: &mut RunTallies) -> rusqlite
 
 /// Runs with a turn that could not be stored, until their verdict comes.
 #[derive(Default)]
-struct LostTurns(HashSet<String>);
+struct LostTurns(HashSet<Uuid>);
 
 impl LostTurns {
     /// Turns `write` into an `error` verdict if it is the verdict of a run
@@ -479,7 +541,7 @@ impl LostTurns {
 
     fn failed(&mut self, write: &Write) {
         if let Write::Turn(t) = write {
-            self.0.insert(t.run_id.clone());
+            self.0.insert(t.run_id);
         }
     }
 }
@@ -492,9 +554,9 @@ mod tests {
     use crate::scenario::{Scenario, ScenarioTurn};
     use crate::target::CreateTarget;
 
-    fn turn(run_id: &str, seq: i64) -> Write {
+    fn turn(run_id: Uuid, seq: i64) -> Write {
         Write::Turn(TurnRow {
-            run_id: run_id.into(),
+            run_id,
             seq,
             role: "user",
             content: format!("turn {seq}"),
@@ -506,9 +568,9 @@ mod tests {
         })
     }
 
-    fn finish(run_id: &str, campaign_id: uuid::Uuid) -> Write {
+    fn finish(run_id: Uuid, campaign_id: Uuid) -> Write {
         Write::Finish(FinishRow {
-            id: run_id.into(),
+            id: run_id,
             verdict: Verdict::Passed,
             check_results: "[]".into(),
             metrics: serde_json::to_string(&crate::fixed::RunMetrics::default()).unwrap(),
@@ -518,7 +580,7 @@ mod tests {
             // played (a value no stored turn has).
             outcome: Box::new(RunOutcome {
                 latencies: Some(vec![999]),
-                ..RunOutcome::bare(campaign_id.to_string(), "s".into(), 0)
+                ..RunOutcome::bare(campaign_id, "s".into(), 0)
             }),
         })
     }
@@ -616,16 +678,16 @@ mod tests {
             .await
             .unwrap();
         let runs = p.list_runs(campaign.id).await.unwrap();
-        let (lossy, sound) = (runs[0].id.to_string(), runs[1].id.to_string());
+        let (lossy, sound) = (runs[0].id, runs[1].id);
 
         // Queued together, so they meet in one batch; the second turn of
         // `lossy` repeats a (run, seq) pair and cannot be stored.
         let queued: Vec<Pending> = [
-            turn(&lossy, 0),
-            turn(&lossy, 0),
-            turn(&sound, 0),
-            finish(&lossy, campaign.id),
-            finish(&sound, campaign.id),
+            turn(lossy, 0),
+            turn(lossy, 0),
+            turn(sound, 0),
+            finish(lossy, campaign.id),
+            finish(sound, campaign.id),
         ]
         .into_iter()
         .map(|w| p.writer.enqueue(w))
