@@ -250,18 +250,18 @@ fn json_path_check(
     equals: Option<&serde_json::Value>,
     reply: &ChatReply,
 ) -> (bool, String) {
-    let parsed = match serde_json_path::JsonPath::parse(path) {
+    let parsed = match json_path(path) {
         Ok(p) => p,
         Err(e) => return (false, format!("`{path}` is not a valid JSONPath: {e}")),
     };
-    let mut documents: Vec<(String, serde_json::Value)> = Vec::new();
+    let mut documents: Vec<(String, Cow<'_, serde_json::Value>)> = Vec::new();
     if let Some(v) = extract_json(&reply.content) {
-        documents.push(("the reply's JSON".into(), v));
+        documents.push(("the reply's JSON".into(), Cow::Owned(v)));
     }
     for call in &reply.tool_calls {
         documents.push((
             format!("the arguments of tool call `{}`", call.name),
-            call.arguments.clone(),
+            Cow::Borrowed(&call.arguments),
         ));
     }
     if documents.is_empty() {
@@ -475,46 +475,74 @@ fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (bool, String) 
     }
 }
 
+/// What is built from a scenario's text (a pattern, a schema, a path),
+/// kept per process under that text.
+type Cache<T> = LazyLock<RwLock<HashMap<String, Arc<T>>>>;
+
+/// The value `cache` keeps for `key`, built by `build` the first time.
+/// Keys come from scenario files; `max` only guards memory.
+fn cached<T, E>(
+    cache: &Cache<T>,
+    max: usize,
+    key: &str,
+    build: impl FnOnce() -> std::result::Result<T, E>,
+) -> std::result::Result<Arc<T>, E> {
+    if let Some(value) = cache.read().ok().and_then(|c| c.get(key).cloned()) {
+        return Ok(value);
+    }
+    let value = Arc::new(build()?);
+    if let Ok(mut cache) = cache.write() {
+        if cache.len() >= max {
+            cache.clear();
+        }
+        cache.insert(key.to_string(), value.clone());
+    }
+    Ok(value)
+}
+
 /// Scenario patterns compiled once per process: compiling a Unicode,
 /// case-folding pattern costs far more than matching a reply with it.
 /// Shared as `Arc`: a cloned `Regex` starts with empty search caches.
-fn compiled(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
-    static CACHE: LazyLock<RwLock<HashMap<String, Arc<Regex>>>> = LazyLock::new(Default::default);
-    /// Patterns come from scenario files; the bound only guards memory.
-    const MAX_CACHED: usize = 4096;
-    if let Some(re) = CACHE.read().ok().and_then(|c| c.get(pattern).cloned()) {
-        return Ok(re);
-    }
-    let re = Arc::new(Regex::new(pattern)?);
-    if let Ok(mut cache) = CACHE.write() {
-        if cache.len() >= MAX_CACHED {
-            cache.clear();
-        }
-        cache.insert(pattern.to_string(), re.clone());
-    }
-    Ok(re)
+pub(crate) fn compiled(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
+    static CACHE: Cache<Regex> = LazyLock::new(Default::default);
+    cached(&CACHE, 4096, pattern, || Regex::new(pattern))
 }
 
 /// Tool-argument schemas compiled once per process, like patterns.
-fn schema_validator(
+pub(crate) fn schema_validator(
     schema: &serde_json::Value,
 ) -> std::result::Result<Arc<jsonschema::Validator>, String> {
-    static CACHE: LazyLock<RwLock<HashMap<String, Arc<jsonschema::Validator>>>> =
-        LazyLock::new(Default::default);
-    const MAX_CACHED: usize = 1024;
-    let key = schema.to_string();
-    if let Some(v) = CACHE.read().ok().and_then(|c| c.get(&key).cloned()) {
-        return Ok(v);
-    }
-    let validator = Arc::new(jsonschema::validator_for(schema).map_err(|e| e.to_string())?);
-    if let Ok(mut cache) = CACHE.write() {
-        if cache.len() >= MAX_CACHED {
-            cache.clear();
-        }
-        cache.insert(key, validator.clone());
-    }
-    Ok(validator)
+    static CACHE: Cache<jsonschema::Validator> = LazyLock::new(Default::default);
+    cached(&CACHE, 1024, &schema.to_string(), || {
+        jsonschema::validator_for(schema).map_err(|e| e.to_string())
+    })
 }
+
+/// JSONPath expressions parsed once per process, like patterns.
+pub(crate) fn json_path(path: &str) -> std::result::Result<Arc<serde_json_path::JsonPath>, String> {
+    static CACHE: Cache<serde_json_path::JsonPath> = LazyLock::new(Default::default);
+    cached(&CACHE, 4096, path, || {
+        serde_json_path::JsonPath::parse(path).map_err(|e| e.to_string())
+    })
+}
+
+/// The canonical numbers of a source text (a fact, the system prompt, a
+/// user message). Every run of a scenario reads the same sources, so those
+/// of up to [`CACHED_SOURCE_BYTES`] are read once per process.
+fn source_numbers(text: &str) -> Arc<Vec<String>> {
+    static CACHE: Cache<Vec<String>> = LazyLock::new(Default::default);
+    let read = || numbers_in(text).into_iter().map(|(_, n)| n).collect();
+    if text.len() > CACHED_SOURCE_BYTES {
+        return Arc::new(read());
+    }
+    cached(&CACHE, 4096, text, || {
+        Ok::<_, std::convert::Infallible>(read())
+    })
+    .unwrap_or_else(|never| match never {})
+}
+
+/// The longest source text whose numbers are kept (4,096 of them at most).
+const CACHED_SOURCE_BYTES: usize = 2048;
 
 static NUMBER_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?\s*%?").expect("static regex"));
@@ -613,8 +641,8 @@ fn number_gate(ctx: &TurnContext<'_>) -> (bool, String) {
         if unmatched.is_empty() {
             break;
         }
-        let numbers = numbers_in(text);
-        unmatched.retain(|c| !numbers.iter().any(|(_, n)| n == c));
+        let numbers = source_numbers(text);
+        unmatched.retain(|c| !numbers.iter().any(|n| n == c));
     }
     let mut unverified: Vec<String> = Vec::new();
     for (shown, canon) in &found {
@@ -786,5 +814,23 @@ async fn rubric_check(
                 ),
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_built_from_a_scenario_text_is_built_once_and_shared() {
+        let a = compiled(r"order (\d+)").unwrap();
+        assert!(Arc::ptr_eq(&a, &compiled(r"order (\d+)").unwrap()));
+        assert!(
+            compiled("(").is_err(),
+            "a bad pattern is an error, not cached"
+        );
+        let p = json_path("$.order.id").unwrap();
+        assert!(Arc::ptr_eq(&p, &json_path("$.order.id").unwrap()));
+        assert_eq!(*source_numbers("Units: 1,200 at 12.50%"), ["1200", "12.5"]);
     }
 }

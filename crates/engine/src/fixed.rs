@@ -462,9 +462,12 @@ impl Platform {
                 reply: &reply,
             };
             results.extend(run_checks(&turn.checks, &ctx, None).await);
-            let mut assistant = ChatMessage::assistant(&reply.content);
-            assistant.tool_calls = reply.tool_calls.clone();
-            request.messages.push(assistant);
+            // The reply joins the conversation a next turn sends.
+            if i + 1 < scenario.turns.len() {
+                let mut assistant = ChatMessage::assistant(&reply.content);
+                assistant.tool_calls = reply.tool_calls.clone();
+                request.messages.push(assistant);
+            }
             replies.push(reply.content);
         }
         metrics.completed = true;

@@ -391,8 +391,10 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
                 return Err("give `value` or a non-empty `any` list".into());
             }
         }
+        // Compiled into the caches the checks use, so that runs find them
+        // ready.
         Check::Regex { pattern } => {
-            Regex::new(pattern).map_err(|e| {
+            crate::checks::compiled(pattern).map_err(|e| {
                 // The syntax error's last line says what is wrong; the lines
                 // above draw a caret that makes no sense on one line.
                 let text = e.to_string();
@@ -408,7 +410,7 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
             })?;
         }
         Check::JsonPath { path, .. } => {
-            serde_json_path::JsonPath::parse(path)
+            crate::checks::json_path(path)
                 .map_err(|e| format!("`{path}` is not a valid JSONPath: {e}"))?;
         }
         Check::MaxLatencyMs { ms } => {
@@ -429,7 +431,7 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
                 ));
             }
             if let Some(schema) = arguments_schema {
-                jsonschema::validator_for(schema)
+                crate::checks::schema_validator(schema)
                     .map_err(|e| format!("`arguments_schema` is not a valid JSON schema: {e}"))?;
             }
         }

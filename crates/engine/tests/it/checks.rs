@@ -469,3 +469,35 @@ fn key_field_coverage_counts_fields_present() {
     let cov = key_field_coverage(&s, &["合同期限：2年", "payment within 30 days"]).expect("some");
     assert!((cov - 2.0 / 3.0).abs() < 1e-9, "two of three fields: {cov}");
 }
+
+#[tokio::test]
+async fn number_gate_reads_long_sources_and_repeated_ones_alike() {
+    // A fact longer than the sources whose numbers are kept between runs,
+    // with its number at the end.
+    let long = format!("{} Budget: 4,750", "Background. ".repeat(400));
+    assert!(long.len() > 4096);
+    for facts in [vec![long.as_str()], vec!["Budget: 4,750"]] {
+        let s = scenario(&facts);
+        // Twice: the second run reads what the first kept.
+        for _ in 0..2 {
+            let ok = run_one_with(
+                Check::NoUnverifiedNumbers,
+                &s,
+                "What is the budget?",
+                &reply("The budget is 4750."),
+                None,
+            )
+            .await;
+            assert!(ok.passed, "{}", ok.detail);
+            let bad = run_one_with(
+                Check::NoUnverifiedNumbers,
+                &s,
+                "What is the budget?",
+                &reply("The budget is 4760."),
+                None,
+            )
+            .await;
+            assert!(!bad.passed && bad.detail.contains("4760"), "{}", bad.detail);
+        }
+    }
+}
