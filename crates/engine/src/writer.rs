@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::fixed::Verdict;
 use crate::store::uuid_at;
 use crate::tally::{RunOutcome, RunTallies};
-use rusqlite::{Connection, TransactionBehavior, params};
+use rusqlite::{Connection, Statement, Transaction, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
@@ -290,7 +290,13 @@ impl Writer {
 }
 
 /// The writer thread: commits whatever is waiting, batch after batch.
-fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
+fn run(conn: Connection, rx: mpsc::Receiver<Job>) {
+    // Without its statements the writer can store no run; every such
+    // write then fails with the reason.
+    let mut hot = RunStatements::prepare(&conn).map_err(|e| {
+        tracing::error!(error = %e, "the writer could not prepare its statements");
+        e.to_string()
+    });
     let mut lost = LostTurns::default();
     let mut tallies = RunTallies::default();
     // Kept from batch to batch, so that neither grows again each time.
@@ -300,7 +306,14 @@ fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
         let opened = Instant::now();
         batch.push(first);
         gather(&rx, &mut batch, opened);
-        commit(&mut conn, &mut batch, &mut done, &mut lost, &mut tallies);
+        commit(
+            &conn,
+            &mut hot,
+            &mut batch,
+            &mut done,
+            &mut lost,
+            &mut tallies,
+        );
         // Nothing is left after a commit; after a failure, what the
         // rolled-back batch added is forgotten.
         tallies.discard();
@@ -332,14 +345,15 @@ fn gather(rx: &mpsc::Receiver<Job>, batch: &mut Vec<Job>, opened: Instant) {
 /// Runs `batch` in one transaction and answers each job once it is
 /// committed (or failed); `batch` is left empty. `done` is scratch space.
 fn commit(
-    conn: &mut Connection,
+    conn: &Connection,
+    hot: &mut std::result::Result<RunStatements<'_>, String>,
     batch: &mut Vec<Job>,
     done: &mut Vec<Option<Done>>,
     lost: &mut LostTurns,
     tallies: &mut RunTallies,
 ) {
     done.clear();
-    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+    let tx = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => return all_failed(batch, done, lost, &e),
     };
@@ -347,7 +361,7 @@ fn commit(
         let result = match job {
             Job::Write(write, _) => {
                 let committed = lost.downgrade(write);
-                apply(&tx, write, tallies).map(|()| Done::Written(committed))
+                apply(&tx, hot, write, tallies).map(|()| Done::Written(committed))
             }
             Job::Claim { limit, now, .. } => claim(&tx, *limit, *now).map(Done::Claimed),
             Job::Task(task) => Ok(Done::Ran(task.take().expect("a task runs once")(&tx))),
@@ -450,19 +464,60 @@ fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<Clai
     rows.collect()
 }
 
-/// Runs one write's statements, each prepared once per connection.
-fn apply(conn: &Connection, write: &Write, tallies: &mut RunTallies) -> rusqlite::Result<()> {
+/// The statements of a fixed run's rows, prepared once for the writer's
+/// life: a run writes a few rows, and looking a statement up in the
+/// connection's cache (hashing its text, twice) cost as much as binding it.
+struct RunStatements<'c> {
+    turn: Statement<'c>,
+    finish: Statement<'c>,
+}
+
+impl<'c> RunStatements<'c> {
+    fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
+        Ok(Self {
+            turn: conn.prepare(
+                "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )?,
+            // A verdict is final (migration 0008): a run already finished,
+            // by restart recovery say, keeps its first one.
+            finish: conn.prepare(
+                "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
+                     error_reason = ?, finished_at = ?
+                 WHERE id = ? AND status != 'done'",
+            )?,
+        })
+    }
+}
+
+/// Runs one write's statements; those of other rows than a fixed run's are
+/// prepared once per connection and looked up in its cache.
+fn apply(
+    conn: &Connection,
+    hot: &mut std::result::Result<RunStatements<'_>, String>,
+    write: &Write,
+    tallies: &mut RunTallies,
+) -> rusqlite::Result<()> {
+    let unprepared = |e: &mut String| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
+            Some(e.clone()),
+        )
+    };
     match write {
         Write::Turn(t) => {
             let mut id = Uuid::encode_buffer();
             let run_id = &*t.run_id.hyphenated().encode_lower(&mut id);
-            conn.prepare_cached(
-                "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )?
-            .execute(params![
-                run_id, t.seq, t.role, t.content, t.latency_ms, t.tokens_in, t.tokens_out,
-                t.tool_calls, t.created_at
+            hot.as_mut().map_err(unprepared)?.turn.execute(params![
+                run_id,
+                t.seq,
+                t.role,
+                t.content,
+                t.latency_ms,
+                t.tokens_in,
+                t.tokens_out,
+                t.tool_calls,
+                t.created_at
             ])?;
         }
         Write::Finish(f) => {
@@ -471,22 +526,14 @@ fn apply(conn: &Connection, write: &Write, tallies: &mut RunTallies) -> rusqlite
             // Read first, so that once the verdict is written adding it to
             // the tallies cannot fail.
             let contribution = tallies.prepare(conn, id, &f.outcome)?;
-            // A verdict is final (migration 0008): a run already finished,
-            // by restart recovery say, keeps its first one.
-            let changed = conn
-                .prepare_cached(
-                    "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
-                         error_reason = ?, finished_at = ?
-                     WHERE id = ? AND status != 'done'",
-                )?
-                .execute(params![
-                    f.verdict.as_str(),
-                    f.check_results,
-                    f.metrics,
-                    f.error_reason,
-                    f.finished_at,
-                    id
-                ])?;
+            let changed = hot.as_mut().map_err(unprepared)?.finish.execute(params![
+                f.verdict.as_str(),
+                f.check_results,
+                f.metrics,
+                f.error_reason,
+                f.finished_at,
+                id
+            ])?;
             if changed == 1 {
                 let reason = f.error_reason.as_deref();
                 tallies.add(id, &f.outcome, Some(f.verdict), reason, contribution);
