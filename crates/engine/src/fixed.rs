@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
 use crate::tally::{RunOutcome, RunTallies};
 use crate::target::{Target, parse_id};
-use crate::writer::{Committed, FinishRow, TurnRow, Write};
+use crate::writer::{ClaimedRow, Committed, FinishRow, TurnRow, Write};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -109,23 +109,14 @@ pub struct RunTurn {
     pub created_at: DateTime<Utc>,
 }
 
-/// A run claimed for execution.
-struct ClaimedRun {
-    id: Uuid,
-    campaign_id: Uuid,
-    scenario_id: Arc<str>,
-    offset_ms: i64,
-}
-
-impl ClaimedRun {
-    fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Self> {
-        Ok(Self {
-            id: parse_id(row.try_get("id")?)?,
-            campaign_id: parse_id(row.try_get("campaign_id")?)?,
-            scenario_id: row.try_get::<&str, _>("scenario_id")?.into(),
-            offset_ms: row.try_get("offset_ms")?,
-        })
-    }
+/// A run claimed one by one, through the pool (see [`Platform::execute_run`]).
+fn claimed_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ClaimedRow> {
+    Ok(ClaimedRow {
+        id: parse_id(row.try_get("id")?)?,
+        campaign_id: parse_id(row.try_get("campaign_id")?)?,
+        scenario_id: row.try_get::<&str, _>("scenario_id")?.into(),
+        offset_ms: row.try_get("offset_ms")?,
+    })
 }
 
 /// What playing a run gave.
@@ -290,20 +281,8 @@ impl Platform {
 
     /// Claims up to `limit` due runs (`pending -> running`) in one
     /// statement, oldest first, through the group-commit writer.
-    async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRun>> {
-        let now = to_ms(self.clock.now());
-        Ok(self
-            .writer
-            .claim(limit, now)
-            .await?
-            .into_iter()
-            .map(|row| ClaimedRun {
-                id: row.id,
-                campaign_id: row.campaign_id,
-                scenario_id: row.scenario_id,
-                offset_ms: row.offset_ms,
-            })
-            .collect())
+    async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRow>> {
+        self.writer.claim(limit, to_ms(self.clock.now())).await
     }
 
     /// The target and channel of a campaign's runs; a failure becomes every
@@ -337,13 +316,13 @@ impl Platform {
         let Some(row) = claimed else {
             return Ok(None); // already claimed elsewhere, or not pending
         };
-        let run = ClaimedRun::from_row(&row)?;
+        let run = claimed_from_row(&row)?;
         let context = self.run_context(run.campaign_id).await;
         self.execute_claimed(run, &context).await.map(Some)
     }
 
     /// Plays a claimed run and commits its verdict.
-    async fn execute_claimed(&self, run: ClaimedRun, context: &RunContext) -> Result<Verdict> {
+    async fn execute_claimed(&self, run: ClaimedRow, context: &RunContext) -> Result<Verdict> {
         let played = match &context.resolved {
             Ok((target, channel)) => {
                 self.play_run(run.id, &run.scenario_id, target, channel.as_ref())

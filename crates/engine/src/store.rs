@@ -76,9 +76,9 @@ pub(crate) fn uuid_at<I: rusqlite::RowIndex>(
     row: &rusqlite::Row<'_>,
     column: I,
 ) -> rusqlite::Result<uuid::Uuid> {
-    let text = row.get_ref(column)?.as_str()?;
-    uuid::Uuid::parse_str(text).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    let index = column.idx(row.as_ref())?;
+    uuid::Uuid::parse_str(row.get_ref(index)?.as_str()?).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
     })
 }
 

@@ -224,11 +224,24 @@ impl Writer {
         )
         .map_err(Error::internal)?;
         let (queue, rx) = mpsc::channel();
+        // The thread prepares its statements (they borrow its connection)
+        // and says whether it could before it takes any job.
+        let (ready, prepared) = mpsc::sync_channel(1);
         std::thread::Builder::new()
             .name("agenteval-writer".into())
-            .spawn(move || run(conn, rx))
+            .spawn(move || match RunStatements::prepare(&conn) {
+                Ok(mut statements) => {
+                    let _ = ready.send(Ok(()));
+                    run(&conn, &mut statements, rx);
+                }
+                Err(e) => drop(ready.send(Err(e))),
+            })
             .map_err(Error::internal)?;
-        Ok(Self { queue })
+        match prepared.recv() {
+            Ok(Ok(())) => Ok(Self { queue }),
+            Ok(Err(e)) => Err(Error::internal(e)),
+            Err(e) => Err(Error::internal(e)),
+        }
     }
 
     /// Queues `write` to be committed with whatever else is waiting.
@@ -290,13 +303,7 @@ impl Writer {
 }
 
 /// The writer thread: commits whatever is waiting, batch after batch.
-fn run(conn: Connection, rx: mpsc::Receiver<Job>) {
-    // Without its statements the writer can store no run; every such
-    // write then fails with the reason.
-    let mut hot = RunStatements::prepare(&conn).map_err(|e| {
-        tracing::error!(error = %e, "the writer could not prepare its statements");
-        e.to_string()
-    });
+fn run(conn: &Connection, statements: &mut RunStatements<'_>, rx: mpsc::Receiver<Job>) {
     let mut lost = LostTurns::default();
     let mut tallies = RunTallies::default();
     // Kept from batch to batch, so that neither grows again each time.
@@ -307,8 +314,8 @@ fn run(conn: Connection, rx: mpsc::Receiver<Job>) {
         batch.push(first);
         gather(&rx, &mut batch, opened);
         commit(
-            &conn,
-            &mut hot,
+            conn,
+            statements,
             &mut batch,
             &mut done,
             &mut lost,
@@ -346,7 +353,7 @@ fn gather(rx: &mpsc::Receiver<Job>, batch: &mut Vec<Job>, opened: Instant) {
 /// committed (or failed); `batch` is left empty. `done` is scratch space.
 fn commit(
     conn: &Connection,
-    hot: &mut std::result::Result<RunStatements<'_>, String>,
+    statements: &mut RunStatements<'_>,
     batch: &mut Vec<Job>,
     done: &mut Vec<Option<Done>>,
     lost: &mut LostTurns,
@@ -361,7 +368,7 @@ fn commit(
         let result = match job {
             Job::Write(write, _) => {
                 let committed = lost.downgrade(write);
-                apply(&tx, hot, write, tallies).map(|()| Done::Written(committed))
+                apply(&tx, statements, write, tallies).map(|()| Done::Written(committed))
             }
             Job::Claim { limit, now, .. } => claim(&tx, *limit, *now).map(Done::Claimed),
             Job::Task(task) => Ok(Done::Ran(task.take().expect("a task runs once")(&tx))),
@@ -494,21 +501,15 @@ impl<'c> RunStatements<'c> {
 /// prepared once per connection and looked up in its cache.
 fn apply(
     conn: &Connection,
-    hot: &mut std::result::Result<RunStatements<'_>, String>,
+    statements: &mut RunStatements<'_>,
     write: &Write,
     tallies: &mut RunTallies,
 ) -> rusqlite::Result<()> {
-    let unprepared = |e: &mut String| {
-        rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
-            Some(e.clone()),
-        )
-    };
     match write {
         Write::Turn(t) => {
             let mut id = Uuid::encode_buffer();
             let run_id = &*t.run_id.hyphenated().encode_lower(&mut id);
-            hot.as_mut().map_err(unprepared)?.turn.execute(params![
+            statements.turn.execute(params![
                 run_id,
                 t.seq,
                 t.role,
@@ -526,7 +527,7 @@ fn apply(
             // Read first, so that once the verdict is written adding it to
             // the tallies cannot fail.
             let contribution = tallies.prepare(conn, id, &f.outcome)?;
-            let changed = hot.as_mut().map_err(unprepared)?.finish.execute(params![
+            let changed = statements.finish.execute(params![
                 f.verdict.as_str(),
                 f.check_results,
                 f.metrics,
@@ -625,6 +626,14 @@ mod tests {
                 ..RunOutcome::bare(campaign_id, "s".into(), 0)
             }),
         })
+    }
+
+    #[test]
+    fn a_writer_over_a_database_without_the_schema_is_refused_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = Writer::open(&dir.path().join("empty.db"));
+        let cause = refused.err().expect("no run_turns table").cause.unwrap();
+        assert!(cause.to_string().contains("run_turns"), "{cause}");
     }
 
     #[tokio::test]
