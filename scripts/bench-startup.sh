@@ -22,7 +22,9 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 "$TARGET_DIR/release/agenteval" demo --seconds 3 --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1
 export AGENTEVAL_DATA_DIR="$TMP/data" XDG_DATA_HOME="$TMP/xdg" XDG_CONFIG_HOME="$TMP/xdg"
-export WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1
+# Started as a user starts it: the app sets up software rendering itself
+# when the machine has no GPU render node (see src-tauri/src/rendering.rs).
+unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER LIBGL_ALWAYS_SOFTWARE GDK_GL WEBKIT_WEB_RENDER_DEVICE_FILE
 
 # One run: prints "<first paint ms> <app rss MB> <total rss MB> <app anonymous rss MB>".
 one_run() {

@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod keychain;
+pub mod rendering;
 pub mod settings;
 
 use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig, PatrolControl};
@@ -339,14 +340,36 @@ async fn forward_events(
     }
 }
 
+/// How long a window may stay hidden when its page never reports loaded
+/// (a web process that crashed at start, say): then it is shown anyway.
+const SHOW_WINDOW_AT_THE_LATEST: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Runs the desktop app.
+///
+/// The window opens hidden (`tauri.conf.json`) and is shown once its page has
+/// loaded. Shown before, its first draw makes WebKitGTK wait up to 500 ms
+/// for the web process's first frame while that process is still waiting
+/// for the app to start it: half of all starts painted the campaign list
+/// half a second late, after a blank white window.
 pub fn run() {
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(builder.invoke_handler())
+        .on_page_load(|webview, payload| {
+            if payload.event() == tauri::webview::PageLoadEvent::Finished {
+                show(&webview.window());
+            }
+        })
         .setup(move |app| {
+            let handle = app.handle().clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(SHOW_WINDOW_AT_THE_LATEST);
+                for window in handle.webview_windows().values() {
+                    show(&window.as_ref().window());
+                }
+            });
             setup(app, &builder).map_err(|e| {
                 let boxed: Box<dyn std::error::Error> = e.into();
                 boxed
@@ -357,6 +380,12 @@ pub fn run() {
         tracing::error!(error = %e, "AgentEval Desktop stopped with an error");
         eprintln!("AgentEval Desktop stopped with an error: {e}");
         std::process::exit(1);
+    }
+}
+
+fn show(window: &tauri::Window) {
+    if let Err(e) = window.show() {
+        tracing::warn!(error = %e, "could not show the window");
     }
 }
 

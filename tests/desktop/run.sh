@@ -29,15 +29,21 @@ else
   echo "no demo data (agenteval demo failed; see below); the app starts empty"; tail -n 3 "$TMP/demo.log"
 fi
 export AGENTEVAL_DATA_DIR="$TMP/data" XDG_DATA_HOME="$TMP/xdg" XDG_CONFIG_HOME="$TMP/xdg"
-# Software rendering: Xvfb has no GPU.
-export WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1
+# The app is started as a user starts it: with no rendering variables. On a
+# machine without a GPU render node (Xvfb here) it sets up software rendering
+# itself, so its own process must not have loaded a GL driver.
+unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER LIBGL_ALWAYS_SOFTWARE GDK_GL WEBKIT_WEB_RENDER_DEVICE_FILE
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
   "$0" > "$1/app.log" 2>&1 & app=$!
   sleep "$2"
   if ! kill -0 "$app" 2>/dev/null; then echo "the app exited early:"; cat "$1/app.log"; exit 1; fi
   import -window root "$3"
+  grep -oE "[^/]*(LLVM|_dri)[^/]*\.so[.0-9]*" "/proc/$app/maps" | sort -u > "$1/gl-libraries" || true
   kill "$app"; wait "$app" 2>/dev/null || true
 ' "$BIN" "$TMP" "$WAIT" "$SHOT"
+if ! compgen -G "/dev/dri/renderD*" > /dev/null && [ -s "$TMP/gl-libraries" ]; then
+  echo "no GPU render node here, yet the app process loaded a GL driver:"; cat "$TMP/gl-libraries"; exit 1
+fi
 # A blank screen or a bare page (a few hundred anti-aliased text colours)
 # means the UI did not render; the campaign list has over a thousand.
 colours=$(convert "$SHOT" -format %k info:)
