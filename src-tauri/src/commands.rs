@@ -7,15 +7,18 @@ use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
 use agenteval_engine::exploration::{
-    CloseSession, CreateSession, ExplorationSession, MessageReply, SendMessage, SessionTranscript,
+    CloseSession, CreateSession, ExplorationSession, ExploreRequest, ExploreStarted, MessageReply,
+    SendMessage, SessionTranscript,
 };
 use agenteval_engine::export::ExportFormat;
 use agenteval_engine::fixed::{Run, RunTurn};
+use agenteval_engine::paging::{RunPage, RunQuery, SessionPage, SessionQuery};
 use agenteval_engine::patrol_agent::{PatrolControl, PatrolStatus};
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::review::{CreateReview, HumanReview};
+use agenteval_engine::role_models::RoleModelsView;
 use agenteval_engine::scenario::ScenarioSummary;
-use agenteval_engine::target::{CreateTarget, Target};
+use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use agenteval_engine::target_probe::TargetProbe;
 use agenteval_engine::{Error, ErrorBody, ErrorCode, Platform};
 use serde::Serialize;
@@ -45,6 +48,21 @@ pub async fn list_targets(platform: Shared<'_>) -> Reply<Vec<Target>> {
 #[specta::specta]
 pub async fn create_target(platform: Shared<'_>, req: CreateTarget) -> Reply<Target> {
     platform.create_target(req).await.map_err(body)
+}
+
+/// Replaces a target's settings (the API key stays unless a new one is
+/// given).
+#[tauri::command]
+#[specta::specta]
+pub async fn update_target(platform: Shared<'_>, id: Uuid, req: UpdateTarget) -> Reply<Target> {
+    platform.update_target(id, req).await.map_err(body)
+}
+
+/// Deletes a target, or archives it when campaigns use it.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_target(platform: Shared<'_>, id: Uuid) -> Reply<TargetRemoval> {
+    platform.delete_target(id).await.map_err(body)
 }
 
 #[tauri::command]
@@ -101,6 +119,31 @@ pub async fn list_runs(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Vec<Run
     platform.list_runs(campaign_id).await.map_err(body)
 }
 
+/// A page of a campaign's runs, filtered by verdict, scenario and tag.
+#[tauri::command]
+#[specta::specta]
+pub async fn search_runs(
+    platform: Shared<'_>,
+    campaign_id: Uuid,
+    query: RunQuery,
+) -> Reply<RunPage> {
+    platform.search_runs(campaign_id, query).await.map_err(body)
+}
+
+/// A page of a campaign's sessions, filtered by status, seed or ids.
+#[tauri::command]
+#[specta::specta]
+pub async fn search_sessions(
+    platform: Shared<'_>,
+    campaign_id: Uuid,
+    query: SessionQuery,
+) -> Reply<SessionPage> {
+    platform
+        .search_sessions(campaign_id, query)
+        .await
+        .map_err(body)
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn run_turns(platform: Shared<'_>, run_id: Uuid) -> Reply<Vec<RunTurn>> {
@@ -154,6 +197,14 @@ pub async fn session_messages(platform: Shared<'_>, id: Uuid) -> Reply<SessionTr
 #[specta::specta]
 pub async fn create_session(platform: Shared<'_>, req: CreateSession) -> Reply<ExplorationSession> {
     platform.create_session(req).await.map_err(body)
+}
+
+/// Lets the virtual user explore persona x goal cells (or every cell
+/// without a session); the sessions play in the background.
+#[tauri::command]
+#[specta::specta]
+pub async fn explore(platform: Shared<'_>, req: ExploreRequest) -> Reply<ExploreStarted> {
+    platform.explore(req).await.map_err(body)
 }
 
 #[tauri::command]
@@ -222,6 +273,13 @@ pub async fn update_settings(
         .await
         .map_err(body)?;
     Ok(saved)
+}
+
+/// Which model plays each role now, or the offline fallback; never a key.
+#[tauri::command]
+#[specta::specta]
+pub async fn role_models_view(platform: Shared<'_>) -> Reply<RoleModelsView> {
+    Ok(platform.role_models_view())
 }
 
 /// The resident patrol agent: paused or not, last and next wake-up.

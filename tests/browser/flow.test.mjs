@@ -59,12 +59,12 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       await page.getByTestId("error-alert").waitFor();
       await page.getByTestId("api-key-input").fill(KEY);
       await page.getByTestId("api-key-submit").click();
-      await page.getByTestId("campaigns-empty").waitFor();
+      await page.getByTestId("campaign-table").waitFor();
     });
 
     await t.test("the key is remembered and the language switches", async () => {
       await page.reload();
-      await page.getByTestId("campaigns-empty").waitFor();
+      await page.getByTestId("campaign-table").waitFor();
       await page.getByTestId("language-switch").getByText("中文").click();
       await page.getByTestId("nav-campaigns").getByText("活动").waitFor();
       await page.getByTestId("language-switch").getByText("English").click();
@@ -120,11 +120,13 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
 
     await t.test("a manual exploration session runs and closes", async () => {
       await page.getByTestId("open-explore").click();
-      await page.getByTestId("explore-start").click();
       const modal = page.getByTestId("explore-modal");
+      await modal.getByTestId("explore-tab-person").click();
+      await modal.getByTestId("explore-start").click();
       await modal.getByLabel("Message to the target").fill(MESSAGE);
       await modal.getByRole("button", { name: "Send" }).click();
       await modal.getByText(MESSAGE).waitFor();
+      await modal.getByTestId("manual-session").locator('[data-testid="manual-turn"][data-role="target"]').first().waitFor();
       await modal.getByRole("button", { name: "Close session" }).click();
       await modal.waitFor({ state: "detached" });
       await page.getByTestId("session-row").first().waitFor();

@@ -26,6 +26,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Real findings to follow: a finished demo campaign (fixed runs, virtual-user
+# sessions with issues and judge findings) in the folder the server serves.
+# 61 s: the demo's one-week window at the largest time scale allowed (10000).
+"$BIN" demo --data-dir "$TMP/data" --seconds 61 --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1 || { cat "$TMP/demo.log"; exit 1; }
+
 "$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" > "$TMP/server.log" 2>&1 &
 SERVER=$!
 

@@ -19,8 +19,7 @@ import { CampaignView } from "./features/campaigns/CampaignView";
 import { SettingsPage } from "./features/settings/SettingsPage";
 import { TargetsPage } from "./features/targets/TargetsPage";
 import { setLanguage, type UiLanguage } from "./i18n";
-
-type Page = { kind: "campaigns" } | { kind: "campaign"; id: string } | { kind: "targets" } | { kind: "settings" };
+import { navigate, useRoute } from "./routing";
 
 function KeyPrompt({ onDone }: { onDone: () => void }) {
   const { t } = useTranslation();
@@ -59,7 +58,7 @@ function KeyPrompt({ onDone }: { onDone: () => void }) {
 
 export function App() {
   const { t, i18n } = useTranslation();
-  const [page, setPage] = useState<Page>({ kind: "campaigns" });
+  const route = useRoute();
   const [needKey, setNeedKey] = useState(false);
   const [ready, setReady] = useState(!apiKey.needed());
 
@@ -93,8 +92,8 @@ export function App() {
             value={lang}
             onChange={(v) => setLanguage(v === "zh" ? "zh" : "en")}
             data={[
-              { value: "en", label: "English" },
-              { value: "zh", label: "中文" },
+              { value: "en", label: t("lang.en") },
+              { value: "zh", label: t("lang.zh") },
             ]}
             data-testid="language-switch"
           />
@@ -103,20 +102,32 @@ export function App() {
       <AppShell.Navbar p="xs">
         <NavLink
           label={t("nav.campaigns")}
-          active={page.kind === "campaigns" || page.kind === "campaign"}
-          onClick={() => setPage({ kind: "campaigns" })}
+          href="#/campaigns"
+          active={route.kind !== "targets" && route.kind !== "settings"}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ kind: "campaigns" });
+          }}
           data-testid="nav-campaigns"
         />
         <NavLink
           label={t("nav.targets")}
-          active={page.kind === "targets"}
-          onClick={() => setPage({ kind: "targets" })}
+          href="#/targets"
+          active={route.kind === "targets"}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ kind: "targets" });
+          }}
           data-testid="nav-targets"
         />
         <NavLink
           label={t("nav.settings")}
-          active={page.kind === "settings"}
-          onClick={() => setPage({ kind: "settings" })}
+          href="#/settings"
+          active={route.kind === "settings"}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ kind: "settings" });
+          }}
           data-testid="nav-settings"
         />
       </AppShell.Navbar>
@@ -129,19 +140,15 @@ export function App() {
             }}
           />
         )}
-        {ready && page.kind === "campaigns" && (
-          <CampaignList onOpen={(id) => setPage({ kind: "campaign", id })} />
+        {ready && route.kind === "campaigns" && (
+          <CampaignList onOpen={(id) => navigate({ kind: "campaign", id, query: {} })} />
         )}
-        {ready && page.kind === "campaign" && (
-          <CampaignView
-            key={page.id}
-            id={page.id}
-            onBack={() => setPage({ kind: "campaigns" })}
-            onOpen={(id) => setPage({ kind: "campaign", id })}
-          />
-        )}
-        {ready && page.kind === "targets" && <TargetsPage />}
-        {ready && page.kind === "settings" && <SettingsPage />}
+        {ready &&
+          (route.kind === "campaign" || route.kind === "report" || route.kind === "session" || route.kind === "run") && (
+            <CampaignView key={route.id} id={route.id} route={route} />
+          )}
+        {ready && route.kind === "targets" && <TargetsPage />}
+        {ready && route.kind === "settings" && <SettingsPage />}
       </AppShell.Main>
     </AppShell>
   );

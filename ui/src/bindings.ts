@@ -7,6 +7,13 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 export const commands = {
 	listTargets: () => typedError<Target[], ErrorBody>(__TAURI_INVOKE("list_targets")),
 	createTarget: (req: CreateTarget) => typedError<Target, ErrorBody>(__TAURI_INVOKE("create_target", { req })),
+	/**
+	 *  Replaces a target's settings (the API key stays unless a new one is
+	 *  given).
+	 */
+	updateTarget: (id: string, req: UpdateTarget) => typedError<Target, ErrorBody>(__TAURI_INVOKE("update_target", { id, req })),
+	/**  Deletes a target, or archives it when campaigns use it. */
+	deleteTarget: (id: string) => typedError<TargetRemoval, ErrorBody>(__TAURI_INVOKE("delete_target", { id })),
 	testTarget: (id: string) => typedError<TargetProbe, ErrorBody>(__TAURI_INVOKE("test_target", { id })),
 	listScenarios: () => typedError<ScenarioSummary[], ErrorBody>(__TAURI_INVOKE("list_scenarios")),
 	listCampaigns: () => typedError<Campaign[], ErrorBody>(__TAURI_INVOKE("list_campaigns")),
@@ -34,6 +41,17 @@ export const commands = {
 	 *  campaign's budget.
 	 */
 	createSession: (req: CreateSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("create_session", { req })),
+	/**
+	 *  Lets the virtual user explore persona x goal cells (or every cell
+	 *  without a session); the sessions play in the background.
+	 */
+	explore: (req: ExploreRequest) => typedError<ExploreStarted, ErrorBody>(__TAURI_INVOKE("explore", { req })),
+	/**  A page of a campaign's runs, filtered by verdict, scenario and tag. */
+	searchRuns: (campaignId: string, query: RunQuery) => typedError<RunPage, ErrorBody>(__TAURI_INVOKE("search_runs", { campaignId, query })),
+	/**  A page of a campaign's sessions, filtered by status, seed or ids. */
+	searchSessions: (campaignId: string, query: SessionQuery) => typedError<SessionPage, ErrorBody>(__TAURI_INVOKE("search_sessions", { campaignId, query })),
+	/**  Which model plays each role now, or the offline fallback; never a key. */
+	roleModelsView: () => typedError<RoleModelsView, ErrorBody>(__TAURI_INVOKE("role_models_view")),
 	sendMessage: (id: string, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
 	closeSession: (id: string, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
 	exportCampaign: (id: string, format: ExportFormat) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format })),
@@ -215,8 +233,14 @@ export type CoverageCell = {
 
 /**  Persona x goal grid, so that gaps in exploration are visible. */
 export type CoverageGrid = {
+	/**  Persona ids: the seed set's, then any other a session named. */
 	personas: string[],
+	/**  Goal ids, likewise. */
 	goals: string[],
+	/**  The seed set's persona names by id. */
+	persona_names: { [key in string]: string },
+	/**  The seed set's goal titles by id. */
+	goal_titles: { [key in string]: string },
 	cells: CoverageCell[],
 	/**  Sessions without a seed_ref (manual debugging). */
 	unseeded_sessions: number,
@@ -259,6 +283,10 @@ export type CreateSession = {
 	goal: Value,
 	seed_ref?: SeedRef | null,
 	trigger?: Trigger | null,
+	/**  Who plays the user (default `assistant`: a client of the API). */
+	played_by?: PlayedBy | null,
+	/**  The model's name, only with `played_by: "model"`. */
+	user_model?: string | null,
 };
 
 export type CreateTarget = {
@@ -373,14 +401,22 @@ export type ExplorationFindings = {
 	/**  goals_achieved / records; `None` without any record. */
 	goal_achievement_rate: number | null,
 	/**
-	 *  Blockers and misled points, grouped (trimmed, case-folded), most
-	 *  frequent first.
+	 *  Blockers and misled points, grouped by a language-independent key
+	 *  (see [`issue_group_key`]), most frequent first.
 	 */
 	issues: Issue[],
 	/**  Emotions of the experience records. */
 	emotions: { [key in string]: number },
 	judge: JudgeSummary,
-	/**  Every judge finding, poor ones first. */
+	/**
+	 *  Who judged the reviewed sessions: model names, or `heuristic` for
+	 *  the offline judge; sorted.
+	 */
+	judge_models: string[],
+	/**
+	 *  Every judge finding, poor ones first; a finding a review repeats
+	 *  (same dimension and text) is listed once per session.
+	 */
 	findings: JudgeFinding[],
 	coverage: CoverageGrid,
 	/**
@@ -400,6 +436,10 @@ export type ExplorationSession = {
 	seed_ref: SeedRef | null,
 	status: SessionStatus,
 	trigger: Trigger,
+	/**  Who played the user. */
+	played_by: PlayedBy,
+	/**  The model's name when `played_by` is `model`. */
+	user_model: string | null,
 	end_reason: EndReason | null,
 	experience: ExperienceRecord | null,
 	/**  `none`, `pending`, `done` or `failed`. */
@@ -412,6 +452,37 @@ export type ExplorationSession = {
 	ended_at: string | null,
 	created_at: string,
 	updated_at: string,
+};
+
+export type ExploreRequest = {
+	campaign_id: string,
+	/**
+	 *  The cells to explore, in order; absent or empty: every persona x
+	 *  goal cell that has no session yet.
+	 */
+	cells?: SeedCell[] | null,
+	/**
+	 *  Default `auto` on the formal line, `manual` on the accelerated line
+	 *  (where `auto` is refused).
+	 */
+	trigger?: Trigger | null,
+};
+
+export type ExploreStarted = {
+	/**
+	 *  The sessions created, in the order of the cells; each is played in
+	 *  the background (follow them through events or the session routes).
+	 */
+	sessions: ExplorationSession[],
+	/**  Who plays them: `model` or `builtin`. */
+	played_by: PlayedBy,
+	/**  The model's name when `played_by` is `model`. */
+	user_model: string | null,
+	/**
+	 *  Why the remaining cells were not started (the ledger's refusal,
+	 *  e.g. `INTERVAL_NOT_ELAPSED` with `next_allowed_at`).
+	 */
+	refused: ErrorBody | null,
 };
 
 /**  Every export the product offers, each regenerable from stored data. */
@@ -462,7 +533,10 @@ export type FixedSummary = {
 	timeline: TimelinePoint[],
 };
 
-/**  A seed goal: what the virtual user wants to get done. */
+/**
+ *  A seed goal: what the virtual user wants to get done. Free JSON like
+ *  [`Persona`]: unknown fields are kept and returned as given.
+ */
 export type Goal = {
 	id: string,
 	title: string,
@@ -474,7 +548,7 @@ export type Goal = {
 	success_criteria?: string[],
 	/**  Facts the user knows and gives when asked (recipient, date, ...). */
 	slots?: { [key in string]: string },
-};
+} & { [key in string]: Value };
 
 export type GroupStat = {
 	name: string,
@@ -519,8 +593,18 @@ export type HumanReviewSummary = {
 
 export type Issue = {
 	kind: IssueKind,
+	/**
+	 *  The language-independent key the issue is grouped by: `builtin:...`
+	 *  for the built-in virtual user's catalogue, else the folded text.
+	 */
+	key: string,
 	/**  The text as first reported. */
 	text: string,
+	/**
+	 *  Every distinct phrasing reported (e.g. in English and Chinese), in
+	 *  the order first seen; at most [`ISSUE_TEXTS_LISTED`].
+	 */
+	texts: string[],
 	/**  How many sessions reported it. */
 	count: number,
 	/**
@@ -659,12 +743,21 @@ export type PeriodDelta = {
 	verdict: string,
 };
 
-/**  A seed persona: who the virtual user is. */
+/**
+ *  A seed persona: who the virtual user is. Personas are free JSON written
+ *  by people and assistants: the fields below are the ones the virtual user
+ *  acts on (checked when a campaign is created); any other field is kept
+ *  and returned as given, at the top level.
+ */
 export type Persona = {
 	id: string,
 	name: string,
 	description?: string,
-	traits?: string[],
+	/**
+	 *  A list of words (`["impatient", "polite"]`) or an object of named
+	 *  traits (`{"impatient": true, "tone": "terse"}`).
+	 */
+	traits?: Traits,
 	/**  Conversational style, e.g. "terse", "chatty", "formal". */
 	style?: string | null,
 	/**  1 (gives up quickly) to 5 (very patient). */
@@ -675,7 +768,7 @@ export type Persona = {
 	technical_level?: number | null,
 	/**  0.0 to 1.0: how likely the persona changes its mind mid-conversation. */
 	change_mind?: number | null,
-};
+} & { [key in string]: Value };
 
 /**  Which scenarios run how often across the window (campaign time). */
 export type Plan = {
@@ -698,6 +791,20 @@ export type PlanEntry = {
 
 /**  Something changed in the platform; the UI refreshes what shows it. */
 export type PlatformEvent = Event;
+
+/**
+ *  Who played the user in a session: a person typing in the app, an
+ *  external assistant over the HTTP API, the built-in persona engine, or a
+ *  configured virtual-user model. Apart from the trigger (who started it).
+ */
+export type PlayedBy = "person" | "assistant" | "builtin" | "model";
+
+/**  What became of a removed target. */
+export type RemovalOutcome = 
+/**  No campaign used it: it is gone. */
+"deleted" | 
+/**  Campaigns use it: it is kept for their reports, out of the list. */
+"archived";
 
 /**
  *  An OpenAI-compatible model playing one role. The API key is write-only:
@@ -725,6 +832,29 @@ export type RoleModels = {
 	judge: RoleModel | null,
 	analyst: RoleModel | null,
 	virtual_user: RoleModel | null,
+};
+
+/**  Which model plays each role now (settings, the report's provenance). */
+export type RoleModelsView = {
+	virtual_user: RoleView,
+	judge: RoleView,
+	analyst: RoleView,
+};
+
+/**
+ *  What plays one role, for people to read: the model and the host it
+ *  lives on, or the offline fallback. Never a key.
+ */
+export type RoleView = {
+	/**  The model playing the role; `None`: the fallback plays it. */
+	model: string | null,
+	/**  Where the model is served (`host[:port]` of its base URL). */
+	host: string | null,
+	/**
+	 *  What plays the role without a model: `persona_engine` (virtual
+	 *  user), `heuristic` (judge) or `template` (analyst).
+	 */
+	fallback: string,
 };
 
 /**  A run as listed in reports and the UI. */
@@ -762,6 +892,28 @@ export type RunMetrics = {
 	key_field_coverage: number | null,
 };
 
+export type RunPage = {
+	runs: Run[],
+	/**  Runs matching the filters, on every page. */
+	total: number,
+};
+
+/**  Which runs, and which page of them (plan order). */
+export type RunQuery = {
+	/**
+	 *  `passed`, `failed`, `error`, `skipped` (finished runs with that
+	 *  verdict) or `pending` (not finished yet).
+	 */
+	verdict?: string | null,
+	scenario_id?: string | null,
+	/**  Runs of the loaded scenarios that carry this tag. */
+	tag?: string | null,
+	/**  Rows to skip (default 0). */
+	offset?: number | null,
+	/**  Rows per page: 1 to 500 (default 100). */
+	limit?: number | null,
+};
+
 export type RunTurn = {
 	seq: number,
 	/**  `user` or `target`. */
@@ -796,6 +948,11 @@ export type ScenarioSummary = {
 	turns: number,
 };
 
+export type SeedCell = {
+	persona_id: string,
+	goal_id: string,
+};
+
 /**
  *  Where a session's persona and goal come from. Auto-triggered sessions
  *  must name seeds of the campaign's seed set; a variant says how it was
@@ -814,6 +971,27 @@ export type SeedSet = {
 
 export type SendMessage = {
 	content: string,
+};
+
+export type SessionPage = {
+	sessions: ExplorationSession[],
+	/**  Sessions matching the filters, on every page. */
+	total: number,
+};
+
+/**  Which sessions, and which page of them (start order). */
+export type SessionQuery = {
+	status?: SessionStatus | null,
+	/**  Sessions seeded from this persona. */
+	persona_id?: string | null,
+	/**  Sessions seeded from this goal. */
+	goal_id?: string | null,
+	/**  Only these sessions (e.g. the sessions behind one issue); at most 500. */
+	ids?: string[] | null,
+	/**  Rows to skip (default 0). */
+	offset?: number | null,
+	/**  Rows per page: 1 to 500 (default 100). */
+	limit?: number | null,
 };
 
 export type SessionStatus = "running" | "completed" | "failed" | "expired";
@@ -872,11 +1050,18 @@ export type Target = {
 	price_out_per_mtok: number | null,
 	created_at: string,
 	updated_at: string,
+	/**
+	 *  When the target was archived (removed while campaigns used it);
+	 *  archived targets are left out of the target list and take no new
+	 *  campaign.
+	 */
+	archived_at: string | null,
 };
 
 /**
  *  The outcome of a connection test. A target that does not answer is a
- *  result (`ok: false` with the reason), not an error of the operation.
+ *  result (`ok: false` with the reason in plain words), not an error of
+ *  the operation.
  */
 export type TargetProbe = {
 	ok: boolean,
@@ -884,8 +1069,28 @@ export type TargetProbe = {
 	latency_ms: number | null,
 	/**  The start of the reply (at most 200 characters). */
 	reply_excerpt: string | null,
-	/**  Why the target did not answer; never contains secrets. */
+	/**
+	 *  Why the target did not answer, in plain words (the same as
+	 *  `message`); never contains secrets.
+	 */
 	error: string | null,
+	/**
+	 *  Why the target did not answer, in plain words, e.g. "nothing is
+	 *  listening at 127.0.0.1:9".
+	 */
+	message: string | null,
+	/**  What to do about it, e.g. "Start the agent, or fix the URL." */
+	suggestion: string | null,
+	/**
+	 *  The technical cause as the connection reported it, for the log or
+	 *  a details view; never contains secrets.
+	 */
+	detail: string | null,
+};
+
+export type TargetRemoval = {
+	id: string,
+	outcome: RemovalOutcome,
 };
 
 /**  A slice of the window in campaign time, for the pass-rate chart. */
@@ -902,10 +1107,32 @@ export type ToolCall = {
 	arguments: Value,
 };
 
+/**
+ *  A persona's traits: a list of words, or an object whose keys name the
+ *  traits and whose values qualify them.
+ */
+export type Traits = string[] | { [key in string]: Value };
+
 /**  Who started a session: the patrol (auto) or a person debugging (manual). */
 export type Trigger = "auto" | "manual";
 
 export type TurnRole = "user" | "target";
+
+/**
+ *  New settings of a target: every setting as on create (left out: the
+ *  default). The API key stays as it is unless a new `api_key` is given;
+ *  `api_key_ref`, when sent back, must be the target's own.
+ */
+export type UpdateTarget = {
+	name: string,
+	channel: ChannelConfig,
+	concurrency?: number | null,
+	rate_per_second?: number | null,
+	timeout_ms?: number | null,
+	max_retries?: number | null,
+	price_in_per_mtok?: number | null,
+	price_out_per_mtok?: number | null,
+};
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

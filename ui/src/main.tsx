@@ -1,12 +1,11 @@
 import "@mantine/core/styles.css";
 import "@mantine/charts/styles.css";
 import "./i18n";
-import { MantineProvider, createTheme } from "@mantine/core";
+import { MantineProvider } from "@mantine/core";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
-
-const theme = createTheme({ primaryColor: "indigo", defaultRadius: "md" });
+import { theme } from "./components/theme";
 
 const root = document.getElementById("root");
 if (root) {

@@ -3,7 +3,9 @@
 //! accelerated line in a few seconds, and writes the Markdown report.
 
 use crate::{load_scenarios, open, user_error};
-use agenteval_engine::campaign::{Budget, CreateCampaign, Plan, PlanEntry, SeedSet};
+use agenteval_engine::campaign::{
+    Budget, CreateCampaign, MAX_TIME_SCALE, Plan, PlanEntry, SeedSet,
+};
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::judge::JudgeSampling;
 use agenteval_engine::patrol_agent::{ExploreSeed, explore_seed};
@@ -17,7 +19,8 @@ pub struct DemoOptions {
     pub data_dir: PathBuf,
     pub out: PathBuf,
     pub scenarios: Option<PathBuf>,
-    /// Real seconds for the campaign's one-week window.
+    /// Real seconds for the campaign's window: one week of campaign time,
+    /// or what the fastest time scale fits in (about 2.8 hours a second).
     pub seconds: u64,
 }
 
@@ -71,6 +74,9 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
 
     let seeds: SeedSet = serde_json::from_str(DEMO_SEEDS).context("the demo seed set")?;
     let seconds = opts.seconds.max(1) as f64;
+    // A week of campaign time, or as much of it as the fastest time scale
+    // fits into the seconds given.
+    let hours = DEMO_WEEK_HOURS.min((seconds * MAX_TIME_SCALE / 3600.0).floor());
     let campaign = platform
         .create_campaign(CreateCampaign {
             name: format!(
@@ -88,8 +94,8 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
                     })
                     .collect(),
             }),
-            duration_hours: Some(DEMO_WEEK_HOURS),
-            time_scale: Some(DEMO_WEEK_HOURS * 3600.0 / seconds),
+            duration_hours: Some(hours),
+            time_scale: Some(hours * 3600.0 / seconds),
             seed_set: Some(seeds.clone()),
             budget: Some(Budget {
                 max_sessions: Some((seeds.personas.len() * seeds.goals.len()) as u32),
@@ -101,8 +107,15 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
         .await
         .map_err(user_error)?;
     println!(
-        "  campaign: {} ({}), accelerated line: one week in {} s",
-        campaign.name, campaign.id, opts.seconds
+        "  campaign: {} ({}), accelerated line: {} in {} s",
+        campaign.name,
+        campaign.id,
+        if hours == DEMO_WEEK_HOURS {
+            "one week".to_string()
+        } else {
+            format!("{hours} hours of campaign time")
+        },
+        opts.seconds
     );
 
     let planned = platform

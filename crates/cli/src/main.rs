@@ -4,7 +4,11 @@
 //! done by the engine and the server crates.
 
 mod bench;
+mod ci;
+mod compare;
 mod demo;
+mod init;
+mod run;
 mod scenarios_cmd;
 
 use agenteval_engine::Platform;
@@ -83,6 +87,75 @@ enum Command {
         /// Milliseconds to wait before every answer, to simulate a slow model.
         #[arg(long, default_value_t = 0)]
         latency_ms: u64,
+        /// Turns on a bug that shipped scenarios catch (repeatable): refund-days
+        /// (refunds promised in 14 business days), order-guess (answers about a
+        /// guessed order instead of asking for its number).
+        #[arg(long = "flaw", value_name = "NAME",
+              value_parser = clap::builder::PossibleValuesParser::new(
+                  agenteval_engine::demo_agent::Flaw::ALL.map(agenteval_engine::demo_agent::Flaw::name)))]
+        flaws: Vec<String>,
+        /// Makes one behaviour flaky: opening-hours (the hours are left out every
+        /// second time the same conversation asks for them).
+        #[arg(long, value_name = "BEHAVIOUR",
+              value_parser = clap::builder::PossibleValuesParser::new(
+                  agenteval_engine::demo_agent::Flaky::ALL.map(agenteval_engine::demo_agent::Flaky::name)))]
+        flaky: Option<String>,
+    },
+    /// Writes a commented starter agenteval.yaml and a starter scenario pack.
+    Init {
+        /// Folder to write into.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// Overwrite files that already exist.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Runs the campaign of agenteval.yaml in the foreground and applies the gate (for CI).
+    #[command(after_help = "Exit codes:\n  \
+        0  the gate passed\n  \
+        1  the gate failed: pass rate below the minimum, a drop against the baseline beyond the\n     \
+           noise floor, a scenario that always passed now always failing, or flaky scenarios\n     \
+           with --fail-on-flaky\n  \
+        2  bad config or usage (errors name file:line); nothing was judged\n  \
+        3  the target or a required model could not be reached; no verdict")]
+    Run {
+        /// The config file.
+        #[arg(long, default_value = "agenteval.yaml")]
+        config: PathBuf,
+        /// Runs of every scenario (overrides plan.repeat).
+        #[arg(long)]
+        repeat: Option<u32>,
+        /// Minimum pass rate from 0 to 1 (overrides gate.min_pass_rate).
+        #[arg(long)]
+        min_pass_rate: Option<f64>,
+        /// A JSON export (report.json of an earlier run) or a campaign id in the data folder (overrides gate.baseline).
+        #[arg(long, value_name = "FILE|CAMPAIGN_ID")]
+        baseline: Option<String>,
+        /// Where to write report.md, report.json and junit.xml (overrides out_dir; default ./agenteval-out).
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Data folder (default: the app's data folder, shared with the desktop app).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Flaky scenarios fail the gate too (otherwise they are reported only).
+        #[arg(long)]
+        fail_on_flaky: bool,
+        /// Seconds to wait for the target to answer before exiting with 3.
+        #[arg(long, default_value_t = 10)]
+        wait_seconds: u64,
+    },
+    /// Compares campaign B with campaign A (the baseline); each a campaign id or a JSON export.
+    #[command(
+        after_help = "Exit codes: 0 no regression outside the noise; 1 a regression outside the noise; 2 bad input."
+    )]
+    Compare {
+        /// The baseline: a campaign id or a JSON export file.
+        a: String,
+        /// The campaign compared with it: a campaign id or a JSON export file.
+        b: String,
+        /// Data folder holding campaigns given by id.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
     },
     /// Scenario packs: validate, or derive from a skill manifest.
     Scenarios {
@@ -220,13 +293,45 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }))?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::DemoTarget { bind, latency_ms } => {
+        Command::DemoTarget {
+            bind,
+            latency_ms,
+            flaws,
+            flaky,
+        } => {
+            use agenteval_engine::demo_agent::{DemoAgent, Flaky, Flaw};
             let options = agenteval_server::demo_target::DemoTargetOptions {
                 latency: std::time::Duration::from_millis(latency_ms),
             };
-            runtime()?.block_on(agenteval_server::demo_target::serve_with(bind, options))?;
+            let flaws: Vec<Flaw> = flaws.iter().filter_map(|f| Flaw::parse(f)).collect();
+            let flaky = flaky.as_deref().and_then(Flaky::parse);
+            let agent = DemoAgent::with_flaws(&flaws, flaky);
+            runtime()?.block_on(agenteval_server::demo_target::serve_agent(
+                bind, options, agent,
+            ))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Init { dir, force } => Ok(init::main(&dir, force)),
+        Command::Run {
+            config,
+            repeat,
+            min_pass_rate,
+            baseline,
+            out_dir,
+            data_dir,
+            fail_on_flaky,
+            wait_seconds,
+        } => Ok(run::main(run::RunOptions {
+            config,
+            repeat,
+            min_pass_rate,
+            baseline,
+            out_dir,
+            data_dir,
+            fail_on_flaky,
+            wait_seconds,
+        })),
+        Command::Compare { a, b, data_dir } => Ok(compare::main(&a, &b, data_dir)),
         Command::Scenarios {
             command: ScenariosCommand::Check { dir },
         } => Ok(if scenarios_cmd::check(&dir)? {

@@ -291,8 +291,8 @@ async fn crash_loop(kills: usize) {
         .post(
             "/api/campaigns",
             json!({"name": "crash", "target_id": target["id"], "plan": {"entries": plan},
-                   "duration_hours": 24, "time_scale": 24.0 * 3600.0 / window_secs,
-                   "budget": {"max_sessions": 100000, "max_turns": 12, "min_interval_minutes": 0}}),
+                   "duration_hours": 20, "time_scale": 20.0 * 3600.0 / window_secs,
+                   "budget": {"max_sessions": 1000, "max_turns": 12, "min_interval_minutes": 0}}),
         )
         .await
         .expect("create campaign");

@@ -129,6 +129,51 @@ pub fn parse_period(s: &str) -> Result<Duration> {
 }
 
 impl Plan {
+    /// Refuses entries the plan cannot run as written, naming the entry
+    /// and the field.
+    pub fn validate(&self) -> Result<()> {
+        for e in &self.entries {
+            let id = &e.scenario_id;
+            if e.rounds.is_some() && e.every.is_some() {
+                return Err(Error::invalid(
+                    format!("plan entry {id}: give rounds or every, not both"),
+                    "Give either rounds (spread evenly) or every (periodic), not both.",
+                ));
+            }
+            if let Some(n) = e.rounds
+                && !(1..=MAX_ROUNDS).contains(&n)
+            {
+                return Err(Error::invalid(
+                    format!("plan entry {id}: rounds must be from 1 to {MAX_ROUNDS}, got {n}"),
+                    "Use rounds: 1 or more, or every for periodic runs.",
+                ));
+            }
+            if let Some(every) = &e.every {
+                parse_period(every).map_err(|err| {
+                    Error::invalid(
+                        format!("plan entry {id}: every {}", err.body.message),
+                        err.body.suggestion,
+                    )
+                })?;
+            }
+            if let Some(at) = &e.at {
+                if e.every.is_none() {
+                    return Err(Error::invalid(
+                        format!("plan entry {id}: at {at:?} needs every (e.g. every: 1d)"),
+                        "Give every: 1d with at: HH:MM for a daily run, or leave at out.",
+                    ));
+                }
+                NaiveTime::parse_from_str(at, "%H:%M").map_err(|_| {
+                    Error::invalid(
+                        format!("plan entry {id}: at {at:?} is not a time of day HH:MM"),
+                        "Write the time of day as HH:MM, e.g. 09:00.",
+                    )
+                })?;
+            }
+        }
+        Ok(())
+    }
+
     pub fn from_scenario_ids(ids: &[String]) -> Self {
         Self {
             entries: ids
@@ -221,7 +266,10 @@ fn too_many() -> Error {
     )
 }
 
-/// A seed persona: who the virtual user is.
+/// A seed persona: who the virtual user is. Personas are free JSON written
+/// by people and assistants: the fields below are the ones the virtual user
+/// acts on (checked when a campaign is created); any other field is kept
+/// and returned as given, at the top level.
 #[derive(
     Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
@@ -230,26 +278,87 @@ pub struct Persona {
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub traits: Vec<String>,
+    /// A list of words (`["impatient", "polite"]`) or an object of named
+    /// traits (`{"impatient": true, "tone": "terse"}`).
+    #[serde(default, skip_serializing_if = "Traits::is_empty")]
+    pub traits: Traits,
     /// Conversational style, e.g. "terse", "chatty", "formal".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<String>,
     /// 1 (gives up quickly) to 5 (very patient).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub patience: Option<u8>,
+    pub patience: Option<i32>,
     /// `zh` or `en`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
     /// 1 (novice) to 5 (expert).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub technical_level: Option<u8>,
+    pub technical_level: Option<i32>,
     /// 0.0 to 1.0: how likely the persona changes its mind mid-conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub change_mind: Option<f64>,
+    /// Every other field, kept as given.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
-/// A seed goal: what the virtual user wants to get done.
+/// A persona's traits: a list of words, or an object whose keys name the
+/// traits and whose values qualify them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum Traits {
+    List(Vec<String>),
+    Named(BTreeMap<String, serde_json::Value>),
+}
+
+impl Default for Traits {
+    fn default() -> Self {
+        Self::List(Vec::new())
+    }
+}
+
+impl Traits {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Self::List(words) => words.is_empty(),
+            Self::Named(map) => map.is_empty(),
+        }
+    }
+
+    /// The words the virtual user acts on. Of an object: each key whose
+    /// value is not false, zero or empty (`{"impatient": true}` reads
+    /// "impatient"), followed by its value when that is text
+    /// (`{"tone": "terse"}` reads "tone terse").
+    pub fn words(&self) -> Vec<String> {
+        use serde_json::Value;
+        match self {
+            Self::List(words) => words.clone(),
+            Self::Named(map) => map
+                .iter()
+                .filter_map(|(key, value)| match value {
+                    Value::Null | Value::Bool(false) => None,
+                    Value::Number(n) if n.as_f64() == Some(0.0) => None,
+                    Value::String(s) if s.trim().is_empty() => None,
+                    Value::String(s) => Some(format!("{key} {}", s.trim())),
+                    Value::Array(items) => {
+                        let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                        Some(format!("{key} {}", texts.join(" ")).trim().to_string())
+                    }
+                    _ => Some(key.clone()),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<Vec<String>> for Traits {
+    fn from(words: Vec<String>) -> Self {
+        Self::List(words)
+    }
+}
+
+/// A seed goal: what the virtual user wants to get done. Free JSON like
+/// [`Persona`]: unknown fields are kept and returned as given.
 #[derive(
     Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
@@ -265,6 +374,9 @@ pub struct Goal {
     /// Facts the user knows and gives when asked (recipient, date, ...).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub slots: BTreeMap<String, String>,
+    /// Every other field, kept as given.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(
@@ -308,14 +420,7 @@ impl SeedSet {
                     "Give every seed persona a name.",
                 ));
             }
-            if let Some(x) = p.patience
-                && !(1..=5).contains(&x)
-            {
-                return Err(Error::invalid(
-                    format!("persona {:?}: patience must be 1-5", p.id),
-                    "Use 1 (gives up quickly) to 5 (very patient).",
-                ));
-            }
+            p.check_known_fields()?;
         }
         for g in &self.goals {
             check_seed_id("goal", &g.id)?;
@@ -331,12 +436,72 @@ impl SeedSet {
                     "Give every seed goal a title saying what the user wants.",
                 ));
             }
+            if let Some(name) = g.slots.keys().find(|k| k.trim().is_empty()) {
+                return Err(Error::invalid(
+                    format!("goal {:?}: slot name {name:?} is blank", g.id),
+                    "Name every slot after the fact it holds, e.g. to, date, order_id.",
+                ));
+            }
         }
         let size = serde_json::to_string(self)?.len();
         if size > 256 * 1024 {
             return Err(Error::invalid(
                 "the seed set is larger than 256 KiB",
                 "Keep personas and goals short; describe them, do not paste documents.",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Persona {
+    /// The fields the virtual user acts on, within their ranges. Nothing is
+    /// corrected: a value out of range is refused, naming field and range.
+    fn check_known_fields(&self) -> Result<()> {
+        let out_of_range = |field: &str, range: &str, got: String, hint: &str| {
+            Error::invalid(
+                format!("persona {:?}: {field} must be {range}, got {got}", self.id),
+                hint.to_string(),
+            )
+        };
+        if let Some(x) = self.patience
+            && !(1..=5).contains(&x)
+        {
+            return Err(out_of_range(
+                "patience",
+                "from 1 to 5",
+                x.to_string(),
+                "Use 1 (gives up quickly) to 5 (very patient), or leave it out for 3.",
+            ));
+        }
+        if let Some(x) = self.technical_level
+            && !(1..=5).contains(&x)
+        {
+            return Err(out_of_range(
+                "technical_level",
+                "from 1 to 5",
+                x.to_string(),
+                "Use 1 (novice) to 5 (expert), or leave it out for 3.",
+            ));
+        }
+        if let Some(x) = self.change_mind
+            && !(x.is_finite() && (0.0..=1.0).contains(&x))
+        {
+            return Err(out_of_range(
+                "change_mind",
+                "from 0 to 1",
+                x.to_string(),
+                "Use a probability: 0 (never changes its mind) to 1 (always does once).",
+            ));
+        }
+        if let Some(lang) = &self.language
+            && !matches!(lang.as_str(), "zh" | "en")
+        {
+            return Err(out_of_range(
+                "language",
+                "zh or en",
+                format!("{lang:?}"),
+                "Use zh for Chinese or en for English, or leave it out to follow the goal's language.",
             ));
         }
         Ok(())
@@ -373,6 +538,19 @@ pub struct Budget {
     pub min_interval_minutes: Option<f64>,
 }
 
+/// The most sessions a campaign's budget may allow.
+pub const MAX_SESSIONS: u32 = 1000;
+/// The most user turns a session's budget may allow.
+pub const MAX_TURNS: u32 = 100;
+/// The longest interval between session starts a budget may ask (a week).
+pub const MAX_INTERVAL_MINUTES: f64 = 10_080.0;
+/// The longest window, in hours of campaign time (a year).
+pub const MAX_DURATION_HOURS: f64 = 8760.0;
+/// The largest time scale of the accelerated line.
+pub const MAX_TIME_SCALE: f64 = 10_000.0;
+/// The most rounds a plan entry may ask.
+pub const MAX_ROUNDS: u32 = 1000;
+
 /// The budget in force: defaults filled in.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct EffectiveBudget {
@@ -401,26 +579,28 @@ impl Budget {
 
     pub fn validate(&self) -> Result<()> {
         if let Some(n) = self.max_sessions
-            && n > 100_000
+            && !(1..=MAX_SESSIONS).contains(&n)
         {
             return Err(Error::invalid(
-                "budget.max_sessions must be at most 100000",
-                "Use a smaller budget.",
+                format!("budget.max_sessions must be from 1 to {MAX_SESSIONS}, got {n}"),
+                "Use e.g. 8 sessions per window, or leave it out for the default.",
             ));
         }
         if let Some(n) = self.max_turns
-            && !(1..=1000).contains(&n)
+            && !(1..=MAX_TURNS).contains(&n)
         {
             return Err(Error::invalid(
-                "budget.max_turns must be 1-1000",
-                "Use e.g. 12 user turns per session.",
+                format!("budget.max_turns must be from 1 to {MAX_TURNS}, got {n}"),
+                "Use e.g. 12 user turns per session, or leave it out for the default.",
             ));
         }
         if let Some(m) = self.min_interval_minutes
-            && !(m.is_finite() && m >= 0.0)
+            && !(m.is_finite() && (0.0..=MAX_INTERVAL_MINUTES).contains(&m))
         {
             return Err(Error::invalid(
-                "budget.min_interval_minutes must be a number >= 0",
+                format!(
+                    "budget.min_interval_minutes must be from 0 to {MAX_INTERVAL_MINUTES} (a week), got {m}"
+                ),
                 "Use 0 for no interval, or e.g. 30.",
             ));
         }
@@ -529,10 +709,16 @@ impl Platform {
                 e
             }
         })?;
-        let time_scale = req.time_scale.unwrap_or(1.0);
-        if !(time_scale.is_finite() && (1.0..=1_000_000.0).contains(&time_scale)) {
+        if target.archived_at.is_some() {
             return Err(Error::invalid(
-                "time_scale must be between 1 and 1000000",
+                format!("target {} ({}) is archived", target.name, target.id),
+                "Pick a target in use (GET /api/targets) or create a new one.",
+            ));
+        }
+        let time_scale = req.time_scale.unwrap_or(1.0);
+        if !(time_scale.is_finite() && (1.0..=MAX_TIME_SCALE).contains(&time_scale)) {
+            return Err(Error::invalid(
+                format!("time_scale must be from 1 to {MAX_TIME_SCALE}, got {time_scale}"),
                 "Use 1 for the formal line, or e.g. 168 to run a week in an hour.",
             ));
         }
@@ -547,6 +733,7 @@ impl Platform {
             (None, Some(ids)) => Plan::from_scenario_ids(&ids),
             (None, None) => Plan::default(),
         };
+        plan.validate()?;
         for entry in &plan.entries {
             if self.scenarios.get(&entry.scenario_id).is_none() {
                 return Err(Error::invalid(
@@ -559,16 +746,18 @@ impl Platform {
         let start = req.window_start.unwrap_or(now);
         let end = match (req.window_end, req.duration_hours) {
             (Some(end), None) => end,
-            (None, Some(h)) if h.is_finite() && h > 0.0 && h <= 24.0 * 3660.0 => {
+            (None, Some(h)) if h.is_finite() && h > 0.0 && h <= MAX_DURATION_HOURS => {
                 start
                     + scale(
                         Duration::milliseconds((h * 3_600_000.0) as i64),
                         1.0 / time_scale,
                     )
             }
-            (None, Some(_)) => {
+            (None, Some(h)) => {
                 return Err(Error::invalid(
-                    "duration_hours must be a positive number of hours (at most ten years)",
+                    format!(
+                        "duration_hours must be more than 0 and at most {MAX_DURATION_HOURS} (a year), got {h}"
+                    ),
                     "E.g. 168 for a one-week window.",
                 ));
             }
@@ -595,6 +784,12 @@ impl Platform {
         seed_set.validate()?;
         if let Some(b) = &req.budget {
             b.validate()?;
+        }
+        if plan.entries.is_empty() && seed_set.is_empty() {
+            return Err(Error::invalid(
+                "the campaign has nothing to evaluate: no scenario, and no persona and goal to explore",
+                "Add at least one scenario, or a persona and a goal.",
+            ));
         }
         if let Some(prev) = req.previous_campaign_id {
             self.get_campaign(prev).await?;

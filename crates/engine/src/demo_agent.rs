@@ -13,15 +13,79 @@
 //! - asked for a trend, growth or forecast, it states a growth figure that is
 //!   not in its data;
 //! - it answers only the first request when one message holds two.
+//!
+//! Further flaws can be switched on ([`Flaw`]), and one behaviour can be
+//! made flaky ([`Flaky`]), so that a regression gate has something to catch.
 
 use crate::channel::{ChatMessage, Role, ToolCall, ToolSpec, Usage};
 use regex::Regex;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::sync::LazyLock;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 #[derive(Debug, Default)]
-pub struct DemoAgent;
+pub struct DemoAgent {
+    flaws: Vec<Flaw>,
+    flaky: Option<Flaky>,
+    /// How often each conversation reached the flaky behaviour.
+    seen: Mutex<HashMap<[u8; 32], u32>>,
+}
+
+/// A bug the demo agent can be told to have, each caught by shipped
+/// scenarios it otherwise passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flaw {
+    /// Refunds are promised within 14 business days instead of 7
+    /// (`cs.refund_zh` fails).
+    RefundDays,
+    /// A question about an order without its number is answered about a
+    /// guessed order instead of asking for the number
+    /// (`cs.order_status_followup_zh` and `cs.change_address` fail).
+    OrderGuess,
+}
+
+impl Flaw {
+    pub const ALL: [Flaw; 2] = [Flaw::RefundDays, Flaw::OrderGuess];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Flaw::RefundDays => "refund-days",
+            Flaw::OrderGuess => "order-guess",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name.trim())
+    }
+}
+
+/// A behaviour the demo agent can be told to get wrong every second time
+/// the same conversation reaches it, so that repeats of one scenario
+/// disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flaky {
+    /// The opening hours are left out of the answer every second time
+    /// (`cs.opening_hours` becomes flaky).
+    OpeningHours,
+}
+
+impl Flaky {
+    pub const ALL: [Flaky; 1] = [Flaky::OpeningHours];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Flaky::OpeningHours => "opening-hours",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name.trim())
+    }
+}
+
+/// Conversations remembered for the flaky behaviour before starting over.
+const FLAKY_MEMORY: usize = 100_000;
 
 #[derive(Debug, Clone)]
 pub struct DemoReply {
@@ -187,11 +251,51 @@ fn detect(text: &str) -> Option<Intent> {
 
 impl DemoAgent {
     pub fn new() -> Self {
-        Self
+        Self::default()
+    }
+
+    /// The demo agent with extra flaws switched on and, optionally, one
+    /// flaky behaviour.
+    pub fn with_flaws(flaws: &[Flaw], flaky: Option<Flaky>) -> Self {
+        Self {
+            flaws: flaws.to_vec(),
+            flaky,
+            seen: Mutex::default(),
+        }
+    }
+
+    fn has(&self, flaw: Flaw) -> bool {
+        self.flaws.contains(&flaw)
+    }
+
+    /// Whether `behaviour` goes wrong for this conversation now: every
+    /// second time the same conversation reaches it.
+    fn flakes(&self, behaviour: Flaky, messages: &[ChatMessage]) -> bool {
+        if self.flaky != Some(behaviour) {
+            return false;
+        }
+        let mut hash = Sha256::new();
+        for m in messages {
+            hash.update(format!("{:?}", m.role).as_bytes());
+            hash.update([0]);
+            hash.update(m.content.as_bytes());
+            hash.update([0]);
+        }
+        let key: [u8; 32] = hash.finalize().into();
+        let mut seen = self
+            .seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if seen.len() >= FLAKY_MEMORY {
+            seen.clear();
+        }
+        let n = seen.entry(key).or_insert(0);
+        *n += 1;
+        n.is_multiple_of(2)
     }
 
     pub fn respond(&self, messages: &[ChatMessage], tools: &[ToolSpec]) -> DemoReply {
-        let (content, tool_calls) = answer(messages, tools);
+        let (content, tool_calls) = answer(self, messages, tools);
         let chars_in: usize = messages.iter().map(|m| m.content.chars().count()).sum();
         let chars_out = content.chars().count()
             + tool_calls
@@ -209,7 +313,11 @@ impl DemoAgent {
     }
 }
 
-fn answer(messages: &[ChatMessage], tools: &[ToolSpec]) -> (String, Vec<ToolCall>) {
+fn answer(
+    agent: &DemoAgent,
+    messages: &[ChatMessage],
+    tools: &[ToolSpec],
+) -> (String, Vec<ToolCall>) {
     let users: Vec<&str> = messages
         .iter()
         .filter(|m| m.role == Role::User)
@@ -272,9 +380,28 @@ fn answer(messages: &[ChatMessage], tools: &[ToolSpec]) -> (String, Vec<ToolCall
         Intent::ToPdf => to_pdf(&text, lang, tools),
         Intent::CreateDoc => (create_doc(&text, lang), Vec::new()),
         Intent::MissingData => (missing_data(&text, lang), Vec::new()),
+        Intent::OrderStatus if agent.has(Flaw::OrderGuess) && order_id(&text).is_none() => {
+            (guessed_order(lang), Vec::new())
+        }
         Intent::OrderStatus => (order_status(&text, lang), Vec::new()),
+        Intent::Refund if agent.has(Flaw::RefundDays) => (
+            refund(&text, lang)
+                .replace("7 个工作日", "14 个工作日")
+                .replace("7 business days", "14 business days"),
+            Vec::new(),
+        ),
         Intent::Refund => (refund(&text, lang), Vec::new()),
+        Intent::OpeningHours if agent.flakes(Flaky::OpeningHours, messages) => (
+            lang.pick(
+                "我们的客服在工作日提供服务，周末休息。",
+                "Our customer service is open on weekdays and closed on weekends.",
+            ),
+            Vec::new(),
+        ),
         Intent::OpeningHours => (opening_hours(lang), Vec::new()),
+        Intent::ChangeAddress if agent.has(Flaw::OrderGuess) && order_id(&text).is_none() => {
+            (guessed_order(lang), Vec::new())
+        }
         Intent::ChangeAddress => (change_address(thread, lang), Vec::new()),
         Intent::Human => (
             lang.pick(
@@ -1167,6 +1294,14 @@ fn ask_order(lang: Lang, purpose_zh: &str, purpose_en: &str) -> String {
     }
 }
 
+/// The `order-guess` flaw: an answer about an order the user never named.
+fn guessed_order(lang: Lang) -> String {
+    lang.pick(
+        "您最近的订单已发货，正在运输途中，已为您处理。",
+        "Your most recent order has shipped and is on its way; I have taken care of it.",
+    )
+}
+
 fn order_status(text: &str, lang: Lang) -> String {
     match order_id(text) {
         None => ask_order(lang, "查询订单", "check your order"),
@@ -1230,5 +1365,51 @@ fn change_address(thread: &[&str], lang: Lang) -> String {
             Lang::Zh => format!("已将订单 {id} 的收货地址修改为：{addr}。"),
             Lang::En => format!("Done: the delivery address of order {id} is now {addr}."),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(agent: &DemoAgent, text: &str) -> String {
+        agent.respond(&[ChatMessage::user(text)], &[]).content
+    }
+
+    #[test]
+    fn flaws_are_off_unless_switched_on() {
+        let plain = DemoAgent::new();
+        assert!(ask(&plain, "我要给订单 ORD-77310 退款").contains("7 个工作日"));
+        assert!(ask(&plain, "Where is my package?").contains('?'));
+        let flawed = DemoAgent::with_flaws(&[Flaw::RefundDays, Flaw::OrderGuess], None);
+        let refund = ask(&flawed, "我要给订单 ORD-77310 退款");
+        assert!(
+            refund.contains("14 个工作日") && !refund.contains("7 个工作日"),
+            "{refund}"
+        );
+        let guess = ask(&flawed, "Where is my package?");
+        assert!(!guess.contains('?'), "no question asked back: {guess}");
+        assert!(
+            ask(&flawed, "Where is my order ORD-10234?").contains("ORD-10234"),
+            "with the number given, the answer is right"
+        );
+        for f in Flaw::ALL {
+            assert_eq!(Flaw::parse(f.name()), Some(f));
+        }
+    }
+
+    #[test]
+    fn a_flaky_behaviour_goes_wrong_every_second_time_per_conversation() {
+        let agent = DemoAgent::with_flaws(&[], Some(Flaky::OpeningHours));
+        let hours: Vec<bool> = (0..4)
+            .map(|_| ask(&agent, "What are your opening hours?").contains("9:00-18:00"))
+            .collect();
+        assert_eq!(hours, vec![true, false, true, false]);
+        assert!(
+            ask(&agent, "When are you open? What are your opening hours?").contains("9:00-18:00"),
+            "another conversation counts on its own"
+        );
+        assert!(ask(&DemoAgent::new(), "What are your opening hours?").contains("9:00-18:00"));
+        assert_eq!(Flaky::parse("opening-hours"), Some(Flaky::OpeningHours));
     }
 }

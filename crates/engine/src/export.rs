@@ -748,6 +748,8 @@ pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]
         "judge_status",
         "started_at",
         "ended_at",
+        "played_by",
+        "user_model",
     ]);
     for s in sessions {
         let str_of = |v: serde_json::Value| v.as_str().map(str::to_string).unwrap_or_default();
@@ -796,6 +798,8 @@ pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]
             s.judge_status.clone(),
             s.started_at.to_rfc3339(),
             s.ended_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+            s.played_by.as_str().to_string(),
+            s.user_model.clone().unwrap_or_default(),
         ]);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

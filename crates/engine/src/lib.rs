@@ -15,6 +15,7 @@ pub mod exploration;
 pub mod export;
 pub mod fixed;
 pub mod judge;
+pub mod paging;
 pub mod patrol_agent;
 pub mod platform;
 pub mod report;

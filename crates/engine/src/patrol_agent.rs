@@ -14,7 +14,9 @@
 use crate::campaign::Line;
 use crate::error::{ErrorCode, Result};
 use crate::exploration::patrol::{CoverageState, PatrolCampaign};
-use crate::exploration::{CreateSession, EndReason, SeedRef, Trigger, Variant};
+use crate::exploration::{
+    CreateSession, EndReason, ExplorationSession, PlayedBy, SeedRef, Trigger, Variant,
+};
 use crate::judge::{JudgeSampling, review_pending};
 use crate::platform::Platform;
 use crate::role_models::RoleClients;
@@ -168,16 +170,32 @@ pub struct ExploreSeed {
     pub trigger: Trigger,
 }
 
-/// Starts a session on a seed cell, lets the virtual user (model or
-/// persona engine) converse until it ends, and runs the judge review on
-/// it. Errors are the refusal to start (guardrails, unknown seeds); once
-/// started, every failure ends in the returned outcome.
-pub async fn explore_seed(
+/// A session started on a seed cell, not played yet (see [`start_seed`]).
+#[derive(Debug, Clone)]
+pub struct StartedSeed {
+    pub session: ExplorationSession,
+    persona: serde_json::Value,
+    goal: serde_json::Value,
+    max_turns: u32,
+}
+
+/// Who plays the user with these clients: the virtual-user model when one
+/// is configured, else the built-in persona engine.
+pub fn player(clients: &RoleClients) -> (PlayedBy, Option<String>) {
+    match &clients.virtual_user {
+        Some(model) => (PlayedBy::Model, Some(model.model_name())),
+        None => (PlayedBy::Builtin, None),
+    }
+}
+
+/// Starts a session on a seed cell (or its variant), checked against the
+/// campaign's budget, recording who will play it with `clients`. Errors are
+/// the refusal to start (guardrails, unknown seeds).
+pub async fn start_seed(
     platform: &Platform,
     seed: &ExploreSeed,
     clients: &RoleClients,
-    sampling: JudgeSampling,
-) -> Result<SessionOutcome> {
+) -> Result<StartedSeed> {
     let campaign = platform.get_campaign(seed.campaign_id).await?;
     let persona = campaign
         .seed_set
@@ -211,6 +229,7 @@ pub async fn explore_seed(
             (p, g, Some(Variant { kind, note }))
         }
     };
+    let (played_by, user_model) = player(clients);
     let session = platform
         .create_session(CreateSession {
             campaign_id: campaign.id,
@@ -222,11 +241,35 @@ pub async fn explore_seed(
                 variant,
             }),
             trigger: Some(seed.trigger),
+            played_by: Some(played_by),
+            user_model,
         })
         .await?;
+    Ok(StartedSeed {
+        session,
+        persona,
+        goal,
+        max_turns: campaign.effective_budget.max_turns,
+    })
+}
+
+/// Lets the virtual user (model or persona engine, as `clients` say)
+/// converse in a started session until it ends, then runs the judge
+/// review on it. Every failure ends in the returned outcome.
+pub async fn play_seed(
+    platform: &Platform,
+    started: StartedSeed,
+    clients: &RoleClients,
+    sampling: JudgeSampling,
+) -> SessionOutcome {
+    let StartedSeed {
+        session,
+        persona,
+        goal,
+        max_turns,
+    } = started;
     let mut user =
         virtual_user::for_session(session.id, &persona, &goal, clients.virtual_user.clone());
-    let max_turns = campaign.effective_budget.max_turns;
     let mut outcome = match virtual_user::run_session(
         platform,
         session.id,
@@ -276,7 +319,21 @@ pub async fn explore_seed(
         Ok(None) => {}
         Err(e) => tracing::warn!(session = %session.id, error = %e, "judge review failed"),
     }
-    Ok(outcome)
+    outcome
+}
+
+/// Starts a session on a seed cell, lets the virtual user (model or
+/// persona engine) converse until it ends, and runs the judge review on
+/// it. Errors are the refusal to start (guardrails, unknown seeds); once
+/// started, every failure ends in the returned outcome.
+pub async fn explore_seed(
+    platform: &Platform,
+    seed: &ExploreSeed,
+    clients: &RoleClients,
+    sampling: JudgeSampling,
+) -> Result<SessionOutcome> {
+    let started = start_seed(platform, seed, clients).await?;
+    Ok(play_seed(platform, started, clients, sampling).await)
 }
 
 /// The resident agent. Build it with [`PatrolAgent::new`] to drive it by

@@ -135,6 +135,12 @@ impl Platform {
         self.roles.models()
     }
 
+    /// Which model plays each role now, or the fallback that does; never
+    /// a key.
+    pub fn role_models_view(&self) -> crate::role_models::RoleModelsView {
+        self.roles.view()
+    }
+
     /// The clients of the role models in force now.
     pub fn role_clients(&self) -> RoleClients {
         self.roles.clients()
@@ -153,6 +159,15 @@ impl Platform {
     pub(crate) fn notify(&self, event: Event) {
         // No subscriber is fine: events are for live views only.
         let _ = self.events.send(event);
+    }
+
+    /// Drops a target's channel, so that the next request builds it from
+    /// the target's current settings (after an edit or a removal).
+    pub(crate) fn forget_channel(&self, target_id: Uuid) {
+        self.channels
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&target_id);
     }
 
     /// The channel to a target, built once and shared.

@@ -308,6 +308,73 @@ impl std::fmt::Debug for RoleClients {
     }
 }
 
+/// What plays one role, for people to read: the model and the host it
+/// lives on, or the offline fallback. Never a key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct RoleView {
+    /// The model playing the role; `None`: the fallback plays it.
+    pub model: Option<String>,
+    /// Where the model is served (`host[:port]` of its base URL).
+    pub host: Option<String>,
+    /// What plays the role without a model: `persona_engine` (virtual
+    /// user), `heuristic` (judge) or `template` (analyst).
+    pub fallback: String,
+}
+
+/// Which model plays each role now (settings, the report's provenance).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct RoleModelsView {
+    pub virtual_user: RoleView,
+    pub judge: RoleView,
+    pub analyst: RoleView,
+}
+
+impl Role {
+    /// What plays this role when no model does.
+    pub fn fallback(self) -> &'static str {
+        match self {
+            Role::VirtualUser => "persona_engine",
+            Role::Judge => "heuristic",
+            Role::Analyst => "template",
+        }
+    }
+}
+
+/// `host[:port]` of a base URL, when it parses.
+fn host_of(base_url: &str) -> Option<String> {
+    let url = reqwest::Url::parse(base_url).ok()?;
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    })
+}
+
+impl LiveRoles {
+    /// What plays each role now: a role whose model could not be set up
+    /// (e.g. its key variable is missing) shows its fallback, which is what
+    /// plays it.
+    pub fn view(&self) -> RoleModelsView {
+        let (models, clients) = &*self.read();
+        let view = |role: Role, client: &Option<Arc<dyn ChatClient>>| {
+            let model = client.as_ref().map(|c| c.model_name());
+            RoleView {
+                host: model
+                    .as_ref()
+                    .and(models.get(role))
+                    .and_then(|c| host_of(&c.base_url)),
+                model,
+                fallback: role.fallback().into(),
+            }
+        };
+        RoleModelsView {
+            virtual_user: view(Role::VirtualUser, &clients.virtual_user),
+            judge: view(Role::Judge, &clients.judge),
+            analyst: view(Role::Analyst, &clients.analyst),
+        }
+    }
+}
+
 /// A scripted client for tests: answers with the queued replies in order
 /// and records every prompt it received.
 #[derive(Default)]
@@ -498,6 +565,63 @@ mod tests {
             "an unconfigured role takes the default"
         );
         assert!(merged.virtual_user.is_none());
+    }
+
+    #[test]
+    fn the_view_names_models_and_hosts_never_keys() {
+        let http = reqwest::Client::new();
+        let judge = ModelConfig {
+            base_url: "http://127.0.0.1:8081/v1".into(),
+            model: "qwen2.5-7b".into(),
+            api_key: Some("sk-secret".into()),
+            api_key_env: None,
+            timeout_ms: None,
+            max_tokens: None,
+        };
+        let broken = ModelConfig {
+            base_url: "https://api.example.com/v1".into(),
+            model: "needs-a-key".into(),
+            api_key: None,
+            api_key_env: Some("AGENTEVAL_TEST_UNSET_KEY_VARIABLE".into()),
+            timeout_ms: None,
+            max_tokens: None,
+        };
+        let roles = LiveRoles::new(
+            RoleModels {
+                virtual_user: None,
+                judge: Some(judge),
+                analyst: Some(broken),
+            },
+            &http,
+        );
+        let view = roles.view();
+        assert_eq!(
+            view.judge,
+            RoleView {
+                model: Some("qwen2.5-7b".into()),
+                host: Some("127.0.0.1:8081".into()),
+                fallback: "heuristic".into(),
+            }
+        );
+        assert_eq!(
+            view.virtual_user,
+            RoleView {
+                model: None,
+                host: None,
+                fallback: "persona_engine".into(),
+            },
+            "offline: the persona engine plays the user"
+        );
+        assert_eq!(
+            (view.analyst.model, view.analyst.fallback.as_str()),
+            (None, "template"),
+            "a model whose key is missing does not play: the template does"
+        );
+        assert!(
+            !serde_json::to_string(&roles.view())
+                .unwrap()
+                .contains("sk-secret")
+        );
     }
 
     #[test]

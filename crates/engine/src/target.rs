@@ -95,6 +95,10 @@ pub struct Target {
     pub price_out_per_mtok: f64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// When the target was archived (removed while campaigns used it);
+    /// archived targets are left out of the target list and take no new
+    /// campaign.
+    pub archived_at: Option<DateTime<Utc>>,
 }
 
 /// Defaults from the send_email skill's preconditions: 2 retries, 15 s.
@@ -118,6 +122,137 @@ pub struct CreateTarget {
     pub price_in_per_mtok: Option<f64>,
     #[serde(default)]
     pub price_out_per_mtok: Option<f64>,
+}
+
+/// New settings of a target: every setting as on create (left out: the
+/// default). The API key stays as it is unless a new `api_key` is given;
+/// `api_key_ref`, when sent back, must be the target's own.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct UpdateTarget {
+    pub name: String,
+    pub channel: ChannelConfig,
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    #[serde(default)]
+    pub rate_per_second: Option<f64>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    #[serde(default)]
+    pub price_in_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_out_per_mtok: Option<f64>,
+}
+
+impl From<CreateTarget> for UpdateTarget {
+    fn from(c: CreateTarget) -> Self {
+        Self {
+            name: c.name,
+            channel: c.channel,
+            concurrency: c.concurrency,
+            rate_per_second: c.rate_per_second,
+            timeout_ms: c.timeout_ms,
+            max_retries: c.max_retries,
+            price_in_per_mtok: c.price_in_per_mtok,
+            price_out_per_mtok: c.price_out_per_mtok,
+        }
+    }
+}
+
+/// What became of a removed target.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RemovalOutcome {
+    /// No campaign used it: it is gone.
+    Deleted,
+    /// Campaigns use it: it is kept for their reports, out of the list.
+    Archived,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct TargetRemoval {
+    pub id: Uuid,
+    pub outcome: RemovalOutcome,
+}
+
+/// A target's settings, checked: nothing out of range is corrected.
+struct Settings {
+    name: String,
+    concurrency: u32,
+    rate_per_second: Option<f64>,
+    timeout_ms: u64,
+    max_retries: u32,
+    price_in_per_mtok: f64,
+    price_out_per_mtok: f64,
+}
+
+/// The longest timeout a target may have (10 minutes).
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// The most retries a target may have.
+pub const MAX_RETRIES: u32 = 10;
+
+impl Settings {
+    fn check(req: &UpdateTarget) -> Result<Self> {
+        let name = req.name.trim();
+        if name.is_empty() || name.chars().count() > 200 {
+            return Err(Error::invalid(
+                "target name must be 1-200 characters",
+                "Give the target a short, recognisable name.",
+            ));
+        }
+        let concurrency = req.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
+        if !(1..=1024).contains(&concurrency) {
+            return Err(Error::invalid(
+                format!("concurrency must be from 1 to 1024, got {concurrency}"),
+                "Use the number of requests the target can serve at once.",
+            ));
+        }
+        if let Some(r) = req.rate_per_second
+            && !(r.is_finite() && r > 0.0)
+        {
+            return Err(Error::invalid(
+                format!("rate_per_second must be a positive number, got {r}"),
+                "Leave it out for no rate limit.",
+            ));
+        }
+        let timeout_ms = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+        if !(100..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
+            return Err(Error::invalid(
+                format!("timeout_ms must be from 100 to {MAX_TIMEOUT_MS}, got {timeout_ms}"),
+                "Use e.g. 15000 (15 s); slow models may need 60000 or more.",
+            ));
+        }
+        let max_retries = req.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
+        if max_retries > MAX_RETRIES {
+            return Err(Error::invalid(
+                format!("max_retries must be from 0 to {MAX_RETRIES}, got {max_retries}"),
+                "Use e.g. 2 retries.",
+            ));
+        }
+        let price = |field: &str, v: Option<f64>| -> Result<f64> {
+            let v = v.unwrap_or(0.0);
+            if v.is_finite() && v >= 0.0 {
+                Ok(v)
+            } else {
+                Err(Error::invalid(
+                    format!("{field} must be a number of 0 or more, got {v}"),
+                    "Give the price per million tokens, or 0 when it does not matter.",
+                ))
+            }
+        };
+        Ok(Self {
+            name: name.to_string(),
+            concurrency,
+            rate_per_second: req.rate_per_second,
+            timeout_ms,
+            max_retries,
+            price_in_per_mtok: price("price_in_per_mtok", req.price_in_per_mtok)?,
+            price_out_per_mtok: price("price_out_per_mtok", req.price_out_per_mtok)?,
+        })
+    }
 }
 
 impl CreateTarget {
@@ -163,17 +298,14 @@ fn validate_url(field: &str, url: &str) -> Result<()> {
 }
 
 impl Platform {
-    /// Creates a target. A clear-text API key is moved into the secret store.
-    #[tracing::instrument(skip_all, fields(name = %req.name))]
-    pub async fn create_target(&self, req: CreateTarget) -> Result<Target> {
-        let name = req.name.trim();
-        if name.is_empty() || name.chars().count() > 200 {
-            return Err(Error::invalid(
-                "target name must be 1-200 characters",
-                "Give the target a short, recognisable name.",
-            ));
-        }
-        let mut channel = req.channel;
+    /// Checks a channel and moves a clear-text API key into the secret
+    /// store. `current` is the stored channel on update: its key is kept
+    /// unless a new one is given.
+    fn prepare_channel(
+        &self,
+        mut channel: ChannelConfig,
+        current: Option<&ChannelConfig>,
+    ) -> Result<ChannelConfig> {
         match &mut channel {
             ChannelConfig::Openai {
                 base_url,
@@ -189,44 +321,48 @@ impl Platform {
                         "Name the model the endpoint serves, e.g. gpt-4o-mini.",
                     ));
                 }
+                let stored = match current {
+                    Some(ChannelConfig::Openai { api_key_ref, .. }) => api_key_ref.clone(),
+                    _ => None,
+                };
                 if let Some(key) = api_key.take() {
                     *api_key_ref = Some(self.secrets.put(&key)?);
+                } else if api_key_ref.is_some() && *api_key_ref != stored {
+                    return Err(Error::invalid(
+                        "channel.api_key_ref is not this target's key",
+                        "Send the api_key_ref the target has, or a new api_key.",
+                    ));
+                } else if current.is_some() {
+                    // Left out on update: the key stays.
+                    *api_key_ref = stored;
                 }
             }
             ChannelConfig::Http { url, .. } => validate_url("channel.url", url)?,
             ChannelConfig::Builtin { .. } => {}
         }
-        let concurrency = req.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
-        if !(1..=1024).contains(&concurrency) {
-            return Err(Error::invalid(
-                "concurrency must be between 1 and 1024",
-                "Use the number of requests the target can serve at once.",
-            ));
-        }
-        if let Some(r) = req.rate_per_second
-            && (r.is_nan() || r <= 0.0)
-        {
-            return Err(Error::invalid(
-                "rate_per_second must be positive",
-                "Leave it out for no rate limit.",
-            ));
-        }
+        Ok(channel)
+    }
+
+    /// Creates a target. A clear-text API key is moved into the secret store.
+    #[tracing::instrument(skip_all, fields(name = %req.name))]
+    pub async fn create_target(&self, req: CreateTarget) -> Result<Target> {
+        let req = UpdateTarget::from(req);
+        let settings = Settings::check(&req)?;
+        let channel = self.prepare_channel(req.channel, None)?;
         let now = self.clock.now();
         let target = Target {
             id: self.ids.next_id(),
-            name: name.to_string(),
+            name: settings.name,
             channel,
-            concurrency,
-            rate_per_second: req.rate_per_second,
-            timeout_ms: req
-                .timeout_ms
-                .unwrap_or(DEFAULT_TIMEOUT_MS)
-                .clamp(100, 600_000),
-            max_retries: req.max_retries.unwrap_or(DEFAULT_MAX_RETRIES).min(10),
-            price_in_per_mtok: req.price_in_per_mtok.unwrap_or(0.0).max(0.0),
-            price_out_per_mtok: req.price_out_per_mtok.unwrap_or(0.0).max(0.0),
+            concurrency: settings.concurrency,
+            rate_per_second: settings.rate_per_second,
+            timeout_ms: settings.timeout_ms,
+            max_retries: settings.max_retries,
+            price_in_per_mtok: settings.price_in_per_mtok,
+            price_out_per_mtok: settings.price_out_per_mtok,
             created_at: now,
             updated_at: now,
+            archived_at: None,
         };
         sqlx::query(
             "INSERT INTO targets (id, name, channel, concurrency, rate_per_second, timeout_ms, max_retries,
@@ -251,10 +387,90 @@ impl Platform {
         Ok(target)
     }
 
-    pub async fn list_targets(&self) -> Result<Vec<Target>> {
-        let rows = sqlx::query("SELECT * FROM targets ORDER BY created_at, id")
-            .fetch_all(&self.db)
+    /// Replaces a target's settings. Campaigns already created keep the
+    /// model label they recorded; their next requests use the new settings.
+    #[tracing::instrument(skip_all, fields(id = %id))]
+    pub async fn update_target(&self, id: Uuid, req: UpdateTarget) -> Result<Target> {
+        let current = self.get_target(id).await?;
+        let settings = Settings::check(&req)?;
+        let channel = self.prepare_channel(req.channel, Some(&current.channel))?;
+        let now = self.clock.now();
+        sqlx::query(
+            "UPDATE targets SET name = ?, channel = ?, concurrency = ?, rate_per_second = ?, timeout_ms = ?,
+                max_retries = ?, price_in_per_mtok = ?, price_out_per_mtok = ?, updated_at = ?
+             WHERE id = ?",
+        )
+        .bind(&settings.name)
+        .bind(serde_json::to_string(&channel)?)
+        .bind(settings.concurrency as i64)
+        .bind(settings.rate_per_second)
+        .bind(settings.timeout_ms as i64)
+        .bind(settings.max_retries as i64)
+        .bind(settings.price_in_per_mtok)
+        .bind(settings.price_out_per_mtok)
+        .bind(to_ms(now))
+        .bind(id.to_string())
+        .execute(&self.db)
+        .await?;
+        // The next request builds the channel with the new settings.
+        self.forget_channel(id);
+        self.audit("platform", "target.update", Some(id), "ok")
+            .await;
+        self.get_target(id).await
+    }
+
+    /// Removes a target: deleted when no campaign uses it, else archived
+    /// (kept for the campaigns' reports, out of the list). Idempotent for
+    /// an archived target.
+    #[tracing::instrument(skip(self))]
+    pub async fn delete_target(&self, id: Uuid) -> Result<TargetRemoval> {
+        self.get_target(id).await?;
+        let now = to_ms(self.clock.now());
+        // One statement each, so that no read lock has to be upgraded while
+        // other connections write: deleted when no campaign uses it, else
+        // archived (a campaign created in between makes it archived).
+        let deleted = sqlx::query(
+            "DELETE FROM targets WHERE id = ?1
+             AND NOT EXISTS (SELECT 1 FROM campaigns WHERE target_id = ?1)",
+        )
+        .bind(id.to_string())
+        .execute(&self.db)
+        .await?
+        .rows_affected();
+        let outcome = if deleted > 0 {
+            RemovalOutcome::Deleted
+        } else {
+            sqlx::query(
+                "UPDATE targets SET archived_at = ?1, updated_at = ?1 WHERE id = ?2 AND archived_at IS NULL",
+            )
+            .bind(now)
+            .bind(id.to_string())
+            .execute(&self.db)
             .await?;
+            RemovalOutcome::Archived
+        };
+        self.forget_channel(id);
+        let action = match outcome {
+            RemovalOutcome::Deleted => "target.delete",
+            RemovalOutcome::Archived => "target.archive",
+        };
+        self.audit("platform", action, Some(id), "ok").await;
+        Ok(TargetRemoval { id, outcome })
+    }
+
+    /// The targets in use, oldest first (archived ones left out).
+    pub async fn list_targets(&self) -> Result<Vec<Target>> {
+        self.list_targets_with(false).await
+    }
+
+    /// The targets, oldest first; archived ones too when asked.
+    pub async fn list_targets_with(&self, include_archived: bool) -> Result<Vec<Target>> {
+        let sql = if include_archived {
+            "SELECT * FROM targets ORDER BY created_at, id"
+        } else {
+            "SELECT * FROM targets WHERE archived_at IS NULL ORDER BY created_at, id"
+        };
+        let rows = sqlx::query(sql).fetch_all(&self.db).await?;
         rows.iter().map(target_from_row).collect()
     }
 
@@ -285,5 +501,6 @@ fn target_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Target> {
         price_out_per_mtok: row.try_get("price_out_per_mtok")?,
         created_at: from_ms(row.try_get("created_at")?),
         updated_at: from_ms(row.try_get("updated_at")?),
+        archived_at: row.try_get::<Option<i64>, _>("archived_at")?.map(from_ms),
     })
 }

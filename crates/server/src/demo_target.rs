@@ -43,8 +43,14 @@ struct DemoTarget {
 
 /// The demo target's routes.
 pub fn router(options: DemoTargetOptions) -> Router {
+    router_with_agent(options, DemoAgent::new())
+}
+
+/// The demo target's routes over a given demo agent (for instance one with
+/// flaws switched on, see [`DemoAgent::with_flaws`]).
+pub fn router_with_agent(options: DemoTargetOptions, agent: DemoAgent) -> Router {
     let state = Arc::new(DemoTarget {
-        agent: DemoAgent::new(),
+        agent,
         options,
         next_id: AtomicU64::new(1),
     });
@@ -62,7 +68,16 @@ pub async fn serve(bind: SocketAddr) -> anyhow::Result<()> {
 
 /// Serves on `bind` with `options` until the process is stopped.
 pub async fn serve_with(bind: SocketAddr, options: DemoTargetOptions) -> anyhow::Result<()> {
-    let (addr, handle) = spawn(bind, options).await?;
+    serve_agent(bind, options, DemoAgent::new()).await
+}
+
+/// Serves `agent` on `bind` with `options` until the process is stopped.
+pub async fn serve_agent(
+    bind: SocketAddr,
+    options: DemoTargetOptions,
+    agent: DemoAgent,
+) -> anyhow::Result<()> {
+    let (addr, handle) = spawn_agent(bind, options, agent).await?;
     tracing::info!(%addr, "demo target listening at http://{addr}/v1");
     handle.await??;
     Ok(())
@@ -74,6 +89,15 @@ pub async fn spawn(
     bind: SocketAddr,
     options: DemoTargetOptions,
 ) -> anyhow::Result<(SocketAddr, JoinHandle<std::io::Result<()>>)> {
+    spawn_agent(bind, options, DemoAgent::new()).await
+}
+
+/// [`spawn`] over a given demo agent.
+pub async fn spawn_agent(
+    bind: SocketAddr,
+    options: DemoTargetOptions,
+    agent: DemoAgent,
+) -> anyhow::Result<(SocketAddr, JoinHandle<std::io::Result<()>>)> {
     use axum::serve::ListenerExt;
     let listener =
         crate::listen(bind).map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?;
@@ -83,7 +107,7 @@ pub async fn spawn(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let app = router(options);
+    let app = router_with_agent(options, agent);
     let handle = tokio::spawn(async move { axum::serve(listener, app).await });
     Ok((addr, handle))
 }

@@ -73,7 +73,12 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
     let protected = Router::new()
         .route("/api/openapi.json", get(r::openapi))
         .route("/api/targets", post(r::create_target).get(r::list_targets))
-        .route("/api/targets/{id}", get(r::get_target))
+        .route(
+            "/api/targets/{id}",
+            get(r::get_target)
+                .put(r::update_target)
+                .delete(r::delete_target),
+        )
         .route("/api/targets/{id}/test", post(r::test_target))
         .route("/api/campaigns/{id}/runs", get(r::list_runs))
         .route("/api/runs/{id}/turns", get(r::run_turns))
@@ -93,6 +98,14 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .route("/api/patrol-agent", get(r::patrol_agent_status))
         .route("/api/patrol-agent/pause", post(r::pause_patrol_agent))
         .route("/api/patrol-agent/resume", post(r::resume_patrol_agent))
+        .route("/api/exploration/explore", post(r::explore))
+        .route("/api/events", get(r::events))
+        .route("/api/role-models", get(r::role_models))
+        .route("/api/campaigns/{id}/runs/search", get(r::search_runs))
+        .route(
+            "/api/exploration/campaigns/{id}/sessions/search",
+            get(r::search_sessions),
+        )
         .route("/api/exploration/sessions", post(r::create_session))
         .route("/api/exploration/sessions/{id}", get(r::get_session))
         .route(

@@ -12,8 +12,9 @@ use agenteval_engine::exploration::{
 use agenteval_engine::patrol_agent::PatrolStatus;
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::scenario::ScenarioSummary;
-use agenteval_engine::target::{CreateTarget, Target};
+use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use axum::Json;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -48,9 +49,56 @@ pub async fn create_target(
     Ok(Json(st.platform.create_target(req).await?))
 }
 
-#[utoipa::path(get, path = "/api/targets", responses((status = 200, body = [Target])))]
-pub async fn list_targets(State(st): State<AppState>) -> ApiResult<Json<Vec<Target>>> {
-    Ok(Json(st.platform.list_targets().await?))
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct TargetListQuery {
+    /// `true` to list archived targets too (default `false`).
+    pub include_archived: Option<bool>,
+}
+
+/// The targets in use; archived ones only with `include_archived=true`.
+#[utoipa::path(get, path = "/api/targets", params(TargetListQuery),
+    responses((status = 200, body = [Target]), (status = 400, body = ErrorResponse)))]
+pub async fn list_targets(
+    State(st): State<AppState>,
+    query: Result<Query<TargetListQuery>, QueryRejection>,
+) -> ApiResult<Json<Vec<Target>>> {
+    let Query(q) = query.map_err(|e| {
+        ApiError(Error::invalid(
+            format!("the query is not valid: {}", e.body_text()),
+            "Use include_archived=true or include_archived=false.",
+        ))
+    })?;
+    Ok(Json(
+        st.platform
+            .list_targets_with(q.include_archived.unwrap_or(false))
+            .await?,
+    ))
+}
+
+/// Replaces a target's settings (the API key stays unless a new one is
+/// given).
+#[utoipa::path(put, path = "/api/targets/{id}", params(("id" = String, Path)), request_body = UpdateTarget,
+    responses((status = 200, body = Target), (status = 400, body = ErrorResponse),
+        (status = 404, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+pub async fn update_target(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(req): ApiJson<UpdateTarget>,
+) -> ApiResult<Json<Target>> {
+    let id = parse_id("target", &id)?;
+    Ok(Json(st.platform.update_target(id, req).await?))
+}
+
+/// Removes a target: `deleted` when no campaign uses it, else `archived`
+/// (kept for their reports, left out of the list).
+#[utoipa::path(delete, path = "/api/targets/{id}", params(("id" = String, Path)),
+    responses((status = 200, body = TargetRemoval), (status = 404, body = ErrorResponse)))]
+pub async fn delete_target(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<TargetRemoval>> {
+    let id = parse_id("target", &id)?;
+    Ok(Json(st.platform.delete_target(id).await?))
 }
 
 #[utoipa::path(get, path = "/api/targets/{id}", params(("id" = String, Path)),
@@ -374,11 +422,223 @@ pub async fn add_review(
 
 /// Creates the following period: same target, plan, seeds and budget.
 #[utoipa::path(post, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
-    responses((status = 200, body = Campaign), (status = 404, body = ErrorResponse)))]
+    responses((status = 200, body = Campaign),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the campaign cannot be repeated as it is (e.g. its target is archived)"),
+        (status = 404, body = ErrorResponse)))]
 pub async fn next_period(
     State(st): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Campaign>> {
     let id = parse_id("campaign", &id)?;
     Ok(Json(st.platform.next_period(id).await?))
+}
+
+/// Lets the virtual user (the configured model, else the built-in persona
+/// engine) explore persona x goal cells, or every cell without a session:
+/// the sessions are created at once, then played and judged in the
+/// background.
+#[utoipa::path(post, path = "/api/exploration/explore",
+    request_body = agenteval_engine::exploration::ExploreRequest,
+    responses((status = 200, body = agenteval_engine::exploration::ExploreStarted,
+            description = "the sessions started; `refused` says why the remaining cells were not"),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: a cell not in the seed set"),
+        (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "the first cell was refused (CAMPAIGN_NOT_RUNNING, AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE, SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED with next_allowed_at), or CONFLICT: no uncovered cell left"),
+        (status = 422, body = ErrorResponse)))]
+pub async fn explore(
+    State(st): State<AppState>,
+    ApiJson(raw): ApiJson<serde_json::Value>,
+) -> ApiResult<Json<agenteval_engine::exploration::ExploreStarted>> {
+    // As for sessions: a campaign_id that is not a UUID names nothing.
+    if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
+        parse_id("campaign", id)?;
+    }
+    let req: agenteval_engine::exploration::ExploreRequest = decode(&raw)?;
+    Ok(Json(st.platform.explore(req).await?))
+}
+
+/// Live events as Server-Sent Events: each `data:` is the JSON of one
+/// platform event (`{kind, campaign_id, ...}`: `campaign_changed`,
+/// `run_finished`, `session_changed`), with a keep-alive comment every 15 s.
+/// A client that falls behind gets a `lagged` event and should reload what
+/// it shows.
+#[utoipa::path(get, path = "/api/events",
+    responses((status = 200, content_type = "text/event-stream",
+        description = "a stream that does not end: `data: {\"kind\": \"session_changed\", \"campaign_id\": ..., \"session_id\": ...}` per change")))]
+pub async fn events(
+    State(st): State<AppState>,
+) -> axum::response::sse::Sse<
+    impl futures::Stream<Item = Result<axum::response::sse::Event, std::convert::Infallible>>,
+> {
+    use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+    use tokio::sync::broadcast::error::RecvError;
+    let stream = futures::stream::unfold(st.platform.subscribe(), |mut rx| async move {
+        let event = match rx.recv().await {
+            Ok(event) => match serde_json::to_string(&event) {
+                Ok(json) => SseEvent::default().data(json),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not encode an event");
+                    SseEvent::default().comment("an event could not be encoded")
+                }
+            },
+            Err(RecvError::Lagged(missed)) => SseEvent::default()
+                .event("lagged")
+                .data(format!("{{\"kind\":\"lagged\",\"missed\":{missed}}}")),
+            Err(RecvError::Closed) => return None,
+        };
+        Some((Ok(event), rx))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(std::time::Duration::from_secs(15)))
+}
+
+/// Query parameters as name/value pairs; a query string that cannot be
+/// decoded is 400 in the error shape. Blank values count as absent.
+fn query_pairs(
+    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Vec<(String, String)>> {
+    let Query(pairs) = query.map_err(|e| {
+        ApiError(Error::invalid(
+            format!("the query string could not be read: {}", e.body_text()),
+            "Send the parameters as name=value pairs, URL-encoded.",
+        ))
+    })?;
+    Ok(pairs
+        .into_iter()
+        .filter(|(_, v)| !v.trim().is_empty())
+        .collect())
+}
+
+fn page_number(name: &str, value: &str) -> ApiResult<u32> {
+    value.trim().parse().map_err(|_| {
+        ApiError(Error::invalid(
+            format!("{name} {value:?} is not a whole number from 0 to 4294967295"),
+            format!("Send {name} as a number, e.g. {name}=100."),
+        ))
+    })
+}
+
+/// The runs search's parameters, for the OpenAPI document.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RunSearchParams {
+    /// `passed`, `failed`, `error`, `skipped` or `pending`.
+    pub verdict: Option<String>,
+    pub scenario_id: Option<String>,
+    /// Runs of the scenarios with this tag.
+    pub tag: Option<String>,
+    /// Rows to skip (default 0).
+    pub offset: Option<u32>,
+    /// Rows per page, 1 to 500 (default 100).
+    pub limit: Option<u32>,
+}
+
+/// A page of the campaign's runs in plan order, filtered, with the number
+/// of runs that match.
+#[utoipa::path(get, path = "/api/campaigns/{id}/runs/search", params(("id" = String, Path), RunSearchParams),
+    responses((status = 200, body = agenteval_engine::paging::RunPage),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: an unknown verdict, a limit outside 1..=500, a number that is not one"),
+        (status = 404, body = ErrorResponse)))]
+pub async fn search_runs(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<agenteval_engine::paging::RunPage>> {
+    let id = parse_id("campaign", &id)?;
+    let mut q = agenteval_engine::paging::RunQuery::default();
+    for (name, value) in query_pairs(query)? {
+        match name.as_str() {
+            "verdict" => q.verdict = Some(value),
+            "scenario_id" => q.scenario_id = Some(value),
+            "tag" => q.tag = Some(value),
+            "offset" => q.offset = Some(page_number("offset", &value)?),
+            "limit" => q.limit = Some(page_number("limit", &value)?),
+            _ => {}
+        }
+    }
+    Ok(Json(st.platform.search_runs(id, q).await?))
+}
+
+/// The sessions search's parameters, for the OpenAPI document.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SessionSearchParams {
+    /// `running`, `completed`, `failed` or `expired`.
+    pub status: Option<String>,
+    /// Sessions seeded from this persona.
+    pub persona_id: Option<String>,
+    /// Sessions seeded from this goal.
+    pub goal_id: Option<String>,
+    /// Session ids, comma separated (at most 500).
+    pub ids: Option<String>,
+    /// Rows to skip (default 0).
+    pub offset: Option<u32>,
+    /// Rows per page, 1 to 500 (default 100).
+    pub limit: Option<u32>,
+}
+
+/// A page of the campaign's sessions in start order, filtered, with the
+/// number of sessions that match.
+#[utoipa::path(get, path = "/api/exploration/campaigns/{id}/sessions/search",
+    params(("id" = String, Path), SessionSearchParams),
+    responses((status = 200, body = agenteval_engine::paging::SessionPage),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: an unknown status, an id that is not one, a limit outside 1..=500"),
+        (status = 404, body = ErrorResponse)))]
+pub async fn search_sessions(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
+) -> ApiResult<Json<agenteval_engine::paging::SessionPage>> {
+    use agenteval_engine::exploration::SessionStatus;
+    let id = parse_id("campaign", &id)?;
+    let mut q = agenteval_engine::paging::SessionQuery::default();
+    for (name, value) in query_pairs(query)? {
+        match name.as_str() {
+            "status" => {
+                let status = SessionStatus::ALL
+                    .into_iter()
+                    .find(|s| s.as_str() == value.trim())
+                    .ok_or_else(|| {
+                        ApiError(Error::invalid(
+                            format!(
+                                "status {value:?} is not one of running, completed, failed, expired"
+                            ),
+                            "Filter by running, completed, failed or expired, or leave status out.",
+                        ))
+                    })?;
+                q.status = Some(status);
+            }
+            "persona_id" => q.persona_id = Some(value),
+            "goal_id" => q.goal_id = Some(value),
+            "ids" => {
+                let ids = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| {
+                        uuid::Uuid::parse_str(s).map_err(|_| {
+                            ApiError(Error::invalid(
+                                format!("ids: {s:?} is not a session id"),
+                                "Send session ids (UUIDs) separated by commas.",
+                            ))
+                        })
+                    })
+                    .collect::<ApiResult<Vec<_>>>()?;
+                q.ids = Some(ids);
+            }
+            "offset" => q.offset = Some(page_number("offset", &value)?),
+            "limit" => q.limit = Some(page_number("limit", &value)?),
+            _ => {}
+        }
+    }
+    Ok(Json(st.platform.search_sessions(id, q).await?))
+}
+
+/// Which model plays the virtual user, the judge and the analyst, or the
+/// offline fallback that plays a role without one. Never a key.
+#[utoipa::path(get, path = "/api/role-models",
+    responses((status = 200, body = agenteval_engine::role_models::RoleModelsView)))]
+pub async fn role_models(
+    State(st): State<AppState>,
+) -> Json<agenteval_engine::role_models::RoleModelsView> {
+    Json(st.platform.role_models_view())
 }

@@ -149,6 +149,17 @@ fn assert_error_shape(body: &Value, code: &str) {
     );
 }
 
+/// Loads a one-turn scenario and returns its id.
+fn hello_scenario(app: &App) -> &'static str {
+    let scenario = serde_json::from_value(json!({
+        "id": "test.hello", "title": "hello", "pack": "test", "turns": [{"user": "hello"}],
+        "source_file": "(test)", "source_line": 1, "content_hash": "test",
+    }))
+    .expect("a scenario");
+    app.platform.scenarios.insert_all([scenario]);
+    "test.hello"
+}
+
 fn no_interval() -> Value {
     json!({"budget": {"min_interval_minutes": 0}})
 }
@@ -467,8 +478,12 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "auto sessions need a seed_ref");
     assert_error_shape(&body, "INVALID_INPUT");
+    // A campaign without seeds needs a scenario, or it evaluates nothing.
     let empty = app
-        .campaign(json!({"seed_set": {"personas": [], "goals": []}, "budget": {"min_interval_minutes": 0}}))
+        .campaign(
+            json!({"seed_set": {"personas": [], "goals": []}, "budget": {"min_interval_minutes": 0},
+                         "scenario_ids": [hello_scenario(&app)]}),
+        )
         .await;
     let (s, body) = app.session(&empty, "p-novice", "g-email").await;
     assert_eq!(s, StatusCode::CONFLICT, "no seeds: no auto exploration");
@@ -543,7 +558,8 @@ async fn patrol_lists_running_formal_campaigns_with_seeds_and_advances() {
         .campaign(json!({"time_scale": 24, "budget": {"min_interval_minutes": 0}}))
         .await;
     let _no_seeds = app
-        .campaign(json!({"seed_set": {"personas": [], "goals": []}}))
+        .campaign(json!({"seed_set": {"personas": [], "goals": []},
+                         "scenario_ids": [hello_scenario(&app)]}))
         .await;
     let finalized = app.campaign(no_interval()).await;
     app.post(
@@ -1169,4 +1185,650 @@ async fn patrol_agent_routes_without_an_agent_say_so() {
             "{path} is documented in the OpenAPI document"
         );
     }
+}
+
+/// Waits until a session started by explore has been played and judged.
+async fn played_and_judged(app: &App, id: &str) -> Value {
+    for _ in 0..1000 {
+        let (s, t) = app
+            .get(&format!("/api/exploration/sessions/{id}/messages"))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        if t["status"] != "running" && t["judge_status"] == "done" {
+            return t;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("session {id} was not played and judged within 10 s");
+}
+
+#[tokio::test]
+async fn explore_starts_sessions_that_play_in_the_background() {
+    let app = app().await;
+    let c = app
+        .campaign(json!({"time_scale": 60, "budget": {"min_interval_minutes": 0}}))
+        .await;
+    let (s, typed) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": {"name": "Lin"}, "goal": "send an email",
+                   "trigger": "manual"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{typed}");
+    assert_eq!(
+        typed["played_by"], "assistant",
+        "a session created over HTTP is played by its client unless it says otherwise"
+    );
+    assert_eq!(typed["user_model"], Value::Null);
+
+    let (s, started) = app
+        .post("/api/exploration/explore", json!({"campaign_id": c["id"]}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{started}");
+    let sessions = started["sessions"].as_array().expect("sessions");
+    assert_eq!(
+        sessions.len(),
+        4,
+        "every cell of 2 personas x 2 goals was uncovered (the typed session has no seed)"
+    );
+    assert_eq!(started["refused"], Value::Null);
+    if std::env::var_os("AGENTEVAL_USER_MODEL").is_none() {
+        assert_eq!(started["played_by"], "builtin", "no virtual-user model");
+    }
+    for session in sessions {
+        assert_eq!(session["trigger"], "manual", "accelerated line default");
+        let t = played_and_judged(&app, session["id"].as_str().expect("id")).await;
+        assert!(
+            t["messages"].as_array().is_some_and(|m| m.len() >= 2),
+            "the virtual user talked with the target: {t}"
+        );
+        assert!(t["end_reason"].is_string(), "{t}");
+        assert_eq!(t["played_by"], started["played_by"]);
+    }
+
+    let (s, none_left) = app
+        .post("/api/exploration/explore", json!({"campaign_id": c["id"]}))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{none_left}");
+    assert_error_shape(&none_left, "CONFLICT");
+    let (s, auto) = app
+        .post(
+            "/api/exploration/explore",
+            json!({"campaign_id": c["id"], "trigger": "auto",
+                   "cells": [{"persona_id": "p-novice", "goal_id": "g-email"}]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{auto}");
+    assert_error_shape(&auto, "AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE");
+    let (s, unknown) = app
+        .post(
+            "/api/exploration/explore",
+            json!({"campaign_id": c["id"], "cells": [{"persona_id": "p-nobody", "goal_id": "g-email"}]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{unknown}");
+    assert_error_shape(&unknown, "INVALID_INPUT");
+    let (s, shape) = app
+        .post(
+            "/api/exploration/explore",
+            json!({"campaign_id": c["id"], "cells": [{"persona_id": "p-novice"}]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{shape}");
+    assert_error_shape(&shape, "UNPROCESSABLE");
+    let (s, missing) = app
+        .post(
+            "/api/exploration/explore",
+            json!({"campaign_id": "not-a-campaign"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{missing}");
+    assert_error_shape(&missing, "NOT_FOUND");
+
+    // The default interval (30 campaign minutes) lets one session start.
+    let paced = app.campaign(json!({"time_scale": 60})).await;
+    let (s, one) = app
+        .post(
+            "/api/exploration/explore",
+            json!({"campaign_id": paced["id"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{one}");
+    assert_eq!(one["sessions"].as_array().map(Vec::len), Some(1), "{one}");
+    assert_eq!(one["refused"]["code"], "INTERVAL_NOT_ELAPSED", "{one}");
+    assert!(one["refused"]["next_allowed_at"].is_string(), "{one}");
+    let (s, refused) = app
+        .post(
+            "/api/exploration/explore",
+            json!({"campaign_id": paced["id"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{refused}");
+    assert_error_shape(&refused, "INTERVAL_NOT_ELAPSED");
+    assert_eq!(
+        refused["next_allowed_at"],
+        one["refused"]["next_allowed_at"]
+    );
+    played_and_judged(&app, one["sessions"][0]["id"].as_str().expect("id")).await;
+
+    let (s, csv) = app
+        .get(&format!(
+            "/api/campaigns/{}/export?format=sessions_csv",
+            c["id"].as_str().expect("id")
+        ))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let csv = csv.as_str().expect("CSV text");
+    assert!(
+        csv.lines()
+            .next()
+            .is_some_and(|h| h.ends_with(",played_by,user_model")),
+        "the sessions CSV says who played the user: {csv}"
+    );
+    assert_eq!(
+        csv.lines().filter(|l| l.contains(",assistant,")).count(),
+        1,
+        "the one session created over HTTP: {csv}"
+    );
+
+    let (_, doc) = app.get("/api/openapi.json").await;
+    assert!(
+        doc["paths"]["/api/exploration/explore"]["post"].is_object(),
+        "explore is documented"
+    );
+}
+
+#[tokio::test]
+async fn a_free_json_persona_is_accepted_kept_and_returned() {
+    let app = app().await;
+    let target = app.target().await;
+    let persona = json!({
+        "id": "p-lin", "name": "Lin", "patience": 2, "language": "zh",
+        "traits": {"impatient": true, "tone": "terse"},
+        "occupation": "nurse"
+    });
+    let goal =
+        json!({"id": "g-mail", "title": "发邮件", "slots": {"to": "a@b.cn"}, "deadline": "today"});
+    let (s, c) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "free seeds", "target_id": target, "duration_hours": 24,
+                   "seed_set": {"personas": [persona], "goals": [goal]},
+                   "budget": {"min_interval_minutes": 0}}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::OK,
+        "traits as an object and unknown fields are a valid persona, not a 422: {c}"
+    );
+    assert_eq!(c["seed_set"]["personas"][0], persona, "returned as given");
+    assert_eq!(c["seed_set"]["goals"][0], goal);
+    let (s, again) = app
+        .get(&format!("/api/campaigns/{}", c["id"].as_str().expect("id")))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(again["seed_set"]["personas"][0]["occupation"], "nurse");
+
+    let (s, session) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": persona, "goal": goal,
+                   "seed_ref": {"persona_id": "p-lin", "goal_id": "g-mail"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{session}");
+    assert_eq!(session["persona"], persona, "the session keeps it too");
+
+    let mut bad = persona.clone();
+    bad["patience"] = json!(7);
+    let (s, body) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "bad", "target_id": target, "duration_hours": 24,
+                   "seed_set": {"personas": [bad], "goals": [goal]}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&body, "INVALID_INPUT");
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("patience must be from 1 to 5, got 7")),
+        "the refusal names the field and its range: {body}"
+    );
+}
+
+#[tokio::test]
+async fn campaign_numbers_out_of_range_are_refused_over_http() {
+    let app = app().await;
+    let target = app.target().await;
+    let base = json!({"name": "x", "target_id": target, "duration_hours": 24, "seed_set": seeds()});
+    let cases = [
+        (
+            json!({"duration_hours": -5}),
+            "duration_hours must be more than 0 and at most 8760",
+        ),
+        (
+            json!({"time_scale": 0}),
+            "time_scale must be from 1 to 10000",
+        ),
+        (
+            json!({"budget": {"max_sessions": 0}}),
+            "budget.max_sessions must be from 1 to 1000",
+        ),
+        (
+            json!({"budget": {"max_turns": 500}}),
+            "budget.max_turns must be from 1 to 100",
+        ),
+        (
+            json!({"plan": {"entries": [{"scenario_id": "s", "rounds": 0}]}}),
+            "rounds must be from 1 to 1000",
+        ),
+        (
+            json!({"seed_set": null}),
+            "the campaign has nothing to evaluate",
+        ),
+    ];
+    for (change, expected) in cases {
+        let mut body = base.clone();
+        for (k, v) in change.as_object().expect("object") {
+            body[k] = v.clone();
+        }
+        let (s, err) = app.post("/api/campaigns", body).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{change} is refused: {err}");
+        assert_error_shape(&err, "INVALID_INPUT");
+        assert!(
+            err["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(expected)),
+            "expected {expected:?}: {err}"
+        );
+    }
+    let (_, list) = app.get("/api/campaigns").await;
+    assert_eq!(list, json!([]), "nothing refused was stored");
+}
+
+#[tokio::test]
+async fn events_stream_a_session_change_when_a_message_is_sent() {
+    use futures::StreamExt;
+    let app = app().await;
+    let c = app.campaign(json!({"time_scale": 60})).await;
+    let (s, session) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": {"name": "Lin"}, "goal": "send an email",
+                   "trigger": "manual", "played_by": "person"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{session}");
+    assert_eq!(session["played_by"], "person");
+    let id = session["id"].as_str().expect("id").to_string();
+
+    let unauthorized = app
+        .http
+        .get(format!("{}/api/events", app.base))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(unauthorized.status(), StatusCode::UNAUTHORIZED);
+
+    let res = app
+        .http
+        .get(format!("{}/api/events", app.base))
+        .header("X-API-Key", KEY)
+        .send()
+        .await
+        .expect("events");
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(
+        res.headers()["content-type"],
+        "text/event-stream",
+        "served as Server-Sent Events"
+    );
+    let mut stream = res.bytes_stream();
+    // Subscribed once the response headers arrived: this message's turns
+    // are events on the stream.
+    let (s, reply) = app.message(&id, "Please send an email to my boss").await;
+    assert_eq!(s, StatusCode::OK, "{reply}");
+    let mut text = String::new();
+    let mut events: Vec<Value> = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while events.len() < 2 {
+        let chunk = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .expect("the user's turn and the reply arrive as events within 10 s")
+            .expect("the stream stays open")
+            .expect("chunk");
+        text.push_str(std::str::from_utf8(&chunk).expect("utf-8"));
+        while let Some(end) = text.find("\n\n") {
+            let frame: String = text.drain(..end + 2).collect();
+            for line in frame.lines() {
+                if let Some(data) = line.strip_prefix("data:") {
+                    events.push(serde_json::from_str(data.trim()).expect("data is JSON"));
+                }
+            }
+        }
+    }
+    for e in &events {
+        assert_eq!(e["kind"], "session_changed", "{e}");
+        assert_eq!(e["campaign_id"], c["id"], "{e}");
+        assert_eq!(e["session_id"], id.as_str(), "{e}");
+    }
+
+    let (_, doc) = app.get("/api/openapi.json").await;
+    assert!(
+        doc["paths"]["/api/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]
+            .is_object(),
+        "the event stream is documented: {}",
+        doc["paths"]["/api/events"]
+    );
+}
+
+#[tokio::test]
+async fn runs_and_sessions_search_filter_and_page_over_http() {
+    let app = app().await;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let loaded = app
+        .platform
+        .load_scenarios(&[dir])
+        .await
+        .expect("scenario packs");
+    let picked: Vec<_> = loaded.scenarios.iter().take(3).cloned().collect();
+    let first = &picked[0];
+    let tag = first
+        .tags
+        .first()
+        .expect("the shipped scenarios carry tags")
+        .clone();
+    let c = app
+        .campaign(json!({
+            "scenario_ids": picked.iter().map(|s| s.id.clone()).collect::<Vec<_>>(),
+            "time_scale": 1,
+            "budget": {"min_interval_minutes": 0},
+        }))
+        .await;
+    let id = c["id"].as_str().expect("id");
+    let runs = |q: &str| format!("/api/campaigns/{id}/runs/search{q}");
+
+    let (s, all) = app.get(&runs("")).await;
+    assert_eq!(s, StatusCode::OK, "{all}");
+    assert_eq!(all["total"], 3, "one run per scenario: {all}");
+    let (s, pending) = app
+        .get(&runs("?verdict=pending&scenario_id=&tag=&offset=&limit="))
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::OK,
+        "blank parameters are no filter: {pending}"
+    );
+    assert_eq!(pending["total"], 3, "no scheduler runs here: all pending");
+    let (_, passed) = app.get(&runs("?verdict=passed")).await;
+    assert_eq!(
+        (
+            passed["total"].as_u64(),
+            passed["runs"].as_array().map(Vec::len)
+        ),
+        (Some(0), Some(0))
+    );
+    let (_, one) = app.get(&runs(&format!("?scenario_id={}", first.id))).await;
+    assert_eq!(one["total"], 1, "{one}");
+    assert_eq!(one["runs"][0]["scenario_id"], first.id.as_str());
+    let (_, tagged) = app.get(&runs(&format!("?tag={tag}"))).await;
+    let expected = picked.iter().filter(|s| s.tags.contains(&tag)).count();
+    assert_eq!(tagged["total"], expected as u64, "{tagged}");
+    let (_, page) = app.get(&runs("?offset=1&limit=1")).await;
+    assert_eq!(page["total"], 3, "the total counts every page");
+    assert_eq!(page["runs"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        page["runs"][0]["id"], all["runs"][1]["id"],
+        "the second run"
+    );
+
+    for bad in [
+        "?verdict=green",
+        "?limit=0",
+        "?limit=501",
+        "?limit=-1",
+        "?offset=abc",
+        "?offset=99999999999",
+    ] {
+        let (s, e) = app.get(&runs(bad)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {e}");
+        assert_error_shape(&e, "INVALID_INPUT");
+    }
+    let (s, e) = app
+        .get(&format!(
+            "/api/campaigns/{}/runs/search",
+            uuid::Uuid::now_v7()
+        ))
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "{e}");
+    assert_error_shape(&e, "NOT_FOUND");
+
+    let mut ids = Vec::new();
+    for (persona, goal) in [
+        ("p-novice", "g-email"),
+        ("p-expert", "g-email"),
+        ("p-expert", "g-refund"),
+    ] {
+        let (s, session) = app.session(&c, persona, goal).await;
+        assert_eq!(s, StatusCode::OK, "{session}");
+        ids.push(session["id"].as_str().expect("id").to_string());
+    }
+    let (s, closed) = app
+        .post(
+            &format!("/api/exploration/sessions/{}/close", ids[1]),
+            json!({"goal_achieved": true}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{closed}");
+    let sessions = |q: &str| format!("/api/exploration/campaigns/{id}/sessions/search{q}");
+    let (s, all) = app.get(&sessions("")).await;
+    assert_eq!(s, StatusCode::OK, "{all}");
+    assert_eq!(all["total"], 3);
+    let (_, running) = app.get(&sessions("?status=running")).await;
+    assert_eq!(running["total"], 2, "{running}");
+    let (_, expert) = app
+        .get(&sessions("?persona_id=p-expert&goal_id=g-refund"))
+        .await;
+    assert_eq!(expert["total"], 1);
+    assert_eq!(expert["sessions"][0]["id"], ids[2].as_str());
+    let (_, named) = app
+        .get(&sessions(&format!("?ids={},{}", ids[2], ids[0])))
+        .await;
+    let got: Vec<&str> = named["sessions"]
+        .as_array()
+        .expect("sessions")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(got, [ids[0].as_str(), ids[2].as_str()], "in start order");
+    let (_, page) = app.get(&sessions("?offset=2&limit=2")).await;
+    assert_eq!(page["total"], 3);
+    assert_eq!(page["sessions"][0]["id"], ids[2].as_str());
+    for bad in [
+        "?status=sleeping",
+        "?ids=not-a-uuid",
+        "?limit=0",
+        "?offset=-3",
+    ] {
+        let (s, e) = app.get(&sessions(bad)).await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}: {e}");
+        assert_error_shape(&e, "INVALID_INPUT");
+    }
+
+    let (_, doc) = app.get("/api/openapi.json").await;
+    for path in [
+        "/api/campaigns/{id}/runs/search",
+        "/api/exploration/campaigns/{id}/sessions/search",
+    ] {
+        assert!(
+            doc["paths"][path]["get"].is_object(),
+            "{path} is documented"
+        );
+    }
+}
+
+#[tokio::test]
+async fn role_models_say_which_model_plays_each_role_without_keys() {
+    use agenteval_engine::role_models::{ModelConfig, RoleModels};
+    let app = app().await;
+    app.platform.set_role_models(RoleModels::default());
+    let (s, offline) = app.get("/api/role-models").await;
+    assert_eq!(s, StatusCode::OK, "{offline}");
+    for (role, fallback) in [
+        ("virtual_user", "persona_engine"),
+        ("judge", "heuristic"),
+        ("analyst", "template"),
+    ] {
+        assert_eq!(offline[role]["model"], Value::Null, "{offline}");
+        assert_eq!(offline[role]["fallback"], fallback, "{offline}");
+    }
+    app.platform.set_role_models(RoleModels {
+        virtual_user: Some(ModelConfig {
+            base_url: "http://127.0.0.1:11434/v1".into(),
+            model: "qwen2.5:7b".into(),
+            api_key: Some("sk-never-shown".into()),
+            api_key_env: None,
+            timeout_ms: None,
+            max_tokens: None,
+        }),
+        ..RoleModels::default()
+    });
+    let res = app
+        .http
+        .get(format!("{}/api/role-models", app.base))
+        .header("X-API-Key", KEY)
+        .send()
+        .await
+        .expect("request");
+    let text = res.text().await.expect("body");
+    assert!(!text.contains("sk-never-shown"), "no key in {text}");
+    let view: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(view["virtual_user"]["model"], "qwen2.5:7b");
+    assert_eq!(view["virtual_user"]["host"], "127.0.0.1:11434");
+    assert_eq!(
+        view["judge"]["model"],
+        Value::Null,
+        "the judge stays offline"
+    );
+    let (_, doc) = app.get("/api/openapi.json").await;
+    assert!(doc["paths"]["/api/role-models"]["get"].is_object());
+}
+
+#[tokio::test]
+async fn targets_are_edited_archived_and_their_failures_told_in_words() {
+    let app = app().await;
+    let url = |p: &str| format!("{}{p}", app.base);
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        l.local_addr().expect("addr").port()
+    };
+    let (s, t) = app
+        .post(
+            "/api/targets",
+            json!({"name": "down", "max_retries": 0, "timeout_ms": 2000,
+                   "channel": {"kind": "http", "url": format!("http://127.0.0.1:{port}/chat")}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    let id = t["id"].as_str().expect("id").to_string();
+    let (s, probe) = app
+        .post(&format!("/api/targets/{id}/test"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(probe["ok"], false);
+    assert_eq!(
+        probe["message"],
+        format!("nothing is listening at 127.0.0.1:{port}"),
+        "{probe}"
+    );
+    assert_eq!(
+        probe["suggestion"],
+        "Start the agent, or fix the URL's host and port."
+    );
+    assert!(
+        !probe["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("os error"),
+        "{probe}"
+    );
+
+    // Edit: now the built-in agent; the next test uses it.
+    let (s, edited) = app
+        .send(
+            app.http.put(url(&format!("/api/targets/{id}"))).json(
+                &json!({"name": "demo now", "channel": {"kind": "builtin", "agent": "demo"}}),
+            ),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{edited}");
+    assert_eq!(edited["name"], "demo now");
+    assert_eq!(edited["archived_at"], Value::Null);
+    let (_, probe) = app
+        .post(&format!("/api/targets/{id}/test"), json!({}))
+        .await;
+    assert_eq!(probe["ok"], true, "{probe}");
+    let (s, body) = app
+        .send(app.http.put(url(&format!("/api/targets/{id}"))).json(
+            &json!({"name": "x", "timeout_ms": 1, "channel": {"kind": "builtin", "agent": "demo"}}),
+        ))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&body, "INVALID_INPUT");
+    let (s, body) = app
+        .send(
+            app.http
+                .put(url(&format!("/api/targets/{id}")))
+                .json(&json!({"name": 3})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_error_shape(&body, "UNPROCESSABLE");
+    let (s, body) = app
+        .send(
+            app.http
+                .put(url("/api/targets/not-a-uuid"))
+                .json(&json!({"name": "x", "channel": {"kind": "builtin", "agent": "demo"}})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_error_shape(&body, "NOT_FOUND");
+
+    // Delete: archived while a campaign uses it, deleted otherwise.
+    let (s, c) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "uses it", "target_id": id, "duration_hours": 1, "seed_set": seeds()}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let (s, removed) = app
+        .send(app.http.delete(url(&format!("/api/targets/{id}"))))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(removed, json!({"id": id, "outcome": "archived"}));
+    let (_, list) = app.get("/api/targets").await;
+    assert_eq!(list, json!([]), "archived targets are left out");
+    let (_, all) = app.get("/api/targets?include_archived=true").await;
+    assert_eq!(all[0]["id"], id.as_str());
+    assert!(all[0]["archived_at"].is_string(), "{all}");
+    let (s, body) = app.get("/api/targets?include_archived=maybe").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&body, "INVALID_INPUT");
+
+    let other = app.target().await;
+    let (s, removed) = app
+        .send(app.http.delete(url(&format!("/api/targets/{other}"))))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(removed["outcome"], "deleted");
+    let (s, body) = app
+        .send(app.http.delete(url(&format!("/api/targets/{other}"))))
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "gone: {body}");
+    assert_error_shape(&body, "NOT_FOUND");
 }

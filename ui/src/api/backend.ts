@@ -15,8 +15,14 @@ import type {
   Settings,
   Target,
   TargetProbe,
+  RunPage,
+  RunQuery,
+  SessionPage,
+  SessionQuery,
 } from "../bindings";
-import type { CloseSession, CreateSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
+import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
+import type { LiveListener } from "./live";
+import type { CreateSessionRequest, ExploreRequest, ExploreStarted, ListedTarget, RoleModelsView, TargetRemoval, UpdateTarget } from "./pending";
 
 /** Facts about the running backend shown on the settings page. */
 export type BackendInfo = {
@@ -37,6 +43,15 @@ export interface Backend {
   listTargets(): Promise<Target[]>;
   createTarget(req: CreateTarget): Promise<Target>;
   testTarget(id: string): Promise<TargetProbe>;
+  /** Targets including archived ones (with `archived_at`). */
+  listAllTargets(): Promise<ListedTarget[]>;
+  updateTarget(id: string, req: UpdateTarget): Promise<Target>;
+  /** Deletes a target, or archives it when a campaign uses it. */
+  deleteTarget(id: string): Promise<TargetRemoval>;
+  /** Starts virtual-user sessions on chosen (or all uncovered) cells. */
+  explore(req: ExploreRequest): Promise<ExploreStarted>;
+  /** Which model plays each role, or the offline engine that does. */
+  roleModelsView(): Promise<RoleModelsView>;
   listScenarios(): Promise<ScenarioSummary[]>;
   listCampaigns(): Promise<Campaign[]>;
   getCampaign(id: string): Promise<Campaign>;
@@ -48,7 +63,7 @@ export interface Backend {
   saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean>;
   listSessions(campaignId: string): Promise<ExplorationSession[]>;
   sessionMessages(sessionId: string): Promise<SessionTranscript>;
-  createSession(req: CreateSession): Promise<ExplorationSession>;
+  createSession(req: CreateSessionRequest): Promise<ExplorationSession>;
   sendMessage(sessionId: string, content: string): Promise<MessageReply>;
   closeSession(sessionId: string, record: CloseSession): Promise<ExplorationSession>;
   listRuns(campaignId: string): Promise<Run[]>;
@@ -67,4 +82,12 @@ export interface Backend {
   reveal(path: string): Promise<void>;
   /** Calls `onChange` whenever data may have changed; returns the unsubscribe. */
   subscribe(onChange: () => void): () => void;
+  /** Every platform event as it happens (`null`: something may have changed); returns the unsubscribe. */
+  events(listener: LiveListener): () => void;
+  /** One page of a campaign's runs, filtered by verdict, scenario and tag. */
+  searchRuns(campaignId: string, query: RunQuery): Promise<RunPage>;
+  /** One page of a campaign's sessions, filtered by status, seeds or ids. */
+  searchSessions(campaignId: string, query: SessionQuery): Promise<SessionPage>;
+  /** The latest human rating of a run or session, if any. */
+  latestReview(subjectId: string): Promise<{ rating: number; comment: string; created_at: string } | null>;
 }

@@ -11,6 +11,8 @@ export type {
   ExplorationFindings,
   ExplorationSession,
   Issue,
+  JudgeFinding,
+  Claim,
   MessageReply,
   SessionStatus,
   SessionTranscript,
@@ -70,12 +72,24 @@ export function judgeFacts(review: Value | null): { key: string; value: string }
   return out;
 }
 
-/** The judge's findings (text with grade and dimension). */
-export function judgeFindings(review: Value | null): { grade: string; dimension: string; text: string }[] {
+/** The judge's findings (text with grade, dimension and the round it points at). */
+export function judgeFindings(
+  review: Value | null,
+): { grade: string; dimension: string; text: string; turn: number | null }[] {
   const list = review === null ? undefined : field(review, "findings");
   if (!Array.isArray(list)) return [];
   return list.flatMap((f) => {
     const t = text(field(f, "text"));
-    return t ? [{ grade: text(field(f, "grade")) ?? "", dimension: text(field(f, "dimension")) ?? "", text: t }] : [];
+    const turn = field(f, "turn");
+    return t
+      ? [
+          {
+            grade: text(field(f, "grade")) ?? text(field(f, "severity")) ?? "",
+            dimension: text(field(f, "dimension")) ?? "",
+            text: t,
+            turn: typeof turn === "number" && turn > 0 ? turn : null,
+          },
+        ]
+      : [];
   });
 }

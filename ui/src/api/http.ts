@@ -14,13 +14,19 @@ import type {
   Settings,
   Target,
   TargetProbe,
+  RunPage,
+  RunQuery,
+  SessionPage,
+  SessionQuery,
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError, toErrorBody } from "./errors";
-import type { CloseSession, CreateSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
+import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
+import { EventHub, sseConnector, type LiveListener } from "./live";
+import { isMissingOperation, queryString, rememberReview, rememberedReview } from "./paging";
+import type { CreateSessionRequest, ExploreRequest, ExploreStarted, ListedTarget, RoleModelsView, TargetRemoval, UpdateTarget } from "./pending";
 
 const KEY_STORAGE = "agenteval.apiKey";
-const POLL_MS = 2000;
 
 /** The API key: `?key=` on the first load, then localStorage. */
 export function initialApiKey(): string | null {
@@ -115,6 +121,21 @@ export class HttpBackend implements Backend {
   testTarget(id: string) {
     return this.json<TargetProbe>("POST", `/api/targets/${encodeURIComponent(id)}/test`, {});
   }
+  listAllTargets() {
+    return this.json<ListedTarget[]>("GET", "/api/targets?include_archived=true");
+  }
+  updateTarget(id: string, req: UpdateTarget) {
+    return this.json<Target>("PUT", `/api/targets/${encodeURIComponent(id)}`, req);
+  }
+  deleteTarget(id: string) {
+    return this.json<TargetRemoval>("DELETE", `/api/targets/${encodeURIComponent(id)}`);
+  }
+  explore(req: ExploreRequest) {
+    return this.json<ExploreStarted>("POST", "/api/exploration/explore", req);
+  }
+  roleModelsView() {
+    return this.json<RoleModelsView>("GET", "/api/role-models");
+  }
   listScenarios() {
     return this.json<ScenarioSummary[]>("GET", "/api/scenarios");
   }
@@ -165,7 +186,7 @@ export class HttpBackend implements Backend {
       `/api/exploration/sessions/${encodeURIComponent(sessionId)}/messages`,
     );
   }
-  createSession(req: CreateSession) {
+  createSession(req: CreateSessionRequest) {
     return this.json<ExplorationSession>("POST", "/api/exploration/sessions", req);
   }
   sendMessage(sessionId: string, content: string) {
@@ -188,8 +209,10 @@ export class HttpBackend implements Backend {
   runTurns(runId: string) {
     return this.json<RunTurn[]>("GET", `/api/runs/${encodeURIComponent(runId)}/turns`);
   }
-  addReview(req: CreateReview) {
-    return this.json<HumanReview>("POST", "/api/reviews", req);
+  async addReview(req: CreateReview) {
+    const review = await this.json<HumanReview>("POST", "/api/reviews", req);
+    rememberReview(review);
+    return review;
   }
   generateAnalysis(campaignId: string) {
     return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis`, {});
@@ -229,10 +252,30 @@ export class HttpBackend implements Backend {
       }),
     );
   }
+  private readonly hub = new EventHub(sseConnector(() => this.key));
   subscribe(onChange: () => void): () => void {
-    const timer = window.setInterval(() => {
-      if (document.visibilityState === "visible") onChange();
-    }, POLL_MS);
-    return () => window.clearInterval(timer);
+    return this.hub.listen(() => onChange());
+  }
+  events(listener: LiveListener): () => void {
+    return this.hub.listen(listener);
+  }
+  searchRuns(campaignId: string, query: RunQuery): Promise<RunPage> {
+    const id = encodeURIComponent(campaignId);
+    return this.json<RunPage>("GET", `/api/campaigns/${id}/runs/search?${queryString(query)}`);
+  }
+  searchSessions(campaignId: string, query: SessionQuery): Promise<SessionPage> {
+    const id = encodeURIComponent(campaignId);
+    return this.json<SessionPage>("GET", `/api/exploration/campaigns/${id}/sessions/search?${queryString(query)}`);
+  }
+  async latestReview(subjectId: string) {
+    try {
+      const list = await this.json<HumanReview[]>("GET", `/api/reviews?subject_id=${encodeURIComponent(subjectId)}`);
+      const last = list.at(-1);
+      if (last) return { rating: last.rating, comment: last.comment, created_at: last.created_at };
+      return rememberedReview(subjectId);
+    } catch (e) {
+      if (!isMissingOperation(e)) throw e;
+      return rememberedReview(subjectId);
+    }
   }
 }

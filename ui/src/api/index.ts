@@ -9,6 +9,9 @@ import { TauriBackend } from "./tauri";
 export type { Backend, BackendInfo } from "./backend";
 export { ApiError, asApiError } from "./errors";
 export * from "./exploration";
+export * from "./pending";
+export type { LiveEvent, LiveListener } from "./live";
+export type { RunPage, RunQuery, SessionPage, SessionQuery } from "../bindings";
 export type {
   Analysis,
   Campaign,
@@ -33,7 +36,10 @@ export type {
   Language,
   PatrolStatus,
   Persona,
+  Plan,
+  PlanEntry,
   RoleModel,
+  Trigger,
   ScenarioSummary,
   SeedSet,
   Settings,

@@ -19,10 +19,30 @@ import {
   type Settings,
   type Target,
   type TargetProbe,
+  type RunPage,
+  type RunQuery,
+  type SessionPage,
+  type SessionQuery,
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError } from "./errors";
-import type { CloseSession, CreateSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
+import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
+import { EventHub, type LiveListener } from "./live";
+import { rememberReview, rememberedReview } from "./paging";
+import type { CreateSessionRequest, ExploreRequest, ExploreStarted, ListedTarget, RoleModelsView, TargetRemoval, UpdateTarget } from "./pending";
+import { invoke } from "@tauri-apps/api/core";
+import { toErrorBody } from "./errors";
+
+/** A command whose generated binding has not landed yet. */
+async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(command, args);
+  } catch (e) {
+    const body = toErrorBody(e);
+    if (body) throw new ApiError(body);
+    throw e;
+  }
+}
 
 type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: ErrorBody };
 
@@ -58,6 +78,21 @@ export class TauriBackend implements Backend {
   }
   testTarget(id: string): Promise<TargetProbe> {
     return unwrap(commands.testTarget(id));
+  }
+  listAllTargets(): Promise<ListedTarget[]> {
+    return call<ListedTarget[]>("list_targets", { includeArchived: true });
+  }
+  updateTarget(id: string, req: UpdateTarget): Promise<Target> {
+    return call<Target>("update_target", { id, req });
+  }
+  deleteTarget(id: string): Promise<TargetRemoval> {
+    return call<TargetRemoval>("delete_target", { id });
+  }
+  explore(req: ExploreRequest): Promise<ExploreStarted> {
+    return call<ExploreStarted>("explore", { req });
+  }
+  roleModelsView(): Promise<RoleModelsView> {
+    return call<RoleModelsView>("role_models_view");
   }
   listScenarios(): Promise<ScenarioSummary[]> {
     return unwrap(commands.listScenarios());
@@ -95,8 +130,8 @@ export class TauriBackend implements Backend {
   sessionMessages(sessionId: string): Promise<SessionTranscript> {
     return unwrap(commands.sessionMessages(sessionId));
   }
-  createSession(req: CreateSession): Promise<ExplorationSession> {
-    return unwrap(commands.createSession(req));
+  createSession(req: CreateSessionRequest): Promise<ExplorationSession> {
+    return call<ExplorationSession>("create_session", { req });
   }
   sendMessage(sessionId: string, content: string): Promise<MessageReply> {
     return unwrap(commands.sendMessage(sessionId, { content }));
@@ -110,8 +145,10 @@ export class TauriBackend implements Backend {
   runTurns(runId: string): Promise<RunTurn[]> {
     return unwrap(commands.runTurns(runId));
   }
-  addReview(req: CreateReview): Promise<HumanReview> {
-    return unwrap(commands.addReview(req));
+  async addReview(req: CreateReview): Promise<HumanReview> {
+    const review = await unwrap(commands.addReview(req));
+    rememberReview(review);
+    return review;
   }
   generateAnalysis(campaignId: string): Promise<Analysis> {
     return unwrap(commands.generateAnalysis(campaignId));
@@ -146,10 +183,10 @@ export class TauriBackend implements Backend {
       });
     }
   }
-  subscribe(onChange: () => void): () => void {
+  private readonly hub = new EventHub((emit) => {
     let stop: (() => void) | null = null;
     let cancelled = false;
-    void events.platformEvent.listen(() => onChange()).then((unlisten) => {
+    void events.platformEvent.listen((e) => emit(e.payload)).then((unlisten) => {
       if (cancelled) unlisten();
       else stop = unlisten;
     });
@@ -157,5 +194,29 @@ export class TauriBackend implements Backend {
       cancelled = true;
       stop?.();
     };
+  });
+  subscribe(onChange: () => void): () => void {
+    return this.hub.listen(() => onChange());
   }
+  events(listener: LiveListener): () => void {
+    return this.hub.listen(listener);
+  }
+  searchRuns(campaignId: string, query: RunQuery): Promise<RunPage> {
+    return unwrap(commands.searchRuns(campaignId, query));
+  }
+  searchSessions(campaignId: string, query: SessionQuery): Promise<SessionPage> {
+    return unwrap(commands.searchSessions(campaignId, query));
+  }
+  async latestReview(subjectId: string) {
+    const list = generated<[string], HumanReview[]>("listReviews");
+    const last = list ? (await unwrap(list(subjectId))).at(-1) : undefined;
+    if (last) return { rating: last.rating, comment: last.comment, created_at: last.created_at };
+    return rememberedReview(subjectId);
+  }
+}
+
+/** A generated command that may not exist in this build's bindings yet. */
+function generated<A extends unknown[], T>(name: string): ((...args: A) => Promise<CommandResult<T>>) | null {
+  const fn: unknown = Reflect.get(commands, name);
+  return typeof fn === "function" ? (fn as (...args: A) => Promise<CommandResult<T>>) : null;
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, asApiError, type ApiError } from "../api";
+import { api, asApiError, type ApiError, type LiveEvent } from "../api";
 
 export type Loaded<T> = {
   data: T | null;
@@ -8,16 +8,25 @@ export type Loaded<T> = {
   reload: () => void;
 };
 
+/** Which events a live view reloads on: all (`true`), none, or those a filter keeps. */
+export type Live = boolean | ((e: NonNullable<LiveEvent>) => boolean);
+
+const SETTLE_MS = 250;
+
 /**
- * Loads data through the api and reloads it when the backend reports a
- * change (Tauri events in the app, polling in a browser) when `live`.
+ * Loads data through the api and, when `live`, reloads it when the backend
+ * reports a change (Tauri events in the app, the server's event stream in a
+ * browser, polling where the server has none). Bursts of events (a session
+ * streaming its turns) cause one reload.
  */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live = false): Loaded<T> {
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live: Live = false): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [loading, setLoading] = useState(true);
   const loadRef = useRef(load);
   loadRef.current = load;
+  const liveRef = useRef(live);
+  liveRef.current = live;
   const seq = useRef(0);
 
   const reload = useCallback(() => {
@@ -42,9 +51,27 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live = false
   useEffect(() => {
     setLoading(true);
     reload();
-    if (!live) return undefined;
-    return api.subscribe(reload);
-  }, [reload, live]);
+  }, [reload]);
+
+  const listening = live !== false;
+  useEffect(() => {
+    if (!listening) return undefined;
+    let timer: number | null = null;
+    const stop = api.events((e) => {
+      const l = liveRef.current;
+      if (l === false) return;
+      if (e !== null && typeof l === "function" && !l(e)) return;
+      if (timer !== null) return;
+      timer = window.setTimeout(() => {
+        timer = null;
+        reload();
+      }, SETTLE_MS);
+    });
+    return () => {
+      stop();
+      if (timer !== null) window.clearTimeout(timer);
+    };
+  }, [reload, listening]);
 
   return { data, error, loading, reload };
 }

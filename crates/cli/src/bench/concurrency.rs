@@ -156,6 +156,8 @@ async fn one_session(
             goal: serde_json::json!("track an order"),
             seed_ref: None,
             trigger: Some(Trigger::Manual),
+            played_by: None,
+            user_model: None,
         })
         .await
         .map_err(user_error)?;

@@ -305,8 +305,9 @@ async fn engine_run(
             name: "throughput bench".into(),
             target_id: target.id,
             plan: Some(Plan { entries }),
-            duration_hours: Some(1.0),
-            time_scale: Some(1_000_000.0),
+            // 36 s of campaign time at the fastest time scale.
+            duration_hours: Some(0.01),
+            time_scale: Some(agenteval_engine::campaign::MAX_TIME_SCALE),
             ..Default::default()
         })
         .await

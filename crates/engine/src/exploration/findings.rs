@@ -3,8 +3,12 @@
 //! the same figures from session rows, without a database, and is what the
 //! tallies are tested against.
 
+mod issue_keys;
+
+pub use issue_keys::issue_group_key;
+
+use super::SeedRef;
 use super::session::{EndReason, ExperienceRecord, SessionStatus, Trigger};
-use super::{SeedRef, issue_key};
 use crate::campaign::SeedSet;
 use crate::error::Result;
 use crate::platform::Platform;
@@ -12,7 +16,7 @@ use crate::store::text;
 use crate::target::parse_id;
 use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use uuid::Uuid;
 
 /// Exploration findings of one campaign; absent from the report when the
@@ -31,13 +35,17 @@ pub struct ExplorationFindings {
     pub goals_achieved: u32,
     /// goals_achieved / records; `None` without any record.
     pub goal_achievement_rate: Option<f64>,
-    /// Blockers and misled points, grouped (trimmed, case-folded), most
-    /// frequent first.
+    /// Blockers and misled points, grouped by a language-independent key
+    /// (see [`issue_group_key`]), most frequent first.
     pub issues: Vec<Issue>,
     /// Emotions of the experience records.
     pub emotions: BTreeMap<String, u32>,
     pub judge: JudgeSummary,
-    /// Every judge finding, poor ones first.
+    /// Who judged the reviewed sessions: model names, or `heuristic` for
+    /// the offline judge; sorted.
+    pub judge_models: Vec<String>,
+    /// Every judge finding, poor ones first; a finding a review repeats
+    /// (same dimension and text) is listed once per session.
     pub findings: Vec<JudgeFinding>,
     pub coverage: CoverageGrid,
     /// Sessions whose review blames the virtual user rather than the
@@ -67,8 +75,14 @@ impl IssueKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Issue {
     pub kind: IssueKind,
+    /// The language-independent key the issue is grouped by: `builtin:...`
+    /// for the built-in virtual user's catalogue, else the folded text.
+    pub key: String,
     /// The text as first reported.
     pub text: String,
+    /// Every distinct phrasing reported (e.g. in English and Chinese), in
+    /// the order first seen; at most [`ISSUE_TEXTS_LISTED`].
+    pub texts: Vec<String>,
     /// How many sessions reported it.
     pub count: u32,
     /// The first sessions that reported it, at most 50
@@ -110,8 +124,14 @@ pub struct JudgeFinding {
     Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
 pub struct CoverageGrid {
+    /// Persona ids: the seed set's, then any other a session named.
     pub personas: Vec<String>,
+    /// Goal ids, likewise.
     pub goals: Vec<String>,
+    /// The seed set's persona names by id.
+    pub persona_names: BTreeMap<String, String>,
+    /// The seed set's goal titles by id.
+    pub goal_titles: BTreeMap<String, String>,
     pub cells: Vec<CoverageCell>,
     /// Sessions without a seed_ref (manual debugging).
     pub unseeded_sessions: u32,
@@ -243,6 +263,17 @@ fn review_findings(session_id: Uuid, findings: &serde_json::Value) -> Vec<JudgeF
         .collect()
 }
 
+/// Who wrote a review: its model, else its method (`heuristic`).
+fn review_judge(review: &serde_json::Value) -> Option<String> {
+    ["model", "method"].iter().find_map(|k| {
+        review
+            .get(*k)
+            .and_then(|v| v.as_str())
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
+    })
+}
+
 fn simulator_at_fault(review: &serde_json::Value) -> bool {
     review.get("simulator_fault").and_then(|v| v.as_bool()) == Some(true)
         || review
@@ -254,6 +285,8 @@ fn simulator_at_fault(review: &serde_json::Value) -> bool {
 
 /// How many sessions an issue lists; its count has them all.
 pub const ISSUE_SESSIONS_LISTED: usize = 50;
+/// How many phrasings an issue lists.
+pub const ISSUE_TEXTS_LISTED: usize = 20;
 
 /// The issues an experience record reports, each (kind, key) once, with
 /// the text as written.
@@ -264,7 +297,7 @@ fn reported_issues(e: &ExperienceRecord) -> Vec<(IssueKind, String, &str)> {
         (IssueKind::Misled, &e.misled),
     ] {
         for text in list.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-            let key = issue_key(text);
+            let key = issue_group_key(text);
             if !out.iter().any(|(k, key2, _)| *k == kind && *key2 == key) {
                 out.push((kind, key, text));
             }
@@ -289,11 +322,14 @@ pub(crate) fn record_issues(
     record: &ExperienceRecord,
 ) -> rusqlite::Result<()> {
     let mut upsert = conn.prepare_cached(
-        "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids)
-         VALUES (?1, ?2, ?3, ?4, 1, json_array(?5))
+        "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids, texts)
+         VALUES (?1, ?2, ?3, ?4, 1, json_array(?5), json_array(?4))
          ON CONFLICT DO UPDATE SET sessions = sessions + 1,
              session_ids = CASE WHEN json_array_length(session_ids) < ?6
-                                THEN json_insert(session_ids, '$[#]', ?5) ELSE session_ids END",
+                                THEN json_insert(session_ids, '$[#]', ?5) ELSE session_ids END,
+             texts = CASE WHEN json_array_length(texts) < ?7
+                               AND NOT EXISTS (SELECT 1 FROM json_each(texts) WHERE value = ?4)
+                          THEN json_insert(texts, '$[#]', ?4) ELSE texts END",
     )?;
     for (kind, key, text) in reported_issues(record) {
         upsert.execute(rusqlite::params![
@@ -303,13 +339,15 @@ pub(crate) fn record_issues(
             text,
             session_id.to_string(),
             ISSUE_SESSIONS_LISTED as i64,
+            ISSUE_TEXTS_LISTED as i64,
         ])?;
     }
     Ok(())
 }
 
 /// Fills the issue tally from the sessions already closed, once, when a
-/// database is first opened after migration 0009.
+/// database is first opened after migration 0009 or 0011 (which changed
+/// the keys and added the phrasings).
 pub(crate) fn backfill_issues(conn: &rusqlite::Connection) -> Result<()> {
     if !crate::store::backfill_pending(conn, "session_issue_tally")? {
         return Ok(());
@@ -359,6 +397,8 @@ struct FindingsAcc {
     f: ExplorationFindings,
     issues: Vec<Issue>,
     issue_index: HashMap<(IssueKind, String), usize>,
+    /// Findings listed so far: session, dimension, text.
+    findings_seen: HashSet<(Uuid, Option<String>, String)>,
     dims: BTreeMap<String, (f64, u32)>,
     seeded_personas: Vec<String>,
     seeded_goals: Vec<String>,
@@ -371,10 +411,21 @@ impl FindingsAcc {
         for s in SessionStatus::ALL {
             f.sessions_by_status.insert(s.as_str().into(), 0);
         }
+        f.coverage.persona_names = seed_set
+            .personas
+            .iter()
+            .map(|p| (p.id.clone(), p.name.clone()))
+            .collect();
+        f.coverage.goal_titles = seed_set
+            .goals
+            .iter()
+            .map(|g| (g.id.clone(), g.title.clone()))
+            .collect();
         FindingsAcc {
             f,
             issues: Vec::new(),
             issue_index: HashMap::new(),
+            findings_seen: HashSet::new(),
             dims: BTreeMap::new(),
             seeded_personas: seed_set.personas.iter().map(|p| p.id.clone()).collect(),
             seeded_goals: seed_set.goals.iter().map(|g| g.id.clone()).collect(),
@@ -434,22 +485,59 @@ impl FindingsAcc {
         }
     }
 
-    /// An issue reported by `sessions` sessions, the first of them listed.
-    fn issue(&mut self, kind: IssueKind, key: String, text: &str, sessions: u32, ids: &[Uuid]) {
+    /// An issue reported by `sessions` sessions in the phrasings `texts`
+    /// (`text` first), the first of the sessions listed.
+    fn issue(
+        &mut self,
+        kind: IssueKind,
+        key: String,
+        text: &str,
+        texts: &[String],
+        sessions: u32,
+        ids: &[Uuid],
+    ) {
         let issues = &mut self.issues;
-        let i = *self.issue_index.entry((kind, key)).or_insert_with(|| {
-            issues.push(Issue {
-                kind,
-                text: text.to_string(),
-                count: 0,
-                session_ids: Vec::new(),
+        let i = *self
+            .issue_index
+            .entry((kind, key.clone()))
+            .or_insert_with(|| {
+                issues.push(Issue {
+                    kind,
+                    key,
+                    text: text.to_string(),
+                    texts: Vec::new(),
+                    count: 0,
+                    session_ids: Vec::new(),
+                });
+                issues.len() - 1
             });
-            issues.len() - 1
-        });
         let issue = &mut issues[i];
         issue.count += sessions;
         let room = ISSUE_SESSIONS_LISTED.saturating_sub(issue.session_ids.len());
         issue.session_ids.extend(ids.iter().take(room));
+        for t in std::iter::once(text).chain(texts.iter().map(String::as_str)) {
+            if issue.texts.len() < ISSUE_TEXTS_LISTED && !issue.texts.iter().any(|x| x == t) {
+                issue.texts.push(t.to_string());
+            }
+        }
+    }
+
+    /// A judge finding, unless the session's review already gave it.
+    fn finding(&mut self, f: JudgeFinding) {
+        if self
+            .findings_seen
+            .insert((f.session_id, f.dimension.clone(), f.text.clone()))
+        {
+            self.f.findings.push(f);
+        }
+    }
+
+    /// A judge that reviewed some of the sessions.
+    fn judge_model(&mut self, name: &str) {
+        let name = name.trim();
+        if !name.is_empty() && !self.f.judge_models.iter().any(|m| m == name) {
+            self.f.judge_models.push(name.to_string());
+        }
     }
 
     fn score(&mut self, name: &str, sum: f64, count: u32) {
@@ -482,6 +570,7 @@ impl FindingsAcc {
         });
         f.issues = issues;
         f.findings.sort_by_key(|x| severity_rank(&x.severity));
+        f.judge_models.sort();
         f.judge.dimensions = dims
             .into_iter()
             .map(|(name, (sum, count))| {
@@ -537,7 +626,7 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
         let counted = s.experience.as_ref().filter(|_| !simulator_error);
         if let Some(e) = counted {
             for (kind, key, text) in reported_issues(e) {
-                acc.issue(kind, key, text, 1, &[s.id]);
+                acc.issue(kind, key, text, &[], 1, &[s.id]);
             }
         }
         let review = s.judge_review.as_ref().filter(|_| s.judge_status == "done");
@@ -546,7 +635,12 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
                 acc.score(&name, score, 1);
             }
             if let Some(findings) = review.get("findings") {
-                acc.f.findings.extend(review_findings(s.id, findings));
+                for f in review_findings(s.id, findings) {
+                    acc.finding(f);
+                }
+            }
+            if let Some(judge) = review_judge(review) {
+                acc.judge_model(&judge);
             }
         }
         acc.sessions(SessionGroup {
@@ -632,7 +726,8 @@ fn campaign_findings(
     }
 
     let mut statement = conn.prepare_cached(
-        "SELECT kind, key, text, sessions, session_ids FROM session_issue_tally WHERE campaign_id = ?",
+        "SELECT kind, key, text, sessions, session_ids, texts FROM session_issue_tally
+         WHERE campaign_id = ?",
     )?;
     let mut rows = statement.query([&id])?;
     while let Some(row) = rows.next()? {
@@ -641,10 +736,12 @@ fn campaign_findings(
             _ => IssueKind::Blocker,
         };
         let ids: Vec<Uuid> = serde_json::from_str(text(row, "session_ids")?.unwrap_or("[]"))?;
+        let texts: Vec<String> = serde_json::from_str(text(row, "texts")?.unwrap_or("[]"))?;
         acc.issue(
             kind,
             row.get("key")?,
             text(row, "text")?.unwrap_or_default(),
+            &texts,
             row.get("sessions")?,
             &ids,
         );
@@ -656,7 +753,7 @@ fn campaign_findings(
     )?;
     let mut rows = statement.query([&id])?;
     while let Some(row) = rows.next()? {
-        acc.f.findings.push(JudgeFinding {
+        acc.finding(JudgeFinding {
             session_id: parse_id(text(row, "session_id")?.unwrap_or_default())?,
             severity: row.get("severity")?,
             dimension: row.get("dimension")?,
@@ -664,6 +761,20 @@ fn campaign_findings(
             evidence: row.get("evidence")?,
             turn: row.get("turn")?,
         });
+    }
+
+    // Who judged: read from the reviews of the campaign's sessions (a
+    // campaign's sessions are bounded by its budget).
+    let mut statement = conn.prepare_cached(
+        "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
+         FROM exploration_sessions
+         WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        if let Some(judge) = row.get_ref(0)?.as_str_or_null().ok().flatten() {
+            acc.judge_model(judge);
+        }
     }
     Ok(acc.finish())
 }

@@ -5,16 +5,18 @@
 //! Sessions are their own entity (never runs) so that exploration data
 //! never enters the fixed-scenario pass rate.
 
+pub mod explore;
 pub mod findings;
 pub mod ledger;
 pub mod patrol;
 pub mod session;
 
+pub use explore::{ExploreRequest, ExploreStarted};
 pub use ledger::{LedgerAction, LedgerEntry};
 pub use patrol::PatrolReport;
 pub use session::{
     CloseSession, CreateSession, EndReason, ExperienceRecord, ExplorationSession, FailSession,
-    MessageReply, SendMessage, SessionStatus, SessionTranscript, SessionTurn, Trigger,
+    MessageReply, PlayedBy, SendMessage, SessionStatus, SessionTranscript, SessionTurn, Trigger,
 };
 
 use serde::{Deserialize, Serialize};

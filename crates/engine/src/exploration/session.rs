@@ -106,6 +106,54 @@ impl Trigger {
     }
 }
 
+/// Who played the user in a session: a person typing in the app, an
+/// external assistant over the HTTP API, the built-in persona engine, or a
+/// configured virtual-user model. Apart from the trigger (who started it).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayedBy {
+    Person,
+    #[default]
+    Assistant,
+    Builtin,
+    Model,
+}
+
+impl PlayedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Person => "person",
+            Self::Assistant => "assistant",
+            Self::Builtin => "builtin",
+            Self::Model => "model",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "person" => Self::Person,
+            "assistant" => Self::Assistant,
+            "builtin" => Self::Builtin,
+            "model" => Self::Model,
+            _ => return None,
+        })
+    }
+}
+
+/// Longest model name stored with a session.
+pub const MAX_USER_MODEL_CHARS: usize = 200;
+
 /// Why a session ended. Every ended session carries one.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
@@ -176,6 +224,10 @@ pub struct ExplorationSession {
     pub seed_ref: Option<SeedRef>,
     pub status: SessionStatus,
     pub trigger: Trigger,
+    /// Who played the user.
+    pub played_by: PlayedBy,
+    /// The model's name when `played_by` is `model`.
+    pub user_model: Option<String>,
     pub end_reason: Option<EndReason>,
     pub experience: Option<ExperienceRecord>,
     /// `none`, `pending`, `done` or `failed`.
@@ -204,6 +256,12 @@ pub struct CreateSession {
     pub seed_ref: Option<SeedRef>,
     #[serde(default)]
     pub trigger: Option<Trigger>,
+    /// Who plays the user (default `assistant`: a client of the API).
+    #[serde(default)]
+    pub played_by: Option<PlayedBy>,
+    /// The model's name, only with `played_by: "model"`.
+    #[serde(default)]
+    pub user_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -366,6 +424,30 @@ fn shape_json(field: &str, value: serde_json::Value) -> Result<serde_json::Value
     Ok(value)
 }
 
+/// The model name stored with a session: only for `played_by: model`,
+/// trimmed, never empty, at most [`MAX_USER_MODEL_CHARS`] characters.
+fn shape_user_model(played_by: PlayedBy, user_model: Option<String>) -> Result<Option<String>> {
+    let Some(name) = user_model.map(|m| m.trim().to_string()) else {
+        return Ok(None);
+    };
+    if played_by != PlayedBy::Model {
+        return Err(Error::invalid(
+            format!(
+                "user_model is given but played_by is {}",
+                played_by.as_str()
+            ),
+            "Send user_model only with played_by: \"model\", or leave it out.",
+        ));
+    }
+    if name.is_empty() || name.chars().count() > MAX_USER_MODEL_CHARS {
+        return Err(Error::invalid(
+            format!("user_model must be 1 to {MAX_USER_MODEL_CHARS} characters"),
+            "Name the model that plays the user, e.g. \"qwen2.5-7b-instruct\".",
+        ));
+    }
+    Ok(Some(name))
+}
+
 fn normalize_issues(items: Option<Vec<String>>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -440,6 +522,12 @@ pub(crate) fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Explorat
         seed_ref: json("seed_ref")?.map(serde_json::from_value).transpose()?,
         status: SessionStatus::parse(row.try_get("status")?)?,
         trigger: Trigger::parse(row.try_get("trigger_kind")?),
+        played_by: {
+            let raw: &str = row.try_get("played_by")?;
+            PlayedBy::parse(raw)
+                .ok_or_else(|| Error::internal(anyhow::anyhow!("unknown played_by {raw}")))?
+        },
+        user_model: row.try_get("user_model")?,
         end_reason: row
             .try_get::<Option<String>, _>("end_reason")?
             .and_then(|s| EndReason::parse(&s)),
@@ -744,6 +832,8 @@ impl Platform {
         let persona = shape_json("persona", req.persona)?;
         let goal = shape_json("goal", req.goal)?;
         let trigger = req.trigger.unwrap_or_default();
+        let played_by = req.played_by.unwrap_or_default();
+        let user_model = shape_user_model(played_by, req.user_model)?;
         if let Some(s) = &req.seed_ref
             && let Some(v) = &s.variant
             && v.note.chars().count() > 2000
@@ -799,6 +889,8 @@ impl Platform {
                 seed_ref: req.seed_ref,
                 status: SessionStatus::Running,
                 trigger,
+                played_by,
+                user_model,
                 end_reason: None,
                 experience: None,
                 judge_status: "none".into(),
@@ -812,8 +904,9 @@ impl Platform {
             };
             conn.prepare_cached(
                 "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
-                    trigger_kind, judge_status, turn_count, started_at, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, 'none', 0, ?8, ?8, ?8)",
+                    trigger_kind, judge_status, turn_count, started_at, created_at, updated_at,
+                    played_by, user_model)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, 'none', 0, ?8, ?8, ?8, ?9, ?10)",
             )?
             .execute(params![
                 session.id.to_string(),
@@ -824,6 +917,8 @@ impl Platform {
                 session.seed_ref.as_ref().map(serde_json::to_string).transpose()?,
                 session.trigger.as_str(),
                 to_ms(now),
+                session.played_by.as_str(),
+                session.user_model,
             ])?;
             Entry {
                 session_id: Some(session.id),
@@ -919,6 +1014,11 @@ impl Platform {
         } = self
             .decide_on_session(session_id, LedgerAction::Message, reserve)
             .await?;
+        // The user's turn is stored: live views show it before the reply.
+        self.notify(Event::SessionChanged {
+            campaign_id,
+            session_id,
+        });
         let user_seq = i64::from(index) * 2;
         let reply = match self.channel_for(target_id).await {
             Ok(channel) => channel

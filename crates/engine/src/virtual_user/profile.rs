@@ -2,7 +2,7 @@
 //! written by people and assistants) and the traits the persona engine
 //! acts on.
 
-use crate::campaign::{Goal, Persona};
+use crate::campaign::{Goal, Persona, Traits};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -69,7 +69,7 @@ pub struct PersonaProfile {
 impl PersonaProfile {
     pub fn of(persona: &Persona, goal: &Goal, extra: &Value) -> Self {
         let style = persona.style.as_deref().unwrap_or("").to_lowercase();
-        let traits = persona.traits.join(" ").to_lowercase();
+        let traits = persona.traits.words().join(" ").to_lowercase();
         let has = |words: &[&str]| {
             words
                 .iter()
@@ -111,9 +111,9 @@ impl PersonaProfile {
                 FollowUpStrategy::Persistent
             });
         Self {
-            patience: persona.patience.unwrap_or(3).clamp(1, 5),
+            patience: persona.patience.unwrap_or(3).clamp(1, 5) as u8,
             verbosity,
-            technical_level: persona.technical_level.unwrap_or(3).clamp(1, 5),
+            technical_level: persona.technical_level.unwrap_or(3).clamp(1, 5) as u8,
             lang,
             change_mind: persona
                 .change_mind
@@ -169,8 +169,9 @@ fn strings(v: &Value, name: &str) -> Vec<String> {
 }
 
 /// Reads a persona from whatever JSON a session carries: numbers given as
-/// strings, a single trait given as a string, unknown fields ignored. A bare
-/// string is taken as the persona's description.
+/// strings, a single trait given as a string, traits given as an object,
+/// unknown fields kept in `extra`. A bare string is taken as the persona's
+/// description.
 pub fn parse_persona(v: &Value) -> Persona {
     if let Value::String(s) = v {
         return Persona {
@@ -184,12 +185,58 @@ pub fn parse_persona(v: &Value) -> Persona {
         id: field(v, &["id"]).unwrap_or_default(),
         name: field(v, &["name", "title"]).unwrap_or_else(|| "user".into()),
         description: field(v, &["description", "background"]).unwrap_or_default(),
-        traits: strings(v, "traits"),
+        traits: match v.get("traits") {
+            Some(Value::Object(map)) => {
+                Traits::Named(map.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            }
+            _ => Traits::List(strings(v, "traits")),
+        },
         style: field(v, &["style", "verbosity"]),
-        patience: number(v, "patience").map(|x| x.round().clamp(1.0, 5.0) as u8),
+        patience: number(v, "patience").map(|x| x.round().clamp(1.0, 5.0) as i32),
         language: field(v, &["language", "lang"]),
-        technical_level: number(v, "technical_level").map(|x| x.round().clamp(1.0, 5.0) as u8),
+        technical_level: number(v, "technical_level").map(|x| x.round().clamp(1.0, 5.0) as i32),
         change_mind: number(v, "change_mind"),
+        extra: unknown_fields(v, PERSONA_FIELDS),
+    }
+}
+
+/// The persona fields [`parse_persona`] reads (with their other names).
+const PERSONA_FIELDS: &[&str] = &[
+    "id",
+    "name",
+    "title",
+    "description",
+    "background",
+    "traits",
+    "style",
+    "verbosity",
+    "patience",
+    "language",
+    "lang",
+    "technical_level",
+    "change_mind",
+];
+/// The goal fields [`parse_goal`] reads (with their other names).
+const GOAL_FIELDS: &[&str] = &[
+    "id",
+    "title",
+    "name",
+    "goal",
+    "description",
+    "details",
+    "success_criteria",
+    "slots",
+];
+
+/// The fields of an object that are none of `known`, as given.
+fn unknown_fields(v: &Value, known: &[&str]) -> BTreeMap<String, Value> {
+    match v {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(k, _)| !known.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        _ => BTreeMap::new(),
     }
 }
 
@@ -216,6 +263,7 @@ pub fn parse_goal(v: &Value) -> Goal {
         description: field(v, &["description", "details"]).unwrap_or_default(),
         success_criteria: strings(v, "success_criteria"),
         slots,
+        extra: unknown_fields(v, GOAL_FIELDS),
     }
 }
 
@@ -342,7 +390,8 @@ mod tests {
             "technical_level": 4.6, "unknown": [1, 2]
         }));
         assert_eq!(p.patience, Some(2), "a numeric string is a number");
-        assert_eq!(p.traits, vec!["impatient"]);
+        assert_eq!(p.traits, Traits::List(vec!["impatient".into()]));
+        assert_eq!(p.extra["unknown"], json!([1, 2]), "unknown fields are kept");
         assert_eq!(p.technical_level, Some(5));
         let g = parse_goal(
             &json!({"title": "发邮件", "slots": {"to": "a@b.cn", "count": 3}, "success_criteria": "已发送"}),

@@ -67,6 +67,8 @@ fn create(c: &Campaign, persona: &str, trigger: Trigger) -> CreateSession {
             variant: None,
         }),
         trigger: Some(trigger),
+        played_by: None,
+        user_model: None,
     }
 }
 
@@ -824,14 +826,15 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
     );
     assert_eq!(f.coverage.unseeded_sessions, 1);
 
-    // The same data as stored before migration 0009.
+    // The same data as stored before migration 0009 (0011 adds to its
+    // issue tally, so it is undone too).
     sqlx::raw_sql(
         "DROP TRIGGER sessions_tally_insert; DROP TRIGGER sessions_tally_leave;
          DROP TRIGGER sessions_tally_enter; DROP VIEW session_scores; DROP VIEW session_facts;
          DROP VIEW session_review_findings; DROP TABLE session_findings;
          DROP TABLE session_tally;
          DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
-         DELETE FROM _sqlx_migrations WHERE version = 9;",
+         DELETE FROM _sqlx_migrations WHERE version IN (9, 11);",
     )
     .execute(&p.db)
     .await

@@ -389,6 +389,7 @@ async fn campaign_input_is_validated_with_clear_errors() {
     let base = CreateCampaign {
         name: "c".into(),
         target_id: target,
+        scenario_ids: Some(vec!["a".into()]),
         duration_hours: Some(1.0),
         ..Default::default()
     };

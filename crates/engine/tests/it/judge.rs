@@ -40,6 +40,8 @@ async fn closed_session(
             goal: json!({"title": "Send an email"}),
             seed_ref: None,
             trigger: Some(Trigger::Manual),
+            played_by: None,
+            user_model: None,
         })
         .await
         .unwrap();

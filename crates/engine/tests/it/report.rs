@@ -506,6 +506,8 @@ async fn the_analyst_model_gets_figures_never_conversations_and_must_answer_usab
             goal: serde_json::json!("G"),
             seed_ref: None,
             trigger: Some(Trigger::Manual),
+            played_by: None,
+            user_model: None,
         })
         .await
         .unwrap();

@@ -1,4 +1,5 @@
 import {
+  Alert,
   Button,
   Checkbox,
   Divider,
@@ -17,37 +18,41 @@ import { useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type Campaign, type CreateCampaign } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { duration } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
-import { SeedSetEditor, validateSeeds, type GoalDraft, type PersonaDraft } from "./SeedSetEditor";
+import { duration as localDuration, num as localNumber, when as localDateTime } from "../../components/format";
+import { LIMITS, numberOf, outOfRange, type Range } from "./limits";
+import { DEFAULT_PLAN, entryRuns, MAX_PLANNED_RUNS, PlanEditor, planEntry, planProblem, type PlanDraft } from "./PlanEditor";
+import { SeedSetEditor } from "./SeedSetEditor";
+import { seedSetValue, validateSeeds, type GoalDraft, type PersonaDraft } from "./seeds";
 
 const DEFAULT_BUDGET = { max_sessions: 8, max_turns: 12, min_interval_minutes: 30 };
 
-function optionalNumber(v: number | ""): number | undefined {
-  return v === "" ? undefined : v;
-}
+type NumberField = number | string;
 
 export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCreated: (c: Campaign) => void }) {
   const { t } = useTranslation();
   const targets = useLoad(() => api.listTargets(), []);
   const scenarios = useLoad(() => api.listScenarios(), []);
+  const campaigns = useLoad(() => api.listCampaigns(), []);
 
   const [name, setName] = useState("");
   const [targetId, setTargetId] = useState<string | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
+  const [plan, setPlan] = useState<Record<string, PlanDraft>>({});
   const [pack, setPack] = useState<string | null>(null);
   const [tag, setTag] = useState<string | null>(null);
-  const [hours, setHours] = useState<number | "">(168);
+  const [hours, setHours] = useState<NumberField>(168);
   const [line, setLine] = useState<"formal" | "accelerated">("accelerated");
-  const [scale, setScale] = useState<number | "">(168);
+  const [scale, setScale] = useState<NumberField>(168);
   const [personas, setPersonas] = useState<PersonaDraft[]>([]);
   const [goals, setGoals] = useState<GoalDraft[]>([]);
-  const [maxSessions, setMaxSessions] = useState<number | "">("");
-  const [maxTurns, setMaxTurns] = useState<number | "">("");
-  const [minInterval, setMinInterval] = useState<number | "">("");
+  const [maxSessions, setMaxSessions] = useState<NumberField>("");
+  const [maxTurns, setMaxTurns] = useState<NumberField>("");
+  const [minInterval, setMinInterval] = useState<NumberField>("");
   const [error, setError] = useState<ApiError | null>(null);
   const [submitted, setSubmitted] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [start] = useState(() => new Date());
 
   const target = targetId ?? targets.data?.[0]?.id ?? null;
   const all = scenarios.data ?? [];
@@ -55,44 +60,60 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
   const tags = useMemo(() => [...new Set(all.flatMap((s) => s.tags))].sort(), [all]);
   const shown = all.filter((s) => (!pack || s.pack === pack) && (!tag || s.tags.includes(tag)));
   const seedErrors = validateSeeds(personas, goals);
-  const timeScale = line === "formal" ? 1 : typeof scale === "number" ? scale : 1;
+
+  /** The range problem of a number field, in words; `required` when it may not be empty. */
+  const rangeError = (v: NumberField, r: Range, required: boolean): string | undefined => {
+    const n = typeof v === "number" ? v : numberOf(v);
+    if (n === null) return required ? t("form.errRequired") : undefined;
+    const p = outOfRange(n, r);
+    return p ? t(`form.${p.key}`, { min: localNumber(p.min), max: localNumber(p.max) }) : undefined;
+  };
   const fieldErrors = {
     name: submitted && !name.trim() ? t("form.errRequired") : undefined,
     target: submitted && !target ? t("form.errRequired") : undefined,
-    hours: submitted && (hours === "" || hours <= 0) ? t("form.errRequired") : undefined,
+    hours: rangeError(hours, LIMITS.durationHours, submitted),
+    scale: line === "accelerated" ? rangeError(scale, LIMITS.timeScale, submitted) : undefined,
+    maxSessions: rangeError(maxSessions, LIMITS.maxSessions, false),
+    maxTurns: rangeError(maxTurns, LIMITS.maxTurns, false),
+    minInterval: rangeError(minInterval, LIMITS.minIntervalMinutes, false),
   };
+  const hoursN = typeof hours === "number" && !fieldErrors.hours ? hours : null;
+  const scaleN = line === "formal" ? 1 : typeof scale === "number" && !fieldErrors.scale ? scale : null;
+  const planProblems = selected.filter((id) => planProblem(plan[id] ?? DEFAULT_PLAN) !== null);
+  const totalRuns =
+    hoursN !== null && planProblems.length === 0
+      ? selected.reduce((sum, id) => sum + (entryRuns(plan[id] ?? DEFAULT_PLAN, hoursN, start) ?? 0), 0)
+      : null;
+  const realMs = hoursN !== null && scaleN !== null ? (hoursN * 3_600_000) / scaleN : null;
+  const hasSeeds = personas.length > 0 && goals.length > 0;
+  const empty = selected.length === 0 && !hasSeeds;
+  const tooManyRuns = totalRuns !== null && totalRuns > MAX_PLANNED_RUNS;
+  const invalid =
+    Object.values(fieldErrors).some(Boolean) ||
+    !name.trim() ||
+    !target ||
+    Object.keys(seedErrors).length > 0 ||
+    planProblems.length > 0 ||
+    empty ||
+    tooManyRuns;
+
+  const optional = (v: NumberField): number | undefined => (typeof v === "number" ? v : undefined);
 
   const submit = async () => {
     setSubmitted(true);
-    if (!name.trim() || !target || hours === "" || hours <= 0 || Object.keys(seedErrors).length > 0) return;
+    if (invalid || hoursN === null || scaleN === null || !target) return;
     const budget = {
-      max_sessions: optionalNumber(maxSessions),
-      max_turns: optionalNumber(maxTurns),
-      min_interval_minutes: optionalNumber(minInterval),
+      max_sessions: optional(maxSessions),
+      max_turns: optional(maxTurns),
+      min_interval_minutes: optional(minInterval),
     };
     const req: CreateCampaign = {
       name: name.trim(),
       target_id: target,
-      scenario_ids: selected,
-      duration_hours: hours,
-      time_scale: timeScale,
-      seed_set: {
-        personas: personas.map((p) => ({
-          id: p.id,
-          name: p.name.trim(),
-          style: p.style.trim() || undefined,
-          patience: p.patience === "" ? undefined : p.patience,
-          language: p.language.trim() || undefined,
-        })),
-        goals: goals.map((g) => ({
-          id: g.id,
-          title: g.title.trim(),
-          success_criteria: g.criteria
-            .split("\n")
-            .map((x) => x.trim())
-            .filter(Boolean),
-        })),
-      },
+      plan: { entries: selected.map((id) => planEntry(id, plan[id] ?? DEFAULT_PLAN)) },
+      duration_hours: hoursN,
+      time_scale: scaleN,
+      seed_set: seedSetValue(personas, goals),
       budget: Object.values(budget).some((v) => v !== undefined) ? budget : undefined,
     };
     setBusy(true);
@@ -132,8 +153,8 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
             {t("form.scenariosHint")}
           </Text>
           <Group gap="xs" mb="xs">
-            <Select size="xs" placeholder={t("form.allPacks")} data={packs} value={pack} onChange={setPack} clearable data-testid="filter-pack" />
-            <Select size="xs" placeholder={t("form.allTags")} data={tags} value={tag} onChange={setTag} clearable searchable data-testid="filter-tag" />
+            <Select size="xs" placeholder={t("form.allPacks")} aria-label={t("form.filterPack")} data={packs} value={pack} onChange={setPack} clearable data-testid="filter-pack" />
+            <Select size="xs" placeholder={t("form.allTags")} aria-label={t("form.filterTag")} data={tags} value={tag} onChange={setTag} clearable searchable data-testid="filter-tag" />
             <Button size="xs" variant="light" onClick={() => setSelected([...new Set([...selected, ...shown.map((s) => s.id)])])} data-testid="select-shown">
               {t("form.selectAll")}
             </Button>
@@ -164,13 +185,35 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
             </Checkbox.Group>
           </ScrollArea.Autosize>
           <ErrorAlert error={scenarios.error} />
+          {selected.length > 0 && (
+            <Stack gap={4} mt="sm">
+              <Text size="sm" fw={500}>
+                {t("plan.title")}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {t("plan.help")}
+              </Text>
+              <ScrollArea.Autosize mah={260}>
+                <PlanEditor
+                  selected={selected}
+                  scenarios={all}
+                  plan={plan}
+                  hours={hoursN}
+                  start={start}
+                  showErrors={submitted}
+                  onChange={(id, d) => setPlan({ ...plan, [id]: d })}
+                />
+              </ScrollArea.Autosize>
+            </Stack>
+          )}
         </Fieldset>
         <Group grow align="flex-start">
           <NumberInput
             label={t("form.duration")}
+            description={t("form.rangeHint", { min: 0, max: localNumber(LIMITS.durationHours.max) })}
             value={hours}
-            min={0.1}
-            onChange={(v) => setHours(typeof v === "number" ? v : "")}
+            clampBehavior="none"
+            onChange={setHours}
             error={fieldErrors.hours}
             data-testid="campaign-hours"
           />
@@ -194,19 +237,32 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
           {line === "accelerated" && (
             <NumberInput
               label={t("form.timeScale")}
+              description={t("form.timeScaleRange", { max: localNumber(LIMITS.timeScale.max) })}
               value={scale}
-              min={2}
-              max={100000}
-              onChange={(v) => setScale(typeof v === "number" ? v : "")}
-              description={
-                typeof hours === "number"
-                  ? t("form.timeScaleHelp", { hours, real: duration((hours * 3_600_000) / timeScale) })
-                  : undefined
-              }
+              clampBehavior="none"
+              onChange={setScale}
+              error={fieldErrors.scale}
               data-testid="campaign-scale"
             />
           )}
         </Group>
+        <Alert color="indigo" variant="light" data-testid="plan-summary">
+          <Text size="sm">
+            {totalRuns === null ? t("plan.summaryUnknown") : t("plan.summaryRuns", { count: totalRuns, runs: localNumber(totalRuns) })}{" "}
+            {realMs !== null && hoursN !== null
+              ? t("plan.summaryDuration", {
+                  hours: localNumber(hoursN),
+                  real: localDuration(realMs),
+                  end: localDateTime(new Date(start.getTime() + realMs).toISOString()),
+                })
+              : ""}
+          </Text>
+          {tooManyRuns && (
+            <Text size="sm" c="red">
+              {t("plan.errTooMany", { max: localNumber(MAX_PLANNED_RUNS) })}
+            </Text>
+          )}
+        </Alert>
         <Fieldset legend={t("form.seeds")}>
           <Text size="xs" c="dimmed" mb="xs">
             {t("form.seedsHelp")}
@@ -214,39 +270,63 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
           <SeedSetEditor
             personas={personas}
             goals={goals}
-            errors={submitted ? seedErrors : {}}
+            errors={submitted ? seedErrors : Object.fromEntries(Object.entries(seedErrors).filter(([, e]) => !e.key.endsWith("errRequired")))}
             onPersonas={setPersonas}
             onGoals={setGoals}
+            previous={campaigns.data ?? []}
           />
         </Fieldset>
         <Fieldset legend={t("form.budget")}>
-          <Group grow>
+          <Group grow align="flex-start">
             <NumberInput
               label={t("form.maxSessions")}
               placeholder={t("form.defaultValue", { value: DEFAULT_BUDGET.max_sessions })}
-              description={t("form.defaultValue", { value: DEFAULT_BUDGET.max_sessions })}
+              description={t("form.budgetHint", { value: DEFAULT_BUDGET.max_sessions, min: LIMITS.maxSessions.min, max: localNumber(LIMITS.maxSessions.max) })}
               value={maxSessions}
-              min={0}
-              onChange={(v) => setMaxSessions(typeof v === "number" ? v : "")}
+              clampBehavior="none"
+              allowDecimal={false}
+              onChange={setMaxSessions}
+              error={fieldErrors.maxSessions}
+              data-testid="budget-max-sessions"
             />
             <NumberInput
               label={t("form.maxTurns")}
               placeholder={t("form.defaultValue", { value: DEFAULT_BUDGET.max_turns })}
-              description={t("form.defaultValue", { value: DEFAULT_BUDGET.max_turns })}
+              description={t("form.budgetHint", { value: DEFAULT_BUDGET.max_turns, min: LIMITS.maxTurns.min, max: LIMITS.maxTurns.max })}
               value={maxTurns}
-              min={1}
-              onChange={(v) => setMaxTurns(typeof v === "number" ? v : "")}
+              clampBehavior="none"
+              allowDecimal={false}
+              onChange={setMaxTurns}
+              error={fieldErrors.maxTurns}
+              data-testid="budget-max-turns"
             />
             <NumberInput
               label={t("form.minInterval")}
               placeholder={t("form.defaultValue", { value: DEFAULT_BUDGET.min_interval_minutes })}
-              description={t("form.defaultValue", { value: DEFAULT_BUDGET.min_interval_minutes })}
+              description={t("form.budgetHint", {
+                value: DEFAULT_BUDGET.min_interval_minutes,
+                min: LIMITS.minIntervalMinutes.min,
+                max: localNumber(LIMITS.minIntervalMinutes.max),
+              })}
               value={minInterval}
-              min={0}
-              onChange={(v) => setMinInterval(typeof v === "number" ? v : "")}
+              clampBehavior="none"
+              allowDecimal={false}
+              onChange={setMinInterval}
+              error={fieldErrors.minInterval}
+              data-testid="budget-min-interval"
             />
           </Group>
         </Fieldset>
+        {submitted && empty && (
+          <Alert color="red" data-testid="campaign-empty">
+            {t("form.errEmpty")}
+          </Alert>
+        )}
+        {submitted && invalid && !empty && (
+          <Text size="sm" c="red" data-testid="campaign-invalid">
+            {t("form.errFix")}
+          </Text>
+        )}
         <ErrorAlert error={error} onClose={() => setError(null)} />
         <Divider />
         <Group justify="flex-end">

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, type Campaign, type CampaignReport, type Target } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { pct } from "../../components/format";
+import { num, pct } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { CampaignForm } from "./CampaignForm";
 import { LineBadge, StatusBadge, explorationOf } from "./labels";
@@ -22,7 +22,7 @@ async function loadRows(): Promise<{ rows: Row[]; targets: Target[] }> {
 export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
   const { t } = useTranslation();
   const [creating, setCreating] = useState(false);
-  const { data, error, reload } = useLoad(loadRows, [], true);
+  const { data, error, reload } = useLoad(loadRows, [], (e) => e.kind !== "session_changed");
   const targetName = (id: string) => data?.targets.find((x) => x.id === id)?.name ?? id.slice(0, 8);
 
   return (
@@ -71,8 +71,10 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
                   onClick={() => onOpen(c.id)}
                   data-testid="campaign-row"
                 >
-                  <Table.Td>
-                    <Text fw={500}>{c.name}</Text>
+                  <Table.Td maw={420}>
+                    <Text fw={500} style={{ overflowWrap: "anywhere" }}>
+                      {c.name}
+                    </Text>
                   </Table.Td>
                   <Table.Td>
                     <StatusBadge status={c.status} />
@@ -84,7 +86,7 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
                   <Table.Td miw={140}>
                     <Progress value={planned ? (100 * done) / planned : 0} size="sm" />
                     <Text size="xs" c="dimmed">
-                      {done}/{planned}
+                      {num(done)}/{num(planned)}
                     </Text>
                   </Table.Td>
                   <Table.Td>{pct(fixed?.pass_rate)}</Table.Td>

@@ -14,7 +14,9 @@ export function PatrolAgentBar() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   // The answer of a pause/resume shows until the next refresh arrives.
-  useEffect(() => setStatus(null), [loaded.data]);
+  useEffect(() => {
+    setStatus(null);
+  }, [loaded.data]);
   const s = status ?? loaded.data;
   if (!s) return <ErrorAlert error={loaded.error} />;
 

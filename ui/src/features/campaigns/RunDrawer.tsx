@@ -1,110 +1,147 @@
-import { Badge, Button, Card, Drawer, Group, Rating, Stack, Table, Text, Textarea, Title } from "@mantine/core";
-import { useState } from "react";
+import { Badge, Drawer, Group, Stack, Table, Text, Title } from "@mantine/core";
+import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type Run } from "../../api";
+import { api, ApiError, type Run, type ScenarioSummary } from "../../api";
+import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { when } from "../../components/format";
+import { ms, num, when } from "../../components/format";
+import { Link } from "../../components/Link";
+import { CheckKindBadge, codeLabel } from "../../components/labels";
+import { RatingForm } from "../../components/RatingForm";
 import { useLoad } from "../../components/useLoad";
 import { VerdictBadge } from "./labels";
+import { knownRuns } from "./RunsCard";
 
-/** One fixed-scenario run: its turns, check results and a human rating. */
-export function RunDrawer({ run, title, onClose }: { run: Run; title: string; onClose: () => void }) {
+async function loadRun(campaignId: string, runId: string): Promise<Run> {
+  const cached = knownRuns.get(runId);
+  if (cached && cached.status === "done") return cached;
+  const run = (await api.listRuns(campaignId)).find((r) => r.id === runId);
+  if (!run) {
+    throw new ApiError({
+      code: "NOT_FOUND",
+      message: `run ${runId} is not a run of this campaign`,
+      suggestion: "Open the run from the campaign's runs table.",
+      next_allowed_at: null,
+    });
+  }
+  knownRuns.set(run.id, run);
+  return run;
+}
+
+/** One fixed-scenario run: its turns with the failed checks at the turn they judged, and a rating. */
+export function RunDrawer({
+  campaignId,
+  runId,
+  turn,
+  scenarios,
+  onClose,
+}: {
+  campaignId: string;
+  runId: string;
+  /** The turn (1-based) to highlight; the first failed check's turn when absent. */
+  turn: number | null;
+  scenarios: ScenarioSummary[];
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
-  const turns = useLoad(() => api.runTurns(run.id), [run.id], run.status !== "done");
-  const [rating, setRating] = useState(0);
-  const [comment, setComment] = useState("");
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-
-  const rate = async () => {
-    try {
-      await api.addReview({ subject_kind: "run", subject_id: run.id, rating, comment });
-      setSaved(true);
-      setError(null);
-    } catch (e) {
-      setError(asApiError(e));
-    }
-  };
+  const run = useLoad(() => loadRun(campaignId, runId), [campaignId, runId], (e) => e.kind === "run_finished" && e.run_id === runId);
+  const r = run.data;
+  const turns = useLoad(
+    () => api.runTurns(runId),
+    [runId],
+    (e) => e.kind === "run_finished" && e.run_id === runId,
+  );
+  const title = r ? (scenarios.find((s) => s.id === r.scenario_id)?.title ?? r.scenario_id) : "";
+  const firstFailed = r?.check_results.find((c) => !c.passed);
+  const highlight = turn ?? (firstFailed ? firstFailed.turn + 1 : null);
+  const notes = new Map<number, ReactNode[]>();
+  for (const c of r?.check_results ?? []) {
+    if (c.passed) continue;
+    const list = notes.get(c.turn + 1) ?? [];
+    list.push(
+      <Group gap={4} wrap="nowrap" align="flex-start">
+        <CheckKindBadge kind={c.kind} passed={false} />
+        <Text size="xs">{c.detail}</Text>
+      </Group>,
+    );
+    notes.set(c.turn + 1, list);
+  }
 
   return (
-    <Drawer opened onClose={onClose} position="right" size="xl" title={`${t("run.title")}: ${title}`} data-testid="run-drawer">
-      <Stack>
-        <Group gap="xs">
-          <VerdictBadge verdict={run.verdict} status={run.status} />
-          {run.error_reason && (
-            <Badge color="gray" variant="light">
-              {run.error_reason}
-            </Badge>
-          )}
-          <Text size="xs" c="dimmed">
-            {when(run.started_at ?? run.scheduled_at)}
-          </Text>
-          {run.metrics && (
+    <Drawer
+      opened
+      onClose={onClose}
+      position="right"
+      size="xl"
+      title={r ? t("ev.runTitle", { title, seq: num(r.seq + 1) }) : t("run.title")}
+      data-testid="run-drawer"
+    >
+      <ErrorAlert error={run.error} />
+      {r && (
+        <Stack data-run-id={r.id}>
+          <Group gap="xs">
+            <VerdictBadge verdict={r.verdict} status={r.status} />
+            {r.error_reason && (
+              <Badge color="gray" variant="light">
+                {codeLabel(t, "errorReason", r.error_reason)}
+              </Badge>
+            )}
             <Text size="xs" c="dimmed">
-              · {run.metrics.latency_ms_max} ms max · {run.metrics.tokens_in}/{run.metrics.tokens_out} tokens
+              {when(r.started_at ?? r.scheduled_at)}
             </Text>
-          )}
-        </Group>
-        <Title order={5}>{t("run.checks")}</Title>
-        <Table>
-          <Table.Tbody>
-            {run.check_results.map((c, i) => (
-              <Table.Tr key={i}>
-                <Table.Td>#{c.turn + 1}</Table.Td>
-                <Table.Td>
-                  <Badge size="sm" color={c.passed ? "teal" : "red"} variant="light">
-                    {c.kind}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">{c.detail}</Text>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-        <Title order={5}>{t("session.conversation")}</Title>
-        <ErrorAlert error={turns.error} />
-        <Stack gap="xs" data-testid="run-conversation">
-          {(turns.data ?? []).map((turn) => (
-            <Card
-              key={turn.seq}
-              padding="xs"
-              withBorder
-              bg={turn.role === "user" ? "gray.0" : "indigo.0"}
-              ml={turn.role === "user" ? 0 : "xl"}
-              mr={turn.role === "user" ? "xl" : 0}
-            >
+            {r.metrics && (
               <Text size="xs" c="dimmed">
-                {turn.role === "user" ? t("run.scriptedUser") : t("session.target")}
-                {turn.latency_ms != null ? ` · ${turn.latency_ms} ms` : ""}
+                {t("ev.runMetrics", {
+                  latency: ms(r.metrics.latency_ms_max),
+                  tin: num(r.metrics.tokens_in),
+                  tout: num(r.metrics.tokens_out),
+                })}
               </Text>
-              <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
-                {turn.content}
-              </Text>
-              {turn.tool_calls.map((c) => (
+            )}
+          </Group>
+          <Title order={5}>{t("run.checks")}</Title>
+          <Table data-testid="run-checks">
+            <Table.Tbody>
+              {r.check_results.map((c, i) => (
+                <Table.Tr key={i} data-testid={c.passed ? "check-passed" : "check-failed"}>
+                  <Table.Td w={110}>
+                    <Link to={{ kind: "run", id: campaignId, rid: r.id, turn: c.turn + 1 }} replace size="sm">
+                      {t("ev.turnN", { n: num(c.turn + 1) })}
+                    </Link>
+                  </Table.Td>
+                  <Table.Td w={200}>
+                    <CheckKindBadge kind={c.kind} passed={c.passed} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{c.detail}</Text>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          <Title order={5}>{t("session.conversation")}</Title>
+          <ErrorAlert error={turns.error} />
+          <Conversation
+            testId="run-conversation"
+            turns={(turns.data ?? []).map((x) => ({
+              key: x.seq,
+              role: x.role,
+              content: x.content,
+              latency_ms: x.latency_ms,
+              extra: x.tool_calls.map((c) => (
                 <Text key={c.id} size="xs" ff="monospace">
                   {c.name}({JSON.stringify(c.arguments)})
                 </Text>
-              ))}
-            </Card>
-          ))}
+              )),
+            }))}
+            userLabel={t("run.scriptedUser")}
+            targetLabel={t("speaker.targetPlain")}
+            highlight={highlight}
+            notes={notes}
+          />
+          <RatingForm kind="run" subjectId={r.id} testPrefix="run" />
         </Stack>
-        <Title order={5}>{t("session.rate")}</Title>
-        <Group>
-          <Rating value={rating} onChange={setRating} />
-          <Textarea flex={1} autosize minRows={1} placeholder={t("session.comment")} value={comment} onChange={(e) => setComment(e.currentTarget.value)} />
-          <Button size="xs" disabled={rating === 0} onClick={() => void rate()}>
-            {t("session.submitRating")}
-          </Button>
-        </Group>
-        {saved && (
-          <Text size="sm" c="green">
-            {t("session.rated")}
-          </Text>
-        )}
-        <ErrorAlert error={error} onClose={() => setError(null)} />
-      </Stack>
+      )}
     </Drawer>
   );
 }

@@ -1,104 +1,305 @@
-import { ActionIcon, Button, Group, NumberInput, Stack, Text, TextInput, Textarea } from "@mantine/core";
+import {
+  ActionIcon,
+  Alert,
+  Button,
+  Card,
+  Code,
+  FileButton,
+  Group,
+  Menu,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  TagsInput,
+  Text,
+  TextInput,
+  Textarea,
+} from "@mantine/core";
+import { useState, type ComponentProps } from "react";
 import { useTranslation } from "react-i18next";
+import type { Campaign } from "../../api";
+import {
+  goalDraft,
+  newGoal,
+  newPersona,
+  parseSeedFile,
+  personaDraft,
+  SeedImportError,
+  seedFileText,
+  type GoalDraft,
+  type PersonaDraft,
+  type SeedErrors,
+  type SeedFormat,
+} from "./seeds";
 
-export type PersonaDraft = { id: string; name: string; style: string; patience: number | ""; language: string };
-export type GoalDraft = { id: string; title: string; criteria: string };
+export type { GoalDraft, PersonaDraft } from "./seeds";
 
-const ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
-
-export type SeedErrors = Record<string, string>;
-
-/** Client-side checks mirroring the engine's, so mistakes show at the field. */
-export function validateSeeds(personas: PersonaDraft[], goals: GoalDraft[]): SeedErrors {
-  const errors: SeedErrors = {};
-  const seen = new Set<string>();
-  personas.forEach((p, i) => {
-    if (!ID_RE.test(p.id)) errors[`p${i}.id`] = "errId";
-    else if (seen.has(`p:${p.id}`)) errors[`p${i}.id`] = "errDuplicate";
-    seen.add(`p:${p.id}`);
-    if (!p.name.trim()) errors[`p${i}.name`] = "errRequired";
-    if (p.patience !== "" && (p.patience < 1 || p.patience > 5)) errors[`p${i}.patience`] = "errPatience";
-  });
-  goals.forEach((g, i) => {
-    if (!ID_RE.test(g.id)) errors[`g${i}.id`] = "errId";
-    else if (seen.has(`g:${g.id}`)) errors[`g${i}.id`] = "errDuplicate";
-    seen.add(`g:${g.id}`);
-    if (!g.title.trim()) errors[`g${i}.title`] = "errRequired";
-  });
-  return errors;
+/** Fields the editor does not know, shown as they will be sent. */
+function ExtraFields({ extra }: { extra: Record<string, unknown> }) {
+  const { t } = useTranslation();
+  const entries = Object.entries(extra);
+  if (entries.length === 0) return null;
+  return (
+    <Stack gap={2} data-testid="seed-extra">
+      <Text size="xs" c="dimmed">
+        {t("seeds.extra")}
+      </Text>
+      {entries.map(([k, v]) => (
+        <Text key={k} size="xs" style={{ overflowWrap: "anywhere" }}>
+          <Code>{k}</Code> {JSON.stringify(v)}
+        </Text>
+      ))}
+    </Stack>
+  );
 }
 
+function download(name: string, text: string, type: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Personas and goals with every field the virtual user reads. */
 export function SeedSetEditor(props: {
   personas: PersonaDraft[];
   goals: GoalDraft[];
   errors: SeedErrors;
   onPersonas: (p: PersonaDraft[]) => void;
   onGoals: (g: GoalDraft[]) => void;
+  /** Earlier campaigns whose seed set can be taken over. */
+  previous?: Campaign[];
 }) {
   const { t } = useTranslation();
   const { personas, goals, errors } = props;
-  const err = (k: string) => (errors[k] ? t(`form.${errors[k]}`) : undefined);
+  const [importProblem, setImportProblem] = useState<string | null>(null);
+  const [imported, setImported] = useState<string | null>(null);
+  const err = (k: string) => {
+    const e = errors[k];
+    return e ? t(e.key, e.values ?? {}) : undefined;
+  };
   const setP = (i: number, patch: Partial<PersonaDraft>) =>
     props.onPersonas(personas.map((p, j) => (i === j ? { ...p, ...patch } : p)));
-  const setG = (i: number, patch: Partial<GoalDraft>) =>
-    props.onGoals(goals.map((g, j) => (i === j ? { ...g, ...patch } : g)));
+  const setG = (i: number, patch: Partial<GoalDraft>) => props.onGoals(goals.map((g, j) => (i === j ? { ...g, ...patch } : g)));
+
+  const load = async (file: File | null) => {
+    if (!file) return;
+    setImportProblem(null);
+    setImported(null);
+    try {
+      const set = parseSeedFile(await file.text());
+      props.onPersonas(set.personas);
+      props.onGoals(set.goals);
+      setImported(t("seeds.imported", { file: file.name, personas: set.personas.length, goals: set.goals.length }));
+    } catch (e) {
+      if (e instanceof SeedImportError) setImportProblem(t(`seeds.${e.key}`, { file: file.name, detail: e.detail }));
+      else setImportProblem(t("seeds.importSyntax", { file: file.name, detail: String(e) }));
+    }
+  };
+
+  const exportAs = (format: SeedFormat) =>
+    download(`seed-set.${format === "json" ? "json" : "yaml"}`, seedFileText(personas, goals, format), format === "json" ? "application/json" : "application/yaml");
+
+  const fromPrevious = (id: string | null) => {
+    const c = props.previous?.find((x) => x.id === id);
+    if (!c) return;
+    props.onPersonas((c.seed_set.personas ?? []).map(personaDraft));
+    props.onGoals((c.seed_set.goals ?? []).map(goalDraft));
+    setImportProblem(null);
+    setImported(t("seeds.fromPreviousDone", { name: c.name }));
+  };
+  const previous = (props.previous ?? []).filter((c) => (c.seed_set.personas?.length ?? 0) + (c.seed_set.goals?.length ?? 0) > 0);
+  const languages = ["zh", "en"];
 
   return (
     <Stack gap="xs" data-testid="seed-editor">
+      <Group gap="xs" wrap="wrap">
+        <FileButton onChange={(f) => void load(f)} accept=".json,.yaml,.yml,application/json,application/yaml,text/yaml" inputProps={{ "data-testid": "seed-import-input" } as ComponentProps<"input">}>
+          {(p) => (
+            <Button size="xs" variant="light" {...p} data-testid="seed-import">
+              {t("seeds.import")}
+            </Button>
+          )}
+        </FileButton>
+        <Menu>
+          <Menu.Target>
+            <Button size="xs" variant="default" disabled={personas.length + goals.length === 0} data-testid="seed-export">
+              {t("seeds.export")}
+            </Button>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item onClick={() => exportAs("json")} data-testid="seed-export-json">
+              JSON
+            </Menu.Item>
+            <Menu.Item onClick={() => exportAs("yaml")} data-testid="seed-export-yaml">
+              YAML
+            </Menu.Item>
+          </Menu.Dropdown>
+        </Menu>
+        {previous.length > 0 && (
+          <Select
+            size="xs"
+            w={280}
+            placeholder={t("seeds.fromPrevious")}
+            aria-label={t("seeds.fromPrevious")}
+            data={previous.map((c) => ({
+              value: c.id,
+              label: t("seeds.previousOption", { name: c.name, personas: c.seed_set.personas?.length ?? 0, goals: c.seed_set.goals?.length ?? 0 }),
+            }))}
+            value={null}
+            onChange={fromPrevious}
+            data-testid="seed-from-previous"
+          />
+        )}
+      </Group>
+      {importProblem && (
+        <Alert color="red" withCloseButton onClose={() => setImportProblem(null)} data-testid="seed-import-error">
+          {importProblem}
+        </Alert>
+      )}
+      {imported && (
+        <Text size="xs" c="teal" data-testid="seed-imported">
+          {imported}
+        </Text>
+      )}
+
       <Text size="sm" fw={500}>
         {t("form.personas")}
       </Text>
       {personas.map((p, i) => (
-        <Group key={i} align="flex-start" gap="xs" wrap="nowrap">
-          <TextInput w={110} label={t("form.personaId")} value={p.id} error={err(`p${i}.id`)} onChange={(e) => setP(i, { id: e.currentTarget.value })} />
-          <TextInput flex={1} label={t("form.personaName")} value={p.name} error={err(`p${i}.name`)} onChange={(e) => setP(i, { name: e.currentTarget.value })} />
-          <TextInput w={110} label={t("form.personaStyle")} value={p.style} onChange={(e) => setP(i, { style: e.currentTarget.value })} />
-          <NumberInput
-            w={110}
-            label={t("form.personaPatience")}
-            value={p.patience}
-            min={1}
-            max={5}
-            error={err(`p${i}.patience`)}
-            onChange={(v) => setP(i, { patience: typeof v === "number" ? v : "" })}
-          />
-          <TextInput w={80} label={t("form.personaLanguage")} value={p.language} onChange={(e) => setP(i, { language: e.currentTarget.value })} />
-          <ActionIcon mt={26} variant="subtle" color="red" aria-label={t("form.remove")} onClick={() => props.onPersonas(personas.filter((_, j) => j !== i))}>
-            ✕
-          </ActionIcon>
-        </Group>
+        <Card key={i} withBorder padding="sm" data-testid="persona-card">
+          <Stack gap="xs">
+            <Group align="flex-start" gap="xs" wrap="nowrap">
+              <TextInput w={150} label={t("form.personaId")} value={p.id} error={err(`p${i}.id`)} onChange={(e) => setP(i, { id: e.currentTarget.value })} data-testid="persona-id" />
+              <TextInput flex={1} label={t("form.personaName")} value={p.name} error={err(`p${i}.name`)} onChange={(e) => setP(i, { name: e.currentTarget.value })} data-testid="persona-name" />
+              <Select
+                w={130}
+                label={t("seeds.language")}
+                placeholder={t("seeds.languageAuto")}
+                data={[...languages, ...(p.language && !languages.includes(p.language) ? [p.language] : [])].map((l) => ({ value: l, label: l === "zh" || l === "en" ? t(`seeds.lang_${l}`) : l }))}
+                value={p.language || null}
+                onChange={(v) => setP(i, { language: v ?? "" })}
+                clearable
+                error={err(`p${i}.language`)}
+                data-testid="persona-language"
+              />
+              <ActionIcon mt={26} variant="subtle" color="red" aria-label={t("form.remove")} onClick={() => props.onPersonas(personas.filter((_, j) => j !== i))}>
+                ✕
+              </ActionIcon>
+            </Group>
+            <Textarea label={t("seeds.description")} autosize minRows={1} maxRows={4} value={p.description} onChange={(e) => setP(i, { description: e.currentTarget.value })} data-testid="persona-description" />
+            <Group align="flex-start" gap="xs" wrap="nowrap">
+              <TagsInput flex={1} label={t("seeds.traits")} description={t("seeds.traitsHelp")} value={p.traits} onChange={(v) => setP(i, { traits: v })} data-testid="persona-traits" />
+              <TextInput w={180} label={t("form.personaStyle")} description={t("seeds.styleHelp")} value={p.style} onChange={(e) => setP(i, { style: e.currentTarget.value })} data-testid="persona-style" />
+            </Group>
+            <SimpleGrid cols={3} spacing="xs">
+              <NumberInput
+                label={t("seeds.patience")}
+                description={t("seeds.patienceHelp")}
+                value={p.patience}
+                clampBehavior="none"
+                error={err(`p${i}.patience`)}
+                onChange={(v) => setP(i, { patience: v })}
+                data-testid="persona-patience"
+              />
+              <NumberInput
+                label={t("seeds.technicalLevel")}
+                description={t("seeds.technicalLevelHelp")}
+                value={p.technical_level}
+                clampBehavior="none"
+                error={err(`p${i}.technical_level`)}
+                onChange={(v) => setP(i, { technical_level: v })}
+                data-testid="persona-technical"
+              />
+              <NumberInput
+                label={t("seeds.changeMind")}
+                description={t("seeds.changeMindHelp")}
+                value={p.change_mind}
+                step={0.1}
+                decimalScale={2}
+                clampBehavior="none"
+                error={err(`p${i}.change_mind`)}
+                onChange={(v) => setP(i, { change_mind: v })}
+                data-testid="persona-change-mind"
+              />
+            </SimpleGrid>
+            <ExtraFields extra={p.extra} />
+          </Stack>
+        </Card>
       ))}
-      <Button
-        size="xs"
-        variant="light"
-        w="fit-content"
-        onClick={() =>
-          props.onPersonas([...personas, { id: `persona-${personas.length + 1}`, name: "", style: "", patience: 3, language: "" }])
-        }
-        data-testid="add-persona"
-      >
+      <Button size="xs" variant="light" w="fit-content" onClick={() => props.onPersonas([...personas, newPersona(personas.length + 1)])} data-testid="add-persona">
         {t("form.addPersona")}
       </Button>
+
       <Text size="sm" fw={500} mt="xs">
         {t("form.goals")}
       </Text>
       {goals.map((g, i) => (
-        <Group key={i} align="flex-start" gap="xs" wrap="nowrap">
-          <TextInput w={110} label={t("form.goalId")} value={g.id} error={err(`g${i}.id`)} onChange={(e) => setG(i, { id: e.currentTarget.value })} />
-          <TextInput flex={1} label={t("form.goalTitle")} value={g.title} error={err(`g${i}.title`)} onChange={(e) => setG(i, { title: e.currentTarget.value })} />
-          <Textarea flex={1} autosize minRows={1} label={t("form.goalCriteria")} value={g.criteria} onChange={(e) => setG(i, { criteria: e.currentTarget.value })} />
-          <ActionIcon mt={26} variant="subtle" color="red" aria-label={t("form.remove")} onClick={() => props.onGoals(goals.filter((_, j) => j !== i))}>
-            ✕
-          </ActionIcon>
-        </Group>
+        <Card key={i} withBorder padding="sm" data-testid="goal-card">
+          <Stack gap="xs">
+            <Group align="flex-start" gap="xs" wrap="nowrap">
+              <TextInput w={150} label={t("form.goalId")} value={g.id} error={err(`g${i}.id`)} onChange={(e) => setG(i, { id: e.currentTarget.value })} data-testid="goal-id" />
+              <TextInput flex={1} label={t("form.goalTitle")} value={g.title} error={err(`g${i}.title`)} onChange={(e) => setG(i, { title: e.currentTarget.value })} data-testid="goal-title" />
+              <ActionIcon mt={26} variant="subtle" color="red" aria-label={t("form.remove")} onClick={() => props.onGoals(goals.filter((_, j) => j !== i))}>
+                ✕
+              </ActionIcon>
+            </Group>
+            <Textarea label={t("seeds.description")} autosize minRows={1} maxRows={4} value={g.description} onChange={(e) => setG(i, { description: e.currentTarget.value })} data-testid="goal-description" />
+            <Textarea
+              label={t("form.goalCriteria")}
+              description={t("seeds.criteriaHelp")}
+              autosize
+              minRows={1}
+              maxRows={5}
+              value={g.criteria.join("\n")}
+              onChange={(e) => setG(i, { criteria: e.currentTarget.value.split("\n") })}
+              data-testid="goal-criteria"
+            />
+            <Stack gap={4}>
+              <Text size="sm" fw={500}>
+                {t("seeds.slots")}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {t("seeds.slotsHelp")}
+              </Text>
+              {g.slots.map((s, j) => (
+                <Group key={j} gap="xs" align="flex-start" wrap="nowrap">
+                  <TextInput
+                    w={180}
+                    placeholder={t("seeds.slotKey")}
+                    aria-label={t("seeds.slotKey")}
+                    value={s.key}
+                    error={err(`g${i}.slot${j}`)}
+                    onChange={(e) => setG(i, { slots: g.slots.map((x, k) => (k === j ? { ...x, key: e.currentTarget.value } : x)) })}
+                    data-testid="slot-key"
+                  />
+                  <TextInput
+                    flex={1}
+                    placeholder={t("seeds.slotValue")}
+                    aria-label={t("seeds.slotValue")}
+                    value={s.value}
+                    onChange={(e) => setG(i, { slots: g.slots.map((x, k) => (k === j ? { ...x, value: e.currentTarget.value } : x)) })}
+                    data-testid="slot-value"
+                  />
+                  <ActionIcon mt={6} variant="subtle" color="red" aria-label={t("form.remove")} onClick={() => setG(i, { slots: g.slots.filter((_, k) => k !== j) })}>
+                    ✕
+                  </ActionIcon>
+                </Group>
+              ))}
+              <Button size="compact-xs" variant="subtle" w="fit-content" onClick={() => setG(i, { slots: [...g.slots, { key: "", value: "" }] })} data-testid="add-slot">
+                {t("seeds.addSlot")}
+              </Button>
+            </Stack>
+            <ExtraFields extra={g.extra} />
+          </Stack>
+        </Card>
       ))}
-      <Button
-        size="xs"
-        variant="light"
-        w="fit-content"
-        onClick={() => props.onGoals([...goals, { id: `goal-${goals.length + 1}`, title: "", criteria: "" }])}
-        data-testid="add-goal"
-      >
+      <Button size="xs" variant="light" w="fit-content" onClick={() => props.onGoals([...goals, newGoal(goals.length + 1)])} data-testid="add-goal">
         {t("form.addGoal")}
       </Button>
     </Stack>

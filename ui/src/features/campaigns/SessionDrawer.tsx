@@ -1,173 +1,237 @@
-import { Badge, Button, Card, Drawer, Group, List, Rating, Stack, Text, Textarea, Title } from "@mantine/core";
-import { useState } from "react";
+import { Badge, Button, Drawer, Group, List, Stack, Text, Title } from "@mantine/core";
+import type { TFunction } from "i18next";
+import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, goalTitle, judgeFacts, judgeFindings, judgeScores, personaName, type ApiError, type ExplorationSession } from "../../api";
+import {
+  api,
+  goalTitle,
+  judgeFacts,
+  judgeFindings,
+  judgeScores,
+  personaName,
+  playedByOf,
+  type Campaign,
+  type ExplorationSession,
+} from "../../api";
+import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
-import { when } from "../../components/format";
+import { num, when } from "../../components/format";
+import { Link } from "../../components/Link";
+import {
+  codeLabel,
+  EndReasonBadge,
+  GradeBadge,
+  PlayedByBadge,
+  playedByLabel,
+  SessionStatusBadge,
+  TriggerBadge,
+} from "../../components/labels";
+import { RatingForm } from "../../components/RatingForm";
 import { useLoad } from "../../components/useLoad";
 
-function Score({ label, score, evidence }: { label: string; score: number | null; evidence: string | null }) {
-  return (
-    <Group gap="xs" align="flex-start" wrap="nowrap">
-      <Badge variant="light" miw={160}>
-        {label}: {score ?? "—"}
-      </Badge>
-      <Text size="sm">{evidence ?? ""}</Text>
-    </Group>
-  );
+/** Who spoke the user's turns, in words. */
+function userSpeaker(t: TFunction, s: ExplorationSession): string {
+  const by = playedByOf(s);
+  if (by === "person") return t("speaker.person");
+  if (by === "assistant") return t("speaker.assistant");
+  if (by === "builtin") return t("speaker.builtin");
+  if (by === "model") return playedByLabel(t, s) ?? t("speaker.model");
+  return t("speaker.user");
 }
 
-/** One exploration session: conversation, experience record, judge review. */
-export function SessionDrawer({ session: initial, onClose }: { session: ExplorationSession; onClose: () => void }) {
+/** One exploration session: conversation at the round asked for, experience record, judge review, rating. */
+export function SessionDrawer({
+  campaign,
+  sessionId,
+  turn,
+  targetName,
+  onClose,
+  onResume,
+}: {
+  campaign: Campaign;
+  /** Reopens a running session in the explore window (to continue or close it with a record). */
+  onResume?: (s: ExplorationSession) => void;
+  sessionId: string;
+  /** The round to highlight and scroll to. */
+  turn: number | null;
+  targetName: string;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
-  const transcript = useLoad(() => api.sessionMessages(initial.id), [initial.id], initial.status === "running");
-  const session: ExplorationSession = transcript.data ?? initial;
-  const messages = transcript.data?.messages ?? [];
-  const [rating, setRating] = useState(0);
-  const [comment, setComment] = useState("");
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
-  const exp = session.experience;
-  const judge = session.judge_review;
-
-  const rate = async () => {
-    try {
-      await api.addReview({ subject_kind: "session", subject_id: session.id, rating, comment });
-      setSaved(true);
-      setError(null);
-    } catch (e) {
-      setError(asApiError(e));
-    }
-  };
+  const transcript = useLoad(
+    () => api.sessionMessages(sessionId),
+    [sessionId],
+    (e) => e.kind === "session_changed" && e.session_id === sessionId,
+  );
+  const session = transcript.data;
+  const running = session?.status === "running";
+  const findings = session ? judgeFindings(session.judge_review) : [];
+  const notes = new Map<number, ReactNode[]>();
+  for (const f of findings) {
+    const round = f.turn;
+    if (round === null) continue;
+    const list = notes.get(round) ?? [];
+    list.push(
+      <Text size="xs">
+        {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
+        {f.text}
+      </Text>,
+    );
+    notes.set(round, list);
+  }
 
   return (
-    <Drawer opened onClose={onClose} position="right" size="xl" title={t("session.title")} data-testid="session-drawer">
-      <Stack>
-        <Group gap="xs">
-          <Badge>{session.status}</Badge>
-          <Badge variant="outline">{session.trigger}</Badge>
-          {session.end_reason && (
-            <Badge color="grape" variant="light" data-testid="session-end-reason">
-              {t("session.endReason")}: {session.end_reason}
-            </Badge>
-          )}
-          <Text size="xs" c="dimmed">
-            {t("session.started")} {when(session.started_at)}
-          </Text>
-        </Group>
-        <Text size="sm">
-          <b>{t("session.persona")}:</b> {personaName(session.persona)} · <b>{t("session.goal")}:</b> {goalTitle(session.goal)}
-        </Text>
-
-        <Title order={5}>{t("session.conversation")}</Title>
-        <ErrorAlert error={transcript.error} />
-        <Stack gap="xs" data-testid="session-conversation">
-          {messages.map((turn, i) => (
-            <Card
-              key={i}
-              padding="xs"
-              withBorder
-              bg={turn.role === "user" ? "gray.0" : "indigo.0"}
-              ml={turn.role === "user" ? 0 : "xl"}
-              mr={turn.role === "user" ? "xl" : 0}
-            >
-              <Text size="xs" c="dimmed">
-                {turn.role === "user" ? t("session.user") : t("session.target")}
-                {turn.latency_ms != null ? ` · ${turn.latency_ms} ms` : ""}
-              </Text>
-              <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
-                {turn.content}
-              </Text>
-            </Card>
-          ))}
-        </Stack>
-
-        <Title order={5}>{t("session.experience")}</Title>
-        {exp ? (
-          <Stack gap={4} data-testid="session-experience">
-            <Text size="sm">
-              {t("session.goalAchieved")}: {exp.goal_achieved ? t("common.yes") : t("common.no")} · {t("session.emotion")}:{" "}
-              {exp.emotion}
+    <Drawer
+      opened
+      onClose={onClose}
+      position="right"
+      size="xl"
+      title={session ? `${t("session.title")}: ${personaName(session.persona)} · ${goalTitle(session.goal)}` : t("session.title")}
+      data-testid="session-drawer"
+    >
+      <ErrorAlert error={transcript.error} />
+      {!session ? (
+        !transcript.error && <Text c="dimmed">{t("common.loading")}</Text>
+      ) : (
+        <Stack data-session-id={session.id}>
+          <Group gap="xs">
+            <SessionStatusBadge status={session.status} />
+            <PlayedByBadge session={session} />
+            <TriggerBadge trigger={session.trigger} />
+            <EndReasonBadge reason={session.end_reason} />
+            <Text size="xs" c="dimmed">
+              {t("ev.startedAt", { at: when(session.started_at) })}
             </Text>
-            {exp.blockers.length > 0 && (
-              <>
-                <Text size="sm" fw={500}>
-                  {t("session.blockers")}
-                </Text>
-                <List size="sm">{exp.blockers.map((b, i) => <List.Item key={i}>{b}</List.Item>)}</List>
-              </>
-            )}
-            {exp.misled.length > 0 && (
-              <>
-                <Text size="sm" fw={500}>
-                  {t("session.misled")}
-                </Text>
-                <List size="sm">{exp.misled.map((b, i) => <List.Item key={i}>{b}</List.Item>)}</List>
-              </>
-            )}
-            {exp.notes && (
-              <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
-                {t("session.notes")}: {exp.notes}
-              </Text>
-            )}
-          </Stack>
-        ) : (
-          <Text size="sm" c="dimmed">
-            {t("session.noExperience")}
+          </Group>
+          {running && onResume && (
+            <Button w="fit-content" variant="light" onClick={() => onResume(session)} data-testid="session-resume">
+              {t("explore.resume")}
+            </Button>
+          )}
+          <Text size="sm" data-testid="session-turn-count">
+            {t("ev.turnsOfMax", { n: num(session.turn_count), max: num(campaign.effective_budget.max_turns) })}
+            {running ? ` · ${t("ev.liveNote")}` : ""}
           </Text>
-        )}
-
-        <Title order={5}>{t("session.judge")}</Title>
-        {judge ? (
-          <Stack gap={4} data-testid="session-judge">
-            <Group gap="xs">
-              {judgeFacts(judge).map((f) => (
-                <Badge key={f.key} variant="outline" color={f.key === "error" ? "red" : "gray"}>
-                  {f.key}: {f.value}
-                </Badge>
-              ))}
-            </Group>
-            {judgeScores(judge).map((d) => (
-              <Score key={d.dimension} label={d.dimension} score={d.score} evidence={d.evidence} />
-            ))}
-            {judgeFindings(judge).map((f, i) => (
-              <Text key={i} size="sm">
-                <Badge size="xs" mr={4} color={f.grade === "poor" ? "red" : "gray"}>
-                  {f.grade}
-                </Badge>
-                {f.dimension ? `${f.dimension}: ` : ""}
-                {f.text}
-              </Text>
-            ))}
-          </Stack>
-        ) : (
-          <Text size="sm" c="dimmed">
-            {session.judge_status === "pending" ? t("session.judgePending") : t("session.noJudge")}
+          <Text size="sm">
+            <b>{t("session.persona")}:</b> {personaName(session.persona)} · <b>{t("session.goal")}:</b> {goalTitle(session.goal)}
           </Text>
-        )}
+          {session.failure_reason && (
+            <Text size="sm" c="red">
+              {session.failure_reason}
+            </Text>
+          )}
 
-        <Title order={5}>{t("session.rate")}</Title>
-        <Group>
-          <Rating value={rating} onChange={setRating} data-testid="session-rating" />
-          <Textarea
-            flex={1}
-            autosize
-            minRows={1}
-            placeholder={t("session.comment")}
-            value={comment}
-            onChange={(e) => setComment(e.currentTarget.value)}
+          <Title order={5}>{t("session.conversation")}</Title>
+          {turn !== null && (
+            <Text size="xs" c="dimmed" data-testid="session-focus">
+              {t("ev.focusTurn", { n: num(turn) })}{" "}
+              <Link to={{ kind: "session", id: campaign.id, sid: session.id, turn: null }} replace size="xs">
+                {t("ev.clearFocus")}
+              </Link>
+            </Text>
+          )}
+          {session.messages.length === 0 && (
+            <Text size="sm" c="dimmed">
+              {t("ev.noTurns")}
+            </Text>
+          )}
+          <Conversation
+            testId="session-conversation"
+            turns={session.messages.map((m) => ({ key: m.seq, role: m.role, content: m.content, latency_ms: m.latency_ms }))}
+            userLabel={userSpeaker(t, session)}
+            targetLabel={t("speaker.target", { name: targetName })}
+            highlight={turn}
+            notes={notes}
           />
-          <Button size="xs" disabled={rating === 0} onClick={() => void rate()} data-testid="session-rate-submit">
-            {t("session.submitRating")}
-          </Button>
-        </Group>
-        {saved && (
-          <Text size="sm" c="green" data-testid="session-rated">
-            {t("session.rated")}
-          </Text>
-        )}
-        <ErrorAlert error={error} onClose={() => setError(null)} />
-      </Stack>
+
+          <Title order={5}>{t("session.experience")}</Title>
+          {session.experience ? (
+            <Stack gap={4} data-testid="session-experience">
+              <Text size="sm">
+                {t("session.goalAchieved")}: {session.experience.goal_achieved ? t("common.yes") : t("common.no")} ·{" "}
+                {t("session.emotion")}: {codeLabel(t, "emotion", session.experience.emotion)}
+              </Text>
+              {session.experience.blockers.length > 0 && (
+                <>
+                  <Text size="sm" fw={500}>
+                    {t("session.blockers")}
+                  </Text>
+                  <List size="sm">
+                    {session.experience.blockers.map((b, i) => (
+                      <List.Item key={i}>{b}</List.Item>
+                    ))}
+                  </List>
+                </>
+              )}
+              {session.experience.misled.length > 0 && (
+                <>
+                  <Text size="sm" fw={500}>
+                    {t("session.misled")}
+                  </Text>
+                  <List size="sm">
+                    {session.experience.misled.map((b, i) => (
+                      <List.Item key={i}>{b}</List.Item>
+                    ))}
+                  </List>
+                </>
+              )}
+              {session.experience.notes && (
+                <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
+                  {t("session.notes")}: {session.experience.notes}
+                </Text>
+              )}
+            </Stack>
+          ) : (
+            <Text size="sm" c="dimmed">
+              {t("session.noExperience")}
+            </Text>
+          )}
+
+          <Title order={5}>{t("session.judge")}</Title>
+          {session.judge_review ? (
+            <Stack gap={4} data-testid="session-judge">
+              <Group gap="xs">
+                {judgeFacts(session.judge_review).map((f) => (
+                  <Badge key={f.key} variant="outline" color={f.key === "error" ? "red" : "gray"}>
+                    {codeLabel(t, "judgeFact", f.key)}: {f.key === "method" ? codeLabel(t, "judgeFact", f.value) : f.value}
+                  </Badge>
+                ))}
+              </Group>
+              {judgeScores(session.judge_review).map((d) => (
+                <Group key={d.dimension} gap="xs" align="flex-start" wrap="nowrap">
+                  <Badge variant="light" miw={160} style={{ flexShrink: 0 }}>
+                    {codeLabel(t, "dimension", d.dimension)}: {d.score ?? "—"}
+                  </Badge>
+                  <Text size="sm">{d.evidence ?? ""}</Text>
+                </Group>
+              ))}
+              {findings.map((f, i) => {
+                const round = f.turn;
+                return (
+                  <Group key={i} gap={6} wrap="nowrap" align="flex-start" data-testid="session-finding">
+                    <GradeBadge grade={f.grade} />
+                    <Text size="sm" style={{ minWidth: 0 }}>
+                      {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
+                      {f.text}{" "}
+                      {round !== null && (
+                        <Link to={{ kind: "session", id: campaign.id, sid: session.id, turn: round }} replace size="sm">
+                          {t("ev.turnN", { n: num(round) })}
+                        </Link>
+                      )}
+                    </Text>
+                  </Group>
+                );
+              })}
+            </Stack>
+          ) : (
+            <Text size="sm" c="dimmed">
+              {session.judge_status === "pending" ? t("session.judgePending") : t("session.noJudge")}
+            </Text>
+          )}
+
+          <RatingForm kind="session" subjectId={session.id} testPrefix="session" />
+        </Stack>
+      )}
     </Drawer>
   );
 }

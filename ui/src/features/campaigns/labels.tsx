@@ -50,3 +50,6 @@ export function VerdictBadge({ verdict, status }: { verdict: Verdict | null; sta
     </Badge>
   );
 }
+
+/** The emotions an experience record may carry (the engine's allow-list). */
+export const EMOTIONS = ["satisfied", "delighted", "neutral", "confused", "anxious", "frustrated", "angry"] as const;

@@ -1,10 +1,66 @@
 import { Alert, Button, Card, Group, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type RoleModel, type Settings } from "../../api";
+import { api, asApiError, type ApiError, type RoleModel, type RoleView, type Settings } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useLoad } from "../../components/useLoad";
 import { setLanguage } from "../../i18n";
+import { outOfRange, type Range } from "../campaigns/limits";
+
+const PATROL_RANGE: Range = { min: 1, max: 1440, integer: true };
+const PORT_RANGE: Range = { min: 1024, max: 65535, integer: true };
+const TOKENS_RANGE: Range = { min: 1, max: 100000, integer: true };
+
+function useRangeError() {
+  const { t } = useTranslation();
+  return (v: number | string | null | undefined, r: Range): string | undefined => {
+    if (v === null || v === undefined || v === "") return undefined;
+    const p = outOfRange(typeof v === "number" ? v : Number(v), r);
+    return p ? t(`form.${p.key}`, { min: p.min, max: p.max }) : undefined;
+  };
+}
+
+/** Who plays each role now: the model, or the offline engine that stands in. */
+function RoleModelsOverview() {
+  const { t } = useTranslation();
+  const view = useLoad(() => api.roleModelsView(), []);
+  const roles: { role: Role; v: RoleView | undefined }[] = ROLES.map((role) => ({ role, v: view.data?.[role] }));
+  return (
+    <Card withBorder data-testid="role-models-view">
+      <Title order={4}>{t("settings.whoPlays")}</Title>
+      <Text size="xs" c="dimmed" mb="sm">
+        {api.mode === "browser" ? t("settings.whoPlaysBrowser") : t("settings.whoPlaysHelp")}
+      </Text>
+      <ErrorAlert error={view.error} />
+      {view.data && (
+        <Table>
+          <Table.Tbody>
+            {roles.map(({ role, v }) => (
+              <Table.Tr key={role} data-testid={`role-view-${role}`}>
+                <Table.Td w={160}>
+                  <Text size="sm" fw={500}>
+                    {t(`settings.${role}`)}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  {v?.model ? (
+                    <Text size="sm" data-testid="role-view-model">
+                      {t("settings.playedByModel", { model: v.model, host: v.host ?? "—" })}
+                    </Text>
+                  ) : (
+                    <Text size="sm" c="dimmed" data-testid="role-view-fallback">
+                      {t(`settings.fallback_${v?.fallback ?? "none"}`)}
+                    </Text>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Card>
+  );
+}
 
 type Role = "judge" | "analyst" | "virtual_user";
 const ROLES: Role[] = ["judge", "analyst", "virtual_user"];
@@ -19,6 +75,7 @@ function newKey(): string {
 
 function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleModel | null; onChange: (v: RoleModel | null) => void }) {
   const { t } = useTranslation();
+  const rangeError = useRangeError();
   const m = value ?? { base_url: "", model: "" };
   const set = (patch: Partial<RoleModel>) => {
     const next = { ...m, ...patch };
@@ -29,10 +86,10 @@ function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleMod
       <Text fw={500} maw={120}>
         {t(`settings.${role}`)}
       </Text>
-      <TextInput label="Base URL" placeholder="http://127.0.0.1:8000/v1" value={m.base_url} onChange={(e) => set({ base_url: e.currentTarget.value })} />
-      <TextInput label="Model" value={m.model} onChange={(e) => set({ model: e.currentTarget.value })} />
+      <TextInput label={t("settings.baseUrl")} placeholder="http://127.0.0.1:8000/v1" value={m.base_url} onChange={(e) => set({ base_url: e.currentTarget.value })} />
+      <TextInput label={t("settings.model")} value={m.model} onChange={(e) => set({ model: e.currentTarget.value })} />
       <PasswordInput
-        label="API key"
+        label={t("settings.apiKey")}
         placeholder={m.api_key_ref ? "••••••" : ""}
         value={m.api_key ?? ""}
         onChange={(e) => set({ api_key: e.currentTarget.value || undefined })}
@@ -41,9 +98,10 @@ function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleMod
         maw={130}
         label={t("settings.maxTokens")}
         placeholder={String(DEFAULT_MAX_TOKENS[role])}
-        min={1}
-        max={100000}
+        clampBehavior="none"
+        allowDecimal={false}
         value={m.max_tokens ?? ""}
+        error={rangeError(m.max_tokens, TOKENS_RANGE)}
         onChange={(v) => set({ max_tokens: typeof v === "number" ? v : undefined })}
       />
     </Group>
@@ -52,6 +110,7 @@ function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleMod
 
 export function SettingsPage() {
   const { t, i18n } = useTranslation();
+  const rangeError = useRangeError();
   const settings = useLoad(() => api.getSettings(), []);
   const info = useLoad(() => api.info(), []);
   const [draft, setDraft] = useState<Settings | null>(null);
@@ -64,8 +123,16 @@ export function SettingsPage() {
 
   const lang = i18n.language.startsWith("zh") ? "zh" : "en";
 
+  const invalid =
+    draft !== null &&
+    Boolean(
+      rangeError(draft.patrol_interval_minutes, PATROL_RANGE) ||
+        rangeError(draft.api.port, PORT_RANGE) ||
+        ROLES.some((r) => rangeError(draft.role_models[r]?.max_tokens, TOKENS_RANGE)),
+    );
+
   const save = async () => {
-    if (!draft) return;
+    if (!draft || invalid) return;
     try {
       const s = await api.updateSettings(draft);
       setDraft(s);
@@ -98,6 +165,7 @@ export function SettingsPage() {
         />
       </Card>
       {api.mode === "browser" && <Text c="dimmed">{t("settings.browserNote")}</Text>}
+      <RoleModelsOverview />
       {draft && (
         <>
           <Card withBorder>
@@ -131,9 +199,10 @@ export function SettingsPage() {
               <NumberInput
                 label={t("settings.patrol")}
                 value={draft.patrol_interval_minutes}
-                min={1}
-                max={1440}
-                onChange={(v) => setDraft({ ...draft, patrol_interval_minutes: typeof v === "number" ? v : 60 })}
+                clampBehavior="none"
+                allowDecimal={false}
+                error={rangeError(draft.patrol_interval_minutes, PATROL_RANGE)}
+                onChange={(v) => setDraft({ ...draft, patrol_interval_minutes: typeof v === "number" ? v : Number.NaN })}
               />
             </Group>
           </Card>
@@ -152,9 +221,10 @@ export function SettingsPage() {
                   w={140}
                   label={t("settings.apiPort")}
                   value={draft.api.port}
-                  min={1024}
-                  max={65535}
-                  onChange={(v) => setDraft({ ...draft, api: { ...draft.api, port: typeof v === "number" ? v : 8787 } })}
+                  clampBehavior="none"
+                  allowDecimal={false}
+                  error={rangeError(draft.api.port, PORT_RANGE)}
+                  onChange={(v) => setDraft({ ...draft, api: { ...draft.api, port: typeof v === "number" ? v : Number.NaN } })}
                 />
                 <PasswordInput
                   flex={1}
@@ -173,7 +243,7 @@ export function SettingsPage() {
           </Card>
           <ErrorAlert error={error} onClose={() => setError(null)} />
           {saved && <Text c="green">{t("settings.saved")}</Text>}
-          <Button w="fit-content" onClick={() => void save()}>
+          <Button w="fit-content" onClick={() => void save()} disabled={invalid}>
             {t("common.save")}
           </Button>
         </>
@@ -189,7 +259,7 @@ export function SettingsPage() {
               </Table.Tr>
               <Table.Tr>
                 <Table.Td>{t("settings.mode")}</Table.Td>
-                <Table.Td>{info.data.mode}</Table.Td>
+                <Table.Td>{t(`settings.mode_${info.data.mode}`)}</Table.Td>
               </Table.Tr>
               {info.data.dataDir && (
                 <Table.Tr>

@@ -1,0 +1,794 @@
+//! `agenteval.yaml`: a campaign described in the user's repository, for
+//! `agenteval run`. Every problem is reported as `file:line: message`, as
+//! scenario packs are; keys are never written in the file, only the names
+//! of the environment variables that hold them.
+
+use agenteval_engine::campaign::{Goal, MAX_ROUNDS, MAX_SESSIONS, MAX_TURNS, Persona, SeedSet};
+use agenteval_engine::target::{BuiltinAgent, ChannelConfig, CreateTarget, Header};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The default config file name.
+pub const CONFIG_FILE: &str = "agenteval.yaml";
+
+/// One problem in the config, with its 1-based line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.file, self.line, self.message)
+    }
+}
+
+/// The file as written. Unknown keys are refused so that a typo is an
+/// error, not a silently ignored setting.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDef {
+    #[serde(default)]
+    name: Option<String>,
+    target: TargetDef,
+    scenarios: ScenariosDef,
+    #[serde(default)]
+    plan: PlanDef,
+    #[serde(default)]
+    seeds: Option<serde_yaml_ng::Value>,
+    #[serde(default)]
+    exploration: Option<ExplorationDef>,
+    #[serde(default)]
+    gate: GateDef,
+    #[serde(default)]
+    out_dir: Option<String>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum TargetKind {
+    Openai,
+    Http,
+    Builtin,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetDef {
+    kind: TargetKind,
+    #[serde(default)]
+    name: Option<String>,
+    // openai
+    #[serde(default)]
+    base_url: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    api_key_env: Option<String>,
+    /// Present only to be refused with a clear message.
+    #[serde(default)]
+    api_key: Option<serde_yaml_ng::Value>,
+    // http
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    request_template: Option<serde_json::Value>,
+    #[serde(default)]
+    response_path: Option<String>,
+    #[serde(default)]
+    headers: Vec<HeaderDef>,
+    // builtin
+    #[serde(default)]
+    agent: Option<String>,
+    // limits
+    #[serde(default)]
+    concurrency: Option<u32>,
+    #[serde(default)]
+    rate_per_second: Option<f64>,
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+    #[serde(default)]
+    max_retries: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HeaderDef {
+    name: String,
+    #[serde(default)]
+    value: Option<String>,
+    #[serde(default)]
+    value_env: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenariosDef {
+    paths: Vec<String>,
+    #[serde(default)]
+    ids: Vec<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanDef {
+    #[serde(default)]
+    repeat: Option<u32>,
+    #[serde(default)]
+    rounds: BTreeMap<String, u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayedBy {
+    /// The built-in persona engine (offline).
+    Builtin,
+    /// The configured virtual-user model (`AGENTEVAL_USER_*`).
+    Model,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExplorationDef {
+    sessions: u32,
+    #[serde(default)]
+    max_turns: Option<u32>,
+    #[serde(default)]
+    played_by: Option<PlayedBy>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GateDef {
+    #[serde(default)]
+    min_pass_rate: Option<f64>,
+    #[serde(default)]
+    baseline: Option<String>,
+    #[serde(default)]
+    fail_on_flaky: Option<bool>,
+}
+
+/// Default runs of every scenario.
+pub const DEFAULT_REPEAT: u32 = 3;
+/// Default turns of an exploration session.
+pub const DEFAULT_SESSION_TURNS: u32 = 8;
+
+/// A validated config, paths resolved against the config's folder.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file as shown in messages.
+    pub file: String,
+    pub text: String,
+    pub name: Option<String>,
+    pub target: CreateTarget,
+    pub scenario_paths: Vec<PathBuf>,
+    pub scenario_ids: Vec<String>,
+    pub scenario_tags: Vec<String>,
+    pub repeat: u32,
+    pub rounds: BTreeMap<String, u32>,
+    pub seeds: Option<SeedSet>,
+    pub exploration: Option<Exploration>,
+    pub min_pass_rate: Option<f64>,
+    pub baseline: Option<String>,
+    pub fail_on_flaky: bool,
+    pub out_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Exploration {
+    pub sessions: u32,
+    pub max_turns: u32,
+    pub played_by: PlayedBy,
+}
+
+impl Config {
+    /// An error at the line of `path` (a key path such as
+    /// `["gate", "min_pass_rate"]`), or of its nearest parent found.
+    pub fn error_at(&self, path: &[&str], message: impl Into<String>) -> ConfigError {
+        ConfigError {
+            file: self.file.clone(),
+            line: line_of(&self.text, path),
+            message: message.into(),
+        }
+    }
+
+    /// An error at the line of the `n`th (0-based) list item under `path`.
+    pub fn error_at_item(
+        &self,
+        path: &[&str],
+        n: usize,
+        message: impl Into<String>,
+    ) -> ConfigError {
+        ConfigError {
+            file: self.file.clone(),
+            line: list_item_line(&self.text, path, n),
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads and validates the config at `path`; `env` looks up environment
+/// variables (keys named by `api_key_env` and `value_env` must be set).
+pub fn load(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, Vec<ConfigError>> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![ConfigError {
+            file: shown.clone(),
+            line: 1,
+            message: if e.kind() == std::io::ErrorKind::NotFound {
+                "no such file: write one with `agenteval init`, or pass --config FILE".into()
+            } else {
+                format!("cannot read the file: {e}")
+            },
+        }]
+    })?;
+    let base = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    parse(&text, &shown, &base, env)
+}
+
+/// Parses and validates config text; relative paths are resolved against
+/// `base`.
+pub fn parse(
+    text: &str,
+    shown: &str,
+    base: &Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Config, Vec<ConfigError>> {
+    let err = |line: usize, message: String| ConfigError {
+        file: shown.to_string(),
+        line: line.max(1),
+        message,
+    };
+    let def: FileDef = match serde_yaml_ng::from_str(text) {
+        Ok(d) => d,
+        Err(e) => {
+            let line = e.location().map_or(1, |l| l.line());
+            let message = e.to_string();
+            let message = match message.rfind(" at line ") {
+                Some(i) if e.location().is_some() => message[..i].to_string(),
+                _ => message,
+            };
+            let last = text.lines().count().max(1);
+            let (line, message) = if line > last {
+                (last, format!("{message} (at the end of the file)"))
+            } else {
+                (line, message)
+            };
+            return Err(vec![err(line, format!("invalid config: {message}"))]);
+        }
+    };
+    let at = |path: &[&str]| line_of(text, path);
+    let mut errors = Vec::new();
+    let resolve = |p: &str| {
+        let p = PathBuf::from(p);
+        if p.is_absolute() { p } else { base.join(p) }
+    };
+
+    // The target.
+    let t = &def.target;
+    let need = |errors: &mut Vec<ConfigError>, field: &str, v: &Option<String>| {
+        if v.as_deref().is_none_or(|s| s.trim().is_empty()) {
+            errors.push(err(
+                at(&["target", "kind"]),
+                format!("a target of kind {:?} needs `{field}`", kind_name(t.kind)),
+            ));
+        }
+    };
+    if t.api_key.is_some() {
+        errors.push(err(
+            at(&["target", "api_key"]),
+            "keys are never written in the config: name the environment variable that holds it with `api_key_env`".into(),
+        ));
+    }
+    let mut headers = Vec::new();
+    for (i, h) in t.headers.iter().enumerate() {
+        let line = nth_line(text, &["target", "headers"], "name:", i);
+        match (&h.value, &h.value_env) {
+            (Some(v), None) => headers.push(Header {
+                name: h.name.clone(),
+                value: v.clone(),
+            }),
+            (None, Some(var)) => match env(var) {
+                Some(v) => headers.push(Header {
+                    name: h.name.clone(),
+                    value: v,
+                }),
+                None => errors.push(err(
+                    line,
+                    format!("header {:?}: the environment variable {var} is not set", h.name),
+                )),
+            },
+            _ => errors.push(err(
+                line,
+                format!(
+                    "header {:?}: give `value` or `value_env` (the environment variable holding it), one of them",
+                    h.name
+                ),
+            )),
+        }
+    }
+    let check_url = |errors: &mut Vec<ConfigError>, field: &str, v: &Option<String>| {
+        if let Some(u) = v
+            && !(u.starts_with("http://") || u.starts_with("https://"))
+        {
+            errors.push(err(
+                at(&["target", field]),
+                format!("`{field}` must be an http:// or https:// URL, got {u:?}"),
+            ));
+        }
+    };
+    let channel = match t.kind {
+        TargetKind::Openai => {
+            need(&mut errors, "base_url", &t.base_url);
+            need(&mut errors, "model", &t.model);
+            check_url(&mut errors, "base_url", &t.base_url);
+            if let Some(var) = &t.api_key_env
+                && env(var).is_none()
+            {
+                errors.push(err(
+                    at(&["target", "api_key_env"]),
+                    format!("the environment variable {var} is not set (it should hold the target's key)"),
+                ));
+            }
+            ChannelConfig::Openai {
+                base_url: t.base_url.clone().unwrap_or_default(),
+                model: t.model.clone().unwrap_or_default(),
+                api_key: None,
+                api_key_env: t.api_key_env.clone(),
+                api_key_ref: None,
+                headers,
+            }
+        }
+        TargetKind::Http => {
+            need(&mut errors, "url", &t.url);
+            check_url(&mut errors, "url", &t.url);
+            ChannelConfig::Http {
+                url: t.url.clone().unwrap_or_default(),
+                request_template: t.request_template.clone(),
+                response_path: t.response_path.clone(),
+                headers,
+            }
+        }
+        TargetKind::Builtin => {
+            if t.agent.as_deref().is_some_and(|a| a != "demo") {
+                errors.push(err(
+                    at(&["target", "agent"]),
+                    format!(
+                        "unknown built-in agent {:?}: the only one is `demo`",
+                        t.agent.as_deref().unwrap_or_default()
+                    ),
+                ));
+            }
+            ChannelConfig::Builtin {
+                agent: BuiltinAgent::Demo,
+            }
+        }
+    };
+    for (field, wrong) in [
+        (
+            "base_url",
+            t.kind != TargetKind::Openai && t.base_url.is_some(),
+        ),
+        ("model", t.kind != TargetKind::Openai && t.model.is_some()),
+        (
+            "api_key_env",
+            t.kind != TargetKind::Openai && t.api_key_env.is_some(),
+        ),
+        ("url", t.kind != TargetKind::Http && t.url.is_some()),
+        (
+            "request_template",
+            t.kind != TargetKind::Http && t.request_template.is_some(),
+        ),
+        (
+            "response_path",
+            t.kind != TargetKind::Http && t.response_path.is_some(),
+        ),
+        ("agent", t.kind != TargetKind::Builtin && t.agent.is_some()),
+    ] {
+        if wrong {
+            errors.push(err(
+                at(&["target", field]),
+                format!(
+                    "`{field}` does not apply to a target of kind {:?}",
+                    kind_name(t.kind)
+                ),
+            ));
+        }
+    }
+    if let Some(c) = t.concurrency
+        && !(1..=256).contains(&c)
+    {
+        errors.push(err(
+            at(&["target", "concurrency"]),
+            format!("`concurrency` must be from 1 to 256, got {c}"),
+        ));
+    }
+    if let Some(r) = t.rate_per_second
+        && !(r > 0.0 && r.is_finite())
+    {
+        errors.push(err(
+            at(&["target", "rate_per_second"]),
+            format!("`rate_per_second` must be greater than 0, got {r}"),
+        ));
+    }
+    if t.timeout_ms == Some(0) {
+        errors.push(err(
+            at(&["target", "timeout_ms"]),
+            "`timeout_ms` must be greater than 0".into(),
+        ));
+    }
+    let target = CreateTarget {
+        name: t
+            .name
+            .clone()
+            .or_else(|| def.name.clone())
+            .unwrap_or_else(|| "Agent under test".into()),
+        channel,
+        concurrency: t.concurrency,
+        rate_per_second: t.rate_per_second,
+        timeout_ms: t.timeout_ms,
+        max_retries: t.max_retries,
+        price_in_per_mtok: None,
+        price_out_per_mtok: None,
+    };
+
+    // Scenarios.
+    if def.scenarios.paths.is_empty() {
+        errors.push(err(
+            at(&["scenarios", "paths"]),
+            "`paths` lists no folder: give at least one folder of scenario packs".into(),
+        ));
+    }
+    let mut scenario_paths = Vec::new();
+    for (i, p) in def.scenarios.paths.iter().enumerate() {
+        let full = resolve(p);
+        if full.is_dir() {
+            scenario_paths.push(full);
+        } else {
+            errors.push(err(
+                list_item_line(text, &["scenarios", "paths"], i),
+                format!(
+                    "scenario folder {p:?} does not exist (paths are relative to the config file)"
+                ),
+            ));
+        }
+    }
+
+    // The plan.
+    if let Some(k) = def.plan.repeat
+        && !(1..=MAX_ROUNDS).contains(&k)
+    {
+        errors.push(err(
+            at(&["plan", "repeat"]),
+            format!("`repeat` must be from 1 to {MAX_ROUNDS}, got {k}"),
+        ));
+    }
+    for (id, n) in &def.plan.rounds {
+        if !(1..=MAX_ROUNDS).contains(n) {
+            errors.push(err(
+                at(&["plan", "rounds", id]),
+                format!("rounds of {id} must be from 1 to {MAX_ROUNDS}, got {n}"),
+            ));
+        }
+    }
+
+    // Seeds.
+    let seeds = match &def.seeds {
+        None => None,
+        Some(v) => match seed_set(v, &resolve) {
+            Ok(s) => Some(s),
+            Err(m) => {
+                errors.push(err(at(&["seeds"]), m));
+                None
+            }
+        },
+    };
+
+    // Exploration.
+    let exploration = def.exploration.as_ref().map(|e| Exploration {
+        sessions: e.sessions,
+        max_turns: e.max_turns.unwrap_or(DEFAULT_SESSION_TURNS),
+        played_by: e.played_by.unwrap_or(PlayedBy::Builtin),
+    });
+    if let Some(e) = &exploration {
+        if !(1..=MAX_SESSIONS).contains(&e.sessions) {
+            errors.push(err(
+                at(&["exploration", "sessions"]),
+                format!(
+                    "`sessions` must be from 1 to {MAX_SESSIONS}, got {}",
+                    e.sessions
+                ),
+            ));
+        }
+        if !(1..=MAX_TURNS).contains(&e.max_turns) {
+            errors.push(err(
+                at(&["exploration", "max_turns"]),
+                format!(
+                    "`max_turns` must be from 1 to {MAX_TURNS}, got {}",
+                    e.max_turns
+                ),
+            ));
+        }
+        if def.seeds.is_none() {
+            errors.push(err(
+                at(&["exploration"]),
+                "exploration needs a seed set: add `seeds:` (personas and goals, inline or a file)"
+                    .into(),
+            ));
+        } else if seeds
+            .as_ref()
+            .is_some_and(|s| s.personas.is_empty() || s.goals.is_empty())
+        {
+            errors.push(err(
+                at(&["seeds"]),
+                "exploration needs at least one persona and one goal in the seed set".into(),
+            ));
+        }
+        if e.played_by == PlayedBy::Model
+            && (env("AGENTEVAL_USER_BASE_URL").is_none() || env("AGENTEVAL_USER_MODEL").is_none())
+        {
+            errors.push(err(
+                at(&["exploration", "played_by"]),
+                "`played_by: model` needs the virtual-user model: set AGENTEVAL_USER_BASE_URL and AGENTEVAL_USER_MODEL (and AGENTEVAL_USER_API_KEY if it needs a key), or use `played_by: builtin`".into(),
+            ));
+        }
+    }
+
+    // The gate.
+    if let Some(r) = def.gate.min_pass_rate
+        && !(0.0..=1.0).contains(&r)
+    {
+        errors.push(err(
+            at(&["gate", "min_pass_rate"]),
+            format!("`min_pass_rate` must be from 0 to 1 (0.9 = 90%), got {r}"),
+        ));
+    }
+
+    if !errors.is_empty() {
+        errors.sort_by_key(|e| e.line);
+        return Err(errors);
+    }
+    Ok(Config {
+        file: shown.to_string(),
+        text: text.to_string(),
+        name: def.name,
+        target,
+        scenario_paths,
+        scenario_ids: def.scenarios.ids,
+        scenario_tags: def.scenarios.tags,
+        repeat: def.plan.repeat.unwrap_or(DEFAULT_REPEAT),
+        rounds: def.plan.rounds,
+        seeds,
+        exploration,
+        min_pass_rate: def.gate.min_pass_rate,
+        baseline: def.gate.baseline.map(|b| {
+            // A file path is relative to the config; a campaign id is kept.
+            if uuid::Uuid::parse_str(b.trim()).is_ok() {
+                b
+            } else {
+                resolve(&b).display().to_string()
+            }
+        }),
+        fail_on_flaky: def.gate.fail_on_flaky.unwrap_or(false),
+        out_dir: def.out_dir.map(|d| resolve(&d)),
+    })
+}
+
+fn kind_name(k: TargetKind) -> &'static str {
+    match k {
+        TargetKind::Openai => "openai",
+        TargetKind::Http => "http",
+        TargetKind::Builtin => "builtin",
+    }
+}
+
+/// The seed set, inline (`personas:` and `goals:`) or in a JSON or YAML
+/// file named by a string.
+fn seed_set(
+    v: &serde_yaml_ng::Value,
+    resolve: &dyn Fn(&str) -> PathBuf,
+) -> Result<SeedSet, String> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Inline {
+        #[serde(default)]
+        personas: Vec<Persona>,
+        #[serde(default)]
+        goals: Vec<Goal>,
+    }
+    let inline: Inline = match v {
+        serde_yaml_ng::Value::String(file) => {
+            let path = resolve(file);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read the seed set {}: {e}", path.display()))?;
+            serde_yaml_ng::from_str(&text)
+                .map_err(|e| format!("the seed set {} is not valid: {e}", path.display()))?
+        }
+        other => serde_yaml_ng::from_value(other.clone())
+            .map_err(|e| format!("invalid seed set: {e}"))?,
+    };
+    let set = SeedSet {
+        personas: inline.personas,
+        goals: inline.goals,
+    };
+    set.validate()
+        .map_err(|e| format!("{} ({})", e.body.message, e.body.suggestion))?;
+    Ok(set)
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+fn significant(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty() && !t.starts_with('#')
+}
+
+/// Whether `line` sets `key` (possibly as a list item, possibly quoted).
+fn sets_key(line: &str, key: &str) -> bool {
+    let t = line.trim_start().trim_start_matches("- ").trim_start();
+    [
+        format!("{key}:"),
+        format!("\"{key}\":"),
+        format!("'{key}':"),
+    ]
+    .iter()
+    .any(|k| t.starts_with(k.as_str()))
+}
+
+/// The (0-based index, indent) of the line setting `path`, searching each
+/// key inside its parent's block; `None` when the first key is absent.
+fn find(text: &str, path: &[&str]) -> Option<(usize, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found: Option<(usize, usize)> = None;
+    for key in path {
+        let (from, parent_indent) = match found {
+            None => (0, None),
+            Some((i, ind)) => (i + 1, Some(ind)),
+        };
+        let mut hit = None;
+        for (i, l) in lines.iter().enumerate().skip(from) {
+            if !significant(l) {
+                continue;
+            }
+            let ind = indent_of(l);
+            if parent_indent.is_some_and(|p| ind <= p) {
+                break;
+            }
+            if parent_indent.is_none() && ind > 0 {
+                continue;
+            }
+            if sets_key(l, key) {
+                hit = Some((i, ind));
+                break;
+            }
+        }
+        match hit {
+            Some(h) => found = Some(h),
+            None => break,
+        }
+    }
+    found
+}
+
+/// The 1-based line setting `path`, or of its nearest parent found (1 when
+/// none is).
+pub fn line_of(text: &str, path: &[&str]) -> usize {
+    find(text, path).map_or(1, |(i, _)| i + 1)
+}
+
+/// The line of the `n`th (0-based) list item under `path`; the line of
+/// `path` when it cannot be found (e.g. a flow list `[a, b]`).
+fn list_item_line(text: &str, path: &[&str], n: usize) -> usize {
+    let Some((start, indent)) = find(text, path) else {
+        return 1;
+    };
+    text.lines()
+        .enumerate()
+        .skip(start + 1)
+        .take_while(|(_, l)| !significant(l) || indent_of(l) > indent)
+        .filter(|(_, l)| l.trim_start().starts_with("- "))
+        .nth(n)
+        .map_or(start + 1, |(i, _)| i + 1)
+}
+
+/// The line of the `n`th (0-based) line starting with `key` under `path`.
+fn nth_line(text: &str, path: &[&str], key: &str, n: usize) -> usize {
+    let Some((start, indent)) = find(text, path) else {
+        return 1;
+    };
+    text.lines()
+        .enumerate()
+        .skip(start + 1)
+        .take_while(|(_, l)| !significant(l) || indent_of(l) > indent)
+        .filter(|(_, l)| l.trim_start().trim_start_matches("- ").starts_with(key))
+        .nth(n)
+        .map_or(start + 1, |(i, _)| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    const GOOD: &str = "\
+# a comment
+target:
+  kind: openai
+  base_url: http://127.0.0.1:8788/v1
+  model: agenteval-demo
+scenarios:
+  paths: [.]
+plan:
+  repeat: 2
+gate:
+  min_pass_rate: 0.8
+";
+
+    #[test]
+    fn a_valid_config_parses_with_defaults() {
+        let c = parse(GOOD, "agenteval.yaml", Path::new("."), &no_env).expect("valid");
+        assert_eq!(c.repeat, 2);
+        assert_eq!(c.min_pass_rate, Some(0.8));
+        assert!(!c.fail_on_flaky);
+        assert!(matches!(c.target.channel, ChannelConfig::Openai { .. }));
+    }
+
+    #[test]
+    fn errors_name_the_line_of_the_field() {
+        let text = GOOD.replace("min_pass_rate: 0.8", "min_pass_rate: 1.5");
+        let e = parse(&text, "agenteval.yaml", Path::new("."), &no_env).unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].line, 11, "{}", e[0]);
+        assert!(
+            e[0].to_string().starts_with("agenteval.yaml:11: "),
+            "{}",
+            e[0]
+        );
+        let typo = GOOD.replace("  repeat: 2", "  repeats: 2");
+        let e = parse(&typo, "agenteval.yaml", Path::new("."), &no_env).unwrap_err();
+        assert_eq!(e[0].line, 9, "serde places unknown keys: {}", e[0]);
+        assert!(e[0].message.contains("repeats"), "{}", e[0]);
+    }
+
+    #[test]
+    fn keys_come_from_the_environment_only() {
+        let text = GOOD.replace(
+            "  model: agenteval-demo\n",
+            "  model: agenteval-demo\n  api_key: sk-secret\n",
+        );
+        let e = parse(&text, "c.yaml", Path::new("."), &no_env).unwrap_err();
+        assert!(e[0].message.contains("api_key_env"), "{}", e[0]);
+        assert_eq!(e[0].line, 6);
+        let text = GOOD.replace(
+            "  model: agenteval-demo\n",
+            "  model: agenteval-demo\n  api_key_env: MY_KEY\n",
+        );
+        let e = parse(&text, "c.yaml", Path::new("."), &no_env).unwrap_err();
+        assert!(e[0].message.contains("MY_KEY is not set"), "{}", e[0]);
+        let env = |k: &str| (k == "MY_KEY").then(|| "x".to_string());
+        assert!(parse(&text, "c.yaml", Path::new("."), &env).is_ok());
+    }
+
+    #[test]
+    fn line_of_finds_nested_keys_inside_their_parent() {
+        let text = "a:\n  x: 1\nb:\n  # c\n  x: 2\n  y:\n    - z: 3\n";
+        assert_eq!(line_of(text, &["b", "x"]), 5);
+        assert_eq!(line_of(text, &["a", "x"]), 2);
+        assert_eq!(line_of(text, &["b", "y", "z"]), 7);
+        assert_eq!(line_of(text, &["b", "missing"]), 3, "the parent's line");
+        assert_eq!(line_of(text, &["nothing"]), 1);
+    }
+}

@@ -1,0 +1,863 @@
+//! `agenteval run`: the campaign of `agenteval.yaml` in the foreground, as
+//! fast as the target's limits allow (accelerated line), for CI. Progress
+//! goes to stderr, the summary to stdout, the Markdown, JSON and JUnit
+//! exports to the output folder; the exit code is the gate's verdict.
+
+use crate::ci::config::{self, Config, PlayedBy};
+use crate::ci::{self, Outcome, Side, exit};
+use agenteval_engine::Platform;
+use agenteval_engine::campaign::{
+    Budget, CreateCampaign, MAX_DURATION_HOURS, MAX_ROUNDS, MAX_TIME_SCALE, Plan, PlanEntry,
+};
+use agenteval_engine::channel::ChatMessage;
+use agenteval_engine::comparison::ModelsUsed;
+use agenteval_engine::exploration::Trigger;
+use agenteval_engine::export::{ExportFormat, pct};
+use agenteval_engine::judge::JudgeSampling;
+use agenteval_engine::patrol_agent::{ExploreSeed, play_seed, start_seed};
+use agenteval_engine::role_models::{ModelConfig, Role, RoleClients};
+use agenteval_engine::scenario::Scenario;
+use agenteval_engine::target::Target;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct RunOptions {
+    pub config: PathBuf,
+    pub repeat: Option<u32>,
+    pub min_pass_rate: Option<f64>,
+    pub baseline: Option<String>,
+    pub out_dir: Option<PathBuf>,
+    pub data_dir: Option<PathBuf>,
+    pub fail_on_flaky: bool,
+    /// How long to wait for the target to answer before giving up.
+    pub wait_seconds: u64,
+}
+
+/// Where the exports go when neither the config nor `--out-dir` says.
+pub const DEFAULT_OUT_DIR: &str = "agenteval-out";
+/// Names of the exports in the output folder.
+pub const REPORT_MD: &str = "report.md";
+pub const REPORT_JSON: &str = "report.json";
+pub const JUNIT_XML: &str = "junit.xml";
+/// Real seconds the campaign's window stays open (exploration sessions
+/// start inside it; fixed runs do not wait for it).
+const WINDOW_SECONDS: f64 = 300.0;
+
+/// Why a run ends without a verdict.
+enum Stop {
+    /// Bad config or usage (exit 2); each line is printed as is.
+    Usage(Vec<String>),
+    /// The target or a required model could not be reached (exit 3).
+    Unreachable(String),
+}
+
+impl Stop {
+    fn usage(line: impl Into<String>) -> Self {
+        Stop::Usage(vec![line.into()])
+    }
+}
+
+pub fn main(opts: RunOptions) -> ExitCode {
+    let outcome = crate::runtime()
+        .map_err(|e| Stop::usage(format!("error: {e:#}")))
+        .and_then(|rt| rt.block_on(run(opts)));
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(Stop::Usage(lines)) => {
+            for l in lines {
+                eprintln!("{l}");
+            }
+            ExitCode::from(exit::USAGE)
+        }
+        Err(Stop::Unreachable(message)) => {
+            eprintln!("error: {message}");
+            eprintln!("No verdict: nothing was judged.");
+            ExitCode::from(exit::UNREACHABLE)
+        }
+    }
+}
+
+async fn run(opts: RunOptions) -> Result<u8, Stop> {
+    if let Some(k) = opts.repeat
+        && !(1..=MAX_ROUNDS).contains(&k)
+    {
+        return Err(Stop::usage(format!(
+            "error: --repeat must be from 1 to {MAX_ROUNDS}, got {k}"
+        )));
+    }
+    if let Some(r) = opts.min_pass_rate
+        && !(0.0..=1.0).contains(&r)
+    {
+        return Err(Stop::usage(format!(
+            "error: --min-pass-rate must be from 0 to 1 (0.9 = 90%), got {r}"
+        )));
+    }
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let cfg = config::load(&opts.config, &env)
+        .map_err(|errors| Stop::Usage(errors.iter().map(ToString::to_string).collect()))?;
+    let repeat = opts.repeat.unwrap_or(cfg.repeat);
+    let min_pass_rate = opts.min_pass_rate.or(cfg.min_pass_rate);
+    let fail_on_flaky = opts.fail_on_flaky || cfg.fail_on_flaky;
+    let out_dir = opts
+        .out_dir
+        .clone()
+        .or_else(|| cfg.out_dir.clone())
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_OUT_DIR));
+    let data_dir = crate::data_dir_or_default(opts.data_dir.clone())
+        .map_err(|e| Stop::usage(format!("error: {e:#}")))?;
+    let platform = crate::open(&data_dir)
+        .await
+        .map_err(|e| Stop::usage(format!("error: {e:#}")))?;
+
+    let scenarios = select_scenarios(&platform, &cfg).await?;
+    let baseline = match opts.baseline.as_deref().or(cfg.baseline.as_deref()) {
+        None => None,
+        Some(b) => Some(
+            load_side(&platform, b)
+                .await
+                .map_err(|m| Stop::usage(format!("error: the baseline cannot be used: {m}")))?,
+        ),
+    };
+
+    let target = find_or_create_target(&platform, &cfg).await?;
+    eprintln!(
+        "agenteval: target {} ({})",
+        target.name,
+        target.channel.model_label()
+    );
+    wait_for_target(&platform, &target, opts.wait_seconds).await?;
+    let clients = check_role_models(&platform, &cfg).await?;
+
+    // The campaign: every selected scenario `repeat` times (or its own
+    // rounds), on the accelerated line.
+    let plan = Plan {
+        entries: scenarios
+            .iter()
+            .map(|s| PlanEntry {
+                scenario_id: s.id.clone(),
+                rounds: Some(cfg.rounds.get(&s.id).copied().unwrap_or(repeat)),
+                ..Default::default()
+            })
+            .collect(),
+    };
+    let hours = (WINDOW_SECONDS * MAX_TIME_SCALE / 3600.0).min(MAX_DURATION_HOURS);
+    let exploration = cfg.exploration;
+    let name = cfg.name.clone().unwrap_or_else(|| "CI run".into());
+    let campaign = platform
+        .create_campaign(CreateCampaign {
+            name: format!(
+                "{name} {}",
+                platform.clock.now().format("%Y-%m-%d %H:%M:%S")
+            ),
+            target_id: target.id,
+            plan: Some(plan),
+            duration_hours: Some(hours),
+            time_scale: Some(MAX_TIME_SCALE),
+            seed_set: cfg.seeds.clone(),
+            budget: exploration.map(|e| Budget {
+                max_sessions: Some(e.sessions),
+                max_turns: Some(e.max_turns),
+                min_interval_minutes: Some(0.0),
+            }),
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| {
+            Stop::usage(
+                cfg.error_at(
+                    &["plan"],
+                    format!("{} ({})", e.body.message, e.body.suggestion),
+                )
+                .to_string(),
+            )
+        })?;
+    let planned = platform.list_runs(campaign.id).await.map_err(internal)?;
+    let sessions = exploration.map_or(0, |e| e.sessions);
+    eprintln!(
+        "agenteval: campaign {} ({}): {} scenarios, {} runs{}",
+        campaign.name,
+        campaign.id,
+        scenarios.len(),
+        planned.len(),
+        if sessions > 0 {
+            format!(", {sessions} exploration sessions")
+        } else {
+            String::new()
+        }
+    );
+
+    let progress = Progress::new(planned.len() as u64, u64::from(sessions));
+    let fixed = execute_runs(
+        &platform,
+        planned.iter().map(|r| r.id).collect(),
+        target.concurrency,
+        &progress,
+    );
+    let explore = async {
+        match exploration {
+            Some(e) => {
+                explore(
+                    &platform,
+                    &cfg,
+                    campaign.id,
+                    e.sessions,
+                    &clients,
+                    &progress,
+                )
+                .await
+            }
+            None => (0, Vec::new()),
+        }
+    };
+    let ((), (explored, refusals)) = tokio::join!(fixed, explore);
+    progress.finish();
+    for r in &refusals {
+        eprintln!("agenteval: exploration: {r}");
+    }
+
+    platform
+        .finalize_campaign(campaign.id)
+        .await
+        .map_err(internal)?;
+    platform
+        .generate_configured_analysis(campaign.id)
+        .await
+        .map_err(internal)?;
+    let report = platform
+        .campaign_report(campaign.id)
+        .await
+        .map_err(internal)?;
+    let runs = platform.list_runs(campaign.id).await.map_err(internal)?;
+    let models = platform.models_used(campaign.id).await.map_err(internal)?;
+    let results = ci::scenario_results(&report.fixed);
+    let current = Side {
+        label: format!("campaign {}", campaign.id),
+        campaign: report.campaign.clone(),
+        fixed: report.fixed.clone(),
+        models: models.clone(),
+        models_complete: true,
+    };
+
+    // The exports, written whatever the verdict.
+    let markdown = platform
+        .export_campaign(campaign.id, ExportFormat::Md)
+        .await
+        .map_err(internal)?;
+    let json = platform
+        .export_campaign(campaign.id, ExportFormat::Json)
+        .await
+        .map_err(internal)?;
+    let json = ci::export_with_models(&json, &models).map_err(|e| internal_any(&e))?;
+
+    let f = &report.fixed;
+    let judged = f.passed + f.failed;
+    let outcomes = ci::outcomes(f);
+    let flaky: Vec<String> = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::Flaky)
+        .map(|r| r.id.clone())
+        .collect();
+    let comparison = baseline.as_ref().map(|b| ci::compare_sides(b, &current));
+    let regressions = baseline
+        .as_ref()
+        .map(|b| ci::regressions(&b.fixed, f))
+        .unwrap_or_default();
+    let verdict = ci::gate(&ci::GateInput {
+        pass_rate: f.pass_rate,
+        min_pass_rate,
+        baseline: comparison.as_ref().and_then(|(c, _)| c.periods.first()),
+        regressions: &regressions,
+        flaky: &flaky,
+        fail_on_flaky,
+    });
+    let gate_word = if judged == 0 {
+        "no verdict"
+    } else if verdict.passed() {
+        "passed"
+    } else {
+        "failed"
+    };
+    let junit = ci::junit::render(
+        &ci::junit::Suite {
+            name: &report.campaign.name,
+            timestamp: report.campaign.window_start.to_rfc3339(),
+            pass_rate: f.pass_rate,
+            gate: gate_word,
+        },
+        &results,
+        &runs,
+    );
+    let written = write_exports(&out_dir, &markdown, &json, &junit)?;
+
+    // The summary.
+    let seed = u64::from_le_bytes(campaign.id.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
+    println!("AgentEval run: {}", report.campaign.name);
+    println!(
+        "  campaign:    {} (data: {})",
+        campaign.id,
+        data_dir.display()
+    );
+    println!(
+        "  target:      {} ({})",
+        report.target_name, report.target_model
+    );
+    println!(
+        "  pass rate:   {}; {} passed, {} failed, {} in error",
+        ci::rate_with_interval(&outcomes, seed),
+        f.passed,
+        f.failed,
+        f.errors
+    );
+    let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
+    println!(
+        "  scenarios:   {} ({} passed, {} failed, {} flaky, {} in error)",
+        results.len(),
+        count(Outcome::Passed),
+        count(Outcome::Failed),
+        count(Outcome::Flaky),
+        count(Outcome::Error)
+    );
+    let width = results.iter().map(|r| r.id.len()).max().unwrap_or(0);
+    for r in &results {
+        let detail = match (r.outcome, &r.first_failure) {
+            (Outcome::Passed, _) | (_, None) => String::new(),
+            (_, Some(d)) => format!("  {}", agenteval_engine::export::truncate(d, 140)),
+        };
+        let errors = if r.errors > 0 {
+            format!(" ({} in error)", r.errors)
+        } else {
+            String::new()
+        };
+        println!(
+            "    {:<5}  {:<width$}  {}/{} passed{errors}{detail}",
+            r.outcome.label(),
+            r.id,
+            r.passed,
+            r.passed + r.failed,
+        );
+    }
+    if flaky.is_empty() {
+        println!("  flaky:       none");
+    } else {
+        let list: Vec<String> = results
+            .iter()
+            .filter(|r| r.outcome == Outcome::Flaky)
+            .map(|r| {
+                format!(
+                    "{} ({} of {} runs passed)",
+                    r.id,
+                    r.passed,
+                    r.passed + r.failed
+                )
+            })
+            .collect();
+        println!("  flaky:       {}", list.join(", "));
+    }
+    if !f.error_reasons.is_empty() {
+        let reasons: Vec<String> = f
+            .error_reasons
+            .iter()
+            .map(|e| format!("{} × {}", e.reason, e.count))
+            .collect();
+        println!("  errors:      {}", reasons.join(", "));
+    }
+    if let Some(e) = &report.exploration {
+        println!(
+            "  exploration: {explored} sessions, goal achievement {}, {} issues, {} judge reviews",
+            pct(e.goal_achievement_rate),
+            e.issues.len(),
+            e.judge.reviewed
+        );
+        for issue in e.issues.iter().take(5) {
+            println!(
+                "    - {} ({} sessions)",
+                agenteval_engine::export::truncate(&issue.text, 140),
+                issue.count
+            );
+        }
+    }
+    if let (Some(b), Some((cmp, notes))) = (&baseline, &comparison) {
+        print_comparison(b, cmp, notes, &regressions);
+    }
+    println!(
+        "  exports:     {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if judged == 0 {
+        let reasons: Vec<String> = f.error_reasons.iter().map(|e| e.reason.clone()).collect();
+        return Err(Stop::Unreachable(format!(
+            "no run got a verdict: all {} runs ended in error ({}); check that the target answers",
+            f.errors,
+            reasons.join(", ")
+        )));
+    }
+    println!("{}", verdict.sentence());
+    Ok(if verdict.passed() {
+        exit::PASSED
+    } else {
+        exit::FAILED
+    })
+}
+
+fn print_comparison(
+    b: &Side,
+    cmp: &agenteval_engine::comparison::PeriodComparison,
+    notes: &[String],
+    regressions: &[String],
+) {
+    let Some(p) = cmp.periods.first() else {
+        return;
+    };
+    println!(
+        "  baseline:    {} ({}): pass rate {} then, {} now. {}",
+        b.label,
+        b.campaign.name,
+        pct(p.pass_rate),
+        pct(cmp.pass_rate),
+        p.verdict
+    );
+    if !p.flipped_scenarios.is_empty() {
+        println!(
+            "    flipped (majority verdict changed): {}",
+            p.flipped_scenarios.join(", ")
+        );
+    }
+    if !regressions.is_empty() {
+        println!(
+            "    regressed (always passed, now always fail): {}",
+            regressions.join(", ")
+        );
+    }
+    for w in &p.warnings {
+        println!("    warning: {w}");
+    }
+    for n in notes {
+        println!("    note: {n}");
+    }
+}
+
+fn internal(e: agenteval_engine::Error) -> Stop {
+    internal_any(&crate::user_error(e))
+}
+
+fn internal_any(e: &anyhow::Error) -> Stop {
+    Stop::usage(format!("error: {e:#}"))
+}
+
+/// The scenarios the config selects: loaded from its folders (any invalid
+/// file stops the run), narrowed by ids and tags.
+async fn select_scenarios(platform: &Platform, cfg: &Config) -> Result<Vec<Scenario>, Stop> {
+    let loaded = platform
+        .load_scenarios(&cfg.scenario_paths)
+        .await
+        .map_err(internal)?;
+    if !loaded.errors.is_empty() {
+        let mut lines: Vec<String> = loaded.errors.iter().map(ToString::to_string).collect();
+        lines.push(format!(
+            "{} error(s) in the scenario packs: fix them (`agenteval scenarios check DIR` lists them too)",
+            loaded.errors.len()
+        ));
+        return Err(Stop::Usage(lines));
+    }
+    let mut errors = Vec::new();
+    for (i, id) in cfg.scenario_ids.iter().enumerate() {
+        if !loaded.scenarios.iter().any(|s| &s.id == id) {
+            errors.push(
+                cfg.error_at_item(
+                    &["scenarios", "ids"],
+                    i,
+                    format!("scenario {id:?} is not in the scenario folders"),
+                )
+                .to_string(),
+            );
+        }
+    }
+    let selected: Vec<Scenario> = loaded
+        .scenarios
+        .iter()
+        .filter(|s| cfg.scenario_ids.is_empty() || cfg.scenario_ids.contains(&s.id))
+        .filter(|s| {
+            cfg.scenario_tags.is_empty() || s.tags.iter().any(|t| cfg.scenario_tags.contains(t))
+        })
+        .cloned()
+        .collect();
+    if errors.is_empty() && selected.is_empty() {
+        errors.push(
+            cfg.error_at(
+                &["scenarios"],
+                format!(
+                    "no scenario selected: {} loaded, none matches the ids and tags given",
+                    loaded.scenarios.len()
+                ),
+            )
+            .to_string(),
+        );
+    }
+    for id in cfg.rounds.keys() {
+        if !selected.iter().any(|s| &s.id == id) {
+            errors.push(
+                cfg.error_at(
+                    &["plan", "rounds", id],
+                    format!("rounds given for {id:?}, which is not a selected scenario"),
+                )
+                .to_string(),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(selected)
+    } else {
+        Err(Stop::Usage(errors))
+    }
+}
+
+/// A baseline or comparison side: a campaign id in the data folder, or a
+/// JSON export file.
+pub async fn load_side(platform: &Platform, spec: &str) -> Result<Side, String> {
+    match uuid::Uuid::parse_str(spec.trim()) {
+        Ok(id) => ci::side_from_campaign(platform, id).await,
+        Err(_) => ci::side_from_file(Path::new(spec)),
+    }
+}
+
+/// The config's target: the stored one with the same name and settings,
+/// so that campaigns of the same target line up in period comparisons, or
+/// a new one.
+async fn find_or_create_target(platform: &Platform, cfg: &Config) -> Result<Target, Stop> {
+    let want = &cfg.target;
+    let existing = platform.list_targets().await.map_err(internal)?;
+    if let Some(t) = existing.into_iter().find(|t| {
+        t.name == want.name
+            && t.channel == want.channel
+            && want.concurrency.is_none_or(|c| c == t.concurrency)
+            && want.timeout_ms.is_none_or(|c| c == t.timeout_ms)
+            && want.max_retries.is_none_or(|c| c == t.max_retries)
+            && want.rate_per_second == t.rate_per_second
+    }) {
+        return Ok(t);
+    }
+    platform.create_target(want.clone()).await.map_err(|e| {
+        Stop::usage(
+            cfg.error_at(
+                &["target"],
+                format!("{} ({})", e.body.message, e.body.suggestion),
+            )
+            .to_string(),
+        )
+    })
+}
+
+/// Sends the connection test until the target answers or `wait_seconds`
+/// have passed (a target started just before in the same job may still be
+/// coming up).
+async fn wait_for_target(
+    platform: &Platform,
+    target: &Target,
+    wait_seconds: u64,
+) -> Result<(), Stop> {
+    let deadline = Instant::now() + Duration::from_secs(wait_seconds);
+    loop {
+        let probe = platform.test_target(target.id).await.map_err(internal)?;
+        if probe.ok {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            // Read by name, so that richer probes (message, suggestion)
+            // are shown as they come.
+            let v = serde_json::to_value(&probe).unwrap_or_default();
+            let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            let why = field("message")
+                .or_else(|| field("error"))
+                .unwrap_or_else(|| "no answer".into());
+            let suggestion = field("suggestion")
+                .unwrap_or_else(|| "start the agent or fix the target in the config".into());
+            return Err(Stop::Unreachable(format!(
+                "the target {} ({}) could not be reached{}: {why}. {suggestion}",
+                target.name,
+                target.channel.model_label(),
+                if wait_seconds > 0 {
+                    format!(" within {wait_seconds} s")
+                } else {
+                    String::new()
+                }
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The role clients for this run; a configured judge, and the virtual-user
+/// model when exploration is played by it, must answer a short request.
+async fn check_role_models(platform: &Platform, cfg: &Config) -> Result<RoleClients, Stop> {
+    let models = platform.role_models();
+    let exploring_with_model = cfg
+        .exploration
+        .is_some_and(|e| e.played_by == PlayedBy::Model);
+    let mut required: Vec<(Role, &ModelConfig)> = Vec::new();
+    if let Some(j) = &models.judge {
+        required.push((Role::Judge, j));
+    }
+    if exploring_with_model && let Some(u) = &models.virtual_user {
+        required.push((Role::VirtualUser, u));
+    }
+    for (role, m) in required {
+        let what = match role {
+            Role::Judge => "judge",
+            Role::VirtualUser => "virtual-user",
+            Role::Analyst => "analyst",
+        };
+        let client = m.client(role, &platform.http).map_err(|e| {
+            Stop::usage(format!(
+                "error: the {what} model cannot be used: {}",
+                e.message
+            ))
+        })?;
+        if let Err(e) = client
+            .complete(&[ChatMessage::user(
+                agenteval_engine::target_probe::PROBE_MESSAGE,
+            )])
+            .await
+        {
+            return Err(Stop::Unreachable(format!(
+                "the {what} model {} at {} could not be reached: {}. Start it, fix AGENTEVAL_{}_BASE_URL, or unset AGENTEVAL_{}_* to use the offline fallback",
+                m.model,
+                m.base_url,
+                e.message,
+                role.env_prefix(),
+                role.env_prefix()
+            )));
+        }
+    }
+    let mut clients = platform.role_clients();
+    if !exploring_with_model {
+        clients.virtual_user = None;
+    }
+    Ok(clients)
+}
+
+/// Executes the campaign's runs now, at most a few per request slot of the
+/// target in flight (the target's channel enforces its own limits).
+async fn execute_runs(
+    platform: &Arc<Platform>,
+    ids: Vec<uuid::Uuid>,
+    concurrency: u32,
+    progress: &Progress,
+) {
+    let limit = (concurrency.max(1) as usize * 4).min(256);
+    let mut pending = ids.into_iter();
+    let mut in_flight = tokio::task::JoinSet::new();
+    loop {
+        while in_flight.len() < limit {
+            let Some(id) = pending.next() else { break };
+            let p = platform.clone();
+            in_flight.spawn(async move { p.execute_run(id).await });
+        }
+        match in_flight.join_next().await {
+            None => break,
+            Some(Ok(Ok(_))) => progress.run_done(),
+            Some(Ok(Err(e))) => {
+                progress.run_done();
+                tracing::error!(error = ?e, "run failed to execute");
+            }
+            Some(Err(e)) => {
+                progress.run_done();
+                tracing::error!(error = ?e, "run task failed");
+            }
+        }
+    }
+}
+
+/// Starts `sessions` sessions over the seed cells (persona × goal, in
+/// order, round after round), then plays them side by side and has each
+/// reviewed. Returns how many were played and why others were refused.
+async fn explore(
+    platform: &Platform,
+    cfg: &Config,
+    campaign_id: uuid::Uuid,
+    sessions: u32,
+    clients: &RoleClients,
+    progress: &Progress,
+) -> (usize, Vec<String>) {
+    let Some(seeds) = &cfg.seeds else {
+        return (0, Vec::new());
+    };
+    let cells: Vec<(String, String)> = seeds
+        .personas
+        .iter()
+        .flat_map(|p| {
+            seeds
+                .goals
+                .iter()
+                .map(move |g| (p.id.clone(), g.id.clone()))
+        })
+        .collect();
+    let mut started = Vec::new();
+    let mut refusals = Vec::new();
+    for (persona_id, goal_id) in cells.iter().cycle().take(sessions as usize) {
+        let seed = ExploreSeed {
+            campaign_id,
+            persona_id: persona_id.clone(),
+            goal_id: goal_id.clone(),
+            variant: None,
+            trigger: Trigger::Manual,
+        };
+        match start_seed(platform, &seed, clients).await {
+            Ok(s) => started.push(s),
+            Err(e) => {
+                progress.session_done();
+                refusals.push(format!(
+                    "{persona_id} × {goal_id} not started: {}",
+                    e.body.message
+                ));
+            }
+        }
+    }
+    let played = started.len();
+    let plays = started.into_iter().map(|s| async move {
+        let _ = play_seed(platform, s, clients, JudgeSampling::default()).await;
+        progress.session_done();
+    });
+    futures_join_all(plays).await;
+    (played, refusals)
+}
+
+/// Awaits every future (side by side, on this task).
+async fn futures_join_all<F: std::future::Future<Output = ()>>(futures: impl Iterator<Item = F>) {
+    let mut set: Vec<std::pin::Pin<Box<F>>> = futures.map(Box::pin).collect();
+    std::future::poll_fn(|cx| {
+        set.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+        if set.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
+fn write_exports(out_dir: &Path, md: &str, json: &str, junit: &str) -> Result<Vec<PathBuf>, Stop> {
+    std::fs::create_dir_all(out_dir).map_err(|e| {
+        Stop::usage(format!(
+            "error: cannot create the output folder {}: {e}",
+            out_dir.display()
+        ))
+    })?;
+    let mut written = Vec::new();
+    for (name, text) in [(REPORT_MD, md), (REPORT_JSON, json), (JUNIT_XML, junit)] {
+        let path = out_dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| Stop::usage(format!("error: cannot write {}: {e}", path.display())))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Progress on stderr: a bar on a terminal, a plain line at every tenth
+/// otherwise (CI logs).
+struct Progress {
+    bar: Option<ProgressBar>,
+    runs: u64,
+    sessions: u64,
+    runs_done: AtomicU64,
+    sessions_done: AtomicU64,
+    /// The tenth of the work last reported in plain lines.
+    last_tenth: Mutex<Option<u64>>,
+}
+
+impl Progress {
+    fn new(runs: u64, sessions: u64) -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(runs + sessions);
+            bar.set_style(
+                ProgressStyle::with_template("  [{bar:40}] {pos}/{len} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar
+        });
+        let p = Self {
+            bar,
+            runs,
+            sessions,
+            runs_done: AtomicU64::new(0),
+            sessions_done: AtomicU64::new(0),
+            last_tenth: Mutex::new(None),
+        };
+        p.show();
+        p
+    }
+
+    fn run_done(&self) {
+        self.runs_done.fetch_add(1, Ordering::Relaxed);
+        self.show();
+    }
+
+    fn session_done(&self) {
+        self.sessions_done.fetch_add(1, Ordering::Relaxed);
+        self.show();
+    }
+
+    fn line(&self) -> String {
+        let mut s = format!(
+            "runs {}/{}",
+            self.runs_done.load(Ordering::Relaxed),
+            self.runs
+        );
+        if self.sessions > 0 {
+            s.push_str(&format!(
+                ", exploration sessions {}/{}",
+                self.sessions_done.load(Ordering::Relaxed),
+                self.sessions
+            ));
+        }
+        s
+    }
+
+    fn show(&self) {
+        let done =
+            self.runs_done.load(Ordering::Relaxed) + self.sessions_done.load(Ordering::Relaxed);
+        let total = (self.runs + self.sessions).max(1);
+        match &self.bar {
+            Some(bar) => {
+                bar.set_position(done);
+                bar.set_message(self.line());
+            }
+            None => {
+                let tenth = done * 10 / total;
+                let mut last = self
+                    .last_tenth
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if last.is_none_or(|l| tenth > l) {
+                    *last = Some(tenth);
+                    eprintln!("agenteval: {}", self.line());
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_with_message(self.line());
+        }
+    }
+}
+
+/// The models recorded for a side, for display.
+pub fn models_line(m: &ModelsUsed) -> String {
+    format!(
+        "target {}; user {}; judge {}",
+        m.target,
+        m.virtual_user.as_deref().unwrap_or("unknown"),
+        m.judge.as_deref().unwrap_or("unknown")
+    )
+}

@@ -1,0 +1,233 @@
+//! Language-independent keys of reported issues, so that one issue
+//! reported in Chinese by one session and in English by another is one row
+//! of the report with both phrasings.
+//!
+//! The built-in virtual user (the persona engine) words its blockers and
+//! misled points from a fixed catalogue in both languages; each entry has a
+//! key (`builtin:<name>`, with the slot or figure it names when it names
+//! one). Any other text is its own key: trimmed, white space and case
+//! folded ([`super::super::issue_key`]).
+
+use super::super::issue_key;
+
+/// What a catalogue phrasing names, besides its fixed words.
+#[derive(Clone, Copy)]
+enum Param {
+    None,
+    /// A slot, by its label in the persona's language.
+    Slot,
+    /// A figure or a count, the same in both languages.
+    Number,
+}
+
+/// One issue of the persona engine's catalogue: its key and its phrasing
+/// in English and Chinese, `{}` standing for the slot or figure.
+struct Phrasing {
+    key: &'static str,
+    param: Param,
+    en: &'static str,
+    zh: &'static str,
+}
+
+const CATALOGUE: &[Phrasing] = &[
+    Phrasing {
+        key: "target_empty_reply",
+        param: Param::None,
+        en: "target gave an empty reply",
+        zh: "对方回复为空",
+    },
+    Phrasing {
+        key: "target_repeated_reply",
+        param: Param::None,
+        en: "target repeated the same reply",
+        zh: "对方重复了同样的回复",
+    },
+    Phrasing {
+        key: "target_refused",
+        param: Param::None,
+        en: "target refused or said it could not help",
+        zh: "对方拒绝或说帮不了",
+    },
+    Phrasing {
+        key: "kept_asking_after_everything_given",
+        param: Param::None,
+        en: "kept asking after I had given everything",
+        zh: "给全信息后对方仍在发问",
+    },
+    Phrasing {
+        key: "asked_twice",
+        param: Param::Slot,
+        en: "asked for the {} twice",
+        zh: "对方重复询问{}",
+    },
+    Phrasing {
+        key: "ignored_correction",
+        param: Param::Slot,
+        en: "reply ignored my correction of the {}",
+        zh: "回复无视了我对{}的更正",
+    },
+    Phrasing {
+        key: "done_before_given",
+        param: Param::Slot,
+        en: "said it was done before I gave the {}",
+        zh: "我还没提供{}，对方就说已经办好了",
+    },
+    Phrasing {
+        key: "unverified_figure",
+        param: Param::Number,
+        en: "stated a figure ({}) that is not in anything I gave",
+        zh: "对方给出了我没提供、目标里也没有的数字（{}）",
+    },
+    Phrasing {
+        key: "gave_up",
+        param: Param::Number,
+        en: "gave up after {} unhelpful replies",
+        zh: "连续{}次没有得到有用的回复，放弃了",
+    },
+    Phrasing {
+        key: "out_of_turns",
+        param: Param::None,
+        en: "ran out of turns before the goal was met",
+        zh: "轮数用完，目标仍未达成",
+    },
+    Phrasing {
+        key: "target_stopped_answering",
+        param: Param::None,
+        en: "the target stopped answering",
+        zh: "对方无法访问",
+    },
+    Phrasing {
+        key: "budget_cut_short",
+        param: Param::None,
+        en: "the exploration budget cut the session short",
+        zh: "探索预算用完，会话被截断",
+    },
+];
+
+/// The slots the persona engine names by a label of their own: key,
+/// English label, Chinese label. Any other slot is named by its key with
+/// `_` read as a space, in both languages.
+const SLOT_LABELS: &[(&str, &str, &str)] = &[
+    ("to", "recipient", "收件人"),
+    ("subject", "subject", "主题"),
+    ("body", "body", "正文"),
+    ("date", "date", "日期"),
+    ("time", "time", "时间"),
+    ("city", "city", "地点"),
+    ("amount", "amount", "金额"),
+    ("name", "name", "姓名"),
+    ("phone", "phone", "电话"),
+    ("order_id", "order", "订单号"),
+    ("cc", "cc", "抄送"),
+];
+
+fn slot_of_label(label: &str) -> String {
+    SLOT_LABELS
+        .iter()
+        .find(|(_, en, zh)| *en == label || *zh == label)
+        .map(|(key, _, _)| key.to_string())
+        .unwrap_or_else(|| label.replace(' ', "_"))
+}
+
+/// The parameter of `text` when it is `template` with `{}` filled in.
+fn fill<'t>(template: &str, text: &'t str) -> Option<&'t str> {
+    let template = issue_key(template);
+    let (prefix, suffix) = template.split_once("{}")?;
+    let middle = text.strip_prefix(prefix)?.strip_suffix(suffix)?;
+    (!middle.trim().is_empty()).then_some(middle.trim())
+}
+
+/// The key under which the report groups an issue text.
+pub fn issue_group_key(text: &str) -> String {
+    let folded = issue_key(text);
+    for p in CATALOGUE {
+        for template in [p.en, p.zh] {
+            match p.param {
+                Param::None if issue_key(template) == folded => {
+                    return format!("builtin:{}", p.key);
+                }
+                Param::None => {}
+                Param::Slot => {
+                    if let Some(label) = fill(template, &folded) {
+                        return format!("builtin:{}:{}", p.key, slot_of_label(label));
+                    }
+                }
+                Param::Number => {
+                    if let Some(n) = fill(template, &folded)
+                        && n.chars().all(|c| c.is_ascii_digit() || ".,-".contains(c))
+                    {
+                        return format!("builtin:{}:{n}", p.key);
+                    }
+                }
+            }
+        }
+    }
+    folded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::issue_group_key;
+
+    #[test]
+    fn the_catalogue_phrasings_of_one_issue_share_a_key() {
+        let pairs = [
+            ("target repeated the same reply", "对方重复了同样的回复"),
+            ("Target gave an empty reply.", "对方回复为空"),
+            ("asked for the recipient twice", "对方重复询问收件人"),
+            ("asked for the order twice", "对方重复询问订单号"),
+            (
+                "reply ignored my correction of the date",
+                "回复无视了我对日期的更正",
+            ),
+            (
+                "said it was done before I gave the subject",
+                "我还没提供主题，对方就说已经办好了",
+            ),
+            (
+                "stated a figure (1200) that is not in anything I gave",
+                "对方给出了我没提供、目标里也没有的数字（1200）",
+            ),
+            (
+                "gave up after 3 unhelpful replies",
+                "连续3次没有得到有用的回复，放弃了",
+            ),
+            (
+                "the exploration budget cut the session short",
+                "探索预算用完，会话被截断",
+            ),
+            ("asked for the flight no twice", "对方重复询问flight no"),
+        ];
+        for (en, zh) in pairs {
+            let key = issue_group_key(en);
+            assert!(key.starts_with("builtin:"), "{en} is a catalogue phrasing");
+            assert_eq!(key, issue_group_key(zh), "{en} and {zh} are one issue");
+        }
+        assert_eq!(
+            issue_group_key("asked for the recipient twice"),
+            "builtin:asked_twice:to"
+        );
+        assert_ne!(
+            issue_group_key("asked for the recipient twice"),
+            issue_group_key("asked for the date twice"),
+            "another slot is another issue"
+        );
+        assert_ne!(
+            issue_group_key("gave up after 2 unhelpful replies"),
+            issue_group_key("gave up after 3 unhelpful replies")
+        );
+    }
+
+    #[test]
+    fn other_texts_are_their_own_folded_key() {
+        assert_eq!(
+            issue_group_key("  The  bot forgot my NAME. "),
+            "the bot forgot my name"
+        );
+        assert_eq!(
+            issue_group_key("asked for the  twice"),
+            "asked for the twice",
+            "a catalogue phrasing without its slot is plain text"
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! Tests: the report's exploration findings without noise: one issue per
+//! language-independent key with every phrasing, a judge finding once per
+//! session, coverage names and the judge named; and a data folder of the
+//! previous version read the same way.
+
+use crate::support::{TestPlatform, platform};
+use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, SeedSet};
+use agenteval_engine::exploration::findings::{IssueKind, issue_group_key};
+use agenteval_engine::exploration::{CloseSession, CreateSession, SeedRef, SendMessage, Trigger};
+use agenteval_engine::judge::{JudgeSampling, review_pending};
+use agenteval_engine::target::CreateTarget;
+use serde_json::json;
+use uuid::Uuid;
+
+async fn campaign(tp: &TestPlatform) -> Campaign {
+    let target = tp
+        .platform
+        .create_target(CreateTarget::builtin_demo("demo"))
+        .await
+        .expect("target");
+    let seeds: SeedSet = serde_json::from_value(json!({
+        "personas": [{"id": "p-en", "name": "Ann", "language": "en"},
+                     {"id": "p-zh", "name": "王女士", "language": "zh"}],
+        "goals": [{"id": "g-mail", "title": "Send an email"}]
+    }))
+    .expect("seeds");
+    tp.platform
+        .create_campaign(CreateCampaign {
+            name: "clean findings".into(),
+            target_id: target.id,
+            duration_hours: Some(24.0),
+            seed_set: Some(seeds),
+            budget: Some(Budget {
+                min_interval_minutes: Some(0.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .expect("campaign")
+}
+
+/// A session of `persona` that sends `messages` and closes with `blockers`.
+async fn session(
+    tp: &TestPlatform,
+    c: &Campaign,
+    persona: &str,
+    messages: &[&str],
+    blockers: &[&str],
+) -> Uuid {
+    let s = tp
+        .platform
+        .create_session(CreateSession {
+            campaign_id: c.id,
+            persona: json!({"name": persona}),
+            goal: json!({"title": "Send an email"}),
+            seed_ref: Some(SeedRef {
+                persona_id: persona.into(),
+                goal_id: "g-mail".into(),
+                variant: None,
+            }),
+            trigger: Some(Trigger::Auto),
+            played_by: None,
+            user_model: None,
+        })
+        .await
+        .expect("session");
+    for m in messages {
+        tp.platform
+            .send_message(
+                s.id,
+                SendMessage {
+                    content: m.to_string(),
+                },
+            )
+            .await
+            .expect("message");
+    }
+    tp.platform
+        .close_session(
+            s.id,
+            CloseSession {
+                goal_achieved: false,
+                blockers: Some(blockers.iter().map(|b| b.to_string()).collect()),
+                misled: None,
+                emotion: Some("frustrated".into()),
+                notes: None,
+                end_reason: None,
+            },
+        )
+        .await
+        .expect("close");
+    s.id
+}
+
+#[tokio::test]
+async fn one_issue_in_two_languages_is_one_row_with_both_phrasings() {
+    let tp = platform().await;
+    let c = campaign(&tp).await;
+    let en = session(
+        &tp,
+        &c,
+        "p-en",
+        &["hello"],
+        &["target repeated the same reply", "The bot forgot my name"],
+    )
+    .await;
+    let zh = session(
+        &tp,
+        &c,
+        "p-zh",
+        &["你好"],
+        &["对方重复了同样的回复", "the bot forgot my NAME."],
+    )
+    .await;
+
+    let f = tp
+        .platform
+        .exploration_findings(c.id)
+        .await
+        .expect("findings")
+        .expect("the campaign has sessions");
+    assert_eq!(f.issues.len(), 2, "two issues, each once: {:#?}", f.issues);
+    let repeated = f
+        .issues
+        .iter()
+        .find(|i| i.key == "builtin:target_repeated_reply")
+        .expect("the built-in blocker is grouped by its key");
+    assert_eq!(repeated.kind, IssueKind::Blocker);
+    assert_eq!(repeated.count, 2, "reported by both sessions");
+    assert_eq!(repeated.session_ids, vec![en, zh]);
+    assert_eq!(
+        repeated.texts,
+        vec!["target repeated the same reply", "对方重复了同样的回复"],
+        "both phrasings, in the order first seen"
+    );
+    assert_eq!(repeated.text, "target repeated the same reply");
+    let forgot = f
+        .issues
+        .iter()
+        .find(|i| i.key == issue_group_key("the bot forgot my name"))
+        .expect("free text is grouped by its folded form");
+    assert_eq!(forgot.count, 2);
+    assert_eq!(
+        forgot.texts,
+        vec!["The bot forgot my name", "the bot forgot my NAME."]
+    );
+
+    // The report carries the same block.
+    let report = tp.platform.campaign_report(c.id).await.expect("report");
+    assert_eq!(report.exploration.as_ref(), Some(&f));
+
+    assert_eq!(f.coverage.persona_names["p-zh"], "王女士");
+    assert_eq!(f.coverage.goal_titles["g-mail"], "Send an email");
+}
+
+#[tokio::test]
+async fn a_judge_finding_is_listed_once_per_session_and_the_judge_is_named() {
+    let tp = platform().await;
+    let c = campaign(&tp).await;
+    // The demo agent answers the same words the same way: the heuristic
+    // judge finds the repeated reply at turns 2 and 3, in the same words.
+    let s = session(&tp, &c, "p-en", &["xyzzy", "xyzzy", "xyzzy"], &[]).await;
+    let reviewed = review_pending(&tp.platform, None, JudgeSampling::default())
+        .await
+        .expect("review");
+    assert_eq!(reviewed, 1);
+    let stored = tp.platform.get_session(s).await.expect("session");
+    let raw: Vec<(String, String)> = stored.judge_review.as_ref().expect("review")["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["dimension"].as_str().unwrap_or_default().to_string(),
+                f["text"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let repeats = |list: &[(String, String)]| {
+        list.iter()
+            .filter(|(_, t)| t.starts_with("the target repeated its previous reply"))
+            .count()
+    };
+    assert_eq!(
+        repeats(&raw),
+        2,
+        "the review itself repeats the finding: {raw:?}"
+    );
+
+    let f = tp
+        .platform
+        .exploration_findings(c.id)
+        .await
+        .expect("findings")
+        .expect("sessions");
+    let listed: Vec<(String, String)> = f
+        .findings
+        .iter()
+        .map(|x| (x.dimension.clone().unwrap_or_default(), x.text.clone()))
+        .collect();
+    assert_eq!(repeats(&listed), 1, "listed once: {listed:?}");
+    let mut distinct = listed.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), listed.len(), "no finding twice");
+    let first = f
+        .findings
+        .iter()
+        .find(|x| x.text.starts_with("the target repeated its previous reply"))
+        .expect("the repeat");
+    assert_eq!(first.turn, Some(2), "the first turn it happened is kept");
+    assert_eq!(f.judge_models, vec!["heuristic"]);
+}
+
+#[tokio::test]
+async fn a_data_folder_of_the_previous_version_groups_its_issues_by_key() {
+    let tp = platform().await;
+    let c = campaign(&tp).await;
+    session(
+        &tp,
+        &c,
+        "p-en",
+        &["hello"],
+        &["target repeated the same reply"],
+    )
+    .await;
+    session(&tp, &c, "p-zh", &["你好"], &["对方重复了同样的回复"]).await;
+    let now = tp
+        .platform
+        .exploration_findings(c.id)
+        .await
+        .expect("findings")
+        .expect("sessions");
+
+    // The issue tally as the previous version kept it: keyed by folded
+    // text, one row per language, without phrasings.
+    sqlx::raw_sql(&format!(
+        "DELETE FROM session_issue_tally;
+         ALTER TABLE session_issue_tally DROP COLUMN texts;
+         INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids) VALUES
+             ('{id}', 'blocker', 'target repeated the same reply', 'target repeated the same reply', 1, '[]'),
+             ('{id}', 'blocker', '对方重复了同样的回复', '对方重复了同样的回复', 1, '[]');
+         DELETE FROM _sqlx_migrations WHERE version = 11;",
+        id = c.id
+    ))
+    .execute(&tp.platform.db)
+    .await
+    .expect("downgrade");
+    let reopened = tp.reopen().await;
+    let then = reopened
+        .exploration_findings(c.id)
+        .await
+        .expect("findings")
+        .expect("sessions");
+    assert_eq!(then, now, "the upgrade fills the tally again by key");
+    assert_eq!(then.issues.len(), 1);
+    assert_eq!(then.issues[0].count, 2);
+    assert_eq!(then.issues[0].texts.len(), 2);
+}

@@ -1,0 +1,116 @@
+import { Badge, Button, Group, List, Stack, Text } from "@mantine/core";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { api, asApiError, goalTitle, personaName, type ApiError, type CampaignReport, type Claim, type ExplorationSession } from "../../../api";
+import { ErrorAlert } from "../../../components/ErrorAlert";
+import { num, shortId, when } from "../../../components/format";
+import { Link } from "../../../components/Link";
+import { useLoad } from "../../../components/useLoad";
+import { parseTurnId } from "./evidence";
+
+function Citations({ claim, campaignId, sessions }: { claim: Claim; campaignId: string; sessions: Map<string, ExplorationSession> }) {
+  const { t } = useTranslation();
+  const sessionIds = claim.session_ids ?? [];
+  const sessionLabel = (id: string) => {
+    const s = sessions.get(id);
+    return s
+      ? t("ev.citeSessionNamed", { persona: personaName(s.persona), goal: goalTitle(s.goal), id: shortId(id) })
+      : t("ev.citeSession", { id: shortId(id) });
+  };
+  const turns = (claim.turn_ids ?? []).flatMap((raw) => {
+    const p = parseTurnId(raw, sessionIds);
+    return p ? [{ raw, ...p }] : [];
+  });
+  const links = [
+    ...(claim.run_ids ?? []).map((id) => (
+      <Link key={`r${id}`} to={{ kind: "run", id: campaignId, rid: id, turn: null }} size="xs" data-testid="citation-run">
+        {t("ev.citeRun", { id: shortId(id) })}
+      </Link>
+    )),
+    ...sessionIds.map((id) => (
+      <Link key={`s${id}`} to={{ kind: "session", id: campaignId, sid: id, turn: null }} size="xs" data-testid="citation-session">
+        {sessionLabel(id)}
+      </Link>
+    )),
+    ...turns.map((x) => (
+      <Link key={`t${x.raw}`} to={{ kind: "session", id: campaignId, sid: x.sessionId, turn: x.turn }} size="xs" data-testid="citation-turn">
+        {x.turn !== null
+          ? t("ev.citeTurn", { session: shortId(x.sessionId), n: num(x.turn) })
+          : t("ev.citeSession", { id: shortId(x.sessionId) })}
+      </Link>
+    )),
+  ];
+  if (links.length === 0) return null;
+  return (
+    <Group gap={6} mt={2} data-testid="claim-citations">
+      <Text size="xs" c="dimmed">
+        {t("ev.evidence")}:
+      </Text>
+      {links}
+    </Group>
+  );
+}
+
+/** The analysis: summary and claims, each claim citing the runs, sessions and turns it rests on as links. */
+export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onChanged: () => void }) {
+  const { t } = useTranslation();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const analysis = report.analysis;
+  const cited = [...new Set((analysis?.claims ?? []).flatMap((c) => c.session_ids ?? []))];
+  const sessions = useLoad(
+    async () =>
+      cited.length === 0
+        ? new Map<string, ExplorationSession>()
+        : new Map((await api.searchSessions(report.campaign.id, { ids: cited, limit: 500 })).sessions.map((s) => [s.id, s])),
+    [report.campaign.id, cited.join(",")],
+  );
+  const analyse = async () => {
+    setBusy(true);
+    try {
+      await api.generateAnalysis(report.campaign.id);
+      setError(null);
+      onChanged();
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Stack>
+      {analysis ? (
+        <Stack gap="xs" data-testid="report-analysis">
+          <Group gap="xs">
+            <Badge color={analysis.offline ? "gray" : "indigo"}>
+              {analysis.offline ? t("report.offlineTemplate") : analysis.model}
+            </Badge>
+            <Text size="xs" c="dimmed">
+              {when(analysis.created_at)}
+            </Text>
+          </Group>
+          {analysis.fallback_reason && (
+            <Text size="xs" c="orange">
+              {analysis.fallback_reason}
+            </Text>
+          )}
+          <Text style={{ whiteSpace: "pre-wrap" }}>{analysis.summary}</Text>
+          <List size="sm" spacing="xs">
+            {analysis.claims.map((c, i) => (
+              <List.Item key={i} data-testid="analysis-claim">
+                {c.text}
+                <Citations claim={c} campaignId={report.campaign.id} sessions={sessions.data ?? new Map()} />
+              </List.Item>
+            ))}
+          </List>
+        </Stack>
+      ) : (
+        <Text c="dimmed">{t("report.noAnalysis")}</Text>
+      )}
+      <Button w="fit-content" variant="light" loading={busy} onClick={() => void analyse()} data-testid="generate-analysis">
+        {analysis ? t("report.regenerate") : t("report.generate")}
+      </Button>
+      <ErrorAlert error={error} onClose={() => setError(null)} />
+    </Stack>
+  );
+}

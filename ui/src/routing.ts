@@ -1,0 +1,173 @@
+// One URL per screen, kept in the location hash so that it survives a
+// reload (in the desktop app and behind `agenteval serve` alike) and so that
+// Back and Forward walk the screens the user saw.
+//
+//   #/campaigns                                   campaign list
+//   #/campaigns/:id?verdict=&scenario=&tag=&page= campaign (runs filters)
+//   #/campaigns/:id/report/:tab?issue=&cell=      report drawer at a tab (an issue's or a
+//                                                 coverage cell's sessions listed)
+//   #/campaigns/:id/sessions/:sid?turn=N          a session at round N
+//   #/campaigns/:id/runs/:rid?turn=N              a run at turn N
+//   #/targets, #/settings
+
+import { useSyncExternalStore } from "react";
+
+export const REPORT_TABS = ["scores", "scenarios", "charts", "analysis", "comparison", "exploration"] as const;
+export type ReportTab = (typeof REPORT_TABS)[number];
+
+/** Filters of the campaign's runs and sessions tables. */
+export type CampaignQuery = {
+  verdict?: string;
+  scenario?: string;
+  tag?: string;
+  page?: number;
+  spage?: number;
+  status?: string;
+};
+
+export type Route =
+  | { kind: "campaigns" }
+  | { kind: "campaign"; id: string; query: CampaignQuery }
+  | { kind: "report"; id: string; tab: ReportTab; issue?: string | null; cell?: string | null }
+  | { kind: "session"; id: string; sid: string; turn: number | null }
+  | { kind: "run"; id: string; rid: string; turn: number | null }
+  | { kind: "targets" }
+  | { kind: "settings" };
+
+function positive(v: string | null): number | null {
+  if (v === null) return null;
+  const n = Number(v);
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+function text(v: string | null): string | undefined {
+  return v === null || v === "" ? undefined : v;
+}
+
+/** The route a hash names; unknown hashes are the campaign list. */
+export function parseHash(hash: string): Route {
+  const raw = hash.replace(/^#/, "");
+  const [pathPart = "", queryPart = ""] = raw.split("?", 2);
+  const q = new URLSearchParams(queryPart);
+  const parts = pathPart
+    .split("/")
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
+  const [head, id, sub, leaf] = parts;
+  if (head === "targets") return { kind: "targets" };
+  if (head === "settings") return { kind: "settings" };
+  if (head !== "campaigns" || !id) return { kind: "campaigns" };
+  if (sub === "report") {
+    const tab = (REPORT_TABS as readonly string[]).includes(leaf ?? "") ? (leaf as ReportTab) : "scores";
+    return { kind: "report", id, tab, issue: text(q.get("issue")) ?? null, cell: text(q.get("cell")) ?? null };
+  }
+  if (sub === "sessions" && leaf) return { kind: "session", id, sid: leaf, turn: positive(q.get("turn")) };
+  if (sub === "runs" && leaf) return { kind: "run", id, rid: leaf, turn: positive(q.get("turn")) };
+  return {
+    kind: "campaign",
+    id,
+    query: {
+      verdict: text(q.get("verdict")),
+      scenario: text(q.get("scenario")),
+      tag: text(q.get("tag")),
+      page: positive(q.get("page")) ?? undefined,
+      spage: positive(q.get("spage")) ?? undefined,
+      status: text(q.get("status")),
+    },
+  };
+}
+
+function withQuery(path: string, q: Record<string, string | number | null | undefined>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== null && v !== undefined && v !== "") p.set(k, String(v));
+  const s = p.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+/** The hash of a route, `#/...`. */
+export function href(route: Route): string {
+  const e = encodeURIComponent;
+  switch (route.kind) {
+    case "campaigns":
+      return "#/campaigns";
+    case "targets":
+      return "#/targets";
+    case "settings":
+      return "#/settings";
+    case "campaign":
+      return withQuery(`#/campaigns/${e(route.id)}`, { ...route.query });
+    case "report":
+      return withQuery(`#/campaigns/${e(route.id)}/report/${route.tab}`, { issue: route.issue, cell: route.cell });
+    case "session":
+      return withQuery(`#/campaigns/${e(route.id)}/sessions/${e(route.sid)}`, { turn: route.turn });
+    case "run":
+      return withQuery(`#/campaigns/${e(route.id)}/runs/${e(route.rid)}`, { turn: route.turn });
+  }
+}
+
+const CHANGED = "agenteval:route";
+
+function depth(): number {
+  const state: unknown = window.history.state;
+  const d: unknown = typeof state === "object" && state !== null ? Reflect.get(state, "appDepth") : 0;
+  return typeof d === "number" ? d : 0;
+}
+
+/**
+ * Goes to a route. A new history entry each time (Back returns), except
+ * with `replace` (a tab or a filter changed within the same screen).
+ */
+export function navigate(route: Route, opts: { replace?: boolean } = {}): void {
+  const next = href(route);
+  if (window.location.hash === next) return;
+  const url = new URL(window.location.href);
+  url.hash = next;
+  if (opts.replace) window.history.replaceState({ appDepth: depth() }, "", url.toString());
+  else window.history.pushState({ appDepth: depth() + 1 }, "", url.toString());
+  window.dispatchEvent(new Event(CHANGED));
+}
+
+/** Closes a screen: Back when the user came from within the app, else to `fallback`. */
+export function leave(fallback: Route): void {
+  if (depth() > 0) window.history.back();
+  else navigate(fallback, { replace: true });
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener("hashchange", onChange);
+  window.addEventListener("popstate", onChange);
+  window.addEventListener(CHANGED, onChange);
+  return () => {
+    window.removeEventListener("hashchange", onChange);
+    window.removeEventListener("popstate", onChange);
+    window.removeEventListener(CHANGED, onChange);
+  };
+}
+
+let cachedHash: string | null = null;
+let cachedRoute: Route = { kind: "campaigns" };
+
+function snapshot(): Route {
+  const h = window.location.hash;
+  if (h !== cachedHash) {
+    cachedHash = h;
+    cachedRoute = parseHash(h);
+  }
+  return cachedRoute;
+}
+
+/** The current route; re-renders on every hash change (Back included). */
+export function useRoute(): Route {
+  return useSyncExternalStore(subscribe, snapshot, snapshot);
+}
+
+/** The campaign a route is about, if any. */
+export function campaignOf(route: Route): string | null {
+  return "id" in route ? route.id : null;
+}
