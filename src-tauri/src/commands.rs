@@ -40,8 +40,15 @@ pub fn body(e: Error) -> ErrorBody {
 
 #[tauri::command]
 #[specta::specta]
-pub async fn list_targets(platform: Shared<'_>) -> Reply<Vec<Target>> {
-    platform.list_targets().await.map_err(body)
+/// The targets in use; archived ones too with `include_archived`.
+pub async fn list_targets(
+    platform: Shared<'_>,
+    include_archived: Option<bool>,
+) -> Reply<Vec<Target>> {
+    platform
+        .list_targets_with(include_archived.unwrap_or(false))
+        .await
+        .map_err(body)
 }
 
 #[tauri::command]
@@ -155,6 +162,13 @@ pub async fn run_turns(platform: Shared<'_>, run_id: Uuid) -> Reply<Vec<RunTurn>
 #[specta::specta]
 pub async fn add_review(platform: Shared<'_>, req: CreateReview) -> Reply<HumanReview> {
     platform.add_review(req).await.map_err(body)
+}
+
+/// The ratings of one run or session, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_reviews(platform: Shared<'_>, subject_id: Uuid) -> Reply<Vec<HumanReview>> {
+    platform.reviews(subject_id).await.map_err(body)
 }
 
 /// (Re)generates the analysis; the template analysis when no analyst model

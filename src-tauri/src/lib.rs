@@ -50,6 +50,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::list_runs,
             commands::run_turns,
             commands::add_review,
+            commands::list_reviews,
             commands::generate_analysis,
             commands::next_period,
             commands::list_sessions,
@@ -472,6 +473,7 @@ mod tests {
             api_key_env: None,
             api_key_ref: None,
             max_tokens: Some(0),
+            concurrency: None,
         });
         assert_eq!(
             store
@@ -489,6 +491,7 @@ mod tests {
             api_key_env: None,
             api_key_ref: None,
             max_tokens: Some(256),
+            concurrency: None,
         });
         with_key.api.key = "api-key-0123456789abcdef".into();
         let saved = store
@@ -574,6 +577,7 @@ mod tests {
             api_key_env: None,
             api_key_ref: None,
             max_tokens: None,
+            concurrency: None,
         });
         let saved = store.update(&platform.secrets, s).expect("save");
         resident

@@ -8,7 +8,7 @@
 //! here wins, a role left empty here takes `AGENTEVAL_<ROLE>_*` if set.
 
 use crate::keychain::{KeyStorage, KeyVault};
-use agenteval_engine::role_models::{ModelConfig, RoleModels as EngineRoleModels};
+use agenteval_engine::role_models::{MAX_CONCURRENCY, ModelConfig, RoleModels as EngineRoleModels};
 use agenteval_engine::secrets::Secrets;
 use agenteval_engine::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -38,6 +38,9 @@ pub struct RoleModel {
     /// (virtual user 300, judge 800, analyst 1500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Sessions the role works on at once; empty = 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
 }
 
 /// Which model plays which role; `None` = the environment's model for that
@@ -141,6 +144,14 @@ impl Settings {
                     return Err(Error::invalid(
                         format!("role model {role}: max_tokens must be 1-{MAX_TOKENS_LIMIT}"),
                         "Leave it empty for the role's default.",
+                    ));
+                }
+                if m.concurrency
+                    .is_some_and(|n| !(1..=MAX_CONCURRENCY).contains(&n))
+                {
+                    return Err(Error::invalid(
+                        format!("role model {role}: concurrency must be 1-{MAX_CONCURRENCY}"),
+                        "Leave it empty for 4 sessions at once.",
                     ));
                 }
             }
@@ -305,6 +316,7 @@ impl SettingsStore {
                 api_key_env: m.api_key_env.clone().filter(|v| !v.is_empty()),
                 timeout_ms: None,
                 max_tokens: m.max_tokens,
+                concurrency: m.concurrency,
             })
         };
         let r = &settings.role_models;

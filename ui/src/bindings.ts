@@ -5,7 +5,8 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 
 /** Commands */
 export const commands = {
-	listTargets: () => typedError<Target[], ErrorBody>(__TAURI_INVOKE("list_targets")),
+	/**  The targets in use; archived ones too with `include_archived`. */
+	listTargets: (includeArchived: boolean | null) => typedError<Target[], ErrorBody>(__TAURI_INVOKE("list_targets", { includeArchived })),
 	createTarget: (req: CreateTarget) => typedError<Target, ErrorBody>(__TAURI_INVOKE("create_target", { req })),
 	/**
 	 *  Replaces a target's settings (the API key stays unless a new one is
@@ -26,6 +27,8 @@ export const commands = {
 	runTurns: (runId: string) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
 	/**  A reviewer's 1-5 rating of a run or a session. */
 	addReview: (req: CreateReview) => typedError<HumanReview, ErrorBody>(__TAURI_INVOKE("add_review", { req })),
+	/**  The ratings of one run or session, newest first. */
+	listReviews: (subjectId: string) => typedError<HumanReview[], ErrorBody>(__TAURI_INVOKE("list_reviews", { subjectId })),
 	/**
 	 *  (Re)generates the analysis; the template analysis when no analyst model
 	 *  is configured.
@@ -88,6 +91,8 @@ export type Analysis = {
 	claims: Claim[],
 	/**  Why the template was used although a model was configured. */
 	fallback_reason?: string | null,
+	/**  How the analyst model was asked for its JSON (model analyses only). */
+	output_mode?: OutputMode | null,
 	created_at: string,
 };
 
@@ -159,6 +164,8 @@ export type CampaignReport = {
 	comparison?: PeriodComparison | null,
 	/**  Human ratings and judge agreement, when anyone rated. */
 	human_review?: HumanReviewSummary | null,
+	/**  Which models played each role, and how each was asked for its JSON. */
+	models?: ModelsUsed,
 };
 
 export type CampaignStatus = "draft" | "scheduled" | "running" | "finalized" | "cancelled";
@@ -677,6 +684,29 @@ export type MessageReply = {
 	tool_calls?: ToolCall[],
 };
 
+/**  Which models played each role in a campaign. */
+export type ModelsUsed = {
+	target: string,
+	virtual_user?: string | null,
+	judge?: string | null,
+	/**
+	 *  How each role model was asked for its JSON, as last seen in this
+	 *  campaign (a role played offline has none).
+	 */
+	output_modes?: RoleOutputModes,
+};
+
+/**  How a role model was asked for its JSON answer. */
+export type OutputMode = 
+/**  `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`. */
+"json_schema" | 
+/**  `response_format: {type: "json_object", schema}`. */
+"json_object_schema" | 
+/**  `response_format: {type: "json_object"}`: JSON, but no schema. */
+"json_object" | 
+/**  No `response_format`: the prompt alone asks for the JSON. */
+"prompt_only";
+
 export type PassAtK = {
 	k: number,
 	/**
@@ -822,6 +852,8 @@ export type RoleModel = {
 	 *  (virtual user 300, judge 800, analyst 1500).
 	 */
 	max_tokens?: number | null,
+	/**  Sessions the role works on at once; empty = 4. */
+	concurrency?: number | null,
 };
 
 /**
@@ -839,6 +871,16 @@ export type RoleModelsView = {
 	virtual_user: RoleView,
 	judge: RoleView,
 	analyst: RoleView,
+};
+
+/**
+ *  The structured-output form each role model took (see
+ *  [`crate::structured`]).
+ */
+export type RoleOutputModes = {
+	virtual_user?: OutputMode | null,
+	judge?: OutputMode | null,
+	analyst?: OutputMode | null,
 };
 
 /**

@@ -8,7 +8,7 @@ use agenteval_engine::campaign::{
 };
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::judge::JudgeSampling;
-use agenteval_engine::patrol_agent::{ExploreSeed, explore_seed};
+use agenteval_engine::patrol_agent::{ExploreSeed, play_seed, start_seed};
 use agenteval_engine::target::{ChannelConfig, CreateTarget};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -182,6 +182,7 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
             println!("    - {} ({} sessions)", issue.text, issue.count);
         }
     }
+    println!("  campaign:  {}", campaign.id);
     println!(
         "  database:  {}",
         opts.data_dir
@@ -194,14 +195,16 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
 
 /// Explores every persona x goal cell once with the built-in virtual user
 /// (or the configured model) and judges each session; returns how many
-/// sessions ran. A refused or failed cell is reported and skipped.
+/// sessions ran. A refused or failed cell is reported and skipped. The
+/// ledger decides the sessions in turn; they then play at once, as many
+/// as the virtual user's concurrency allows.
 async fn explore_all(
     platform: &agenteval_engine::Platform,
     campaign_id: uuid::Uuid,
     seeds: &SeedSet,
 ) -> usize {
     let clients = platform.role_clients();
-    let mut done = 0;
+    let mut started = Vec::new();
     for persona in &seeds.personas {
         for goal in &seeds.goals {
             let seed = ExploreSeed {
@@ -211,8 +214,8 @@ async fn explore_all(
                 variant: None,
                 trigger: Trigger::Manual,
             };
-            match explore_seed(platform, &seed, &clients, JudgeSampling::default()).await {
-                Ok(_) => done += 1,
+            match start_seed(platform, &seed, &clients).await {
+                Ok(s) => started.push(s),
                 Err(e) => eprintln!(
                     "  exploration of {} x {} refused: {}",
                     persona.id, goal.id, e.body.message
@@ -220,5 +223,11 @@ async fn explore_all(
             }
         }
     }
-    done
+    let played = futures::future::join_all(
+        started
+            .into_iter()
+            .map(|s| play_seed(platform, s, &clients, JudgeSampling::default())),
+    )
+    .await;
+    played.len()
 }

@@ -12,10 +12,13 @@ use crate::export::pct;
 use crate::platform::Platform;
 use crate::report::CampaignReport;
 use crate::role_models::ChatClient;
+use crate::structured::{OutputMode, OutputSchema};
 use crate::target::parse_id;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 use sqlx::Row;
+use std::sync::LazyLock;
 use uuid::Uuid;
 
 /// One claim and the evidence behind it.
@@ -46,6 +49,9 @@ pub struct Analysis {
     /// Why the template was used although a model was configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_reason: Option<String>,
+    /// How the analyst model was asked for its JSON (model analyses only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_mode: Option<OutputMode>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -168,19 +174,51 @@ pub fn template_analysis(report: &CampaignReport) -> (String, Vec<Claim>) {
     (summary, claims)
 }
 
-/// Parses the analyst's JSON answer (tolerating prose or code fences
-/// around it).
-pub fn parse_analyst_reply(text: &str) -> Option<(String, Vec<Claim>)> {
+/// The analyst's answer: the conclusion and the claims with their ids.
+pub static ANALYSIS_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
+    let ids = json!({"type": "array", "maxItems": 10, "items": {"type": "string"}});
+    OutputSchema::new(
+        "analysis",
+        json!({
+            "type": "object",
+            "properties": {
+                "summary": {"type": "string", "minLength": 1, "maxLength": 2000},
+                "claims": {
+                    "type": "array",
+                    "maxItems": 10,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "text": {"type": "string", "maxLength": 500},
+                            "run_ids": ids,
+                            "session_ids": ids,
+                            "turn_ids": ids,
+                        },
+                        "required": ["text", "run_ids", "session_ids", "turn_ids"],
+                        "additionalProperties": false,
+                    },
+                },
+            },
+            "required": ["summary", "claims"],
+            "additionalProperties": false,
+        }),
+    )
+});
+
+/// Parses the analyst's answer, which must follow [`ANALYSIS_SCHEMA`]
+/// (prose or code fences around it are tolerated).
+pub fn parse_analyst_reply(text: &str) -> Result<(String, Vec<Claim>), String> {
     #[derive(Deserialize)]
     struct Reply {
         summary: String,
-        #[serde(default)]
         claims: Vec<Claim>,
     }
-    let start = text.find('{')?;
-    let end = text.rfind('}')?;
-    let reply: Reply = serde_json::from_str(text.get(start..=end)?).ok()?;
-    (!reply.summary.trim().is_empty()).then_some((reply.summary, reply.claims))
+    let value = ANALYSIS_SCHEMA.read(text)?;
+    let reply: Reply = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    if reply.summary.trim().is_empty() {
+        return Err("the summary is empty".into());
+    }
+    Ok((reply.summary, reply.claims))
 }
 
 impl Platform {
@@ -203,19 +241,31 @@ impl Platform {
         let report = self.campaign_report(campaign_id).await?;
         let mut fallback_reason = None;
         let mut from_model = None;
+        let mut output_mode = None;
         if let Some(client) = analyst {
             let input = serde_json::to_string(&analysis_input(&report))?;
             let messages = [ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(input)];
-            match client.complete(&messages).await {
-                Ok(reply) => match parse_analyst_reply(&reply.content) {
-                    Some(parsed) => from_model = Some((client.model_name(), parsed)),
-                    None => {
-                        fallback_reason =
-                            Some("the analyst model's answer was not the requested JSON".into())
+            match client
+                .complete_structured(&messages, &ANALYSIS_SCHEMA)
+                .await
+            {
+                Ok(answer) => match parse_analyst_reply(&answer.reply.content) {
+                    Ok(parsed) => {
+                        from_model = Some((client.model_name(), parsed));
+                        output_mode = Some(answer.mode);
+                    }
+                    Err(why) => {
+                        fallback_reason = Some(format!(
+                            "the analyst model's answer was not the requested JSON: {why}"
+                        ))
                     }
                 },
                 Err(e) => fallback_reason = Some(format!("the analyst model failed: {e}")),
             }
+        }
+        if let Some(mode) = output_mode {
+            self.note_output_mode(campaign_id, crate::role_models::Role::Analyst, mode)
+                .await;
         }
         let (model, offline, (summary, claims)) = match from_model {
             Some((model, parsed)) => (model, false, parsed),
@@ -229,6 +279,7 @@ impl Platform {
             summary,
             claims,
             fallback_reason,
+            output_mode,
             created_at: self.clock.now(),
         };
         sqlx::query(

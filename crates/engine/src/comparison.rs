@@ -8,6 +8,8 @@ use crate::campaign::Campaign;
 use crate::error::Result;
 use crate::fixed::Verdict;
 use crate::platform::Platform;
+use crate::role_models::Role;
+use crate::structured::OutputMode;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -29,6 +31,24 @@ pub struct ModelsUsed {
     pub virtual_user: Option<String>,
     #[serde(default)]
     pub judge: Option<String>,
+    /// How each role model was asked for its JSON, as last seen in this
+    /// campaign (a role played offline has none).
+    #[serde(default)]
+    pub output_modes: RoleOutputModes,
+}
+
+/// The structured-output form each role model took (see
+/// [`crate::structured`]).
+#[derive(
+    Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct RoleOutputModes {
+    #[serde(default)]
+    pub virtual_user: Option<OutputMode>,
+    #[serde(default)]
+    pub judge: Option<OutputMode>,
+    #[serde(default)]
+    pub analyst: Option<OutputMode>,
 }
 
 /// Passed/failed outcomes of one scenario in one campaign (errors and
@@ -275,6 +295,33 @@ impl Platform {
             target: target.channel.model_label(),
             virtual_user: label(&roles.virtual_user, "offline persona engine"),
             judge: label(&roles.judge, "offline heuristic judge"),
+            output_modes: RoleOutputModes::default(),
+        }
+    }
+
+    /// Records how a role model of the campaign was asked for its JSON
+    /// (written only when it changes). A failure is logged: it costs the
+    /// report a detail, never the work that produced it.
+    pub async fn note_output_mode(&self, campaign_id: Uuid, role: Role, mode: OutputMode) {
+        let path = format!(
+            "$.output_modes.{}",
+            match role {
+                Role::VirtualUser => "virtual_user",
+                Role::Judge => "judge",
+                Role::Analyst => "analyst",
+            }
+        );
+        let done = sqlx::query(
+            "UPDATE campaigns SET models = json_set(COALESCE(models, '{}'), ?1, ?2) \
+             WHERE id = ?3 AND json_extract(COALESCE(models, '{}'), ?1) IS NOT ?2",
+        )
+        .bind(&path)
+        .bind(mode.as_str())
+        .bind(campaign_id.to_string())
+        .execute(&self.db)
+        .await;
+        if let Err(e) = done {
+            tracing::warn!(%campaign_id, ?role, error = %e, "could not record the output mode");
         }
     }
 
@@ -422,6 +469,7 @@ mod tests {
             target: "t".into(),
             virtual_user: Some("offline persona engine".into()),
             judge: Some("qwen @ http://127.0.0.1:1/v1".into()),
+            output_modes: RoleOutputModes::default(),
         };
         let then_models = ModelsUsed {
             judge: Some("offline heuristic judge".into()),

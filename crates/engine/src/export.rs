@@ -230,7 +230,7 @@ pub fn markdown(report: &CampaignReport) -> String {
         comparison_appendix(&mut md, c);
     }
     if let Some(e) = &report.exploration {
-        exploration_appendix(&mut md, e);
+        exploration_appendix(&mut md, e, &report.models);
     }
     md
 }
@@ -466,7 +466,23 @@ fn session_link(id: &uuid::Uuid) -> String {
     format!("[{short}](#session-{id})")
 }
 
-fn exploration_appendix(md: &mut String, e: &crate::exploration::findings::ExplorationFindings) {
+/// Who played the user and the judge, and how a model was asked for its
+/// JSON, e.g. `smollm2 @ http://127.0.0.1:8799/v1 (structured output: json_object_schema)`.
+fn played_by(who: &Option<String>, mode: Option<crate::structured::OutputMode>) -> String {
+    let who = who
+        .as_deref()
+        .map_or_else(|| "not recorded".to_string(), escape_inline);
+    match mode {
+        Some(m) => format!("{who} (structured output: {m})"),
+        None => who,
+    }
+}
+
+fn exploration_appendix(
+    md: &mut String,
+    e: &crate::exploration::findings::ExplorationFindings,
+    models: &crate::comparison::ModelsUsed,
+) {
     let _ = writeln!(md, "## Appendix: Exploration findings");
     let _ = writeln!(md);
     let _ = writeln!(
@@ -497,6 +513,12 @@ fn exploration_appendix(md: &mut String, e: &crate::exploration::findings::Explo
     );
     let _ = writeln!(md, "| Triggers | {} |", counts(&e.sessions_by_trigger));
     let _ = writeln!(md, "| Emotions | {} |", counts(&e.emotions));
+    let _ = writeln!(
+        md,
+        "| Played by | virtual user: {}; judge: {} |",
+        played_by(&models.virtual_user, models.output_modes.virtual_user),
+        played_by(&models.judge, models.output_modes.judge)
+    );
     let _ = writeln!(
         md,
         "| Simulator-attributed sessions | {} (the virtual user was at fault; not counted against the target) |",

@@ -13,13 +13,14 @@ use crate::channel::ChatMessage;
 use crate::clock::to_ms;
 use crate::error::Result;
 use crate::platform::{Event, Platform};
-use crate::role_models::{ChatClient, extract_json_object};
+use crate::role_models::ChatClient;
+use crate::structured::{OutputMode, OutputSchema};
 use crate::virtual_user::profile_lang_is_zh;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Value, json};
 use sqlx::Row;
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use uuid::Uuid;
 
 /// How a review was made.
@@ -169,7 +170,62 @@ pub struct JudgeReview {
     pub sample: Option<SampleInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// How the judge model was asked for its JSON (model reviews only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_mode: Option<OutputMode>,
 }
+
+/// The judge model's review: three scored dimensions with evidence, the
+/// findings, and the review of the virtual user.
+pub static REVIEW_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
+    let dimension = json!({
+        "type": "object",
+        "properties": {
+            "score": {"type": "integer", "minimum": 1, "maximum": 5},
+            "evidence": {"type": "string", "maxLength": 200},
+        },
+        "required": ["score", "evidence"],
+        "additionalProperties": false,
+    });
+    OutputSchema::new(
+        "judge_review",
+        json!({
+            "type": "object",
+            "properties": {
+                "attitude": dimension,
+                "professionalism": dimension,
+                "hallucination": dimension,
+                "findings": {
+                    "type": "array",
+                    "maxItems": 5,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "grade": {"type": "string", "enum": ["good", "fair", "poor"]},
+                            "dimension": {"type": "string", "enum": ["attitude", "professionalism", "hallucination", "simulator"]},
+                            "text": {"type": "string", "maxLength": 200},
+                            "turn": {"type": "integer", "minimum": 1},
+                        },
+                        "required": ["grade", "dimension", "text", "turn"],
+                        "additionalProperties": false,
+                    },
+                },
+                "simulator": {
+                    "type": "object",
+                    "properties": {
+                        "in_persona": {"type": "boolean"},
+                        "quit_early": {"type": "boolean"},
+                        "invented_facts": {"type": "boolean"},
+                    },
+                    "required": ["in_persona", "quit_early", "invented_facts"],
+                    "additionalProperties": false,
+                },
+            },
+            "required": ["attitude", "professionalism", "hallucination", "findings", "simulator"],
+            "additionalProperties": false,
+        }),
+    )
+});
 
 impl JudgeReview {
     /// Fills the mirrored fields (`severity`, `simulator_fault`) before the
@@ -395,12 +451,13 @@ fn as_bool(v: Option<&Value>) -> Option<bool> {
     }
 }
 
-/// Parses the judge model's answer; findings that cannot be read are
-/// dropped, missing or out-of-range scores make the answer unusable.
+/// Parses the judge model's answer, which must follow [`REVIEW_SCHEMA`];
+/// findings that cannot be read are dropped, missing or out-of-range scores
+/// make the answer unusable.
 pub fn parse_judge_output(
     text: &str,
 ) -> Result<(Dimensions, Vec<JudgeFinding>, SimulatorReview), String> {
-    let v = extract_json_object(text).ok_or("the judge's output contains no JSON object")?;
+    let v = REVIEW_SCHEMA.read(text)?;
     let dimensions = Dimensions {
         attitude: parse_dimension(&v, "attitude")?,
         professionalism: parse_dimension(&v, "professionalism")?,
@@ -464,10 +521,11 @@ pub async fn model_review(
     let (mut messages, info) = judge_prompt(session, sampling);
     let mut problem = String::new();
     for attempt in 0..2 {
-        let reply = judge
-            .complete(&messages)
+        let answer = judge
+            .complete_structured(&messages, &REVIEW_SCHEMA)
             .await
             .map_err(|e| format!("the judge model failed: {e}"))?;
+        let reply = answer.reply;
         match parse_judge_output(&reply.content) {
             Ok((dimensions, mut findings, mut simulator)) => {
                 if session.end_reason.as_deref() == Some("simulator_error") {
@@ -483,6 +541,7 @@ pub async fn model_review(
                     simulator_fault: false,
                     sample: Some(info),
                     error: None,
+                    output_mode: Some(answer.mode),
                 }
                 .finalize());
             }
@@ -743,6 +802,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             max_chars: 0,
         }),
         error: None,
+        output_mode: None,
     }
     .finalize()
 }
@@ -823,7 +883,14 @@ pub async fn review_session(
     let (review, status) = match judge {
         None => (heuristic_review(&session), "done"),
         Some(client) => match model_review(client, &session, sampling).await {
-            Ok(r) => (r, "done"),
+            Ok(r) => {
+                if let Some(mode) = r.output_mode {
+                    platform
+                        .note_output_mode(campaign_id, crate::role_models::Role::Judge, mode)
+                        .await;
+                }
+                (r, "done")
+            }
             Err(error) => {
                 tracing::warn!(%session_id, %error, "judge review failed");
                 (
@@ -836,6 +903,7 @@ pub async fn review_session(
                         simulator_fault: false,
                         sample: None,
                         error: Some(error),
+                        output_mode: None,
                     },
                     "failed",
                 )
@@ -960,28 +1028,57 @@ mod tests {
     }
 
     #[test]
-    fn judge_output_is_parsed_leniently() {
+    fn judge_output_follows_the_review_schema() {
         let (d, f, s) = parse_judge_output(
-            "```json\n{\"dimensions\": {\"attitude\": {\"score\": \"4\", \"evidence\": [\"a\", \"b\"]},\
-             \"professionalism\": 3, \"hallucination\": {\"score\": 4.6}},\
-             \"findings\": [{\"grade\": \"BAD\", \"dimension\": \"Hallucination\", \"text\": \"made up 42%\", \"turn\": 2},\
-             {\"grade\": \"weird\", \"text\": \"dropped\"}],\
-             \"simulator\": {\"quit_early\": \"yes\"}}\n```",
+            "```json\n{\"attitude\": {\"score\": 4, \"evidence\": \"Sure\"},\
+             \"professionalism\": {\"score\": 3, \"evidence\": \"\"},\
+             \"hallucination\": {\"score\": 5, \"evidence\": \"none\"},\
+             \"findings\": [{\"grade\": \"poor\", \"dimension\": \"hallucination\", \"text\": \"made up 42%\", \"turn\": 2}],\
+             \"simulator\": {\"in_persona\": true, \"quit_early\": true, \"invented_facts\": false}}\n```",
         )
-        .expect("usable answer");
+        .expect("an answer of the schema, in a code fence, is usable");
         assert_eq!(d.attitude.score, 4);
-        assert_eq!(d.attitude.evidence, "a | b");
+        assert_eq!(d.attitude.evidence, "Sure");
         assert_eq!(d.professionalism.score, 3);
         assert_eq!(d.hallucination.score, 5);
-        assert_eq!(f.len(), 1, "a finding with an unknown grade is dropped");
+        assert_eq!(f.len(), 1);
         assert_eq!(f[0].grade, Grade::Poor);
-        assert_eq!(f[0].dimension, "hallucination");
+        assert_eq!(f[0].turn, Some(2));
         assert!(
             s.quit_early && s.simulator_fault,
             "quitting early is the simulator's fault"
         );
-        assert!(parse_judge_output("{\"attitude\": {\"score\": 9}}").is_err());
+        // What parses but breaks the schema is never half-used.
+        let e = parse_judge_output(
+            "{\"dimensions\": {\"attitude\": 4}, \"professionalism\": 3, \"hallucination\": 4}",
+        )
+        .unwrap_err();
+        assert!(e.contains("schema"), "a schema violation is named: {e}");
+        let e = parse_judge_output(
+            "{\"attitude\": {\"score\": 9, \"evidence\": \"\"}, \"professionalism\": {\"score\": 3, \"evidence\": \"\"},\
+             \"hallucination\": {\"score\": 4, \"evidence\": \"\"}, \"findings\": [],\
+             \"simulator\": {\"in_persona\": true, \"quit_early\": false, \"invented_facts\": false}}",
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("/attitude/score"),
+            "an out-of-range score is named by its path: {e}"
+        );
         assert!(parse_judge_output("no json").is_err());
+    }
+
+    #[test]
+    fn every_output_schema_compiles() {
+        // LazyLock panics on a schema that does not compile.
+        let schemas = [
+            &*REVIEW_SCHEMA,
+            &*crate::virtual_user::model_user::TURN_SCHEMA,
+            &*crate::virtual_user::model_user::RECORD_SCHEMA,
+            &*crate::analysis::ANALYSIS_SCHEMA,
+        ];
+        for s in schemas {
+            assert!(!s.name.is_empty() && s.schema.is_object());
+        }
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod role_models;
 pub mod scenario;
 pub mod secrets;
 pub mod store;
+pub mod structured;
 mod tally;
 pub mod target;
 pub mod target_probe;

@@ -268,16 +268,24 @@ pub async fn play_seed(
         goal,
         max_turns,
     } = started;
+    // At most the role's concurrency of sessions play at once: a slow local
+    // model then fills the window instead of being asked for everything at
+    // once. The ledger already counted the session when it was started.
+    let user_slot = clients.user_slots.acquire().await;
     let mut user =
         virtual_user::for_session(session.id, &persona, &goal, clients.virtual_user.clone());
-    let mut outcome = match virtual_user::run_session(
-        platform,
-        session.id,
-        user.as_mut(),
-        max_turns,
-    )
-    .await
-    {
+    let played = virtual_user::run_session(platform, session.id, user.as_mut(), max_turns).await;
+    if let Some(mode) = user.output_mode() {
+        platform
+            .note_output_mode(
+                session.campaign_id,
+                crate::role_models::Role::VirtualUser,
+                mode,
+            )
+            .await;
+    }
+    drop(user_slot);
+    let mut outcome = match played {
         Ok(outcome) => outcome,
         Err(e) => {
             tracing::warn!(session = %session.id, error = %e, "exploration session broke off");
@@ -303,9 +311,12 @@ pub async fn play_seed(
             }
         }
     };
-    match crate::judge::review_session(platform, session.id, clients.judge.as_deref(), sampling)
-        .await
-    {
+    let judge_slot = clients.judge_slots.acquire().await;
+    let reviewed =
+        crate::judge::review_session(platform, session.id, clients.judge.as_deref(), sampling)
+            .await;
+    drop(judge_slot);
+    match reviewed {
         Ok(Some(review)) => {
             outcome.judge_status = Some(
                 if review.error.is_some() {
@@ -499,6 +510,9 @@ impl PatrolAgent {
             return decision;
         }
         let mut view = c.clone();
+        // The ledger decides each session in turn; those it allows then
+        // play at once, as many as the virtual user's slots take.
+        let mut started = Vec::new();
         for _ in 0..self
             .max_dispatch_per_campaign
             .min(c.budget_remaining.sessions_remaining)
@@ -514,18 +528,18 @@ impl PatrolAgent {
                 variant: pick.variant,
                 trigger: Trigger::Auto,
             };
-            match explore_seed(&self.platform, &seed, clients, self.sampling).await {
-                Ok(outcome) => {
+            match start_seed(&self.platform, &seed, clients).await {
+                Ok(s) => {
                     decision.action = PatrolAction::Dispatch;
                     decision.reason = pick.why.clone();
-                    decision.sessions.push(outcome);
+                    started.push(s);
                 }
                 Err(e) if e.code().is_guardrail() || e.code() == ErrorCode::Conflict => {
                     tracing::info!(campaign = %c.id, code = %e.code(), "session refused; observing until allowed");
                     decision.refusal = Some(e.code());
                     decision.next_allowed_at = e.body.next_allowed_at;
                     decision.reason = e.body.message;
-                    if decision.sessions.is_empty() {
+                    if started.is_empty() {
                         decision.action = PatrolAction::Refused;
                     }
                     break;
@@ -549,6 +563,12 @@ impl PatrolAgent {
                 cell.sessions += 1;
             }
         }
+        decision.sessions = futures::future::join_all(
+            started
+                .into_iter()
+                .map(|s| play_seed(&self.platform, s, clients, self.sampling)),
+        )
+        .await;
         decision
     }
 }

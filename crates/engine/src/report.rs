@@ -135,6 +135,9 @@ pub struct CampaignReport {
     /// Human ratings and judge agreement, when anyone rated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub human_review: Option<crate::review::HumanReviewSummary>,
+    /// Which models played each role, and how each was asked for its JSON.
+    #[serde(default)]
+    pub models: crate::comparison::ModelsUsed,
 }
 
 /// Nearest-rank percentile of a value -> count table.
@@ -558,18 +561,20 @@ impl Platform {
         let campaign = self.get_campaign(id).await?;
         // The two large aggregations run on read connections of their own,
         // one per core; the rest is read meanwhile.
-        let (target, fixed, exploration, analysis, comparison, human_review) = tokio::try_join!(
+        let (target, fixed, exploration, analysis, comparison, human_review, models) = tokio::try_join!(
             self.get_target(campaign.target_id),
             self.fixed_summary(&campaign, None),
             self.exploration_findings(id),
             self.latest_analysis(id),
             self.period_comparison(id),
             self.review_summary(id),
+            self.models_used(id),
         )?;
         Ok(CampaignReport {
             analysis,
             comparison,
             human_review,
+            models,
             target_name: target.name,
             target_model: target.channel.model_label(),
             campaign,

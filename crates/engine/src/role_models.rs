@@ -14,6 +14,7 @@ use crate::channel::openai::OpenAiChannel;
 use crate::channel::{
     Channel, ChannelError, ChannelErrorKind, ChatMessage, ChatReply, ChatRequest,
 };
+use crate::structured::{OutputMode, OutputSchema};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, RwLock};
@@ -58,6 +59,22 @@ pub trait ChatClient: Send + Sync {
     /// One completion; the reply carries text, usage and the model name.
     async fn complete(&self, messages: &[ChatMessage]) -> Result<ChatReply, ChannelError>;
 
+    /// One completion whose answer is a JSON object of `schema`, asked for
+    /// in the strongest form the endpoint takes (see [`crate::structured`]).
+    /// The reply is not checked here: callers read it with
+    /// [`OutputSchema::read`]. Without structured outputs, the prompt alone.
+    async fn complete_structured(
+        &self,
+        messages: &[ChatMessage],
+        schema: &OutputSchema,
+    ) -> Result<StructuredReply, ChannelError> {
+        let _ = schema;
+        Ok(StructuredReply {
+            reply: self.complete(messages).await?,
+            mode: OutputMode::PromptOnly,
+        })
+    }
+
     /// The model identity recorded with what this client produced.
     fn model_name(&self) -> String;
 }
@@ -81,7 +98,17 @@ pub struct ModelConfig {
     /// [`Role::default_max_tokens`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// How many sessions this role works on at once (default
+    /// [`DEFAULT_CONCURRENCY`]); the campaign's budget still decides how
+    /// many sessions there are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
 }
+
+/// Sessions a role works on at once unless configured.
+pub const DEFAULT_CONCURRENCY: u32 = 4;
+/// The most a role may be given.
+pub const MAX_CONCURRENCY: u32 = 64;
 
 impl std::fmt::Debug for ModelConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -92,6 +119,7 @@ impl std::fmt::Debug for ModelConfig {
             .field("api_key_env", &self.api_key_env)
             .field("timeout_ms", &self.timeout_ms)
             .field("max_tokens", &self.max_tokens)
+            .field("concurrency", &self.concurrency)
             .finish()
     }
 }
@@ -128,28 +156,85 @@ impl ModelConfig {
                 .filter(|&n| n > 0)
                 .unwrap_or(role.default_max_tokens()),
         ));
-        Ok(Arc::new(ChannelChatClient {
-            channel: Arc::new(channel),
+        Ok(Arc::new(ModelClient {
+            channel,
+            base_url: self.base_url.clone(),
             model: self.model.clone(),
         }))
     }
 }
 
-/// A [`ChatClient`] over any [`Channel`] (the OpenAI-compatible one in
-/// production).
-pub struct ChannelChatClient {
-    pub channel: Arc<dyn Channel>,
-    pub model: String,
+/// A role model's answer and the form it was asked in.
+#[derive(Debug, Clone)]
+pub struct StructuredReply {
+    pub reply: ChatReply,
+    pub mode: OutputMode,
+}
+
+/// The [`ChatClient`] of an OpenAI-compatible endpoint.
+pub struct ModelClient {
+    channel: OpenAiChannel,
+    base_url: String,
+    model: String,
+}
+
+/// Whether the endpoint refused the request itself, which is how one that
+/// does not take a `response_format` form answers: 400, 422 from servers
+/// that validate bodies with a schema of their own, or a 500 that names
+/// `response_format` (llama-cpp-python's server reports its validation
+/// errors that way). Any other 500 is the endpoint's fault.
+fn refused_request(e: &ChannelError) -> bool {
+    e.kind == ChannelErrorKind::Status
+        && match e.status {
+            Some(400 | 422) => true,
+            Some(500) => e.message.contains("response_format"),
+            _ => false,
+        }
 }
 
 #[async_trait::async_trait]
-impl ChatClient for ChannelChatClient {
+impl ChatClient for ModelClient {
     async fn complete(&self, messages: &[ChatMessage]) -> Result<ChatReply, ChannelError> {
         let request = ChatRequest {
             messages: messages.to_vec(),
             tools: Default::default(),
         };
         self.channel.send(&request).await
+    }
+
+    async fn complete_structured(
+        &self,
+        messages: &[ChatMessage],
+        schema: &OutputSchema,
+    ) -> Result<StructuredReply, ChannelError> {
+        let request = ChatRequest {
+            messages: messages.to_vec(),
+            tools: Default::default(),
+        };
+        let mut mode = crate::structured::remembered(&self.base_url, &self.model)
+            .unwrap_or(OutputMode::LADDER[0]);
+        loop {
+            let format = mode.response_format(schema);
+            match self
+                .channel
+                .send_with_format(&request, format.as_ref())
+                .await
+            {
+                Ok(reply) => {
+                    crate::structured::remember(&self.base_url, &self.model, mode);
+                    return Ok(StructuredReply { reply, mode });
+                }
+                Err(e) if refused_request(&e) => match mode.next() {
+                    Some(next) => {
+                        tracing::info!(model = %self.model, refused = %mode, next = %next, error = %e,
+                            "the endpoint refused this form of structured output; trying the next");
+                        mode = next;
+                    }
+                    None => return Err(e),
+                },
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     fn model_name(&self) -> String {
@@ -166,7 +251,7 @@ pub struct RoleModels {
 }
 
 impl RoleModels {
-    /// Reads `AGENTEVAL_{USER,JUDGE,ANALYST}_{BASE_URL,MODEL,API_KEY,TIMEOUT_MS,MAX_TOKENS}`.
+    /// Reads `AGENTEVAL_{USER,JUDGE,ANALYST}_{BASE_URL,MODEL,API_KEY,TIMEOUT_MS,MAX_TOKENS,CONCURRENCY}`.
     pub fn from_env() -> Self {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -187,6 +272,7 @@ impl RoleModels {
                 api_key_env: None,
                 timeout_ms: get("TIMEOUT_MS").and_then(|v| v.parse().ok()),
                 max_tokens: get("MAX_TOKENS").and_then(|v| v.parse().ok()),
+                concurrency: get("CONCURRENCY").and_then(|v| v.parse().ok()),
             })
         };
         Self {
@@ -233,10 +319,20 @@ impl RoleModels {
                 }
             })
         };
+        let slots = |role: Role| {
+            let n = self
+                .get(role)
+                .and_then(|c| c.concurrency)
+                .unwrap_or(DEFAULT_CONCURRENCY)
+                .clamp(1, MAX_CONCURRENCY);
+            Arc::new(tokio::sync::Semaphore::new(n as usize))
+        };
         RoleClients {
             virtual_user: build(Role::VirtualUser),
             judge: build(Role::Judge),
             analyst: build(Role::Analyst),
+            user_slots: slots(Role::VirtualUser),
+            judge_slots: slots(Role::Judge),
         }
     }
 }
@@ -289,12 +385,29 @@ impl LiveRoles {
     }
 }
 
-/// Built clients per role.
-#[derive(Clone, Default)]
+/// Built clients per role, with the slots that bound how many sessions
+/// the virtual user and the judge work on at once.
+#[derive(Clone)]
 pub struct RoleClients {
     pub virtual_user: Option<Arc<dyn ChatClient>>,
     pub judge: Option<Arc<dyn ChatClient>>,
     pub analyst: Option<Arc<dyn ChatClient>>,
+    pub user_slots: Arc<tokio::sync::Semaphore>,
+    pub judge_slots: Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for RoleClients {
+    /// Offline: no model, the default concurrency for every role.
+    fn default() -> Self {
+        let slots = || Arc::new(tokio::sync::Semaphore::new(DEFAULT_CONCURRENCY as usize));
+        Self {
+            virtual_user: None,
+            judge: None,
+            analyst: None,
+            user_slots: slots(),
+            judge_slots: slots(),
+        }
+    }
 }
 
 impl std::fmt::Debug for RoleClients {
@@ -381,6 +494,10 @@ impl LiveRoles {
 pub struct FakeChatClient {
     replies: Mutex<VecDeque<Result<String, ChannelError>>>,
     prompts: Mutex<Vec<Vec<ChatMessage>>>,
+    /// The schema named by each structured request, in order.
+    schemas: Mutex<Vec<&'static str>>,
+    /// The form structured requests report (default: the prompt alone).
+    mode: Option<OutputMode>,
     /// Answer once the script is used up (`None`: a Malformed error).
     fallback: Option<String>,
 }
@@ -397,6 +514,20 @@ impl FakeChatClient {
     pub fn with_fallback(mut self, reply: impl Into<String>) -> Self {
         self.fallback = Some(reply.into());
         self
+    }
+
+    /// Structured requests report `mode`, as an endpoint that took it would.
+    pub fn with_mode(mut self, mode: OutputMode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// The schema each structured request asked for, in order.
+    pub fn schemas(&self) -> Vec<&'static str> {
+        self.schemas
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Queues a failure.
@@ -444,6 +575,21 @@ impl ChatClient for FakeChatClient {
             usage: None,
             latency_ms: 0,
             model: Some("fake".into()),
+        })
+    }
+
+    async fn complete_structured(
+        &self,
+        messages: &[ChatMessage],
+        schema: &OutputSchema,
+    ) -> Result<StructuredReply, ChannelError> {
+        self.schemas
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(schema.name);
+        Ok(StructuredReply {
+            reply: self.complete(messages).await?,
+            mode: self.mode.unwrap_or(OutputMode::PromptOnly),
         })
     }
 
@@ -550,6 +696,7 @@ mod tests {
                 api_key_env: None,
                 timeout_ms: None,
                 max_tokens: None,
+                concurrency: None,
             }),
             ..RoleModels::default()
         };
@@ -577,6 +724,7 @@ mod tests {
             api_key_env: None,
             timeout_ms: None,
             max_tokens: None,
+            concurrency: None,
         };
         let broken = ModelConfig {
             base_url: "https://api.example.com/v1".into(),
@@ -585,6 +733,7 @@ mod tests {
             api_key_env: Some("AGENTEVAL_TEST_UNSET_KEY_VARIABLE".into()),
             timeout_ms: None,
             max_tokens: None,
+            concurrency: None,
         };
         let roles = LiveRoles::new(
             RoleModels {

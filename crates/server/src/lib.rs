@@ -82,7 +82,7 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .route("/api/targets/{id}/test", post(r::test_target))
         .route("/api/campaigns/{id}/runs", get(r::list_runs))
         .route("/api/runs/{id}/turns", get(r::run_turns))
-        .route("/api/reviews", post(r::add_review))
+        .route("/api/reviews", post(r::add_review).get(r::list_reviews))
         .route("/api/campaigns/{id}/next-period", post(r::next_period))
         .route("/api/scenarios", get(r::list_scenarios))
         .route(

@@ -42,6 +42,7 @@ use utoipa::{Modify, OpenApi};
         routes::list_runs,
         routes::run_turns,
         routes::add_review,
+        routes::list_reviews,
         routes::next_period,
         routes::explore,
         routes::events,

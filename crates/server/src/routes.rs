@@ -420,6 +420,36 @@ pub async fn add_review(
     Ok(Json(st.platform.add_review(req).await?))
 }
 
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct ReviewListQuery {
+    /// The run or session whose ratings to list.
+    pub subject_id: String,
+}
+
+/// The ratings of one run or session, newest first (empty when nobody
+/// rated it).
+#[utoipa::path(get, path = "/api/reviews", params(ReviewListQuery),
+    responses((status = 200, body = Vec<agenteval_engine::review::HumanReview>),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: subject_id is missing or not an id")))]
+pub async fn list_reviews(
+    State(st): State<AppState>,
+    query: Result<Query<ReviewListQuery>, QueryRejection>,
+) -> ApiResult<Json<Vec<agenteval_engine::review::HumanReview>>> {
+    let Query(q) = query.map_err(|e| {
+        ApiError(Error::invalid(
+            format!("the query is not valid: {}", e.body_text()),
+            "Name the run or session as ?subject_id=<id>.",
+        ))
+    })?;
+    let id = uuid::Uuid::parse_str(&q.subject_id).map_err(|_| {
+        ApiError(Error::invalid(
+            format!("subject_id {:?} is not a run or session id", q.subject_id),
+            "Use the id of a run or an exploration session.",
+        ))
+    })?;
+    Ok(Json(st.platform.reviews(id).await?))
+}
+
 /// Creates the following period: same target, plan, seeds and budget.
 #[utoipa::path(post, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
     responses((status = 200, body = Campaign),

@@ -1021,6 +1021,35 @@ async fn ui_routes_target_test_runs_reviews_and_next_period() {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "a 1-5 rating is recorded: {review}");
+    let (s, _) = app
+        .post(
+            "/api/reviews",
+            json!({"subject_kind": "session", "subject_id": session["id"], "rating": 2, "comment": "on second look"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "a second rating is recorded");
+    let sid = session["id"].as_str().expect("session id");
+    let (s, listed) = app.get(&format!("/api/reviews?subject_id={sid}")).await;
+    assert_eq!(s, StatusCode::OK, "the ratings are listed: {listed}");
+    let listed = listed.as_array().expect("a list");
+    assert_eq!(listed.len(), 2, "both ratings are kept: {listed:?}");
+    assert_eq!(
+        listed[0]["rating"], 2,
+        "newest first, so a drawer shows the last rating"
+    );
+    assert_eq!(
+        listed[1]["comment"], "fine",
+        "the first rating kept its comment"
+    );
+    let (s, err) = app.get("/api/reviews?subject_id=not-an-id").await;
+    assert_eq!(
+        s,
+        StatusCode::BAD_REQUEST,
+        "a malformed id is refused: {err}"
+    );
+    assert!(err["suggestion"].is_string(), "with a suggestion: {err}");
+    let (s, err) = app.get("/api/reviews").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "the subject is required: {err}");
     let (s, err) = app
         .post(
             "/api/reviews",
@@ -1694,6 +1723,7 @@ async fn role_models_say_which_model_plays_each_role_without_keys() {
             api_key_env: None,
             timeout_ms: None,
             max_tokens: None,
+            concurrency: None,
         }),
         ..RoleModels::default()
     });

@@ -298,6 +298,7 @@ fn model(base: &str, role: &str, key: &str) -> ModelConfig {
         api_key_env: None,
         timeout_ms: Some(10_000),
         max_tokens: None,
+        concurrency: None,
     }
 }
 
@@ -672,6 +673,7 @@ async fn with_every_role_model_unreachable_fixed_plans_complete_and_the_report_s
         api_key_env: None,
         timeout_ms: Some(2_000),
         max_tokens: None,
+        concurrency: None,
     };
     let models = RoleModels {
         virtual_user: Some(unreachable("user")),

@@ -7,7 +7,10 @@ import type {
   RunTurn,
   CampaignReport,
   CreateCampaign,
+  CreateSession,
   CreateTarget,
+  ExploreRequest,
+  ExploreStarted,
   ExportFormat,
   KeyStorage,
   PatrolStatus,
@@ -15,6 +18,9 @@ import type {
   Settings,
   Target,
   TargetProbe,
+  TargetRemoval,
+  UpdateTarget,
+  RoleModelsView,
   RunPage,
   RunQuery,
   SessionPage,
@@ -22,7 +28,6 @@ import type {
 } from "../bindings";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 import type { LiveListener } from "./live";
-import type { CreateSessionRequest, ExploreRequest, ExploreStarted, ListedTarget, RoleModelsView, TargetRemoval, UpdateTarget } from "./pending";
 
 /** Facts about the running backend shown on the settings page. */
 export type BackendInfo = {
@@ -44,7 +49,7 @@ export interface Backend {
   createTarget(req: CreateTarget): Promise<Target>;
   testTarget(id: string): Promise<TargetProbe>;
   /** Targets including archived ones (with `archived_at`). */
-  listAllTargets(): Promise<ListedTarget[]>;
+  listAllTargets(): Promise<Target[]>;
   updateTarget(id: string, req: UpdateTarget): Promise<Target>;
   /** Deletes a target, or archives it when a campaign uses it. */
   deleteTarget(id: string): Promise<TargetRemoval>;
@@ -63,7 +68,7 @@ export interface Backend {
   saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean>;
   listSessions(campaignId: string): Promise<ExplorationSession[]>;
   sessionMessages(sessionId: string): Promise<SessionTranscript>;
-  createSession(req: CreateSessionRequest): Promise<ExplorationSession>;
+  createSession(req: CreateSession): Promise<ExplorationSession>;
   sendMessage(sessionId: string, content: string): Promise<MessageReply>;
   closeSession(sessionId: string, record: CloseSession): Promise<ExplorationSession>;
   listRuns(campaignId: string): Promise<Run[]>;
@@ -89,5 +94,6 @@ export interface Backend {
   /** One page of a campaign's sessions, filtered by status, seeds or ids. */
   searchSessions(campaignId: string, query: SessionQuery): Promise<SessionPage>;
   /** The latest human rating of a run or session, if any. */
-  latestReview(subjectId: string): Promise<{ rating: number; comment: string; created_at: string } | null>;
+  /** The newest rating of a run or session, or `null` when nobody rated it. */
+  latestReview(subjectId: string): Promise<HumanReview | null>;
 }

@@ -7,13 +7,19 @@ import type {
   RunTurn,
   CampaignReport,
   CreateCampaign,
+  CreateSession,
   CreateTarget,
+  ExploreRequest,
+  ExploreStarted,
   ExportFormat,
   PatrolStatus,
   ScenarioSummary,
   Settings,
   Target,
   TargetProbe,
+  TargetRemoval,
+  UpdateTarget,
+  RoleModelsView,
   RunPage,
   RunQuery,
   SessionPage,
@@ -23,8 +29,7 @@ import type { Backend, BackendInfo } from "./backend";
 import { ApiError, toErrorBody } from "./errors";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 import { EventHub, sseConnector, type LiveListener } from "./live";
-import { isMissingOperation, queryString, rememberReview, rememberedReview } from "./paging";
-import type { CreateSessionRequest, ExploreRequest, ExploreStarted, ListedTarget, RoleModelsView, TargetRemoval, UpdateTarget } from "./pending";
+import { queryString } from "./paging";
 
 const KEY_STORAGE = "agenteval.apiKey";
 
@@ -122,7 +127,7 @@ export class HttpBackend implements Backend {
     return this.json<TargetProbe>("POST", `/api/targets/${encodeURIComponent(id)}/test`, {});
   }
   listAllTargets() {
-    return this.json<ListedTarget[]>("GET", "/api/targets?include_archived=true");
+    return this.json<Target[]>("GET", "/api/targets?include_archived=true");
   }
   updateTarget(id: string, req: UpdateTarget) {
     return this.json<Target>("PUT", `/api/targets/${encodeURIComponent(id)}`, req);
@@ -186,7 +191,7 @@ export class HttpBackend implements Backend {
       `/api/exploration/sessions/${encodeURIComponent(sessionId)}/messages`,
     );
   }
-  createSession(req: CreateSessionRequest) {
+  createSession(req: CreateSession) {
     return this.json<ExplorationSession>("POST", "/api/exploration/sessions", req);
   }
   sendMessage(sessionId: string, content: string) {
@@ -209,10 +214,8 @@ export class HttpBackend implements Backend {
   runTurns(runId: string) {
     return this.json<RunTurn[]>("GET", `/api/runs/${encodeURIComponent(runId)}/turns`);
   }
-  async addReview(req: CreateReview) {
-    const review = await this.json<HumanReview>("POST", "/api/reviews", req);
-    rememberReview(review);
-    return review;
+  addReview(req: CreateReview) {
+    return this.json<HumanReview>("POST", "/api/reviews", req);
   }
   generateAnalysis(campaignId: string) {
     return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis`, {});
@@ -267,15 +270,8 @@ export class HttpBackend implements Backend {
     const id = encodeURIComponent(campaignId);
     return this.json<SessionPage>("GET", `/api/exploration/campaigns/${id}/sessions/search?${queryString(query)}`);
   }
-  async latestReview(subjectId: string) {
-    try {
-      const list = await this.json<HumanReview[]>("GET", `/api/reviews?subject_id=${encodeURIComponent(subjectId)}`);
-      const last = list.at(-1);
-      if (last) return { rating: last.rating, comment: last.comment, created_at: last.created_at };
-      return rememberedReview(subjectId);
-    } catch (e) {
-      if (!isMissingOperation(e)) throw e;
-      return rememberedReview(subjectId);
-    }
+  async latestReview(subjectId: string): Promise<HumanReview | null> {
+    const list = await this.json<HumanReview[]>("GET", `/api/reviews?subject_id=${encodeURIComponent(subjectId)}`);
+    return list[0] ?? null;
   }
 }

@@ -9,7 +9,6 @@ import { TauriBackend } from "./tauri";
 export type { Backend, BackendInfo } from "./backend";
 export { ApiError, asApiError } from "./errors";
 export * from "./exploration";
-export * from "./pending";
 export type { LiveEvent, LiveListener } from "./live";
 export type { RunPage, RunQuery, SessionPage, SessionQuery } from "../bindings";
 export type {
@@ -28,6 +27,14 @@ export type {
   CreateCampaign,
   CreateTarget,
   ErrorBody,
+  ExploreRequest,
+  ExploreStarted,
+  PlayedBy,
+  RoleModelsView,
+  RoleView,
+  SeedCell,
+  TargetRemoval,
+  UpdateTarget,
   ErrorCode,
   ExportFormat,
   FixedSummary,

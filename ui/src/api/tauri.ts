@@ -11,8 +11,14 @@ import {
   type RunTurn,
   type CampaignReport,
   type CreateCampaign,
+  type CreateSession,
   type CreateTarget,
   type ErrorBody,
+  type ExploreRequest,
+  type ExploreStarted,
+  type RoleModelsView,
+  type TargetRemoval,
+  type UpdateTarget,
   type ExportFormat,
   type PatrolStatus,
   type ScenarioSummary,
@@ -28,21 +34,6 @@ import type { Backend, BackendInfo } from "./backend";
 import { ApiError } from "./errors";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 import { EventHub, type LiveListener } from "./live";
-import { rememberReview, rememberedReview } from "./paging";
-import type { CreateSessionRequest, ExploreRequest, ExploreStarted, ListedTarget, RoleModelsView, TargetRemoval, UpdateTarget } from "./pending";
-import { invoke } from "@tauri-apps/api/core";
-import { toErrorBody } from "./errors";
-
-/** A command whose generated binding has not landed yet. */
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
-  try {
-    return await invoke<T>(command, args);
-  } catch (e) {
-    const body = toErrorBody(e);
-    if (body) throw new ApiError(body);
-    throw e;
-  }
-}
 
 type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: ErrorBody };
 
@@ -71,7 +62,7 @@ export class TauriBackend implements Backend {
     };
   }
   listTargets(): Promise<Target[]> {
-    return unwrap(commands.listTargets());
+    return unwrap(commands.listTargets(false));
   }
   createTarget(req: CreateTarget): Promise<Target> {
     return unwrap(commands.createTarget(req));
@@ -79,20 +70,20 @@ export class TauriBackend implements Backend {
   testTarget(id: string): Promise<TargetProbe> {
     return unwrap(commands.testTarget(id));
   }
-  listAllTargets(): Promise<ListedTarget[]> {
-    return call<ListedTarget[]>("list_targets", { includeArchived: true });
+  listAllTargets(): Promise<Target[]> {
+    return unwrap(commands.listTargets(true));
   }
   updateTarget(id: string, req: UpdateTarget): Promise<Target> {
-    return call<Target>("update_target", { id, req });
+    return unwrap(commands.updateTarget(id, req));
   }
   deleteTarget(id: string): Promise<TargetRemoval> {
-    return call<TargetRemoval>("delete_target", { id });
+    return unwrap(commands.deleteTarget(id));
   }
   explore(req: ExploreRequest): Promise<ExploreStarted> {
-    return call<ExploreStarted>("explore", { req });
+    return unwrap(commands.explore(req));
   }
   roleModelsView(): Promise<RoleModelsView> {
-    return call<RoleModelsView>("role_models_view");
+    return unwrap(commands.roleModelsView());
   }
   listScenarios(): Promise<ScenarioSummary[]> {
     return unwrap(commands.listScenarios());
@@ -130,8 +121,8 @@ export class TauriBackend implements Backend {
   sessionMessages(sessionId: string): Promise<SessionTranscript> {
     return unwrap(commands.sessionMessages(sessionId));
   }
-  createSession(req: CreateSessionRequest): Promise<ExplorationSession> {
-    return call<ExplorationSession>("create_session", { req });
+  createSession(req: CreateSession): Promise<ExplorationSession> {
+    return unwrap(commands.createSession(req));
   }
   sendMessage(sessionId: string, content: string): Promise<MessageReply> {
     return unwrap(commands.sendMessage(sessionId, { content }));
@@ -145,10 +136,8 @@ export class TauriBackend implements Backend {
   runTurns(runId: string): Promise<RunTurn[]> {
     return unwrap(commands.runTurns(runId));
   }
-  async addReview(req: CreateReview): Promise<HumanReview> {
-    const review = await unwrap(commands.addReview(req));
-    rememberReview(review);
-    return review;
+  addReview(req: CreateReview): Promise<HumanReview> {
+    return unwrap(commands.addReview(req));
   }
   generateAnalysis(campaignId: string): Promise<Analysis> {
     return unwrap(commands.generateAnalysis(campaignId));
@@ -207,16 +196,7 @@ export class TauriBackend implements Backend {
   searchSessions(campaignId: string, query: SessionQuery): Promise<SessionPage> {
     return unwrap(commands.searchSessions(campaignId, query));
   }
-  async latestReview(subjectId: string) {
-    const list = generated<[string], HumanReview[]>("listReviews");
-    const last = list ? (await unwrap(list(subjectId))).at(-1) : undefined;
-    if (last) return { rating: last.rating, comment: last.comment, created_at: last.created_at };
-    return rememberedReview(subjectId);
+  async latestReview(subjectId: string): Promise<HumanReview | null> {
+    return (await unwrap(commands.listReviews(subjectId)))[0] ?? null;
   }
-}
-
-/** A generated command that may not exist in this build's bindings yet. */
-function generated<A extends unknown[], T>(name: string): ((...args: A) => Promise<CommandResult<T>>) | null {
-  const fn: unknown = Reflect.get(commands, name);
-  return typeof fn === "function" ? (fn as (...args: A) => Promise<CommandResult<T>>) : null;
 }

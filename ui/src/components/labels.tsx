@@ -5,7 +5,7 @@
 import { Badge, type BadgeProps } from "@mantine/core";
 import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
-import { playedByOf, userModelOf, type ExplorationSession, type PlayedBy } from "../api";
+import type { ExplorationSession } from "../api";
 
 /** `max_turns` -> "max turns": the fallback for a code with no translation. */
 export function humanize(code: string): string {
@@ -25,7 +25,9 @@ export type CodeKind =
   | "judgeStatus"
   | "issueKind"
   | "runStatus"
-  | "judgeFact";
+  | "judgeFact"
+  | "outputMode"
+  | "role";
 
 /** The translated word of an engine code. */
 export function codeLabel(t: TFunction, kind: CodeKind, code: string): string {
@@ -61,11 +63,8 @@ export function TriggerBadge({ trigger, bare }: { trigger: string; bare?: boolea
 
 /** Who played the user: a person, an external assistant, the built-in virtual user or a model. */
 export function playedByLabel(t: TFunction, s: ExplorationSession): string | null {
-  const by: PlayedBy | null = playedByOf(s);
-  if (!by) return null;
-  const model = userModelOf(s);
-  if (by === "model" && model) return t("labels.playedByModel", { model });
-  return codeLabel(t, "playedBy", by);
+  if (s.played_by === "model" && s.user_model) return t("labels.playedByModel", { model: s.user_model });
+  return codeLabel(t, "playedBy", s.played_by);
 }
 
 /** Who played the user; `bare` leaves out the "Played by:" prefix. */

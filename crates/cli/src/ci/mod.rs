@@ -149,16 +149,6 @@ pub struct Side {
     pub models_complete: bool,
 }
 
-/// The JSON export plus the models that played each role, as `run` writes
-/// it (and as a baseline is read back).
-pub fn export_with_models(report_json: &str, models: &ModelsUsed) -> anyhow::Result<String> {
-    let mut v: serde_json::Value = serde_json::from_str(report_json)?;
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("models".into(), serde_json::to_value(models)?);
-    }
-    Ok(serde_json::to_string_pretty(&v)?)
-}
-
 /// Reads a side from a JSON export file.
 pub fn side_from_file(path: &Path) -> Result<Side, String> {
     let text = std::fs::read_to_string(path)
@@ -187,6 +177,7 @@ pub fn side_from_file(path: &Path) -> Result<Side, String> {
             .to_string(),
         virtual_user: None,
         judge: None,
+        output_modes: Default::default(),
     });
     Ok(Side {
         label: path.display().to_string(),
@@ -203,12 +194,11 @@ pub async fn side_from_campaign(platform: &Platform, id: uuid::Uuid) -> Result<S
         .campaign_report(id)
         .await
         .map_err(|e| format!("{} ({})", e.body.message, e.body.suggestion))?;
-    let models = platform.models_used(id).await.map_err(|e| e.body.message)?;
     Ok(Side {
         label: format!("campaign {id}"),
         campaign: report.campaign,
         fixed: report.fixed,
-        models,
+        models: report.models,
         models_complete: true,
     })
 }

@@ -56,13 +56,62 @@ impl OpenAiChannel {
         self
     }
 
-    fn body<'a>(&'a self, request: &'a ChatRequest) -> WireRequest<'a> {
+    fn body<'a>(
+        &'a self,
+        request: &'a ChatRequest,
+        response_format: Option<&'a Value>,
+    ) -> WireRequest<'a> {
         WireRequest {
             model: &self.model,
             max_tokens: self.max_tokens,
             messages: request.messages.iter().map(wire_message).collect(),
             tools: (!request.tools.is_empty()).then(|| request.tools.wire(wire_tools)),
+            response_format,
         }
+    }
+
+    /// Sends `request` with a `response_format` (structured outputs) when
+    /// one is given; [`Channel::send`] sends none.
+    pub async fn send_with_format(
+        &self,
+        request: &ChatRequest,
+        response_format: Option<&Value>,
+    ) -> Result<ChatReply, ChannelError> {
+        let endpoint = self.endpoint.as_ref().map_err(Clone::clone)?;
+        let reply = endpoint
+            .post_json(&self.http, &self.body(request, response_format))
+            .await?;
+        let completion: Completion = serde_json::from_slice(&reply.body)
+            .map_err(|e| endpoint.unparseable("a chat completion", &reply.body, e))?;
+        let message = completion
+            .choices
+            .into_iter()
+            .next()
+            .and_then(|c| c.message)
+            .ok_or_else(|| endpoint.malformed("has no choices[0].message"))?;
+        let content = content_text(message.content).map_err(|what| endpoint.malformed(what))?;
+        let tool_calls = message
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| ToolCall {
+                id: c.id.unwrap_or_else(|| format!("call_{i}")),
+                name: c.function.name,
+                arguments: parse_arguments(c.function.arguments),
+            })
+            .collect();
+        let usage = completion.usage.map(|u| Usage {
+            tokens_in: clamp_tokens(u.prompt_tokens),
+            tokens_out: clamp_tokens(u.completion_tokens),
+        });
+        Ok(ChatReply {
+            content,
+            tool_calls,
+            usage,
+            latency_ms: reply.latency.as_millis() as u64,
+            model: completion.model,
+        })
     }
 }
 
@@ -96,6 +145,9 @@ struct WireRequest<'a> {
     // Some servers reject an empty `tools` array, so it is left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<&'a RawValue>,
+    /// Structured outputs (role models only), in the form the endpoint takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<&'a Value>,
 }
 
 #[derive(Serialize)]
@@ -252,39 +304,7 @@ fn clamp_tokens(n: Option<u64>) -> u32 {
 #[async_trait::async_trait]
 impl Channel for OpenAiChannel {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
-        let endpoint = self.endpoint.as_ref().map_err(Clone::clone)?;
-        let reply = endpoint.post_json(&self.http, &self.body(request)).await?;
-        let completion: Completion = serde_json::from_slice(&reply.body)
-            .map_err(|e| endpoint.unparseable("a chat completion", &reply.body, e))?;
-        let message = completion
-            .choices
-            .into_iter()
-            .next()
-            .and_then(|c| c.message)
-            .ok_or_else(|| endpoint.malformed("has no choices[0].message"))?;
-        let content = content_text(message.content).map_err(|what| endpoint.malformed(what))?;
-        let tool_calls = message
-            .tool_calls
-            .unwrap_or_default()
-            .into_iter()
-            .enumerate()
-            .map(|(i, c)| ToolCall {
-                id: c.id.unwrap_or_else(|| format!("call_{i}")),
-                name: c.function.name,
-                arguments: parse_arguments(c.function.arguments),
-            })
-            .collect();
-        let usage = completion.usage.map(|u| Usage {
-            tokens_in: clamp_tokens(u.prompt_tokens),
-            tokens_out: clamp_tokens(u.completion_tokens),
-        });
-        Ok(ChatReply {
-            content,
-            tool_calls,
-            usage,
-            latency_ms: reply.latency.as_millis() as u64,
-            model: completion.model,
-        })
+        self.send_with_format(request, None).await
     }
 }
 

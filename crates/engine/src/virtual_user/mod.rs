@@ -9,7 +9,7 @@
 //!
 //! [`ChatClient`]: crate::role_models::ChatClient
 
-mod model_user;
+pub(crate) mod model_user;
 mod persona_engine;
 mod profile;
 mod session;
@@ -147,6 +147,11 @@ pub trait VirtualUser: Send {
 
     /// `persona_engine` or `model:<name>`, recorded with the session.
     fn kind(&self) -> String;
+
+    /// How a model was last asked for its JSON; `None` without a model.
+    fn output_mode(&self) -> Option<crate::structured::OutputMode> {
+        None
+    }
 }
 
 /// The virtual user for a session: the model when one is configured for the

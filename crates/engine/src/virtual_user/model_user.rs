@@ -7,18 +7,58 @@ use super::profile::{Lang, PersonaProfile};
 use super::{Decision, EndReason, ExperienceRecord, SimulatorError, Speaker, UserTurn, Utterance};
 use crate::campaign::{Goal, Persona};
 use crate::channel::ChatMessage;
-use crate::role_models::{ChatClient, extract_json_object};
-use serde_json::Value;
-use std::sync::Arc;
+use crate::role_models::ChatClient;
+use crate::structured::{OutputMode, OutputSchema};
+use serde_json::{Value, json};
+use std::sync::{Arc, LazyLock};
 
 /// Longest message the virtual user may send (the platform also limits it).
 const MAX_MESSAGE_CHARS: usize = 4000;
+
+/// One turn of the virtual user: what it decides and what it says.
+pub static TURN_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
+    OutputSchema::new(
+        "virtual_user_turn",
+        json!({
+            "type": "object",
+            "properties": {
+                "decision": {"type": "string", "enum": ["follow_up", "wait", "change_mind", "give_up", "done"]},
+                "message": {"type": "string", "maxLength": 600},
+            },
+            "required": ["decision", "message"],
+            "additionalProperties": false,
+        }),
+    )
+});
+
+/// The virtual user's experience record at close.
+pub static RECORD_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
+    let list =
+        json!({"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 200}});
+    OutputSchema::new(
+        "experience_record",
+        json!({
+            "type": "object",
+            "properties": {
+                "goal_achieved": {"type": "boolean"},
+                "blockers": list,
+                "misled": list,
+                "emotion": {"type": "string", "enum": crate::exploration::EMOTIONS},
+                "notes": {"type": "string", "maxLength": 400},
+            },
+            "required": ["goal_achieved", "blockers", "misled", "emotion", "notes"],
+            "additionalProperties": false,
+        }),
+    )
+});
 
 pub struct ModelUser {
     client: Arc<dyn ChatClient>,
     persona: Persona,
     goal: Goal,
     lang: Lang,
+    /// How the model was last asked for its JSON.
+    mode: Option<OutputMode>,
 }
 
 impl ModelUser {
@@ -29,6 +69,7 @@ impl ModelUser {
             persona,
             goal,
             lang,
+            mode: None,
         }
     }
 
@@ -60,22 +101,24 @@ impl ModelUser {
         )
     }
 
+    /// Asks for an answer of `schema`; one that breaks it is retried once
+    /// with the reason, then the session ends with `simulator_error`.
     async fn ask_json<T>(
-        &self,
+        &mut self,
         mut messages: Vec<ChatMessage>,
+        schema: &OutputSchema,
         validate: impl Fn(&Value) -> Result<T, String>,
     ) -> Result<T, SimulatorError> {
         let mut problem = String::new();
         for attempt in 0..2 {
-            let reply = self
+            let answer = self
                 .client
-                .complete(&messages)
+                .complete_structured(&messages, schema)
                 .await
                 .map_err(|e| SimulatorError(format!("the virtual user model failed: {e}")))?;
-            let outcome = match extract_json_object(&reply.content) {
-                Some(v) => validate(&v),
-                None => Err("the output contains no JSON object".into()),
-            };
+            self.mode = Some(answer.mode);
+            let reply = answer.reply;
+            let outcome = schema.read(&reply.content).and_then(|v| validate(&v));
             match outcome {
                 Ok(t) => return Ok(t),
                 Err(why) if attempt == 0 => {
@@ -192,7 +235,7 @@ impl super::VirtualUser for ModelUser {
         {
             messages.push(ChatMessage::user("(The assistant gave no reply.)"));
         }
-        self.ask_json(messages, parse_turn).await
+        self.ask_json(messages, &TURN_SCHEMA, parse_turn).await
     }
 
     async fn experience(
@@ -219,11 +262,15 @@ impl super::VirtualUser for ModelUser {
                 end = end.as_str()
             )),
         ];
-        self.ask_json(messages, parse_record).await
+        self.ask_json(messages, &RECORD_SCHEMA, parse_record).await
     }
 
     fn kind(&self) -> String {
         format!("model:{}", self.client.model_name())
+    }
+
+    fn output_mode(&self) -> Option<OutputMode> {
+        self.mode
     }
 }
 

@@ -11,6 +11,7 @@ use agenteval_engine::exploration::{
 };
 use agenteval_engine::judge::{JudgeSampling, review_pending};
 use agenteval_engine::role_models::FakeChatClient;
+use agenteval_engine::structured::OutputMode;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -76,14 +77,38 @@ async fn closed_session(
 #[tokio::test]
 async fn the_judge_sees_at_most_three_rounds_truncated_to_500_characters() {
     let tp = platform().await;
-    let (_, id, sent) = closed_session(&tp, 7).await;
-    let judge = FakeChatClient::new([JUDGE_OK]);
+    let (campaign_id, id, sent) = closed_session(&tp, 7).await;
+    let judge = FakeChatClient::new([JUDGE_OK]).with_mode(OutputMode::JsonObjectSchema);
     let n = review_pending(&tp.platform, Some(&judge), JudgeSampling::default())
         .await
         .unwrap();
     assert_eq!(n, 1);
     let prompts = judge.prompts();
     assert_eq!(prompts.len(), 1, "a usable answer needs no retry");
+    assert_eq!(
+        judge.schemas(),
+        vec!["judge_review"],
+        "the judge is asked with its schema"
+    );
+    let report = tp.platform.campaign_report(campaign_id).await.unwrap();
+    assert_eq!(
+        report.models.output_modes.judge,
+        Some(OutputMode::JsonObjectSchema),
+        "the campaign records how the judge was asked"
+    );
+    assert_eq!(
+        report.models.output_modes.virtual_user, None,
+        "a person played the user"
+    );
+    let md = tp
+        .platform
+        .export_campaign(campaign_id, agenteval_engine::export::ExportFormat::Md)
+        .await
+        .unwrap();
+    assert!(
+        md.contains("(structured output: json_object_schema)"),
+        "the export says it too"
+    );
     let prompt = &prompts[0][1].content;
     let messages = prompt.matches("[round ").count();
     assert!(
@@ -111,6 +136,10 @@ async fn the_judge_sees_at_most_three_rounds_truncated_to_500_characters() {
     assert_eq!(s.judge_status, "done");
     let review = s.judge_review.unwrap();
     assert_eq!(review["method"], "model");
+    assert_eq!(
+        review["output_mode"], "json_object_schema",
+        "each review keeps its form"
+    );
     assert_eq!(review["sample"]["messages"], 6);
     assert_eq!(review["findings"][0]["severity"], "poor");
 

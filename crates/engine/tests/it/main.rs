@@ -17,6 +17,7 @@ mod report;
 mod scenarios;
 mod seeds;
 mod store;
+mod structured;
 mod support;
 mod target_probe;
 mod targets;

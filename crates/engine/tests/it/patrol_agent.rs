@@ -9,8 +9,10 @@ use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, Goal, Persona
 use agenteval_engine::exploration::{SessionStatus, Trigger, VariantKind};
 use agenteval_engine::patrol_agent::{PatrolAction, PatrolAgent, PatrolConfig, choose_cell};
 use agenteval_engine::role_models::{ModelConfig, RoleModels};
+use agenteval_engine::structured::OutputMode;
 use agenteval_engine::target::CreateTarget;
 use chrono::Duration;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -315,12 +317,12 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
     let user_server = FaultServer::start(vec![
         Fault::Ok(completion(r#"{"decision": "follow_up", "message": "Please send an email to boss@example.com, subject Weekly report."}"#)),
         Fault::Ok(completion(r#"{"decision": "done", "message": ""}"#)),
-        Fault::Ok(completion(r#"{"goal_achieved": true, "blockers": [], "misled": [], "emotion": "happy", "notes": "ok"}"#)),
+        Fault::Ok(completion(r#"{"goal_achieved": true, "blockers": [], "misled": [], "emotion": "satisfied", "notes": "ok"}"#)),
     ])
     .await;
     let judge_server = FaultServer::start(vec![Fault::Ok(completion(
         r#"{"attitude": {"score": 4, "evidence": "Sure"}, "professionalism": {"score": 3, "evidence": "x"},
-            "hallucination": {"score": 5, "evidence": "none"}, "findings": [{"grade": "good", "dimension": "attitude", "text": "polite"}],
+            "hallucination": {"score": 5, "evidence": "none"}, "findings": [{"grade": "good", "dimension": "attitude", "text": "polite", "turn": 1}],
             "simulator": {"in_persona": true, "quit_early": false, "invented_facts": false}}"#,
     ))])
     .await;
@@ -333,6 +335,7 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
         api_key_env: None,
         timeout_ms: Some(10_000),
         max_tokens: None,
+        concurrency: None,
     };
     tp.platform.set_role_models(RoleModels {
         virtual_user: Some(model(user_server.base_url())),
@@ -354,7 +357,7 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
     assert_eq!(
         (record.emotion.as_str(), record.notes.as_str()),
         ("satisfied", "ok"),
-        "the model's record, normalised by the platform"
+        "the model's own record"
     );
     assert_eq!(s.judge_status, "done");
     let review = s.judge_review.as_ref().unwrap();
@@ -380,6 +383,29 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
             .unwrap()
             .contains("Send an email to my manager"),
         "the persona prompt carries the goal"
+    );
+    let schema_names: Vec<Value> = requests
+        .iter()
+        .map(|r| r.json()["response_format"]["json_schema"]["name"].clone())
+        .collect();
+    assert_eq!(
+        schema_names,
+        vec![
+            json!("virtual_user_turn"),
+            json!("virtual_user_turn"),
+            json!("experience_record")
+        ],
+        "every virtual-user request carries the schema of its answer"
+    );
+    assert_eq!(
+        judge_server.requests()[0].json()["response_format"]["json_schema"]["name"],
+        "judge_review"
+    );
+    let models = tp.platform.models_used(c.id).await.unwrap();
+    assert_eq!(
+        (models.output_modes.virtual_user, models.output_modes.judge),
+        (Some(OutputMode::JsonSchema), Some(OutputMode::JsonSchema)),
+        "the campaign records the form each role took"
     );
     let judged = judge_server.requests()[0].json();
     assert_eq!(judged["max_tokens"], 800, "the judge's role default");
@@ -505,6 +531,7 @@ async fn replaced_role_models_take_effect_without_a_new_agent() {
             api_key_env: None,
             timeout_ms: Some(10_000),
             max_tokens: Some(123),
+            concurrency: None,
         }),
         analyst: Some(ModelConfig {
             base_url: analyst_server.base_url(),
@@ -513,6 +540,7 @@ async fn replaced_role_models_take_effect_without_a_new_agent() {
             api_key_env: None,
             timeout_ms: Some(10_000),
             max_tokens: None,
+            concurrency: None,
         }),
         virtual_user: None,
     });

@@ -110,6 +110,7 @@ fn fixture(name: &str) -> CampaignReport {
         analysis: None,
         comparison: None,
         human_review: None,
+        models: Default::default(),
     }
 }
 
@@ -126,6 +127,7 @@ fn analysis() -> Analysis {
             ..Default::default()
         }],
         fallback_reason: None,
+        output_mode: None,
         created_at: t0() + Duration::hours(2),
     }
 }
@@ -542,7 +544,7 @@ async fn the_analyst_model_gets_figures_never_conversations_and_must_answer_usab
     );
 
     let answer = format!(
-        r#"Here you go: {{"summary": "Fixed line fine; exploration found a blocker.", "claims": [{{"text": "blocked", "session_ids": ["{}"]}}]}}"#,
+        r#"Here you go: {{"summary": "Fixed line fine; exploration found a blocker.", "claims": [{{"text": "blocked", "run_ids": [], "session_ids": ["{}"], "turn_ids": []}}]}}"#,
         s.id
     );
     let fake = FakeChatClient::new([answer]);

@@ -504,6 +504,15 @@ async fn model_user_decides_in_json_and_files_its_record() {
     assert_eq!(record.notes, "quick", "the model's own record is filed");
     let prompts = fake.prompts();
     assert_eq!(prompts.len(), 3, "two turns and the record");
+    assert_eq!(
+        fake.schemas(),
+        vec![
+            "virtual_user_turn",
+            "virtual_user_turn",
+            "experience_record"
+        ],
+        "every request carries the schema of its answer"
+    );
     let system = &prompts[0][0];
     assert_eq!(system.role, Role::System);
     assert!(
@@ -554,6 +563,11 @@ async fn model_user_malformed_output_is_retried_once_then_ends_with_simulator_er
     assert!(
         prompts[1].last().unwrap().content.contains("not usable"),
         "the retry says what was wrong"
+    );
+    assert!(
+        prompts[3].last().unwrap().content.contains("schema"),
+        "JSON that parses but breaks the schema is malformed too, never half-used: {}",
+        prompts[3].last().unwrap().content
     );
     let (record, end) = port
         .closed

@@ -9,7 +9,6 @@ import {
   judgeFindings,
   judgeScores,
   personaName,
-  playedByOf,
   type Campaign,
   type ExplorationSession,
 } from "../../api";
@@ -31,7 +30,7 @@ import { useLoad } from "../../components/useLoad";
 
 /** Who spoke the user's turns, in words. */
 function userSpeaker(t: TFunction, s: ExplorationSession): string {
-  const by = playedByOf(s);
+  const by = s.played_by;
   if (by === "person") return t("speaker.person");
   if (by === "assistant") return t("speaker.assistant");
   if (by === "builtin") return t("speaker.builtin");

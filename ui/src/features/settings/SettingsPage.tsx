@@ -10,6 +10,9 @@ import { outOfRange, type Range } from "../campaigns/limits";
 const PATROL_RANGE: Range = { min: 1, max: 1440, integer: true };
 const PORT_RANGE: Range = { min: 1024, max: 65535, integer: true };
 const TOKENS_RANGE: Range = { min: 1, max: 100000, integer: true };
+const CONCURRENCY_RANGE: Range = { min: 1, max: 64, integer: true };
+/** Sessions a role works on at once when left empty. */
+const DEFAULT_CONCURRENCY = 4;
 
 function useRangeError() {
   const { t } = useTranslation();
@@ -104,6 +107,19 @@ function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleMod
         error={rangeError(m.max_tokens, TOKENS_RANGE)}
         onChange={(v) => set({ max_tokens: typeof v === "number" ? v : undefined })}
       />
+      {role !== "analyst" && (
+        <NumberInput
+          maw={130}
+          label={t("settings.concurrency")}
+          placeholder={String(DEFAULT_CONCURRENCY)}
+          clampBehavior="none"
+          allowDecimal={false}
+          value={m.concurrency ?? ""}
+          error={rangeError(m.concurrency, CONCURRENCY_RANGE)}
+          onChange={(v) => set({ concurrency: typeof v === "number" ? v : undefined })}
+          data-testid={`concurrency-${role}`}
+        />
+      )}
     </Group>
   );
 }
@@ -128,7 +144,7 @@ export function SettingsPage() {
     Boolean(
       rangeError(draft.patrol_interval_minutes, PATROL_RANGE) ||
         rangeError(draft.api.port, PORT_RANGE) ||
-        ROLES.some((r) => rangeError(draft.role_models[r]?.max_tokens, TOKENS_RANGE)),
+        ROLES.some((r) => rangeError(draft.role_models[r]?.max_tokens, TOKENS_RANGE) || rangeError(draft.role_models[r]?.concurrency, CONCURRENCY_RANGE)),
     );
 
   const save = async () => {

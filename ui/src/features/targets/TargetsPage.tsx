@@ -21,12 +21,9 @@ import { useTranslation } from "react-i18next";
 import {
   api,
   asApiError,
-  probeMessage,
-  probeSuggestion,
   type ApiError,
   type ChannelConfig,
   type CreateTarget,
-  type ListedTarget,
   type Target,
   type TargetProbe,
   type Value,
@@ -60,8 +57,8 @@ export function ProbeResult({ probe }: { probe: TargetProbe }) {
       </Text>
     );
   }
-  const message = probeMessage(probe) ?? probe.error ?? t("targets.noReason");
-  const suggestion = probeSuggestion(probe);
+  const message = probe.message ?? probe.error ?? t("targets.noReason");
+  const suggestion = probe.suggestion;
   return (
     <Stack gap={0} data-testid="target-probe" data-ok="false">
       <Text size="xs" c="red" style={{ overflowWrap: "anywhere" }}>
@@ -239,7 +236,7 @@ function TargetForm({ initial, onSaved, onCancel }: { initial?: Target; onSaved:
 export function TargetsPage() {
   const { t } = useTranslation();
   const [showArchived, setShowArchived] = useState(false);
-  const { data, error, reload } = useLoad<ListedTarget[]>(() => (showArchived ? api.listAllTargets() : api.listTargets()), [showArchived]);
+  const { data, error, reload } = useLoad<Target[]>(() => (showArchived ? api.listAllTargets() : api.listTargets()), [showArchived]);
   const [probes, setProbes] = useState<Record<string, TargetProbe | "testing">>({});
   const [actionError, setActionError] = useState<ApiError | null>(null);
   const [editing, setEditing] = useState<Target | null>(null);

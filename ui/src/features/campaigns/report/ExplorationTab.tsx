@@ -47,6 +47,7 @@ export function ExplorationTab({
     );
   }
   const judges = ex.judge_models;
+  const modes = Object.entries(report.models?.output_modes ?? {}).flatMap(([role, mode]) => (typeof mode === "string" ? [[role, mode] as const] : []));
   const sessionTotal = sessions.data?.total ?? 0;
   const findings = allFindings ? ex.findings : ex.findings.slice(0, FINDINGS_SHOWN);
 
@@ -122,6 +123,11 @@ export function ExplorationTab({
         {judges.length > 0 && (
           <Text size="xs" c="dimmed" data-testid="judge-models">
             {t("ev.judgedBy", { models: judges.map((m) => (m === "heuristic" ? t("ev.heuristicJudge") : m)).join(", ") })}
+          </Text>
+        )}
+        {modes.length > 0 && (
+          <Text size="xs" c="dimmed" data-testid="output-modes">
+            {t("ev.outputModes", { modes: modes.map(([role, mode]) => t("ev.outputModeOf", { role: codeLabel(t, "role", role), mode: codeLabel(t, "outputMode", mode) })).join(" · ") })}
           </Text>
         )}
       </Group>

@@ -1,0 +1,221 @@
+//! Structured outputs of role models. Every request a role model answers
+//! (a virtual-user turn, an experience record, a judge review, an
+//! analysis) carries the JSON schema of the answer it expects, in the form
+//! the endpoint understands, and the same schema validates the answer.
+//!
+//! Endpoints differ in what they take, so the forms are tried in order
+//! ([`OutputMode::LADDER`]): OpenAI-style `json_schema` (OpenAI, vLLM,
+//! llama.cpp's `llama-server`), `json_object` with a `schema` (the
+//! llama-cpp-python server), plain `json_object`, then the prompt alone.
+//! A request refused with 400 or 422 (or a 500 that names
+//! `response_format`, as llama-cpp-python's server answers) moves to the
+//! next form; the form that worked is remembered per endpoint and model for
+//! the life of the process.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+
+/// How a role model was asked for its JSON answer.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputMode {
+    /// `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`.
+    JsonSchema,
+    /// `response_format: {type: "json_object", schema}`.
+    JsonObjectSchema,
+    /// `response_format: {type: "json_object"}`: JSON, but no schema.
+    JsonObject,
+    /// No `response_format`: the prompt alone asks for the JSON.
+    PromptOnly,
+}
+
+impl OutputMode {
+    /// The forms in the order they are tried.
+    pub const LADDER: [OutputMode; 4] = [
+        OutputMode::JsonSchema,
+        OutputMode::JsonObjectSchema,
+        OutputMode::JsonObject,
+        OutputMode::PromptOnly,
+    ];
+
+    /// The form to try when this one is refused.
+    pub fn next(self) -> Option<OutputMode> {
+        let i = Self::LADDER.iter().position(|m| *m == self)?;
+        Self::LADDER.get(i + 1).copied()
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputMode::JsonSchema => "json_schema",
+            OutputMode::JsonObjectSchema => "json_object_schema",
+            OutputMode::JsonObject => "json_object",
+            OutputMode::PromptOnly => "prompt_only",
+        }
+    }
+
+    /// The `response_format` of a request in this form; `None` for the
+    /// prompt alone.
+    pub fn response_format(self, schema: &OutputSchema) -> Option<Value> {
+        match self {
+            OutputMode::JsonSchema => Some(json!({
+                "type": "json_schema",
+                "json_schema": {"name": schema.name, "schema": schema.schema, "strict": true},
+            })),
+            OutputMode::JsonObjectSchema => {
+                Some(json!({"type": "json_object", "schema": schema.schema}))
+            }
+            OutputMode::JsonObject => Some(json!({"type": "json_object"})),
+            OutputMode::PromptOnly => None,
+        }
+    }
+}
+
+impl std::fmt::Display for OutputMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The schema of one kind of answer: sent with the request, and checked
+/// against the answer, which is malformed when it breaks it.
+pub struct OutputSchema {
+    /// The schema's name (`json_schema.name`: letters, digits, `_`).
+    pub name: &'static str,
+    pub schema: Value,
+    validator: jsonschema::Validator,
+}
+
+impl std::fmt::Debug for OutputSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutputSchema")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl OutputSchema {
+    /// Compiles a schema written in the code; an invalid one is a bug, so
+    /// this panics (every schema is compiled by a unit test).
+    pub fn new(name: &'static str, schema: Value) -> Self {
+        let validator = jsonschema::validator_for(&schema)
+            .unwrap_or_else(|e| panic!("output schema {name} does not compile: {e}"));
+        Self {
+            name,
+            schema,
+            validator,
+        }
+    }
+
+    /// The answer in `text`: its first JSON object (models wrap JSON in
+    /// prose or code fences when only the prompt asks for it), valid
+    /// against the schema. The error says what is wrong, for a retry.
+    pub fn read(&self, text: &str) -> Result<Value, String> {
+        let value = crate::role_models::extract_json_object(text)
+            .ok_or_else(|| "the output contains no JSON object".to_string())?;
+        self.check(&value)?;
+        Ok(value)
+    }
+
+    /// Whether `value` follows the schema; the first violation, named by
+    /// its path, otherwise.
+    pub fn check(&self, value: &Value) -> Result<(), String> {
+        match self.validator.iter_errors(value).next() {
+            None => Ok(()),
+            Some(e) => {
+                let path = e.instance_path.to_string();
+                Err(if path.is_empty() {
+                    format!("the JSON does not follow the schema: {e}")
+                } else {
+                    format!("the JSON does not follow the schema at {path}: {e}")
+                })
+            }
+        }
+    }
+}
+
+/// The form each endpoint and model took, learnt on first use.
+static REMEMBERED: LazyLock<Mutex<HashMap<(String, String), OutputMode>>> =
+    LazyLock::new(Default::default);
+
+/// The form that worked last for this endpoint and model, if any.
+pub fn remembered(base_url: &str, model: &str) -> Option<OutputMode> {
+    REMEMBERED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&(base_url.to_string(), model.to_string()))
+        .copied()
+}
+
+/// Remembers the form that worked for this endpoint and model.
+pub fn remember(base_url: &str, model: &str, mode: OutputMode) {
+    REMEMBERED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((base_url.to_string(), model.to_string()), mode);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ladder_steps_down_to_the_prompt_alone_and_stops() {
+        let mut seen = vec![OutputMode::JsonSchema];
+        while let Some(next) = seen.last().and_then(|m| m.next()) {
+            seen.push(next);
+        }
+        assert_eq!(
+            seen,
+            OutputMode::LADDER.to_vec(),
+            "every form once, in order"
+        );
+        assert_eq!(
+            OutputMode::PromptOnly.next(),
+            None,
+            "the prompt alone is the last form"
+        );
+    }
+
+    #[test]
+    fn each_form_is_written_the_way_its_servers_read_it() {
+        let schema = OutputSchema::new("t", json!({"type": "object"}));
+        let f = OutputMode::JsonSchema.response_format(&schema).unwrap();
+        assert_eq!(f["type"], "json_schema");
+        assert_eq!(f["json_schema"]["name"], "t");
+        assert_eq!(f["json_schema"]["strict"], true);
+        assert_eq!(f["json_schema"]["schema"]["type"], "object");
+        let f = OutputMode::JsonObjectSchema
+            .response_format(&schema)
+            .unwrap();
+        assert_eq!(
+            f,
+            json!({"type": "json_object", "schema": {"type": "object"}})
+        );
+        let f = OutputMode::JsonObject.response_format(&schema).unwrap();
+        assert_eq!(f, json!({"type": "json_object"}));
+        assert!(OutputMode::PromptOnly.response_format(&schema).is_none());
+    }
+
+    #[test]
+    fn an_answer_that_parses_but_breaks_the_schema_is_refused_with_its_path() {
+        let schema = OutputSchema::new(
+            "t",
+            json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer", "maximum": 5}}}),
+        );
+        assert_eq!(schema.read("Sure: {\"n\": 3}").unwrap(), json!({"n": 3}));
+        let e = schema.read("{\"n\": 9}").unwrap_err();
+        assert!(e.contains("/n"), "the error names where: {e}");
+        let e = schema.read("{}").unwrap_err();
+        assert!(e.contains("\"n\""), "a missing field is named: {e}");
+        assert!(
+            schema
+                .read("no json")
+                .unwrap_err()
+                .contains("no JSON object")
+        );
+    }
+}
