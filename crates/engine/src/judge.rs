@@ -181,8 +181,10 @@ pub static REVIEW_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
     let dimension = json!({
         "type": "object",
         "properties": {
-            "score": {"type": "integer", "minimum": 1, "maximum": 5},
-            "evidence": {"type": "string", "maxLength": 200},
+            // An enum, not minimum/maximum: grammar-constrained servers
+            // (llama.cpp) enforce enums but not numeric bounds.
+            "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+            "evidence": {"type": "string", "maxLength": 100},
         },
         "required": ["score", "evidence"],
         "additionalProperties": false,
@@ -197,14 +199,16 @@ pub static REVIEW_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
                 "hallucination": dimension,
                 "findings": {
                     "type": "array",
-                    "maxItems": 5,
+                    "maxItems": 3,
                     "items": {
                         "type": "object",
                         "properties": {
                             "grade": {"type": "string", "enum": ["good", "fair", "poor"]},
                             "dimension": {"type": "string", "enum": ["attitude", "professionalism", "hallucination", "simulator"]},
-                            "text": {"type": "string", "maxLength": 200},
-                            "turn": {"type": "integer", "minimum": 1},
+                            "text": {"type": "string", "maxLength": 100},
+                            // 0: no particular turn (grammar-constrained
+                            // servers do not enforce a minimum).
+                            "turn": {"type": "integer", "minimum": 0},
                         },
                         "required": ["grade", "dimension", "text", "turn"],
                         "additionalProperties": false,
@@ -487,7 +491,8 @@ pub fn parse_judge_output(
                         turn: f
                             .get("turn")
                             .and_then(Value::as_u64)
-                            .and_then(|t| u32::try_from(t).ok()),
+                            .and_then(|t| u32::try_from(t).ok())
+                            .filter(|&t| t > 0),
                     })
                 })
                 .collect()

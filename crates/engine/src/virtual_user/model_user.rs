@@ -14,6 +14,11 @@ use std::sync::{Arc, LazyLock};
 
 /// Longest message the virtual user may send (the platform also limits it).
 const MAX_MESSAGE_CHARS: usize = 4000;
+/// The conversation a turn is decided on: the last rounds, each message
+/// cut to a length, so that the prompt fits a small model's context (4,096
+/// tokens) with room for the answer, however long the session runs.
+const RECENT_UTTERANCES: usize = 6;
+const RECENT_CHARS: usize = 400;
 
 /// One turn of the virtual user: what it decides and what it says.
 pub static TURN_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
@@ -23,7 +28,7 @@ pub static TURN_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
             "type": "object",
             "properties": {
                 "decision": {"type": "string", "enum": ["follow_up", "wait", "change_mind", "give_up", "done"]},
-                "message": {"type": "string", "maxLength": 600},
+                "message": {"type": "string", "maxLength": 200},
             },
             "required": ["decision", "message"],
             "additionalProperties": false,
@@ -33,8 +38,9 @@ pub static TURN_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
 
 /// The virtual user's experience record at close.
 pub static RECORD_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
+    // Short enough that the whole record fits the role's 300 answer tokens.
     let list =
-        json!({"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 200}});
+        json!({"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 120}});
     OutputSchema::new(
         "experience_record",
         json!({
@@ -44,7 +50,7 @@ pub static RECORD_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
                 "blockers": list,
                 "misled": list,
                 "emotion": {"type": "string", "enum": crate::exploration::EMOTIONS},
-                "notes": {"type": "string", "maxLength": 400},
+                "notes": {"type": "string", "maxLength": 200},
             },
             "required": ["goal_achieved", "blockers", "misled", "emotion", "notes"],
             "additionalProperties": false,
@@ -221,11 +227,13 @@ impl super::VirtualUser for ModelUser {
                 "(The conversation starts. Write your first message to the assistant.)",
             ));
         }
-        for u in transcript {
+        let recent = &transcript[transcript.len().saturating_sub(RECENT_UTTERANCES)..];
+        for u in recent {
+            let content = crate::judge::truncate(&u.content, RECENT_CHARS);
             messages.push(match u.speaker {
-                Speaker::Target => ChatMessage::user(u.content.clone()),
+                Speaker::Target => ChatMessage::user(content),
                 Speaker::User => ChatMessage::assistant(
-                    serde_json::json!({"decision": "follow_up", "message": u.content}).to_string(),
+                    serde_json::json!({"decision": "follow_up", "message": content}).to_string(),
                 ),
             });
         }

@@ -3,7 +3,9 @@
 //! server that `tests/model/run.sh` installs and starts, which takes
 //! minutes. The model is far too small to role-play or judge well; the
 //! check is that the whole loop completes against a server nobody here
-//! wrote, whatever the model says.
+//! wrote, whatever the model says, and that the server took one of the
+//! structured-output forms (its constrained decoding keeps the answers in
+//! their schemas).
 
 use crate::patrol_agent::campaign;
 use crate::support::platform;
@@ -11,6 +13,7 @@ use agenteval_engine::campaign::Budget;
 use agenteval_engine::exploration::SessionStatus;
 use agenteval_engine::patrol_agent::{PatrolAction, PatrolAgent, PatrolConfig};
 use agenteval_engine::role_models::{ModelConfig, RoleModels};
+use agenteval_engine::structured::OutputMode;
 
 #[tokio::test]
 #[ignore = "needs a local model server: run tests/model/run.sh"]
@@ -69,4 +72,13 @@ async fn virtual_user_and_judge_complete_against_a_real_small_model() {
         eprintln!("{:?}: {}", m.role, m.content);
     }
     eprintln!("judge review: {:?}", s.judge_review);
+    let modes = tp.platform.models_used(c.id).await.unwrap().output_modes;
+    eprintln!("output modes: {modes:?}");
+    assert!(
+        matches!(
+            modes.virtual_user,
+            Some(OutputMode::JsonSchema | OutputMode::JsonObjectSchema)
+        ),
+        "the server took the virtual user's schema: {modes:?}"
+    );
 }

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { api, type Campaign, type CampaignReport, type Target } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num, pct } from "../../components/format";
+import { Link } from "../../components/Link";
 import { useLoad } from "../../components/useLoad";
 import { CampaignForm } from "./CampaignForm";
 import { LineBadge, StatusBadge, explorationOf } from "./labels";
@@ -72,9 +73,10 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
                   data-testid="campaign-row"
                 >
                   <Table.Td maw={420}>
-                    <Text fw={500} style={{ overflowWrap: "anywhere" }}>
+                    {/* The row opens on a click anywhere; the name is the link a keyboard reaches. */}
+                    <Link to={{ kind: "campaign", id: c.id, query: {} }} fw={500} c="inherit" style={{ overflowWrap: "anywhere" }} data-testid="campaign-link">
                       {c.name}
-                    </Text>
+                    </Link>
                   </Table.Td>
                   <Table.Td>
                     <StatusBadge status={c.status} />
@@ -84,7 +86,7 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
                   </Table.Td>
                   <Table.Td>{targetName(c.target_id)}</Table.Td>
                   <Table.Td miw={140}>
-                    <Progress value={planned ? (100 * done) / planned : 0} size="sm" />
+                    <Progress value={planned ? (100 * done) / planned : 0} size="sm" aria-label={t("view.runsProgress", { done: num(done), planned: num(planned) })} />
                     <Text size="xs" c="dimmed">
                       {num(done)}/{num(planned)}
                     </Text>

@@ -61,6 +61,7 @@ export function RunsCard({
         size="lg"
         value={fixed.runs_planned ? (100 * fixed.runs_finished) / fixed.runs_planned : 0}
         animated={c.status === "running" && fixed.runs_finished < fixed.runs_planned}
+        aria-label={t("view.runsProgress", { done: num(fixed.runs_finished), planned: num(fixed.runs_planned) })}
         data-testid="runs-progress"
       />
       <Text size="sm" mt={4} data-testid="runs-progress-text">

@@ -16,8 +16,12 @@ enum Param {
     None,
     /// A slot, by its label in the persona's language.
     Slot,
-    /// A figure or a count, the same in both languages.
+    /// A figure, the same in both languages; another figure is another
+    /// issue.
     Number,
+    /// A count that only qualifies the issue (how many replies it took):
+    /// every count is the same issue.
+    Count,
 }
 
 /// One issue of the persona engine's catalogue: its key and its phrasing
@@ -80,7 +84,7 @@ const CATALOGUE: &[Phrasing] = &[
     },
     Phrasing {
         key: "gave_up",
-        param: Param::Number,
+        param: Param::Count,
         en: "gave up after {} unhelpful replies",
         zh: "连续{}次没有得到有用的回复，放弃了",
     },
@@ -152,11 +156,14 @@ pub fn issue_group_key(text: &str) -> String {
                         return format!("builtin:{}:{}", p.key, slot_of_label(label));
                     }
                 }
-                Param::Number => {
+                Param::Number | Param::Count => {
                     if let Some(n) = fill(template, &folded)
                         && n.chars().all(|c| c.is_ascii_digit() || ".,-".contains(c))
                     {
-                        return format!("builtin:{}:{n}", p.key);
+                        return match p.param {
+                            Param::Count => format!("builtin:{}", p.key),
+                            _ => format!("builtin:{}:{n}", p.key),
+                        };
                     }
                 }
             }
@@ -212,9 +219,15 @@ mod tests {
             issue_group_key("asked for the date twice"),
             "another slot is another issue"
         );
-        assert_ne!(
+        assert_eq!(
             issue_group_key("gave up after 2 unhelpful replies"),
-            issue_group_key("gave up after 3 unhelpful replies")
+            issue_group_key("连续4次没有得到有用的回复，放弃了"),
+            "giving up is one issue, however many replies it took"
+        );
+        assert_ne!(
+            issue_group_key("stated a figure (12.5) that is not in anything I gave"),
+            issue_group_key("stated a figure (905) that is not in anything I gave"),
+            "another invented figure is another issue"
         );
     }
 

@@ -1,0 +1,144 @@
+// Accessibility audit in a real browser against `agenteval serve` on the
+// demo data (run.sh runs `agenteval demo` first): axe-core (pinned in
+// ui/package.json) runs its WCAG 2 A and AA rules on every screen and
+// drawer, in English and Chinese, and the test fails on any serious or
+// critical violation, naming the rule and the elements.
+
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+
+const require = createRequire(new URL("../../ui/package.json", import.meta.url));
+const { chromium } = require("playwright-core");
+const AXE = require.resolve("axe-core/axe.min.js");
+
+const BASE = process.env.AGENTEVAL_URL;
+const KEY = process.env.AGENTEVAL_KEY;
+
+async function api(path) {
+  const res = await fetch(BASE + path, { headers: { "X-API-Key": KEY } });
+  assert.equal(res.status, 200, `GET ${path} answers 200`);
+  return res.json();
+}
+
+/** Serious and critical violations of WCAG 2 A/AA on the page as it is now. */
+async function audit(page) {
+  await page.addScriptTag({ path: AXE });
+  const results = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1, 2).join("") ?? ""}`) }));
+  });
+  return results.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+function describe(violations) {
+  return violations.map((v) => `${v.impact} ${v.id} (${v.help}), ${v.nodes.length} node(s):\n    ${v.nodes.slice(0, 5).join("\n    ")}`).join("\n");
+}
+
+test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { timeout: 600_000 }, async (t) => {
+  assert.ok(BASE && KEY, "run.sh passes AGENTEVAL_URL and AGENTEVAL_KEY");
+  const campaigns = await api("/api/campaigns");
+  let demo = null;
+  for (const c of campaigns) {
+    const report = await api(`/api/campaigns/${c.id}/report`);
+    if (report.exploration && report.fixed.runs_finished > 0) {
+      demo = report;
+      break;
+    }
+  }
+  assert.ok(demo, "the served data holds a finished demo campaign");
+  const id = demo.campaign.id;
+  const runs = await api(`/api/campaigns/${id}/runs`);
+  const failedRun = runs.find((r) => r.verdict === "failed") ?? runs[0];
+  const sessions = await api(`/api/exploration/campaigns/${id}/sessions`);
+  const issue = demo.exploration.issues[0];
+  // A campaign whose window is open, for the explore modal.
+  const created = await fetch(BASE + "/api/campaigns", {
+    method: "POST",
+    headers: { "X-API-Key": KEY, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      name: "Accessibility audit",
+      target_id: demo.campaign.target_id,
+      scenario_ids: [runs[0].scenario_id],
+      duration_hours: 24,
+      time_scale: 1,
+      seed_set: demo.campaign.seed_set,
+    }),
+  });
+  assert.equal(created.status, 200, "a running campaign is created for the explore modal");
+  const open = await created.json();
+
+  const screens = [
+    ["campaign list", "#/campaigns", "campaign-table"],
+    ["campaign view", `#/campaigns/${id}`, "runs-table"],
+    ["report: scores", `#/campaigns/${id}/report/scores`, "report-pass-rate"],
+    ["report: per scenario", `#/campaigns/${id}/report/scenarios`, null],
+    ["report: charts", `#/campaigns/${id}/report/charts`, null],
+    ["report: analysis", `#/campaigns/${id}/report/analysis`, null],
+    ["report: comparison", `#/campaigns/${id}/report/comparison`, null],
+    ["report: exploration", `#/campaigns/${id}/report/exploration`, "exploration-findings"],
+    ["report: an issue's sessions", `#/campaigns/${id}/report/exploration?issue=${encodeURIComponent(issue.key ?? issue.text)}`, "evidence-sessions-body"],
+    ["run drawer", `#/campaigns/${id}/runs/${failedRun.id}`, '[data-testid="run-drawer"] .mantine-Drawer-body'],
+    ["session drawer", `#/campaigns/${id}/sessions/${sessions[0].id}`, '[data-testid="session-drawer"] .mantine-Drawer-body'],
+    ["targets", "#/targets", "target-row"],
+    ["settings", "#/settings", null],
+  ];
+
+  const userDataDir = await mkdtemp(join(tmpdir(), "agenteval-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(20_000);
+  try {
+    await page.goto(`${BASE}/?key=${encodeURIComponent(KEY)}#/campaigns`);
+    await page.getByTestId("campaign-table").waitFor();
+    for (const lang of ["en", "zh"]) {
+      await page.evaluate((l) => window.localStorage.setItem("agenteval.language", l), lang);
+      for (const [name, hash, ready] of screens) {
+        await t.test(`[${lang}] ${name}`, async () => {
+          await page.goto(`${BASE}/${hash}`);
+          await page.reload();
+          // A test id, or a CSS selector for what has none of its own.
+          if (ready) await (ready.startsWith("[") ? page.locator(ready) : page.getByTestId(ready)).first().waitFor();
+          await page.waitForTimeout(400); // drawers and modals finish their transition
+          const found = await audit(page);
+          assert.deepEqual(found, [], `axe-core on ${name} (${lang}):\n${describe(found)}`);
+        });
+      }
+      await t.test(`[${lang}] campaign form and explore modal`, async () => {
+        await page.goto(`${BASE}/#/campaigns`);
+        await page.reload();
+        await page.getByTestId("new-campaign").click();
+        await page.locator('[data-testid="campaign-form"] .mantine-Modal-body').waitFor();
+        await page.waitForTimeout(400);
+        let found = await audit(page);
+        assert.deepEqual(found, [], `axe-core on the campaign form (${lang}):\n${describe(found)}`);
+        await page.keyboard.press("Escape");
+        // The explore modal, on a campaign whose window is open.
+        await page.goto(`${BASE}/#/campaigns/${open.id}`);
+        await page.reload();
+        await page.getByTestId("open-explore").click();
+        await page.locator('[data-testid="explore-modal"] .mantine-Modal-body').waitFor();
+        await page.waitForTimeout(400);
+        found = await audit(page);
+        assert.deepEqual(found, [], `axe-core on the explore modal (${lang}):\n${describe(found)}`);
+        await page.getByTestId("explore-tab-person").click();
+        await page.waitForTimeout(200);
+        found = await audit(page);
+        assert.deepEqual(found, [], `axe-core on the explore modal's manual tab (${lang}):\n${describe(found)}`);
+        await page.keyboard.press("Escape");
+      });
+    }
+  } finally {
+    await context.close();
+    await rm(userDataDir, { recursive: true, force: true });
+  }
+});
