@@ -118,6 +118,37 @@ impl Filter {
         }
         query
     }
+
+    /// The rows of `table` in `campaign_id` that match, `order`ed, one page
+    /// of them, and how many match in all.
+    async fn page(
+        &self,
+        db: &sqlx::SqlitePool,
+        table: &str,
+        campaign_id: Uuid,
+        order: &str,
+        limit: i64,
+        offset: i64,
+    ) -> Result<(Vec<sqlx::sqlite::SqliteRow>, u64)> {
+        let id = campaign_id.to_string();
+        let where_ = format!("WHERE campaign_id = ?{}", self.sql());
+        let count_sql = format!("SELECT COUNT(*) FROM {table} {where_}");
+        let total: i64 = sqlx::Row::try_get(
+            &self
+                .bind(sqlx::query(&count_sql).bind(&id))
+                .fetch_one(db)
+                .await?,
+            0,
+        )?;
+        let sql = format!("SELECT * FROM {table} {where_} ORDER BY {order} LIMIT ? OFFSET ?");
+        let rows = self
+            .bind(sqlx::query(&sql).bind(&id))
+            .bind(limit)
+            .bind(offset)
+            .fetch_all(db)
+            .await?;
+        Ok((rows, total as u64))
+    }
 }
 
 impl Platform {
@@ -161,31 +192,12 @@ impl Platform {
             );
         }
         self.get_campaign(campaign_id).await?;
-        let id = campaign_id.to_string();
-        let count_sql = format!(
-            "SELECT COUNT(*) FROM runs WHERE campaign_id = ?{}",
-            filter.sql()
-        );
-        let total: i64 = sqlx::Row::try_get(
-            &filter
-                .bind(sqlx::query(&count_sql).bind(&id))
-                .fetch_one(&self.db)
-                .await?,
-            0,
-        )?;
-        let sql = format!(
-            "SELECT * FROM runs WHERE campaign_id = ?{} ORDER BY seq LIMIT ? OFFSET ?",
-            filter.sql()
-        );
-        let rows = filter
-            .bind(sqlx::query(&sql).bind(&id))
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.db)
+        let (rows, total) = filter
+            .page(&self.db, "runs", campaign_id, "seq", limit, offset)
             .await?;
         Ok(RunPage {
             runs: rows.iter().map(run_from_row).collect::<Result<_>>()?,
-            total: total as u64,
+            total,
         })
     }
 
@@ -229,32 +241,19 @@ impl Platform {
             );
         }
         self.get_campaign(campaign_id).await?;
-        let id = campaign_id.to_string();
-        let count_sql = format!(
-            "SELECT COUNT(*) FROM exploration_sessions WHERE campaign_id = ?{}",
-            filter.sql()
-        );
-        let total: i64 = sqlx::Row::try_get(
-            &filter
-                .bind(sqlx::query(&count_sql).bind(&id))
-                .fetch_one(&self.db)
-                .await?,
-            0,
-        )?;
-        let sql = format!(
-            "SELECT * FROM exploration_sessions WHERE campaign_id = ?{}
-             ORDER BY started_at, id LIMIT ? OFFSET ?",
-            filter.sql()
-        );
-        let rows = filter
-            .bind(sqlx::query(&sql).bind(&id))
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(&self.db)
+        let (rows, total) = filter
+            .page(
+                &self.db,
+                "exploration_sessions",
+                campaign_id,
+                "started_at, id",
+                limit,
+                offset,
+            )
             .await?;
         Ok(SessionPage {
             sessions: rows.iter().map(session_from_row).collect::<Result<_>>()?,
-            total: total as u64,
+            total,
         })
     }
 }
