@@ -5,24 +5,12 @@
 // critical violation, naming the rule and the elements.
 
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "node:test";
+import { BASE, LANGS, api, findCampaign, launch, signIn } from "./helpers.mjs";
 
 const require = createRequire(new URL("../../ui/package.json", import.meta.url));
-const { chromium } = require("playwright-core");
 const AXE = require.resolve("axe-core/axe.min.js");
-
-const BASE = process.env.AGENTEVAL_URL;
-const KEY = process.env.AGENTEVAL_KEY;
-
-async function api(path) {
-  const res = await fetch(BASE + path, { headers: { "X-API-Key": KEY } });
-  assert.equal(res.status, 200, `GET ${path} answers 200`);
-  return res.json();
-}
 
 /** Serious and critical violations of WCAG 2 A/AA on the page as it is now. */
 async function audit(page) {
@@ -40,26 +28,15 @@ function describe(violations) {
 }
 
 test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { timeout: 600_000 }, async (t) => {
-  assert.ok(BASE && KEY, "run.sh passes AGENTEVAL_URL and AGENTEVAL_KEY");
-  const campaigns = await api("/api/campaigns");
-  let demo = null;
-  for (const c of campaigns) {
-    const report = await api(`/api/campaigns/${c.id}/report`);
-    if (report.exploration && report.fixed.runs_finished > 0) {
-      demo = report;
-      break;
-    }
-  }
-  assert.ok(demo, "the served data holds a finished demo campaign");
+  const demo = await findCampaign((r) => r.exploration && r.fixed.runs_finished > 0, "a finished demo campaign");
   const id = demo.campaign.id;
   const runs = await api(`/api/campaigns/${id}/runs`);
   const failedRun = runs.find((r) => r.verdict === "failed") ?? runs[0];
   const sessions = await api(`/api/exploration/campaigns/${id}/sessions`);
   const issue = demo.exploration.issues[0];
   // A campaign whose window is open, for the explore modal.
-  const created = await fetch(BASE + "/api/campaigns", {
+  const open = await api("/api/campaigns", {
     method: "POST",
-    headers: { "X-API-Key": KEY, "Content-Type": "application/json" },
     body: JSON.stringify({
       name: "Accessibility audit",
       target_id: demo.campaign.target_id,
@@ -69,8 +46,6 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
       seed_set: demo.campaign.seed_set,
     }),
   });
-  assert.equal(created.status, 200, "a running campaign is created for the explore modal");
-  const open = await created.json();
 
   const screens = [
     ["campaign list", "#/campaigns", "campaign-table"],
@@ -88,19 +63,10 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
     ["settings", "#/settings", null],
   ];
 
-  const userDataDir = await mkdtemp(join(tmpdir(), "agenteval-chromium-"));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(20_000);
+  const { page, close } = await launch();
   try {
-    await page.goto(`${BASE}/?key=${encodeURIComponent(KEY)}#/campaigns`);
-    await page.getByTestId("campaign-table").waitFor();
-    for (const lang of ["en", "zh"]) {
+    await signIn(page);
+    for (const lang of LANGS) {
       await page.evaluate((l) => window.localStorage.setItem("agenteval.language", l), lang);
       for (const [name, hash, ready] of screens) {
         await t.test(`[${lang}] ${name}`, async () => {
@@ -138,7 +104,6 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
       });
     }
   } finally {
-    await context.close();
-    await rm(userDataDir, { recursive: true, force: true });
+    await close();
   }
 });

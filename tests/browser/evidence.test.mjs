@@ -10,121 +10,33 @@
 // named), and screenshots of the main screens go to docs/screenshots/.
 
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { BASE, KEY, LANGS, api, assertNothingClipped, clipped, findCampaign, launch, setLanguage, signIn } from "./helpers.mjs";
 
-const require = createRequire(new URL("../../ui/package.json", import.meta.url));
-const { chromium } = require("playwright-core");
-
-const BASE = process.env.AGENTEVAL_URL;
-const KEY = process.env.AGENTEVAL_KEY;
 const SHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
-const LANGS = ["en", "zh"];
-
-async function api(path) {
-  const res = await fetch(BASE + path, { headers: { "X-API-Key": KEY } });
-  assert.equal(res.status, 200, `GET ${path} answers 200`);
-  return res.json();
-}
-
-/**
- * Text cut off: among badges, buttons, table cells, tab labels, titles and
- * labels, every visible element whose content is wider than its box.
- */
-async function clipped(page) {
-  return page.evaluate(() => {
-    const SELECTOR = [
-      ".mantine-Badge-root",
-      ".mantine-Badge-label",
-      ".mantine-Button-root",
-      ".mantine-Button-label",
-      ".mantine-Tabs-tab",
-      ".mantine-Tabs-tabLabel",
-      ".mantine-NavLink-label",
-      ".mantine-SegmentedControl-label",
-      ".mantine-Drawer-title",
-      ".mantine-Modal-title",
-      ".mantine-Title-root",
-      ".mantine-InputWrapper-label",
-      "td",
-      "th",
-      "h1",
-      "h2",
-      "h3",
-      "h4",
-      "h5",
-    ].join(",");
-    const out = [];
-    for (const el of document.querySelectorAll(SELECTOR)) {
-      if (!(el instanceof HTMLElement) || el.clientWidth === 0) continue;
-      const box = el.getBoundingClientRect();
-      if (box.width === 0 || box.height === 0 || getComputedStyle(el).visibility === "hidden") continue;
-      // A scrolling region is not clipped text.
-      if (el.closest(".mantine-ScrollArea-viewport") && el.scrollWidth > el.clientWidth + 1 && el.tagName === "TD") continue;
-      if (el.scrollWidth > el.clientWidth + 1) {
-        const testId = el.closest("[data-testid]")?.getAttribute("data-testid") ?? "";
-        const cls = [...el.classList].find((c) => c.startsWith("mantine-")) ?? el.tagName.toLowerCase();
-        out.push(`${cls} in [${testId}] "${(el.textContent ?? "").trim().slice(0, 50)}" (content ${el.scrollWidth}px > box ${el.clientWidth}px)`);
-      }
-    }
-    return out;
-  });
-}
-
-async function assertNothingClipped(page, where) {
-  const found = await clipped(page);
-  assert.deepEqual(found, [], `clipped text on ${where}:\n${found.join("\n")}`);
-}
 
 async function shot(page, name) {
   await page.waitForTimeout(300); // drawers and modals finish their transition
   await page.screenshot({ path: join(SHOTS, name) });
 }
 
-async function setLanguage(page, lang) {
-  await page.evaluate((l) => window.localStorage.setItem("agenteval.language", l), lang);
-  await page.reload();
-  await page.locator("html").evaluate(() => undefined);
-}
-
 test("a manager follows the evidence from an issue to the turn that caused it", { timeout: 600_000 }, async (t) => {
-  assert.ok(BASE && KEY, "run.sh passes AGENTEVAL_URL and AGENTEVAL_KEY");
   await mkdir(SHOTS, { recursive: true });
 
   // The demo campaign, with issues and judge findings that carry turns.
-  const campaigns = await api("/api/campaigns");
-  let demo = null;
-  for (const c of campaigns) {
-    const report = await api(`/api/campaigns/${c.id}/report`);
-    if ((report.exploration?.issues?.length ?? 0) > 0 && (report.exploration?.findings ?? []).some((f) => f.turn)) {
-      demo = report;
-      break;
-    }
-  }
-  assert.ok(demo, "the served data holds a finished demo campaign with issues and judge findings (run.sh runs `agenteval demo`)");
+  const demo = await findCampaign(
+    (r) => (r.exploration?.issues?.length ?? 0) > 0 && (r.exploration?.findings ?? []).some((f) => f.turn),
+    "a finished demo campaign with issues and judge findings",
+  );
   const id = demo.campaign.id;
   const ex = demo.exploration;
 
-  const userDataDir = await mkdtemp(join(tmpdir(), "agenteval-chromium-"));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(20_000);
-  const pageErrors = [];
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-
+  const { page, pageErrors, close } = await launch();
   try {
-    // The key travels once in the URL, then stays in the browser.
-    await page.goto(`${BASE}/?key=${encodeURIComponent(KEY)}#/campaigns`);
-    await page.getByTestId("campaign-table").waitFor();
+    await signIn(page);
 
     for (const lang of LANGS) {
       await t.test(`[${lang}] campaign -> report -> an issue -> its sessions -> the session at its turn`, async () => {
@@ -284,15 +196,7 @@ test("a manager follows the evidence from an issue to the turn that caused it", 
     });
 
     await t.test("a running session's turns arrive through events, not polling", async () => {
-      const post = async (path, body) => {
-        const res = await fetch(BASE + path, {
-          method: "POST",
-          headers: { "X-API-Key": KEY, "Content-Type": "application/json" },
-          body: JSON.stringify(body),
-        });
-        assert.ok(res.ok, `POST ${path} answers ${res.status}: ${await res.clone().text()}`);
-        return res.json();
-      };
+      const post = (path, body) => api(path, { method: "POST", body: JSON.stringify(body) });
       const eventsRoute = await fetch(`${BASE}/api/events`, { headers: { "X-API-Key": KEY }, signal: AbortSignal.timeout(1500) })
         .then((r) => {
           const ok = r.status;
@@ -388,7 +292,6 @@ test("a manager follows the evidence from an issue to the turn that caused it", 
       assert.deepEqual(pageErrors, [], "the UI raised no uncaught error");
     });
   } finally {
-    await context.close();
-    await rm(userDataDir, { recursive: true, force: true });
+    await close();
   }
 });

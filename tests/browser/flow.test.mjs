@@ -6,51 +6,19 @@
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { BASE, KEY, api, launch } from "./helpers.mjs";
 
-const require = createRequire(new URL("../../ui/package.json", import.meta.url));
-const { chromium } = require("playwright-core");
-
-const BASE = process.env.AGENTEVAL_URL;
-const KEY = process.env.AGENTEVAL_KEY;
 const HOSTILE = `<img src=x onerror="window.__injected=1">`;
 const CAMPAIGN = `Browser campaign ${HOSTILE}`;
 const TARGET = "Browser target <b>bold</b>";
 const MESSAGE = "Please send the weekly report to anna@example.com";
 
-async function api(path, init = {}) {
-  const res = await fetch(BASE + path, { ...init, headers: { "X-API-Key": KEY, "Content-Type": "application/json", ...(init.headers ?? {}) } });
-  return res;
-}
-
 test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
-  assert.ok(BASE && KEY, "run.sh passes AGENTEVAL_URL and AGENTEVAL_KEY");
-  const userDataDir = await mkdtemp(join(tmpdir(), "agenteval-chromium-"));
   const downloads = await mkdtemp(join(tmpdir(), "agenteval-downloads-"));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    acceptDownloads: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(20_000);
-  const pageErrors = [];
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-
+  const { page, pageErrors, close } = await launch({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
   try {
     await t.test("the browser asks for the API key and refuses a wrong one", async () => {
       await page.goto(BASE + "/");
@@ -76,13 +44,13 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       await page.locator('[data-testid="patrol-agent"][data-state="running"]').waitFor();
       await bar.getByTestId("patrol-toggle").getByText("Pause").click();
       await page.locator('[data-testid="patrol-agent"][data-state="paused"]').waitFor();
-      let status = await (await api("/api/patrol-agent")).json();
+      let status = await api("/api/patrol-agent");
       assert.equal(status.paused, true, "the pause reached the server");
       await page.reload();
       await page.locator('[data-testid="patrol-agent"][data-state="paused"]').waitFor();
       await bar.getByTestId("patrol-toggle").getByText("Resume").click();
       await page.locator('[data-testid="patrol-agent"][data-state="running"]').waitFor();
-      status = await (await api("/api/patrol-agent")).json();
+      status = await api("/api/patrol-agent");
       assert.equal(status.paused, false, "the resume reached the server");
       assert.ok(status.next_wake_at, "a running agent plans its next wake-up");
     });
@@ -155,13 +123,10 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       const session = page.getByTestId("session-drawer");
       await session.getByTestId("session-conversation").getByText(MESSAGE).waitFor();
 
-      const openapi = await (await api("/api/openapi.json")).text();
-      if (openapi.includes("\"/api/reviews\"")) {
-        const star = session.getByTestId("session-rating").getByRole("radio", { name: "4" });
-        await page.locator(`label[for="${await star.getAttribute("id")}"]`).click();
-        await session.getByTestId("session-rate-submit").click();
-        await session.getByTestId("session-rated").waitFor();
-      }
+      const star = session.getByTestId("session-rating").getByRole("radio", { name: "4" });
+      await page.locator(`label[for="${await star.getAttribute("id")}"]`).click();
+      await session.getByTestId("session-rate-submit").click();
+      await session.getByTestId("session-rated").waitFor();
       await page.keyboard.press("Escape");
       await page.keyboard.press("Escape");
     });
@@ -184,8 +149,7 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       assert.deepEqual(pageErrors, [], "the UI raised no uncaught error");
     });
   } finally {
-    await context.close();
-    await rm(userDataDir, { recursive: true, force: true });
+    await close();
     await rm(downloads, { recursive: true, force: true });
   }
 });

@@ -10,18 +10,13 @@
 // docs/screenshots/ at 1280x800.
 
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { BASE, KEY, LANGS, api, launch } from "./helpers.mjs";
 
-const require = createRequire(new URL("../../ui/package.json", import.meta.url));
-const { chromium } = require("playwright-core");
-
-const BASE = process.env.AGENTEVAL_URL;
-const KEY = process.env.AGENTEVAL_KEY;
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SHOTS = join(ROOT, "docs", "screenshots");
 
@@ -95,11 +90,6 @@ goals:
 `;
 }
 
-async function api(path, init = {}) {
-  const res = await fetch(BASE + path, { ...init, headers: { "X-API-Key": KEY, "Content-Type": "application/json", ...(init.headers ?? {}) } });
-  return res;
-}
-
 /** Picks an option of a Mantine Select by its visible label. */
 async function choose(page, testId, label) {
   await page.getByTestId(testId).click();
@@ -112,26 +102,14 @@ function fieldError(page, testId) {
 }
 
 test("campaign setup and exploration in a real browser, in both languages", { timeout: 600_000 }, async (t) => {
-  assert.ok(BASE && KEY, "run.sh passes AGENTEVAL_URL and AGENTEVAL_KEY");
   await mkdir(SHOTS, { recursive: true });
-  const userDataDir = await mkdtemp(join(tmpdir(), "agenteval-chromium-"));
   const work = process.env.AGENTEVAL_TMP ?? (await mkdtemp(join(tmpdir(), "agenteval-setup-")));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1280, height: 800 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(20_000);
-  const pageErrors = [];
-  page.on("pageerror", (e) => pageErrors.push(String(e)));
-
+  const { page, pageErrors, close } = await launch();
   try {
     await page.goto(`${BASE}/?key=${encodeURIComponent(KEY)}`);
     await page.getByTestId("nav-campaigns").waitFor();
 
-    for (const lang of ["en", "zh"]) {
+    for (const lang of LANGS) {
       const w = WORDS[lang];
       const targetName = `Demo ${lang}`;
       const campaignName = `Setup walk ${lang}`;
@@ -257,7 +235,7 @@ test("campaign setup and exploration in a real browser, in both languages", { ti
 
         await form.getByTestId("campaign-submit").click();
         await page.getByTestId("campaign-title").filter({ hasText: campaignName }).waitFor();
-        const list = await (await api("/api/campaigns")).json();
+        const list = await api("/api/campaigns");
         const created = list.find((c) => c.name === campaignName);
         assert.ok(created, "the campaign exists");
         assert.equal(created.plan.entries[0].rounds, 3, "the plan carries the rounds");
@@ -307,7 +285,7 @@ test("campaign setup and exploration in a real browser, in both languages", { ti
         await page.keyboard.press("Escape");
         await page.getByTestId("exit-confirm").getByTestId("exit-keep-open").click();
         await modal.waitFor({ state: "detached" });
-        const s = await (await api(`/api/exploration/sessions/${sessionId}`)).json();
+        const s = await api(`/api/exploration/sessions/${sessionId}`);
         assert.equal(s.status, "running", "the session was kept open");
         assert.equal(s.played_by ?? "person", "person", "a person played it");
       });
@@ -325,7 +303,7 @@ test("campaign setup and exploration in a real browser, in both languages", { ti
         await choose(page, "record-emotion", w.emotion);
         await session.getByTestId("manual-close").click();
         await modal.waitFor({ state: "detached" });
-        const s = await (await api(`/api/exploration/sessions/${sessionId}`)).json();
+        const s = await api(`/api/exploration/sessions/${sessionId}`);
         assert.equal(s.status, "completed", "the session was closed");
         assert.equal(s.experience.goal_achieved, true, "the record was stored");
         assert.equal(s.experience.emotion, "frustrated", "the chosen emotion was stored");
@@ -354,7 +332,6 @@ test("campaign setup and exploration in a real browser, in both languages", { ti
       assert.deepEqual(pageErrors, [], "the UI raised no uncaught error");
     });
   } finally {
-    await context.close();
-    await rm(userDataDir, { recursive: true, force: true });
+    await close();
   }
 });

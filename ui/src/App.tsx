@@ -1,5 +1,6 @@
 import {
   AppShell,
+  Burger,
   Button,
   Group,
   Modal,
@@ -10,6 +11,7 @@ import {
   Text,
   Title,
 } from "@mantine/core";
+import { useDisclosure, useMediaQuery } from "@mantine/hooks";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, apiKey, asApiError, type ApiError } from "./api";
@@ -61,6 +63,11 @@ export function App() {
   const route = useRoute();
   const [needKey, setNeedKey] = useState(false);
   const [ready, setReady] = useState(!apiKey.needed());
+  // Narrow windows (or a 200 % zoom) fold the navigation behind a menu button.
+  const [navOpen, nav] = useDisclosure(false);
+  // Folded away, the links are out of the keyboard's reach too.
+  const folded = useMediaQuery("(max-width: 47.99em)") && !navOpen;
+  useEffect(nav.close, [route, nav.close]);
 
   useEffect(() => {
     if (!apiKey.needed()) return;
@@ -76,14 +83,15 @@ export function App() {
   const lang: UiLanguage = i18n.language.startsWith("zh") ? "zh" : "en";
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: 0 }} padding="md">
+    <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: "sm", collapsed: { mobile: !navOpen } }} padding="md">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group gap="xs">
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="xs" wrap="nowrap">
+            <Burger opened={navOpen} onClick={nav.toggle} hiddenFrom="sm" size="sm" aria-label={t("nav.menu")} aria-expanded={navOpen} data-testid="nav-menu" />
             <Title order={3} c="indigo.7">
               {t("app.title")}
             </Title>
-            <Text size="sm" c="dimmed">
+            <Text size="sm" c="dimmed" visibleFrom="md">
               {t("app.subtitle")}
             </Text>
           </Group>
@@ -99,7 +107,7 @@ export function App() {
           />
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs">
+      <AppShell.Navbar p="xs" inert={folded}>
         <NavLink
           label={t("nav.campaigns")}
           href="#/campaigns"

@@ -3,7 +3,7 @@ import { initReactI18next } from "react-i18next";
 
 const en = {
   app: { title: "AgentEval", subtitle: "Evaluate conversational agents over time" },
-  nav: { campaigns: "Campaigns", targets: "Targets", settings: "Settings" },
+  nav: { campaigns: "Campaigns", targets: "Targets", settings: "Settings", menu: "Menu" },
   common: {
     loading: "Loading…",
     retry: "Retry",
@@ -169,6 +169,15 @@ const en = {
     runsRated: "Runs rated",
     sessionsRated: "Sessions rated",
     agreement: "Judge-human agreement",
+    showTable: "Show the figures as a table",
+    hideTable: "Hide the table",
+    verdict: "Verdict",
+    runs: "Runs",
+    pack: "Pack",
+    tag: "Tag",
+    hour: "Hour of the window",
+    verdictSummary: "{{passed}} passed, {{failed}} failed, {{errors}} errors",
+    timelineSummary: "{{n}} points over {{hours}} hours of the window; pass rate {{first}} at the start, {{last}} at the end",
   },
   session: {
     title: "Session",
@@ -635,7 +644,7 @@ type DeepStrings<T> = { [K in keyof T]: T[K] extends string ? string : DeepStrin
 
 const zh: DeepStrings<Dict> = {
   app: { title: "AgentEval", subtitle: "持续评测对话式智能体" },
-  nav: { campaigns: "活动", targets: "评测对象", settings: "设置" },
+  nav: { campaigns: "活动", targets: "评测对象", settings: "设置", menu: "菜单" },
   common: {
     loading: "加载中…",
     retry: "重试",
@@ -801,6 +810,15 @@ const zh: DeepStrings<Dict> = {
     runsRated: "已评分运行",
     sessionsRated: "已评分会话",
     agreement: "评审与人工一致率",
+    showTable: "以表格显示数据",
+    hideTable: "收起表格",
+    verdict: "判定",
+    runs: "运行次数",
+    pack: "场景包",
+    tag: "标签",
+    hour: "窗口内小时",
+    verdictSummary: "通过 {{passed}}，未通过 {{failed}}，错误 {{errors}}",
+    timelineSummary: "窗口内 {{hours}} 小时共 {{n}} 个点；通过率开始为 {{first}}，结束为 {{last}}",
   },
   session: {
     title: "会话",

@@ -119,18 +119,69 @@ function depth(): number {
   return typeof d === "number" ? d : 0;
 }
 
+/** Where the keyboard focus was on a screen: the focused control's test id, its place among its twins and its text. */
+type FocusKey = { testId: string; index: number; text: string };
+
+function focusKey(): FocusKey | null {
+  const el = document.activeElement;
+  const testId = el instanceof HTMLElement ? el.dataset.testid : undefined;
+  if (!el || !testId) return null;
+  const twins = [...document.querySelectorAll(`[data-testid="${CSS.escape(testId)}"]`)];
+  return { testId, index: twins.indexOf(el), text: el.textContent ?? "" };
+}
+
 /**
- * Goes to a route. A new history entry each time (Back returns), except
- * with `replace` (a tab or a filter changed within the same screen).
+ * Puts the focus back on the control that opened a screen, once the screen
+ * it returns to has rendered again (its data may still be loading): the
+ * twin with the same text, else the one at the same place. It stops once
+ * the focus has stayed there for a moment (a drawer's focus trap may take
+ * it on opening), or after a few seconds if that control never comes back.
+ */
+function restoreFocus(key: FocusKey): void {
+  const deadline = Date.now() + 4000;
+  let held = 0;
+  const tick = () => {
+    const active = document.activeElement;
+    const twins = [...document.querySelectorAll<HTMLElement>(`[data-testid="${CSS.escape(key.testId)}"]`)];
+    const el = twins.find((x) => (x.textContent ?? "") === key.text) ?? twins[key.index];
+    if (el && active === el) held += 1;
+    else if (el) {
+      held = 0;
+      el.focus();
+    }
+    if (held < 3 && Date.now() < deadline) window.setTimeout(tick, 60);
+  };
+  window.setTimeout(tick, 0);
+}
+
+function historyState(): Record<string, unknown> {
+  const state: unknown = window.history.state;
+  return typeof state === "object" && state !== null ? { ...state } : {};
+}
+
+/**
+ * Goes to a route. A new history entry each time (Back returns, with the
+ * focus on the control that left), except with `replace` (a tab or a
+ * filter changed within the same screen).
  */
 export function navigate(route: Route, opts: { replace?: boolean } = {}): void {
   const next = href(route);
   if (window.location.hash === next) return;
   const url = new URL(window.location.href);
   url.hash = next;
-  if (opts.replace) window.history.replaceState({ appDepth: depth() }, "", url.toString());
-  else window.history.pushState({ appDepth: depth() + 1 }, "", url.toString());
+  if (opts.replace) window.history.replaceState({ ...historyState(), appDepth: depth() }, "", url.toString());
+  else {
+    window.history.replaceState({ ...historyState(), focus: focusKey() }, "");
+    window.history.pushState({ appDepth: depth() + 1 }, "", url.toString());
+  }
   window.dispatchEvent(new Event(CHANGED));
+}
+
+if (typeof window !== "undefined") {
+  window.addEventListener("popstate", () => {
+    const key: unknown = historyState().focus;
+    if (typeof key === "object" && key !== null && "testId" in key) restoreFocus(key as FocusKey);
+  });
 }
 
 /** Closes a screen: Back when the user came from within the app, else to `fallback`. */

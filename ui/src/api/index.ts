@@ -33,6 +33,7 @@ export type {
   RoleModelsView,
   RoleView,
   SeedCell,
+  Tally,
   TargetRemoval,
   UpdateTarget,
   ErrorCode,

@@ -52,43 +52,45 @@ export type ControlLabels = { close: string; page: (n: number) => string; first:
 /** The theme, with names for the controls that show only an icon. */
 export function makeTheme(labels: ControlLabels) {
   return createTheme({
-  primaryColor: "indigo",
-  defaultRadius: "md",
-  components: {
-    Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": labels.close } } }),
-    Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { "aria-label": labels.close } } }),
-    Alert: Alert.extend({ defaultProps: { closeButtonLabel: labels.close } }),
-    Pagination: Pagination.extend({
-      defaultProps: {
-        getItemProps: (page: number) => ({ "aria-label": labels.page(page) }),
-        getControlProps: (control: "first" | "previous" | "last" | "next") => ({ "aria-label": labels[control] }),
-      },
-    }),
-    Badge: Badge.extend({
-      styles: {
-        root: {
-          height: "auto",
-          minHeight: "var(--badge-height)",
-          maxWidth: "100%",
-          overflow: "visible",
-          textTransform: "none",
-          lineHeight: 1.35,
-          paddingTop: 1,
-          paddingBottom: 1,
+    primaryColor: "indigo",
+    // Drawers, modals and menus open without animation when the system asks for reduced motion.
+    respectReducedMotion: true,
+    defaultRadius: "md",
+    components: {
+      Modal: Modal.extend({ defaultProps: { closeButtonProps: { "aria-label": labels.close } } }),
+      Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { "aria-label": labels.close } } }),
+      Alert: Alert.extend({ defaultProps: { closeButtonLabel: labels.close } }),
+      Pagination: Pagination.extend({
+        defaultProps: {
+          getItemProps: (page: number) => ({ "aria-label": labels.page(page) }),
+          getControlProps: (control: "first" | "previous" | "last" | "next") => ({ "aria-label": labels[control] }),
         },
-        // keep-all: a Chinese label breaks at its punctuation, not between any two characters.
-        label: { whiteSpace: "normal", overflow: "visible", overflowWrap: "break-word", wordBreak: "keep-all" },
-      },
-    }),
-    // Column headings break between words only (never "轮 / 数").
-    Table: Table.extend({ styles: { th: { wordBreak: "keep-all" } } }),
-    Button: Button.extend({
-      styles: {
-        root: { height: "auto", minHeight: "var(--button-height)", maxWidth: "100%" },
-        inner: { minHeight: "var(--button-height)" },
-        label: { whiteSpace: "normal", overflow: "visible", lineHeight: 1.25, paddingBlock: 4 },
-      },
-    }),
-  },
-});
+      }),
+      Badge: Badge.extend({
+        styles: {
+          root: {
+            height: "auto",
+            minHeight: "var(--badge-height)",
+            maxWidth: "100%",
+            overflow: "visible",
+            textTransform: "none",
+            lineHeight: 1.35,
+            paddingTop: 1,
+            paddingBottom: 1,
+          },
+          // keep-all: a Chinese label breaks at its punctuation, not between any two characters.
+          label: { whiteSpace: "normal", overflow: "visible", overflowWrap: "break-word", wordBreak: "keep-all" },
+        },
+      }),
+      // Column headings break between words only (never "轮 / 数").
+      Table: Table.extend({ styles: { th: { wordBreak: "keep-all" } } }),
+      Button: Button.extend({
+        styles: {
+          root: { height: "auto", minHeight: "var(--button-height)", maxWidth: "100%" },
+          inner: { minHeight: "var(--button-height)" },
+          label: { whiteSpace: "normal", overflow: "visible", lineHeight: 1.25, paddingBlock: 4 },
+        },
+      }),
+    },
+  });
 }

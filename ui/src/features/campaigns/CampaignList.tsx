@@ -48,56 +48,59 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
         </Card>
       )}
       {data && data.rows.length > 0 && (
-        <Table highlightOnHover verticalSpacing="sm" data-testid="campaign-table">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t("campaigns.name")}</Table.Th>
-              <Table.Th>{t("campaigns.status")}</Table.Th>
-              <Table.Th>{t("campaigns.line")}</Table.Th>
-              <Table.Th>{t("campaigns.target")}</Table.Th>
-              <Table.Th>{t("campaigns.progress")}</Table.Th>
-              <Table.Th>{t("campaigns.passRate")}</Table.Th>
-              <Table.Th>{t("campaigns.achievement")}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {data.rows.map(({ campaign: c, report }) => {
-              const fixed = report?.fixed;
-              const planned = fixed?.runs_planned ?? 0;
-              const done = fixed?.runs_finished ?? 0;
-              return (
-                <Table.Tr
-                  key={c.id}
-                  style={{ cursor: "pointer" }}
-                  onClick={() => onOpen(c.id)}
-                  data-testid="campaign-row"
-                >
-                  <Table.Td maw={420}>
-                    {/* The row opens on a click anywhere; the name is the link a keyboard reaches. */}
-                    <Link to={{ kind: "campaign", id: c.id, query: {} }} fw={500} c="inherit" style={{ overflowWrap: "anywhere" }} data-testid="campaign-link">
-                      {c.name}
-                    </Link>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge status={c.status} />
-                  </Table.Td>
-                  <Table.Td>
-                    <LineBadge line={c.line} />
-                  </Table.Td>
-                  <Table.Td>{targetName(c.target_id)}</Table.Td>
-                  <Table.Td miw={140}>
-                    <Progress value={planned ? (100 * done) / planned : 0} size="sm" aria-label={t("view.runsProgress", { done: num(done), planned: num(planned) })} />
-                    <Text size="xs" c="dimmed">
-                      {num(done)}/{num(planned)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{pct(fixed?.pass_rate)}</Table.Td>
-                  <Table.Td>{pct(explorationOf(report)?.goal_achievement_rate)}</Table.Td>
-                </Table.Tr>
-              );
-            })}
-          </Table.Tbody>
-        </Table>
+        // A narrow window (or a high zoom) scrolls the table, not the page.
+        <Table.ScrollContainer minWidth={760} type="native">
+          <Table highlightOnHover verticalSpacing="sm" data-testid="campaign-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t("campaigns.name")}</Table.Th>
+                <Table.Th>{t("campaigns.status")}</Table.Th>
+                <Table.Th>{t("campaigns.line")}</Table.Th>
+                <Table.Th>{t("campaigns.target")}</Table.Th>
+                <Table.Th>{t("campaigns.progress")}</Table.Th>
+                <Table.Th>{t("campaigns.passRate")}</Table.Th>
+                <Table.Th>{t("campaigns.achievement")}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {data.rows.map(({ campaign: c, report }) => {
+                const fixed = report?.fixed;
+                const planned = fixed?.runs_planned ?? 0;
+                const done = fixed?.runs_finished ?? 0;
+                return (
+                  <Table.Tr
+                    key={c.id}
+                    style={{ cursor: "pointer" }}
+                    onClick={() => onOpen(c.id)}
+                    data-testid="campaign-row"
+                  >
+                    <Table.Td maw={420} miw={180}>
+                      {/* The row opens on a click anywhere; the name is the link a keyboard reaches. */}
+                      <Link to={{ kind: "campaign", id: c.id, query: {} }} fw={500} c="inherit" style={{ overflowWrap: "anywhere" }} data-testid="campaign-link">
+                        {c.name}
+                      </Link>
+                    </Table.Td>
+                    <Table.Td>
+                      <StatusBadge status={c.status} />
+                    </Table.Td>
+                    <Table.Td>
+                      <LineBadge line={c.line} />
+                    </Table.Td>
+                    <Table.Td>{targetName(c.target_id)}</Table.Td>
+                    <Table.Td miw={140}>
+                      <Progress value={planned ? (100 * done) / planned : 0} size="sm" aria-label={t("view.runsProgress", { done: num(done), planned: num(planned) })} />
+                      <Text size="xs" c="dimmed">
+                        {num(done)}/{num(planned)}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>{pct(fixed?.pass_rate)}</Table.Td>
+                    <Table.Td>{pct(explorationOf(report)?.goal_achievement_rate)}</Table.Td>
+                  </Table.Tr>
+                );
+              })}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
       )}
       {creating && (
         <CampaignForm

@@ -1,0 +1,123 @@
+// What the browser tests share: the server run.sh started, a Chromium
+// launched on its own profile, the UI language, the served demo campaign.
+// (Not a test file: node --test picks up only `*.test.mjs` here.)
+
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const require = createRequire(new URL("../../ui/package.json", import.meta.url));
+const { chromium } = require("playwright-core");
+
+export const BASE = process.env.AGENTEVAL_URL;
+export const KEY = process.env.AGENTEVAL_KEY;
+export const LANGS = ["en", "zh"];
+
+/** A request to the served API with the key; `expect` is the status it must answer. */
+export async function api(path, { expect = 200, ...init } = {}) {
+  const res = await fetch(BASE + path, { ...init, headers: { "X-API-Key": KEY, "Content-Type": "application/json", ...(init.headers ?? {}) } });
+  assert.equal(res.status, expect, `${init.method ?? "GET"} ${path} answers ${expect}`);
+  return res.json();
+}
+
+/** The first served campaign whose report satisfies `wanted` (run.sh serves a finished demo campaign). */
+export async function findCampaign(wanted, what) {
+  for (const c of await api("/api/campaigns")) {
+    const report = await api(`/api/campaigns/${c.id}/report`);
+    if (wanted(report)) return report;
+  }
+  assert.fail(`the served data holds ${what} (run.sh runs \`agenteval demo\` first)`);
+}
+
+/**
+ * Headless Chromium on a fresh profile; `close` ends it and removes the
+ * profile. `options` go to playwright (viewport, deviceScaleFactor...).
+ */
+export async function launch(options = {}) {
+  assert.ok(BASE && KEY, "run.sh passes AGENTEVAL_URL and AGENTEVAL_KEY");
+  const userDataDir = await mkdtemp(join(tmpdir(), "agenteval-chromium-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    ...options,
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(20_000);
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+  return {
+    context,
+    page,
+    pageErrors,
+    async close() {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens the campaign list with the key, which travels once in the URL and then stays in the browser. */
+export async function signIn(page) {
+  await page.goto(`${BASE}/?key=${encodeURIComponent(KEY)}#/campaigns`);
+  await page.getByTestId("campaign-table").waitFor();
+}
+
+/** Switches the UI language (kept in the browser) and reloads. */
+export async function setLanguage(page, lang) {
+  await page.evaluate((l) => window.localStorage.setItem("agenteval.language", l), lang);
+  await page.reload();
+  await page.locator("html").evaluate(() => undefined);
+}
+
+/**
+ * Text cut off: among badges, buttons, table cells, tab labels, titles and
+ * labels, every visible element whose content is wider than its box.
+ */
+export async function clipped(page) {
+  return page.evaluate(() => {
+    const SELECTOR = [
+      ".mantine-Badge-root",
+      ".mantine-Badge-label",
+      ".mantine-Button-root",
+      ".mantine-Button-label",
+      ".mantine-Tabs-tab",
+      ".mantine-Tabs-tabLabel",
+      ".mantine-NavLink-label",
+      ".mantine-SegmentedControl-label",
+      ".mantine-Drawer-title",
+      ".mantine-Modal-title",
+      ".mantine-Title-root",
+      ".mantine-InputWrapper-label",
+      "td",
+      "th",
+      "h1",
+      "h2",
+      "h3",
+      "h4",
+      "h5",
+    ].join(",");
+    const out = [];
+    for (const el of document.querySelectorAll(SELECTOR)) {
+      if (!(el instanceof HTMLElement) || el.clientWidth === 0) continue;
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 || box.height === 0 || getComputedStyle(el).visibility === "hidden") continue;
+      // A scrolling region is not clipped text.
+      if (el.closest(".mantine-ScrollArea-viewport") && el.scrollWidth > el.clientWidth + 1 && el.tagName === "TD") continue;
+      if (el.scrollWidth > el.clientWidth + 1) {
+        const testId = el.closest("[data-testid]")?.getAttribute("data-testid") ?? "";
+        const cls = [...el.classList].find((c) => c.startsWith("mantine-")) ?? el.tagName.toLowerCase();
+        out.push(`${cls} in [${testId}] "${(el.textContent ?? "").trim().slice(0, 50)}" (content ${el.scrollWidth}px > box ${el.clientWidth}px)`);
+      }
+    }
+    return out;
+  });
+}
+
+export async function assertNothingClipped(page, where) {
+  const found = await clipped(page);
+  assert.deepEqual(found, [], `clipped text on ${where}:\n${found.join("\n")}`);
+}
