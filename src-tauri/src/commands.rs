@@ -81,12 +81,7 @@ pub async fn test_target(platform: Shared<'_>, id: Uuid) -> Reply<TargetProbe> {
 #[tauri::command]
 #[specta::specta]
 pub async fn list_scenarios(platform: Shared<'_>) -> Reply<Vec<ScenarioSummary>> {
-    Ok(platform
-        .scenarios
-        .all()
-        .iter()
-        .map(|s| ScenarioSummary::from(s.as_ref()))
-        .collect())
+    Ok(platform.list_scenarios())
 }
 
 #[tauri::command]

@@ -8,7 +8,7 @@ pub mod keychain;
 pub mod rendering;
 pub mod settings;
 
-use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig, PatrolControl};
+use agenteval_engine::patrol_agent::PatrolControl;
 use agenteval_engine::role_models::RoleModels;
 use agenteval_engine::target::CreateTarget;
 use agenteval_engine::{Error, ErrorCode, Event, Platform};
@@ -293,22 +293,17 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     // campaigns. Both read the platform's role models at each use, so that
     // saved settings take effect without a restart.
     let resident = tauri::async_runtime::block_on(async {
-        agenteval_engine::fixed::spawn_scheduler(platform.clone());
         let retention = agenteval_engine::audit::retention_days_from_env().unwrap_or_else(|e| {
             tracing::warn!(error = %e.body.message, "using the default audit retention");
             agenteval_engine::audit::DEFAULT_RETENTION_DAYS
         });
-        agenteval_engine::audit::spawn_retention(platform.clone(), retention);
-        let sampling = agenteval_engine::judge::JudgeSampling::default();
-        agenteval_engine::judge::spawn_worker(platform.clone(), sampling);
-        let patrol = PatrolControl::new(Some(PatrolAgent::spawn(
-            platform.clone(),
-            PatrolConfig {
-                interval: patrol_interval(&current),
-                sampling,
-                ..Default::default()
+        let patrol = agenteval_engine::runtime::start(
+            &platform,
+            agenteval_engine::runtime::RuntimeConfig {
+                audit_retention_days: retention,
+                patrol_interval: Some(patrol_interval(&current)),
             },
-        )));
+        );
         let resident = Resident::new(patrol);
         if let Err(e) = resident.apply(&platform, &settings, &current).await {
             tracing::warn!(error = %e, "could not apply the settings at start-up");
@@ -399,6 +394,7 @@ fn show(window: &tauri::Window) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig};
 
     /// Writes the committed TypeScript bindings; CI fails when they differ.
     #[test]

@@ -4,9 +4,11 @@
 
 Forwards every request to UPSTREAM_BASE (e.g. http://127.0.0.1:8799) and
 appends one JSON line per chat completion to LOG_FILE: the seconds it took,
-the status, and the `response_format` type the client sent ("none" when
-it sent none), so that tests/model/run.sh can report per role how long a
-call takes and which structured-output form was used. Loopback only.
+the status, the `response_format` type the client sent ("none" when it
+sent none), the token counts the server reported, why the answer stopped
+and the answer itself, so that tests/model/run.sh can report per role how
+long a call takes, how many tokens it read and wrote, and which
+structured-output form was used. Loopback only.
 """
 
 import json
@@ -39,8 +41,17 @@ class Proxy(BaseHTTPRequestHandler):
                     fmt = "json_object_schema"
             except ValueError:
                 fmt = "unreadable"
+            entry = {"seconds": seconds, "status": status, "format": fmt}
+            try:
+                answer = json.loads(payload)
+                entry.update(answer.get("usage") or {})
+                choice = (answer.get("choices") or [{}])[0]
+                entry["finish_reason"] = choice.get("finish_reason")
+                entry["content"] = (choice.get("message") or {}).get("content")
+            except (ValueError, AttributeError):
+                pass
             with open(LOG, "a", encoding="utf-8") as log:
-                log.write(json.dumps({"seconds": seconds, "status": status, "format": fmt}) + "\n")
+                log.write(json.dumps(entry, ensure_ascii=False) + "\n")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))

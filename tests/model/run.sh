@@ -21,7 +21,10 @@
 # (about 8 minutes on 2 cores); later runs reuse the virtualenv. The
 # context is kept at 4096 tokens; every role-model request carries the
 # JSON schema of its answer, which this server enforces by constrained
-# decoding (`response_format: {type: "json_object", schema}`).
+# decoding (`response_format: {type: "json_object", schema}`). The server
+# uses the model's own ChatML template (`--chat_format chatml`): the
+# `chatml-function-calling` one HTML-escapes the prompt, and the model
+# then writes `&#34;` for every quote. The role models need no tools.
 #
 #   tests/model/run.sh                 # install if needed, serve, test, measure
 #   VENV=/path PORT=8799 DEMO_SECONDS=120 tests/model/run.sh
@@ -56,7 +59,7 @@ LOG="$(mktemp -t agenteval-model-server.XXXXXX.log)"
 "$VENV/bin/python" -m llama_cpp.server \
     --model "$MODEL" --model_alias smollm2 \
     --host 127.0.0.1 --port "$PORT" \
-    --chat_format chatml-function-calling \
+    --chat_format chatml \
     --n_ctx 4096 >"$LOG" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true' EXIT

@@ -5,9 +5,9 @@
 Prints: persona x goal cells explored (a session that ended other than
 `expired`) of those in the seed set, sessions with at least two
 virtual-user turns, sessions that ended with `simulator_error`, judge
-reviews stored and failed, the mean seconds per call of each role, and the
-structured-output form each role used (from the campaign's record and from
-what was sent).
+reviews stored and failed, the mean seconds and tokens per call of each
+role, and the structured-output form each role used (from the campaign's
+record and from what was sent).
 """
 
 import csv
@@ -29,8 +29,11 @@ def calls(path):
         lines = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip()]
     except FileNotFoundError:
         lines = []
-    mean = sum(l["seconds"] for l in lines) / len(lines) if lines else 0.0
-    return len(lines), mean, Counter(l["format"] for l in lines)
+    def mean(key):
+        values = [l[key] for l in lines if isinstance(l.get(key), (int, float))]
+        return sum(values) / len(values) if values else 0.0
+
+    return len(lines), mean("seconds"), mean("prompt_tokens"), mean("completion_tokens"), Counter(l["format"] for l in lines)
 
 
 modes = (report.get("models") or {}).get("output_modes") or {}
@@ -44,6 +47,6 @@ print(f"ended with simulator_error:    {sim} of the {finished} sessions that end
 stored, failed = judge.get("done", 0), judge.get("failed", 0)
 print(f"judge reviews stored / failed: {stored} / {failed} ({100 * stored / (stored + failed) if stored + failed else 0:.0f}% stored)")
 for role, log in (("virtual user", sys.argv[3]), ("judge", sys.argv[4])):
-    n, mean, forms = calls(log)
-    print(f"{role + ':':<14} {n} calls, mean {mean:.2f} s per call, forms sent {dict(forms)}")
+    n, seconds, read, written, forms = calls(log)
+    print(f"{role + ':':<14} {n} calls, mean {seconds:.2f} s per call ({read:.0f} tokens read, {written:.0f} written), forms sent {dict(forms)}")
 print(f"output modes recorded:         {modes}")

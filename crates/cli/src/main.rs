@@ -463,23 +463,18 @@ async fn serve(options: ServeOptions) -> anyhow::Result<()> {
     };
     let ui_dir = ui_dir
         .or_else(|| Some(PathBuf::from("ui/dist")).filter(|d| d.join("index.html").is_file()));
-    agenteval_engine::fixed::spawn_scheduler(platform.clone());
-    agenteval_engine::audit::spawn_retention(platform.clone(), audit_retention_days);
     // Role models come from the environment (the platform reads them);
     // none configured = offline (persona engine and heuristic judge).
-    let sampling = agenteval_engine::judge::JudgeSampling::default();
-    agenteval_engine::judge::spawn_worker(platform.clone(), sampling);
-    let patrol = agenteval_engine::patrol_agent::PatrolControl::new(patrol.map(|interval| {
+    if let Some(interval) = patrol {
         eprintln!("patrol agent: every {} min", interval.as_secs() / 60);
-        agenteval_engine::patrol_agent::PatrolAgent::spawn(
-            platform.clone(),
-            agenteval_engine::patrol_agent::PatrolConfig {
-                interval,
-                sampling,
-                ..Default::default()
-            },
-        )
-    }));
+    }
+    let patrol = agenteval_engine::runtime::start(
+        &platform,
+        agenteval_engine::runtime::RuntimeConfig {
+            audit_retention_days,
+            patrol_interval: patrol,
+        },
+    );
     println!(
         "AgentEval API on http://{bind} (data: {})",
         data_dir.display()

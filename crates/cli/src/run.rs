@@ -324,7 +324,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
     for r in &results {
         let detail = match (r.outcome, &r.first_failure) {
             (Outcome::Passed, _) | (_, None) => String::new(),
-            (_, Some(d)) => format!("  {}", agenteval_engine::export::truncate(d, 140)),
+            (_, Some(d)) => format!("  {}", agenteval_engine::text::truncate(d, 140)),
         };
         let errors = if r.errors > 0 {
             format!(" ({} in error)", r.errors)
@@ -374,7 +374,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
         for issue in e.issues.iter().take(5) {
             println!(
                 "    - {} ({} sessions)",
-                agenteval_engine::export::truncate(&issue.text, 140),
+                agenteval_engine::text::truncate(&issue.text, 140),
                 issue.count
             );
         }

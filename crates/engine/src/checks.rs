@@ -5,6 +5,7 @@
 
 use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
 use crate::scenario::{Check, Scenario};
+use crate::text::truncate;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -214,37 +215,6 @@ fn quoted_list<'a>(items: impl Iterator<Item = &'a str>) -> String {
         .join(", ")
 }
 
-fn short(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let cut: String = s.chars().take(max).collect();
-        format!("{cut}...")
-    }
-}
-
-/// The reply parsed as JSON, or the first JSON object or array that parses
-/// inside it (models often wrap JSON in prose or a code fence).
-pub fn extract_json(text: &str) -> Option<serde_json::Value> {
-    let trimmed = text.trim();
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(trimmed)
-        && (v.is_object() || v.is_array())
-    {
-        return Some(v);
-    }
-    for (i, ch) in text.char_indices() {
-        if ch != '{' && ch != '[' {
-            continue;
-        }
-        let mut stream =
-            serde_json::Deserializer::from_str(&text[i..]).into_iter::<serde_json::Value>();
-        if let Some(Ok(v)) = stream.next() {
-            return Some(v);
-        }
-    }
-    None
-}
-
 fn json_path_check(
     path: &str,
     equals: Option<&serde_json::Value>,
@@ -255,7 +225,7 @@ fn json_path_check(
         Err(e) => return (false, format!("`{path}` is not a valid JSONPath: {e}")),
     };
     let mut documents: Vec<(String, Cow<'_, serde_json::Value>)> = Vec::new();
-    if let Some(v) = extract_json(&reply.content) {
+    if let Some(v) = crate::text::json_in(&reply.content) {
         documents.push(("the reply's JSON".into(), Cow::Owned(v)));
     }
     for call in &reply.tool_calls {
@@ -280,7 +250,10 @@ fn json_path_check(
             None => {
                 return (
                     true,
-                    format!("{label} has {path} = {}", short(&nodes[0].to_string(), 80)),
+                    format!(
+                        "{label} has {path} = {}",
+                        truncate(&nodes[0].to_string(), 80)
+                    ),
                 );
             }
             Some(want) => {
@@ -289,7 +262,7 @@ fn json_path_check(
                 }
                 seen.push(format!(
                     "{label} has {path} = {}",
-                    short(&nodes[0].to_string(), 80)
+                    truncate(&nodes[0].to_string(), 80)
                 ));
             }
         }
@@ -364,7 +337,7 @@ fn tool_called_check(
                 true,
                 format!(
                     "the target called `{name}` with arguments that match the schema: {}",
-                    short(&call.arguments.to_string(), 200)
+                    truncate(&call.arguments.to_string(), 200)
                 ),
             );
         }
@@ -449,7 +422,7 @@ fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (bool, String) 
             false,
             format!(
                 "the reply asks nothing back (no question mark or question words): \"{}\"",
-                short(content, 120)
+                truncate(content, 120)
             ),
         );
     };
@@ -469,7 +442,7 @@ fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (bool, String) 
             false,
             format!(
                 "the reply asks a question but does not mention the missing `{f}`: \"{}\"",
-                short(content, 120)
+                truncate(content, 120)
             ),
         ),
     }
@@ -731,7 +704,7 @@ static SCORE_RE: LazyLock<Regex> =
 /// Reads `{score, reason}` from a judge's answer, tolerating prose around
 /// it, a string score ("4"), or a score given only in words ("score: 4").
 pub fn parse_judge_score(answer: &str) -> Option<(u8, String)> {
-    if let Some(v) = extract_json(answer)
+    if let Some(v) = crate::text::json_in(answer)
         && let Ok(verdict) = serde_json::from_value::<JudgeVerdict>(v)
     {
         let score = match &verdict.score {
@@ -748,7 +721,7 @@ pub fn parse_judge_score(answer: &str) -> Option<(u8, String)> {
     SCORE_RE
         .captures(answer)
         .and_then(|c| c[1].parse::<u8>().ok())
-        .map(|s| (s, short(answer.trim(), 200)))
+        .map(|s| (s, truncate(answer.trim(), 200)))
 }
 
 async fn rubric_check(
@@ -774,13 +747,13 @@ async fn rubric_check(
             } else {
                 "Agent"
             };
-            format!("{who}: {}", short(&m.content, 1500))
+            format!("{who}: {}", truncate(&m.content, 1500))
         })
         .collect::<Vec<_>>()
         .join("\n");
     let prompt = format!(
         "You grade one reply of an AI agent.\n\nRubric: {rubric}\n\nConversation so far:\n{conversation}\n\nReply to grade:\n{}\n\nAnswer with JSON only: {{\"score\": <integer 1-5, 5 = fully meets the rubric>, \"reason\": \"<one sentence>\"}}",
-        short(&ctx.reply.content, 4000)
+        truncate(&ctx.reply.content, 4000)
     );
     let request = ChatRequest {
         messages: vec![

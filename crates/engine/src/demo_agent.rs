@@ -493,7 +493,11 @@ static SUBJECT_RES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         ),
         re(r#"(?i)\btitled\s+["“「]([^"”」]+)["”」]"#),
         re(r#"(?:主题|标题)(?:是|为|叫)?\s*[:：]?\s*[「“"]([^」”"]+)[」”"]"#),
-        re(r"(?i)subject\s*[:：]\s*([^\n;；]+?)\s*(?:[;；\n]|$)"),
+        // Up to the end of the clause, or to the next field's label
+        // ("subject: Lunch, body: See you at noon").
+        re(
+            r"(?i)subject\s*[:：]\s*([^\n;；]+?)\s*(?:[;；\n]|[,，]\s*(?:body|content|message|text|cc|bcc|to)\s*[:：]|$)",
+        ),
         re(r#"(?i)subject(?:\s+line)?\s+(?:is|should be)\s+([^\n;；."“「]+)"#),
         re(r"(?:主题|标题)(?:是|为|[:：])\s*([^，,。；;\n]+)"),
     ]

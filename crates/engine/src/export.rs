@@ -2,6 +2,7 @@
 //! data to text: the same report always renders to the same bytes.
 
 use crate::report::{CampaignReport, Tally};
+use crate::text::truncate;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -45,17 +46,6 @@ pub fn code(text: &str) -> String {
         })
         .collect();
     format!("`{}`", clean.replace('|', "\\|"))
-}
-
-/// Truncates to at most `max` characters, marking the cut.
-pub fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let mut s: String = text.chars().take(max).collect();
-        s.push('…');
-        s
-    }
 }
 
 pub fn pct(rate: Option<f64>) -> String {
@@ -1004,12 +994,6 @@ mod tests {
             super::session_link(&b)
         );
         assert_eq!(super::linked_sessions(&md), vec![b, a]);
-    }
-
-    #[test]
-    fn truncate_marks_the_cut() {
-        assert_eq!(truncate("abcdef", 3), "abc…");
-        assert_eq!(truncate("中文字符", 10), "中文字符");
     }
 }
 

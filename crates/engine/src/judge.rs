@@ -14,8 +14,9 @@ use crate::clock::to_ms;
 use crate::error::Result;
 use crate::platform::{Event, Platform};
 use crate::role_models::ChatClient;
-use crate::structured::{OutputMode, OutputSchema};
-use crate::virtual_user::profile_lang_is_zh;
+use crate::structured::{OutputMode, OutputSchema, PerLanguage};
+use crate::text::{is_refusal, truncate};
+use crate::virtual_user::{Lang, lang_of};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::Row;
@@ -176,60 +177,70 @@ pub struct JudgeReview {
 }
 
 /// The judge model's review: three scored dimensions with evidence, the
-/// findings, and the review of the virtual user.
-pub static REVIEW_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
-    let dimension = json!({
-        "type": "object",
-        "properties": {
-            // An enum, not minimum/maximum: grammar-constrained servers
-            // (llama.cpp) enforce enums but not numeric bounds.
-            "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
-            "evidence": {"type": "string", "maxLength": 100},
-        },
-        "required": ["score", "evidence"],
-        "additionalProperties": false,
-    });
-    OutputSchema::new(
-        "judge_review",
-        json!({
+/// findings, and the review of the virtual user; in the session's language
+/// (see [`PerLanguage`]), short enough to fit the role's 800 answer tokens.
+pub static REVIEW_SCHEMA: LazyLock<PerLanguage> = LazyLock::new(|| {
+    PerLanguage::new(|chars| {
+        let dimension = json!({
             "type": "object",
             "properties": {
-                "attitude": dimension,
-                "professionalism": dimension,
-                "hallucination": dimension,
-                "findings": {
-                    "type": "array",
-                    "maxItems": 3,
-                    "items": {
+                // An enum, not minimum/maximum: grammar-constrained servers
+                // (llama.cpp) enforce enums but not numeric bounds.
+                "score": {"type": "integer", "enum": [1, 2, 3, 4, 5]},
+                "evidence": {"type": "string", "maxLength": chars(80)},
+            },
+            "required": ["score", "evidence"],
+            "additionalProperties": false,
+        });
+        OutputSchema::new(
+            "judge_review",
+            json!({
+                "type": "object",
+                "properties": {
+                    "attitude": dimension,
+                    "professionalism": dimension,
+                    "hallucination": dimension,
+                    "findings": {
+                        "type": "array",
+                        "maxItems": 2,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "grade": {"type": "string", "enum": ["good", "fair", "poor"]},
+                                "dimension": {"type": "string", "enum": ["attitude", "professionalism", "hallucination", "simulator"]},
+                                "text": {"type": "string", "maxLength": chars(100)},
+                                // 0: no particular turn (grammar-constrained
+                                // servers do not enforce a minimum).
+                                "turn": {"type": "integer", "minimum": 0},
+                            },
+                            "required": ["grade", "dimension", "text", "turn"],
+                            "additionalProperties": false,
+                        },
+                    },
+                    "simulator": {
                         "type": "object",
                         "properties": {
-                            "grade": {"type": "string", "enum": ["good", "fair", "poor"]},
-                            "dimension": {"type": "string", "enum": ["attitude", "professionalism", "hallucination", "simulator"]},
-                            "text": {"type": "string", "maxLength": 100},
-                            // 0: no particular turn (grammar-constrained
-                            // servers do not enforce a minimum).
-                            "turn": {"type": "integer", "minimum": 0},
+                            "in_persona": {"type": "boolean"},
+                            "quit_early": {"type": "boolean"},
+                            "invented_facts": {"type": "boolean"},
                         },
-                        "required": ["grade", "dimension", "text", "turn"],
+                        "required": ["in_persona", "quit_early", "invented_facts"],
                         "additionalProperties": false,
                     },
                 },
-                "simulator": {
-                    "type": "object",
-                    "properties": {
-                        "in_persona": {"type": "boolean"},
-                        "quit_early": {"type": "boolean"},
-                        "invented_facts": {"type": "boolean"},
-                    },
-                    "required": ["in_persona", "quit_early", "invented_facts"],
-                    "additionalProperties": false,
-                },
-            },
-            "required": ["attitude", "professionalism", "hallucination", "findings", "simulator"],
-            "additionalProperties": false,
-        }),
-    )
+                "required": ["attitude", "professionalism", "hallucination", "findings", "simulator"],
+                "additionalProperties": false,
+            }),
+        )
+    })
 });
+
+/// The schema of a review of this session: in the language its user spoke.
+pub fn review_schema(session: &SessionForReview) -> &'static OutputSchema {
+    let goal = crate::virtual_user::parse_goal(&session.goal);
+    let persona = crate::virtual_user::parse_persona(&session.persona);
+    REVIEW_SCHEMA.get(lang_of(&persona, &goal))
+}
 
 impl JudgeReview {
     /// Fills the mirrored fields (`severity`, `simulator_fault`) before the
@@ -327,16 +338,6 @@ pub fn sample_rounds<'a>(all: &[Round<'a>], max_rounds: usize) -> Vec<Round<'a>>
     picked.into_iter().map(|i| all[i].clone()).collect()
 }
 
-pub fn truncate(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        text.to_string()
-    } else {
-        let mut s: String = text.chars().take(max_chars).collect();
-        s.push('…');
-        s
-    }
-}
-
 /// The prompt for the judge model.
 pub fn judge_prompt(
     session: &SessionForReview,
@@ -384,13 +385,14 @@ pub fn judge_prompt(
         "Persona of the virtual user: {persona}\nGoal: {title}. {description}\nFacts the user \
          was given: {slots}\nSuccess criteria: {criteria}\nEnd reason: {end}\nThe user's own \
          experience record: {experience}\n\nSampled conversation ({rounds} of {total} rounds, \
-         messages truncated to {max} characters):\n{transcript}\nAnswer with this JSON:\n\
-         {{\"attitude\": {{\"score\": 1-5, \"evidence\": \"quote\"}}, \"professionalism\": \
-         {{\"score\": 1-5, \"evidence\": \"quote\"}}, \"hallucination\": {{\"score\": 1-5, \
-         \"evidence\": \"quote\"}}, \"findings\": [{{\"grade\": \"good|fair|poor\", \
-         \"dimension\": \"attitude|professionalism|hallucination|simulator\", \"text\": \
-         \"...\", \"turn\": 1}}], \"simulator\": {{\"in_persona\": true, \"quit_early\": false, \
-         \"invented_facts\": false}}}}",
+         messages truncated to {max} characters):\n{transcript}\nAnswer with a JSON object: \
+         \"attitude\", \"professionalism\" and \"hallucination\", each an object with \
+         \"score\" (1 to 5) and \"evidence\" (a short quote from the conversation); \
+         \"findings\", a list of at most two objects with \"grade\" (good, fair or poor), \
+         \"dimension\" (attitude, professionalism, hallucination or simulator), \"text\" (what \
+         you found, in a sentence) and \"turn\" (the round it is in, 0 if none); \
+         \"simulator\", an object with the booleans \"in_persona\", \"quit_early\" and \
+         \"invented_facts\".",
         persona = serde_json::to_string(&persona).unwrap_or_default(),
         title = goal.title,
         description = goal.description,
@@ -455,13 +457,14 @@ fn as_bool(v: Option<&Value>) -> Option<bool> {
     }
 }
 
-/// Parses the judge model's answer, which must follow [`REVIEW_SCHEMA`];
-/// findings that cannot be read are dropped, missing or out-of-range scores
-/// make the answer unusable.
+/// Parses the judge model's answer, which must follow `schema` (one of
+/// [`REVIEW_SCHEMA`]); findings that cannot be read are dropped, missing or
+/// out-of-range scores make the answer unusable.
 pub fn parse_judge_output(
     text: &str,
+    schema: &OutputSchema,
 ) -> Result<(Dimensions, Vec<JudgeFinding>, SimulatorReview), String> {
-    let v = REVIEW_SCHEMA.read(text)?;
+    let v = schema.read(text)?;
     let dimensions = Dimensions {
         attitude: parse_dimension(&v, "attitude")?,
         professionalism: parse_dimension(&v, "professionalism")?,
@@ -524,14 +527,15 @@ pub async fn model_review(
     sampling: JudgeSampling,
 ) -> Result<JudgeReview, String> {
     let (mut messages, info) = judge_prompt(session, sampling);
+    let schema = review_schema(session);
     let mut problem = String::new();
     for attempt in 0..2 {
         let answer = judge
-            .complete_structured(&messages, &REVIEW_SCHEMA)
+            .complete_structured(&messages, schema)
             .await
             .map_err(|e| format!("the judge model failed: {e}"))?;
         let reply = answer.reply;
-        match parse_judge_output(&reply.content) {
+        match parse_judge_output(&reply.content, schema) {
             Ok((dimensions, mut findings, mut simulator)) => {
                 if session.end_reason.as_deref() == Some("simulator_error") {
                     simulator.simulator_fault = true;
@@ -564,19 +568,6 @@ pub async fn model_review(
     ))
 }
 
-const REFUSAL: &[&str] = &[
-    "i can't",
-    "i cannot",
-    "unable to",
-    "not able to",
-    "i'm sorry",
-    "sorry, i",
-    "无法",
-    "不能",
-    "抱歉",
-    "不支持",
-    "做不到",
-];
 /// Replies slower than this get a fair finding; four times it, poor.
 const SLOW_MS: i64 = 10_000;
 
@@ -645,8 +636,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
                 Some(r.number),
             );
         }
-        let lower = reply.to_lowercase();
-        if REFUSAL.iter().any(|w| lower.contains(w)) {
+        if is_refusal(reply) {
             refusals += 1;
             run += 1;
             max_refusal_run = max_refusal_run.max(run);
@@ -762,7 +752,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     };
 
     // The virtual user: language kept, facts not invented, not quitting at once.
-    let zh = profile_lang_is_zh(&persona, &goal);
+    let zh = lang_of(&persona, &goal) == Lang::Zh;
     let user_text: String = all.iter().map(|r| r.user).collect::<Vec<_>>().join(" ");
     let in_persona = all.is_empty() || crate::virtual_user::has_cjk(&user_text) == zh;
     let invented_facts = numbers(&user_text)
@@ -1028,18 +1018,18 @@ mod tests {
             10,
             "short conversations go whole"
         );
-        assert_eq!(truncate("abcdef", 3), "abc…");
-        assert_eq!(truncate("中文字", 3), "中文字");
     }
 
     #[test]
     fn judge_output_follows_the_review_schema() {
+        let en = REVIEW_SCHEMA.get(Lang::En);
         let (d, f, s) = parse_judge_output(
             "```json\n{\"attitude\": {\"score\": 4, \"evidence\": \"Sure\"},\
              \"professionalism\": {\"score\": 3, \"evidence\": \"\"},\
              \"hallucination\": {\"score\": 5, \"evidence\": \"none\"},\
              \"findings\": [{\"grade\": \"poor\", \"dimension\": \"hallucination\", \"text\": \"made up 42%\", \"turn\": 2}],\
              \"simulator\": {\"in_persona\": true, \"quit_early\": true, \"invented_facts\": false}}\n```",
+            en,
         )
         .expect("an answer of the schema, in a code fence, is usable");
         assert_eq!(d.attitude.score, 4);
@@ -1056,6 +1046,7 @@ mod tests {
         // What parses but breaks the schema is never half-used.
         let e = parse_judge_output(
             "{\"dimensions\": {\"attitude\": 4}, \"professionalism\": 3, \"hallucination\": 4}",
+            en,
         )
         .unwrap_err();
         assert!(e.contains("schema"), "a schema violation is named: {e}");
@@ -1063,27 +1054,56 @@ mod tests {
             "{\"attitude\": {\"score\": 9, \"evidence\": \"\"}, \"professionalism\": {\"score\": 3, \"evidence\": \"\"},\
              \"hallucination\": {\"score\": 4, \"evidence\": \"\"}, \"findings\": [],\
              \"simulator\": {\"in_persona\": true, \"quit_early\": false, \"invented_facts\": false}}",
+            en,
         )
         .unwrap_err();
         assert!(
             e.contains("/attitude/score"),
             "an out-of-range score is named by its path: {e}"
         );
-        assert!(parse_judge_output("no json").is_err());
+        assert!(parse_judge_output("no json", en).is_err());
     }
 
     #[test]
-    fn every_output_schema_compiles() {
+    fn every_output_schema_compiles_and_chinese_text_is_shorter() {
+        use crate::virtual_user::model_user::{RECORD_SCHEMA, TURN_SCHEMA};
         // LazyLock panics on a schema that does not compile.
-        let schemas = [
-            &*REVIEW_SCHEMA,
-            &*crate::virtual_user::model_user::TURN_SCHEMA,
-            &*crate::virtual_user::model_user::RECORD_SCHEMA,
-            &*crate::analysis::ANALYSIS_SCHEMA,
-        ];
-        for s in schemas {
-            assert!(!s.name.is_empty() && s.schema.is_object());
+        for s in [&*REVIEW_SCHEMA, &*TURN_SCHEMA, &*RECORD_SCHEMA] {
+            let (en, zh) = (s.get(Lang::En), s.get(Lang::Zh));
+            assert_eq!(en.name, zh.name);
+            assert!(en.schema.is_object());
+            let longest = |schema: &OutputSchema| {
+                let text = schema.schema.to_string();
+                text.split("\"maxLength\":")
+                    .skip(1)
+                    .filter_map(|rest| {
+                        rest.split(|c: char| !c.is_ascii_digit())
+                            .next()?
+                            .parse::<u32>()
+                            .ok()
+                    })
+                    .max()
+            };
+            assert!(
+                longest(zh) < longest(en),
+                "{}: a Chinese answer gets fewer characters ({:?} < {:?})",
+                en.name,
+                longest(zh),
+                longest(en)
+            );
         }
+        assert!(crate::analysis::ANALYSIS_SCHEMA.schema.is_object());
+        // A Chinese review quoting a whole message breaks its schema.
+        let quote = "这".repeat(60);
+        let review = json!({
+            "attitude": {"score": 4, "evidence": quote},
+            "professionalism": {"score": 4, "evidence": ""},
+            "hallucination": {"score": 4, "evidence": ""},
+            "findings": [],
+            "simulator": {"in_persona": true, "quit_early": false, "invented_facts": false},
+        });
+        assert!(REVIEW_SCHEMA.get(Lang::En).check(&review).is_ok());
+        assert!(REVIEW_SCHEMA.get(Lang::Zh).check(&review).is_err());
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod platform;
 pub mod report;
 pub mod review;
 pub mod role_models;
+pub mod runtime;
 pub mod scenario;
 pub mod secrets;
 pub mod store;
@@ -28,6 +29,7 @@ pub mod structured;
 mod tally;
 pub mod target;
 pub mod target_probe;
+pub mod text;
 pub mod virtual_user;
 mod writer;
 

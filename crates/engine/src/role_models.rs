@@ -598,48 +598,6 @@ impl ChatClient for FakeChatClient {
     }
 }
 
-/// Finds the first JSON object in a model's text: models wrap JSON in code
-/// fences or prose, so the first balanced `{...}` that parses is taken.
-pub fn extract_json_object(text: &str) -> Option<serde_json::Value> {
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    while let Some(off) = text[start..].find('{') {
-        let open = start + off;
-        let mut depth = 0i32;
-        let mut in_str = false;
-        let mut escaped = false;
-        for (i, &b) in bytes.iter().enumerate().skip(open) {
-            if in_str {
-                match b {
-                    _ if escaped => escaped = false,
-                    b'\\' => escaped = true,
-                    b'"' => in_str = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match b {
-                b'"' => in_str = true,
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        if let Ok(v @ serde_json::Value::Object(_)) =
-                            serde_json::from_str(&text[open..=i])
-                        {
-                            return Some(v);
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        start = open + 1;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -771,18 +729,5 @@ mod tests {
                 .unwrap()
                 .contains("sk-secret")
         );
-    }
-
-    #[test]
-    fn json_is_found_inside_fences_and_prose() {
-        let v = extract_json_object("Sure!\n```json\n{\"a\": \"}{\", \"b\": {\"c\": 1}}\n```")
-            .expect("object in fences");
-        assert_eq!(v["b"]["c"], 1);
-        assert_eq!(
-            extract_json_object("{broken} then {\"ok\": true}").unwrap()["ok"],
-            true
-        );
-        assert!(extract_json_object("no json here").is_none());
-        assert!(extract_json_object("{\"unterminated\": ").is_none());
     }
 }

@@ -114,14 +114,7 @@ pub async fn get_target(
 
 #[utoipa::path(get, path = "/api/scenarios", responses((status = 200, body = [ScenarioSummary])))]
 pub async fn list_scenarios(State(st): State<AppState>) -> Json<Vec<ScenarioSummary>> {
-    Json(
-        st.platform
-            .scenarios
-            .all()
-            .iter()
-            .map(|s| ScenarioSummary::from(&**s))
-            .collect(),
-    )
+    Json(st.platform.list_scenarios())
 }
 
 #[utoipa::path(post, path = "/api/campaigns", request_body = CreateCampaign,

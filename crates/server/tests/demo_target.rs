@@ -84,15 +84,20 @@ async fn a_request_offering_send_email_gets_a_valid_completion() {
         .await
         .expect("the demo target accepts tools");
     assert!(reply.usage.is_some(), "usage is reported");
-    for call in &reply.tool_calls {
-        assert_eq!(call.name, "send_email", "only offered tools are called");
-        assert!(!call.id.is_empty(), "tool calls carry an id to answer");
-        assert!(
-            call.arguments.is_object(),
-            "the demo target sends valid JSON arguments: {:?}",
-            call.arguments
+    // Every field is given: the demo target acts instead of asking.
+    let [call] = reply.tool_calls.as_slice() else {
+        panic!(
+            "with recipient, subject and body given, the demo target calls send_email once: {:?}",
+            reply
         );
-    }
+    };
+    assert_eq!(call.name, "send_email", "only offered tools are called");
+    assert!(!call.id.is_empty(), "tool calls carry an id to answer");
+    assert_eq!(
+        call.arguments,
+        json!({"to": ["bob@example.com"], "subject": "Lunch", "body": "See you at noon"}),
+        "the demo target sends valid JSON arguments with what it was told"
+    );
 
     // The raw wire shape, as other OpenAI clients read it.
     let raw: Value = reqwest::Client::new()

@@ -172,12 +172,9 @@ pub fn for_session(
     }
 }
 
-/// Whether the persona speaks Chinese (explicitly, or by its goal's language).
-pub fn profile_lang_is_zh(
-    persona: &crate::campaign::Persona,
-    goal: &crate::campaign::Goal,
-) -> bool {
-    PersonaProfile::of(persona, goal, &serde_json::Value::Null).lang == Lang::Zh
+/// The language the persona speaks (explicitly, or by its goal's language).
+pub fn lang_of(persona: &crate::campaign::Persona, goal: &crate::campaign::Goal) -> Lang {
+    PersonaProfile::of(persona, goal, &serde_json::Value::Null).lang
 }
 
 /// A stable RNG seed from a session id.

@@ -3,12 +3,12 @@
 //! experience record; malformed output is retried once, then the session
 //! ends with `simulator_error`.
 
-use super::profile::{Lang, PersonaProfile};
+use super::profile::Lang;
 use super::{Decision, EndReason, ExperienceRecord, SimulatorError, Speaker, UserTurn, Utterance};
 use crate::campaign::{Goal, Persona};
 use crate::channel::ChatMessage;
 use crate::role_models::ChatClient;
-use crate::structured::{OutputMode, OutputSchema};
+use crate::structured::{OutputMode, OutputSchema, PerLanguage};
 use serde_json::{Value, json};
 use std::sync::{Arc, LazyLock};
 
@@ -19,43 +19,53 @@ const MAX_MESSAGE_CHARS: usize = 4000;
 /// tokens) with room for the answer, however long the session runs.
 const RECENT_UTTERANCES: usize = 6;
 const RECENT_CHARS: usize = 400;
+/// The conversation the experience record is written from: its end.
+const RECORD_UTTERANCES: usize = 8;
 
-/// One turn of the virtual user: what it decides and what it says.
-pub static TURN_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
-    OutputSchema::new(
-        "virtual_user_turn",
-        json!({
-            "type": "object",
-            "properties": {
-                "decision": {"type": "string", "enum": ["follow_up", "wait", "change_mind", "give_up", "done"]},
-                "message": {"type": "string", "maxLength": 200},
-            },
-            "required": ["decision", "message"],
-            "additionalProperties": false,
-        }),
-    )
+/// One turn of the virtual user: what it decides and what it says (a
+/// short message: a user writes a sentence or two, and every character the
+/// model writes costs time).
+pub static TURN_SCHEMA: LazyLock<PerLanguage> = LazyLock::new(|| {
+    PerLanguage::new(|chars| {
+        OutputSchema::new(
+            "virtual_user_turn",
+            json!({
+                "type": "object",
+                "properties": {
+                    "decision": {"type": "string", "enum": ["follow_up", "wait", "change_mind", "give_up", "done"]},
+                    // Never empty: a model that may write nothing sometimes
+                    // "follows up" with nothing (the message of give_up and
+                    // done is dropped).
+                    "message": {"type": "string", "minLength": 1, "maxLength": chars(160)},
+                },
+                "required": ["decision", "message"],
+                "additionalProperties": false,
+            }),
+        )
+    })
 });
 
-/// The virtual user's experience record at close.
-pub static RECORD_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
-    // Short enough that the whole record fits the role's 300 answer tokens.
-    let list =
-        json!({"type": "array", "maxItems": 3, "items": {"type": "string", "maxLength": 120}});
-    OutputSchema::new(
-        "experience_record",
-        json!({
-            "type": "object",
-            "properties": {
-                "goal_achieved": {"type": "boolean"},
-                "blockers": list,
-                "misled": list,
-                "emotion": {"type": "string", "enum": crate::exploration::EMOTIONS},
-                "notes": {"type": "string", "maxLength": 200},
-            },
-            "required": ["goal_achieved", "blockers", "misled", "emotion", "notes"],
-            "additionalProperties": false,
-        }),
-    )
+/// The virtual user's experience record at close, short enough to fit the
+/// role's 300 answer tokens.
+pub static RECORD_SCHEMA: LazyLock<PerLanguage> = LazyLock::new(|| {
+    PerLanguage::new(|chars| {
+        let list = json!({"type": "array", "maxItems": 2, "items": {"type": "string", "maxLength": chars(80)}});
+        OutputSchema::new(
+            "experience_record",
+            json!({
+                "type": "object",
+                "properties": {
+                    "goal_achieved": {"type": "boolean"},
+                    "blockers": list,
+                    "misled": list,
+                    "emotion": {"type": "string", "enum": crate::exploration::EMOTIONS},
+                    "notes": {"type": "string", "maxLength": chars(160)},
+                },
+                "required": ["goal_achieved", "blockers", "misled", "emotion", "notes"],
+                "additionalProperties": false,
+            }),
+        )
+    })
 });
 
 pub struct ModelUser {
@@ -69,7 +79,7 @@ pub struct ModelUser {
 
 impl ModelUser {
     pub fn new(client: Arc<dyn ChatClient>, persona: Persona, goal: Goal) -> Self {
-        let lang = PersonaProfile::of(&persona, &goal, &Value::Null).lang;
+        let lang = super::lang_of(&persona, &goal);
         Self {
             client,
             persona,
@@ -217,9 +227,9 @@ impl super::VirtualUser for ModelUser {
         // The model plays the user, so the roles are seen from its side:
         // the target's words arrive as `user`, its own as `assistant`.
         let mut messages = vec![ChatMessage::system(format!(
-            "{}\n\nEach turn, answer with ONLY a JSON object: {{\"decision\": \
-             \"follow_up\" | \"wait\" | \"change_mind\" | \"give_up\" | \"done\", \"message\": \
-             \"what you say to the assistant (may be empty for give_up and done)\"}}",
+            "{}\n\nEach turn, answer with ONLY a JSON object of two fields: \"decision\", one \
+             of follow_up, wait, change_mind, give_up, done; and \"message\", your next \
+             message to the assistant, in character.",
             self.character()
         ))];
         if transcript.is_empty() {
@@ -229,7 +239,7 @@ impl super::VirtualUser for ModelUser {
         }
         let recent = &transcript[transcript.len().saturating_sub(RECENT_UTTERANCES)..];
         for u in recent {
-            let content = crate::judge::truncate(&u.content, RECENT_CHARS);
+            let content = crate::text::truncate(&u.content, RECENT_CHARS);
             messages.push(match u.speaker {
                 Speaker::Target => ChatMessage::user(content),
                 Speaker::User => ChatMessage::assistant(
@@ -243,7 +253,8 @@ impl super::VirtualUser for ModelUser {
         {
             messages.push(ChatMessage::user("(The assistant gave no reply.)"));
         }
-        self.ask_json(messages, &TURN_SCHEMA, parse_turn).await
+        self.ask_json(messages, TURN_SCHEMA.get(self.lang), parse_turn)
+            .await
     }
 
     async fn experience(
@@ -251,26 +262,37 @@ impl super::VirtualUser for ModelUser {
         transcript: &[Utterance],
         end: EndReason,
     ) -> Result<ExperienceRecord, SimulatorError> {
-        let mut conversation = String::new();
-        for u in transcript {
+        // The end of the conversation, as a turn sees it: a long session
+        // must not outgrow a small model's context.
+        let skipped = transcript.len().saturating_sub(RECORD_UTTERANCES);
+        let mut conversation = if skipped > 0 {
+            format!("({skipped} earlier messages left out)\n")
+        } else {
+            String::new()
+        };
+        for u in &transcript[skipped..] {
             let who = match u.speaker {
                 Speaker::User => "You",
                 Speaker::Target => "Assistant",
             };
-            conversation.push_str(&format!("{who}: {}\n", u.content));
+            let content = crate::text::truncate(&u.content, RECENT_CHARS);
+            conversation.push_str(&format!("{who}: {content}\n"));
         }
         let messages = vec![
             ChatMessage::system(self.character()),
             ChatMessage::user(format!(
                 "The conversation ended ({end}). Here it is:\n{conversation}\n\
                  Report your experience as the user with ONLY a JSON object: \
-                 {{\"goal_achieved\": true|false, \"blockers\": [\"where you got stuck\"], \
-                 \"misled\": [\"where the assistant misled you\"], \"emotion\": \"one word\", \
-                 \"notes\": \"short notes\"}}",
+                 \"goal_achieved\" (true or false), \"blockers\" (a list of where you got \
+                 stuck, empty if nowhere), \"misled\" (a list of where the assistant misled \
+                 you, empty if nowhere), \"emotion\" (one of {emotions}) and \"notes\" (a \
+                 sentence).",
+                emotions = crate::exploration::EMOTIONS.join(", "),
                 end = end.as_str()
             )),
         ];
-        self.ask_json(messages, &RECORD_SCHEMA, parse_record).await
+        self.ask_json(messages, RECORD_SCHEMA.get(self.lang), parse_record)
+            .await
     }
 
     fn kind(&self) -> String {
@@ -314,5 +336,27 @@ mod tests {
             "goal_achieved is required"
         );
         assert!(parse_record(&json!({"goal_achieved": false, "misled": 3})).is_err());
+        // The schema asks for a message every turn, so that a model cannot
+        // follow up with nothing; a Chinese message is shorter.
+        let turn = |m: &str| json!({"decision": "follow_up", "message": m});
+        assert!(TURN_SCHEMA.get(Lang::En).check(&turn("")).is_err());
+        assert!(
+            TURN_SCHEMA
+                .get(Lang::En)
+                .check(&turn(&"a".repeat(150)))
+                .is_ok()
+        );
+        assert!(
+            TURN_SCHEMA
+                .get(Lang::Zh)
+                .check(&turn(&"好".repeat(40)))
+                .is_ok()
+        );
+        assert!(
+            TURN_SCHEMA
+                .get(Lang::Zh)
+                .check(&turn(&"好".repeat(150)))
+                .is_err()
+        );
     }
 }

@@ -47,22 +47,6 @@ const CONFIRM: &[&str] = &[
 const NEGATION: &[&str] = &[
     "not ", "n't", "failed", "unable", "未", "没有", "失败", "无法", "不能",
 ];
-const REFUSAL: &[&str] = &[
-    "i can't",
-    "i cannot",
-    "unable to",
-    "not able to",
-    "i'm sorry",
-    "sorry, i",
-    "i don't know",
-    "not supported",
-    "无法",
-    "不能",
-    "抱歉",
-    "不支持",
-    "做不到",
-    "不知道",
-];
 const WAITING: &[&str] = &[
     "please wait",
     "one moment",
@@ -531,7 +515,7 @@ impl PersonaEngine {
             } else {
                 "target repeated the same reply"
             });
-        } else if contains_any(&last, REFUSAL) {
+        } else if contains_any(&last, crate::text::REFUSAL) {
             unhelpful_reason = Some(if zh {
                 "对方拒绝或说帮不了"
             } else {

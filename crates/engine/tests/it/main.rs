@@ -10,6 +10,7 @@ mod explore;
 mod fault_server;
 mod fixed;
 mod judge;
+mod migrations;
 mod paging;
 mod patrol_agent;
 mod real_model;

@@ -315,8 +315,8 @@ async fn prefers_goals_that_failed_before() {
 #[tokio::test]
 async fn role_models_over_a_real_openai_compatible_endpoint() {
     let user_server = FaultServer::start(vec![
-        Fault::Ok(completion(r#"{"decision": "follow_up", "message": "Please send an email to boss@example.com, subject Weekly report."}"#)),
-        Fault::Ok(completion(r#"{"decision": "done", "message": ""}"#)),
+        Fault::Ok(completion(r#"{"decision": "follow_up", "message": "Email boss@example.com: Weekly report."}"#)),
+        Fault::Ok(completion(r#"{"decision": "done", "message": "Thanks, that is all."}"#)),
         Fault::Ok(completion(r#"{"goal_achieved": true, "blockers": [], "misled": [], "emotion": "satisfied", "notes": "ok"}"#)),
     ])
     .await;
@@ -411,7 +411,7 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
     assert_eq!(judged["max_tokens"], 800, "the judge's role default");
     let prompt = judged["messages"][1]["content"].as_str().unwrap();
     assert!(
-        prompt.contains("[round 1] USER: Please send an email"),
+        prompt.contains("[round 1] USER: Email boss@example.com"),
         "the judge sees the sampled conversation"
     );
     let _ = Arc::clone(&tp.platform);

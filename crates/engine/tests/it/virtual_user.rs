@@ -484,7 +484,7 @@ const RECORD: &str = r#"{"goal_achieved": true, "blockers": [], "misled": [], "e
 async fn model_user_decides_in_json_and_files_its_record() {
     let fake = Arc::new(FakeChatClient::new([
         r#"{"decision": "follow_up", "message": "Please email boss@example.com, subject is Weekly report."}"#,
-        "Sure:\n```json\n{\"decision\": \"done\", \"message\": \"\"}\n```",
+        "Sure:\n```json\n{\"decision\": \"done\", \"message\": \"Thanks!\"}\n```",
         RECORD,
     ]));
     let port = ChannelPort::new(email_target());
