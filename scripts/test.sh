@@ -19,6 +19,9 @@ else
   mkdir -p ui/dist && [ -f ui/dist/index.html ] || echo '<!doctype html><title>AgentEval</title>' > ui/dist/index.html
 fi
 
+step "no source file over 700 lines"
+bash scripts/check-file-sizes.sh
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

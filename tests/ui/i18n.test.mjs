@@ -75,34 +75,35 @@ function flatten(obj, prefix, out, sf) {
 }
 
 function dictionaries() {
-  const file = join(UI, "src", "i18n.ts");
-  const sf = parse(file);
   const dicts = {};
-  const visit = (node) => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && (node.name.text === "en" || node.name.text === "zh")) {
-      let init = node.initializer;
-      while (init && (ts.isAsExpression(init) || ts.isSatisfiesExpression?.(init) || ts.isParenthesizedExpression(init))) init = init.expression;
-      if (init && ts.isObjectLiteralExpression(init)) dicts[node.name.text] = flatten(init, "", new Map(), sf);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
+  for (const lang of ["en", "zh"]) {
+    const sf = parse(join(UI, "src", "i18n", `${lang}.ts`));
+    const visit = (node) => {
+      if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === lang) {
+        let init = node.initializer;
+        while (init && (ts.isAsExpression(init) || ts.isSatisfiesExpression?.(init) || ts.isParenthesizedExpression(init))) init = init.expression;
+        if (init && ts.isObjectLiteralExpression(init)) dicts[lang] = flatten(init, "", new Map(), sf);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+  }
   return dicts;
 }
 
 function tsxFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = join(dir, e.name);
-    if (e.isDirectory()) return tsxFiles(p);
-    return /\.tsx?$/.test(e.name) && !/bindings\.ts$|i18n\.ts$|\.d\.ts$/.test(e.name) ? [p] : [];
+    if (e.isDirectory()) return e.name === "i18n" ? [] : tsxFiles(p);
+    return /\.tsx?$/.test(e.name) && !/bindings\.ts$|\.d\.ts$/.test(e.name) ? [p] : [];
   });
 }
 
 const { en, zh } = dictionaries();
 
 test("the English and Chinese dictionaries have the same keys, none empty", () => {
-  assert.ok(en && en.size > 100, "the English dictionary is found in ui/src/i18n.ts");
-  assert.ok(zh && zh.size > 100, "the Chinese dictionary is found in ui/src/i18n.ts");
+  assert.ok(en && en.size > 100, "the English dictionary is found in ui/src/i18n/en.ts");
+  assert.ok(zh && zh.size > 100, "the Chinese dictionary is found in ui/src/i18n/zh.ts");
   const onlyEn = [...en.keys()].filter((k) => !zh.has(k));
   const onlyZh = [...zh.keys()].filter((k) => !en.has(k));
   const empty = [...en, ...zh].filter(([, v]) => v.trim() === "").map(([k]) => k);
@@ -174,5 +175,5 @@ test("no user-visible text is hard-coded in a component", () => {
     };
     visit(sf);
   }
-  assert.deepEqual(found, [], `user-visible text outside the dictionaries (move it into ui/src/i18n.ts):\n${found.join("\n")}`);
+  assert.deepEqual(found, [], `user-visible text outside the dictionaries (move it into ui/src/i18n/en.ts and zh.ts):\n${found.join("\n")}`);
 });

@@ -1,0 +1,328 @@
+//! The steps of a gating run: choosing scenarios, finding the target,
+//! checking the role models, running, exploring, writing the exports.
+
+use super::*;
+
+/// The scenarios the config selects: loaded from its folders (any invalid
+/// file stops the run), narrowed by ids and tags.
+pub(super) async fn select_scenarios(
+    platform: &Platform,
+    cfg: &Config,
+) -> Result<Vec<Scenario>, Stop> {
+    let loaded = platform
+        .load_scenarios(&cfg.scenario_paths)
+        .await
+        .map_err(internal)?;
+    if !loaded.errors.is_empty() {
+        let mut lines: Vec<String> = loaded.errors.iter().map(ToString::to_string).collect();
+        lines.push(format!(
+            "{} error(s) in the scenario packs: fix them (`agenteval scenarios check DIR` lists them too)",
+            loaded.errors.len()
+        ));
+        return Err(Stop::Usage(lines));
+    }
+    let mut errors = Vec::new();
+    for (i, id) in cfg.scenario_ids.iter().enumerate() {
+        if !loaded.scenarios.iter().any(|s| &s.id == id) {
+            errors.push(
+                cfg.error_at_item(
+                    &["scenarios", "ids"],
+                    i,
+                    format!("scenario {id:?} is not in the scenario folders"),
+                )
+                .to_string(),
+            );
+        }
+    }
+    let selected: Vec<Scenario> = loaded
+        .scenarios
+        .iter()
+        .filter(|s| cfg.scenario_ids.is_empty() || cfg.scenario_ids.contains(&s.id))
+        .filter(|s| {
+            cfg.scenario_tags.is_empty() || s.tags.iter().any(|t| cfg.scenario_tags.contains(t))
+        })
+        .cloned()
+        .collect();
+    if errors.is_empty() && selected.is_empty() {
+        errors.push(
+            cfg.error_at(
+                &["scenarios"],
+                format!(
+                    "no scenario selected: {} loaded, none matches the ids and tags given",
+                    loaded.scenarios.len()
+                ),
+            )
+            .to_string(),
+        );
+    }
+    for id in cfg.rounds.keys() {
+        if !selected.iter().any(|s| &s.id == id) {
+            errors.push(
+                cfg.error_at(
+                    &["plan", "rounds", id],
+                    format!("rounds given for {id:?}, which is not a selected scenario"),
+                )
+                .to_string(),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(selected)
+    } else {
+        Err(Stop::Usage(errors))
+    }
+}
+
+/// A baseline or comparison side: a campaign id in the data folder, or a
+/// JSON export file.
+pub async fn load_side(platform: &Platform, spec: &str) -> Result<Side, String> {
+    match uuid::Uuid::parse_str(spec.trim()) {
+        Ok(id) => ci::side_from_campaign(platform, id).await,
+        Err(_) => ci::side_from_file(Path::new(spec)),
+    }
+}
+
+/// The config's target: the stored one with the same name and settings,
+/// so that campaigns of the same target line up in period comparisons, or
+/// a new one.
+pub(super) async fn find_or_create_target(
+    platform: &Platform,
+    cfg: &Config,
+) -> Result<Target, Stop> {
+    let want = &cfg.target;
+    let existing = platform.list_targets().await.map_err(internal)?;
+    if let Some(t) = existing.into_iter().find(|t| {
+        t.name == want.name
+            && t.channel == want.channel
+            && want.concurrency.is_none_or(|c| c == t.concurrency)
+            && want.timeout_ms.is_none_or(|c| c == t.timeout_ms)
+            && want.max_retries.is_none_or(|c| c == t.max_retries)
+            && want.rate_per_second == t.rate_per_second
+    }) {
+        return Ok(t);
+    }
+    platform.create_target(want.clone()).await.map_err(|e| {
+        Stop::usage(
+            cfg.error_at(
+                &["target"],
+                format!("{} ({})", e.body.message, e.body.suggestion),
+            )
+            .to_string(),
+        )
+    })
+}
+
+/// Sends the connection test until the target answers or `wait_seconds`
+/// have passed (a target started just before in the same job may still be
+/// coming up).
+pub(super) async fn wait_for_target(
+    platform: &Platform,
+    target: &Target,
+    wait_seconds: u64,
+) -> Result<(), Stop> {
+    let deadline = Instant::now() + Duration::from_secs(wait_seconds);
+    loop {
+        let probe = platform.test_target(target.id).await.map_err(internal)?;
+        if probe.ok {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            // Read by name, so that richer probes (message, suggestion)
+            // are shown as they come.
+            let v = serde_json::to_value(&probe).unwrap_or_default();
+            let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            let why = field("message")
+                .or_else(|| field("error"))
+                .unwrap_or_else(|| "no answer".into());
+            let suggestion = field("suggestion")
+                .unwrap_or_else(|| "start the agent or fix the target in the config".into());
+            return Err(Stop::Unreachable(format!(
+                "the target {} ({}) could not be reached{}: {why}. {suggestion}",
+                target.name,
+                target.channel.model_label(),
+                if wait_seconds > 0 {
+                    format!(" within {wait_seconds} s")
+                } else {
+                    String::new()
+                }
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The role clients for this run; a configured judge, and the virtual-user
+/// model when exploration is played by it, must answer a short request.
+pub(super) async fn check_role_models(
+    platform: &Platform,
+    cfg: &Config,
+) -> Result<RoleClients, Stop> {
+    let models = platform.role_models();
+    let exploring_with_model = cfg
+        .exploration
+        .is_some_and(|e| e.played_by == PlayedBy::Model);
+    let mut required: Vec<(Role, &ModelConfig)> = Vec::new();
+    if let Some(j) = &models.judge {
+        required.push((Role::Judge, j));
+    }
+    if exploring_with_model && let Some(u) = &models.virtual_user {
+        required.push((Role::VirtualUser, u));
+    }
+    for (role, m) in required {
+        let what = match role {
+            Role::Judge => "judge",
+            Role::VirtualUser => "virtual-user",
+            Role::Analyst => "analyst",
+        };
+        let client = m.client(role, &platform.http).map_err(|e| {
+            Stop::usage(format!(
+                "error: the {what} model cannot be used: {}",
+                e.message
+            ))
+        })?;
+        if let Err(e) = client
+            .complete(&[ChatMessage::user(
+                agenteval_engine::target_probe::PROBE_MESSAGE,
+            )])
+            .await
+        {
+            return Err(Stop::Unreachable(format!(
+                "the {what} model {} at {} could not be reached: {}. Start it, fix AGENTEVAL_{}_BASE_URL, or unset AGENTEVAL_{}_* to use the offline fallback",
+                m.model,
+                m.base_url,
+                e.message,
+                role.env_prefix(),
+                role.env_prefix()
+            )));
+        }
+    }
+    let mut clients = platform.role_clients();
+    if !exploring_with_model {
+        clients.virtual_user = None;
+    }
+    Ok(clients)
+}
+
+/// Executes the campaign's runs now, at most a few per request slot of the
+/// target in flight (the target's channel enforces its own limits).
+pub(super) async fn execute_runs(
+    platform: &Arc<Platform>,
+    ids: Vec<uuid::Uuid>,
+    concurrency: u32,
+    progress: &Progress,
+) {
+    let limit = (concurrency.max(1) as usize * 4).min(256);
+    let mut pending = ids.into_iter();
+    let mut in_flight = tokio::task::JoinSet::new();
+    loop {
+        while in_flight.len() < limit {
+            let Some(id) = pending.next() else { break };
+            let p = platform.clone();
+            in_flight.spawn(async move { p.execute_run(id).await });
+        }
+        match in_flight.join_next().await {
+            None => break,
+            Some(Ok(Ok(_))) => progress.run_done(),
+            Some(Ok(Err(e))) => {
+                progress.run_done();
+                tracing::error!(error = ?e, "run failed to execute");
+            }
+            Some(Err(e)) => {
+                progress.run_done();
+                tracing::error!(error = ?e, "run task failed");
+            }
+        }
+    }
+}
+
+/// Starts `sessions` sessions over the seed cells (persona × goal, in
+/// order, round after round), then plays them side by side and has each
+/// reviewed. Returns how many were played and why others were refused.
+pub(super) async fn explore(
+    platform: &Platform,
+    cfg: &Config,
+    campaign_id: uuid::Uuid,
+    sessions: u32,
+    clients: &RoleClients,
+    progress: &Progress,
+) -> (usize, Vec<String>) {
+    let Some(seeds) = &cfg.seeds else {
+        return (0, Vec::new());
+    };
+    let cells: Vec<(String, String)> = seeds
+        .personas
+        .iter()
+        .flat_map(|p| {
+            seeds
+                .goals
+                .iter()
+                .map(move |g| (p.id.clone(), g.id.clone()))
+        })
+        .collect();
+    let mut started = Vec::new();
+    let mut refusals = Vec::new();
+    for (persona_id, goal_id) in cells.iter().cycle().take(sessions as usize) {
+        let seed = ExploreSeed {
+            campaign_id,
+            persona_id: persona_id.clone(),
+            goal_id: goal_id.clone(),
+            variant: None,
+            trigger: Trigger::Manual,
+        };
+        match start_seed(platform, &seed, clients).await {
+            Ok(s) => started.push(s),
+            Err(e) => {
+                progress.session_done();
+                refusals.push(format!(
+                    "{persona_id} × {goal_id} not started: {}",
+                    e.body.message
+                ));
+            }
+        }
+    }
+    let played = started.len();
+    let plays = started.into_iter().map(|s| async move {
+        let _ = play_seed(platform, s, clients, JudgeSampling::default()).await;
+        progress.session_done();
+    });
+    futures_join_all(plays).await;
+    (played, refusals)
+}
+
+/// Awaits every future (side by side, on this task).
+pub(super) async fn futures_join_all<F: std::future::Future<Output = ()>>(
+    futures: impl Iterator<Item = F>,
+) {
+    let mut set: Vec<std::pin::Pin<Box<F>>> = futures.map(Box::pin).collect();
+    std::future::poll_fn(|cx| {
+        set.retain_mut(|f| f.as_mut().poll(cx).is_pending());
+        if set.is_empty() {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
+pub(super) fn write_exports(
+    out_dir: &Path,
+    md: &str,
+    json: &str,
+    junit: &str,
+) -> Result<Vec<PathBuf>, Stop> {
+    std::fs::create_dir_all(out_dir).map_err(|e| {
+        Stop::usage(format!(
+            "error: cannot create the output folder {}: {e}",
+            out_dir.display()
+        ))
+    })?;
+    let mut written = Vec::new();
+    for (name, text) in [(REPORT_MD, md), (REPORT_JSON, json), (JUNIT_XML, junit)] {
+        let path = out_dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| Stop::usage(format!("error: cannot write {}: {e}", path.display())))?;
+        written.push(path);
+    }
+    Ok(written)
+}

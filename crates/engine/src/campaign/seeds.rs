@@ -1,0 +1,262 @@
+//! The seed set: personas and goals the virtual user plays, checked on
+//! the way in.
+
+use super::*;
+
+/// A seed persona: who the virtual user is. Personas are free JSON written
+/// by people and assistants: the fields below are the ones the virtual user
+/// acts on (checked when a campaign is created); any other field is kept
+/// and returned as given, at the top level.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct Persona {
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// A list of words (`["impatient", "polite"]`) or an object of named
+    /// traits (`{"impatient": true, "tone": "terse"}`).
+    #[serde(default, skip_serializing_if = "Traits::is_empty")]
+    pub traits: Traits,
+    /// Conversational style, e.g. "terse", "chatty", "formal".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<String>,
+    /// 1 (gives up quickly) to 5 (very patient).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patience: Option<i32>,
+    /// `zh` or `en`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// 1 (novice) to 5 (expert).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub technical_level: Option<i32>,
+    /// 0.0 to 1.0: how likely the persona changes its mind mid-conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_mind: Option<f64>,
+    /// Every other field, kept as given.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// A persona's traits: a list of words, or an object whose keys name the
+/// traits and whose values qualify them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum Traits {
+    List(Vec<String>),
+    Named(BTreeMap<String, serde_json::Value>),
+}
+
+impl Default for Traits {
+    fn default() -> Self {
+        Self::List(Vec::new())
+    }
+}
+
+impl Traits {
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Self::List(words) => words.is_empty(),
+            Self::Named(map) => map.is_empty(),
+        }
+    }
+
+    /// The words the virtual user acts on. Of an object: each key whose
+    /// value is not false, zero or empty (`{"impatient": true}` reads
+    /// "impatient"), followed by its value when that is text
+    /// (`{"tone": "terse"}` reads "tone terse").
+    pub fn words(&self) -> Vec<String> {
+        use serde_json::Value;
+        match self {
+            Self::List(words) => words.clone(),
+            Self::Named(map) => map
+                .iter()
+                .filter_map(|(key, value)| match value {
+                    Value::Null | Value::Bool(false) => None,
+                    Value::Number(n) if n.as_f64() == Some(0.0) => None,
+                    Value::String(s) if s.trim().is_empty() => None,
+                    Value::String(s) => Some(format!("{key} {}", s.trim())),
+                    Value::Array(items) => {
+                        let texts: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+                        Some(format!("{key} {}", texts.join(" ")).trim().to_string())
+                    }
+                    _ => Some(key.clone()),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl From<Vec<String>> for Traits {
+    fn from(words: Vec<String>) -> Self {
+        Self::List(words)
+    }
+}
+
+/// A seed goal: what the virtual user wants to get done. Free JSON like
+/// [`Persona`]: unknown fields are kept and returned as given.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct Goal {
+    pub id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Observable signs that the goal is met, e.g. phrases the target's
+    /// reply must contain.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub success_criteria: Vec<String>,
+    /// Facts the user knows and gives when asked (recipient, date, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub slots: BTreeMap<String, String>,
+    /// Every other field, kept as given.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct SeedSet {
+    #[serde(default)]
+    pub personas: Vec<Persona>,
+    #[serde(default)]
+    pub goals: Vec<Goal>,
+}
+
+impl SeedSet {
+    pub fn is_empty(&self) -> bool {
+        self.personas.is_empty() || self.goals.is_empty()
+    }
+
+    /// Hash of the canonical seed set: campaigns with the same fingerprint
+    /// explored the same seeds.
+    pub fn fingerprint(&self) -> String {
+        // serde_json::Value objects are BTreeMaps: keys come out sorted.
+        let canonical = serde_json::to_value(self)
+            .map(|v| v.to_string())
+            .unwrap_or_default();
+        hex::encode(Sha256::digest(canonical.as_bytes()))
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let mut seen = HashSet::new();
+        for p in &self.personas {
+            check_seed_id("persona", &p.id)?;
+            if !seen.insert(("p", p.id.as_str())) {
+                return Err(Error::invalid(
+                    format!("persona id {:?} appears twice in the seed set", p.id),
+                    "Give every seed persona a distinct id.",
+                ));
+            }
+            if p.name.trim().is_empty() {
+                return Err(Error::invalid(
+                    format!("persona {:?} has no name", p.id),
+                    "Give every seed persona a name.",
+                ));
+            }
+            p.check_known_fields()?;
+        }
+        for g in &self.goals {
+            check_seed_id("goal", &g.id)?;
+            if !seen.insert(("g", g.id.as_str())) {
+                return Err(Error::invalid(
+                    format!("goal id {:?} appears twice in the seed set", g.id),
+                    "Give every seed goal a distinct id.",
+                ));
+            }
+            if g.title.trim().is_empty() {
+                return Err(Error::invalid(
+                    format!("goal {:?} has no title", g.id),
+                    "Give every seed goal a title saying what the user wants.",
+                ));
+            }
+            if let Some(name) = g.slots.keys().find(|k| k.trim().is_empty()) {
+                return Err(Error::invalid(
+                    format!("goal {:?}: slot name {name:?} is blank", g.id),
+                    "Name every slot after the fact it holds, e.g. to, date, order_id.",
+                ));
+            }
+        }
+        let size = serde_json::to_string(self)?.len();
+        if size > 256 * 1024 {
+            return Err(Error::invalid(
+                "the seed set is larger than 256 KiB",
+                "Keep personas and goals short; describe them, do not paste documents.",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Persona {
+    /// The fields the virtual user acts on, within their ranges. Nothing is
+    /// corrected: a value out of range is refused, naming field and range.
+    fn check_known_fields(&self) -> Result<()> {
+        let out_of_range = |field: &str, range: &str, got: String, hint: &str| {
+            Error::invalid(
+                format!("persona {:?}: {field} must be {range}, got {got}", self.id),
+                hint.to_string(),
+            )
+        };
+        if let Some(x) = self.patience
+            && !(1..=5).contains(&x)
+        {
+            return Err(out_of_range(
+                "patience",
+                "from 1 to 5",
+                x.to_string(),
+                "Use 1 (gives up quickly) to 5 (very patient), or leave it out for 3.",
+            ));
+        }
+        if let Some(x) = self.technical_level
+            && !(1..=5).contains(&x)
+        {
+            return Err(out_of_range(
+                "technical_level",
+                "from 1 to 5",
+                x.to_string(),
+                "Use 1 (novice) to 5 (expert), or leave it out for 3.",
+            ));
+        }
+        if let Some(x) = self.change_mind
+            && !(x.is_finite() && (0.0..=1.0).contains(&x))
+        {
+            return Err(out_of_range(
+                "change_mind",
+                "from 0 to 1",
+                x.to_string(),
+                "Use a probability: 0 (never changes its mind) to 1 (always does once).",
+            ));
+        }
+        if let Some(lang) = &self.language
+            && !matches!(lang.as_str(), "zh" | "en")
+        {
+            return Err(out_of_range(
+                "language",
+                "zh or en",
+                format!("{lang:?}"),
+                "Use zh for Chinese or en for English, or leave it out to follow the goal's language.",
+            ));
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn check_seed_id(kind: &str, id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            format!("{kind} id {id:?} must be 1-64 characters of letters, digits, - _ ."),
+            format!("Give the {kind} a short stable id such as {kind}-1."),
+        ))
+    }
+}

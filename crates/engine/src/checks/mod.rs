@@ -1,0 +1,298 @@
+//! Evaluation of scenario checks against a target's reply.
+//!
+//! Every result carries a plain-words detail, because a failed check is only
+//! useful when the reader sees why without opening the transcript.
+
+use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
+use crate::scenario::{Check, Scenario};
+use crate::text::truncate;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, LazyLock, RwLock};
+
+mod clarification;
+mod numbers;
+mod rubric;
+mod structured;
+
+use clarification::*;
+pub use numbers::*;
+pub use rubric::*;
+use structured::*;
+
+/// The outcome of one check on one turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CheckResult {
+    /// 0-based turn index.
+    pub turn: u32,
+    /// The check type, e.g. `contains`.
+    pub kind: String,
+    pub passed: bool,
+    /// Why it passed or failed, in plain words.
+    pub detail: String,
+}
+
+/// What a check sees of one turn.
+pub struct TurnContext<'a> {
+    pub scenario: &'a Scenario,
+    pub turn: usize,
+    /// The conversation so far, including this turn's user message.
+    pub history: &'a [ChatMessage],
+    pub reply: &'a ChatReply,
+}
+
+/// Evaluates the checks of one turn. `judge` scores `rubric` checks; without
+/// one an offline heuristic does.
+pub async fn run_checks(
+    checks: &[Check],
+    ctx: &TurnContext<'_>,
+    judge: Option<&dyn Channel>,
+) -> Vec<CheckResult> {
+    let mut out = Vec::with_capacity(checks.len());
+    for check in checks {
+        let (passed, detail) = match check {
+            Check::Rubric { rubric, min_score } => {
+                rubric_check(rubric, min_score.unwrap_or(3), ctx, judge).await
+            }
+            other => evaluate(other, ctx),
+        };
+        out.push(CheckResult {
+            turn: ctx.turn as u32,
+            kind: check.kind().into(),
+            passed,
+            detail,
+        });
+    }
+    out
+}
+
+/// Fraction of the scenario's key fields that appear in the replies;
+/// `None` when the scenario names none.
+pub fn key_field_coverage(scenario: &Scenario, replies: &[&str]) -> Option<f64> {
+    if scenario.key_fields.is_empty() {
+        return None;
+    }
+    let all = replies.join("\n").to_lowercase();
+    let hit = scenario
+        .key_fields
+        .iter()
+        .filter(|f| all.contains(&f.to_lowercase()))
+        .count();
+    Some(hit as f64 / scenario.key_fields.len() as f64)
+}
+
+/// Evaluates every check kind except `rubric` (which may need a judge).
+fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
+    let content = ctx.reply.content.as_str();
+    match check {
+        Check::Contains {
+            value,
+            any,
+            case_sensitive,
+        } => {
+            let wanted = values(value, any);
+            let within = Haystack::new(content, *case_sensitive);
+            match wanted.iter().find(|v| within.contains(v)) {
+                Some(v) => (true, format!("the reply contains \"{v}\"")),
+                None if wanted.len() == 1 => (
+                    false,
+                    format!("the reply does not contain \"{}\"", wanted[0]),
+                ),
+                None => (
+                    false,
+                    format!(
+                        "the reply contains none of: {}",
+                        quoted_list(wanted.iter().copied())
+                    ),
+                ),
+            }
+        }
+        Check::NotContains {
+            value,
+            any,
+            case_sensitive,
+        } => {
+            let banned = values(value, any);
+            let within = Haystack::new(content, *case_sensitive);
+            let found: Vec<&str> = banned
+                .iter()
+                .copied()
+                .filter(|v| within.contains(v))
+                .collect();
+            if found.is_empty() {
+                (
+                    true,
+                    format!(
+                        "the reply contains none of: {}",
+                        quoted_list(banned.iter().copied())
+                    ),
+                )
+            } else {
+                (
+                    false,
+                    format!(
+                        "the reply contains forbidden text: {}",
+                        quoted_list(found.into_iter())
+                    ),
+                )
+            }
+        }
+        Check::Regex { pattern } => match compiled(pattern) {
+            Ok(re) => match re.find(content) {
+                Some(m) => (
+                    true,
+                    format!("the reply matches /{pattern}/ at \"{}\"", m.as_str()),
+                ),
+                None => (false, format!("the reply does not match /{pattern}/")),
+            },
+            Err(e) => (false, format!("the pattern /{pattern}/ is invalid: {e}")),
+        },
+        Check::JsonPath { path, equals } => json_path_check(path, equals.as_ref(), ctx.reply),
+        Check::MaxLatencyMs { ms } => {
+            let took = ctx.reply.latency_ms;
+            if took <= *ms {
+                (
+                    true,
+                    format!("the reply took {took} ms, within the limit of {ms} ms"),
+                )
+            } else {
+                (
+                    false,
+                    format!("the reply took {took} ms, over the limit of {ms} ms"),
+                )
+            }
+        }
+        Check::ToolCalled {
+            name,
+            arguments_schema,
+        } => tool_called_check(name, arguments_schema.as_ref(), ctx.reply),
+        Check::AsksClarification { field } => asks_clarification(field.as_deref(), ctx.reply),
+        Check::NoUnverifiedNumbers => number_gate(ctx),
+        Check::Rubric { rubric, min_score } => {
+            let (score, why) = heuristic_score(content, rubric);
+            let min = min_score.unwrap_or(3);
+            (
+                score >= min,
+                format!("offline heuristic scored {score}/5 (needs {min}): {why}"),
+            )
+        }
+    }
+}
+
+fn values<'a>(value: &'a Option<String>, any: &'a [String]) -> Vec<&'a str> {
+    value
+        .iter()
+        .chain(any.iter())
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
+/// A reply searched for several values, lowercased once when the search
+/// ignores case.
+struct Haystack<'a> {
+    text: Cow<'a, str>,
+    case_sensitive: bool,
+}
+
+impl<'a> Haystack<'a> {
+    fn new(text: &'a str, case_sensitive: bool) -> Self {
+        Self {
+            text: if case_sensitive {
+                text.into()
+            } else {
+                text.to_lowercase().into()
+            },
+            case_sensitive,
+        }
+    }
+
+    fn contains(&self, needle: &str) -> bool {
+        if self.case_sensitive {
+            self.text.contains(needle)
+        } else {
+            self.text.contains(&needle.to_lowercase())
+        }
+    }
+}
+
+fn quoted_list<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    items
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+// Compiled patterns, schemas and paths, cached: checks run for every
+// turn of every run.
+
+/// What is built from a scenario's text (a pattern, a schema, a path),
+/// kept per process under that text.
+type Cache<T> = LazyLock<RwLock<HashMap<String, Arc<T>>>>;
+
+/// The value `cache` keeps for `key`, built by `build` the first time.
+/// Keys come from scenario files; `max` only guards memory.
+fn cached<T, E>(
+    cache: &Cache<T>,
+    max: usize,
+    key: &str,
+    build: impl FnOnce() -> std::result::Result<T, E>,
+) -> std::result::Result<Arc<T>, E> {
+    if let Some(value) = cache.read().ok().and_then(|c| c.get(key).cloned()) {
+        return Ok(value);
+    }
+    let value = Arc::new(build()?);
+    if let Ok(mut cache) = cache.write() {
+        if cache.len() >= max {
+            cache.clear();
+        }
+        cache.insert(key.to_string(), value.clone());
+    }
+    Ok(value)
+}
+
+/// Scenario patterns compiled once per process: compiling a Unicode,
+/// case-folding pattern costs far more than matching a reply with it.
+/// Shared as `Arc`: a cloned `Regex` starts with empty search caches.
+pub(crate) fn compiled(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
+    static CACHE: Cache<Regex> = LazyLock::new(Default::default);
+    cached(&CACHE, 4096, pattern, || Regex::new(pattern))
+}
+
+/// Tool-argument schemas compiled once per process, like patterns.
+pub(crate) fn schema_validator(
+    schema: &serde_json::Value,
+) -> std::result::Result<Arc<jsonschema::Validator>, String> {
+    static CACHE: Cache<jsonschema::Validator> = LazyLock::new(Default::default);
+    cached(&CACHE, 1024, &schema.to_string(), || {
+        jsonschema::validator_for(schema).map_err(|e| e.to_string())
+    })
+}
+
+/// JSONPath expressions parsed once per process, like patterns.
+pub(crate) fn json_path(path: &str) -> std::result::Result<Arc<serde_json_path::JsonPath>, String> {
+    static CACHE: Cache<serde_json_path::JsonPath> = LazyLock::new(Default::default);
+    cached(&CACHE, 4096, path, || {
+        serde_json_path::JsonPath::parse(path).map_err(|e| e.to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_built_from_a_scenario_text_is_built_once_and_shared() {
+        let a = compiled(r"order (\d+)").unwrap();
+        assert!(Arc::ptr_eq(&a, &compiled(r"order (\d+)").unwrap()));
+        assert!(
+            compiled("(").is_err(),
+            "a bad pattern is an error, not cached"
+        );
+        let p = json_path("$.order.id").unwrap();
+        assert!(Arc::ptr_eq(&p, &json_path("$.order.id").unwrap()));
+        assert_eq!(*source_numbers("Units: 1,200 at 12.50%"), ["1200", "12.5"]);
+    }
+}

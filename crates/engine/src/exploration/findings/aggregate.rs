@@ -1,0 +1,422 @@
+//! Folding a campaign's sessions into its findings: issues, judge
+//! summary and findings, coverage.
+
+use super::*;
+
+/// What one session, or a tally row of like sessions, adds to the counts.
+pub(super) struct SessionGroup<'a> {
+    pub(super) status: &'a str,
+    pub(super) end_reason: Option<EndReason>,
+    pub(super) trigger: Trigger,
+    pub(super) judge_status: &'a str,
+    pub(super) seed: Option<(&'a str, &'a str)>,
+    /// A record that counts (the session is not a simulator error).
+    pub(super) has_experience: bool,
+    /// Of which the session completed.
+    pub(super) record: bool,
+    /// The record (any) says the goal was achieved.
+    pub(super) goal_achieved: bool,
+    pub(super) emotion: &'a str,
+    pub(super) simulator_fault: bool,
+    pub(super) sessions: u32,
+    pub(super) issues: u32,
+}
+
+/// The exploration findings being added up, from tallies or from sessions.
+pub(super) struct FindingsAcc {
+    pub(super) f: ExplorationFindings,
+    pub(super) issues: Vec<Issue>,
+    pub(super) issue_index: HashMap<(IssueKind, String), usize>,
+    /// Findings listed so far: session, dimension, text.
+    pub(super) findings_seen: HashSet<(Uuid, Option<String>, String)>,
+    pub(super) dims: BTreeMap<String, (f64, u32)>,
+    pub(super) seeded_personas: Vec<String>,
+    pub(super) seeded_goals: Vec<String>,
+    pub(super) cells: BTreeMap<(String, String), CoverageCell>,
+}
+
+impl FindingsAcc {
+    pub(super) fn new(seed_set: &SeedSet) -> Self {
+        let mut f = ExplorationFindings::default();
+        for s in SessionStatus::ALL {
+            f.sessions_by_status.insert(s.as_str().into(), 0);
+        }
+        f.coverage.persona_names = seed_set
+            .personas
+            .iter()
+            .map(|p| (p.id.clone(), p.name.clone()))
+            .collect();
+        f.coverage.goal_titles = seed_set
+            .goals
+            .iter()
+            .map(|g| (g.id.clone(), g.title.clone()))
+            .collect();
+        FindingsAcc {
+            f,
+            issues: Vec::new(),
+            issue_index: HashMap::new(),
+            findings_seen: HashSet::new(),
+            dims: BTreeMap::new(),
+            seeded_personas: seed_set.personas.iter().map(|p| p.id.clone()).collect(),
+            seeded_goals: seed_set.goals.iter().map(|g| g.id.clone()).collect(),
+            cells: BTreeMap::new(),
+        }
+    }
+
+    pub(super) fn sessions(&mut self, g: SessionGroup<'_>) {
+        let (f, n) = (&mut self.f, g.sessions);
+        f.sessions_total += n;
+        *f.sessions_by_status.entry(g.status.into()).or_default() += n;
+        if let Some(r) = g.end_reason {
+            *f.sessions_by_end_reason
+                .entry(r.as_str().into())
+                .or_default() += n;
+        }
+        *f.sessions_by_trigger
+            .entry(g.trigger.as_str().into())
+            .or_default() += n;
+        if g.simulator_fault {
+            f.simulator_faults += n;
+        }
+        if g.has_experience {
+            if g.record {
+                f.records += n;
+                if g.goal_achieved {
+                    f.goals_achieved += n;
+                }
+            }
+            *f.emotions.entry(g.emotion.into()).or_default() += n;
+        }
+        match g.judge_status {
+            "done" => f.judge.reviewed += n,
+            "failed" => f.judge.failed += n,
+            "pending" => f.judge.pending += n,
+            _ => {}
+        }
+        match g.seed {
+            Some((persona, goal)) => {
+                let cell = self
+                    .cells
+                    .entry((persona.to_string(), goal.to_string()))
+                    .or_insert_with(|| CoverageCell {
+                        persona_id: persona.to_string(),
+                        goal_id: goal.to_string(),
+                        sessions: 0,
+                        achieved: 0,
+                        issues: 0,
+                    });
+                cell.sessions += n;
+                if g.goal_achieved {
+                    cell.achieved += n;
+                }
+                cell.issues += g.issues;
+            }
+            None => f.coverage.unseeded_sessions += n,
+        }
+    }
+
+    /// An issue reported by `sessions` sessions in the phrasings `texts`
+    /// (`text` first), the first of the sessions listed.
+    pub(super) fn issue(
+        &mut self,
+        kind: IssueKind,
+        key: String,
+        text: &str,
+        texts: &[String],
+        sessions: u32,
+        ids: &[Uuid],
+    ) {
+        let issues = &mut self.issues;
+        let i = *self
+            .issue_index
+            .entry((kind, key.clone()))
+            .or_insert_with(|| {
+                issues.push(Issue {
+                    kind,
+                    key,
+                    text: text.to_string(),
+                    texts: Vec::new(),
+                    count: 0,
+                    session_ids: Vec::new(),
+                });
+                issues.len() - 1
+            });
+        let issue = &mut issues[i];
+        issue.count += sessions;
+        let room = ISSUE_SESSIONS_LISTED.saturating_sub(issue.session_ids.len());
+        issue.session_ids.extend(ids.iter().take(room));
+        for t in std::iter::once(text).chain(texts.iter().map(String::as_str)) {
+            if issue.texts.len() < ISSUE_TEXTS_LISTED && !issue.texts.iter().any(|x| x == t) {
+                issue.texts.push(t.to_string());
+            }
+        }
+    }
+
+    /// A judge finding, unless the session's review already gave it.
+    pub(super) fn finding(&mut self, f: JudgeFinding) {
+        if self
+            .findings_seen
+            .insert((f.session_id, f.dimension.clone(), f.text.clone()))
+        {
+            self.f.findings.push(f);
+        }
+    }
+
+    /// A judge that reviewed some of the sessions.
+    pub(super) fn judge_model(&mut self, name: &str) {
+        let name = name.trim();
+        if !name.is_empty() && !self.f.judge_models.iter().any(|m| m == name) {
+            self.f.judge_models.push(name.to_string());
+        }
+    }
+
+    pub(super) fn score(&mut self, name: &str, sum: f64, count: u32) {
+        let d = self.dims.entry(name.to_string()).or_default();
+        d.0 += sum;
+        d.1 += count;
+    }
+
+    /// `None` when the campaign has no session.
+    pub(super) fn finish(self) -> Option<ExplorationFindings> {
+        let FindingsAcc {
+            mut f,
+            mut issues,
+            dims,
+            seeded_personas: mut personas,
+            seeded_goals: mut goals,
+            mut cells,
+            ..
+        } = self;
+        if f.sessions_total == 0 {
+            return None;
+        }
+        f.goal_achievement_rate =
+            (f.records > 0).then(|| f64::from(f.goals_achieved) / f64::from(f.records));
+        issues.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then_with(|| (a.kind as u8).cmp(&(b.kind as u8)))
+                .then_with(|| a.text.cmp(&b.text))
+        });
+        f.issues = issues;
+        f.findings.sort_by_key(|x| severity_rank(&x.severity));
+        f.judge_models.sort();
+        f.judge.dimensions = dims
+            .into_iter()
+            .map(|(name, (sum, count))| {
+                let average = sum / f64::from(count);
+                (name, DimensionScore { average, count })
+            })
+            .collect();
+        // Personas and goals outside the seed set follow it, by id.
+        let extra = |known: &Vec<String>, ids: Vec<&String>| -> Vec<String> {
+            let mut ids: Vec<String> = ids
+                .into_iter()
+                .filter(|id| !known.contains(id))
+                .cloned()
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        };
+        let more_personas = extra(&personas, cells.keys().map(|(p, _)| p).collect());
+        let more_goals = extra(&goals, cells.keys().map(|(_, g)| g).collect());
+        personas.extend(more_personas);
+        goals.extend(more_goals);
+        for p in &personas {
+            for g in &goals {
+                let cell = cells
+                    .remove(&(p.clone(), g.clone()))
+                    .unwrap_or(CoverageCell {
+                        persona_id: p.clone(),
+                        goal_id: g.clone(),
+                        sessions: 0,
+                        achieved: 0,
+                        issues: 0,
+                    });
+                f.coverage.cells.push(cell);
+            }
+        }
+        f.coverage.personas = personas;
+        f.coverage.goals = goals;
+        Some(f)
+    }
+}
+
+/// Aggregates a campaign's sessions, in start order; `None` when there is
+/// none. The report reads the same figures from tallies kept as sessions
+/// change (see [`Platform::exploration_findings`]).
+pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<ExplorationFindings> {
+    let mut acc = FindingsAcc::new(seed_set);
+    for s in sessions {
+        // A session the virtual user could not carry is the simulator's
+        // fault: its record says nothing about the target, so it stays out
+        // of the achievement rate, the emotions and the issues.
+        let simulator_error = s.end_reason == Some(EndReason::SimulatorError);
+        let counted = s.experience.as_ref().filter(|_| !simulator_error);
+        if let Some(e) = counted {
+            for (kind, key, text) in reported_issues(e) {
+                acc.issue(kind, key, text, &[], 1, &[s.id]);
+            }
+        }
+        let review = s.judge_review.as_ref().filter(|_| s.judge_status == "done");
+        if let Some(review) = review {
+            for (name, score) in review_scores(review) {
+                acc.score(&name, score, 1);
+            }
+            if let Some(findings) = review.get("findings") {
+                for f in review_findings(s.id, findings) {
+                    acc.finding(f);
+                }
+            }
+            if let Some(judge) = review_judge(review) {
+                acc.judge_model(&judge);
+            }
+        }
+        acc.sessions(SessionGroup {
+            status: s.status.as_str(),
+            end_reason: s.end_reason,
+            trigger: s.trigger,
+            judge_status: &s.judge_status,
+            seed: s
+                .seed_ref
+                .as_ref()
+                .map(|r| (r.persona_id.as_str(), r.goal_id.as_str())),
+            has_experience: counted.is_some(),
+            record: counted.is_some() && s.status == SessionStatus::Completed,
+            goal_achieved: s.experience.as_ref().is_some_and(|e| e.goal_achieved),
+            emotion: counted.map_or("", |e| e.emotion.as_str()),
+            simulator_fault: simulator_error || review.is_some_and(simulator_at_fault),
+            sessions: 1,
+            issues: counted.map_or(0, issue_count),
+        });
+    }
+    acc.finish()
+}
+
+/// The exploration block of a campaign's report, from the tallies that
+/// migration 0009 keeps and the reviewed sessions' findings, read on a read
+/// connection (see [`Platform::read`]); `None` for an unknown campaign.
+pub(super) fn campaign_findings(
+    conn: &rusqlite::Connection,
+    campaign_id: Uuid,
+) -> Result<Option<ExplorationFindings>> {
+    let id = campaign_id.to_string();
+    let seed_set: Option<String> = conn
+        .prepare_cached("SELECT seed_set FROM campaigns WHERE id = ?")?
+        .query_row([&id], |r| r.get(0))
+        .optional()?;
+    let Some(seed_set) = seed_set else {
+        return Ok(None);
+    };
+    let mut acc = FindingsAcc::new(&serde_json::from_str(&seed_set)?);
+
+    let mut statement =
+        conn.prepare_cached("SELECT * FROM session_tally WHERE campaign_id = ? AND sessions > 0")?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        let seeded: bool = row.get("seeded")?;
+        let seed = match seeded {
+            true => Some((
+                text(row, "persona_id")?.unwrap_or_default(),
+                text(row, "goal_id")?.unwrap_or_default(),
+            )),
+            false => None,
+        };
+        acc.sessions(SessionGroup {
+            status: text(row, "status")?.unwrap_or_default(),
+            end_reason: text(row, "end_reason")?.and_then(EndReason::parse),
+            trigger: match text(row, "trigger_kind")? {
+                Some("manual") => Trigger::Manual,
+                _ => Trigger::Auto,
+            },
+            judge_status: text(row, "judge_status")?.unwrap_or_default(),
+            seed,
+            has_experience: row.get("has_experience")?,
+            record: row.get("record")?,
+            goal_achieved: row.get("goal_achieved")?,
+            emotion: text(row, "emotion")?.unwrap_or_default(),
+            simulator_fault: row.get("simulator_fault")?,
+            sessions: row.get("sessions")?,
+            issues: row.get("issues")?,
+        });
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT name, score_sum, count FROM session_dimension_tally
+         WHERE campaign_id = ? AND count > 0",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        acc.score(
+            text(row, "name")?.unwrap_or_default(),
+            row.get("score_sum")?,
+            row.get("count")?,
+        );
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, key, text, sessions, session_ids, texts FROM session_issue_tally
+         WHERE campaign_id = ?",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        let kind = match text(row, "kind")? {
+            Some("misled") => IssueKind::Misled,
+            _ => IssueKind::Blocker,
+        };
+        let ids: Vec<Uuid> = serde_json::from_str(text(row, "session_ids")?.unwrap_or("[]"))?;
+        let texts: Vec<String> = serde_json::from_str(text(row, "texts")?.unwrap_or("[]"))?;
+        acc.issue(
+            kind,
+            row.get("key")?,
+            text(row, "text")?.unwrap_or_default(),
+            &texts,
+            row.get("sessions")?,
+            &ids,
+        );
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT session_id, severity, dimension, text, evidence, turn FROM session_findings
+         WHERE campaign_id = ? ORDER BY started_at, session_id, seq",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        acc.finding(JudgeFinding {
+            session_id: parse_id(text(row, "session_id")?.unwrap_or_default())?,
+            severity: row.get("severity")?,
+            dimension: row.get("dimension")?,
+            text: row.get("text")?,
+            evidence: row.get("evidence")?,
+            turn: row.get("turn")?,
+        });
+    }
+
+    // Who judged: read from the reviews of the campaign's sessions (a
+    // campaign's sessions are bounded by its budget).
+    let mut statement = conn.prepare_cached(
+        "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
+         FROM exploration_sessions
+         WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        if let Some(judge) = row.get_ref(0)?.as_str_or_null().ok().flatten() {
+            acc.judge_model(judge);
+        }
+    }
+    Ok(acc.finish())
+}
+
+impl Platform {
+    /// The exploration block of a campaign's report; `None` for an unknown
+    /// campaign.
+    pub async fn exploration_findings(
+        &self,
+        campaign_id: Uuid,
+    ) -> Result<Option<ExplorationFindings>> {
+        self.read(move |conn| campaign_findings(conn, campaign_id))
+            .await
+    }
+}

@@ -1,0 +1,500 @@
+//! The guardrail machinery: what a decision reads of a campaign and a
+//! session, the shaping of what a request carries, and budget decisions
+//! taken on the writer's thread.
+
+use super::*;
+
+/// What the guardrails read of a campaign's state: its status now and its
+/// window (which never changes).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct CampaignWindow {
+    pub(super) id: Uuid,
+    pub(super) status: CampaignStatus,
+    pub(super) start: DateTime<Utc>,
+    pub(super) end: DateTime<Utc>,
+}
+
+impl CampaignWindow {
+    pub(super) fn of(c: &Campaign) -> Self {
+        Self {
+            id: c.id,
+            status: c.status,
+            start: c.window_start,
+            end: c.window_end,
+        }
+    }
+
+    /// Whether the campaign accepts exploration now. A campaign whose
+    /// window has ended is not running even before the scheduler finalizes
+    /// it.
+    pub(super) fn running(&self, now: DateTime<Utc>) -> bool {
+        matches!(
+            self.status,
+            CampaignStatus::Running | CampaignStatus::Scheduled
+        ) && self.start <= now
+            && now < self.end
+    }
+
+    pub(super) fn not_running_error(&self, now: DateTime<Utc>) -> Error {
+        let why = match self.status {
+            CampaignStatus::Finalized => "it has been finalized".to_string(),
+            CampaignStatus::Cancelled => "it was cancelled".to_string(),
+            CampaignStatus::Draft => "it is a draft".to_string(),
+            _ if now >= self.end => format!("its window ended at {}", self.end.to_rfc3339()),
+            _ => format!("its window starts at {}", self.start.to_rfc3339()),
+        };
+        Error::new(
+            ErrorCode::CampaignNotRunning,
+            format!("campaign {} is not running: {why}", self.id),
+            "Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.",
+        )
+    }
+}
+
+/// Whether a campaign accepts exploration now (see [`CampaignWindow`]).
+pub(crate) fn campaign_running(c: &Campaign, now: DateTime<Utc>) -> bool {
+    CampaignWindow::of(c).running(now)
+}
+
+/// The minimum real time between two session starts.
+pub(crate) fn min_interval(c: &Campaign) -> Duration {
+    let ms = c.effective_budget.min_interval_minutes * 60_000.0 / c.time_scale.max(1.0);
+    Duration::milliseconds(ms.round() as i64)
+}
+
+pub(super) fn shape_json(field: &str, value: serde_json::Value) -> Result<serde_json::Value> {
+    let value = match value {
+        serde_json::Value::Object(m) if !m.is_empty() => serde_json::Value::Object(m),
+        serde_json::Value::String(s) if !s.trim().is_empty() => {
+            serde_json::Value::String(s.trim().to_string())
+        }
+        serde_json::Value::Object(_) | serde_json::Value::String(_) => {
+            return Err(Error::invalid(
+                format!("{field} must not be empty"),
+                format!("Describe the {field}, e.g. {{\"name\": \"...\", ...}} or a sentence."),
+            ));
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorCode::Unprocessable,
+                format!("{field} must be a JSON object or a string"),
+                format!("Describe the {field}, e.g. {{\"name\": \"...\", ...}} or a sentence."),
+            ));
+        }
+    };
+    if serde_json::to_string(&value)?.len() > MAX_PERSONA_GOAL_BYTES {
+        return Err(Error::invalid(
+            format!("{field} is larger than 16 KiB"),
+            format!("Keep the {field} short: describe it, do not paste documents."),
+        ));
+    }
+    Ok(value)
+}
+
+/// The model name stored with a session: only for `played_by: model`,
+/// trimmed, never empty, at most [`MAX_USER_MODEL_CHARS`] characters.
+pub(super) fn shape_user_model(
+    played_by: PlayedBy,
+    user_model: Option<String>,
+) -> Result<Option<String>> {
+    let Some(name) = user_model.map(|m| m.trim().to_string()) else {
+        return Ok(None);
+    };
+    if played_by != PlayedBy::Model {
+        return Err(Error::invalid(
+            format!(
+                "user_model is given but played_by is {}",
+                played_by.as_str()
+            ),
+            "Send user_model only with played_by: \"model\", or leave it out.",
+        ));
+    }
+    if name.is_empty() || name.chars().count() > MAX_USER_MODEL_CHARS {
+        return Err(Error::invalid(
+            format!("user_model must be 1 to {MAX_USER_MODEL_CHARS} characters"),
+            "Name the model that plays the user, e.g. \"qwen2.5-7b-instruct\".",
+        ));
+    }
+    Ok(Some(name))
+}
+
+pub(super) fn normalize_issues(items: Option<Vec<String>>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for item in items.unwrap_or_default() {
+        let text: String = item.trim().chars().take(MAX_ISSUE_CHARS).collect();
+        let text = text.trim().to_string();
+        if text.is_empty() || !seen.insert(issue_key(&text)) {
+            continue;
+        }
+        out.push(text);
+        if out.len() == MAX_ISSUES {
+            break;
+        }
+    }
+    out
+}
+
+impl CloseSession {
+    /// Normalises the record instead of failing on illegal values.
+    pub fn normalize(self) -> Result<(ExperienceRecord, EndReason)> {
+        let end_reason = match self.end_reason {
+            None if self.goal_achieved => EndReason::UserGoalMet,
+            None => EndReason::UserGaveUp,
+            Some(r @ (EndReason::TargetError | EndReason::Expired)) => {
+                return Err(Error::invalid(
+                    format!(
+                        "end_reason {} is set by the platform, not on close",
+                        r.as_str()
+                    ),
+                    "Use user_goal_met, user_gave_up, max_turns, simulator_error or budget_exhausted.",
+                ));
+            }
+            Some(r) => r,
+        };
+        let raw = self.emotion.unwrap_or_default();
+        let (emotion, canonical) = normalize_emotion(&raw);
+        let raw = raw.trim();
+        Ok((
+            ExperienceRecord {
+                goal_achieved: self.goal_achieved,
+                blockers: normalize_issues(self.blockers),
+                misled: normalize_issues(self.misled),
+                emotion: emotion.to_string(),
+                emotion_raw: (!canonical && !raw.is_empty())
+                    .then(|| raw.chars().take(200).collect()),
+                notes: self
+                    .notes
+                    .unwrap_or_default()
+                    .trim()
+                    .chars()
+                    .take(MAX_NOTES_CHARS)
+                    .collect(),
+            },
+            end_reason,
+        ))
+    }
+}
+
+pub(crate) fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ExplorationSession> {
+    let json = |col: &str| -> Result<Option<serde_json::Value>> {
+        Ok(row
+            .try_get::<Option<String>, _>(col)?
+            .map(|s| serde_json::from_str(&s))
+            .transpose()?)
+    };
+    Ok(ExplorationSession {
+        id: parse_id(row.try_get("id")?)?,
+        campaign_id: parse_id(row.try_get("campaign_id")?)?,
+        target_id: parse_id(row.try_get("target_id")?)?,
+        persona: json("persona")?.unwrap_or_default(),
+        goal: json("goal")?.unwrap_or_default(),
+        seed_ref: json("seed_ref")?.map(serde_json::from_value).transpose()?,
+        status: SessionStatus::parse(row.try_get("status")?)?,
+        trigger: Trigger::parse(row.try_get("trigger_kind")?),
+        played_by: {
+            let raw: &str = row.try_get("played_by")?;
+            PlayedBy::parse(raw)
+                .ok_or_else(|| Error::internal(anyhow::anyhow!("unknown played_by {raw}")))?
+        },
+        user_model: row.try_get("user_model")?,
+        end_reason: row
+            .try_get::<Option<String>, _>("end_reason")?
+            .and_then(|s| EndReason::parse(&s)),
+        experience: json("experience")?
+            .map(serde_json::from_value)
+            .transpose()?,
+        judge_status: row.try_get("judge_status")?,
+        judge_review: json("judge_review")?,
+        turn_count: row.try_get::<i64, _>("turn_count")? as u32,
+        failure_reason: row.try_get("failure_reason")?,
+        started_at: from_ms(row.try_get("started_at")?),
+        ended_at: row.try_get::<Option<i64>, _>("ended_at")?.map(from_ms),
+        created_at: from_ms(row.try_get("created_at")?),
+        updated_at: from_ms(row.try_get("updated_at")?),
+    })
+}
+
+pub(super) async fn load_session(
+    conn: &mut SqliteConnection,
+    id: Uuid,
+) -> Result<ExplorationSession> {
+    let row = sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
+        .bind(id.to_string())
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| Error::not_found("session", id))?;
+    session_from_row(&row)
+}
+
+pub(super) fn session_not_running(
+    id: Uuid,
+    status: SessionStatus,
+    end_reason: Option<EndReason>,
+) -> Error {
+    Error::new(
+        ErrorCode::SessionNotRunning,
+        format!(
+            "session {id} is {}{}",
+            status.as_str(),
+            end_reason
+                .map(|r| format!(" ({})", r.as_str()))
+                .unwrap_or_default()
+        ),
+        "Start a new session if the budget allows; this one accepts no more messages.",
+    )
+}
+
+/// A session as a decision reads it, with its campaign's state, inside the
+/// writer's transaction.
+pub(super) struct SessionState {
+    pub(super) id: Uuid,
+    pub(super) campaign: CampaignWindow,
+    pub(super) target_id: Uuid,
+    pub(super) status: SessionStatus,
+    pub(super) end_reason: Option<EndReason>,
+    pub(super) turn_count: u32,
+    pub(super) max_turns: u32,
+}
+
+impl SessionState {
+    pub(super) fn load(conn: &Connection, id: Uuid) -> Result<Self> {
+        let row = conn
+            .prepare_cached(
+                "SELECT s.campaign_id, s.target_id, s.status, s.end_reason, s.turn_count,
+                        c.status, c.window_start, c.window_end, c.budget
+                 FROM exploration_sessions s JOIN campaigns c ON c.id = s.campaign_id
+                 WHERE s.id = ?",
+            )?
+            .query_row(params![id.to_string()], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<String>>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, i64>(6)?,
+                    r.get::<_, i64>(7)?,
+                    r.get::<_, Option<String>>(8)?,
+                ))
+            })
+            .optional()?
+            .ok_or_else(|| Error::not_found("session", id))?;
+        let (campaign_id, target_id, status, end_reason, turns, c_status, start, end, budget) = row;
+        let budget: Option<Budget> = budget.map(|b| serde_json::from_str(&b)).transpose()?;
+        Ok(Self {
+            id,
+            campaign: CampaignWindow {
+                id: parse_id(&campaign_id)?,
+                status: CampaignStatus::parse(&c_status)?,
+                start: from_ms(start),
+                end: from_ms(end),
+            },
+            target_id: parse_id(&target_id)?,
+            status: SessionStatus::parse(&status)?,
+            end_reason: end_reason.and_then(|r| EndReason::parse(&r)),
+            turn_count: turns as u32,
+            max_turns: budget.unwrap_or_default().effective().max_turns,
+        })
+    }
+
+    /// Checks a session-level action (message, close) against the
+    /// session's state and its campaign's window; expires the session when
+    /// the window has ended. The outer error is an internal one.
+    pub(super) fn check_open(
+        &mut self,
+        conn: &Connection,
+        now: DateTime<Utc>,
+    ) -> Result<Result<()>> {
+        if self.status == SessionStatus::Running && !self.campaign.running(now) {
+            // The window ended before the scheduler finalized the campaign.
+            conn.prepare_cached(
+                "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
+                 WHERE id = ?2 AND status = 'running'",
+            )?
+            .execute(params![to_ms(now), self.id.to_string()])?;
+            self.status = SessionStatus::Expired;
+            self.end_reason = Some(EndReason::Expired);
+        }
+        Ok(if self.status == SessionStatus::Running {
+            Ok(())
+        } else {
+            Err(session_not_running(self.id, self.status, self.end_reason))
+        })
+    }
+
+    /// The ledger row of an action on this session.
+    pub(super) fn entry(&self, id: Uuid, action: LedgerAction, now: DateTime<Utc>) -> Entry {
+        Entry {
+            id,
+            campaign_id: self.campaign.id,
+            session_id: Some(self.id),
+            action,
+            at: to_ms(now),
+        }
+    }
+}
+
+/// A message's reserved turn.
+pub(super) struct Reserved {
+    pub(super) campaign_id: Uuid,
+    pub(super) target_id: Uuid,
+    /// 0-based index of this user turn.
+    pub(super) index: u32,
+    pub(super) max_turns: u32,
+    /// The conversation up to and including this user turn.
+    pub(super) history: Vec<ChatMessage>,
+}
+
+impl Platform {
+    /// Takes a budget decision on the writer's thread: `decide` gets the
+    /// connection, the id of its ledger row and the time of the decision
+    /// (read there, so that decisions taken in turn are stamped in turn),
+    /// and records the action allowed or refused.
+    pub(super) async fn decide<T: Send + 'static>(
+        &self,
+        decide: impl FnOnce(&Connection, Uuid, DateTime<Utc>) -> Result<Decided<T>> + Send + 'static,
+    ) -> Result<T> {
+        let entry_id = self.ids.next_id();
+        let clock = self.clock.clone();
+        match self
+            .writer
+            .transact(move |conn| decide(conn, entry_id, clock.now()))
+            .await?
+        {
+            Decided::Allowed(done) => Ok(done),
+            Decided::Refused(refusal) => Err(refusal),
+        }
+    }
+
+    /// Takes a decision on an action on a session (message, close) on the
+    /// writer's thread: reads the session and its campaign's state, refuses
+    /// (and records) the action if the session is not open, and otherwise
+    /// runs `act`, which performs and records the action or refuses it.
+    pub(super) async fn decide_on_session<T: Send + 'static>(
+        &self,
+        session_id: Uuid,
+        action: LedgerAction,
+        act: impl FnOnce(&Connection, &SessionState, Entry, DateTime<Utc>) -> Result<Decided<T>>
+        + Send
+        + 'static,
+    ) -> Result<T> {
+        self.decide(move |conn, entry_id, now| {
+            let mut session = SessionState::load(conn, session_id)?;
+            let entry = session.entry(entry_id, action, now);
+            if let Err(refusal) = session.check_open(conn, now)? {
+                return entry.refuse(conn, refusal);
+            }
+            act(conn, &session, entry, now)
+        })
+        .await
+    }
+
+    /// Audits a session's change of state and tells the listeners.
+    pub(super) async fn session_changed(&self, action: &str, campaign_id: Uuid, session_id: Uuid) {
+        self.audit("platform", action, Some(session_id), "ok").await;
+        self.notify(Event::SessionChanged {
+            campaign_id,
+            session_id,
+        });
+    }
+}
+
+/// The guardrails of a new session, in their documented order (see
+/// [`Platform::create_session`]); `used` sessions so far, the `last` one
+/// started at that time (ms).
+pub(super) fn create_decision(
+    campaign: &Campaign,
+    window: &CampaignWindow,
+    trigger: Trigger,
+    seed_ref: Option<&SeedRef>,
+    used: i64,
+    last: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if !window.running(now) {
+        return Err(window.not_running_error(now));
+    }
+    if trigger == Trigger::Auto && campaign.line == Line::Accelerated {
+        return Err(Error::new(
+            ErrorCode::AutoNotAllowedOnAcceleratedLine,
+            format!(
+                "campaign {} runs on the accelerated line (time_scale {}): only manual sessions are allowed",
+                campaign.id, campaign.time_scale
+            ),
+            "Send trigger: \"manual\" to debug exploration on this campaign.",
+        ));
+    }
+    if trigger == Trigger::Auto && campaign.seed_set.is_empty() {
+        return Err(Error::new(
+            ErrorCode::Conflict,
+            format!(
+                "campaign {} has an empty seed set and takes no part in automatic exploration",
+                campaign.id
+            ),
+            "Send trigger: \"manual\" to debug, or create a campaign with seed personas and goals.",
+        ));
+    }
+    match seed_ref {
+        Some(s) => {
+            if !campaign
+                .seed_set
+                .personas
+                .iter()
+                .any(|p| p.id == s.persona_id)
+            {
+                return Err(Error::invalid(
+                    format!(
+                        "seed_ref.persona_id {:?} is not a persona of the campaign's seed set",
+                        s.persona_id
+                    ),
+                    "Use a persona id listed by GET /api/exploration/patrol (seeds.personas).",
+                ));
+            }
+            if !campaign.seed_set.goals.iter().any(|g| g.id == s.goal_id) {
+                return Err(Error::invalid(
+                    format!(
+                        "seed_ref.goal_id {:?} is not a goal of the campaign's seed set",
+                        s.goal_id
+                    ),
+                    "Use a goal id listed by GET /api/exploration/patrol (seeds.goals).",
+                ));
+            }
+        }
+        None if trigger == Trigger::Auto => {
+            return Err(Error::invalid(
+                "auto-triggered sessions need a seed_ref {persona_id, goal_id}",
+                "Name the seed persona and goal the session comes from; variants add seed_ref.variant.",
+            ));
+        }
+        None => {}
+    }
+    let budget = campaign.effective_budget;
+    if used >= i64::from(budget.max_sessions) {
+        return Err(Error::new(
+            ErrorCode::SessionBudgetExhausted,
+            format!(
+                "campaign {} has used its {} exploration sessions for this window",
+                campaign.id, budget.max_sessions
+            ),
+            "Stop dispatching sessions for this campaign; its fixed plan carries on.",
+        ));
+    }
+    if let Some(last) = last {
+        let next = from_ms(last) + min_interval(campaign);
+        if next > now {
+            return Err(Error::new(
+                ErrorCode::IntervalNotElapsed,
+                format!(
+                    "the previous session started less than {} minutes (campaign time) ago; the next is allowed at {}",
+                    budget.min_interval_minutes,
+                    next.to_rfc3339()
+                ),
+                "Wait until next_allowed_at before starting another session.",
+            )
+            .with_next_allowed_at(next));
+        }
+    }
+    Ok(())
+}

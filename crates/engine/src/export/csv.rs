@@ -1,0 +1,130 @@
+//! CSV exports: one row per exploration session, one per fixed run.
+
+/// Exploration sessions as CSV, one row per session.
+pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]) -> String {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "session_id",
+        "status",
+        "trigger",
+        "end_reason",
+        "persona_id",
+        "goal_id",
+        "variant",
+        "user_turns",
+        "goal_achieved",
+        "emotion",
+        "blockers",
+        "misled",
+        "judge_status",
+        "started_at",
+        "ended_at",
+        "played_by",
+        "user_model",
+    ]);
+    for s in sessions {
+        let str_of = |v: serde_json::Value| v.as_str().map(str::to_string).unwrap_or_default();
+        let _ = w.write_record([
+            s.id.to_string(),
+            serde_json::to_value(s.status)
+                .map(str_of)
+                .unwrap_or_default(),
+            serde_json::to_value(s.trigger)
+                .map(str_of)
+                .unwrap_or_default(),
+            s.end_reason
+                .map(|r| r.as_str().to_string())
+                .unwrap_or_default(),
+            s.seed_ref
+                .as_ref()
+                .map(|r| r.persona_id.clone())
+                .unwrap_or_default(),
+            s.seed_ref
+                .as_ref()
+                .map(|r| r.goal_id.clone())
+                .unwrap_or_default(),
+            s.seed_ref
+                .as_ref()
+                .and_then(|r| r.variant.as_ref())
+                .and_then(|v| serde_json::to_value(v.kind).ok())
+                .map(str_of)
+                .unwrap_or_default(),
+            s.turn_count.to_string(),
+            s.experience
+                .as_ref()
+                .map(|e| e.goal_achieved.to_string())
+                .unwrap_or_default(),
+            s.experience
+                .as_ref()
+                .map(|e| e.emotion.clone())
+                .unwrap_or_default(),
+            s.experience
+                .as_ref()
+                .map(|e| e.blockers.join("; "))
+                .unwrap_or_default(),
+            s.experience
+                .as_ref()
+                .map(|e| e.misled.join("; "))
+                .unwrap_or_default(),
+            s.judge_status.clone(),
+            s.started_at.to_rfc3339(),
+            s.ended_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+            s.played_by.as_str().to_string(),
+            s.user_model.clone().unwrap_or_default(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// Runs as CSV, one row per run, for spreadsheets.
+pub fn runs_csv(runs: &[crate::fixed::Run]) -> String {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "run_id",
+        "scenario_id",
+        "seq",
+        "scheduled_at",
+        "finished_at",
+        "verdict",
+        "error_reason",
+        "turns",
+        "latency_ms_total",
+        "latency_ms_max",
+        "tokens_in",
+        "tokens_out",
+        "cost",
+        "key_field_coverage",
+        "failed_checks",
+    ]);
+    for r in runs {
+        let m = r.metrics.clone().unwrap_or_default();
+        let failed: Vec<String> = r
+            .check_results
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| format!("{}: {}", c.kind, c.detail))
+            .collect();
+        let _ = w.write_record([
+            r.id.to_string(),
+            r.scenario_id.clone(),
+            r.seq.to_string(),
+            r.scheduled_at.to_rfc3339(),
+            r.finished_at.map(|t| t.to_rfc3339()).unwrap_or_default(),
+            r.verdict
+                .map(|v| v.as_str().to_string())
+                .unwrap_or_else(|| r.status.clone()),
+            r.error_reason.clone().unwrap_or_default(),
+            m.turns.to_string(),
+            m.latency_ms_total.to_string(),
+            m.latency_ms_max.to_string(),
+            m.tokens_in.to_string(),
+            m.tokens_out.to_string(),
+            format!("{:.6}", m.cost),
+            m.key_field_coverage
+                .map(|c| format!("{c:.3}"))
+                .unwrap_or_default(),
+            failed.join("; "),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}

@@ -1,0 +1,134 @@
+//! Exports of a campaign report: the formats and the operation that writes
+//! them (here), the Markdown report (`markdown.rs`), the CSV files
+//! (`csv.rs`) and JUnit XML (`junit.rs`). Each is a pure function from
+//! report data to text: the same report always renders to the same bytes.
+
+use crate::report::{CampaignReport, Tally};
+use crate::text::truncate;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+mod csv;
+mod exploration;
+mod junit;
+mod markdown;
+
+pub use csv::{runs_csv, sessions_csv};
+pub use exploration::{
+    ALL_TRANSCRIPTS_UP_TO, MAX_FINDINGS, MAX_ISSUE_ROWS, linked_sessions, markdown_with_transcripts,
+};
+pub use junit::junit;
+pub use markdown::{code, escape_inline, markdown, pct};
+
+/// Every export the product offers, each regenerable from stored data.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    /// Markdown report with its appendices and session transcripts.
+    Md,
+    /// The report as served by the API.
+    Json,
+    /// Fixed runs, one row each.
+    Csv,
+    /// Exploration sessions, one row each.
+    SessionsCsv,
+    /// Fixed runs as JUnit XML test cases, for CI.
+    Junit,
+}
+
+impl ExportFormat {
+    /// Parses a format name as given on the command line or in a query.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "md" | "markdown" => Self::Md,
+            "json" => Self::Json,
+            "csv" | "runs_csv" | "runs-csv" => Self::Csv,
+            "sessions_csv" | "sessions-csv" => Self::SessionsCsv,
+            "junit" | "xml" => Self::Junit,
+            _ => return None,
+        })
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Md => "text/markdown; charset=utf-8",
+            Self::Json => "application/json",
+            Self::Csv | Self::SessionsCsv => "text/csv; charset=utf-8",
+            Self::Junit => "application/xml",
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Md => "md",
+            Self::Json => "json",
+            Self::Csv | Self::SessionsCsv => "csv",
+            Self::Junit => "xml",
+        }
+    }
+}
+
+impl crate::platform::Platform {
+    /// Renders an export of a campaign from stored data.
+    pub async fn export_campaign(
+        &self,
+        campaign_id: uuid::Uuid,
+        format: ExportFormat,
+    ) -> crate::Result<String> {
+        let report = self.campaign_report(campaign_id).await?;
+        Ok(match format {
+            ExportFormat::Json => serde_json::to_string_pretty(&report)?,
+            ExportFormat::Csv => runs_csv(&self.list_runs(campaign_id).await?),
+            ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?),
+            ExportFormat::SessionsCsv => sessions_csv(&self.list_sessions(campaign_id).await?),
+            ExportFormat::Md => {
+                let ids: Vec<uuid::Uuid> = match &report.exploration {
+                    None => Vec::new(),
+                    Some(e) if e.sessions_total <= ALL_TRANSCRIPTS_UP_TO => self
+                        .list_sessions(campaign_id)
+                        .await?
+                        .into_iter()
+                        .map(|s| s.id)
+                        .collect(),
+                    // A large campaign: the transcripts its links lead to.
+                    Some(_) => linked_sessions(&markdown(&report)),
+                };
+                let transcripts = self.session_transcripts(&ids).await?;
+                markdown_with_transcripts(&report, &transcripts)
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_keeps_structure() {
+        let nasty = "| a | b |\n# heading\n```code```<script>alert(1)</script> *x* [l](u)";
+        let e = escape_inline(nasty);
+        assert!(!e.contains('\n'), "escaped text stays on one line");
+        assert!(!e.contains("<script>"), "raw HTML is neutralised");
+        assert!(!e.contains("```"), "code fences cannot open");
+        assert!(
+            e.split("\\|").all(|part| !part.contains('|')),
+            "every pipe is escaped"
+        );
+    }
+
+    #[test]
+    fn linked_sessions_are_found_once_in_order() {
+        let a = uuid::Uuid::from_u128(1);
+        let b = uuid::Uuid::from_u128(2);
+        let md = format!(
+            "see {} and {} then {} and [bad](#session-nope)",
+            super::exploration::session_link(&b),
+            super::exploration::session_link(&a),
+            super::exploration::session_link(&b)
+        );
+        assert_eq!(super::linked_sessions(&md), vec![b, a]);
+    }
+}

@@ -1,0 +1,247 @@
+//! The review without a model: refusal loops, repeated replies, slow
+//! replies, figures the target invented, and a virtual user that left its
+//! language, invented facts or quit at once.
+
+use super::model::sort_findings;
+use super::*;
+
+/// Replies slower than this get a fair finding; four times it, poor.
+pub(super) const SLOW_MS: i64 = 10_000;
+
+/// Numbers of two or more digits: single digits ("step 1") are noise here.
+pub(super) fn numbers(text: &str) -> BTreeSet<String> {
+    crate::checks::canonical_numbers(text)
+        .into_iter()
+        .filter(|n| n.chars().filter(char::is_ascii_digit).count() >= 2)
+        .collect()
+}
+
+pub(super) fn quote(text: &str) -> String {
+    format!("\"{}\"", truncate(text.trim(), 120))
+}
+
+/// The offline judge: rule-based, over the whole conversation.
+pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
+    let goal = crate::virtual_user::parse_goal(&session.goal);
+    let persona = crate::virtual_user::parse_persona(&session.persona);
+    let all = rounds(&session.messages);
+    let mut findings = Vec::new();
+    let mut finding = |grade, dimension: &str, text: String, turn: Option<u32>| {
+        findings.push(JudgeFinding {
+            grade,
+            severity: None,
+            dimension: dimension.into(),
+            text,
+            turn,
+        })
+    };
+
+    let mut given = format!("{} {}", goal.title, goal.description);
+    for v in goal.slots.values() {
+        given.push(' ');
+        given.push_str(v);
+    }
+    let goal_numbers = numbers(&given);
+    for r in &all {
+        given.push(' ');
+        given.push_str(r.user);
+    }
+    let known = numbers(&given);
+
+    let (mut empty, mut repeated, mut refusals, mut max_refusal_run, mut run) = (0, 0, 0, 0, 0);
+    let mut unverified: Vec<(u32, String, &str)> = Vec::new();
+    let mut prof_evidence = None;
+    let mut att_evidence = None;
+    let mut previous: Option<&str> = None;
+    for r in &all {
+        let Some(reply) = r.target else { continue };
+        if reply.trim().is_empty() {
+            empty += 1;
+            finding(
+                Grade::Poor,
+                "professionalism",
+                "the target gave an empty reply".into(),
+                Some(r.number),
+            );
+        } else if previous.is_some_and(|p| p.trim() == reply.trim()) {
+            repeated += 1;
+            prof_evidence.get_or_insert_with(|| quote(reply));
+            finding(
+                Grade::Poor,
+                "professionalism",
+                format!("the target repeated its previous reply {}", quote(reply)),
+                Some(r.number),
+            );
+        }
+        if is_refusal(reply) {
+            refusals += 1;
+            run += 1;
+            max_refusal_run = max_refusal_run.max(run);
+            att_evidence.get_or_insert_with(|| quote(reply));
+        } else {
+            run = 0;
+        }
+        for n in numbers(reply) {
+            if !known.contains(&n) {
+                unverified.push((r.number, n, reply));
+            }
+        }
+        previous = Some(reply);
+    }
+    for (turn, n, reply) in &unverified {
+        finding(
+            Grade::Poor,
+            "hallucination",
+            format!(
+                "stated the figure {n}, which appears nowhere in what the user gave: {}",
+                quote(reply)
+            ),
+            Some(*turn),
+        );
+    }
+    if max_refusal_run >= 2 {
+        finding(
+            Grade::Poor,
+            "attitude",
+            format!("refusal loop: {max_refusal_run} refusals in a row"),
+            None,
+        );
+    } else if refusals == 1 {
+        finding(
+            Grade::Fair,
+            "attitude",
+            "the target refused once".into(),
+            None,
+        );
+    }
+    let replies: Vec<(u32, i64)> = {
+        let mut out = Vec::new();
+        let mut round = 0;
+        for m in &session.messages {
+            if m.role == "user" {
+                round += 1;
+            } else if let Some(l) = m.latency_ms {
+                out.push((round, l));
+            }
+        }
+        out
+    };
+    let mut slow = 0;
+    for (turn, latency) in &replies {
+        if *latency > SLOW_MS {
+            slow += 1;
+            let grade = if *latency > 4 * SLOW_MS {
+                Grade::Poor
+            } else {
+                Grade::Fair
+            };
+            finding(
+                grade,
+                "professionalism",
+                format!("slow reply: {latency} ms"),
+                Some(*turn),
+            );
+        }
+    }
+    let answered = all.iter().filter(|r| r.target.is_some()).count();
+    if answered > 0 && empty == 0 && repeated == 0 && slow == 0 {
+        finding(
+            Grade::Good,
+            "professionalism",
+            format!("all {answered} replies were non-empty, varied and timely"),
+            None,
+        );
+    }
+    if answered > 0 && unverified.is_empty() {
+        finding(
+            Grade::Good,
+            "hallucination",
+            "every figure in the replies was given by the user".into(),
+            None,
+        );
+    }
+    if answered > 0 && refusals == 0 {
+        finding(Grade::Good, "attitude", "no refusals".into(), None);
+    }
+
+    let score = |penalty: u32| (5u32.saturating_sub(penalty)).max(1) as u8;
+    let clean = |what: &str| format!("no {what} found in {answered} replies");
+    let dimensions = Dimensions {
+        attitude: DimensionScore {
+            score: score(if max_refusal_run >= 2 {
+                3
+            } else {
+                refusals.min(2)
+            }),
+            evidence: att_evidence.unwrap_or_else(|| clean("refusal")),
+        },
+        professionalism: DimensionScore {
+            score: score(empty * 2 + repeated + slow),
+            evidence: prof_evidence.unwrap_or_else(|| clean("empty, repeated or slow reply")),
+        },
+        hallucination: DimensionScore {
+            score: score(unverified.len() as u32 * 2),
+            evidence: unverified
+                .first()
+                .map(|(_, _, reply)| quote(reply))
+                .unwrap_or_else(|| clean("unverified figure")),
+        },
+    };
+
+    // The virtual user: language kept, facts not invented, not quitting at once.
+    let zh = lang_of(&persona, &goal) == Lang::Zh;
+    let user_text: String = all.iter().map(|r| r.user).collect::<Vec<_>>().join(" ");
+    let in_persona = all.is_empty() || crate::virtual_user::has_cjk(&user_text) == zh;
+    let invented_facts = numbers(&user_text)
+        .iter()
+        .any(|n| !goal_numbers.contains(n) && !known_from_replies(&all, n));
+    let end = session.end_reason.as_deref().unwrap_or("");
+    let quit_early = end == "user_gave_up" && all.len() < 2;
+    let simulator_fault = !in_persona || invented_facts || quit_early || end == "simulator_error";
+    let sim_findings: [(bool, &str); 4] = [
+        (!in_persona, "the virtual user left its persona's language"),
+        (
+            invented_facts,
+            "the virtual user gave a figure it was never given",
+        ),
+        (quit_early, "the virtual user gave up after a single round"),
+        (
+            end == "simulator_error",
+            "the virtual user failed (simulator error)",
+        ),
+    ];
+    for (hit, text) in sim_findings {
+        if hit {
+            finding(Grade::Poor, "simulator", text.into(), None);
+        }
+    }
+    sort_findings(&mut findings);
+    JudgeReview {
+        method: JudgeMethod::Heuristic,
+        model: None,
+        dimensions: Some(dimensions),
+        findings,
+        simulator: Some(SimulatorReview {
+            in_persona,
+            quit_early,
+            invented_facts,
+            simulator_fault,
+        }),
+        simulator_fault: false,
+        sample: Some(SampleInfo {
+            rounds: all.len() as u32,
+            messages: session.messages.len() as u32,
+            max_chars: 0,
+        }),
+        error: None,
+        output_mode: None,
+    }
+    .finalize()
+}
+
+/// A user may repeat a figure the target said (e.g. a confirmation number).
+pub(super) fn known_from_replies(all: &[Round<'_>], n: &str) -> bool {
+    all.iter()
+        .filter_map(|r| r.target)
+        .any(|t| numbers(t).contains(n))
+}

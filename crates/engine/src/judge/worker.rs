@@ -1,0 +1,180 @@
+//! Reviewing sessions as they close: loading a session for review,
+//! storing the review, catching up on pending ones, and the worker task.
+
+use super::*;
+
+/// Loads what the judge needs of one session.
+pub async fn load_session(
+    platform: &Platform,
+    session_id: Uuid,
+) -> Result<(Uuid, SessionForReview)> {
+    let row = sqlx::query(
+        "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
+    )
+    .bind(session_id.to_string())
+    .fetch_optional(&platform.db)
+    .await?
+    .ok_or_else(|| crate::Error::not_found("session", session_id))?;
+    let json = |col: &str| -> Option<Value> {
+        row.try_get::<Option<String>, _>(col)
+            .ok()
+            .flatten()
+            .and_then(|s| serde_json::from_str(&s).ok())
+    };
+    let campaign_id: String = row.try_get("campaign_id")?;
+    let campaign_id = Uuid::parse_str(&campaign_id).map_err(crate::Error::internal)?;
+    let turns = sqlx::query(
+        "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
+    )
+    .bind(session_id.to_string())
+    .fetch_all(&platform.db)
+    .await?;
+    let messages = turns
+        .iter()
+        .map(|t| {
+            Ok(SessionMessage {
+                role: t.try_get("role")?,
+                content: t.try_get("content")?,
+                latency_ms: t.try_get("latency_ms")?,
+            })
+        })
+        .collect::<Result<Vec<_>, sqlx::Error>>()?;
+    Ok((
+        campaign_id,
+        SessionForReview {
+            persona: json("persona").unwrap_or(Value::Null),
+            goal: json("goal").unwrap_or(Value::Null),
+            experience: json("experience"),
+            end_reason: row.try_get("end_reason")?,
+            messages,
+        },
+    ))
+}
+
+/// Reviews one session whose judge review is pending and stores the
+/// result; returns `None` when it was not pending (already reviewed, or
+/// never closed). A model failure is stored as a `failed` review.
+pub async fn review_session(
+    platform: &Platform,
+    session_id: Uuid,
+    judge: Option<&dyn ChatClient>,
+    sampling: JudgeSampling,
+) -> Result<Option<JudgeReview>> {
+    let status: Option<String> =
+        sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
+            .bind(session_id.to_string())
+            .fetch_optional(&platform.db)
+            .await?;
+    if status.as_deref() != Some("pending") {
+        return Ok(None);
+    }
+    let (campaign_id, session) = load_session(platform, session_id).await?;
+    let (review, status) = match judge {
+        None => (heuristic_review(&session), "done"),
+        Some(client) => match model_review(client, &session, sampling).await {
+            Ok(r) => {
+                if let Some(mode) = r.output_mode {
+                    platform
+                        .note_output_mode(campaign_id, crate::role_models::Role::Judge, mode)
+                        .await;
+                }
+                (r, "done")
+            }
+            Err(error) => {
+                tracing::warn!(%session_id, %error, "judge review failed");
+                (
+                    JudgeReview {
+                        method: JudgeMethod::Model,
+                        model: Some(client.model_name()),
+                        dimensions: None,
+                        findings: Vec::new(),
+                        simulator: None,
+                        simulator_fault: false,
+                        sample: None,
+                        error: Some(error),
+                        output_mode: None,
+                    },
+                    "failed",
+                )
+            }
+        },
+    };
+    let review = review.finalize();
+    let now = to_ms(platform.clock.now());
+    // Only a still-pending row is written: a concurrent reviewer that
+    // finished first keeps its result.
+    let written = sqlx::query(
+        "UPDATE exploration_sessions SET judge_review = ?, judge_status = ?, updated_at = ? \
+         WHERE id = ? AND judge_status = 'pending'",
+    )
+    .bind(serde_json::to_string(&review)?)
+    .bind(status)
+    .bind(now)
+    .bind(session_id.to_string())
+    .execute(&platform.db)
+    .await?
+    .rows_affected();
+    if written == 0 {
+        return Ok(None);
+    }
+    platform.notify(Event::SessionChanged {
+        campaign_id,
+        session_id,
+    });
+    Ok(Some(review))
+}
+
+/// Reviews every session whose judge review is pending; returns how many
+/// were reviewed (done or failed).
+pub async fn review_pending(
+    platform: &Platform,
+    judge: Option<&dyn ChatClient>,
+    sampling: JudgeSampling,
+) -> Result<usize> {
+    let ids: Vec<String> = sqlx::query_scalar(
+        "SELECT id FROM exploration_sessions WHERE judge_status = 'pending' ORDER BY ended_at, id",
+    )
+    .fetch_all(&platform.db)
+    .await?;
+    let mut reviewed = 0;
+    for id in ids {
+        let id = Uuid::parse_str(&id).map_err(crate::Error::internal)?;
+        if review_session(platform, id, judge, sampling)
+            .await?
+            .is_some()
+        {
+            reviewed += 1;
+        }
+    }
+    Ok(reviewed)
+}
+
+/// Starts the judge worker: reviews every pending session at start and
+/// again whenever a session changes, so that sessions closed through the
+/// API (external assistants) are judged promptly. Each pass uses the judge
+/// model in force at that moment ([`Platform::role_clients`]). A failing
+/// judge is recorded per session and never stops the worker.
+pub fn spawn_worker(
+    platform: Arc<Platform>,
+    sampling: JudgeSampling,
+) -> tokio::task::JoinHandle<()> {
+    let mut events = platform.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let judge = platform.role_clients().judge;
+            if let Err(e) = review_pending(&platform, judge.as_deref(), sampling).await {
+                tracing::warn!(error = ?e, "judge worker could not review pending sessions");
+            }
+            // Wait for the next session change; a lagged receiver just
+            // means several changes happened: one pass covers them all.
+            loop {
+                match events.recv().await {
+                    Ok(crate::platform::Event::SessionChanged { .. }) => break,
+                    Ok(_) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        }
+    })
+}

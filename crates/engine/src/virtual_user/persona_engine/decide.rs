@@ -1,0 +1,318 @@
+//! How the persona engine reads a reply and decides its next turn: what
+//! was asked, whether the goal is met, patience, waiting, a change of mind.
+
+use super::*;
+
+impl PersonaEngine {
+    /// Slots the reply asks for, matched by their known names.
+    pub(super) fn requested_slots(&self, reply: &str) -> Vec<String> {
+        let lower = reply.to_lowercase();
+        self.slots
+            .keys()
+            .filter(|k| {
+                slot_aliases(k).iter().any(|a| {
+                    if a.is_ascii() {
+                        // Short English words such as "to" are everywhere.
+                        a.len() > 2
+                            && Regex::new(&format!(r"\b{}\b", regex::escape(a)))
+                                .is_ok_and(|re| re.is_match(&lower))
+                    } else {
+                        lower.contains(a.as_str())
+                    }
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
+    pub(super) fn criteria_met(&self, target_replies: &[&str], last: &str) -> bool {
+        if self.goal.success_criteria.is_empty() {
+            return confirms(last);
+        }
+        let all = target_replies.join("\n").to_lowercase();
+        self.goal.success_criteria.iter().all(|c| {
+            all.contains(&c.to_lowercase())
+                || ((is_descriptive(c) || has_cjk(c) != has_cjk(last)) && confirms(last))
+        })
+    }
+
+    /// What the user knows: numbers in it are verified, the others are not.
+    pub(super) fn known_text(&self, transcript: &[Utterance]) -> String {
+        let mut known = format!("{} {}", self.goal.title, self.goal.description);
+        for v in self.goal.slots.values().chain(self.slots.values()) {
+            known.push(' ');
+            known.push_str(v);
+        }
+        for u in transcript.iter().filter(|u| u.speaker == Speaker::User) {
+            known.push(' ');
+            known.push_str(&u.content);
+        }
+        known
+    }
+
+    pub(super) fn observe(&mut self, reply: &str, transcript: &[Utterance]) {
+        let known = numbers(&self.known_text(transcript));
+        for n in numbers(reply) {
+            let digits = n.chars().filter(char::is_ascii_digit).count();
+            if digits >= 2 && !known.contains(&n) {
+                let text = if self.zh() {
+                    format!("对方给出了我没提供、目标里也没有的数字（{n}）")
+                } else {
+                    format!("stated a figure ({n}) that is not in anything I gave")
+                };
+                Self::note(&mut self.misled, text);
+            }
+        }
+        if let Some((key, old, new)) = &self.changed
+            && reply.contains(old.as_str())
+            && !reply.contains(new.as_str())
+        {
+            let label = slot_label(key, self.profile.lang);
+            let text = if self.zh() {
+                format!("回复无视了我对{label}的更正")
+            } else {
+                format!("reply ignored my correction of the {label}")
+            };
+            Self::note(&mut self.blockers, text);
+        }
+    }
+
+    pub(super) fn decide(&mut self, transcript: &[Utterance]) -> UserTurn {
+        let user_turns = transcript
+            .iter()
+            .filter(|u| u.speaker == Speaker::User)
+            .count();
+        if user_turns == 0 {
+            return UserTurn {
+                decision: Decision::FollowUp,
+                message: Some(self.opening()),
+            };
+        }
+        let replies: Vec<&str> = transcript
+            .iter()
+            .filter(|u| u.speaker == Speaker::Target)
+            .map(|u| u.content.as_str())
+            .collect();
+        let last = match transcript.last() {
+            Some(u) if u.speaker == Speaker::Target => u.content.clone(),
+            _ => String::new(),
+        };
+        self.observe(&last, transcript);
+        let zh = self.zh();
+
+        if self.criteria_met(&replies, &last) {
+            self.achieved = true;
+            let missing: Vec<String> = self
+                .slots
+                .keys()
+                .filter(|k| !self.given.contains(*k))
+                .cloned()
+                .collect();
+            for k in missing {
+                let label = slot_label(&k, self.profile.lang);
+                let text = if zh {
+                    format!("我还没提供{label}，对方就说已经办好了")
+                } else {
+                    format!("said it was done before I gave the {label}")
+                };
+                Self::note(&mut self.misled, text);
+            }
+            return UserTurn {
+                decision: Decision::Done,
+                message: None,
+            };
+        }
+
+        if self.change_at_turn == Some(user_turns) && self.changed.is_none() {
+            let candidates: Vec<String> = self.given.iter().cloned().collect();
+            if !candidates.is_empty() {
+                let key = candidates[self.rng.random_range(0..candidates.len())].clone();
+                let old = self.slots[&key].clone();
+                let new = self.alternate_value(&old);
+                self.slots.insert(key.clone(), new.clone());
+                let label = slot_label(&key, self.profile.lang);
+                self.changed = Some((key, old, new.clone()));
+                let message = if zh {
+                    format!("不好意思，我改一下：{label}换成{new}。")
+                } else {
+                    format!("Actually, sorry - please change the {label} to {new}.")
+                };
+                return UserTurn {
+                    decision: Decision::ChangeMind,
+                    message: Some(message),
+                };
+            }
+        }
+
+        let previous = replies.len().checked_sub(2).map(|i| replies[i]);
+        let empty = last.trim().is_empty();
+        let repeated = !empty && previous.is_some_and(|p| p.trim() == last.trim());
+
+        if !empty && !repeated && contains_any(&last, WAITING) && self.waits == 0 {
+            self.waits += 1;
+            let message = if zh {
+                self.pick(&["好的，我等一下。", "行，你先处理。"])
+            } else {
+                self.pick(&["OK, I'll wait.", "Sure, take your time."])
+            };
+            return UserTurn {
+                decision: Decision::Wait,
+                message: Some(message.to_string()),
+            };
+        }
+        self.waits = 0;
+
+        let mut unhelpful_reason = None;
+        if empty {
+            unhelpful_reason = Some(if zh {
+                "对方回复为空"
+            } else {
+                "target gave an empty reply"
+            });
+        } else if repeated {
+            unhelpful_reason = Some(if zh {
+                "对方重复了同样的回复"
+            } else {
+                "target repeated the same reply"
+            });
+        } else if contains_any(&last, crate::text::REFUSAL) {
+            unhelpful_reason = Some(if zh {
+                "对方拒绝或说帮不了"
+            } else {
+                "target refused or said it could not help"
+            });
+        } else if contains_any(&last, QUESTION) {
+            let asked = self.requested_slots(&last);
+            let (again, fresh): (Vec<String>, Vec<String>) =
+                asked.into_iter().partition(|k| self.given.contains(k));
+            for k in &again {
+                if self.asked_twice.insert(k.clone()) {
+                    let label = slot_label(k, self.profile.lang);
+                    let text = if zh {
+                        format!("对方重复询问{label}")
+                    } else {
+                        format!("asked for the {label} twice")
+                    };
+                    Self::note(&mut self.blockers, text);
+                }
+            }
+            if !fresh.is_empty() {
+                let prefix = if self.profile.verbosity == Verbosity::Terse {
+                    ""
+                } else if zh {
+                    self.pick(&["好的，", "", "嗯，"])
+                } else {
+                    self.pick(&["Sure. ", "", "OK - "])
+                };
+                let mut message = format!("{prefix}{}", self.give_slots(&fresh));
+                if !again.is_empty() {
+                    let repeat = self.give_slots(&again);
+                    message.push(' ');
+                    message.push_str(&repeat);
+                }
+                return UserTurn {
+                    decision: Decision::FollowUp,
+                    message: Some(message),
+                };
+            }
+            if !again.is_empty() {
+                self.unhelpful += 1;
+                if self.unhelpful < u32::from(self.profile.patience) {
+                    let facts = self.give_slots(&again);
+                    let message = if zh {
+                        format!("我刚才已经说过了，{facts}")
+                    } else {
+                        format!("I already told you. {facts}")
+                    };
+                    return UserTurn {
+                        decision: Decision::FollowUp,
+                        message: Some(message),
+                    };
+                }
+                return self.give_up();
+            }
+            // A question about nothing the user knows: offer what is left.
+            let rest: Vec<String> = self
+                .slots
+                .keys()
+                .filter(|k| !self.given.contains(*k))
+                .cloned()
+                .collect();
+            if !rest.is_empty() {
+                return UserTurn {
+                    decision: Decision::FollowUp,
+                    message: Some(self.give_slots(&rest)),
+                };
+            }
+            // Everything is given: a confirmation question gets a yes once.
+            self.go_aheads += 1;
+            if self.go_aheads == 1 {
+                let message = if zh {
+                    "是的，请直接办吧。"
+                } else {
+                    "Yes, please go ahead."
+                };
+                return UserTurn {
+                    decision: Decision::FollowUp,
+                    message: Some(message.to_string()),
+                };
+            }
+            unhelpful_reason = Some(if zh {
+                "给全信息后对方仍在发问"
+            } else {
+                "kept asking after I had given everything"
+            });
+        } else {
+            let echoes_me = transcript
+                .iter()
+                .rev()
+                .find(|u| u.speaker == Speaker::User)
+                .is_some_and(|u| last.contains(u.content.trim()));
+            let progress = !echoes_me
+                && self
+                    .given
+                    .iter()
+                    .any(|k| last.contains(self.slots[k].as_str()));
+            if progress {
+                let message = if zh {
+                    self.pick(&["好的，请直接办吧。", "没问题，就这样，请确认。"])
+                } else {
+                    self.pick(&[
+                        "Good, please go ahead.",
+                        "That's right. Please confirm when it's done.",
+                    ])
+                };
+                return UserTurn {
+                    decision: Decision::FollowUp,
+                    message: Some(message.to_string()),
+                };
+            }
+        }
+
+        self.unhelpful += 1;
+        if let Some(reason) = unhelpful_reason {
+            Self::note(&mut self.blockers, reason.to_string());
+        }
+        if self.unhelpful >= u32::from(self.profile.patience) {
+            return self.give_up();
+        }
+        UserTurn {
+            decision: Decision::FollowUp,
+            message: Some(self.follow_up()),
+        }
+    }
+
+    pub(super) fn give_up(&mut self) -> UserTurn {
+        let n = self.unhelpful;
+        let text = if self.zh() {
+            format!("连续{n}次没有得到有用的回复，放弃了")
+        } else {
+            format!("gave up after {n} unhelpful replies")
+        };
+        Self::note(&mut self.blockers, text);
+        UserTurn {
+            decision: Decision::GiveUp,
+            message: None,
+        }
+    }
+}
