@@ -10,6 +10,7 @@ pub mod settings;
 
 use agenteval_engine::patrol_agent::PatrolControl;
 use agenteval_engine::role_models::RoleModels;
+use agenteval_engine::scenario::PackSource;
 use agenteval_engine::target::CreateTarget;
 use agenteval_engine::{Error, ErrorCode, Event, Platform};
 use serde::Serialize;
@@ -76,42 +77,29 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
         .disable_serde_phases()
 }
 
-/// Where the scenario packs are: `AGENTEVAL_SCENARIOS`, the bundled
-/// resources, or a `scenarios/` folder beside (or above) the working folder.
-fn scenario_dirs(resource_dir: Option<PathBuf>) -> Vec<PathBuf> {
-    if let Some(dir) = std::env::var_os("AGENTEVAL_SCENARIOS") {
-        return vec![PathBuf::from(dir)];
-    }
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(r) = resource_dir {
-        candidates.push(r.join("scenarios"));
-    }
-    candidates.push(PathBuf::from("scenarios"));
-    candidates.push(PathBuf::from("../scenarios"));
-    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios"));
-    candidates
+/// Where the scenario packs come from: the folder `AGENTEVAL_SCENARIOS`
+/// names, if any, then the packs shipped in the binary (a folder's pack
+/// replaces the shipped pack of the same name).
+fn scenario_sources() -> Vec<PackSource> {
+    std::env::var_os("AGENTEVAL_SCENARIOS")
+        .map(|dir| PackSource::Dir(PathBuf::from(dir)))
         .into_iter()
-        .find(|p| p.is_dir())
-        .into_iter()
+        .chain([PackSource::Shipped])
         .collect()
 }
 
 /// Loads the scenario packs into the platform's catalog; invalid files are
 /// reported (file:line) and left out.
-async fn load_scenarios(platform: &Platform, dirs: &[PathBuf]) -> Vec<String> {
-    if dirs.is_empty() {
-        tracing::warn!("no scenarios folder found; set AGENTEVAL_SCENARIOS to load packs");
-        return Vec::new();
-    }
+async fn load_scenarios(platform: &Platform, sources: &[PackSource]) -> Vec<String> {
     // Through the platform, so that reports and exports know the titles.
-    let report = match platform.load_scenarios(dirs).await {
+    let report = match platform.load_scenario_sources(sources).await {
         Ok(r) => r,
         Err(e) => return vec![e.body.message],
     };
     tracing::info!(
         loaded = report.scenarios.len(),
         errors = report.errors.len(),
-        ?dirs,
+        ?sources,
         "scenarios loaded"
     );
     report.errors.iter().map(|e| e.to_string()).collect()
@@ -272,10 +260,8 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
 
     let platform = tauri::async_runtime::block_on(Platform::builder(&data_dir).open())
         .map_err(|e| anyhow::anyhow!("cannot open the data folder: {e}"))?;
-    let scenario_errors = tauri::async_runtime::block_on(load_scenarios(
-        &platform,
-        &scenario_dirs(app.path().resource_dir().ok()),
-    ));
+    let scenario_errors =
+        tauri::async_runtime::block_on(load_scenarios(&platform, &scenario_sources()));
     if let Err(e) = tauri::async_runtime::block_on(ensure_demo_target(&platform)) {
         tracing::warn!(error = %e, "could not create the demo target");
     }

@@ -153,3 +153,32 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
     await rm(downloads, { recursive: true, force: true });
   }
 });
+
+test("the UI is served under a strict content security policy: no inline script runs", { timeout: 120_000 }, async () => {
+  const res = await fetch(BASE + "/");
+  const csp = res.headers.get("content-security-policy") ?? "";
+  assert.match(csp, /script-src 'self'(;|$)/, `scripts only from the UI itself: ${csp}`);
+  assert.match(csp, /frame-ancestors 'none'/, "the UI is never framed");
+  const { page, pageErrors, close } = await launch();
+  const refused = [];
+  page.on("console", (m) => {
+    if (/Content Security Policy/i.test(m.text())) refused.push(m.text());
+  });
+  try {
+    await page.goto(`${BASE}/?key=${encodeURIComponent(KEY)}#/campaigns`);
+    await page.getByTestId("campaign-table").waitFor();
+    const ran = await page.evaluate(async () => {
+      const s = document.createElement("script");
+      s.textContent = "window.__inline = 1";
+      document.head.appendChild(s);
+      await new Promise((r) => setTimeout(r, 100));
+      return Reflect.get(window, "__inline") ?? null;
+    });
+    assert.equal(ran, null, "an inline script is refused");
+    assert.ok(refused.length > 0, "the browser reports the refusal");
+    assert.ok(refused.every((m) => m.includes("script")), `only the injected script is refused, nothing the UI needs: ${refused.join("\n")}`);
+    assert.deepEqual(pageErrors, [], "the UI runs under the policy");
+  } finally {
+    await close();
+  }
+});

@@ -2,13 +2,14 @@
 //! target, loads the shipped scenarios, runs a one-week campaign on the
 //! accelerated line in a few seconds, and writes the Markdown report.
 
-use crate::{load_scenarios, open, user_error};
+use crate::{describe_sources, load_scenarios, open, user_error};
 use agenteval_engine::campaign::{
     Budget, CreateCampaign, MAX_TIME_SCALE, Plan, PlanEntry, SeedSet,
 };
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::judge::JudgeSampling;
 use agenteval_engine::patrol_agent::{ExploreSeed, play_seed, start_seed};
+use agenteval_engine::scenario::PackSource;
 use agenteval_engine::target::{ChannelConfig, CreateTarget};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -18,7 +19,7 @@ use std::time::Duration;
 pub struct DemoOptions {
     pub data_dir: PathBuf,
     pub out: PathBuf,
-    pub scenarios: Option<PathBuf>,
+    pub scenarios: Vec<PackSource>,
     /// Real seconds for the campaign's window: one week of campaign time,
     /// or what the fastest time scale fits in (about 2.8 hours a second).
     pub seconds: u64,
@@ -37,10 +38,7 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     println!("AgentEval demo (offline: built-in demo agent, no API key)");
     println!("  data folder: {}", opts.data_dir.display());
 
-    let dir = opts
-        .scenarios
-        .context("no scenarios folder: run from the repository root or pass --scenarios DIR")?;
-    load_scenarios(&platform, &dir).await?;
+    load_scenarios(&platform, &opts.scenarios).await?;
     let scenario_ids: Vec<String> = platform
         .scenarios
         .all()
@@ -50,12 +48,12 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     anyhow::ensure!(
         !scenario_ids.is_empty(),
         "no valid scenario found in {}",
-        dir.display()
+        describe_sources(&opts.scenarios)
     );
     println!(
         "  scenarios: {} loaded from {}",
         scenario_ids.len(),
-        dir.display()
+        describe_sources(&opts.scenarios)
     );
 
     let target = match platform

@@ -12,6 +12,7 @@ mod run;
 mod scenarios_cmd;
 
 use agenteval_engine::Platform;
+use agenteval_engine::scenario::PackSource;
 use anyhow::Context;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::net::SocketAddr;
@@ -45,7 +46,7 @@ enum Command {
         /// Where to write the Markdown report (default: <data-dir>/demo-report.md).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Scenario packs to load (default: ./scenarios).
+        /// More scenario packs, besides the shipped ones (default: ./scenarios when present); a pack here replaces the shipped pack of its name.
         #[arg(long)]
         scenarios: Option<PathBuf>,
         /// Real seconds the demo campaign's one-week window takes.
@@ -62,7 +63,7 @@ enum Command {
         /// API key clients must send as X-API-Key (or AGENTEVAL_API_KEY); generated and printed when absent.
         #[arg(long, env = "AGENTEVAL_API_KEY", hide_env_values = true)]
         api_key: Option<String>,
-        /// Scenario packs to load (default: ./scenarios).
+        /// More scenario packs, besides the shipped ones (default: ./scenarios when present); a pack here replaces the shipped pack of its name.
         #[arg(long)]
         scenarios: Option<PathBuf>,
         /// The built UI to serve at / (default: ./ui/dist when present).
@@ -262,7 +263,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let data_dir = data_dir_or_default(data_dir)?;
             runtime()?.block_on(demo::run(demo::DemoOptions {
-                scenarios: scenarios_dir(scenarios)?,
+                scenarios: scenario_sources(scenarios)?,
                 out: out.unwrap_or_else(|| data_dir.join("demo-report.md")),
                 data_dir,
                 seconds,
@@ -383,13 +384,20 @@ pub fn data_dir_or_default(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// `--scenarios`, else `./scenarios` when present.
-pub fn scenarios_dir(dir: Option<PathBuf>) -> anyhow::Result<Option<PathBuf>> {
-    match dir {
-        Some(d) if d.is_dir() => Ok(Some(d)),
+/// Where the scenario packs come from: `--scenarios DIR` (which must exist),
+/// else `./scenarios` when present, then the packs shipped in the binary
+/// (a folder's pack replaces the shipped pack of the same name).
+pub fn scenario_sources(dir: Option<PathBuf>) -> anyhow::Result<Vec<PackSource>> {
+    let dir = match dir {
+        Some(d) if d.is_dir() => Some(d),
         Some(d) => anyhow::bail!("scenario folder {} does not exist", d.display()),
-        None => Ok(Some(PathBuf::from("scenarios")).filter(|d| d.is_dir())),
-    }
+        None => Some(PathBuf::from("scenarios")).filter(|d| d.is_dir()),
+    };
+    Ok(dir
+        .map(PackSource::Dir)
+        .into_iter()
+        .chain([PackSource::Shipped])
+        .collect())
 }
 
 pub async fn open(data_dir: &Path) -> anyhow::Result<Arc<Platform>> {
@@ -413,11 +421,23 @@ pub fn user_error(e: agenteval_engine::Error) -> anyhow::Error {
     )
 }
 
-/// Loads the scenario packs under `dir`, reporting invalid files; returns
+/// Loads the scenario packs of `sources`, reporting invalid files; returns
 /// how many scenarios were loaded.
-pub async fn load_scenarios(platform: &Platform, dir: &Path) -> anyhow::Result<usize> {
+/// `./scenarios and the shipped packs`, for what start-up prints.
+pub fn describe_sources(sources: &[PackSource]) -> String {
+    sources
+        .iter()
+        .map(|s| match s {
+            PackSource::Dir(d) => d.display().to_string(),
+            PackSource::Shipped => "the shipped packs".to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+pub async fn load_scenarios(platform: &Platform, sources: &[PackSource]) -> anyhow::Result<usize> {
     let loaded = platform
-        .load_scenarios(&[dir.to_path_buf()])
+        .load_scenario_sources(sources)
         .await
         .map_err(user_error)?;
     for e in &loaded.errors {
@@ -447,10 +467,9 @@ async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         audit_retention_days,
     } = options;
     let platform = open(&data_dir).await?;
-    if let Some(dir) = scenarios_dir(scenarios)? {
-        let n = load_scenarios(&platform, &dir).await?;
-        eprintln!("loaded {n} scenarios from {}", dir.display());
-    }
+    let sources = scenario_sources(scenarios)?;
+    let n = load_scenarios(&platform, &sources).await?;
+    eprintln!("loaded {n} scenarios ({})", describe_sources(&sources));
     let api_key = match api_key.filter(|k| !k.is_empty()) {
         Some(k) => k,
         None => {

@@ -13,15 +13,16 @@ fn repo_scenarios() -> PathBuf {
 
 #[test]
 fn demo_runs_offline_and_writes_a_report_with_a_meaningful_pass_rate() {
+    // From a folder with no scenarios in it: the shipped packs are in the
+    // binary.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report.md");
     let output = bin()
+        .current_dir(dir.path())
         .args(["demo", "--seconds", "2", "--data-dir"])
         .arg(dir.path())
         .arg("--out")
         .arg(&out)
-        .arg("--scenarios")
-        .arg(repo_scenarios())
         .env_remove("AGENTEVAL_API_KEY")
         .output()
         .expect("run agenteval demo");
@@ -30,6 +31,10 @@ fn demo_runs_offline_and_writes_a_report_with_a_meaningful_pass_rate() {
         output.status.success(),
         "demo failed: {stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("loaded from the shipped packs"),
+        "the shipped packs are loaded: {stdout}"
     );
     assert!(
         stdout.contains("report:"),

@@ -179,6 +179,14 @@ async fn authorize(State(st): State<AppState>, req: Request, next: Next) -> Resp
     response
 }
 
+/// The content security policy of the served UI, as strict as the desktop
+/// app's (`src-tauri/tauri.conf.json`): scripts only from the UI itself (no
+/// inline script), connections only back to this server, nothing framed.
+/// Styles may be inline: the component library sets them at run time.
+pub const UI_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+     img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; \
+     base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
+
 /// Unknown `/api` paths get 404 in the error shape; anything else is the
 /// UI when one is served (with `index.html` for client-side routes).
 async fn fallback(State(st): State<AppState>, req: Request) -> Response {
@@ -186,10 +194,15 @@ async fn fallback(State(st): State<AppState>, req: Request) -> Response {
     match &st.ui_dir {
         Some(dir) if path != "/api" && !path.starts_with("/api/") => {
             let serve = ServeDir::new(dir).fallback(ServeFile::new(dir.join("index.html")));
-            match serve.oneshot(req).await {
+            let mut res = match serve.oneshot(req).await {
                 Ok(res) => res.into_response(),
                 Err(e) => match e {},
-            }
+            };
+            res.headers_mut().insert(
+                axum::http::header::CONTENT_SECURITY_POLICY,
+                axum::http::HeaderValue::from_static(UI_CSP),
+            );
+            res
         }
         _ => error::not_found_route().into_response(),
     }

@@ -8,7 +8,6 @@ use crate::{load_scenarios, user_error};
 use agenteval_engine::Platform;
 use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
 use agenteval_engine::target::CreateTarget;
-use anyhow::Context;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,9 +44,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     );
     let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
     let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
-    let scenarios = crate::scenarios_dir(o.scenarios)?
-        .context("no scenarios folder: run from the repository root or pass --scenarios DIR")?;
-    load_scenarios(&platform, &scenarios).await?;
+    load_scenarios(&platform, &crate::scenario_sources(o.scenarios)?).await?;
 
     // The target's ceiling is measured in two halves, before and after the
     // engine, so that a change of machine speed during the run weighs on

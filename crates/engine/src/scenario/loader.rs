@@ -12,7 +12,7 @@ use crate::platform::Platform;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -108,47 +108,109 @@ pub fn load_dir(root: &Path) -> LoadReport {
     load_dirs(&[root.to_path_buf()])
 }
 
+/// Where scenario packs come from: a folder on disk, or the packs shipped
+/// in the binary ([`super::shipped`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PackSource {
+    Dir(PathBuf),
+    /// The shipped packs that no folder before it in the list provides: a
+    /// folder's pack of the same name replaces the shipped one.
+    Shipped,
+}
+
 /// Loads every pack under each root. YAML files directly in a root belong
 /// to a pack named after the root folder; files in a sub-folder (at any
 /// depth) to the pack named after the first-level sub-folder. Ids must be
 /// unique across all roots: a later file that repeats an id is refused.
 pub fn load_dirs(roots: &[PathBuf]) -> LoadReport {
+    let sources: Vec<PackSource> = roots.iter().cloned().map(PackSource::Dir).collect();
+    load_sources(&sources)
+}
+
+/// One file to load: the pack it belongs to, how errors name it, the path
+/// stored with its scenarios, and its text (or why it could not be read).
+struct SourceFile {
+    pack: String,
+    shown: String,
+    source_file: String,
+    text: std::result::Result<String, String>,
+}
+
+fn files_of(source: &PackSource, report: &mut LoadReport) -> Vec<SourceFile> {
+    match source {
+        PackSource::Shipped => super::shipped::shipped_files()
+            .into_iter()
+            .map(|(path, text)| SourceFile {
+                pack: path.split('/').next().unwrap_or("scenarios").to_string(),
+                shown: format!("(shipped) {path}"),
+                source_file: path,
+                text: Ok(text.to_string()),
+            })
+            .collect(),
+        PackSource::Dir(root) => {
+            let mut files = Vec::new();
+            if let Err(e) = collect_yaml(root, root, &mut files) {
+                report.errors.push(LoadError {
+                    file: root.display().to_string(),
+                    line: 1,
+                    message: format!("cannot read the folder: {e}"),
+                });
+                return Vec::new();
+            }
+            files.sort();
+            let root_pack = root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "scenarios".into());
+            files
+                .into_iter()
+                .map(|rel| SourceFile {
+                    pack: match rel.components().count() {
+                        1 => root_pack.clone(),
+                        _ => rel
+                            .components()
+                            .next()
+                            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                            .unwrap_or_else(|| root_pack.clone()),
+                    },
+                    shown: root.join(&rel).display().to_string(),
+                    source_file: rel.to_string_lossy().replace('\\', "/"),
+                    text: std::fs::read_to_string(root.join(&rel))
+                        .map_err(|e| format!("cannot read the file: {e}")),
+                })
+                .collect()
+        }
+    }
+}
+
+/// Loads every pack of each source in turn (see [`load_dirs`] and
+/// [`PackSource::Shipped`]).
+pub fn load_sources(sources: &[PackSource]) -> LoadReport {
     let mut report = LoadReport::default();
     let mut seen: HashMap<String, String> = HashMap::new();
-    for root in roots {
-        let mut files = Vec::new();
-        if let Err(e) = collect_yaml(root, root, &mut files) {
-            report.errors.push(LoadError {
-                file: root.display().to_string(),
-                line: 1,
-                message: format!("cannot read the folder: {e}"),
-            });
-            continue;
-        }
-        files.sort();
-        let root_pack = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "scenarios".into());
-        for rel in files {
+    let mut packs_from_dirs: HashSet<String> = HashSet::new();
+    for source in sources {
+        for file in files_of(source, &mut report) {
+            if *source == PackSource::Shipped && packs_from_dirs.contains(&file.pack) {
+                continue;
+            }
+            if matches!(source, PackSource::Dir(_)) {
+                packs_from_dirs.insert(file.pack.clone());
+            }
             report.files += 1;
-            let pack = match rel.components().count() {
-                1 => root_pack.clone(),
-                _ => rel
-                    .components()
-                    .next()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .unwrap_or_else(|| root_pack.clone()),
-            };
-            let shown = root.join(&rel).display().to_string();
-            let source_file = rel.to_string_lossy().replace('\\', "/");
-            let text = match std::fs::read_to_string(root.join(&rel)) {
+            let SourceFile {
+                pack,
+                shown,
+                source_file,
+                text,
+            } = file;
+            let text = match text {
                 Ok(t) => t,
-                Err(e) => {
+                Err(message) => {
                     report.errors.push(LoadError {
                         file: shown,
                         line: 1,
-                        message: format!("cannot read the file: {e}"),
+                        message,
                     });
                     continue;
                 }
@@ -553,8 +615,15 @@ impl Platform {
     /// catalog and stores them. Files with errors are skipped whole; the
     /// report lists their errors.
     pub async fn load_scenarios(&self, dirs: &[PathBuf]) -> Result<LoadReport> {
-        let dirs = dirs.to_vec();
-        let report = tokio::task::spawn_blocking(move || load_dirs(&dirs))
+        let sources: Vec<PackSource> = dirs.iter().cloned().map(PackSource::Dir).collect();
+        self.load_scenario_sources(&sources).await
+    }
+
+    /// Loads the packs of `sources` (folders and the shipped packs) like
+    /// [`Platform::load_scenarios`].
+    pub async fn load_scenario_sources(&self, sources: &[PackSource]) -> Result<LoadReport> {
+        let sources = sources.to_vec();
+        let report = tokio::task::spawn_blocking(move || load_sources(&sources))
             .await
             .map_err(Error::internal)?;
         for e in &report.errors {

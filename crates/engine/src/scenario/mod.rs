@@ -5,12 +5,13 @@
 
 pub mod from_skill;
 pub mod loader;
+pub mod shipped;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-pub use loader::{LoadError, LoadReport, load_dir, load_dirs};
+pub use loader::{LoadError, LoadReport, PackSource, load_dir, load_dirs, load_sources};
 
 /// A fixed scenario as loaded and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]

@@ -3,7 +3,7 @@
 use agenteval_engine::channel::{ChatMessage, ChatReply};
 use agenteval_engine::checks::{TurnContext, run_checks};
 use agenteval_engine::demo_agent::DemoAgent;
-use agenteval_engine::scenario::{Scenario, load_dir, load_dirs};
+use agenteval_engine::scenario::{PackSource, Scenario, load_dir, load_dirs, load_sources};
 use std::path::{Path, PathBuf};
 
 fn shipped() -> PathBuf {
@@ -134,6 +134,66 @@ async fn demo_agent_passes_most_shipped_scenarios_and_fails_on_its_flaws() {
         failed.len(),
         3,
         "only the deliberate flaws should fail; failures: {failed:#?}"
+    );
+}
+
+#[test]
+fn the_shipped_packs_are_built_in_and_a_folder_replaces_a_pack_by_name() {
+    let on_disk = load_dir(&shipped());
+    let built_in = load_sources(&[PackSource::Shipped]);
+    assert!(built_in.errors.is_empty(), "{:?}", built_in.errors);
+    let ids = |r: &agenteval_engine::scenario::LoadReport| {
+        let mut v: Vec<String> = r.scenarios.iter().map(|s| s.id.clone()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        ids(&built_in),
+        ids(&on_disk),
+        "the binary holds what scenarios/ holds"
+    );
+    assert!(
+        built_in
+            .scenarios
+            .iter()
+            .all(|s| !s.pack.is_empty() && s.source_file.ends_with(".yaml"))
+    );
+
+    // A folder with its own `send_email` pack: that pack replaces the
+    // shipped one, the other shipped packs stay.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "send_email/mine.yaml",
+        &GOOD.replace("good.one", "mine.send"),
+    );
+    let mixed = load_sources(&[
+        PackSource::Dir(dir.path().to_path_buf()),
+        PackSource::Shipped,
+    ]);
+    assert!(mixed.errors.is_empty(), "{:?}", mixed.errors);
+    let send: Vec<&str> = mixed
+        .scenarios
+        .iter()
+        .filter(|s| s.pack == "send_email")
+        .map(|s| s.id.as_str())
+        .collect();
+    assert_eq!(
+        send,
+        vec!["mine.send"],
+        "the folder's pack, not the shipped one"
+    );
+    let others = |r: &agenteval_engine::scenario::LoadReport| {
+        r.scenarios
+            .iter()
+            .filter(|s| s.pack != "send_email")
+            .count()
+    };
+    assert!(others(&mixed) > 0);
+    assert_eq!(
+        others(&mixed),
+        others(&built_in),
+        "every other shipped pack is kept"
     );
 }
 
