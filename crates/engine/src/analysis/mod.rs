@@ -1,7 +1,8 @@
 //! The campaign analysis: one conclusion over both evidence lines. The
-//! analyst model receives the report's figures and the exploration summary
-//! (issue list and achievement statistics), never whole conversations, and
-//! must cite the run, session and turn ids behind each claim. Without a
+//! analyst model receives a digest of the report within a token budget
+//! (`input.rs`: the top failing scenarios, issues, judge findings and
+//! coverage gaps, with ids to cite), never whole conversations, and must
+//! cite the run, session and turn ids behind each claim. Without a
 //! model (or when it fails) a template analysis is built from the figures
 //! and labelled as such.
 
@@ -55,30 +56,14 @@ pub struct Analysis {
     pub created_at: DateTime<Utc>,
 }
 
-/// What the analyst sees: figures and summaries only.
-#[derive(Debug, Clone, Serialize)]
-pub struct AnalysisInput<'a> {
-    pub campaign: &'a str,
-    pub target: &'a str,
-    pub fixed: &'a crate::report::FixedSummary,
-    /// The exploration block (issue list, achievement, judge summary), as in
-    /// the report; never conversations.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exploration: Option<&'a crate::exploration::findings::ExplorationFindings>,
-}
+mod input;
 
-pub fn analysis_input(report: &CampaignReport) -> AnalysisInput<'_> {
-    AnalysisInput {
-        campaign: &report.campaign.name,
-        target: &report.target_name,
-        fixed: &report.fixed,
-        exploration: report.exploration.as_ref(),
-    }
-}
+pub use input::{AnalysisInput, DEFAULT_INPUT_TOKENS, analysis_input, digest, input_budget};
 
 const SYSTEM_PROMPT: &str = "You are the analyst of an AI-agent evaluation platform. You receive one campaign's \
 figures: fixed-scenario results (the official pass rate) and, when present, exploration findings from virtual users \
-(goal achievement, issues, judge reviews). Write ONE conclusion over both evidence lines. Never mix exploration into \
+(goal achievement, issues, judge reviews); its lists hold the top of longer ones (`left_out` says what is not \
+listed). Write ONE conclusion over both evidence lines. Never mix exploration into \
 the pass rate. Every claim must cite the run ids, session ids or turn ids it rests on, taken from the input. Answer \
 with JSON only: {\"summary\": \"3-6 sentences\", \"claims\": [{\"text\": \"...\", \"run_ids\": [], \
 \"session_ids\": [], \"turn_ids\": []}]}";
@@ -243,7 +228,7 @@ impl Platform {
         let mut from_model = None;
         let mut output_mode = None;
         if let Some(client) = analyst {
-            let input = serde_json::to_string(&analysis_input(&report))?;
+            let input = serde_json::to_string(&analysis_input(&report, input_budget()))?;
             let messages = [ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(input)];
             match client
                 .complete_structured(&messages, &ANALYSIS_SCHEMA)
