@@ -282,6 +282,36 @@ async fn persona_engine_speaks_chinese_and_answers_questions_from_slots() {
 }
 
 #[tokio::test]
+async fn a_goal_in_the_other_language_is_quoted_never_spliced() {
+    // A Chinese persona given the English goal of the demo seed set, and
+    // the other way round: the goal's title is quoted as given.
+    let en_title = "Understand the quarterly sales trend";
+    let en_goal = json!({"id": "g-sales", "title": en_title, "slots": {"q1": "820", "q2": "905"}, "success_criteria": ["trend"]});
+    let zh_title = "给经理发周报邮件";
+    for seed in 0..6 {
+        let (_, port) = drive(email_target(), &zh_persona(), &en_goal, seed, 4).await;
+        let users = port.user_messages();
+        assert!(
+            users[0].contains(&format!("「{en_title}」")) && has_cjk(&users[0]),
+            "seed {seed}: a Chinese opening quoting the English goal: {:?}",
+            users[0]
+        );
+        for m in &users {
+            assert!(
+                !m.contains(&format!("我想{en_title}")) && !m.contains(&format!("帮我{en_title}")),
+                "seed {seed}: never spliced: {m:?}"
+            );
+        }
+        let (_, port) = drive(email_target(), &en_persona(3), &zh_goal(), seed, 4).await;
+        let opening = &port.user_messages()[0];
+        assert!(
+            opening.contains(&format!("\u{201c}{zh_title}\u{201d}")),
+            "seed {seed}: an English opening quoting the Chinese goal: {opening:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn persona_engine_gives_up_when_patience_runs_out() {
     let target = reply_script(&["Sorry, I cannot help with that."]);
     let (outcome, port) = drive(target.clone(), &en_persona(2), &en_goal(), 1, 12).await;

@@ -5,12 +5,32 @@
 use super::*;
 
 impl PersonaEngine {
+    /// Whether the goal is written in another language than the persona
+    /// speaks (a Chinese persona given an English goal): its title is then
+    /// quoted as given, never spliced into a sentence of the other language.
+    pub(super) fn goal_quoted(&self) -> bool {
+        has_cjk(&self.goal.title) != self.zh()
+    }
+
+    /// Text of the goal written in another language than the persona's,
+    /// quoted as given.
+    fn quoted(&self, text: &str) -> String {
+        if self.zh() {
+            format!("「{text}」")
+        } else {
+            format!("\u{201c}{text}\u{201d}")
+        }
+    }
+
     pub(super) fn title_inline(&self) -> String {
         let t = self
             .goal
             .title
             .trim()
             .trim_end_matches(['.', '。', '!', '！']);
+        if self.goal_quoted() {
+            return self.quoted(t);
+        }
         if self.zh() {
             return t.to_string();
         }
@@ -63,6 +83,9 @@ impl PersonaEngine {
             .collect();
         let expert = self.profile.technical_level >= 4;
         let mut text = match (self.profile.lang, self.profile.verbosity) {
+            // A goal in the other language: asked for as a quoted task.
+            (Lang::Zh, _) if self.goal_quoted() => format!("你好，我想请你帮忙办这件事：{title}。"),
+            (Lang::En, _) if self.goal_quoted() => format!("Hi, I need help with this: {title}."),
             (Lang::Zh, Verbosity::Terse) => format!("{title}。"),
             (Lang::Zh, Verbosity::Normal) => {
                 let t = self.pick(&["你好，我想{t}。", "能帮我{t}吗？", "我需要{t}。"]);
@@ -92,9 +115,16 @@ impl PersonaEngine {
                 t.replace("{t}", &title)
             }
         };
-        if self.profile.verbosity == Verbosity::Chatty && !self.goal.description.is_empty() {
+        let description = self.goal.description.trim();
+        if self.profile.verbosity == Verbosity::Chatty && !description.is_empty() {
             text.push(' ');
-            text.push_str(&self.goal.description);
+            if has_cjk(description) == self.zh() {
+                text.push_str(description);
+            } else if self.zh() {
+                text.push_str(&format!("具体是：{}", self.quoted(description)));
+            } else {
+                text.push_str(&format!("The details: {}", self.quoted(description)));
+            }
         }
         if !upfront.is_empty() {
             if expert {
@@ -137,15 +167,22 @@ impl PersonaEngine {
             FollowUpStrategy::Persistent => {
                 let keys: Vec<String> = self.slots.keys().cloned().collect();
                 let facts = self.give_slots(&keys);
-                let ask = if zh {
-                    format!("请帮我{title}。")
-                } else {
-                    format!("Can you please {title}?")
+                let ask = match (zh, self.goal_quoted()) {
+                    (true, false) => format!("请帮我{title}。"),
+                    (true, true) => format!("请帮我办：{title}。"),
+                    (false, false) => format!("Can you please {title}?"),
+                    (false, true) => format!("Can you please help with {title}?"),
                 };
                 format!("{ask} {facts}").trim().to_string()
             }
             FollowUpStrategy::Rephrase => {
-                let t = if zh {
+                let t = if self.goal_quoted() {
+                    if zh {
+                        "换个说法：我要办的就是{t}。"
+                    } else {
+                        "Let me put it another way: what I need is {t}."
+                    }
+                } else if zh {
                     self.pick(&["换个说法：我就是想{t}。", "我的意思是：{t}，能办吗？"])
                 } else {
                     self.pick(&[
