@@ -28,7 +28,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser, Debug)]
 #[command(
     name = "agenteval",
-    version,
+    version = env!("AGENTEVAL_BUILD_INFO"),
     about = "Evaluate conversational AI agents: fixed scenarios and exploration"
 )]
 struct Cli {

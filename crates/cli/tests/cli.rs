@@ -259,3 +259,35 @@ fn serve_prunes_old_audit_events_at_start_with_the_configured_retention() {
         "the 29-day-old event stays"
     );
 }
+
+#[test]
+fn version_names_the_revision_and_the_build_day() {
+    let out = bin()
+        .arg("--version")
+        .output()
+        .expect("agenteval --version");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    // agenteval 0.1.0 (revision 0123456789ab, built 2026-12-02)
+    let rest = text
+        .strip_prefix(concat!(
+            "agenteval ",
+            env!("CARGO_PKG_VERSION"),
+            " (revision "
+        ))
+        .unwrap_or_else(|| panic!("the version first: {text:?}"));
+    let (revision, built) = rest
+        .trim_end()
+        .trim_end_matches(')')
+        .split_once(", built ")
+        .expect("a build day");
+    assert!(
+        revision == "unknown"
+            || (revision.len() == 12 && revision.chars().all(|c| c.is_ascii_hexdigit())),
+        "a git revision: {revision:?}"
+    );
+    assert!(
+        built.len() == 10 && built.chars().filter(|c| *c == '-').count() == 2,
+        "a day: {built:?}"
+    );
+}
