@@ -141,35 +141,69 @@ fn fill<'t>(template: &str, text: &'t str) -> Option<&'t str> {
     (!middle.trim().is_empty()).then_some(middle.trim())
 }
 
-/// The key under which the report groups an issue text.
-pub fn issue_group_key(text: &str) -> String {
+/// The catalogue entry `text` is a phrasing of, with what fills its `{}`:
+/// a slot key, a figure or a count.
+fn catalogue_match(text: &str) -> Option<(&'static Phrasing, Option<String>)> {
     let folded = issue_key(text);
     for p in CATALOGUE {
         for template in [p.en, p.zh] {
             match p.param {
-                Param::None if issue_key(template) == folded => {
-                    return format!("builtin:{}", p.key);
-                }
+                Param::None if issue_key(template) == folded => return Some((p, None)),
                 Param::None => {}
                 Param::Slot => {
                     if let Some(label) = fill(template, &folded) {
-                        return format!("builtin:{}:{}", p.key, slot_of_label(label));
+                        return Some((p, Some(slot_of_label(label))));
                     }
                 }
                 Param::Number | Param::Count => {
                     if let Some(n) = fill(template, &folded)
                         && n.chars().all(|c| c.is_ascii_digit() || ".,-".contains(c))
                     {
-                        return match p.param {
-                            Param::Count => format!("builtin:{}", p.key),
-                            _ => format!("builtin:{}:{n}", p.key),
-                        };
+                        return Some((p, Some(n.to_string())));
                     }
                 }
             }
         }
     }
-    folded
+    None
+}
+
+/// The key under which the report groups an issue text.
+pub fn issue_group_key(text: &str) -> String {
+    match catalogue_match(text) {
+        Some((p, None))
+        | Some((
+            p @ Phrasing {
+                param: Param::Count,
+                ..
+            },
+            _,
+        )) => {
+            format!("builtin:{}", p.key)
+        }
+        Some((p, Some(param))) => format!("builtin:{}:{param}", p.key),
+        None => issue_key(text),
+    }
+}
+
+/// A catalogue phrasing in English and in Chinese, whichever language it
+/// was reported in, so that a reader of either language reads the issue in
+/// theirs; `None` for free text (only its writer's words exist).
+pub fn both_phrasings(text: &str) -> Option<[String; 2]> {
+    let (p, param) = catalogue_match(text)?;
+    let render = |template: &str, zh: bool| match (&param, p.param) {
+        (None, _) => template.to_string(),
+        (Some(slot), Param::Slot) => {
+            let label = SLOT_LABELS
+                .iter()
+                .find(|(key, _, _)| key == slot)
+                .map(|(_, en, zh_label)| if zh { *zh_label } else { *en }.to_string())
+                .unwrap_or_else(|| slot.replace('_', " "));
+            template.replace("{}", &label)
+        }
+        (Some(n), _) => template.replace("{}", n),
+    };
+    Some([render(p.en, false), render(p.zh, true)])
 }
 
 #[cfg(test)]
@@ -228,6 +262,50 @@ mod tests {
             issue_group_key("stated a figure (12.5) that is not in anything I gave"),
             issue_group_key("stated a figure (905) that is not in anything I gave"),
             "another invented figure is another issue"
+        );
+    }
+
+    #[test]
+    fn a_catalogue_phrasing_is_given_in_both_languages() {
+        use super::both_phrasings;
+        let both = |t: &str| both_phrasings(t).map(|[en, zh]| (en, zh));
+        let repeated = Some((
+            "target repeated the same reply".to_string(),
+            "对方重复了同样的回复".to_string(),
+        ));
+        assert_eq!(both("对方重复了同样的回复"), repeated);
+        assert_eq!(both("Target repeated the same reply."), repeated);
+        assert_eq!(
+            both("对方重复询问收件人"),
+            Some((
+                "asked for the recipient twice".into(),
+                "对方重复询问收件人".into()
+            )),
+            "the slot's label in each language"
+        );
+        assert_eq!(
+            both("gave up after 2 unhelpful replies"),
+            Some((
+                "gave up after 2 unhelpful replies".into(),
+                "连续2次没有得到有用的回复，放弃了".into()
+            ))
+        );
+        assert_eq!(
+            both("stated a figure (12.5) that is not in anything I gave"),
+            Some((
+                "stated a figure (12.5) that is not in anything I gave".into(),
+                "对方给出了我没提供、目标里也没有的数字（12.5）".into()
+            ))
+        );
+        assert_eq!(
+            both("asked for the q2 twice").map(|b| b.1),
+            Some("对方重复询问q2".to_string()),
+            "an unnamed slot keeps its key"
+        );
+        assert_eq!(
+            both("The bot forgot my name"),
+            None,
+            "free text has only its own words"
         );
     }
 
