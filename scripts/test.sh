@@ -47,7 +47,7 @@ step "API fuzzing: schemathesis on every route of the OpenAPI document"
 # building the CLI alone (another feature set, dozens of crates again).
 AGENTEVAL_BIN="${CARGO_TARGET_DIR:-target}/debug/agenteval" bash scripts/schemathesis.sh 50
 
-step "desktop window under Xvfb"
+step "package: the .deb built, unpacked, its demo and its desktop window run under Xvfb"
 bash tests/desktop/run.sh
 
 step "all tests passed (build output: $(du -sh target | cut -f1))"

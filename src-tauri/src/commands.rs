@@ -314,7 +314,14 @@ pub async fn resume_patrol(patrol: State<'_, PatrolControl>) -> Reply<PatrolStat
 #[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct AppInfo {
     pub version: String,
+    /// The git revision the app was built from (`unknown` outside git).
+    pub revision: String,
+    /// The day it was built (UTC), `YYYY-MM-DD`.
+    pub built: String,
     pub data_dir: String,
+    /// Where the user's own scenario packs go (listed apart from the
+    /// shipped ones).
+    pub user_packs_dir: String,
     pub log_dir: String,
     pub scenarios_loaded: u32,
     pub scenario_errors: Vec<String>,
@@ -330,8 +337,13 @@ pub async fn app_info(
     store: State<'_, SettingsStore>,
 ) -> Reply<AppInfo> {
     Ok(AppInfo {
-        version: env!("CARGO_PKG_VERSION").into(),
+        version: agenteval_build_info::VERSION.into(),
+        revision: agenteval_build_info::REVISION.into(),
+        built: agenteval_build_info::BUILT.into(),
         data_dir: info.data_dir.display().to_string(),
+        user_packs_dir: agenteval_engine::scenario::user_packs_dir(&info.data_dir)
+            .display()
+            .to_string(),
         log_dir: info.log_dir.display().to_string(),
         scenarios_loaded: platform.scenarios.len() as u32,
         scenario_errors: info.scenario_errors.clone(),

@@ -3,6 +3,8 @@
 //! scheduler, forwards the platform's events to the webview and exposes the
 //! engine's operations as commands (see [`commands`]).
 
+#[cfg(test)]
+mod command_names;
 pub mod commands;
 pub mod keychain;
 pub mod rendering;
@@ -78,14 +80,17 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
 }
 
 /// Where the scenario packs come from: the folder `AGENTEVAL_SCENARIOS`
-/// names, if any, then the packs shipped in the binary (a folder's pack
-/// replaces the shipped pack of the same name).
-fn scenario_sources() -> Vec<PackSource> {
-    std::env::var_os("AGENTEVAL_SCENARIOS")
-        .map(|dir| PackSource::Dir(PathBuf::from(dir)))
-        .into_iter()
-        .chain([PackSource::Shipped])
-        .collect()
+/// names, if any, the user's packs in the data folder (created empty at
+/// the first start, for them to fill), then the packs shipped in the binary
+/// (a folder's pack replaces the shipped pack of the same name).
+fn scenario_sources(data_dir: &Path) -> Vec<PackSource> {
+    if let Err(e) = std::fs::create_dir_all(agenteval_engine::scenario::user_packs_dir(data_dir)) {
+        tracing::warn!(error = %e, "cannot create the folder for your own scenario packs");
+    }
+    agenteval_engine::scenario::pack_sources(
+        std::env::var_os("AGENTEVAL_SCENARIOS").map(PathBuf::from),
+        data_dir,
+    )
 }
 
 /// Loads the scenario packs into the platform's catalog; invalid files are
@@ -98,6 +103,7 @@ async fn load_scenarios(platform: &Platform, sources: &[PackSource]) -> Vec<Stri
     };
     tracing::info!(
         loaded = report.scenarios.len(),
+        shipped = report.scenarios.iter().filter(|s| s.shipped).count(),
         errors = report.errors.len(),
         ?sources,
         "scenarios loaded"
@@ -261,7 +267,7 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     let platform = tauri::async_runtime::block_on(Platform::builder(&data_dir).open())
         .map_err(|e| anyhow::anyhow!("cannot open the data folder: {e}"))?;
     let scenario_errors =
-        tauri::async_runtime::block_on(load_scenarios(&platform, &scenario_sources()));
+        tauri::async_runtime::block_on(load_scenarios(&platform, &scenario_sources(&data_dir)));
     if let Err(e) = tauri::async_runtime::block_on(ensure_demo_target(&platform)) {
         tracing::warn!(error = %e, "could not create the demo target");
     }
@@ -397,6 +403,62 @@ mod tests {
         assert!(
             text.contains("createCampaign"),
             "every registered command appears in the bindings"
+        );
+    }
+
+    /// The window may call exactly the registered commands: each one in the
+    /// generated bindings has its permission in the build manifest and in
+    /// the main window's capability file, and nothing else is granted.
+    #[test]
+    fn the_window_is_granted_exactly_the_registered_commands() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let bindings =
+            std::fs::read_to_string(root.join("../ui/src/bindings.ts")).expect("bindings");
+        let mut invoked: Vec<&str> = bindings
+            .split("__TAURI_INVOKE(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        invoked.sort_unstable();
+        let mut listed = command_names::COMMANDS.to_vec();
+        listed.sort_unstable();
+        assert_eq!(
+            invoked, listed,
+            "src/command_names.rs lists every registered command once"
+        );
+
+        let capability: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join("capabilities/main.json")).expect("capability file"),
+        )
+        .expect("capability JSON");
+        assert_eq!(capability["windows"], serde_json::json!(["main"]));
+        let granted: Vec<&str> = capability["permissions"]
+            .as_array()
+            .expect("permissions")
+            .iter()
+            .filter_map(|p| p.as_str())
+            .collect();
+        let mut own: Vec<String> = granted
+            .iter()
+            .filter_map(|p| p.strip_prefix("allow-"))
+            .map(|p| p.replace('-', "_"))
+            .collect();
+        own.sort_unstable();
+        assert_eq!(own, listed, "each command granted by name");
+        let plugins: Vec<&str> = granted
+            .iter()
+            .copied()
+            .filter(|p| p.contains(':'))
+            .collect();
+        assert_eq!(
+            plugins,
+            [
+                "core:event:allow-listen",
+                "core:event:allow-unlisten",
+                "dialog:allow-save",
+                "opener:allow-reveal-item-in-dir"
+            ],
+            "no plugin permission beyond what the UI calls"
         );
     }
 

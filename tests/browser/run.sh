@@ -31,6 +31,20 @@ trap cleanup EXIT
 # 61 s: the demo's one-week window at the largest time scale allowed (10000).
 "$BIN" demo --data-dir "$TMP/data" --seconds 61 --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1 || { cat "$TMP/demo.log"; exit 1; }
 
+# A pack of the user's own in the data folder, listed apart from the shipped ones.
+mkdir -p "$TMP/data/scenarios/my_pack"
+cat > "$TMP/data/scenarios/my_pack/greeting.yaml" <<'YAML'
+scenarios:
+  - id: mine.greeting
+    title: Greets the customer by name
+    tags: [en]
+    turns:
+      - user: Hello, I am Ada.
+        checks:
+          - type: contains
+            value: Ada
+YAML
+
 "$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" > "$TMP/server.log" 2>&1 &
 SERVER=$!
 

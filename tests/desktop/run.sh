@@ -1,33 +1,49 @@
 #!/usr/bin/env bash
-# Real-window check: builds the desktop app with the UI embedded, starts it
-# under Xvfb on a fresh data folder, and writes a screenshot of the screen to
-# target/screenshot-desktop.png. The data folder is first filled by
-# `agenteval demo` when it can run, so that the list shows a campaign.
-# Fails when the app exits early.
+# The package as a user gets it, and the real window: builds the .deb (a
+# debug build, the one the other tests use), unpacks it into a temporary
+# folder (dpkg-deb -x, no system install), checks what it holds, and from an
+# unrelated folder runs the unpacked `agenteval demo` to a Markdown report
+# and starts the unpacked desktop app under Xvfb on that demo's data folder.
+# Passes when the app renders the campaign list (screenshot in
+# target/screenshot-desktop.png) with the shipped scenario packs loaded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 SHOT="$ROOT/target/screenshot-desktop.png"
 WAIT="${AGENTEVAL_SCREENSHOT_WAIT:-8}"
 
-if [ ! -x ui/node_modules/.bin/vite ]; then (cd ui && npm ci --no-audit --no-fund --loglevel=error); fi
-if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/dist/index.html -print -quit)" ]; then
-  (cd ui && npm run build --silent)
-fi
-cargo build --workspace --features agenteval-desktop/custom-protocol
-BIN="$TARGET_DIR/debug/agenteval-desktop"
+bash scripts/package.sh --debug
+deb=$(ls dist/*.deb)
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$ROOT/target"
 rm -f "$SHOT"
 
-if "$TARGET_DIR/debug/agenteval" demo --seconds 3 --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1; then
-  echo "data folder seeded with the demo campaign"
-else
-  echo "no demo data (agenteval demo failed; see below); the app starts empty"; tail -n 3 "$TMP/demo.log"
-fi
+dpkg-deb -x "$deb" "$TMP/pkg"
+fail() { echo "package check failed: $*"; dpkg-deb -c "$deb"; exit 1; }
+APP="$TMP/pkg/usr/bin/agenteval-desktop"
+CLI="$TMP/pkg/usr/bin/agenteval"
+[ -x "$APP" ] || fail "no desktop app at /usr/bin/agenteval-desktop"
+[ -x "$CLI" ] || fail "no agenteval command at /usr/bin/agenteval"
+entry=$(ls "$TMP"/pkg/usr/share/applications/*.desktop 2>/dev/null | head -1)
+[ -n "$entry" ] || fail "no desktop entry"
+grep -q '^Exec=agenteval-desktop' "$entry" || fail "the desktop entry does not start the app: $(cat "$entry")"
+icon=$(sed -n 's/^Icon=//p' "$entry")
+compgen -G "$TMP/pkg/usr/share/icons/hicolor/*/apps/$icon.png" > /dev/null || fail "no icon named $icon"
+dpkg-deb -f "$deb" Depends | grep -q libwebkit2gtk-4.1 || fail "the package does not depend on WebKitGTK"
+echo "package: $(basename "$deb") holds the app, agenteval, $(basename "$entry") and the $icon icons"
+
+# From a folder that has nothing of the repository: the packs must come
+# from the binaries themselves.
+mkdir -p "$TMP/elsewhere"
+cd "$TMP/elsewhere"
+"$CLI" --version
+"$CLI" demo --seconds 3 --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1 \
+  || { echo "the unpacked agenteval demo failed:"; cat "$TMP/demo.log"; exit 1; }
+grep -q "pass rate" "$TMP/demo.md" || { echo "the demo report has no pass rate:"; head -30 "$TMP/demo.md"; exit 1; }
+echo "unpacked agenteval demo wrote $(wc -l < "$TMP/demo.md") lines of Markdown"
+
 export AGENTEVAL_DATA_DIR="$TMP/data" XDG_DATA_HOME="$TMP/xdg" XDG_CONFIG_HOME="$TMP/xdg"
 # The app is started as a user starts it: with no rendering variables. On a
 # machine without a GPU render node (Xvfb here) it sets up software rendering
@@ -40,14 +56,20 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
   import -window root "$3"
   grep -oE "[^/]*(LLVM|_dri)[^/]*\.so[.0-9]*" "/proc/$app/maps" | sort -u > "$1/gl-libraries" || true
   kill "$app"; wait "$app" 2>/dev/null || true
-' "$BIN" "$TMP" "$WAIT" "$SHOT"
+' "$APP" "$TMP" "$WAIT" "$SHOT"
+cd "$ROOT"
 if ! compgen -G "/dev/dri/renderD*" > /dev/null && [ -s "$TMP/gl-libraries" ]; then
   echo "no GPU render node here, yet the app process loaded a GL driver:"; cat "$TMP/gl-libraries"; exit 1
 fi
+# The app's log names what it loaded: the shipped packs, from the binary.
+log=$(find "$TMP/xdg" -name 'agenteval-desktop.log' | head -1)
+loaded=$(grep -h "scenarios loaded" "$log" 2>/dev/null | tail -1)
+shipped=$(sed -nE 's/.*shipped=([0-9]+).*/\1/p' <<< "$loaded")
+if [ "${shipped:-0}" -lt 1 ]; then echo "the app loaded no shipped scenario packs: ${loaded:-no log line}"; cat "$TMP/app.log"; exit 1; fi
 # A blank screen or a bare page (a few hundred anti-aliased text colours)
 # means the UI did not render; the campaign list has over a thousand.
 colours=$(convert "$SHOT" -format %k info:)
 if [ "${colours:-0}" -lt 500 ]; then
   echo "the screenshot has only $colours colours: the window did not render"; exit 1
 fi
-echo "screenshot: $SHOT ($colours colours)"
+echo "unpacked app: $shipped shipped scenarios loaded; screenshot $SHOT ($colours colours)"

@@ -106,7 +106,16 @@ export type ApiSettings = {
 /**  Where things are, for the settings page and support. */
 export type AppInfo = {
 	version: string,
+	/**  The git revision the app was built from (`unknown` outside git). */
+	revision: string,
+	/**  The day it was built (UTC), `YYYY-MM-DD`. */
+	built: string,
 	data_dir: string,
+	/**
+	 *  Where the user's own scenario packs go (listed apart from the
+	 *  shipped ones).
+	 */
+	user_packs_dir: string,
 	log_dir: string,
 	scenarios_loaded: number,
 	scenario_errors: string[],
@@ -988,6 +997,8 @@ export type ScenarioSummary = {
 	pack: string,
 	group: string | null,
 	turns: number,
+	/**  A shipped pack's, or one from a folder (the user's own packs). */
+	shipped: boolean,
 };
 
 export type SeedCell = {

@@ -28,7 +28,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser, Debug)]
 #[command(
     name = "agenteval",
-    version = env!("AGENTEVAL_BUILD_INFO"),
+    version = agenteval_build_info::DESCRIPTION,
     about = "Evaluate conversational AI agents: fixed scenarios and exploration"
 )]
 struct Cli {
@@ -46,8 +46,8 @@ enum Command {
         /// Where to write the Markdown report (default: <data-dir>/demo-report.md).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// More scenario packs, besides the shipped ones (default: ./scenarios when present); a pack here replaces the shipped pack of its name.
-        #[arg(long)]
+        /// More scenario packs (also AGENTEVAL_SCENARIOS), besides your packs in <data-dir>/scenarios and the shipped ones; a pack here replaces the shipped pack of its name.
+        #[arg(long, env = "AGENTEVAL_SCENARIOS")]
         scenarios: Option<PathBuf>,
         /// Real seconds the demo campaign's one-week window takes.
         #[arg(long, default_value_t = 20)]
@@ -63,8 +63,8 @@ enum Command {
         /// API key clients must send as X-API-Key (or AGENTEVAL_API_KEY); generated and printed when absent.
         #[arg(long, env = "AGENTEVAL_API_KEY", hide_env_values = true)]
         api_key: Option<String>,
-        /// More scenario packs, besides the shipped ones (default: ./scenarios when present); a pack here replaces the shipped pack of its name.
-        #[arg(long)]
+        /// More scenario packs (also AGENTEVAL_SCENARIOS), besides your packs in <data-dir>/scenarios and the shipped ones; a pack here replaces the shipped pack of its name.
+        #[arg(long, env = "AGENTEVAL_SCENARIOS")]
         scenarios: Option<PathBuf>,
         /// The built UI to serve at / (default: ./ui/dist when present).
         #[arg(long)]
@@ -184,6 +184,14 @@ enum Command {
 
 #[derive(Subcommand, Debug)]
 enum ScenariosCommand {
+    /// Lists the packs `demo`, `serve` and `run` load: your own (from the folders) apart from the shipped ones.
+    List {
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// One more folder of packs (also AGENTEVAL_SCENARIOS).
+        #[arg(long, env = "AGENTEVAL_SCENARIOS")]
+        scenarios: Option<PathBuf>,
+    },
     /// Validates scenario packs; errors name file and line; exits non-zero on any error.
     Check { dir: PathBuf },
     /// Derives a scenario pack from a skill manifest (seed 001's shape).
@@ -263,7 +271,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let data_dir = data_dir_or_default(data_dir)?;
             runtime()?.block_on(demo::run(demo::DemoOptions {
-                scenarios: scenario_sources(scenarios)?,
+                scenarios: scenario_sources(scenarios, &data_dir)?,
                 out: out.unwrap_or_else(|| data_dir.join("demo-report.md")),
                 data_dir,
                 seconds,
@@ -341,6 +349,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             ExitCode::FAILURE
         }),
         Command::Scenarios {
+            command:
+                ScenariosCommand::List {
+                    data_dir,
+                    scenarios,
+                },
+        } => {
+            let data_dir = data_dir_or_default(data_dir)?;
+            let sources = scenario_sources(scenarios, &data_dir)?;
+            Ok(if scenarios_cmd::list(&sources) {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Scenarios {
             command: ScenariosCommand::FromSkill { manifest, out },
         } => {
             scenarios_cmd::from_skill(&manifest, out.as_deref())?;
@@ -384,20 +407,14 @@ pub fn data_dir_or_default(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     }
 }
 
-/// Where the scenario packs come from: `--scenarios DIR` (which must exist),
-/// else `./scenarios` when present, then the packs shipped in the binary
-/// (a folder's pack replaces the shipped pack of the same name).
-pub fn scenario_sources(dir: Option<PathBuf>) -> anyhow::Result<Vec<PackSource>> {
-    let dir = match dir {
-        Some(d) if d.is_dir() => Some(d),
-        Some(d) => anyhow::bail!("scenario folder {} does not exist", d.display()),
-        None => Some(PathBuf::from("scenarios")).filter(|d| d.is_dir()),
-    };
-    Ok(dir
-        .map(PackSource::Dir)
-        .into_iter()
-        .chain([PackSource::Shipped])
-        .collect())
+/// Where the scenario packs come from: `--scenarios DIR` (which must
+/// exist), the user's packs in the data folder, then the packs shipped in
+/// the binary (a folder's pack replaces the shipped pack of the same name).
+pub fn scenario_sources(dir: Option<PathBuf>, data_dir: &Path) -> anyhow::Result<Vec<PackSource>> {
+    if let Some(d) = dir.as_ref().filter(|d| !d.is_dir()) {
+        anyhow::bail!("scenario folder {} does not exist", d.display());
+    }
+    Ok(agenteval_engine::scenario::pack_sources(dir, data_dir))
 }
 
 pub async fn open(data_dir: &Path) -> anyhow::Result<Arc<Platform>> {
@@ -423,7 +440,7 @@ pub fn user_error(e: agenteval_engine::Error) -> anyhow::Error {
 
 /// Loads the scenario packs of `sources`, reporting invalid files; returns
 /// how many scenarios were loaded.
-/// `./scenarios and the shipped packs`, for what start-up prints.
+/// `./more and the shipped packs`, for what start-up prints.
 pub fn describe_sources(sources: &[PackSource]) -> String {
     sources
         .iter()
@@ -467,7 +484,7 @@ async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         audit_retention_days,
     } = options;
     let platform = open(&data_dir).await?;
-    let sources = scenario_sources(scenarios)?;
+    let sources = scenario_sources(scenarios, &data_dir)?;
     let n = load_scenarios(&platform, &sources).await?;
     eprintln!("loaded {n} scenarios ({})", describe_sources(&sources));
     let api_key = match api_key.filter(|k| !k.is_empty()) {

@@ -1,6 +1,7 @@
-//! `agenteval scenarios check DIR` and `agenteval scenarios from-skill MANIFEST`.
+//! `agenteval scenarios list`, `agenteval scenarios check DIR` and
+//! `agenteval scenarios from-skill MANIFEST`.
 
-use agenteval_engine::scenario::{from_skill, load_dir};
+use agenteval_engine::scenario::{PackSource, from_skill, load_dir, load_sources};
 use anyhow::Context;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,6 +40,35 @@ pub fn check(dir: &Path) -> anyhow::Result<bool> {
         return Ok(false);
     }
     Ok(report.errors.is_empty())
+}
+
+/// Prints the packs the sources give, the user's own (from folders) apart
+/// from the shipped ones, with their scenario counts, then any loading
+/// error. Returns whether everything loaded.
+pub fn list(sources: &[PackSource]) -> bool {
+    let report = load_sources(sources);
+    let mut packs: BTreeMap<(bool, &str), usize> = BTreeMap::new();
+    for s in &report.scenarios {
+        *packs.entry((s.shipped, s.pack.as_str())).or_default() += 1;
+    }
+    for (shipped, heading) in [(false, "your packs"), (true, "shipped packs")] {
+        let rows: Vec<String> = packs
+            .iter()
+            .filter(|((s, _), _)| *s == shipped)
+            .map(|((_, p), n)| format!("  {p:<24} {n} scenario(s)"))
+            .collect();
+        println!("{heading}:");
+        if rows.is_empty() {
+            println!("  (none)");
+        }
+        for r in rows {
+            println!("{r}");
+        }
+    }
+    for e in &report.errors {
+        println!("error: {e}");
+    }
+    report.errors.is_empty()
 }
 
 /// Derives a scenario pack from a skill manifest; writes it to

@@ -291,3 +291,40 @@ fn version_names_the_revision_and_the_build_day() {
         "a day: {built:?}"
     );
 }
+
+#[test]
+fn scenarios_list_shows_the_users_packs_apart_from_the_shipped_ones() {
+    let data = tempfile::tempdir().expect("tmp");
+    let own = data.path().join("scenarios/my_pack");
+    std::fs::create_dir_all(&own).expect("mkdir");
+    std::fs::write(
+        own.join("mine.yaml"),
+        "scenarios:\n  - id: mine.one\n    title: One\n    turns:\n      - user: hello\n",
+    )
+    .expect("write");
+    let out = bin()
+        .args(["scenarios", "list", "--data-dir"])
+        .arg(data.path())
+        .env_remove("AGENTEVAL_SCENARIOS")
+        .current_dir(data.path())
+        .output()
+        .expect("agenteval scenarios list");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let (yours, shipped) = text
+        .split_once("shipped packs:")
+        .unwrap_or_else(|| panic!("two lists: {text}"));
+    assert!(yours.starts_with("your packs:\n"), "{text}");
+    assert!(
+        yours.contains("my_pack") && yours.contains("1 scenario(s)"),
+        "{text}"
+    );
+    assert!(
+        !yours.contains("send_email"),
+        "a shipped pack is not listed as yours: {text}"
+    );
+    for pack in ["send_email", "office_agent", "customer_service"] {
+        assert!(shipped.contains(pack), "{pack} is shipped: {text}");
+    }
+    assert!(!shipped.contains("my_pack"), "{text}");
+}

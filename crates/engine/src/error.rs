@@ -174,19 +174,38 @@ impl From<rusqlite::Error> for Error {
     }
 }
 
+impl Error {
+    /// The database knows migration `schema`, which this build does not:
+    /// a newer AgentEval wrote it (`written_by`, when it recorded itself).
+    pub(crate) fn newer_data_folder(schema: i64, written_by: Option<&str>) -> Self {
+        let this = env!("CARGO_PKG_VERSION");
+        // A development build of the same version may run ahead.
+        let written_by = written_by.filter(|v| *v != this);
+        let by = match written_by {
+            Some(v) => format!("AgentEval {v}, newer than this one ({this})"),
+            None => format!("a newer AgentEval than this one ({this})"),
+        };
+        Self::new(
+            ErrorCode::Conflict,
+            format!(
+                "this data folder was written by {by}: its database is at schema version \
+                 {schema}, which this build does not know"
+            ),
+            format!(
+                "Open it with AgentEval {} or later, or choose another data folder \
+                 (AGENTEVAL_DATA_DIR).",
+                written_by.unwrap_or("the newer")
+            ),
+        )
+    }
+}
+
 impl From<sqlx::migrate::MigrateError> for Error {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
         match e {
-            // The database knows a migration this build does not.
-            sqlx::migrate::MigrateError::VersionMissing(version) => Self::new(
-                ErrorCode::Conflict,
-                format!(
-                    "this data folder was written by a newer AgentEval (its database is at \
-                     schema version {version}, which this build does not know)"
-                ),
-                "Open it with the newer AgentEval, or choose another data folder \
-                 (AGENTEVAL_DATA_DIR).",
-            ),
+            sqlx::migrate::MigrateError::VersionMissing(version) => {
+                Self::newer_data_folder(version, None)
+            }
             e => Self::internal(e),
         }
     }

@@ -35,7 +35,30 @@ pub async fn open_url(url: &str) -> Result<Db> {
         .test_before_acquire(false)
         .connect_with(options)
         .await?;
-    sqlx::migrate!("./migrations").run(&pool).await?;
+    match sqlx::migrate!("./migrations").run(&pool).await {
+        Ok(()) => {}
+        Err(sqlx::migrate::MigrateError::VersionMissing(schema)) => {
+            // A newer build left its version here (migration 0016 on).
+            let by: Option<String> =
+                sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
+                    .fetch_optional(&pool)
+                    .await
+                    .ok()
+                    .flatten();
+            return Err(crate::error::Error::newer_data_folder(
+                schema,
+                by.as_deref(),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    sqlx::query(
+        "INSERT INTO app_meta (key, value) VALUES ('written_by', ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )
+    .bind(env!("CARGO_PKG_VERSION"))
+    .execute(&pool)
+    .await?;
     Ok(pool)
 }
 

@@ -705,6 +705,7 @@ mod tests {
                 checks: vec![],
             }],
             source_file: "s.yaml".into(),
+            shipped: false,
             source_line: 1,
             content_hash: "h".into(),
         }]);

@@ -24,6 +24,10 @@ use serde::{Deserialize, Serialize};
 pub struct Health {
     pub status: String,
     pub version: String,
+    /// The git revision the server was built from (`unknown` outside git).
+    pub revision: String,
+    /// The day it was built (UTC), `YYYY-MM-DD`.
+    pub built: String,
 }
 
 /// Liveness; the only route that needs no key.
@@ -31,7 +35,9 @@ pub struct Health {
 pub async fn health() -> Json<Health> {
     Json(Health {
         status: "ok".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
+        version: agenteval_build_info::VERSION.into(),
+        revision: agenteval_build_info::REVISION.into(),
+        built: agenteval_build_info::BUILT.into(),
     })
 }
 

@@ -176,7 +176,24 @@ async fn health_is_open_and_every_other_route_needs_the_key() {
     assert_eq!(res.status(), StatusCode::OK, "health needs no key");
     let body: Value = res.json().await.expect("json");
     assert_eq!(body["status"], "ok");
-    assert!(body["version"].is_string(), "health reports the version");
+    assert_eq!(
+        body["version"],
+        env!("CARGO_PKG_VERSION"),
+        "health reports the version"
+    );
+    let revision = body["revision"]
+        .as_str()
+        .expect("health names the revision");
+    assert!(
+        revision == "unknown"
+            || (revision.len() == 12 && revision.chars().all(|c| c.is_ascii_hexdigit())),
+        "{revision}"
+    );
+    assert_eq!(
+        body["built"].as_str().map(str::len),
+        Some(10),
+        "the build day: {body}"
+    );
 
     for path in [
         "/api/targets",

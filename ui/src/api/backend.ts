@@ -33,7 +33,12 @@ import type { LiveListener } from "./live";
 export type BackendInfo = {
   mode: "desktop" | "browser";
   version: string;
+  /** The git revision and the day of the build. */
+  revision: string;
+  built: string;
   dataDir?: string;
+  /** Where the user's own scenario packs go (desktop only). */
+  userPacksDir?: string;
   logDir?: string;
   scenariosLoaded?: number;
   scenarioErrors?: string[];

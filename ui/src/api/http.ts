@@ -114,8 +114,8 @@ export class HttpBackend implements Backend {
   }
 
   async info(): Promise<BackendInfo> {
-    const h = await this.json<{ status: string; version: string }>("GET", "/api/health");
-    return { mode: "browser", version: h.version };
+    const h = await this.json<{ version: string; revision: string; built: string }>("GET", "/api/health");
+    return { mode: "browser", version: h.version, revision: h.revision, built: h.built };
   }
   listTargets() {
     return this.json<Target[]>("GET", "/api/targets");

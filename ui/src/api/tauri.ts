@@ -54,7 +54,10 @@ export class TauriBackend implements Backend {
     return {
       mode: "desktop",
       version: i.version,
+      revision: i.revision,
+      built: i.built,
       dataDir: i.data_dir,
+      userPacksDir: i.user_packs_dir,
       logDir: i.log_dir,
       scenariosLoaded: i.scenarios_loaded,
       scenarioErrors: i.scenario_errors,

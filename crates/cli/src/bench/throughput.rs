@@ -27,7 +27,7 @@ pub struct Options {
     /// the engine.
     #[arg(long, default_value_t = 5)]
     pub ceiling_seconds: u64,
-    /// Scenario packs (default: ./scenarios).
+    /// More scenario packs, besides the shipped ones.
     #[arg(long)]
     pub scenarios: Option<PathBuf>,
     /// Keep the database in this folder instead of a temporary one.
@@ -44,7 +44,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     );
     let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
     let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
-    load_scenarios(&platform, &crate::scenario_sources(o.scenarios)?).await?;
+    load_scenarios(&platform, &crate::scenario_sources(o.scenarios, &dir)?).await?;
 
     // The target's ceiling is measured in two halves, before and after the
     // engine, so that a change of machine speed during the run weighs on

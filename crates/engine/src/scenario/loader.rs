@@ -183,6 +183,26 @@ fn files_of(source: &PackSource, report: &mut LoadReport) -> Vec<SourceFile> {
     }
 }
 
+/// The folder of a data folder that holds the user's own scenario packs.
+pub fn user_packs_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("scenarios")
+}
+
+/// Where a shell loads its packs from, in order (a folder's pack replaces
+/// the shipped pack of the same name): `extra` (`--scenarios DIR`,
+/// `AGENTEVAL_SCENARIOS`), the user's packs in the data folder
+/// ([`user_packs_dir`]) when it exists, then the packs shipped in the
+/// binary.
+pub fn pack_sources(extra: Option<PathBuf>, data_dir: &Path) -> Vec<PackSource> {
+    let user = Some(user_packs_dir(data_dir)).filter(|d| d.is_dir());
+    extra
+        .into_iter()
+        .chain(user)
+        .map(PackSource::Dir)
+        .chain([PackSource::Shipped])
+        .collect()
+}
+
 /// Loads every pack of each source in turn (see [`load_dirs`] and
 /// [`PackSource::Shipped`]).
 pub fn load_sources(sources: &[PackSource]) -> LoadReport {
@@ -216,7 +236,10 @@ pub fn load_sources(sources: &[PackSource]) -> LoadReport {
                 }
             };
             match parse_file(&text, &shown, &source_file, &pack) {
-                Ok(scenarios) => {
+                Ok(mut scenarios) => {
+                    for s in &mut scenarios {
+                        s.shipped = *source == PackSource::Shipped;
+                    }
                     let mut dup_errors = Vec::new();
                     for s in &scenarios {
                         if let Some(other) = seen.get(&s.id) {
@@ -425,6 +448,7 @@ pub fn parse_file(
                 })
                 .collect(),
             source_file: source_file.to_string(),
+            shipped: false,
             source_line: start as u32,
             content_hash: String::new(),
         };
@@ -573,6 +597,7 @@ pub fn content_hash(s: &Scenario) -> String {
     if let Some(obj) = value.as_object_mut() {
         obj.remove("pack");
         obj.remove("source_file");
+        obj.remove("shipped");
         obj.remove("source_line");
         obj.remove("content_hash");
     }

@@ -11,7 +11,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-pub use loader::{LoadError, LoadReport, PackSource, load_dir, load_dirs, load_sources};
+pub use loader::{
+    LoadError, LoadReport, PackSource, load_dir, load_dirs, load_sources, pack_sources,
+    user_packs_dir,
+};
 
 /// A fixed scenario as loaded and validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -44,6 +47,10 @@ pub struct Scenario {
     pub turns: Vec<ScenarioTurn>,
     /// File the scenario came from, relative to the scenarios root.
     pub source_file: String,
+    /// One of the packs shipped with AgentEval (built into the binary),
+    /// rather than a folder's: the user's own, or a replacement.
+    #[serde(default)]
+    pub shipped: bool,
     /// 1-based line of the scenario in its file.
     pub source_line: u32,
     /// SHA-256 of the scenario's canonical definition.
@@ -141,6 +148,8 @@ pub struct ScenarioSummary {
     pub pack: String,
     pub group: Option<String>,
     pub turns: u32,
+    /// A shipped pack's, or one from a folder (the user's own packs).
+    pub shipped: bool,
 }
 
 impl From<&Scenario> for ScenarioSummary {
@@ -152,6 +161,7 @@ impl From<&Scenario> for ScenarioSummary {
             pack: s.pack.clone(),
             group: s.group.clone(),
             turns: s.turns.len() as u32,
+            shipped: s.shipped,
         }
     }
 }

@@ -26,6 +26,7 @@ fn scenario(facts: &[&str]) -> Scenario {
             checks: vec![],
         }],
         source_file: "t.yaml".into(),
+        shipped: false,
         source_line: 1,
         content_hash: String::new(),
     }

@@ -30,6 +30,7 @@ fn scenario(id: &str, turns: usize) -> Scenario {
             })
             .collect(),
         source_file: "test.yaml".into(),
+        shipped: false,
         source_line: 1,
         content_hash: format!("hash-{id}"),
     }

@@ -31,6 +31,7 @@ fn scenario(id: &str, tag: &str, checks: Vec<Check>) -> Scenario {
             checks,
         }],
         source_file: "test.yaml".into(),
+        shipped: false,
         source_line: 1,
         content_hash: format!("hash-{id}"),
     }

@@ -324,6 +324,7 @@ fn scenario(id: &str) -> Scenario {
             checks: vec![],
         }],
         source_file: "t.yaml".into(),
+        shipped: false,
         source_line: 1,
         content_hash: "h".into(),
     }

@@ -3,7 +3,9 @@
 use agenteval_engine::channel::{ChatMessage, ChatReply};
 use agenteval_engine::checks::{TurnContext, run_checks};
 use agenteval_engine::demo_agent::DemoAgent;
-use agenteval_engine::scenario::{PackSource, Scenario, load_dir, load_dirs, load_sources};
+use agenteval_engine::scenario::{
+    PackSource, Scenario, load_dir, load_dirs, load_sources, pack_sources, user_packs_dir,
+};
 use std::path::{Path, PathBuf};
 
 fn shipped() -> PathBuf {
@@ -194,6 +196,54 @@ fn the_shipped_packs_are_built_in_and_a_folder_replaces_a_pack_by_name() {
         others(&mixed),
         others(&built_in),
         "every other shipped pack is kept"
+    );
+}
+
+#[test]
+fn the_users_packs_in_the_data_folder_load_and_are_told_apart_from_the_shipped_ones() {
+    let data = tempfile::tempdir().unwrap();
+    assert_eq!(
+        pack_sources(None, data.path()),
+        [PackSource::Shipped],
+        "no folder of one's own yet: the shipped packs only"
+    );
+    write(
+        &user_packs_dir(data.path()),
+        "my_pack/mine.yaml",
+        &GOOD.replace("good.one", "mine.own"),
+    );
+    let extra = tempfile::tempdir().unwrap();
+    let sources = pack_sources(Some(extra.path().to_path_buf()), data.path());
+    assert_eq!(
+        sources,
+        [
+            PackSource::Dir(extra.path().to_path_buf()),
+            PackSource::Dir(data.path().join("scenarios")),
+            PackSource::Shipped
+        ]
+    );
+    let loaded = load_sources(&sources);
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let own: Vec<(&str, &str)> = loaded
+        .scenarios
+        .iter()
+        .filter(|s| !s.shipped)
+        .map(|s| (s.pack.as_str(), s.id.as_str()))
+        .collect();
+    assert_eq!(
+        own,
+        [("my_pack", "mine.own")],
+        "the user's pack, marked as not shipped"
+    );
+    let shipped = loaded.scenarios.iter().filter(|s| s.shipped).count();
+    assert_eq!(
+        shipped,
+        load_sources(&[PackSource::Shipped]).scenarios.len()
+    );
+    let summary = agenteval_engine::scenario::ScenarioSummary::from(&loaded.scenarios[0]);
+    assert_eq!(
+        summary.shipped, loaded.scenarios[0].shipped,
+        "the listing says where it came from"
     );
 }
 

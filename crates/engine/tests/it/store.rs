@@ -24,3 +24,44 @@ async fn a_data_folder_from_a_newer_version_is_refused_with_a_clear_error() {
     );
     assert!(err.body.suggestion.contains("AGENTEVAL_DATA_DIR"));
 }
+
+#[tokio::test]
+async fn a_refused_data_folder_names_the_version_that_wrote_it() {
+    let tp = platform().await;
+    let this = env!("CARGO_PKG_VERSION");
+    let written: String = sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
+        .fetch_one(&tp.platform.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        written, this,
+        "opening a folder records the version that opened it"
+    );
+    // What a newer build leaves: its version and a migration unknown here.
+    sqlx::query("UPDATE app_meta SET value = '9.4.0' WHERE key = 'written_by'")
+        .execute(&tp.platform.db)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+         VALUES (9999, 'from the future', 1, x'00', 0)",
+    )
+    .execute(&tp.platform.db)
+    .await
+    .unwrap();
+    tp.platform.db.close().await;
+    let err = Platform::builder(tp.dir.path()).open().await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Conflict);
+    assert!(
+        err.body.message.contains(&format!(
+            "written by AgentEval 9.4.0, newer than this one ({this})"
+        )),
+        "{}",
+        err.body.message
+    );
+    assert!(
+        err.body.suggestion.contains("AgentEval 9.4.0 or later"),
+        "{}",
+        err.body.suggestion
+    );
+}

@@ -56,7 +56,14 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
 
   const target = targetId ?? targets.data?.[0]?.id ?? null;
   const all = scenarios.data ?? [];
-  const packs = useMemo(() => [...new Set(all.map((s) => s.pack))].sort(), [all]);
+  // The user's own packs (from a folder) are listed apart from the shipped ones.
+  const packs = useMemo(() => {
+    const names = (shipped: boolean) => [...new Set(all.filter((s) => s.shipped === shipped).map((s) => s.pack))].sort();
+    return [
+      { group: t("form.shippedPacks"), items: names(true) },
+      { group: t("form.yourPacks"), items: names(false) },
+    ].filter((g) => g.items.length > 0);
+  }, [all, t]);
   const tags = useMemo(() => [...new Set(all.flatMap((s) => s.tags))].sort(), [all]);
   const shown = all.filter((s) => (!pack || s.pack === pack) && (!tag || s.tags.includes(tag)));
   const seedErrors = validateSeeds(personas, goals);
@@ -173,14 +180,27 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
           <ScrollArea.Autosize mah={180}>
             <Checkbox.Group value={selected} onChange={setSelected}>
               <Stack gap={4}>
-                {shown.map((s) => (
-                  <Checkbox
-                    key={s.id}
-                    value={s.id}
-                    label={`${s.title} · ${s.pack}${s.tags.length ? ` · ${s.tags.join(", ")}` : ""}`}
-                    data-testid="scenario-option"
-                  />
-                ))}
+                {[false, true].map((shipped) => {
+                  const group = shown.filter((s) => s.shipped === shipped);
+                  if (group.length === 0) return null;
+                  return (
+                    <Stack gap={4} key={String(shipped)} data-testid={shipped ? "shipped-scenarios" : "own-scenarios"}>
+                      {shown.some((s) => s.shipped !== shipped) && (
+                        <Text size="xs" fw={600} c="dimmed">
+                          {shipped ? t("form.shippedPacks") : t("form.yourPacks")}
+                        </Text>
+                      )}
+                      {group.map((s) => (
+                        <Checkbox
+                          key={s.id}
+                          value={s.id}
+                          label={`${s.title} · ${s.pack}${s.tags.length ? ` · ${s.tags.join(", ")}` : ""}`}
+                          data-testid="scenario-option"
+                        />
+                      ))}
+                    </Stack>
+                  );
+                })}
               </Stack>
             </Checkbox.Group>
           </ScrollArea.Autosize>

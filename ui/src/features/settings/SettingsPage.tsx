@@ -271,7 +271,17 @@ export function SettingsPage() {
             <Table.Tbody>
               <Table.Tr>
                 <Table.Td>{t("settings.version")}</Table.Td>
-                <Table.Td>{info.data.version}</Table.Td>
+                <Table.Td data-testid="about-version">{info.data.version}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Td>{t("settings.revision")}</Table.Td>
+                <Table.Td ff="monospace" data-testid="about-revision">
+                  {info.data.revision}
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Td>{t("settings.built")}</Table.Td>
+                <Table.Td data-testid="about-built">{info.data.built}</Table.Td>
               </Table.Tr>
               <Table.Tr>
                 <Table.Td>{t("settings.mode")}</Table.Td>
@@ -281,6 +291,12 @@ export function SettingsPage() {
                 <Table.Tr>
                   <Table.Td>{t("settings.dataDir")}</Table.Td>
                   <Table.Td ff="monospace">{info.data.dataDir}</Table.Td>
+                </Table.Tr>
+              )}
+              {info.data.userPacksDir && (
+                <Table.Tr>
+                  <Table.Td>{t("settings.userPacksDir")}</Table.Td>
+                  <Table.Td ff="monospace">{info.data.userPacksDir}</Table.Td>
                 </Table.Tr>
               )}
               {info.data.logDir && (

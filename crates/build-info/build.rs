@@ -1,6 +1,5 @@
-//! Where a build comes from, for `agenteval --version`: the git revision
-//! of the source (`unknown` outside a git checkout) and the day it was
-//! built (UTC).
+//! Reads the git revision of the source (`unknown` outside a git checkout)
+//! and the day of the build (UTC).
 
 use std::process::Command;
 
@@ -13,9 +12,11 @@ fn main() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| "unknown".into());
-    let date = chrono::Utc::now().format("%Y-%m-%d");
+    let day = chrono::Utc::now().format("%Y-%m-%d");
+    println!("cargo:rustc-env=AGENTEVAL_REVISION={revision}");
+    println!("cargo:rustc-env=AGENTEVAL_BUILT={day}");
     println!(
-        "cargo:rustc-env=AGENTEVAL_BUILD_INFO={} (revision {revision}, built {date})",
+        "cargo:rustc-env=AGENTEVAL_BUILD_INFO={} (revision {revision}, built {day})",
         env!("CARGO_PKG_VERSION")
     );
     // A checkout or a new commit gives a new revision. Only paths that
