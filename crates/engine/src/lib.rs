@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod audit;
+pub mod calibration;
 pub mod campaign;
 pub mod channel;
 pub mod checks;

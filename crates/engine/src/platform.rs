@@ -46,6 +46,8 @@ pub struct Platform {
     pub(crate) writer: crate::writer::Writer,
     /// Read-only connections for reports (see [`crate::store::Readers`]).
     pub(crate) readers: Arc<crate::store::Readers>,
+    /// Calibration and consistency thresholds (see [`crate::calibration`]).
+    pub(crate) judge_policy: std::sync::RwLock<crate::calibration::JudgePolicy>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -62,6 +64,7 @@ pub struct PlatformBuilder {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     role_models: Option<RoleModels>,
+    judge_policy: crate::calibration::JudgePolicy,
 }
 
 impl PlatformBuilder {
@@ -69,6 +72,13 @@ impl PlatformBuilder {
     /// [`RoleModels::from_env`]).
     pub fn role_models(mut self, models: RoleModels) -> Self {
         self.role_models = Some(models);
+        self
+    }
+
+    /// The judge's calibration thresholds (default
+    /// [`crate::calibration::JudgePolicy::default`]).
+    pub fn judge_policy(mut self, policy: crate::calibration::JudgePolicy) -> Self {
+        self.judge_policy = policy;
         self
     }
 
@@ -83,6 +93,7 @@ impl PlatformBuilder {
     }
 
     pub async fn open(self) -> Result<Arc<Platform>> {
+        self.judge_policy.validate()?;
         let db = crate::store::open(&self.data_dir).await?;
         let secrets = Secrets::open(&self.data_dir)?;
         let http = reqwest::Client::builder()
@@ -97,6 +108,7 @@ impl PlatformBuilder {
                 self.data_dir.join(crate::store::DB_FILE),
             )),
             roles,
+            judge_policy: std::sync::RwLock::new(self.judge_policy),
             db,
             clock: self.clock,
             ids: self.ids,
@@ -127,6 +139,7 @@ impl Platform {
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidV7),
             role_models: None,
+            judge_policy: Default::default(),
         }
     }
 

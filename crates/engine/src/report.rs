@@ -138,6 +138,11 @@ pub struct CampaignReport {
     /// Which models played each role, and how each was asked for its JSON.
     #[serde(default)]
     pub models: crate::comparison::ModelsUsed,
+    /// Judge-human agreement per criterion (blind labels), when the judge
+    /// reviewed any session: until a criterion is calibrated its judge
+    /// figures are advisory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge_calibration: Option<crate::calibration::JudgeCalibration>,
 }
 
 /// Nearest-rank percentile of a value -> count table.
@@ -570,7 +575,12 @@ impl Platform {
             self.review_summary(id),
             self.models_used(id),
         )?;
+        let judge_calibration = match &exploration {
+            Some(e) if e.judge.reviewed > 0 => Some(self.judge_calibration(id).await?),
+            _ => None,
+        };
         Ok(CampaignReport {
+            judge_calibration,
             analysis,
             comparison,
             human_review,

@@ -55,6 +55,7 @@ pub(super) fn exploration_appendix(
     md: &mut String,
     e: &crate::exploration::findings::ExplorationFindings,
     models: &crate::comparison::ModelsUsed,
+    calibration: Option<&crate::calibration::JudgeCalibration>,
 ) {
     let _ = writeln!(md, "## Appendix: Exploration findings");
     let _ = writeln!(md);
@@ -101,7 +102,14 @@ pub(super) fn exploration_appendix(
         .judge
         .dimensions
         .iter()
-        .map(|(k, d)| format!("{} {:.1}/5", escape_inline(k), d.average))
+        .map(|(k, d)| {
+            format!(
+                "{} {:.1}/5 ({})",
+                escape_inline(k),
+                d.average,
+                super::calibration::advisory_word(calibration, k)
+            )
+        })
         .collect();
     let _ = writeln!(
         md,
@@ -117,6 +125,9 @@ pub(super) fn exploration_appendix(
     );
     let _ = writeln!(md);
     degraded_note(md, e);
+    if let Some(c) = calibration {
+        super::calibration::calibration_section(md, c);
+    }
     if !e.issues.is_empty() {
         let _ = writeln!(md, "### Issues found");
         let _ = writeln!(md);

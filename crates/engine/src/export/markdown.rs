@@ -219,7 +219,12 @@ pub fn markdown(report: &CampaignReport) -> String {
         comparison_appendix(&mut md, c);
     }
     if let Some(e) = &report.exploration {
-        exploration_appendix(&mut md, e, &report.models);
+        exploration_appendix(
+            &mut md,
+            e,
+            &report.models,
+            report.judge_calibration.as_ref(),
+        );
     }
     md
 }

@@ -8,6 +8,7 @@ use crate::text::truncate;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
+mod calibration;
 mod csv;
 mod exploration;
 mod junit;

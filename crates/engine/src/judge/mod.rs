@@ -25,10 +25,15 @@ use std::sync::{Arc, LazyLock};
 
 mod heuristic;
 mod model;
+mod second_pass;
 mod worker;
 
 pub use heuristic::heuristic_review;
-pub use model::{REVIEW_SCHEMA, judge_prompt, model_review, parse_judge_output, review_schema};
+pub use model::{
+    REVIEW_SCHEMA, RubricWording, judge_prompt, judge_prompt_worded, model_review,
+    model_review_worded, parse_judge_output, review_schema,
+};
+pub use second_pass::{REVERSED_AND_REWORDED, REVERSED_ROUNDS, reversed_rounds};
 use uuid::Uuid;
 pub use worker::{load_session, review_pending, review_session, spawn_worker};
 

@@ -69,10 +69,27 @@ pub fn review_schema(session: &SessionForReview) -> &'static OutputSchema {
     REVIEW_SCHEMA.get(lang_of(&persona, &goal))
 }
 
+/// How the judge's rubric is worded: the second pass of a consistency
+/// check asks the same questions in other words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RubricWording {
+    Standard,
+    Reworded,
+}
+
 /// The prompt for the judge model.
 pub fn judge_prompt(
     session: &SessionForReview,
     sampling: JudgeSampling,
+) -> (Vec<ChatMessage>, SampleInfo) {
+    judge_prompt_worded(session, sampling, RubricWording::Standard)
+}
+
+/// The prompt for the judge model, with the rubric in the given words.
+pub fn judge_prompt_worded(
+    session: &SessionForReview,
+    sampling: JudgeSampling,
+    wording: RubricWording,
 ) -> (Vec<ChatMessage>, SampleInfo) {
     let all = rounds(&session.messages);
     let sample = sample_rounds(&all, sampling.max_rounds);
@@ -106,12 +123,25 @@ pub fn judge_prompt(
         .as_ref()
         .map(Value::to_string)
         .unwrap_or_else(|| "none".into());
-    let system = "You are an independent, strict quality judge. A simulated user (the virtual \
+    let system = match wording {
+        RubricWording::Standard => {
+            "You are an independent, strict quality judge. A simulated user (the virtual \
         user) talked with an AI assistant (the target). Review the assistant on attitude, \
         professionalism and hallucination (5 = nothing invented), each scored 1-5 with a short \
         quote from the conversation as evidence. Also review the virtual user: did it stay in \
         its persona and goal, did it quit too early, did it invent facts it was not given? \
-        Answer with ONLY a JSON object.";
+        Answer with ONLY a JSON object."
+        }
+        RubricWording::Reworded => {
+            "Act as an impartial evaluator of an AI assistant. The person writing to it is \
+        simulated. Rate from 1 (very poor) to 5 (very good): the assistant's attitude (courtesy, \
+        patience, willingness to help), its professionalism (accuracy, completeness, doing what \
+        was asked) and hallucination (5 = it stated nothing it could not know), and back each \
+        rating with a brief quote. Then say whether the simulated person kept to its persona \
+        and goal, gave up too soon, or made up facts it was not given. Reply with a JSON object \
+        and nothing else."
+        }
+    };
     let user = format!(
         "Persona of the virtual user: {persona}\nGoal: {title}. {description}\nFacts the user \
          was given: {slots}\nSuccess criteria: {criteria}\nEnd reason: {end}\nThe user's own \
@@ -257,7 +287,17 @@ pub async fn model_review(
     session: &SessionForReview,
     sampling: JudgeSampling,
 ) -> Result<JudgeReview, String> {
-    let (mut messages, info) = judge_prompt(session, sampling);
+    model_review_worded(judge, session, sampling, RubricWording::Standard).await
+}
+
+/// [`model_review`] with the rubric in the given words.
+pub async fn model_review_worded(
+    judge: &dyn ChatClient,
+    session: &SessionForReview,
+    sampling: JudgeSampling,
+    wording: RubricWording,
+) -> Result<JudgeReview, String> {
+    let (mut messages, info) = judge_prompt_worded(session, sampling, wording);
     let schema = review_schema(session);
     let mut problem = String::new();
     for attempt in 0..2 {

@@ -117,6 +117,17 @@ pub async fn review_session(
     if written == 0 {
         return Ok(None);
     }
+    if status == "done" && platform.judge_policy().second_pass {
+        super::second_pass::second_pass(
+            platform,
+            session_id,
+            campaign_id,
+            &session,
+            judge,
+            sampling,
+        )
+        .await;
+    }
     platform.notify(Event::SessionChanged {
         campaign_id,
         session_id,

@@ -1,6 +1,7 @@
 //! Engine integration tests: real SQLite in temp dirs, real HTTP on 127.0.0.1.
 
 mod audit;
+mod calibration;
 mod channels;
 mod checks;
 mod clean_findings;

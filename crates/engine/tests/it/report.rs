@@ -111,6 +111,7 @@ fn fixture(name: &str) -> CampaignReport {
         comparison: None,
         human_review: None,
         models: Default::default(),
+        judge_calibration: None,
     }
 }
 

@@ -1,0 +1,575 @@
+//! The judge calibrated against people (DESIGN §11, "a judge that has
+//! earned its say"): a person labels the judge's sampled sessions blind, on
+//! the judge's own criteria, and the labels give raw agreement and Cohen's
+//! kappa per criterion with a bootstrap interval. A criterion is
+//! *calibrated* once its kappa reaches [`JudgePolicy::min_kappa`] over at
+//! least [`JudgePolicy::min_items`] labelled sessions; until then every
+//! place that shows its judge figures calls them advisory.
+//!
+//! The judge's consistency: with [`JudgePolicy::second_pass`] on, each
+//! reviewed session is reviewed a second time with its rounds in reverse
+//! order (and, for a judge model, the rubric reworded); the share of equal
+//! scores between the passes is the judge's self-agreement per criterion.
+
+use crate::clock::{from_ms, to_ms};
+use crate::error::{Error, ErrorCode, Result};
+use crate::judge::{Dimensions, JudgeMethod, JudgeReview};
+use crate::platform::Platform;
+use crate::target::parse_id;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+use uuid::Uuid;
+
+mod stats;
+
+pub use stats::{
+    RESAMPLES, SCALE, bootstrap_interval, raw_agreement, unweighted_kappa, weighted_kappa,
+};
+
+/// The judge's criteria, in the order the judge scores them.
+pub const CRITERIA: [&str; 3] = ["attitude", "professionalism", "hallucination"];
+
+/// Thresholds of calibration and consistency, part of what a campaign
+/// report is computed with.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct JudgePolicy {
+    /// Kappa from which a criterion counts as calibrated; default 0.6.
+    pub min_kappa: f64,
+    /// Labelled sessions a criterion needs before it can be calibrated;
+    /// default 30.
+    pub min_items: u32,
+    /// Review each sampled session twice (rounds reversed, rubric
+    /// reworded) to measure the judge's self-agreement; default off.
+    #[serde(default)]
+    pub second_pass: bool,
+    /// Self-agreement below which the judge is said to contradict itself
+    /// on a criterion; default 0.8.
+    pub min_self_agreement: f64,
+}
+
+impl Default for JudgePolicy {
+    fn default() -> Self {
+        Self {
+            min_kappa: 0.6,
+            min_items: 30,
+            second_pass: false,
+            min_self_agreement: 0.8,
+        }
+    }
+}
+
+/// Most labelled sessions a criterion can ask for.
+pub const MAX_MIN_ITEMS: u32 = 10_000;
+
+impl JudgePolicy {
+    pub fn validate(&self) -> Result<()> {
+        if !(self.min_kappa.is_finite() && (0.0..=1.0).contains(&self.min_kappa)) {
+            return Err(Error::invalid(
+                format!("min_kappa must be from 0 to 1, got {}", self.min_kappa),
+                "Use 0.6 (substantial agreement) unless your team agreed on another bar.",
+            ));
+        }
+        if !(1..=MAX_MIN_ITEMS).contains(&self.min_items) {
+            return Err(Error::invalid(
+                format!(
+                    "min_items must be from 1 to {MAX_MIN_ITEMS}, got {}",
+                    self.min_items
+                ),
+                "Use 30 labelled sessions or more for a kappa worth trusting.",
+            ));
+        }
+        if !(self.min_self_agreement.is_finite() && (0.0..=1.0).contains(&self.min_self_agreement))
+        {
+            return Err(Error::invalid(
+                format!(
+                    "min_self_agreement must be from 0 to 1, got {}",
+                    self.min_self_agreement
+                ),
+                "Use 0.8: the judge gives the same score in both passes 8 times in 10.",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A score per criterion, 1 (poor) to 5 (excellent); for hallucination,
+/// 5 = nothing invented (the judge's own scale).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct CriterionScores {
+    pub attitude: u8,
+    pub professionalism: u8,
+    pub hallucination: u8,
+}
+
+impl CriterionScores {
+    fn each(&self) -> [(&'static str, u8); 3] {
+        [
+            ("attitude", self.attitude),
+            ("professionalism", self.professionalism),
+            ("hallucination", self.hallucination),
+        ]
+    }
+
+    fn of(d: &Dimensions) -> Self {
+        Self {
+            attitude: d.attitude.score,
+            professionalism: d.professionalism.score,
+            hallucination: d.hallucination.score,
+        }
+    }
+}
+
+/// One message of a queued conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BlindTurn {
+    /// `user` or `target`.
+    pub role: String,
+    pub content: String,
+    pub latency_ms: Option<i64>,
+}
+
+/// A judged session waiting for a person's label: the conversation and
+/// who spoke, never the judge's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BlindItem {
+    pub session_id: Uuid,
+    pub persona_name: String,
+    pub goal_title: String,
+    pub end_reason: Option<String>,
+    pub turns: Vec<BlindTurn>,
+}
+
+/// The next unlabelled sessions of the judge's sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BlindQueue {
+    pub campaign_id: Uuid,
+    pub items: Vec<BlindItem>,
+    /// Judged sessions not labelled yet, `items` included.
+    pub remaining: u32,
+    /// Sessions of the campaign labelled so far.
+    pub labelled: u32,
+}
+
+/// A person's blind label of one judged session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SubmitLabel {
+    pub session_id: Uuid,
+    pub scores: CriterionScores,
+    /// Who labelled (free text, optional).
+    #[serde(default)]
+    pub reviewer: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BlindLabel {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub session_id: Uuid,
+    pub scores: CriterionScores,
+    pub reviewer: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// What a label reveals once it is stored: the judge's own scores with
+/// their evidence, to show beside the person's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct LabelRevealed {
+    pub label: BlindLabel,
+    pub judge: Dimensions,
+    pub judge_method: JudgeMethod,
+}
+
+/// How one criterion's judge scores compare with people's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CriterionCalibration {
+    pub criterion: String,
+    /// Sessions with both a judge score and a person's label.
+    pub items: u32,
+    /// Share with equal scores.
+    pub agreement: Option<f64>,
+    /// Linearly weighted Cohen's kappa; `None` when undefined (no label,
+    /// or both always gave one same score).
+    pub kappa: Option<f64>,
+    /// 95% bootstrap interval of `kappa` (1000 seeded resamples).
+    pub kappa_low: Option<f64>,
+    pub kappa_high: Option<f64>,
+    /// kappa >= min_kappa over at least min_items sessions; otherwise this
+    /// criterion's judge figures are advisory.
+    pub calibrated: bool,
+}
+
+/// How often the judge gave the same score twice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CriterionConsistency {
+    pub criterion: String,
+    /// Sessions reviewed twice.
+    pub items: u32,
+    /// Share of them with equal scores in both passes.
+    pub self_agreement: Option<f64>,
+    /// Linearly weighted kappa between the passes.
+    pub kappa: Option<f64>,
+    /// Self-agreement below the policy's minimum.
+    pub contradicts: bool,
+}
+
+/// Judge-human calibration (and, with the second pass, judge consistency)
+/// of one campaign.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct JudgeCalibration {
+    pub policy: JudgePolicy,
+    /// Always `linear_weighted`: what the kappa figures are.
+    pub kappa_kind: String,
+    /// Sessions labelled by a person.
+    pub labelled: u32,
+    /// Judged sessions nobody labelled yet.
+    pub unlabelled: u32,
+    /// In [`CRITERIA`] order.
+    pub criteria: Vec<CriterionCalibration>,
+    /// Present when any session was reviewed twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<Vec<CriterionConsistency>>,
+}
+
+impl JudgeCalibration {
+    /// Whether the judge's figures for `criterion` are advisory.
+    pub fn advisory(&self, criterion: &str) -> bool {
+        !self
+            .criteria
+            .iter()
+            .any(|c| c.criterion == criterion && c.calibrated)
+    }
+}
+
+/// Most queued items one call returns.
+pub const MAX_QUEUE: u32 = 50;
+
+/// The scores of a stored judge review, when it has them.
+fn judge_dimensions(review: Option<&str>) -> Option<(Dimensions, JudgeMethod)> {
+    let review: JudgeReview = serde_json::from_str(review?).ok()?;
+    Some((review.dimensions?, review.method))
+}
+
+/// A reproducible bootstrap seed per campaign and criterion.
+fn seed(campaign_id: Uuid, criterion: usize) -> u64 {
+    let b = campaign_id.as_bytes();
+    u64::from_le_bytes(b[8..16].try_into().unwrap_or([0; 8])) ^ (criterion as u64 + 1)
+}
+
+/// Agreement per criterion of (judge, person) pairs.
+pub fn calibrate(
+    campaign_id: Uuid,
+    pairs: &[(CriterionScores, CriterionScores)],
+    policy: &JudgePolicy,
+) -> Vec<CriterionCalibration> {
+    CRITERIA
+        .iter()
+        .enumerate()
+        .map(|(i, &criterion)| {
+            let p: Vec<(u8, u8)> = pairs
+                .iter()
+                .map(|(j, h)| (j.each()[i].1, h.each()[i].1))
+                .collect();
+            let kappa = weighted_kappa(&p);
+            let interval = bootstrap_interval(&p, RESAMPLES, seed(campaign_id, i));
+            CriterionCalibration {
+                criterion: criterion.to_string(),
+                items: p.len() as u32,
+                agreement: raw_agreement(&p),
+                kappa,
+                kappa_low: interval.map(|i| i.0),
+                kappa_high: interval.map(|i| i.1),
+                calibrated: p.len() as u32 >= policy.min_items
+                    && kappa.is_some_and(|k| k >= policy.min_kappa),
+            }
+        })
+        .collect()
+}
+
+/// Self-agreement per criterion of (first pass, second pass) pairs.
+pub fn consistency(
+    pairs: &[(CriterionScores, CriterionScores)],
+    policy: &JudgePolicy,
+) -> Vec<CriterionConsistency> {
+    CRITERIA
+        .iter()
+        .enumerate()
+        .map(|(i, &criterion)| {
+            let p: Vec<(u8, u8)> = pairs
+                .iter()
+                .map(|(a, b)| (a.each()[i].1, b.each()[i].1))
+                .collect();
+            let self_agreement = raw_agreement(&p);
+            CriterionConsistency {
+                criterion: criterion.to_string(),
+                items: p.len() as u32,
+                self_agreement,
+                kappa: weighted_kappa(&p),
+                contradicts: self_agreement.is_some_and(|a| a < policy.min_self_agreement),
+            }
+        })
+        .collect()
+}
+
+impl Platform {
+    /// The thresholds the judge is held to now.
+    pub fn judge_policy(&self) -> JudgePolicy {
+        *self.judge_policy.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Replaces the thresholds (settings, command-line flags); the next
+    /// report and the next judge review use them.
+    pub fn set_judge_policy(&self, policy: JudgePolicy) -> Result<()> {
+        policy.validate()?;
+        *self.judge_policy.write().unwrap_or_else(|p| p.into_inner()) = policy;
+        Ok(())
+    }
+
+    /// The next judged sessions of a campaign that nobody labelled, oldest
+    /// first, at most `limit` (default 10, at most 50). The response never
+    /// carries the judge's scores: the label is given blind.
+    pub async fn blind_queue(&self, campaign_id: Uuid, limit: Option<u32>) -> Result<BlindQueue> {
+        let limit = limit.unwrap_or(10);
+        if !(1..=MAX_QUEUE).contains(&limit) {
+            return Err(Error::invalid(
+                format!("limit must be from 1 to {MAX_QUEUE}, got {limit}"),
+                "Ask for a few items at a time, e.g. limit=10.",
+            ));
+        }
+        self.get_campaign(campaign_id).await?;
+        const UNLABELLED: &str = "FROM exploration_sessions s WHERE s.campaign_id = ? \
+             AND s.judge_status = 'done' AND s.judge_review IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id)";
+        let rows = sqlx::query(&format!(
+            "SELECT s.id, s.persona, s.goal, s.end_reason, s.judge_review {UNLABELLED} \
+             ORDER BY s.ended_at, s.id"
+        ))
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.db)
+        .await?;
+        let labelled: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
+                .bind(campaign_id.to_string())
+                .fetch_one(&self.db)
+                .await?;
+        let mut items = Vec::new();
+        let mut remaining = 0u32;
+        for r in &rows {
+            // Only reviews that scored (a model review may lack scores).
+            if judge_dimensions(r.try_get::<Option<String>, _>("judge_review")?.as_deref())
+                .is_none()
+            {
+                continue;
+            }
+            remaining += 1;
+            if items.len() as u32 >= limit {
+                continue;
+            }
+            let id = parse_id(r.try_get("id")?)?;
+            let json = |col: &str| -> serde_json::Value {
+                r.try_get::<String, _>(col)
+                    .ok()
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or(serde_json::Value::Null)
+            };
+            let persona = crate::virtual_user::parse_persona(&json("persona"));
+            let goal = crate::virtual_user::parse_goal(&json("goal"));
+            let turns = sqlx::query(
+                "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
+            )
+            .bind(id.to_string())
+            .fetch_all(&self.db)
+            .await?
+            .iter()
+            .map(|t| {
+                Ok(BlindTurn {
+                    role: t.try_get("role")?,
+                    content: t.try_get("content")?,
+                    latency_ms: t.try_get("latency_ms")?,
+                })
+            })
+            .collect::<std::result::Result<Vec<_>, sqlx::Error>>()?;
+            items.push(BlindItem {
+                session_id: id,
+                persona_name: persona.name,
+                goal_title: goal.title,
+                end_reason: r.try_get("end_reason")?,
+                turns,
+            });
+        }
+        Ok(BlindQueue {
+            campaign_id,
+            items,
+            remaining,
+            labelled: labelled as u32,
+        })
+    }
+
+    /// Stores a person's blind label of a judged session and reveals the
+    /// judge's scores. A session is labelled once: a second label would no
+    /// longer be blind.
+    pub async fn submit_label(&self, req: SubmitLabel) -> Result<LabelRevealed> {
+        for (criterion, score) in req.scores.each() {
+            if !SCALE.contains(&score) {
+                return Err(Error::invalid(
+                    format!("scores.{criterion} must be 1-5, got {score}"),
+                    "Score each criterion from 1 (poor) to 5 (excellent); for hallucination 5 means nothing was invented.",
+                ));
+            }
+        }
+        let reviewer = req.reviewer.trim().to_string();
+        if reviewer.chars().count() > 200 {
+            return Err(Error::invalid(
+                "reviewer is longer than 200 characters",
+                "Give a name or initials.",
+            ));
+        }
+        let row = sqlx::query(
+            "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
+        )
+        .bind(req.session_id.to_string())
+        .fetch_optional(&self.db)
+        .await?
+        .ok_or_else(|| Error::not_found("session", req.session_id))?;
+        let campaign_id = parse_id(row.try_get("campaign_id")?)?;
+        let status: String = row.try_get("judge_status")?;
+        let judged = (status == "done")
+            .then(|| {
+                judge_dimensions(
+                    row.try_get::<Option<String>, _>("judge_review")
+                        .ok()?
+                        .as_deref(),
+                )
+            })
+            .flatten();
+        let Some((judge, judge_method)) = judged else {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!(
+                    "session {} has no judge scores to compare with",
+                    req.session_id
+                ),
+                "Label sessions from the blind review queue: they are the ones the judge scored.",
+            ));
+        };
+        let label = BlindLabel {
+            id: self.ids.next_id(),
+            campaign_id,
+            session_id: req.session_id,
+            scores: req.scores,
+            reviewer,
+            created_at: self.clock.now(),
+        };
+        let inserted = sqlx::query(
+            "INSERT INTO judge_labels (id, campaign_id, session_id, attitude, professionalism, hallucination, reviewer, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO NOTHING",
+        )
+        .bind(label.id.to_string())
+        .bind(campaign_id.to_string())
+        .bind(req.session_id.to_string())
+        .bind(i64::from(req.scores.attitude))
+        .bind(i64::from(req.scores.professionalism))
+        .bind(i64::from(req.scores.hallucination))
+        .bind(&label.reviewer)
+        .bind(to_ms(label.created_at))
+        .execute(&self.db)
+        .await?
+        .rows_affected();
+        if inserted == 0 {
+            return Err(Error::new(
+                ErrorCode::Conflict,
+                format!("session {} is already labelled", req.session_id),
+                "Each session is labelled once, blind; take the next one from the queue.",
+            ));
+        }
+        self.audit("platform", "judge_label.create", Some(req.session_id), "ok")
+            .await;
+        Ok(LabelRevealed {
+            label,
+            judge,
+            judge_method,
+        })
+    }
+
+    /// The labels of a campaign, oldest first.
+    pub async fn judge_labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
+        let rows =
+            sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
+                .bind(campaign_id.to_string())
+                .fetch_all(&self.db)
+                .await?;
+        rows.iter()
+            .map(|r| {
+                let score = |c: &str| -> Result<u8> { Ok(r.try_get::<i64, _>(c)? as u8) };
+                Ok(BlindLabel {
+                    id: parse_id(r.try_get("id")?)?,
+                    campaign_id,
+                    session_id: parse_id(r.try_get("session_id")?)?,
+                    scores: CriterionScores {
+                        attitude: score("attitude")?,
+                        professionalism: score("professionalism")?,
+                        hallucination: score("hallucination")?,
+                    },
+                    reviewer: r.try_get("reviewer")?,
+                    created_at: from_ms(r.try_get("created_at")?),
+                })
+            })
+            .collect()
+    }
+
+    /// Judge-human agreement per criterion of a campaign, and the judge's
+    /// self-agreement when sessions were reviewed twice.
+    pub async fn judge_calibration(&self, campaign_id: Uuid) -> Result<JudgeCalibration> {
+        self.get_campaign(campaign_id).await?;
+        let policy = self.judge_policy();
+        let rows = sqlx::query(
+            "SELECT l.attitude, l.professionalism, l.hallucination, s.judge_review
+             FROM judge_labels l JOIN exploration_sessions s ON s.id = l.session_id
+             WHERE l.campaign_id = ? ORDER BY l.created_at, l.id",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.db)
+        .await?;
+        let mut pairs = Vec::new();
+        for r in &rows {
+            let Some((judge, _)) =
+                judge_dimensions(r.try_get::<Option<String>, _>("judge_review")?.as_deref())
+            else {
+                continue;
+            };
+            let human = CriterionScores {
+                attitude: r.try_get::<i64, _>("attitude")? as u8,
+                professionalism: r.try_get::<i64, _>("professionalism")? as u8,
+                hallucination: r.try_get::<i64, _>("hallucination")? as u8,
+            };
+            pairs.push((CriterionScores::of(&judge), human));
+        }
+        let unlabelled = self.blind_queue(campaign_id, Some(1)).await?.remaining;
+        let passes = sqlx::query(
+            "SELECT p.review, s.judge_review FROM judge_second_passes p
+             JOIN exploration_sessions s ON s.id = p.session_id WHERE p.campaign_id = ?",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.db)
+        .await?;
+        let mut twice = Vec::new();
+        for r in &passes {
+            let first =
+                judge_dimensions(r.try_get::<Option<String>, _>("judge_review")?.as_deref());
+            let second = judge_dimensions(Some(r.try_get::<String, _>("review")?.as_str()));
+            if let (Some((a, _)), Some((b, _))) = (first, second) {
+                twice.push((CriterionScores::of(&a), CriterionScores::of(&b)));
+            }
+        }
+        Ok(JudgeCalibration {
+            policy,
+            kappa_kind: "linear_weighted".into(),
+            labelled: rows.len() as u32,
+            unlabelled,
+            criteria: calibrate(campaign_id, &pairs, &policy),
+            consistency: (!twice.is_empty()).then(|| consistency(&twice, &policy)),
+        })
+    }
+}

@@ -1,0 +1,95 @@
+//! The Markdown judge calibration (blind human labels, kappa per
+//! criterion) and consistency (second pass) sections.
+
+use super::markdown::pct;
+use crate::calibration::JudgeCalibration;
+use std::fmt::Write;
+
+fn fixed2(v: Option<f64>) -> String {
+    v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}"))
+}
+
+/// The status words of a criterion's judge figures.
+pub(super) fn advisory_word(
+    calibration: Option<&JudgeCalibration>,
+    criterion: &str,
+) -> &'static str {
+    if calibration.is_some_and(|c| !c.advisory(criterion)) {
+        "calibrated"
+    } else {
+        "advisory"
+    }
+}
+
+pub(super) fn calibration_section(md: &mut String, c: &JudgeCalibration) {
+    let _ = writeln!(md, "### Judge calibration");
+    let _ = writeln!(md);
+    let _ = writeln!(
+        md,
+        "People labelled the judge's sampled sessions blind, on the judge's own criteria (1-5). \
+         Kappa is Cohen's kappa, linearly weighted, with a 95% bootstrap interval; a criterion is \
+         calibrated at kappa >= {:.2} over at least {} labelled sessions. Until then its judge \
+         figures in this report are advisory. {} labelled, {} judged sessions not labelled yet.",
+        c.policy.min_kappa, c.policy.min_items, c.labelled, c.unlabelled
+    );
+    let _ = writeln!(md);
+    let _ = writeln!(
+        md,
+        "| Criterion | Labelled | Agreement | Kappa [95% interval] | Judge figures |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|");
+    for k in &c.criteria {
+        let status = if k.calibrated {
+            "calibrated".to_string()
+        } else {
+            format!(
+                "advisory (needs kappa >= {:.2} over {} sessions)",
+                c.policy.min_kappa, c.policy.min_items
+            )
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} [{}, {}] | {status} |",
+            k.criterion,
+            k.items,
+            pct(k.agreement),
+            fixed2(k.kappa),
+            fixed2(k.kappa_low),
+            fixed2(k.kappa_high)
+        );
+    }
+    let _ = writeln!(md);
+    if let Some(consistency) = &c.consistency {
+        let _ = writeln!(md, "### Judge consistency");
+        let _ = writeln!(md);
+        let _ = writeln!(
+            md,
+            "The judge reviewed its sample a second time with the rounds in reverse order (and, \
+             for a judge model, the rubric reworded). Self-agreement is the share of sessions with \
+             the same score in both passes; below {} the judge contradicts itself.",
+            pct(Some(c.policy.min_self_agreement))
+        );
+        let _ = writeln!(md);
+        let _ = writeln!(
+            md,
+            "| Criterion | Reviewed twice | Self-agreement | Kappa | Judge |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|");
+        for k in consistency {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} |",
+                k.criterion,
+                k.items,
+                pct(k.self_agreement),
+                fixed2(k.kappa),
+                if k.contradicts {
+                    "contradicts itself"
+                } else {
+                    "consistent"
+                }
+            );
+        }
+        let _ = writeln!(md);
+    }
+}
