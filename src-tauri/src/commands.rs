@@ -5,6 +5,7 @@ use crate::Resident;
 use crate::keychain::KeyStorage;
 use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
+use agenteval_engine::calibration::{BlindQueue, JudgeCalibration, LabelRevealed, SubmitLabel};
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, ExplorationSession, ExploreRequest, ExploreStarted, MessageReply,
@@ -157,6 +158,31 @@ pub async fn run_turns(platform: Shared<'_>, run_id: Uuid) -> Reply<Vec<RunTurn>
 #[specta::specta]
 pub async fn add_review(platform: Shared<'_>, req: CreateReview) -> Reply<HumanReview> {
     platform.add_review(req).await.map_err(body)
+}
+
+/// The next judged sessions nobody labelled, without the judge's scores.
+#[tauri::command]
+#[specta::specta]
+pub async fn blind_queue(
+    platform: Shared<'_>,
+    campaign_id: Uuid,
+    limit: Option<u32>,
+) -> Reply<BlindQueue> {
+    platform.blind_queue(campaign_id, limit).await.map_err(body)
+}
+
+/// A person's blind label of a judged session; reveals the judge's scores.
+#[tauri::command]
+#[specta::specta]
+pub async fn submit_label(platform: Shared<'_>, req: SubmitLabel) -> Reply<LabelRevealed> {
+    platform.submit_label(req).await.map_err(body)
+}
+
+/// Judge-human agreement per criterion of a campaign.
+#[tauri::command]
+#[specta::specta]
+pub async fn judge_calibration(platform: Shared<'_>, campaign_id: Uuid) -> Reply<JudgeCalibration> {
+    platform.judge_calibration(campaign_id).await.map_err(body)
 }
 
 /// The ratings of one run or session, newest first.

@@ -54,6 +54,9 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::run_turns,
             commands::add_review,
             commands::list_reviews,
+            commands::blind_queue,
+            commands::submit_label,
+            commands::judge_calibration,
             commands::generate_analysis,
             commands::next_period,
             commands::list_sessions,
@@ -160,6 +163,7 @@ impl Resident {
         settings: &Settings,
     ) -> agenteval_engine::Result<()> {
         platform.set_role_models(effective_role_models(platform, store, settings));
+        platform.set_judge_policy(settings.judge)?;
         if let Some(handle) = self.patrol.handle() {
             handle.set_interval(patrol_interval(settings));
         }

@@ -8,6 +8,7 @@
 //! here wins, a role left empty here takes `AGENTEVAL_<ROLE>_*` if set.
 
 use crate::keychain::{KeyStorage, KeyVault};
+use agenteval_engine::calibration::JudgePolicy;
 use agenteval_engine::role_models::{MAX_CONCURRENCY, ModelConfig, RoleModels as EngineRoleModels};
 use agenteval_engine::secrets::Secrets;
 use agenteval_engine::{Error, Result};
@@ -85,6 +86,11 @@ pub struct Settings {
     pub patrol_interval_minutes: u32,
     pub api: ApiSettings,
     pub role_models: RoleModels,
+    /// When the judge counts as calibrated against people's blind labels,
+    /// and whether it reviews its sample twice (settings saved before this
+    /// existed take the defaults).
+    #[serde(default)]
+    pub judge: JudgePolicy,
 }
 
 pub const DEFAULT_API_PORT: u16 = 8787;
@@ -102,10 +108,12 @@ impl Settings {
                 key: new_api_key(),
             },
             role_models: RoleModels::default(),
+            judge: JudgePolicy::default(),
         }
     }
 
     fn validate(&self) -> Result<()> {
+        self.judge.validate()?;
         if !(1..=24 * 60).contains(&self.patrol_interval_minutes) {
             return Err(Error::invalid(
                 "patrol_interval_minutes must be 1-1440",

@@ -152,7 +152,7 @@ export function App() {
           <CampaignList onOpen={(id) => navigate({ kind: "campaign", id, query: {} })} />
         )}
         {ready &&
-          (route.kind === "campaign" || route.kind === "report" || route.kind === "session" || route.kind === "run") && (
+          (route.kind === "campaign" || route.kind === "report" || route.kind === "session" || route.kind === "run" || route.kind === "blind") && (
             <CampaignView key={route.id} id={route.id} route={route} />
           )}
         {ready && route.kind === "targets" && <TargetsPage />}

@@ -31,6 +31,7 @@ export type Route =
   | { kind: "report"; id: string; tab: ReportTab; issue?: string | null; cell?: string | null }
   | { kind: "session"; id: string; sid: string; turn: number | null }
   | { kind: "run"; id: string; rid: string; turn: number | null }
+  | { kind: "blind"; id: string }
   | { kind: "targets" }
   | { kind: "settings" };
 
@@ -69,6 +70,7 @@ export function parseHash(hash: string): Route {
   }
   if (sub === "sessions" && leaf) return { kind: "session", id, sid: leaf, turn: positive(q.get("turn")) };
   if (sub === "runs" && leaf) return { kind: "run", id, rid: leaf, turn: positive(q.get("turn")) };
+  if (sub === "blind") return { kind: "blind", id };
   return {
     kind: "campaign",
     id,
@@ -108,6 +110,8 @@ export function href(route: Route): string {
       return withQuery(`#/campaigns/${e(route.id)}/sessions/${e(route.sid)}`, { turn: route.turn });
     case "run":
       return withQuery(`#/campaigns/${e(route.id)}/runs/${e(route.rid)}`, { turn: route.turn });
+    case "blind":
+      return `#/campaigns/${e(route.id)}/blind`;
   }
 }
 

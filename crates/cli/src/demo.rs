@@ -23,6 +23,8 @@ pub struct DemoOptions {
     /// Real seconds for the campaign's window: one week of campaign time,
     /// or what the fastest time scale fits in (about 2.8 hours a second).
     pub seconds: u64,
+    /// The judge's calibration thresholds and second pass.
+    pub judge_policy: agenteval_engine::calibration::JudgePolicy,
 }
 
 /// Campaign time of the demo window: one week.
@@ -35,6 +37,9 @@ pub(crate) const DEMO_SEEDS: &str = include_str!("../../../examples/demo_seed_se
 
 pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     let platform = open(&opts.data_dir).await?;
+    platform
+        .set_judge_policy(opts.judge_policy)
+        .map_err(crate::user_error)?;
     println!("AgentEval demo (offline: built-in demo agent, no API key)");
     println!("  data folder: {}", opts.data_dir.display());
 

@@ -8,6 +8,7 @@ mod ci;
 mod compare;
 mod demo;
 mod init;
+mod judge_flags;
 mod run;
 mod scenarios_cmd;
 
@@ -52,6 +53,8 @@ enum Command {
         /// Real seconds the demo campaign's one-week window takes.
         #[arg(long, default_value_t = 20)]
         seconds: u64,
+        #[command(flatten)]
+        judge: judge_flags::JudgeFlags,
     },
     /// Serves the HTTP API (and the built UI) with the scheduler and the patrol agent.
     Serve {
@@ -80,6 +83,8 @@ enum Command {
               default_value_t = agenteval_engine::audit::DEFAULT_RETENTION_DAYS,
               value_parser = clap::value_parser!(u32).range(1..))]
         audit_retention_days: u32,
+        #[command(flatten)]
+        judge: judge_flags::JudgeFlags,
     },
     /// Serves the built-in demo agent as an OpenAI-compatible /v1/chat/completions endpoint.
     DemoTarget {
@@ -144,6 +149,8 @@ enum Command {
         /// Seconds to wait for the target to answer before exiting with 3.
         #[arg(long, default_value_t = 10)]
         wait_seconds: u64,
+        #[command(flatten)]
+        judge: judge_flags::JudgeFlags,
     },
     /// Compares campaign B with campaign A (the baseline); each a campaign id or a JSON export.
     #[command(
@@ -268,6 +275,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             out,
             scenarios,
             seconds,
+            judge,
         } => {
             let data_dir = data_dir_or_default(data_dir)?;
             runtime()?.block_on(demo::run(demo::DemoOptions {
@@ -275,6 +283,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 out: out.unwrap_or_else(|| data_dir.join("demo-report.md")),
                 data_dir,
                 seconds,
+                judge_policy: judge.policy(),
             }))?;
             Ok(ExitCode::SUCCESS)
         }
@@ -287,6 +296,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             patrol_minutes,
             no_patrol,
             audit_retention_days,
+            judge,
         } => {
             let data_dir = data_dir_or_default(data_dir)?;
             let patrol =
@@ -299,6 +309,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ui_dir,
                 patrol,
                 audit_retention_days,
+                judge_policy: judge.policy(),
             }))?;
             Ok(ExitCode::SUCCESS)
         }
@@ -330,6 +341,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             data_dir,
             fail_on_flaky,
             wait_seconds,
+            judge,
         } => Ok(run::main(run::RunOptions {
             config,
             repeat,
@@ -339,6 +351,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             data_dir,
             fail_on_flaky,
             wait_seconds,
+            judge_policy: judge.policy(),
         })),
         Command::Compare { a, b, data_dir } => Ok(compare::main(&a, &b, data_dir)),
         Command::Scenarios {
@@ -471,6 +484,7 @@ struct ServeOptions {
     ui_dir: Option<PathBuf>,
     patrol: Option<std::time::Duration>,
     audit_retention_days: u32,
+    judge_policy: agenteval_engine::calibration::JudgePolicy,
 }
 
 async fn serve(options: ServeOptions) -> anyhow::Result<()> {
@@ -482,8 +496,12 @@ async fn serve(options: ServeOptions) -> anyhow::Result<()> {
         ui_dir,
         patrol,
         audit_retention_days,
+        judge_policy,
     } = options;
     let platform = open(&data_dir).await?;
+    platform
+        .set_judge_policy(judge_policy)
+        .map_err(user_error)?;
     let sources = scenario_sources(scenarios, &data_dir)?;
     let n = load_scenarios(&platform, &sources).await?;
     eprintln!("loaded {n} scenarios ({})", describe_sources(&sources));

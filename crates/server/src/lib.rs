@@ -7,6 +7,7 @@
 
 pub mod demo_target;
 pub mod error;
+pub mod judge_routes;
 pub mod openapi;
 pub mod routes;
 
@@ -83,6 +84,15 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .route("/api/campaigns/{id}/runs", get(r::list_runs))
         .route("/api/runs/{id}/turns", get(r::run_turns))
         .route("/api/reviews", post(r::add_review).get(r::list_reviews))
+        .route(
+            "/api/campaigns/{id}/blind-queue",
+            get(judge_routes::blind_queue),
+        )
+        .route("/api/judge-labels", post(judge_routes::submit_label))
+        .route(
+            "/api/campaigns/{id}/judge-calibration",
+            get(judge_routes::judge_calibration),
+        )
         .route("/api/campaigns/{id}/next-period", post(r::next_period))
         .route("/api/scenarios", get(r::list_scenarios))
         .route(

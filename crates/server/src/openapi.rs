@@ -1,6 +1,6 @@
 //! The OpenAPI document, generated from the handlers' annotations.
 
-use crate::routes;
+use crate::{judge_routes, routes};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -49,6 +49,9 @@ use utoipa::{Modify, OpenApi};
         routes::search_runs,
         routes::search_sessions,
         routes::role_models,
+        judge_routes::blind_queue,
+        judge_routes::submit_label,
+        judge_routes::judge_calibration,
     ),
     components(schemas(agenteval_engine::ErrorCode, agenteval_engine::ErrorBody)),
     modifiers(&ApiKeyScheme, &CommonResponses),

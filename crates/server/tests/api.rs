@@ -1879,3 +1879,136 @@ async fn targets_are_edited_archived_and_their_failures_told_in_words() {
     assert_eq!(s, StatusCode::NOT_FOUND, "gone: {body}");
     assert_error_shape(&body, "NOT_FOUND");
 }
+
+#[tokio::test]
+async fn the_blind_queue_carries_no_judge_scores_and_bad_labels_are_refused() {
+    let app = app().await;
+    let c = app.campaign(no_interval()).await;
+    let (s, session) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": {"name": "Lin"}, "goal": "send an email",
+                   "trigger": "manual"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{session}");
+    let sid = session["id"].as_str().expect("session id").to_string();
+    let (s, reply) = app
+        .message(&sid, "Please email my manager that I am late")
+        .await;
+    assert_eq!(s, StatusCode::OK, "{reply}");
+    let (s, closed) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({"goal_achieved": true, "blockers": [], "misled": [], "emotion": "satisfied", "notes": ""}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{closed}");
+    agenteval_engine::judge::review_pending(
+        &app.platform,
+        None,
+        agenteval_engine::judge::JudgeSampling::default(),
+    )
+    .await
+    .expect("heuristic review");
+    let cid = c["id"].as_str().expect("campaign id");
+
+    let (s, queue) = app.get(&format!("/api/campaigns/{cid}/blind-queue")).await;
+    assert_eq!(s, StatusCode::OK, "{queue}");
+    assert_eq!(queue["remaining"], 1);
+    assert_eq!(queue["items"][0]["session_id"], sid.as_str());
+    assert!(
+        queue["items"][0]["turns"]
+            .as_array()
+            .is_some_and(|t| t.len() >= 2),
+        "the conversation is there: {queue}"
+    );
+    let text = queue.to_string();
+    for word in ["score", "evidence", "dimensions", "judge", "findings"] {
+        assert!(
+            !text.contains(word),
+            "the queue carries no {word:?}: {text}"
+        );
+    }
+
+    let label = |attitude: Value| json!({"session_id": sid, "scores": {"attitude": attitude, "professionalism": 4, "hallucination": 5}});
+    let (s, bad) = app.post("/api/judge-labels", label(json!(9))).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{bad}");
+    assert_error_shape(&bad, "INVALID_INPUT");
+    assert!(
+        bad["message"].as_str().unwrap().contains("scores.attitude"),
+        "{bad}"
+    );
+    let (s, bad) = app.post("/api/judge-labels", label(json!("great"))).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{bad}");
+    assert_error_shape(&bad, "UNPROCESSABLE");
+    let (s, bad) = app
+        .post(
+            "/api/judge-labels",
+            json!({"session_id": sid, "scores": {"attitude": 3}}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "a missing criterion: {bad}"
+    );
+    assert_error_shape(&bad, "UNPROCESSABLE");
+    let (s, still) = app.get(&format!("/api/campaigns/{cid}/blind-queue")).await;
+    assert_eq!(
+        (s, &still["remaining"]),
+        (StatusCode::OK, &json!(1)),
+        "refused labels store nothing"
+    );
+
+    let (s, revealed) = app.post("/api/judge-labels", label(json!(4))).await;
+    assert_eq!(s, StatusCode::OK, "{revealed}");
+    assert!(
+        (1..=5).contains(&revealed["judge"]["attitude"]["score"].as_u64().unwrap()),
+        "the judge's score is revealed after the label: {revealed}"
+    );
+    assert_eq!(revealed["label"]["scores"]["attitude"], 4);
+    assert_eq!(revealed["judge_method"], "heuristic");
+    let (s, again) = app.post("/api/judge-labels", label(json!(2))).await;
+    assert_eq!(s, StatusCode::CONFLICT, "{again}");
+    assert_error_shape(&again, "CONFLICT");
+
+    let (s, queue) = app
+        .get(&format!("/api/campaigns/{cid}/blind-queue?limit=5"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(
+        (queue["remaining"].clone(), queue["labelled"].clone()),
+        (json!(0), json!(1))
+    );
+    for limit in ["0", "abc"] {
+        let (s, bad) = app
+            .get(&format!("/api/campaigns/{cid}/blind-queue?limit={limit}"))
+            .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST, "limit={limit}: {bad}");
+        assert_error_shape(&bad, "INVALID_INPUT");
+    }
+    let (s, calibration) = app
+        .get(&format!("/api/campaigns/{cid}/judge-calibration"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{calibration}");
+    assert_eq!(calibration["kappa_kind"], "linear_weighted");
+    assert_eq!(calibration["criteria"][0]["items"], 1);
+    assert_eq!(
+        calibration["criteria"][0]["calibrated"], false,
+        "1 label < 30"
+    );
+    let (_, report) = app.get(&format!("/api/campaigns/{cid}/report")).await;
+    assert_eq!(
+        report["judge_calibration"]["labelled"], 1,
+        "the report carries it"
+    );
+    let (_, doc) = app.get("/api/openapi.json").await;
+    for path in [
+        "/api/campaigns/{id}/blind-queue",
+        "/api/judge-labels",
+        "/api/campaigns/{id}/judge-calibration",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path} is documented");
+    }
+}

@@ -1,7 +1,11 @@
 import type {
   Analysis,
   Campaign,
+  BlindQueue,
   CreateReview,
+  JudgeCalibration,
+  LabelRevealed,
+  SubmitLabel,
   HumanReview,
   Run,
   RunTurn,
@@ -79,6 +83,12 @@ export interface Backend {
   listRuns(campaignId: string): Promise<Run[]>;
   runTurns(runId: string): Promise<RunTurn[]>;
   addReview(req: CreateReview): Promise<HumanReview>;
+  /** The next judged sessions nobody labelled, without the judge's scores. */
+  blindQueue(campaignId: string, limit?: number): Promise<BlindQueue>;
+  /** Stores a blind label; the answer reveals the judge's scores. */
+  submitLabel(req: SubmitLabel): Promise<LabelRevealed>;
+  /** Judge-human agreement per criterion (kappa with its interval). */
+  judgeCalibration(campaignId: string): Promise<JudgeCalibration>;
   generateAnalysis(campaignId: string): Promise<Analysis>;
   nextPeriod(campaignId: string): Promise<Campaign>;
   /** `null` when the backend keeps no editable settings (browser mode). */

@@ -1,7 +1,11 @@
 import type {
   Analysis,
   Campaign,
+  BlindQueue,
   CreateReview,
+  JudgeCalibration,
+  LabelRevealed,
+  SubmitLabel,
   HumanReview,
   Run,
   RunTurn,
@@ -216,6 +220,16 @@ export class HttpBackend implements Backend {
   }
   addReview(req: CreateReview) {
     return this.json<HumanReview>("POST", "/api/reviews", req);
+  }
+  blindQueue(campaignId: string, limit?: number) {
+    const q = limit === undefined ? "" : `?limit=${limit}`;
+    return this.json<BlindQueue>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/blind-queue${q}`);
+  }
+  submitLabel(req: SubmitLabel) {
+    return this.json<LabelRevealed>("POST", "/api/judge-labels", req);
+  }
+  judgeCalibration(campaignId: string) {
+    return this.json<JudgeCalibration>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/judge-calibration`);
   }
   generateAnalysis(campaignId: string) {
     return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis`, {});

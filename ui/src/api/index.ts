@@ -13,6 +13,14 @@ export type { LiveEvent, LiveListener } from "./live";
 export type { RunPage, RunQuery, SessionPage, SessionQuery } from "../bindings";
 export type {
   Analysis,
+  BlindItem,
+  BlindQueue,
+  CriterionCalibration,
+  CriterionConsistency,
+  CriterionScores,
+  JudgeCalibration,
+  JudgePolicy,
+  LabelRevealed,
   Campaign,
   CheckResult,
   HumanReview,

@@ -5,7 +5,11 @@ import {
   events,
   type Analysis,
   type Campaign,
+  type BlindQueue,
   type CreateReview,
+  type JudgeCalibration,
+  type LabelRevealed,
+  type SubmitLabel,
   type HumanReview,
   type Run,
   type RunTurn,
@@ -141,6 +145,15 @@ export class TauriBackend implements Backend {
   }
   addReview(req: CreateReview): Promise<HumanReview> {
     return unwrap(commands.addReview(req));
+  }
+  blindQueue(campaignId: string, limit?: number): Promise<BlindQueue> {
+    return unwrap(commands.blindQueue(campaignId, limit ?? null));
+  }
+  submitLabel(req: SubmitLabel): Promise<LabelRevealed> {
+    return unwrap(commands.submitLabel(req));
+  }
+  judgeCalibration(campaignId: string): Promise<JudgeCalibration> {
+    return unwrap(commands.judgeCalibration(campaignId));
   }
   generateAnalysis(campaignId: string): Promise<Analysis> {
     return unwrap(commands.generateAnalysis(campaignId));

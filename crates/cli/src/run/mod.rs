@@ -42,6 +42,8 @@ pub struct RunOptions {
     pub fail_on_flaky: bool,
     /// How long to wait for the target to answer before giving up.
     pub wait_seconds: u64,
+    /// The judge's calibration thresholds and second pass.
+    pub judge_policy: agenteval_engine::calibration::JudgePolicy,
 }
 
 /// Where the exports go when neither the config nor `--out-dir` says.
@@ -119,6 +121,9 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
     let platform = crate::open(&data_dir)
         .await
         .map_err(|e| Stop::usage(format!("error: {e:#}")))?;
+    platform
+        .set_judge_policy(opts.judge_policy)
+        .map_err(|e| Stop::usage(format!("error: {}. {}", e.body.message, e.body.suggestion)))?;
 
     let scenarios = select_scenarios(&platform, &cfg).await?;
     let baseline = match opts.baseline.as_deref().or(cfg.baseline.as_deref()) {
@@ -377,6 +382,28 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
             e.issues.len(),
             e.judge.reviewed
         );
+        if let Some(c) = &report.judge_calibration {
+            for k in &c.criteria {
+                let score = e
+                    .judge
+                    .dimensions
+                    .get(&k.criterion)
+                    .map_or_else(|| "n/a".to_string(), |d| format!("{:.1}/5", d.average));
+                let kappa = k.kappa.map_or_else(|| "n/a".into(), |v| format!("{v:.2}"));
+                let status = if k.calibrated {
+                    "calibrated".to_string()
+                } else {
+                    format!(
+                        "advisory: not calibrated (needs kappa >= {:.2} over {} labels)",
+                        c.policy.min_kappa, c.policy.min_items
+                    )
+                };
+                println!(
+                    "    judge {}: {score}, kappa {kappa} over {} labels, {status}",
+                    k.criterion, k.items
+                );
+            }
+        }
         for issue in e.issues.iter().take(5) {
             println!(
                 "    - {} ({} sessions)",

@@ -173,12 +173,42 @@ pub struct BlindLabel {
     pub created_at: DateTime<Utc>,
 }
 
+/// One of the judge's scores, revealed after the label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct RevealedScore {
+    pub score: u8,
+    /// The judge's quoted evidence.
+    pub evidence: String,
+}
+
+/// The judge's scores of a session, per criterion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct RevealedScores {
+    pub attitude: RevealedScore,
+    pub professionalism: RevealedScore,
+    pub hallucination: RevealedScore,
+}
+
+impl From<&Dimensions> for RevealedScores {
+    fn from(d: &Dimensions) -> Self {
+        let one = |s: &crate::judge::DimensionScore| RevealedScore {
+            score: s.score,
+            evidence: s.evidence.clone(),
+        };
+        Self {
+            attitude: one(&d.attitude),
+            professionalism: one(&d.professionalism),
+            hallucination: one(&d.hallucination),
+        }
+    }
+}
+
 /// What a label reveals once it is stored: the judge's own scores with
 /// their evidence, to show beside the person's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct LabelRevealed {
     pub label: BlindLabel,
-    pub judge: Dimensions,
+    pub judge: RevealedScores,
     pub judge_method: JudgeMethod,
 }
 
@@ -488,7 +518,7 @@ impl Platform {
             .await;
         Ok(LabelRevealed {
             label,
-            judge,
+            judge: RevealedScores::from(&judge),
             judge_method,
         })
     }

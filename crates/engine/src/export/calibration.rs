@@ -26,7 +26,7 @@ pub(super) fn calibration_section(md: &mut String, c: &JudgeCalibration) {
     let _ = writeln!(md);
     let _ = writeln!(
         md,
-        "People labelled the judge's sampled sessions blind, on the judge's own criteria (1-5). \
+        "People label the judge's sampled sessions blind, on the judge's own criteria (1-5). \
          Kappa is Cohen's kappa, linearly weighted, with a 95% bootstrap interval; a criterion is \
          calibrated at kappa >= {:.2} over at least {} labelled sessions. Until then its judge \
          figures in this report are advisory. {} labelled, {} judged sessions not labelled yet.",
@@ -39,6 +39,11 @@ pub(super) fn calibration_section(md: &mut String, c: &JudgeCalibration) {
     );
     let _ = writeln!(md, "|---|---|---|---|---|");
     for k in &c.criteria {
+        let kappa = match (k.kappa, k.kappa_low, k.kappa_high) {
+            (None, _, _) => "n/a".to_string(),
+            (Some(v), Some(lo), Some(hi)) => format!("{v:.2} [{lo:.2}, {hi:.2}]"),
+            (Some(v), _, _) => format!("{v:.2} [interval n/a]"),
+        };
         let status = if k.calibrated {
             "calibrated".to_string()
         } else {
@@ -49,13 +54,10 @@ pub(super) fn calibration_section(md: &mut String, c: &JudgeCalibration) {
         };
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} [{}, {}] | {status} |",
+            "| {} | {} | {} | {kappa} | {status} |",
             k.criterion,
             k.items,
             pct(k.agreement),
-            fixed2(k.kappa),
-            fixed2(k.kappa_low),
-            fixed2(k.kappa_high)
         );
     }
     let _ = writeln!(md);

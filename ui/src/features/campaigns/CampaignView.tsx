@@ -7,6 +7,7 @@ import { num, when } from "../../components/format";
 import { Link } from "../../components/Link";
 import { useLoad } from "../../components/useLoad";
 import { leave, navigate, type Route } from "../../routing";
+import { BlindReview } from "./BlindReview";
 import { ExploreModal } from "./ExploreModal";
 import { LineBadge, StatusBadge, explorationOf } from "./labels";
 import { ReportDrawer } from "./ReportDrawer";
@@ -32,7 +33,7 @@ async function loadCampaign(id: string) {
   return { report, targets, scenarios };
 }
 
-type CampaignRoute = Extract<Route, { kind: "campaign" | "report" | "session" | "run" }>;
+type CampaignRoute = Extract<Route, { kind: "campaign" | "report" | "session" | "run" | "blind" }>;
 
 /** A campaign: header, runs and sessions; the report, a session or a run open over it by URL. */
 export function CampaignView({ id, route }: { id: string; route: CampaignRoute }) {
@@ -120,6 +121,14 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
           <Button onClick={() => navigate({ kind: "report", id, tab: "scores" })} data-testid="open-report">
             {t("view.report")}
           </Button>
+          <Button
+            variant="light"
+            disabled={!report.judge_calibration}
+            onClick={() => navigate({ kind: "blind", id })}
+            data-testid="open-blind-review"
+          >
+            {t("blind.open")}
+          </Button>
           <Button variant="light" disabled={!open} onClick={() => setExploring(true)} data-testid="open-explore">
             {t("view.explore")}
           </Button>
@@ -174,6 +183,14 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
           runId={route.rid}
           turn={route.turn}
           scenarios={scenarios}
+          onClose={() => leave(campaignRoute)}
+        />
+      )}
+      {route.kind === "blind" && (
+        <BlindReview
+          campaignId={id}
+          targetName={targetName}
+          onLabelled={reload}
           onClose={() => leave(campaignRoute)}
         />
       )}

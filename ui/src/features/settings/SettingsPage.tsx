@@ -1,7 +1,7 @@
 import { Alert, Button, Card, Group, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Table, Text, TextInput, Title } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type RoleModel, type RoleView, type Settings } from "../../api";
+import { api, asApiError, type ApiError, type JudgePolicy, type RoleModel, type RoleView, type Settings } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useLoad } from "../../components/useLoad";
 import { setLanguage } from "../../i18n";
@@ -11,6 +11,14 @@ const PATROL_RANGE: Range = { min: 1, max: 1440, integer: true };
 const PORT_RANGE: Range = { min: 1024, max: 65535, integer: true };
 const TOKENS_RANGE: Range = { min: 1, max: 100000, integer: true };
 const CONCURRENCY_RANGE: Range = { min: 1, max: 64, integer: true };
+const SHARE_RANGE: Range = { min: 0, max: 1, integer: false };
+const ITEMS_RANGE: Range = { min: 1, max: 10000, integer: true };
+/** The engine's defaults, for settings saved before the judge had any. */
+const DEFAULT_JUDGE: Required<JudgePolicy> = { min_kappa: 0.6, min_items: 30, second_pass: false, min_self_agreement: 0.8 };
+
+function judgeOf(s: Settings): Required<JudgePolicy> {
+  return { ...DEFAULT_JUDGE, ...s.judge };
+}
 /** Sessions a role works on at once when left empty. */
 const DEFAULT_CONCURRENCY = 4;
 
@@ -144,6 +152,9 @@ export function SettingsPage() {
     Boolean(
       rangeError(draft.patrol_interval_minutes, PATROL_RANGE) ||
         rangeError(draft.api.port, PORT_RANGE) ||
+        rangeError(judgeOf(draft).min_kappa, SHARE_RANGE) ||
+        rangeError(judgeOf(draft).min_items, ITEMS_RANGE) ||
+        rangeError(judgeOf(draft).min_self_agreement, SHARE_RANGE) ||
         ROLES.some((r) => rangeError(draft.role_models[r]?.max_tokens, TOKENS_RANGE) || rangeError(draft.role_models[r]?.concurrency, CONCURRENCY_RANGE)),
     );
 
@@ -221,6 +232,46 @@ export function SettingsPage() {
                 onChange={(v) => setDraft({ ...draft, patrol_interval_minutes: typeof v === "number" ? v : Number.NaN })}
               />
             </Group>
+          </Card>
+          <Card withBorder data-testid="judge-settings">
+            <Title order={4}>{t("settings.judgeCalibration")}</Title>
+            <Text size="xs" c="dimmed" mb="xs">
+              {t("settings.judgeHelp")}
+            </Text>
+            <Group grow align="flex-start">
+              <NumberInput
+                label={t("settings.minKappa")}
+                value={judgeOf(draft).min_kappa ?? ""}
+                clampBehavior="none"
+                step={0.05}
+                decimalScale={2}
+                error={rangeError(judgeOf(draft).min_kappa, SHARE_RANGE)}
+                onChange={(v) => setDraft({ ...draft, judge: { ...judgeOf(draft), min_kappa: typeof v === "number" ? v : Number.NaN } })}
+              />
+              <NumberInput
+                label={t("settings.minItems")}
+                value={judgeOf(draft).min_items}
+                clampBehavior="none"
+                allowDecimal={false}
+                error={rangeError(judgeOf(draft).min_items, ITEMS_RANGE)}
+                onChange={(v) => setDraft({ ...draft, judge: { ...judgeOf(draft), min_items: typeof v === "number" ? v : Number.NaN } })}
+              />
+              <NumberInput
+                label={t("settings.minSelfAgreement")}
+                value={judgeOf(draft).min_self_agreement ?? ""}
+                clampBehavior="none"
+                step={0.05}
+                decimalScale={2}
+                error={rangeError(judgeOf(draft).min_self_agreement, SHARE_RANGE)}
+                onChange={(v) => setDraft({ ...draft, judge: { ...judgeOf(draft), min_self_agreement: typeof v === "number" ? v : Number.NaN } })}
+              />
+            </Group>
+            <Switch
+              mt="sm"
+              label={t("settings.secondPass")}
+              checked={judgeOf(draft).second_pass}
+              onChange={(e) => setDraft({ ...draft, judge: { ...judgeOf(draft), second_pass: e.currentTarget.checked } })}
+            />
           </Card>
           <Card withBorder>
             <Title order={4} mb="xs">

@@ -9,6 +9,7 @@ import { useLoad } from "../../../components/useLoad";
 import { navigate } from "../../../routing";
 import { explorationOf } from "../labels";
 import { SessionTable } from "../SessionTable";
+import { CalibrationBadge, CalibrationSection } from "./CalibrationSection";
 import { CoverageGrid } from "./CoverageGrid";
 import { EvidenceSessions } from "./EvidenceSessions";
 import { issueKey, issueTexts } from "./evidence";
@@ -134,12 +135,16 @@ export function ExplorationTab({
       {Object.keys(ex.judge.dimensions).length > 0 && (
         <Group gap="xs">
           {Object.entries(ex.judge.dimensions).map(([dim, d]) => (
-            <Badge key={dim} variant="light">
-              {t("ev.dimensionAverage", { dimension: codeLabel(t, "dimension", dim), avg: num(d.average, 1), n: num(d.count) })}
-            </Badge>
+            <Group key={dim} gap={4} wrap="nowrap" data-testid={`judge-dimension-${dim}`}>
+              <Badge variant="light">
+                {t("ev.dimensionAverage", { dimension: codeLabel(t, "dimension", dim), avg: num(d.average, 1), n: num(d.count) })}
+              </Badge>
+              <CalibrationBadge calibrated={report.judge_calibration?.criteria.some((k) => k.criterion === dim && k.calibrated) ?? false} />
+            </Group>
           ))}
         </Group>
       )}
+      {report.judge_calibration && <CalibrationSection calibration={report.judge_calibration} campaignId={c.id} />}
       {ex.findings.length > 0 && (
         <Stack gap={6} data-testid="judge-findings">
           {findings.map((f, i) => (

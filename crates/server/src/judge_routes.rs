@@ -1,0 +1,68 @@
+//! Handlers of the judge's calibration: the blind review queue, blind
+//! labels, and calibration per criterion.
+
+use crate::AppState;
+use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
+use agenteval_engine::Error;
+use agenteval_engine::calibration::{BlindQueue, JudgeCalibration, LabelRevealed, SubmitLabel};
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct QueueQuery {
+    /// Items to return, 1-50 (default 10).
+    pub limit: Option<u32>,
+}
+
+/// The next judged sessions nobody labelled: conversations only, never
+/// the judge's scores (labels are given blind).
+#[utoipa::path(get, path = "/api/campaigns/{id}/blind-queue", params(("id" = String, Path), QueueQuery),
+    responses((status = 200, body = BlindQueue), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+pub async fn blind_queue(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<QueueQuery>, QueryRejection>,
+) -> ApiResult<Json<BlindQueue>> {
+    let Query(q) = query.map_err(|e| {
+        ApiError(Error::invalid(
+            format!("the query is not valid: {}", e.body_text()),
+            "Give limit as a number from 1 to 50, e.g. ?limit=10.",
+        ))
+    })?;
+    Ok(Json(
+        st.platform
+            .blind_queue(parse_id("campaign", &id)?, q.limit)
+            .await?,
+    ))
+}
+
+/// A person's blind label of a judged session (1-5 per criterion);
+/// answers with the judge's scores, to compare.
+#[utoipa::path(post, path = "/api/judge-labels", request_body = SubmitLabel,
+    responses((status = 200, body = LabelRevealed), (status = 400, body = ErrorResponse),
+        (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: already labelled, or the session has no judge scores")))]
+pub async fn submit_label(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<SubmitLabel>,
+) -> ApiResult<Json<LabelRevealed>> {
+    Ok(Json(st.platform.submit_label(req).await?))
+}
+
+/// Judge-human agreement per criterion (n, agreement, linearly weighted
+/// kappa with its 95% bootstrap interval, calibrated or advisory), and the
+/// judge's self-agreement when sessions were reviewed twice.
+#[utoipa::path(get, path = "/api/campaigns/{id}/judge-calibration", params(("id" = String, Path)),
+    responses((status = 200, body = JudgeCalibration), (status = 404, body = ErrorResponse)))]
+pub async fn judge_calibration(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<JudgeCalibration>> {
+    Ok(Json(
+        st.platform
+            .judge_calibration(parse_id("campaign", &id)?)
+            .await?,
+    ))
+}

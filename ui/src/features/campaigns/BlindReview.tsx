@@ -1,0 +1,206 @@
+import { Badge, Button, Card, Drawer, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { api, asApiError, type ApiError, type BlindQueue, type CriterionScores, type LabelRevealed } from "../../api";
+import { Conversation } from "../../components/Conversation";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { num } from "../../components/format";
+import { codeLabel } from "../../components/labels";
+
+/** The judge's criteria, in the judge's order. */
+export const CRITERIA = ["attitude", "professionalism", "hallucination"] as const;
+type Criterion = (typeof CRITERIA)[number];
+const SCALE = ["1", "2", "3", "4", "5"];
+
+type Draft = Partial<Record<Criterion, number>>;
+
+function complete(d: Draft): CriterionScores | null {
+  const { attitude, professionalism, hallucination } = d;
+  return attitude && professionalism && hallucination ? { attitude, professionalism, hallucination } : null;
+}
+
+/**
+ * The blind review queue: one judged session at a time, rated on the
+ * judge's own criteria without its verdict; after submitting, the person's
+ * scores and the judge's side by side, then the next session.
+ */
+export function BlindReview({
+  campaignId,
+  targetName,
+  onLabelled,
+  onClose,
+}: {
+  campaignId: string;
+  targetName: string;
+  /** After each stored label: the report's calibration has changed. */
+  onLabelled: () => void;
+  onClose: () => void;
+}) {
+  const { t } = useTranslation();
+  const [queue, setQueue] = useState<BlindQueue | null>(null);
+  const [draft, setDraft] = useState<Draft>({});
+  const [reviewer, setReviewer] = useState("");
+  const [revealed, setRevealed] = useState<LabelRevealed | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .blindQueue(campaignId, 1)
+      .then((q) => {
+        if (cancelled) return;
+        setQueue(q);
+        setDraft({});
+        setRevealed(null);
+        setError(null);
+      })
+      .catch((e: unknown) => {
+        if (!cancelled) setError(asApiError(e));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [campaignId, round]);
+
+  const item = queue?.items[0] ?? null;
+  const scores = complete(draft);
+
+  const submit = async () => {
+    if (!item || !scores) return;
+    setBusy(true);
+    try {
+      setRevealed(await api.submitLabel({ session_id: item.session_id, scores, reviewer }));
+      setError(null);
+      onLabelled();
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Drawer opened onClose={onClose} position="right" size="xl" title={t("blind.title")}>
+      <Stack data-testid="blind-review">
+        <Text size="sm" c="dimmed">
+          {t("blind.intro")}
+        </Text>
+        {queue && (
+          <Text size="sm" data-testid="blind-progress">
+            {t("blind.progress", { labelled: num(queue.labelled + (revealed ? 1 : 0)), remaining: num(Math.max(0, queue.remaining - (revealed ? 1 : 0))) })}
+          </Text>
+        )}
+        <ErrorAlert error={error} onClose={() => setError(null)} />
+        {queue && !item && (
+          <Text c="dimmed" data-testid="blind-empty">
+            {t("blind.empty")}
+          </Text>
+        )}
+        {item && (
+          <Stack data-testid="blind-item" data-session={item.session_id}>
+            <Text size="sm" fw={600}>
+              {t("blind.who", { persona: item.persona_name, goal: item.goal_title })}
+            </Text>
+            <Conversation
+              turns={item.turns.map((turn, i) => ({ key: i, role: turn.role, content: turn.content, latency_ms: turn.latency_ms }))}
+              userLabel={t("speaker.user")}
+              targetLabel={t("speaker.target", { name: targetName })}
+              highlight={null}
+              testId="blind-conversation"
+            />
+            {!revealed ? (
+              <Card withBorder padding="sm" data-testid="blind-form">
+                <Stack gap="sm">
+                  <Text fw={600}>{t("blind.rateTitle")}</Text>
+                  {CRITERIA.map((c) => (
+                    <Stack key={c} gap={4}>
+                      <Text size="sm" fw={600}>
+                        {codeLabel(t, "dimension", c)}
+                      </Text>
+                      <Text size="xs" c="dimmed">
+                        {t(`blind.rubric.${c}`)}
+                      </Text>
+                      <SegmentedControl
+                        w="fit-content"
+                        data={SCALE}
+                        value={draft[c] ? String(draft[c]) : ""}
+                        onChange={(v) => setDraft((d) => ({ ...d, [c]: Number(v) }))}
+                        aria-label={codeLabel(t, "dimension", c)}
+                        data-testid={`blind-score-${c}`}
+                      />
+                    </Stack>
+                  ))}
+                  <Text size="xs" c="dimmed">
+                    {t("blind.scale")}
+                  </Text>
+                  <Group align="flex-end">
+                    <TextInput
+                      label={t("blind.reviewer")}
+                      value={reviewer}
+                      onChange={(e) => setReviewer(e.currentTarget.value)}
+                      data-testid="blind-reviewer"
+                    />
+                    <Button disabled={!scores || busy} onClick={() => void submit()} data-testid="blind-submit">
+                      {t("blind.submit")}
+                    </Button>
+                  </Group>
+                </Stack>
+              </Card>
+            ) : (
+              <Card withBorder padding="sm" data-testid="blind-revealed">
+                <Stack gap="sm">
+                  <Text fw={600}>{t("blind.sideBySide")}</Text>
+                  <Table>
+                    <Table.Thead>
+                      <Table.Tr>
+                        <Table.Th>{t("blind.criterion")}</Table.Th>
+                        <Table.Th>{t("blind.you")}</Table.Th>
+                        <Table.Th>{t("blind.judge")}</Table.Th>
+                        <Table.Th>{t("blind.evidence")}</Table.Th>
+                      </Table.Tr>
+                    </Table.Thead>
+                    <Table.Tbody>
+                      {CRITERIA.map((c) => {
+                        const mine = revealed.label.scores[c];
+                        const theirs = revealed.judge[c];
+                        return (
+                          <Table.Tr key={c} data-testid={`blind-row-${c}`}>
+                            <Table.Td>{codeLabel(t, "dimension", c)}</Table.Td>
+                            <Table.Td data-testid={`blind-mine-${c}`}>{num(mine)}</Table.Td>
+                            <Table.Td>
+                              <Group gap={6} wrap="nowrap">
+                                <Text size="sm" data-testid={`blind-judge-${c}`}>
+                                  {num(theirs.score)}
+                                </Text>
+                                <Badge size="sm" variant="light" color={mine === theirs.score ? "green" : "orange"}>
+                                  {mine === theirs.score ? t("blind.same") : t("blind.differs")}
+                                </Badge>
+                              </Group>
+                            </Table.Td>
+                            <Table.Td>
+                              <Text size="xs" style={{ overflowWrap: "anywhere" }}>
+                                {theirs.evidence}
+                              </Text>
+                            </Table.Td>
+                          </Table.Tr>
+                        );
+                      })}
+                    </Table.Tbody>
+                  </Table>
+                  <Text size="xs" c="dimmed">
+                    {t(revealed.judge_method === "model" ? "blind.byModel" : "blind.byHeuristic")}
+                  </Text>
+                  <Button w="fit-content" onClick={() => setRound((r) => r + 1)} data-testid="blind-next">
+                    {t("blind.next")}
+                  </Button>
+                </Stack>
+              </Card>
+            )}
+          </Stack>
+        )}
+      </Stack>
+    </Drawer>
+  );
+}
