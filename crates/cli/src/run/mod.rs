@@ -404,6 +404,31 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
                 );
             }
         }
+        if let Some(k) = report
+            .judge_calibration
+            .as_ref()
+            .and_then(|c| c.consistency.as_ref())
+        {
+            let parts: Vec<String> = k
+                .iter()
+                .map(|k| {
+                    format!(
+                        "{} {}{}",
+                        k.criterion,
+                        pct(k.self_agreement),
+                        if k.contradicts {
+                            " (contradicts itself)"
+                        } else {
+                            ""
+                        }
+                    )
+                })
+                .collect();
+            println!(
+                "    judge self-agreement (second pass): {}",
+                parts.join(", ")
+            );
+        }
         for issue in e.issues.iter().take(5) {
             println!(
                 "    - {} ({} sessions)",
