@@ -124,6 +124,7 @@ impl PlatformBuilder {
             .writer
             .transact(|conn| {
                 crate::tally::backfill(conn)?;
+                crate::exploration::simulator_faults::backfill_faults(conn)?;
                 crate::exploration::findings::backfill_issues(conn)
             })
             .await?;

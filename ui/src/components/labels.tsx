@@ -27,7 +27,9 @@ export type CodeKind =
   | "runStatus"
   | "judgeFact"
   | "outputMode"
-  | "role";
+  | "role"
+  | "faultKind"
+  | "language";
 
 /** The translated word of an engine code. */
 export function codeLabel(t: TFunction, kind: CodeKind, code: string): string {

@@ -251,6 +251,7 @@ impl Platform {
                      WHERE campaign_id = ?2 AND status = 'running'",
                     rusqlite::params![now, id],
                 )?;
+                crate::exploration::simulator_faults::check_unchecked(conn, Some(id.as_str()))?;
             }
             Ok(changed)
         };

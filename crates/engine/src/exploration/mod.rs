@@ -10,10 +10,12 @@ pub mod findings;
 pub mod ledger;
 pub mod patrol;
 pub mod session;
+pub mod simulator_faults;
 
 pub use explore::{ExploreRequest, ExploreStarted};
 pub use ledger::{LedgerAction, LedgerEntry};
 pub use patrol::PatrolReport;
+pub use simulator_faults::{SimulatorFault, SimulatorFaultKind};
 pub use session::{
     CloseSession, CreateSession, EndReason, ExperienceRecord, ExplorationSession, FailSession,
     MessageReply, PlayedBy, SendMessage, SessionStatus, SessionTranscript, SessionTurn, Trigger,

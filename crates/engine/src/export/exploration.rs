@@ -98,6 +98,30 @@ pub(super) fn exploration_appendix(
         "| Simulator-attributed sessions | {} (the virtual user was at fault; not counted against the target) |",
         e.simulator_faults
     );
+    let kinds: Vec<String> = crate::exploration::SimulatorFaultKind::ALL
+        .iter()
+        .filter_map(|k| {
+            let c = e.simulator_fault_kinds.get(k.as_str())?;
+            (c.sessions > 0).then(|| {
+                format!(
+                    "{} {} ({} session{})",
+                    k.label(crate::virtual_user::Lang::En),
+                    c.faults,
+                    c.sessions,
+                    if c.sessions == 1 { "" } else { "s" }
+                )
+            })
+        })
+        .collect();
+    let _ = writeln!(
+        md,
+        "| Simulator faults found by the check | {} |",
+        if kinds.is_empty() {
+            "none".to_string()
+        } else {
+            kinds.join(", ")
+        }
+    );
     let dims: Vec<String> = e
         .judge
         .dimensions

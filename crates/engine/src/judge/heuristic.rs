@@ -1,6 +1,7 @@
 //! The review without a model: refusal loops, repeated replies, slow
-//! replies, figures the target invented, and a virtual user that left its
-//! language, invented facts or quit at once.
+//! replies, figures the target invented, and the simulator faults of the
+//! check every ended session gets
+//! ([`crate::exploration::simulator_faults`]).
 
 use super::model::sort_findings;
 use super::*;
@@ -23,7 +24,6 @@ pub(super) fn quote(text: &str) -> String {
 /// The offline judge: rule-based, over the whole conversation.
 pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     let goal = crate::virtual_user::parse_goal(&session.goal);
-    let persona = crate::virtual_user::parse_persona(&session.persona);
     let all = rounds(&session.messages);
     let mut findings = Vec::new();
     let mut finding = |grade, dimension: &str, text: String, turn: Option<u32>| {
@@ -41,7 +41,6 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         given.push(' ');
         given.push_str(v);
     }
-    let goal_numbers = numbers(&given);
     for r in &all {
         given.push(' ');
         given.push_str(r.user);
@@ -188,32 +187,27 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         },
     };
 
-    // The virtual user: language kept, facts not invented, not quitting at once.
-    let zh = lang_of(&persona, &goal) == Lang::Zh;
-    let user_text: String = all.iter().map(|r| r.user).collect::<Vec<_>>().join(" ");
-    let in_persona = all.is_empty() || crate::virtual_user::has_cjk(&user_text) == zh;
-    let invented_facts = numbers(&user_text)
-        .iter()
-        .any(|n| !goal_numbers.contains(n) && !known_from_replies(&all, n));
-    let end = session.end_reason.as_deref().unwrap_or("");
-    let quit_early = end == "user_gave_up" && all.len() < 2;
-    let simulator_fault = !in_persona || invented_facts || quit_early || end == "simulator_error";
-    let sim_findings: [(bool, &str); 4] = [
-        (!in_persona, "the virtual user left its persona's language"),
-        (
-            invented_facts,
-            "the virtual user gave a figure it was never given",
-        ),
-        (quit_early, "the virtual user gave up after a single round"),
-        (
-            end == "simulator_error",
-            "the virtual user failed (simulator error)",
-        ),
-    ];
-    for (hit, text) in sim_findings {
-        if hit {
-            finding(Grade::Poor, "simulator", text.into(), None);
-        }
+    // The virtual user, by the check every ended session gets.
+    let faults = crate::exploration::simulator_faults::check(session);
+    let simulator = crate::exploration::simulator_faults::simulator_review(
+        &faults,
+        session.end_reason.as_deref(),
+    );
+    for fault in &faults {
+        finding(
+            Grade::Poor,
+            "simulator",
+            format!("the virtual user {}: {}", fault.kind.label(Lang::En), fault.explanation),
+            fault.turn,
+        );
+    }
+    if session.end_reason.as_deref() == Some("simulator_error") {
+        finding(
+            Grade::Poor,
+            "simulator",
+            "the virtual user failed (simulator error)".into(),
+            None,
+        );
     }
     sort_findings(&mut findings);
     JudgeReview {
@@ -221,12 +215,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         model: None,
         dimensions: Some(dimensions),
         findings,
-        simulator: Some(SimulatorReview {
-            in_persona,
-            quit_early,
-            invented_facts,
-            simulator_fault,
-        }),
+        simulator: Some(simulator),
         simulator_fault: false,
         sample: Some(SampleInfo {
             rounds: all.len() as u32,
@@ -239,9 +228,3 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     .finalize()
 }
 
-/// A user may repeat a figure the target said (e.g. a confirmation number).
-pub(super) fn known_from_replies(all: &[Round<'_>], n: &str) -> bool {
-    all.iter()
-        .filter_map(|r| r.target)
-        .any(|t| numbers(t).contains(n))
-}

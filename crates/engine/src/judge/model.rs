@@ -308,9 +308,16 @@ pub async fn model_review_worded(
         let reply = answer.reply;
         match parse_judge_output(&reply.content, schema) {
             Ok((dimensions, mut findings, mut simulator)) => {
-                if session.end_reason.as_deref() == Some("simulator_error") {
-                    simulator.simulator_fault = true;
-                }
+                // The deterministic check of the virtual user stands: the
+                // model may add to it, never clear it.
+                let checked = crate::exploration::simulator_faults::simulator_review(
+                    &crate::exploration::simulator_faults::check(session),
+                    session.end_reason.as_deref(),
+                );
+                simulator.in_persona &= checked.in_persona;
+                simulator.quit_early |= checked.quit_early;
+                simulator.invented_facts |= checked.invented_facts;
+                simulator.simulator_fault |= checked.simulator_fault;
                 sort_findings(&mut findings);
                 return Ok(JudgeReview {
                     method: JudgeMethod::Model,

@@ -52,7 +52,8 @@ async fn session(
         .platform
         .create_session(CreateSession {
             campaign_id: c.id,
-            persona: json!({"name": persona}),
+            // The seed's language, so that the virtual user speaks its own.
+            persona: json!({"name": persona, "language": if persona.ends_with("zh") { "zh" } else { "en" }}),
             goal: json!({"title": "Send an email"}),
             seed_ref: Some(SeedRef {
                 persona_id: persona.into(),

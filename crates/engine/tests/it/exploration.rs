@@ -341,6 +341,7 @@ fn facts(
         }),
         judge_status: if review.is_some() { "done" } else { "none" }.into(),
         judge_review: review,
+        simulator_faults: Vec::new(),
     }
 }
 
@@ -781,6 +782,7 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
                 experience: s.experience,
                 judge_status: s.judge_status,
                 judge_review: s.judge_review,
+                simulator_faults: s.simulator_faults.unwrap_or_default(),
             })
             .collect();
         let tallied = p.exploration_findings(c).await.unwrap().expect("sessions");

@@ -18,6 +18,7 @@ mod real_model;
 mod report;
 mod scenarios;
 mod seeds;
+mod simulator_faults;
 mod store;
 mod structured;
 mod support;

@@ -228,6 +228,40 @@ export function SessionDrawer({
             </Text>
           )}
 
+          <Title order={5}>{t("session.simulatorCheck")}</Title>
+          <Stack gap={4} data-testid="session-simulator">
+            {session.simulator_faults === null ? (
+              <Text size="sm" c="dimmed">
+                {t("session.simulatorUnchecked")}
+              </Text>
+            ) : session.simulator_faults.length === 0 ? (
+              <Text size="sm">{t("session.simulatorClean")}</Text>
+            ) : (
+              <>
+                {session.simulator_faults.map((f, i) => (
+                  <Group key={i} gap={6} wrap="nowrap" align="flex-start" data-testid="session-fault" data-kind={f.kind}>
+                    <Badge color="orange" variant="light" style={{ flexShrink: 0 }}>
+                      {codeLabel(t, "faultKind", f.kind)}
+                    </Badge>
+                    <Text size="sm" style={{ minWidth: 0 }}>
+                      {t(`session.faultText.${f.kind}`, {
+                        detail: f.kind === "left_language" ? codeLabel(t, "language", f.detail ?? "") : (f.detail ?? ""),
+                      })}{" "}
+                      {f.turn !== null && f.turn !== undefined && (
+                        <Link to={{ kind: "session", id: campaign.id, sid: session.id, turn: f.turn }} replace size="sm">
+                          {t("ev.turnN", { n: num(f.turn) })}
+                        </Link>
+                      )}
+                    </Text>
+                  </Group>
+                ))}
+                <Text size="xs" c="dimmed">
+                  {t("session.simulatorApart")}
+                </Text>
+              </>
+            )}
+          </Stack>
+
           <RatingForm kind="session" subjectId={session.id} testPrefix="session" />
         </Stack>
       )}

@@ -41,6 +41,10 @@ impl FindingsAcc {
         for s in SessionStatus::ALL {
             f.sessions_by_status.insert(s.as_str().into(), 0);
         }
+        for k in crate::exploration::SimulatorFaultKind::ALL {
+            f.simulator_fault_kinds
+                .insert(k.as_str().into(), FaultCount::default());
+        }
         f.coverage.persona_names = seed_set
             .personas
             .iter()
@@ -157,6 +161,13 @@ impl FindingsAcc {
         }
     }
 
+    /// `sessions` sessions with `faults` faults of `kind`.
+    pub(super) fn faults(&mut self, kind: &str, sessions: u32, faults: u32) {
+        let c = self.f.simulator_fault_kinds.entry(kind.into()).or_default();
+        c.sessions += sessions;
+        c.faults += faults;
+    }
+
     /// A judge finding, unless the session's review already gave it.
     pub(super) fn finding(&mut self, f: JudgeFinding) {
         if self
@@ -254,11 +265,20 @@ impl FindingsAcc {
 pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<ExplorationFindings> {
     let mut acc = FindingsAcc::new(seed_set);
     for s in sessions {
-        // A session the virtual user could not carry is the simulator's
-        // fault: its record says nothing about the target, so it stays out
-        // of the achievement rate, the emotions and the issues.
-        let simulator_error = s.end_reason == Some(EndReason::SimulatorError);
+        // A session the virtual user could not carry, or in which the check
+        // found a simulator fault, is the simulator's fault: its record
+        // says nothing about the target, so it stays out of the
+        // achievement rate, the emotions, the issues and the scores.
+        let simulator_error = s.end_reason == Some(EndReason::SimulatorError)
+            || !s.simulator_faults.is_empty();
         let counted = s.experience.as_ref().filter(|_| !simulator_error);
+        let mut kinds: BTreeMap<&str, u32> = BTreeMap::new();
+        for fault in &s.simulator_faults {
+            *kinds.entry(fault.kind.as_str()).or_default() += 1;
+        }
+        for (kind, n) in kinds {
+            acc.faults(kind, 1, n);
+        }
         if let Some(e) = counted {
             for (kind, key, text) in reported_issues(e) {
                 acc.issue(kind, key, text, &[], 1, &[s.id]);
@@ -266,8 +286,10 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
         }
         let review = s.judge_review.as_ref().filter(|_| s.judge_status == "done");
         if let Some(review) = review {
-            for (name, score) in review_scores(review) {
-                acc.score(&name, score, 1);
+            if s.simulator_faults.is_empty() {
+                for (name, score) in review_scores(review) {
+                    acc.score(&name, score, 1);
+                }
             }
             if let Some(findings) = review.get("findings") {
                 for f in review_findings(s.id, findings) {
@@ -345,6 +367,19 @@ pub(super) fn campaign_findings(
             sessions: row.get("sessions")?,
             issues: row.get("issues")?,
         });
+    }
+
+    let mut statement = conn.prepare_cached(
+        "SELECT kind, sessions, faults FROM session_fault_tally
+         WHERE campaign_id = ? AND sessions > 0",
+    )?;
+    let mut rows = statement.query([&id])?;
+    while let Some(row) = rows.next()? {
+        acc.faults(
+            text(row, "kind")?.unwrap_or_default(),
+            row.get("sessions")?,
+            row.get("faults")?,
+        );
     }
 
     let mut statement = conn.prepare_cached(

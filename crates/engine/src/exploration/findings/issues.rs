@@ -66,8 +66,9 @@ pub(crate) fn record_issues(
 }
 
 /// Fills the issue tally from the sessions already closed, once, when a
-/// database is first opened after migration 0009 or 0011 (which changed
-/// the keys and added the phrasings).
+/// database is first opened after migration 0009, 0011 (which changed the
+/// keys and added the phrasings) or 0013 (which leaves out the sessions
+/// with a simulator fault).
 pub(crate) fn backfill_issues(conn: &rusqlite::Connection) -> Result<()> {
     if !crate::store::backfill_pending(conn, "session_issue_tally")? {
         return Ok(());
@@ -76,6 +77,7 @@ pub(crate) fn backfill_issues(conn: &rusqlite::Connection) -> Result<()> {
     let mut statement = conn.prepare(
         "SELECT id, campaign_id, experience FROM exploration_sessions
          WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
+           AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
          ORDER BY ended_at, id",
     )?;
     let mut rows = statement.query([])?;

@@ -58,6 +58,20 @@ pub struct ExplorationFindings {
     /// target, or that ended with `simulator_error`; counted apart so that
     /// simulator faults are not the target's.
     pub simulator_faults: u32,
+    /// What the check of the virtual user found, per fault kind (every
+    /// kind appears, with 0 when no session has it).
+    pub simulator_fault_kinds: BTreeMap<String, FaultCount>,
+}
+
+/// Faults of one kind in a campaign.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct FaultCount {
+    /// Sessions with at least one fault of the kind.
+    pub sessions: u32,
+    /// Faults of the kind (a session may have several).
+    pub faults: u32,
 }
 
 #[derive(
@@ -165,4 +179,6 @@ pub struct SessionFacts {
     /// `none`, `pending`, `done` or `failed`.
     pub judge_status: String,
     pub judge_review: Option<serde_json::Value>,
+    /// What the check of the virtual user found (empty when unchecked).
+    pub simulator_faults: Vec<super::SimulatorFault>,
 }

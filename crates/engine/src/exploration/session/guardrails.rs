@@ -206,6 +206,9 @@ pub(crate) fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Explorat
             .transpose()?,
         judge_status: row.try_get("judge_status")?,
         judge_review: json("judge_review")?,
+        simulator_faults: json("simulator_faults")?
+            .map(serde_json::from_value)
+            .transpose()?,
         turn_count: row.try_get::<i64, _>("turn_count")? as u32,
         failure_reason: row.try_get("failure_reason")?,
         started_at: from_ms(row.try_get("started_at")?),
@@ -314,6 +317,7 @@ impl SessionState {
                  WHERE id = ?2 AND status = 'running'",
             )?
             .execute(params![to_ms(now), self.id.to_string()])?;
+            crate::exploration::simulator_faults::check_and_store(conn, &self.id.to_string())?;
             self.status = SessionStatus::Expired;
             self.end_reason = Some(EndReason::Expired);
         }

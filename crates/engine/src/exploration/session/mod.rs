@@ -242,6 +242,9 @@ pub struct ExplorationSession {
     pub judge_status: String,
     #[schema(value_type = Option<Object>)]
     pub judge_review: Option<serde_json::Value>,
+    /// What the check of the virtual user found once the session ended
+    /// (empty: nothing); `None` while it runs.
+    pub simulator_faults: Option<Vec<crate::exploration::SimulatorFault>>,
     /// User turns so far.
     pub turn_count: u32,
     pub failure_reason: Option<String>,

@@ -81,6 +81,7 @@ impl Platform {
                 experience: None,
                 judge_status: "none".into(),
                 judge_review: None,
+                simulator_faults: None,
                 turn_count: 0,
                 failure_reason: None,
                 started_at: now,
@@ -256,6 +257,10 @@ impl Platform {
                              WHERE id = ?3 AND status = 'running'",
                         )?
                         .execute(params![failure, at, session_id.to_string()])?;
+                        crate::exploration::simulator_faults::check_and_store(
+                            conn,
+                            &session_id.to_string(),
+                        )?;
                         Ok(())
                     })
                     .await?;
@@ -298,8 +303,13 @@ impl Platform {
                      WHERE id = ?4",
                 )?
                 .execute(params![end_reason.as_str(), json, to_ms(now), session.id.to_string()])?;
-            // A simulator error's record says nothing about the target.
-            if end_reason != EndReason::SimulatorError {
+            // A simulator error's record, or that of a session the check
+            // finds a simulator fault in, says nothing about the target.
+            let faults = crate::exploration::simulator_faults::check_and_store(
+                conn,
+                &session.id.to_string(),
+            )?;
+            if end_reason != EndReason::SimulatorError && faults.is_empty() {
                 crate::exploration::findings::record_issues(
                     conn,
                     session.campaign.id,
@@ -350,6 +360,12 @@ impl Platform {
                 session.end_reason,
             ));
         }
+        let id = session_id.to_string();
+        self.writer
+            .transact(move |conn| {
+                crate::exploration::simulator_faults::check_and_store(conn, &id).map(drop)
+            })
+            .await?;
         self.session_changed("session.fail", session.campaign_id, session_id)
             .await;
         self.get_session(session_id).await

@@ -59,6 +59,14 @@ export function ExplorationTab({
         <Stat label={t("view.sessions")} value={num(ex.sessions_total)} />
         <Stat label={t("report.simulatorFaults")} value={num(ex.simulator_faults)} />
       </SimpleGrid>
+      <Group gap="xs" data-testid="simulator-fault-kinds">
+        <Text size="sm">{t("report.faultKinds")}</Text>
+        {Object.entries(ex.simulator_fault_kinds).map(([kind, c]) => (
+          <Badge key={kind} variant={c.sessions > 0 ? "light" : "outline"} color={c.sessions > 0 ? "orange" : "gray"} data-kind={kind}>
+            {t("ev.timesN", { what: codeLabel(t, "faultKind", kind), n: num(c.sessions) })}
+          </Badge>
+        ))}
+      </Group>
       <Group gap="xs" data-testid="end-reasons">
         {Object.entries(ex.sessions_by_end_reason).map(([reason, n]) => (
           <Badge key={reason} variant="light" color="grape">
