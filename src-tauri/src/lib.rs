@@ -162,7 +162,10 @@ impl Resident {
         store: &SettingsStore,
         settings: &Settings,
     ) -> agenteval_engine::Result<()> {
-        platform.set_role_models(effective_role_models(platform, store, settings));
+        platform.apply_offline(
+            settings.offline,
+            effective_role_models(platform, store, settings),
+        )?;
         platform.set_judge_policy(settings.judge)?;
         if let Some(handle) = self.patrol.handle() {
             handle.set_interval(patrol_interval(settings));

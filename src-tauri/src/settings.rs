@@ -91,6 +91,10 @@ pub struct Settings {
     /// existed take the defaults).
     #[serde(default)]
     pub judge: JudgePolicy,
+    /// Offline mode: refuse every target and role model not on this
+    /// machine (see `agenteval_engine::provenance::Offline`).
+    #[serde(default)]
+    pub offline: bool,
 }
 
 pub const DEFAULT_API_PORT: u16 = 8787;
@@ -109,6 +113,7 @@ impl Settings {
             },
             role_models: RoleModels::default(),
             judge: JudgePolicy::default(),
+            offline: false,
         }
     }
 

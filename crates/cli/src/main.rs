@@ -33,9 +33,16 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
     about = "Evaluate conversational AI agents: fixed scenarios and exploration"
 )]
 struct Cli {
+    /// Offline mode: refuse every target and role model that is not on this machine (localhost, 127.0.0.0/8, ::1); also AGENTEVAL_OFFLINE=1.
+    #[arg(long, global = true)]
+    offline: bool,
     #[command(subcommand)]
     command: Command,
 }
+
+/// `--offline`, set once from the command line, passed to every platform
+/// the command opens.
+static OFFLINE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -238,6 +245,7 @@ impl From<ExportFormat> for agenteval_engine::export::ExportFormat {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    OFFLINE.store(cli.offline, std::sync::atomic::Ordering::Relaxed);
     init_logging(matches!(
         cli.command,
         Command::Serve { .. } | Command::DemoTarget { .. }
@@ -432,6 +440,7 @@ pub fn scenario_sources(dir: Option<PathBuf>, data_dir: &Path) -> anyhow::Result
 
 pub async fn open(data_dir: &Path) -> anyhow::Result<Arc<Platform>> {
     Platform::builder(data_dir)
+        .offline(OFFLINE.load(std::sync::atomic::Ordering::Relaxed))
         .open()
         .await
         .map_err(user_error)

@@ -45,6 +45,10 @@ fn demo_runs_offline_and_writes_a_report_with_a_meaningful_pass_rate() {
         "the database is in the data folder"
     );
     let md = std::fs::read_to_string(&out).expect("report written");
+    assert!(
+        md.contains("Nothing left this machine"),
+        "the demo contacts no host off this machine"
+    );
     let rate_line = md
         .lines()
         .find(|l| l.starts_with("**Pass rate:"))
@@ -327,4 +331,44 @@ fn scenarios_list_shows_the_users_packs_apart_from_the_shipped_ones() {
         assert!(shipped.contains(pack), "{pack} is shipped: {text}");
     }
     assert!(!shipped.contains("my_pack"), "{text}");
+
+fn offline_refuses_a_judge_off_this_machine_and_without_it_the_judge_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_far_judge = |offline: bool| {
+        let mut c = bin();
+        c.current_dir(dir.path())
+            .env("AGENTEVAL_JUDGE_BASE_URL", "http://10.1.2.3:8080/v1")
+            .env("AGENTEVAL_JUDGE_MODEL", "far-judge")
+            .env_remove("AGENTEVAL_OFFLINE");
+        if offline {
+            c.arg("--offline");
+        }
+        // `export` opens the data folder (and checks the models) but asks
+        // no model anything: the judge is never contacted.
+        c.args([
+            "export",
+            "--campaign",
+            "00000000-0000-7000-8000-000000000001",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .expect("run agenteval")
+    };
+    let refused = with_far_judge(true);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        stderr.contains("OFFLINE_REFUSED")
+            && stderr.contains("the judge model")
+            && stderr.contains("http://10.1.2.3:8080")
+            && stderr.contains("turn offline mode off"),
+        "a clear error with its code, the host and a suggestion: {stderr}"
+    );
+    let accepted = with_far_judge(false);
+    let stderr = String::from_utf8_lossy(&accepted.stderr);
+    assert!(
+        !stderr.contains("OFFLINE_REFUSED") && stderr.contains("NOT_FOUND"),
+        "without offline mode the judge is accepted; only the campaign is unknown: {stderr}"
+    );
 }

@@ -44,6 +44,9 @@ pub enum ErrorCode {
     TargetUnavailable,
     /// A configured role model failed (HTTP 502).
     ModelUnavailable,
+    /// Offline mode refuses an endpoint that is not on this machine (HTTP
+    /// 403).
+    OfflineRefused,
     /// A real fault inside the platform (HTTP 500).
     Internal,
 }
@@ -79,6 +82,7 @@ impl ErrorCode {
             Self::SessionNotRunning => "SESSION_NOT_RUNNING",
             Self::TargetUnavailable => "TARGET_UNAVAILABLE",
             Self::ModelUnavailable => "MODEL_UNAVAILABLE",
+            Self::OfflineRefused => "OFFLINE_REFUSED",
             Self::Internal => "INTERNAL",
         }
     }

@@ -325,8 +325,14 @@ impl Platform {
     async fn execute_claimed(&self, run: ClaimedRow, context: &RunContext) -> Result<Verdict> {
         let played = match &context.resolved {
             Ok((target, channel)) => {
-                self.play_run(run.id, &run.scenario_id, target, channel.as_ref())
-                    .await
+                self.play_run(
+                    run.id,
+                    run.campaign_id,
+                    &run.scenario_id,
+                    target,
+                    channel.as_ref(),
+                )
+                .await
             }
             Err(reason) => Ok(Played::error(reason.clone())),
         };
@@ -383,10 +389,12 @@ impl Platform {
     async fn play_run(
         &self,
         run_id: Uuid,
+        campaign_id: Uuid,
         scenario_id: &str,
         target: &Target,
         channel: &dyn Channel,
     ) -> Result<Played> {
+        let host = channel.host();
         let mut metrics = RunMetrics::default();
         let Some(scenario) = self.scenarios.get(scenario_id) else {
             return Ok(Played::error(format!(
@@ -406,7 +414,14 @@ impl Platform {
             request.messages.push(ChatMessage::user(&turn.user));
             self.queue_run_turn(run_id, seq, "user", &turn.user, None, &[])?;
             seq += 1;
-            let reply = match channel.send(&request).await {
+            let sent = channel.send(&request).await;
+            self.note_contact(
+                campaign_id,
+                crate::provenance::HostRole::Target,
+                host.as_deref(),
+                sent.as_ref().ok().and_then(|r| r.usage),
+            );
+            let reply = match sent {
                 Ok(r) => r,
                 Err(e) => {
                     return Ok(Played {

@@ -19,6 +19,7 @@ pub mod judge;
 pub mod paging;
 pub mod patrol_agent;
 pub mod platform;
+pub mod provenance;
 pub mod report;
 pub mod review;
 pub mod role_models;

@@ -48,6 +48,13 @@ pub struct Platform {
     pub(crate) readers: Arc<crate::store::Readers>,
     /// Calibration and consistency thresholds (see [`crate::calibration`]).
     pub(crate) judge_policy: std::sync::RwLock<crate::calibration::JudgePolicy>,
+    /// Hosts contacted, counted until the writer's next batch stores them.
+    pub(crate) contacts: Arc<crate::provenance::Contacts>,
+    /// Offline mode as the platform was opened (flag or environment):
+    /// stays on whatever the settings say.
+    offline_forced: crate::provenance::Offline,
+    /// Offline mode as the settings say (see [`Platform::apply_offline`]).
+    offline_switch: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Platform {
@@ -65,9 +72,17 @@ pub struct PlatformBuilder {
     ids: Arc<dyn IdSource>,
     role_models: Option<RoleModels>,
     judge_policy: crate::calibration::JudgePolicy,
+    offline: crate::provenance::Offline,
 }
 
 impl PlatformBuilder {
+    /// Offline mode (default: `AGENTEVAL_OFFLINE`); `true` here turns it on
+    /// whatever the environment says.
+    pub fn offline(mut self, offline: bool) -> Self {
+        self.offline = crate::provenance::Offline(self.offline.0 || offline);
+        self
+    }
+
     /// The role models to start with (default: from the environment, see
     /// [`RoleModels::from_env`]).
     pub fn role_models(mut self, models: RoleModels) -> Self {
@@ -101,9 +116,18 @@ impl PlatformBuilder {
             .build()
             .map_err(Error::internal)?;
         let (events, _) = broadcast::channel(1024);
-        let roles = LiveRoles::new(self.role_models.unwrap_or_else(RoleModels::from_env), &http);
+        let models = self.role_models.unwrap_or_else(RoleModels::from_env);
+        check_role_models(self.offline, &models)?;
+        let roles = LiveRoles::new(models, &http);
+        let contacts = Arc::new(crate::provenance::Contacts::default());
         let platform = Arc::new(Platform {
-            writer: crate::writer::Writer::open(&self.data_dir.join(crate::store::DB_FILE))?,
+            writer: crate::writer::Writer::open(
+                &self.data_dir.join(crate::store::DB_FILE),
+                contacts.clone(),
+            )?,
+            contacts,
+            offline_forced: self.offline,
+            offline_switch: Default::default(),
             readers: Arc::new(crate::store::Readers::new(
                 self.data_dir.join(crate::store::DB_FILE),
             )),
@@ -141,6 +165,7 @@ impl Platform {
             ids: Arc::new(UuidV7),
             role_models: None,
             judge_policy: Default::default(),
+            offline: crate::provenance::Offline::from_env(),
         }
     }
 
@@ -164,6 +189,44 @@ impl Platform {
     /// analysis use the new ones from their next piece of work.
     pub fn set_role_models(&self, models: RoleModels) {
         self.roles.set(models, &self.http);
+    }
+
+    /// [`Platform::set_role_models`], refused (and nothing changed) under
+    /// offline mode when a role model is not on this machine.
+    pub fn try_set_role_models(&self, models: RoleModels) -> Result<()> {
+        check_role_models(self.offline(), &models)?;
+        self.set_role_models(models);
+        Ok(())
+    }
+
+    /// Offline mode now: only endpoints on this machine may be used.
+    pub fn offline(&self) -> crate::provenance::Offline {
+        crate::provenance::Offline(
+            self.offline_forced.0
+                || self
+                    .offline_switch
+                    .load(std::sync::atomic::Ordering::Relaxed),
+        )
+    }
+
+    /// Whether turning offline mode to `offline` (a settings switch) with
+    /// `models` would be refused, changing nothing.
+    pub fn check_offline(&self, offline: bool, models: &RoleModels) -> Result<()> {
+        check_role_models(
+            crate::provenance::Offline(self.offline_forced.0 || offline),
+            models,
+        )
+    }
+
+    /// Turns the settings' offline mode to `offline` and puts `models` in
+    /// force, or refuses both (see [`Platform::check_offline`]). Offline
+    /// mode given when the platform was opened stays on.
+    pub fn apply_offline(&self, offline: bool, models: RoleModels) -> Result<()> {
+        self.check_offline(offline, &models)?;
+        self.offline_switch
+            .store(offline, std::sync::atomic::Ordering::Relaxed);
+        self.set_role_models(models);
+        Ok(())
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
@@ -195,6 +258,10 @@ impl Platform {
             return Ok(c.clone());
         }
         let target = self.get_target(target_id).await?;
+        // The last wall: a target saved before offline mode was on.
+        if let Some(url) = crate::target::channel_url(&target.channel) {
+            self.offline().check("the target", url)?;
+        }
         let channel = crate::channel::build(&target, &self.secrets, &self.http).map_err(|e| {
             Error::new(
                 crate::error::ErrorCode::TargetUnavailable,
@@ -236,4 +303,19 @@ impl Platform {
             tracing::warn!(error = %e, action, "could not record audit event");
         }
     }
+}
+
+/// Under offline mode, every configured role model must be on this machine.
+fn check_role_models(offline: crate::provenance::Offline, models: &RoleModels) -> Result<()> {
+    let roles = [
+        ("the virtual-user model", &models.virtual_user),
+        ("the judge model", &models.judge),
+        ("the analyst model", &models.analyst),
+    ];
+    for (what, config) in roles {
+        if let Some(config) = config {
+            offline.check(what, &config.base_url)?;
+        }
+    }
+    Ok(())
 }

@@ -143,6 +143,9 @@ pub struct CampaignReport {
     /// figures are advisory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge_calibration: Option<crate::calibration::JudgeCalibration>,
+    /// Every host contacted, per role; whether anything left this machine.
+    #[serde(default)]
+    pub provenance: crate::provenance::Provenance,
 }
 
 /// Nearest-rank percentile of a value -> count table.
@@ -579,8 +582,10 @@ impl Platform {
             Some(e) if e.judge.reviewed > 0 => Some(self.judge_calibration(id).await?),
             _ => None,
         };
+        let provenance = self.campaign_provenance(campaign.id).await?;
         Ok(CampaignReport {
             judge_calibration,
+            provenance,
             analysis,
             comparison,
             human_review,

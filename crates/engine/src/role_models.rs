@@ -77,6 +77,12 @@ pub trait ChatClient: Send + Sync {
 
     /// The model identity recorded with what this client produced.
     fn model_name(&self) -> String;
+
+    /// The endpoint it talks to (see [`crate::provenance::host_of`]);
+    /// `None` for what runs in-process.
+    fn endpoint(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Where a role model lives. The key is either given (the desktop app
@@ -235,6 +241,10 @@ impl ChatClient for ModelClient {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    fn endpoint(&self) -> Option<String> {
+        Some(self.base_url.clone())
     }
 
     fn model_name(&self) -> String {

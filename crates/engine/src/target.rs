@@ -340,10 +340,14 @@ impl Platform {
             ChannelConfig::Http { url, .. } => validate_url("channel.url", url)?,
             ChannelConfig::Builtin { .. } => {}
         }
+        if let Some(url) = channel_url(&channel) {
+            self.offline().check("the target", url)?;
+        }
         Ok(channel)
     }
 
     /// Creates a target. A clear-text API key is moved into the secret store.
+    /// Under offline mode, a target that is not on this machine is refused.
     #[tracing::instrument(skip_all, fields(name = %req.name))]
     pub async fn create_target(&self, req: CreateTarget) -> Result<Target> {
         let req = UpdateTarget::from(req);
@@ -503,4 +507,13 @@ fn target_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Target> {
         updated_at: from_ms(row.try_get("updated_at")?),
         archived_at: row.try_get::<Option<i64>, _>("archived_at")?.map(from_ms),
     })
+}
+
+/// The URL a target's channel talks to; `None` for a built-in agent.
+pub fn channel_url(channel: &ChannelConfig) -> Option<&str> {
+    match channel {
+        ChannelConfig::Openai { base_url, .. } => Some(base_url),
+        ChannelConfig::Http { url, .. } => Some(url),
+        ChannelConfig::Builtin { .. } => None,
+    }
 }

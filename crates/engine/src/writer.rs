@@ -212,7 +212,9 @@ impl Pending {
 impl Writer {
     /// Opens the writer's connection to the database file at `path` (its
     /// schema already migrated) and starts its thread.
-    pub fn open(path: &Path) -> Result<Self> {
+    /// Each batch also stores the hosts counted in `contacts` since the
+    /// one before (see [`crate::provenance`]).
+    pub fn open(path: &Path, contacts: Arc<crate::provenance::Contacts>) -> Result<Self> {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
@@ -232,7 +234,7 @@ impl Writer {
             .spawn(move || match RunStatements::prepare(&conn) {
                 Ok(mut statements) => {
                     let _ = ready.send(Ok(()));
-                    run(&conn, &mut statements, rx);
+                    run(&conn, &mut statements, rx, &contacts);
                 }
                 Err(e) => drop(ready.send(Err(e))),
             })
@@ -303,7 +305,12 @@ impl Writer {
 }
 
 /// The writer thread: commits whatever is waiting, batch after batch.
-fn run(conn: &Connection, statements: &mut RunStatements<'_>, rx: mpsc::Receiver<Job>) {
+fn run(
+    conn: &Connection,
+    statements: &mut RunStatements<'_>,
+    rx: mpsc::Receiver<Job>,
+    contacts: &crate::provenance::Contacts,
+) {
     let mut lost = LostTurns::default();
     let mut tallies = RunTallies::default();
     // Kept from batch to batch, so that neither grows again each time.
@@ -320,6 +327,7 @@ fn run(conn: &Connection, statements: &mut RunStatements<'_>, rx: mpsc::Receiver
             &mut done,
             &mut lost,
             &mut tallies,
+            contacts,
         );
         // Nothing is left after a commit; after a failure, what the
         // rolled-back batch added is forgotten.
@@ -358,6 +366,7 @@ fn commit(
     done: &mut Vec<Option<Done>>,
     lost: &mut LostTurns,
     tallies: &mut RunTallies,
+    contacts: &crate::provenance::Contacts,
 ) {
     done.clear();
     let tx = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
@@ -397,7 +406,12 @@ fn commit(
     if let Err(e) = tallies.flush(&tx) {
         return all_failed(batch, done, lost, &e);
     }
+    let hosts = match contacts.flush(&tx) {
+        Ok(hosts) => hosts,
+        Err(e) => return all_failed(batch, done, lost, &e),
+    };
     if let Err(e) = tx.commit() {
+        contacts.restore(hosts);
         return all_failed(batch, done, lost, &e);
     }
     for (job, d) in batch.drain(..).zip(done.drain(..)) {
@@ -631,7 +645,7 @@ mod tests {
     #[test]
     fn a_writer_over_a_database_without_the_schema_is_refused_at_open() {
         let dir = tempfile::tempdir().unwrap();
-        let refused = Writer::open(&dir.path().join("empty.db"));
+        let refused = Writer::open(&dir.path().join("empty.db"), Default::default());
         let cause = refused.err().expect("no run_turns table").cause.unwrap();
         assert!(cause.to_string().contains("run_turns"), "{cause}");
     }

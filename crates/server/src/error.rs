@@ -25,6 +25,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::CampaignNotRunning
         | ErrorCode::SessionNotRunning => StatusCode::CONFLICT,
         ErrorCode::TargetUnavailable | ErrorCode::ModelUnavailable => StatusCode::BAD_GATEWAY,
+        ErrorCode::OfflineRefused => StatusCode::FORBIDDEN,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

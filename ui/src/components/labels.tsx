@@ -29,7 +29,8 @@ export type CodeKind =
   | "outputMode"
   | "role"
   | "faultKind"
-  | "language";
+  | "language"
+  | "hostRole";
 
 /** The translated word of an engine code. */
 export function codeLabel(t: TFunction, kind: CodeKind, code: string): string {

@@ -210,9 +210,17 @@ impl Platform {
     /// (Re)generates the analysis with the analyst model in force (see
     /// [`Platform::role_models`]), or the template without one.
     pub async fn generate_configured_analysis(&self, campaign_id: Uuid) -> Result<Analysis> {
-        let analyst = self.role_clients().analyst;
-        self.generate_analysis(campaign_id, analyst.as_deref())
-            .await
+        let analyst = self
+            .role_clients()
+            .analyst
+            .map(|c| self.metered(c, campaign_id, crate::provenance::HostRole::Analyst));
+        self.generate_analysis(
+            campaign_id,
+            analyst
+                .as_ref()
+                .map(|c| c as &dyn crate::role_models::ChatClient),
+        )
+        .await
     }
 
     /// (Re)generates and stores the analysis of a campaign. With an analyst

@@ -108,6 +108,10 @@ pub fn render(template: &Value, messages: &[ChatMessage]) -> Value {
 
 #[async_trait::async_trait]
 impl Channel for HttpJsonChannel {
+    fn host(&self) -> Option<String> {
+        crate::provenance::host_of(&self.endpoint.url)
+    }
+
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
         let body = render(&self.template, &request.messages);
         let reply = self.endpoint.post_json(&self.http, &body).await?;

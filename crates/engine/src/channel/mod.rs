@@ -233,6 +233,12 @@ impl ChannelError {
 #[async_trait::async_trait]
 pub trait Channel: Send + Sync {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError>;
+
+    /// `scheme://host:port` of the endpoint it talks to (see
+    /// [`crate::provenance::host_of`]); `None` for an in-process agent.
+    fn host(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A channel that answers with a deterministic local agent.

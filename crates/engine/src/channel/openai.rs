@@ -306,6 +306,11 @@ impl Channel for OpenAiChannel {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
         self.send_with_format(request, None).await
     }
+
+    fn host(&self) -> Option<String> {
+        let endpoint = self.endpoint.as_ref().ok()?;
+        crate::provenance::host_of(&endpoint.url)
+    }
 }
 
 #[cfg(test)]

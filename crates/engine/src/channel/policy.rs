@@ -145,6 +145,10 @@ fn attempts_text(n: u32) -> String {
 
 #[async_trait::async_trait]
 impl Channel for Policy {
+    fn host(&self) -> Option<String> {
+        self.inner.host()
+    }
+
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
         let mut attempts = 0u32;
         loop {

@@ -15,11 +15,11 @@ pub mod simulator_faults;
 pub use explore::{ExploreRequest, ExploreStarted};
 pub use ledger::{LedgerAction, LedgerEntry};
 pub use patrol::PatrolReport;
-pub use simulator_faults::{SimulatorFault, SimulatorFaultKind};
 pub use session::{
     CloseSession, CreateSession, EndReason, ExperienceRecord, ExplorationSession, FailSession,
     MessageReply, PlayedBy, SendMessage, SessionStatus, SessionTranscript, SessionTurn, Trigger,
 };
+pub use simulator_faults::{SimulatorFault, SimulatorFaultKind};
 
 use serde::{Deserialize, Serialize};
 

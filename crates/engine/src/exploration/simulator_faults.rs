@@ -110,7 +110,12 @@ pub struct SimulatorFault {
 }
 
 impl SimulatorFault {
-    fn new(kind: SimulatorFaultKind, turn: Option<u32>, detail: Option<String>, text: String) -> Self {
+    fn new(
+        kind: SimulatorFaultKind,
+        turn: Option<u32>,
+        detail: Option<String>,
+        text: String,
+    ) -> Self {
         Self {
             kind,
             turn,
@@ -127,11 +132,51 @@ static EMAIL: LazyLock<Regex> = LazyLock::new(|| {
 
 /// English words too common to tell a goal apart.
 const STOPWORDS: &[&str] = &[
-    "about", "after", "again", "also", "because", "been", "before", "could", "does", "from",
-    "have", "help", "into", "just", "like", "make", "need", "please", "should", "some", "that",
-    "their", "them", "then", "there", "these", "they", "this", "want", "were", "what", "when",
-    "where", "which", "while", "will", "with", "without", "would", "your", "know", "last",
-    "week", "find", "understand",
+    "about",
+    "after",
+    "again",
+    "also",
+    "because",
+    "been",
+    "before",
+    "could",
+    "does",
+    "from",
+    "have",
+    "help",
+    "into",
+    "just",
+    "like",
+    "make",
+    "need",
+    "please",
+    "should",
+    "some",
+    "that",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "want",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "will",
+    "with",
+    "without",
+    "would",
+    "your",
+    "know",
+    "last",
+    "week",
+    "find",
+    "understand",
 ];
 
 /// The facts a text states: figures of two or more digits (canonical) and
@@ -180,7 +225,11 @@ fn key_terms(goal: &Goal) -> Vec<String> {
             }
         }
     }
-    let cjk: Vec<char> = goal.title.chars().filter(|c| has_cjk(&c.to_string())).collect();
+    let cjk: Vec<char> = goal
+        .title
+        .chars()
+        .filter(|c| has_cjk(&c.to_string()))
+        .collect();
     for pair in cjk.windows(2) {
         terms.push(pair.iter().collect());
     }
@@ -195,7 +244,11 @@ fn own_words(turn: &str, given: &[String]) -> String {
     let mut rest = turn.to_lowercase();
     let mut given: Vec<String> = given
         .iter()
-        .map(|g| g.trim().trim_end_matches(['.', '。', '!', '！']).to_lowercase())
+        .map(|g| {
+            g.trim()
+                .trim_end_matches(['.', '。', '!', '！'])
+                .to_lowercase()
+        })
         .filter(|g| !g.is_empty())
         .collect();
     // Longest first, so that a title goes before a word of it.
@@ -265,7 +318,10 @@ pub fn check(session: &SessionForReview) -> Vec<SimulatorFault> {
         }
         turn += 1;
         let text = m.content.as_str();
-        let invented: Vec<String> = facts(text).into_iter().filter(|f| !known.contains(f)).collect();
+        let invented: Vec<String> = facts(text)
+            .into_iter()
+            .filter(|f| !known.contains(f))
+            .collect();
         if !invented.is_empty() {
             if may_correct && !corrected {
                 corrected = true;
@@ -281,7 +337,11 @@ pub fn check(session: &SessionForReview) -> Vec<SimulatorFault> {
             known.extend(invented);
         }
         if let Some(spoken) = other_language(&own_words(text, &given), lang) {
-            let persona_lang = if lang == Lang::Zh { "Chinese" } else { "English" };
+            let persona_lang = if lang == Lang::Zh {
+                "Chinese"
+            } else {
+                "English"
+            };
             faults.push(SimulatorFault::new(
                 SimulatorFaultKind::LeftLanguage,
                 Some(turn),
@@ -394,7 +454,10 @@ pub(crate) fn check_and_store(
 ) -> crate::error::Result<Vec<SimulatorFault>> {
     let faults = check(&load(conn, session_id)?);
     conn.prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")?
-        .execute(rusqlite::params![serde_json::to_string(&faults)?, session_id])?;
+        .execute(rusqlite::params![
+            serde_json::to_string(&faults)?,
+            session_id
+        ])?;
     Ok(faults)
 }
 

@@ -96,6 +96,7 @@ pub fn markdown(report: &CampaignReport) -> String {
         report.generated_at.format("%Y-%m-%d %H:%M:%S UTC")
     );
     let _ = writeln!(md);
+    provenance(&mut md, &report.provenance);
 
     let _ = writeln!(md, "## Fixed scenarios");
     let _ = writeln!(md);
@@ -382,6 +383,51 @@ pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::Period
                 "- Flipped since {}: {}",
                 escape_inline(&p.campaign_name),
                 names.join(", ")
+            );
+        }
+    }
+    let _ = writeln!(md);
+}
+
+/// Every host the campaign contacted, per role, and whether anything left
+/// this machine.
+fn provenance(md: &mut String, p: &crate::provenance::Provenance) {
+    let _ = writeln!(md, "## What left this machine");
+    let _ = writeln!(md);
+    let outside = p.hosts.iter().filter(|h| !h.loopback).count();
+    if outside == 0 {
+        let _ = writeln!(
+            md,
+            "Nothing left this machine: {}.",
+            if p.hosts.is_empty() {
+                "no host was contacted (built-in agents run in-process)"
+            } else {
+                "every host contacted is on this machine (loopback)"
+            }
+        );
+    } else {
+        let _ = writeln!(
+            md,
+            "Requests left this machine: {outside} host(s) outside it were contacted."
+        );
+    }
+    if !p.hosts.is_empty() {
+        let _ = writeln!(md);
+        let _ = writeln!(
+            md,
+            "| Role | Host | Requests | Tokens in | Tokens out | On this machine |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|");
+        for h in &p.hosts {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                h.role.as_str(),
+                escape_inline(&h.host),
+                h.requests,
+                h.tokens_in,
+                h.tokens_out,
+                if h.loopback { "yes" } else { "no" }
             );
         }
     }

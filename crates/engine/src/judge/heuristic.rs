@@ -197,7 +197,11 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         finding(
             Grade::Poor,
             "simulator",
-            format!("the virtual user {}: {}", fault.kind.label(Lang::En), fault.explanation),
+            format!(
+                "the virtual user {}: {}",
+                fault.kind.label(Lang::En),
+                fault.explanation
+            ),
             fault.turn,
         );
     }
@@ -227,4 +231,3 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     }
     .finalize()
 }
-

@@ -69,6 +69,11 @@ pub async fn review_session(
         return Ok(None);
     }
     let (campaign_id, session) = load_session(platform, session_id).await?;
+    let metered =
+        judge.map(|c| platform.metered(c, campaign_id, crate::provenance::HostRole::Judge));
+    let judge = metered
+        .as_ref()
+        .map(|c| c as &dyn crate::role_models::ChatClient);
     let (review, status) = match judge {
         None => (heuristic_review(&session), "done"),
         Some(client) => match model_review(client, &session, sampling).await {

@@ -120,8 +120,14 @@ pub async fn play_seed(
     // model then fills the window instead of being asked for everything at
     // once. The ledger already counted the session when it was started.
     let user_slot = clients.user_slots.acquire().await;
-    let mut user =
-        virtual_user::for_session(session.id, &persona, &goal, clients.virtual_user.clone());
+    let model = clients.virtual_user.clone().map(|c| {
+        Arc::new(platform.metered(
+            c,
+            session.campaign_id,
+            crate::provenance::HostRole::VirtualUser,
+        )) as Arc<dyn crate::role_models::ChatClient>
+    });
+    let mut user = virtual_user::for_session(session.id, &persona, &goal, model);
     let played = virtual_user::run_session(platform, session.id, user.as_mut(), max_turns).await;
     if let Some(mode) = user.output_mode() {
         platform

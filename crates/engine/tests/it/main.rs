@@ -14,6 +14,7 @@ mod judge;
 mod migrations;
 mod paging;
 mod patrol_agent;
+mod provenance;
 mod real_model;
 mod report;
 mod scenarios;

@@ -112,6 +112,7 @@ fn fixture(name: &str) -> CampaignReport {
         human_review: None,
         models: Default::default(),
         judge_calibration: None,
+        provenance: Default::default(),
     }
 }
 

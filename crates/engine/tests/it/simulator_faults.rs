@@ -23,8 +23,10 @@ fn transcript(
     SessionForReview {
         persona,
         goal,
-        experience: Some(json!({"goal_achieved": achieved, "blockers": [], "misled": [],
-                                "emotion": "neutral", "notes": ""})),
+        experience: Some(
+            json!({"goal_achieved": achieved, "blockers": [], "misled": [],
+                                "emotion": "neutral", "notes": ""}),
+        ),
         end_reason: Some(end.into()),
         messages: turns
             .iter()
@@ -84,7 +86,10 @@ fn invented_fact_is_a_figure_or_email_nobody_gave() {
         false,
         &[
             ("user", "Where is my order A1024?"),
-            ("target", "Your ticket is 88123. Which email did you order with?"),
+            (
+                "target",
+                "Your ticket is 88123. Which email did you order with?",
+            ),
             ("user", "ann@example.com - and please quote ticket 88123."),
             ("target", "Let me look."),
         ],
@@ -126,7 +131,10 @@ fn left_language_is_a_turn_in_the_other_language() {
         "max_turns",
         false,
         &[
-            ("user", "你好，我想请你帮忙办这件事：「Send the weekly report」。"),
+            (
+                "user",
+                "你好，我想请你帮忙办这件事：「Send the weekly report」。",
+            ),
             ("target", "Who should receive it?"),
             ("user", "Please send it to my boss."),
             ("target", "OK."),
@@ -148,7 +156,10 @@ fn left_language_is_a_turn_in_the_other_language() {
         "max_turns",
         false,
         &[
-            ("user", "你好，我想请你帮忙办这件事：「Send the weekly report」。"),
+            (
+                "user",
+                "你好，我想请你帮忙办这件事：「Send the weekly report」。",
+            ),
             ("target", "Who should receive it?"),
             ("user", "boss@example.com"),
             ("target", "OK."),
@@ -160,7 +171,10 @@ fn left_language_is_a_turn_in_the_other_language() {
         json!({"title": "查询订单"}),
         "max_turns",
         false,
-        &[("user", "Hi, I need help with this: “查询订单”."), ("target", "Sure.")],
+        &[
+            ("user", "Hi, I need help with this: “查询订单”."),
+            ("target", "Sure."),
+        ],
     );
     assert!(
         !kinds(&english).contains(&SimulatorFaultKind::LeftLanguage),
@@ -251,8 +265,9 @@ fn drifted_is_no_later_turn_about_the_goal() {
     );
     let faults = check(&faulty);
     assert!(
-        faults.iter().any(|f| f.kind == SimulatorFaultKind::Drifted
-            && f.detail.as_deref() == Some("3")),
+        faults
+            .iter()
+            .any(|f| f.kind == SimulatorFaultKind::Drifted && f.detail.as_deref() == Some("3")),
         "{faults:?}"
     );
     let on_goal = transcript(
@@ -291,7 +306,9 @@ fn the_heuristic_judge_reports_what_the_check_found() {
         ],
     );
     let review = heuristic_review(&s);
-    let sim = review.simulator.expect("the heuristic judge reviews the user");
+    let sim = review
+        .simulator
+        .expect("the heuristic judge reviews the user");
     assert!(sim.invented_facts && sim.simulator_fault && review.simulator_fault);
     assert!(
         review
@@ -337,7 +354,10 @@ async fn a_faulty_session_counts_under_its_fault_and_not_against_the_target() {
     let goal = json!({"title": "Track an order", "slots": {"order_id": "A1024"}});
     let mut ids = Vec::new();
     for (say, blocker) in [
-        ("Where is order A1024? The invoice was 987654.", "asked for the invoice twice"),
+        (
+            "Where is order A1024? The invoice was 987654.",
+            "asked for the invoice twice",
+        ),
         ("Where is order A1024?", "never said where the order is"),
     ] {
         tp.clock.advance(chrono::Duration::hours(1));
@@ -399,7 +419,10 @@ async fn a_faulty_session_counts_under_its_fault_and_not_against_the_target() {
     assert_eq!(e.simulator_fault_kinds["invented_fact"].sessions, 1);
     assert_eq!(e.simulator_fault_kinds["invented_fact"].faults, 1);
     assert_eq!(e.simulator_fault_kinds["drifted"].sessions, 0);
-    assert_eq!(e.simulator_faults, 1, "one session is the simulator's fault");
+    assert_eq!(
+        e.simulator_faults, 1,
+        "one session is the simulator's fault"
+    );
     let issues: Vec<&str> = e.issues.iter().map(|i| i.text.as_str()).collect();
     assert_eq!(
         issues,
@@ -421,10 +444,12 @@ async fn a_faulty_session_counts_under_its_fault_and_not_against_the_target() {
         .execute(&p.db)
         .await
         .unwrap();
-    sqlx::query("INSERT INTO pending_backfills (name) VALUES ('simulator_faults'), ('session_issue_tally')")
-        .execute(&p.db)
-        .await
-        .unwrap();
+    sqlx::query(
+        "INSERT INTO pending_backfills (name) VALUES ('simulator_faults'), ('session_issue_tally')",
+    )
+    .execute(&p.db)
+    .await
+    .unwrap();
     let reopened = tp.reopen().await;
     let again = reopened
         .campaign_report(c.id)

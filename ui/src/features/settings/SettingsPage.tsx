@@ -274,6 +274,15 @@ export function SettingsPage() {
             />
           </Card>
           <Card withBorder>
+            <Switch
+              data-testid="settings-offline"
+              label={t("settings.offline")}
+              description={t("settings.offlineHint")}
+              checked={draft.offline}
+              onChange={(e) => setDraft({ ...draft, offline: e.currentTarget.checked })}
+            />
+          </Card>
+          <Card withBorder>
             <Title order={4} mb="xs">
               {t("settings.api")}
             </Title>

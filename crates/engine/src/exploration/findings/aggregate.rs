@@ -269,8 +269,8 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
         // found a simulator fault, is the simulator's fault: its record
         // says nothing about the target, so it stays out of the
         // achievement rate, the emotions, the issues and the scores.
-        let simulator_error = s.end_reason == Some(EndReason::SimulatorError)
-            || !s.simulator_faults.is_empty();
+        let simulator_error =
+            s.end_reason == Some(EndReason::SimulatorError) || !s.simulator_faults.is_empty();
         let counted = s.experience.as_ref().filter(|_| !simulator_error);
         let mut kinds: BTreeMap<&str, u32> = BTreeMap::new();
         for fault in &s.simulator_faults {

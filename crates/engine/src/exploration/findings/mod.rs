@@ -65,7 +65,16 @@ pub struct ExplorationFindings {
 
 /// Faults of one kind in a campaign.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
 )]
 pub struct FaultCount {
     /// Sessions with at least one fault of the kind.

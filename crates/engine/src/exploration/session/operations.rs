@@ -208,13 +208,21 @@ impl Platform {
         });
         let user_seq = i64::from(index) * 2;
         let reply = match self.channel_for(target_id).await {
-            Ok(channel) => channel
-                .send(&ChatRequest {
-                    messages: history,
-                    tools: Default::default(),
-                })
-                .await
-                .map_err(|e| e.to_string()),
+            Ok(channel) => {
+                let sent = channel
+                    .send(&ChatRequest {
+                        messages: history,
+                        tools: Default::default(),
+                    })
+                    .await;
+                self.note_contact(
+                    campaign_id,
+                    crate::provenance::HostRole::Target,
+                    channel.host().as_deref(),
+                    sent.as_ref().ok().and_then(|r| r.usage),
+                );
+                sent.map_err(|e| e.to_string())
+            }
             Err(e) => Err(e.body.message),
         };
         match reply {

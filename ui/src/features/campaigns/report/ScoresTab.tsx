@@ -4,6 +4,7 @@ import type { CampaignReport } from "../../../api";
 import { ms, num, pct } from "../../../components/format";
 import { codeLabel } from "../../../components/labels";
 import { explorationOf } from "../labels";
+import { ProvenanceSection } from "./ProvenanceSection";
 import { Stat } from "./Stat";
 
 /** Headline figures: pass rate, runs, goal achievement, human ratings, latency, tokens, cost. */
@@ -68,6 +69,7 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
           ))}
         </Stack>
       )}
+      <ProvenanceSection report={report} />
     </Stack>
   );
 }
