@@ -32,6 +32,7 @@ const KNOWN: Record<ErrorCode, true> = {
   SESSION_NOT_RUNNING: true,
   TARGET_UNAVAILABLE: true,
   MODEL_UNAVAILABLE: true,
+  OFFLINE_REFUSED: true,
   INTERNAL: true,
 };
 
