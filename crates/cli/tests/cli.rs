@@ -331,7 +331,9 @@ fn scenarios_list_shows_the_users_packs_apart_from_the_shipped_ones() {
         assert!(shipped.contains(pack), "{pack} is shipped: {text}");
     }
     assert!(!shipped.contains("my_pack"), "{text}");
+}
 
+#[test]
 fn offline_refuses_a_judge_off_this_machine_and_without_it_the_judge_is_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let with_far_judge = |offline: bool| {
