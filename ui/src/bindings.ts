@@ -29,6 +29,12 @@ export const commands = {
 	addReview: (req: CreateReview) => typedError<HumanReview, ErrorBody>(__TAURI_INVOKE("add_review", { req })),
 	/**  The ratings of one run or session, newest first. */
 	listReviews: (subjectId: string) => typedError<HumanReview[], ErrorBody>(__TAURI_INVOKE("list_reviews", { subjectId })),
+	/**  The next judged sessions nobody labelled, without the judge's scores. */
+	blindQueue: (campaignId: string, limit: number | null) => typedError<BlindQueue, ErrorBody>(__TAURI_INVOKE("blind_queue", { campaignId, limit })),
+	/**  A person's blind label of a judged session; reveals the judge's scores. */
+	submitLabel: (req: SubmitLabel) => typedError<LabelRevealed, ErrorBody>(__TAURI_INVOKE("submit_label", { req })),
+	/**  Judge-human agreement per criterion of a campaign. */
+	judgeCalibration: (campaignId: string) => typedError<JudgeCalibration, ErrorBody>(__TAURI_INVOKE("judge_calibration", { campaignId })),
 	/**
 	 *  (Re)generates the analysis; the template analysis when no analyst model
 	 *  is configured.
@@ -124,6 +130,45 @@ export type AppInfo = {
 };
 
 /**
+ *  A judged session waiting for a person's label: the conversation and
+ *  who spoke, never the judge's verdict.
+ */
+export type BlindItem = {
+	session_id: string,
+	persona_name: string,
+	goal_title: string,
+	end_reason: string | null,
+	turns: BlindTurn[],
+};
+
+export type BlindLabel = {
+	id: string,
+	campaign_id: string,
+	session_id: string,
+	scores: CriterionScores,
+	reviewer: string,
+	created_at: string,
+};
+
+/**  The next unlabelled sessions of the judge's sample. */
+export type BlindQueue = {
+	campaign_id: string,
+	items: BlindItem[],
+	/**  Judged sessions not labelled yet, `items` included. */
+	remaining: number,
+	/**  Sessions of the campaign labelled so far. */
+	labelled: number,
+};
+
+/**  One message of a queued conversation. */
+export type BlindTurn = {
+	/**  `user` or `target`. */
+	role: string,
+	content: string,
+	latency_ms: number | null,
+};
+
+/**
  *  Exploration budget as configured; missing fields take the platform
  *  defaults.
  */
@@ -175,6 +220,12 @@ export type CampaignReport = {
 	human_review?: HumanReviewSummary | null,
 	/**  Which models played each role, and how each was asked for its JSON. */
 	models?: ModelsUsed,
+	/**
+	 *  Judge-human agreement per criterion (blind labels), when the judge
+	 *  reviewed any session: until a criterion is calibrated its judge
+	 *  figures are advisory.
+	 */
+	judge_calibration?: JudgeCalibration | null,
 	/**  Every host contacted, per role; whether anything left this machine. */
 	provenance?: Provenance,
 };
@@ -316,6 +367,51 @@ export type CreateTarget = {
 	max_retries?: number | null,
 	price_in_per_mtok?: number | null,
 	price_out_per_mtok?: number | null,
+};
+
+/**  How one criterion's judge scores compare with people's. */
+export type CriterionCalibration = {
+	criterion: string,
+	/**  Sessions with both a judge score and a person's label. */
+	items: number,
+	/**  Share with equal scores. */
+	agreement: number | null,
+	/**
+	 *  Linearly weighted Cohen's kappa; `None` when undefined (no label,
+	 *  or both always gave one same score).
+	 */
+	kappa: number | null,
+	/**  95% bootstrap interval of `kappa` (1000 seeded resamples). */
+	kappa_low: number | null,
+	kappa_high: number | null,
+	/**
+	 *  kappa >= min_kappa over at least min_items sessions; otherwise this
+	 *  criterion's judge figures are advisory.
+	 */
+	calibrated: boolean,
+};
+
+/**  How often the judge gave the same score twice. */
+export type CriterionConsistency = {
+	criterion: string,
+	/**  Sessions reviewed twice. */
+	items: number,
+	/**  Share of them with equal scores in both passes. */
+	self_agreement: number | null,
+	/**  Linearly weighted kappa between the passes. */
+	kappa: number | null,
+	/**  Self-agreement below the policy's minimum. */
+	contradicts: boolean,
+};
+
+/**
+ *  A score per criterion, 1 (poor) to 5 (excellent); for hallucination,
+ *  5 = nothing invented (the judge's own scale).
+ */
+export type CriterionScores = {
+	attitude: number,
+	professionalism: number,
+	hallucination: number,
 };
 
 export type DimensionScore = {
@@ -673,6 +769,24 @@ export type Issue = {
 
 export type IssueKind = "blocker" | "misled";
 
+/**
+ *  Judge-human calibration (and, with the second pass, judge consistency)
+ *  of one campaign.
+ */
+export type JudgeCalibration = {
+	policy: JudgePolicy,
+	/**  Always `linear_weighted`: what the kappa figures are. */
+	kappa_kind: string,
+	/**  Sessions labelled by a person. */
+	labelled: number,
+	/**  Judged sessions nobody labelled yet. */
+	unlabelled: number,
+	/**  In [`CRITERIA`] order. */
+	criteria: CriterionCalibration[],
+	/**  Present when any session was reviewed twice. */
+	consistency?: CriterionConsistency[] | null,
+};
+
 export type JudgeFinding = {
 	session_id: string,
 	/**  As the judge wrote it, e.g. `poor`, `fair`, `good`. */
@@ -683,6 +797,13 @@ export type JudgeFinding = {
 	/**  The round (1-based user turn) the finding refers to, when known. */
 	turn: number | null,
 };
+
+/**  How a review was made. */
+export type JudgeMethod = 
+/**  The judge role model reviewed a sample. */
+"model" | 
+/**  The offline heuristic judge (no model configured). */
+"heuristic";
 
 /**  A reviewer's correction of the automatic verdict. */
 export type JudgeOverride = {
@@ -699,6 +820,30 @@ export type JudgeOverride = {
 	note?: string,
 };
 
+/**
+ *  Thresholds of calibration and consistency, part of what a campaign
+ *  report is computed with.
+ */
+export type JudgePolicy = {
+	/**  Kappa from which a criterion counts as calibrated; default 0.6. */
+	min_kappa: number | null,
+	/**
+	 *  Labelled sessions a criterion needs before it can be calibrated;
+	 *  default 30.
+	 */
+	min_items: number,
+	/**
+	 *  Review each sampled session twice (rounds reversed, rubric
+	 *  reworded) to measure the judge's self-agreement; default off.
+	 */
+	second_pass?: boolean,
+	/**
+	 *  Self-agreement below which the judge is said to contradict itself
+	 *  on a criterion; default 0.8.
+	 */
+	min_self_agreement: number | null,
+};
+
 export type JudgeSummary = {
 	reviewed: number,
 	failed: number,
@@ -713,6 +858,16 @@ export type KeyStorage =
 "keychain" | 
 /**  Encrypted in the app-data folder (no keychain available). */
 "encrypted_file";
+
+/**
+ *  What a label reveals once it is stored: the judge's own scores with
+ *  their evidence, to show beside the person's.
+ */
+export type LabelRevealed = {
+	label: BlindLabel,
+	judge: RevealedScores,
+	judge_method: JudgeMethod,
+};
 
 export type Language = "en" | "zh";
 
@@ -896,6 +1051,20 @@ export type RemovalOutcome =
 "deleted" | 
 /**  Campaigns use it: it is kept for their reports, out of the list. */
 "archived";
+
+/**  One of the judge's scores, revealed after the label. */
+export type RevealedScore = {
+	score: number,
+	/**  The judge's quoted evidence. */
+	evidence: string,
+};
+
+/**  The judge's scores of a session, per criterion. */
+export type RevealedScores = {
+	attitude: RevealedScore,
+	professionalism: RevealedScore,
+	hallucination: RevealedScore,
+};
 
 /**
  *  An OpenAI-compatible model playing one role. The API key is write-only:
@@ -1124,6 +1293,12 @@ export type Settings = {
 	api: ApiSettings,
 	role_models: RoleModels,
 	/**
+	 *  When the judge counts as calibrated against people's blind labels,
+	 *  and whether it reviews its sample twice (settings saved before this
+	 *  existed take the defaults).
+	 */
+	judge?: JudgePolicy,
+	/**
 	 *  Offline mode: refuse every target and role model not on this
 	 *  machine (see `agenteval_engine::provenance::Offline`).
 	 */
@@ -1148,6 +1323,14 @@ export type SimulatorFault = {
 export type SimulatorFaultKind = "invented_fact" | "left_language" | "quit_early" | "went_on_after_goal" | "drifted";
 
 export type SubjectKind = "run" | "session";
+
+/**  A person's blind label of one judged session. */
+export type SubmitLabel = {
+	session_id: string,
+	scores: CriterionScores,
+	/**  Who labelled (free text, optional). */
+	reviewer?: string,
+};
 
 /**
  *  Counts and rate over a set of runs. Pass rate = passed / (passed +

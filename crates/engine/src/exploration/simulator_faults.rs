@@ -8,7 +8,10 @@
 //!   in the goal (slots included), nor in what the target said before. A
 //!   persona that may change its mind gets its first new value as its
 //!   correction. Names are not checked: without a model they cannot be
-//!   told from ordinary words.
+//!   told from ordinary words. A seed that gives no such fact at all (a
+//!   goal like "send an email", a persona with a name only) leaves the
+//!   user to supply them, as a person driving a session through the API
+//!   does: there is nothing to check against, and nothing is flagged.
 //! - `left_language`: a user turn, once what it quotes of the goal and
 //!   persona is set aside, is not in the persona's language.
 //! - `quit_early`: the user gave up after fewer replies of the target than
@@ -288,6 +291,7 @@ pub fn check(session: &SessionForReview) -> Vec<SimulatorFault> {
     let mut known = facts(&given.join("\n"));
     known.extend(facts(&session.persona.to_string()));
     known.extend(facts(&session.goal.to_string()));
+    let seed_gives_facts = !known.is_empty();
     let terms = key_terms(&goal);
     let may_correct = persona.change_mind.is_some_and(|p| p > 0.0);
 
@@ -320,7 +324,7 @@ pub fn check(session: &SessionForReview) -> Vec<SimulatorFault> {
         let text = m.content.as_str();
         let invented: Vec<String> = facts(text)
             .into_iter()
-            .filter(|f| !known.contains(f))
+            .filter(|f| seed_gives_facts && !known.contains(f))
             .collect();
         if !invented.is_empty() {
             if may_correct && !corrected {

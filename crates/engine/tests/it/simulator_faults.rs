@@ -99,6 +99,23 @@ fn invented_fact_is_a_figure_or_email_nobody_gave() {
         "facts of the slots and of the target's replies are not invented: {:?}",
         check(&clean)
     );
+
+    // A seed with no fact at all leaves the user to supply them.
+    let bare = transcript(
+        json!({"name": "tester"}),
+        json!({"title": "send an email"}),
+        "user_goal_met",
+        true,
+        &[
+            ("user", "Send an email to boss@example.com"),
+            ("target", "Sent."),
+        ],
+    );
+    assert!(
+        !kinds(&bare).contains(&SimulatorFaultKind::InventedFact),
+        "nothing to check a fact against: {:?}",
+        check(&bare)
+    );
 }
 
 #[test]
