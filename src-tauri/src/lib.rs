@@ -525,6 +525,7 @@ mod tests {
             api_key_ref: None,
             max_tokens: Some(0),
             concurrency: None,
+            input_tokens: None,
         });
         assert_eq!(
             store
@@ -532,6 +533,24 @@ mod tests {
                 .expect_err("max_tokens 0 is refused")
                 .code(),
             ErrorCode::InvalidInput
+        );
+        let mut small_budget = fresh.clone();
+        small_budget.role_models.analyst = Some(settings::RoleModel {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            api_key: None,
+            api_key_env: None,
+            api_key_ref: None,
+            max_tokens: None,
+            concurrency: None,
+            input_tokens: Some(100),
+        });
+        let err = store
+            .update(&platform.secrets, small_budget.clone())
+            .expect_err("an input budget under 500 tokens is refused");
+        assert!(
+            err.body.message.contains("input_tokens must be 500-"),
+            "{err}"
         );
 
         let mut with_key = fresh;
@@ -543,7 +562,16 @@ mod tests {
             api_key_ref: None,
             max_tokens: Some(256),
             concurrency: None,
+            input_tokens: None,
         });
+        with_key.role_models.analyst =
+            small_budget
+                .role_models
+                .analyst
+                .map(|m| settings::RoleModel {
+                    input_tokens: Some(1200),
+                    ..m
+                });
         with_key.api.key = "api-key-0123456789abcdef".into();
         let saved = store
             .update(&platform.secrets, with_key)
@@ -575,7 +603,12 @@ mod tests {
         let engine_judge = models.judge.expect("the judge is configured");
         assert_eq!(engine_judge.api_key.as_deref(), Some("sk-secret-value"));
         assert_eq!(engine_judge.max_tokens, Some(256));
-        assert!(models.virtual_user.is_none() && models.analyst.is_none());
+        assert_eq!(
+            models.analyst.and_then(|a| a.input_tokens),
+            Some(1200),
+            "the analyst's input budget reaches the engine"
+        );
+        assert!(models.virtual_user.is_none());
     }
 
     #[tokio::test]
@@ -629,6 +662,7 @@ mod tests {
             api_key_ref: None,
             max_tokens: None,
             concurrency: None,
+            input_tokens: None,
         });
         let saved = store.update(&platform.secrets, s).expect("save");
         resident

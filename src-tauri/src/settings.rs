@@ -42,6 +42,10 @@ pub struct RoleModel {
     /// Sessions the role works on at once; empty = 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<u32>,
+    /// The analyst only: tokens of the report digest it reads; empty =
+    /// 4000.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u32>,
 }
 
 /// Which model plays which role; `None` = the environment's model for that
@@ -165,6 +169,16 @@ impl Settings {
                     return Err(Error::invalid(
                         format!("role model {role}: concurrency must be 1-{MAX_CONCURRENCY}"),
                         "Leave it empty for 4 sessions at once.",
+                    ));
+                }
+                let budget = agenteval_engine::analysis::MIN_INPUT_TOKENS..=MAX_TOKENS_LIMIT;
+                if m.input_tokens.is_some_and(|n| !budget.contains(&n)) {
+                    return Err(Error::invalid(
+                        format!(
+                            "role model {role}: input_tokens must be {}-{MAX_TOKENS_LIMIT}",
+                            budget.start()
+                        ),
+                        "Leave it empty for a 4000-token digest of the report.",
                     ));
                 }
             }
@@ -330,6 +344,7 @@ impl SettingsStore {
                 timeout_ms: None,
                 max_tokens: m.max_tokens,
                 concurrency: m.concurrency,
+                input_tokens: m.input_tokens,
             })
         };
         let r = &settings.role_models;

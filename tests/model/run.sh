@@ -15,7 +15,14 @@
 #    of it: cells explored of 9, sessions with at least two virtual-user
 #    turns, sessions that ended with simulator_error, judge reviews stored
 #    and failed, mean seconds per call of each role, and the
-#    structured-output form each role used.
+#    structured-output form each role used;
+# 3. runs a campaign through `agenteval run --offline` in which the model
+#    plays every role: the target (the starter pack of `agenteval init`,
+#    and the agent the virtual user talks to), the virtual user and the
+#    judge; tests/model/campaign.py checks that the loop completed, that
+#    the model's faults were classified (simulator fault, judge failure)
+#    and never counted against the target, and that nothing left this
+#    machine, then prints what the model did.
 #
 # Not part of the default test command: the first run compiles llama.cpp
 # (about 8 minutes on 2 cores); later runs reuse the virtualenv. The
@@ -82,6 +89,9 @@ curl -sf "http://127.0.0.1:$PORT/v1/models" >/dev/null || {
 }
 
 cd "$ROOT"
+# STEPS="3" runs the last step only (the others take minutes).
+STEPS=" ${STEPS:-1 2 3} "
+if [[ "$STEPS" == *" 1 "* ]]; then
 OUT="$(mktemp -t agenteval-model-test.XXXXXX.log)"
 AGENTEVAL_REAL_MODEL_BASE_URL="http://127.0.0.1:$PORT/v1" \
 AGENTEVAL_REAL_MODEL_NAME=smollm2 \
@@ -91,8 +101,8 @@ grep -q "test result: ok. 1 passed" "$OUT" || {
     echo "the real_model test did not run" >&2
     exit 1
 }
+fi
 
-# 2. The demo, played by the model.
 cargo build --workspace --quiet
 BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/agenteval"
 WORK="$(mktemp -d -t agenteval-model-demo.XXXXXX)"
@@ -104,6 +114,9 @@ python3 tests/model/proxy.py "$JUDGE_PORT" "http://127.0.0.1:$PORT" "$WORK/judge
 JUDGE_PROXY=$!
 trap 'kill "$SERVER" "$USER_PROXY" "$JUDGE_PROXY" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 sleep 1
+
+# 2. The demo, played by the model.
+if [[ "$STEPS" == *" 2 "* ]]; then
 # llama-cpp-python's server answers one request at a time: more sessions at
 # once would only queue there (CONCURRENCY=4 to see it).
 AGENTEVAL_USER_BASE_URL="http://127.0.0.1:$USER_PORT/v1" AGENTEVAL_USER_MODEL=smollm2 \
@@ -117,4 +130,59 @@ CAMPAIGN=$(sed -n 's/^  campaign:  //p' "$WORK/demo.out")
 echo
 echo "== SmolLM2-135M as virtual user and judge, agenteval demo --seconds ${DEMO_SECONDS:-120}, ${CONCURRENCY:-1} session(s) at once"
 python3 tests/model/summary.py "$WORK/report.json" "$WORK/sessions.csv" "$WORK/user.log" "$WORK/judge.log"
+echo "(data, report and call logs in $WORK)"
+fi
+
+# 3. A whole campaign through `agenteval run`, every role played by the
+# model: it is the target (the starter pack's fixed scenarios, and the agent
+# the virtual user talks to), the virtual user and the judge, each behind
+# its own logging pass-through. The loop must complete; what the small
+# model gets wrong is classified (simulator fault, judge failure), never
+# counted against the target; campaign.py checks both and prints what the
+# model did.
+RUN="$WORK/run"
+mkdir -p "$RUN"
+TARGET_PORT=$(free_port)
+python3 tests/model/proxy.py "$TARGET_PORT" "http://127.0.0.1:$PORT" "$WORK/target.log" &
+TARGET_PROXY=$!
+trap 'kill "$SERVER" "$USER_PROXY" "$JUDGE_PROXY" "$TARGET_PROXY" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+sleep 1
+(cd "$RUN" && "$BIN" init > /dev/null)
+cat > "$RUN/agenteval.yaml" <<YAML
+name: SmolLM2 end to end
+target:
+  kind: openai
+  base_url: http://127.0.0.1:$TARGET_PORT/v1
+  model: smollm2
+  concurrency: 1
+  timeout_ms: 300000
+scenarios:
+  paths: [scenarios]
+plan:
+  repeat: 1
+seeds: $ROOT/examples/demo_seed_set.json
+exploration:
+  sessions: ${RUN_SESSIONS:-3}
+  max_turns: 3
+  played_by: model
+gate:
+  min_pass_rate: 0
+YAML
+status=0
+(cd "$RUN" && AGENTEVAL_USER_BASE_URL="http://127.0.0.1:$USER_PORT/v1" AGENTEVAL_USER_MODEL=smollm2 \
+  AGENTEVAL_USER_TIMEOUT_MS=300000 AGENTEVAL_USER_CONCURRENCY=1 \
+  AGENTEVAL_JUDGE_BASE_URL="http://127.0.0.1:$JUDGE_PORT/v1" AGENTEVAL_JUDGE_MODEL=smollm2 \
+  AGENTEVAL_JUDGE_TIMEOUT_MS=300000 AGENTEVAL_JUDGE_CONCURRENCY=1 \
+  "$BIN" --offline run --data-dir "$RUN/data" --wait-seconds 60) > "$WORK/run.out" 2>&1 || status=$?
+cat "$WORK/run.out"
+if [ "$status" -gt 1 ]; then
+  echo "agenteval run exited with $status: the loop did not complete" >&2
+  exit 1
+fi
+CAMPAIGN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["campaign"]["id"])' "$RUN/agenteval-out/report.json")
+"$BIN" export --data-dir "$RUN/data" --campaign "$CAMPAIGN" --format sessions-csv --out "$WORK/run-sessions.csv"
+echo
+echo "== SmolLM2-135M as target, virtual user and judge, agenteval run (exit $status)"
+python3 tests/model/campaign.py "$RUN/agenteval-out/report.json" "$WORK/run-sessions.csv" \
+  "$WORK/target.log" "$WORK/user.log" "$WORK/judge.log"
 echo "(data, report and call logs in $WORK)"

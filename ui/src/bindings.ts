@@ -1084,6 +1084,11 @@ export type RoleModel = {
 	max_tokens?: number | null,
 	/**  Sessions the role works on at once; empty = 4. */
 	concurrency?: number | null,
+	/**
+	 *  The analyst only: tokens of the report digest it reads; empty =
+	 *  4000.
+	 */
+	input_tokens?: number | null,
 };
 
 /**

@@ -109,6 +109,11 @@ pub struct ModelConfig {
     /// many sessions there are.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<u32>,
+    /// The analyst only: the token budget of the report digest it reads
+    /// (default [`crate::analysis::DEFAULT_INPUT_TOKENS`], at least
+    /// [`crate::analysis::MIN_INPUT_TOKENS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u32>,
 }
 
 /// Sessions a role works on at once unless configured.
@@ -126,6 +131,7 @@ impl std::fmt::Debug for ModelConfig {
             .field("timeout_ms", &self.timeout_ms)
             .field("max_tokens", &self.max_tokens)
             .field("concurrency", &self.concurrency)
+            .field("input_tokens", &self.input_tokens)
             .finish()
     }
 }
@@ -283,6 +289,7 @@ impl RoleModels {
                 timeout_ms: get("TIMEOUT_MS").and_then(|v| v.parse().ok()),
                 max_tokens: get("MAX_TOKENS").and_then(|v| v.parse().ok()),
                 concurrency: get("CONCURRENCY").and_then(|v| v.parse().ok()),
+                input_tokens: get("INPUT_TOKENS").and_then(|v| v.parse().ok()),
             })
         };
         Self {
@@ -647,12 +654,14 @@ mod tests {
             "AGENTEVAL_ANALYST_BASE_URL" => Some("http://127.0.0.1:9/v1".to_string()),
             "AGENTEVAL_ANALYST_MODEL" => Some("env-analyst".to_string()),
             "AGENTEVAL_ANALYST_MAX_TOKENS" => Some("2048".to_string()),
+            "AGENTEVAL_ANALYST_INPUT_TOKENS" => Some("1500".to_string()),
             "AGENTEVAL_JUDGE_BASE_URL" => Some("http://127.0.0.1:9/v1".to_string()),
             "AGENTEVAL_JUDGE_MODEL" => Some("env-judge".to_string()),
             _ => None,
         };
         let from_env = RoleModels::from_lookup(env);
         assert_eq!(from_env.analyst.as_ref().unwrap().max_tokens, Some(2048));
+        assert_eq!(from_env.analyst.as_ref().unwrap().input_tokens, Some(1500));
         assert_eq!(Role::VirtualUser.default_max_tokens(), 300);
         assert_eq!(Role::Judge.default_max_tokens(), 800);
         assert_eq!(Role::Analyst.default_max_tokens(), 1500);
@@ -665,6 +674,7 @@ mod tests {
                 timeout_ms: None,
                 max_tokens: None,
                 concurrency: None,
+                input_tokens: None,
             }),
             ..RoleModels::default()
         };
@@ -693,6 +703,7 @@ mod tests {
             timeout_ms: None,
             max_tokens: None,
             concurrency: None,
+            input_tokens: None,
         };
         let broken = ModelConfig {
             base_url: "https://api.example.com/v1".into(),
@@ -702,6 +713,7 @@ mod tests {
             timeout_ms: None,
             max_tokens: None,
             concurrency: None,
+            input_tokens: None,
         };
         let roles = LiveRoles::new(
             RoleModels {

@@ -1741,6 +1741,7 @@ async fn role_models_say_which_model_plays_each_role_without_keys() {
             timeout_ms: None,
             max_tokens: None,
             concurrency: None,
+            input_tokens: None,
         }),
         ..RoleModels::default()
     });

@@ -299,6 +299,7 @@ fn model(base: &str, role: &str, key: &str) -> ModelConfig {
         timeout_ms: Some(10_000),
         max_tokens: None,
         concurrency: None,
+        input_tokens: None,
     }
 }
 
@@ -674,6 +675,7 @@ async fn with_every_role_model_unreachable_fixed_plans_complete_and_the_report_s
         timeout_ms: Some(2_000),
         max_tokens: None,
         concurrency: None,
+        input_tokens: None,
     };
     let models = RoleModels {
         virtual_user: Some(unreachable("user")),

@@ -474,6 +474,8 @@ export const en = {
     roleModelsHelp:
       "Changes apply at once. Leave a role empty to use its AGENTEVAL_<ROLE>_* environment variables, or else the built-in offline engine.",
     maxTokens: "Max tokens",
+    inputTokens: "Input budget",
+    inputTokensHint: "Tokens of report digest",
     concurrency: "Sessions at once",
     keychain: "Keys are kept in the OS keychain.",
     noKeychain: "No OS keychain available: keys are encrypted in the app-data folder",

@@ -478,6 +478,8 @@ export const zh: DeepStrings<Dict> = {
     roleModels: "岗位模型",
     roleModelsHelp: "保存后立即生效。留空则使用该岗位的 AGENTEVAL_<ROLE>_* 环境变量，否则使用内置离线引擎。",
     maxTokens: "最大 token 数",
+    inputTokens: "输入预算",
+    inputTokensHint: "报告摘要的 token 数",
     concurrency: "同时会话数",
     keychain: "密钥保存在系统钥匙串中。",
     noKeychain: "没有可用的系统钥匙串：密钥加密保存在应用数据目录中",

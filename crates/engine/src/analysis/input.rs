@@ -13,9 +13,13 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
-/// The analyst's input budget unless `AGENTEVAL_ANALYST_INPUT_TOKENS` says
-/// otherwise: room for the answer in an 8,192-token context.
+/// The analyst's input budget unless its role model says otherwise
+/// (`input_tokens`: Settings, or `AGENTEVAL_ANALYST_INPUT_TOKENS`): room
+/// for the answer in an 8,192-token context.
 pub const DEFAULT_INPUT_TOKENS: usize = 4000;
+/// The smallest budget taken: below it the digest holds too little to
+/// analyse.
+pub const MIN_INPUT_TOKENS: u32 = 500;
 /// A JSON digest spends about one token per four characters.
 const CHARS_PER_TOKEN: usize = 4;
 /// Items per list before the budget shrinks them.
@@ -23,14 +27,12 @@ const MOST_ITEMS: usize = 20;
 /// Longest text kept of a check detail, an issue or a finding.
 const TEXT_CHARS: usize = 160;
 
-/// The budget in tokens: `AGENTEVAL_ANALYST_INPUT_TOKENS` when it is a
-/// number of at least 500, else [`DEFAULT_INPUT_TOKENS`].
-pub fn input_budget() -> usize {
-    std::env::var("AGENTEVAL_ANALYST_INPUT_TOKENS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n >= 500)
-        .unwrap_or(DEFAULT_INPUT_TOKENS)
+/// The budget in tokens: the analyst model's `input_tokens` when it is at
+/// least [`MIN_INPUT_TOKENS`], else [`DEFAULT_INPUT_TOKENS`].
+pub fn input_budget(configured: Option<u32>) -> usize {
+    configured
+        .filter(|&n| n >= MIN_INPUT_TOKENS)
+        .map_or(DEFAULT_INPUT_TOKENS, |n| n as usize)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -449,9 +451,15 @@ mod tests {
             }
         }
         assert_eq!(
-            input_budget(),
+            input_budget(None),
             DEFAULT_INPUT_TOKENS,
-            "without the variable, the default"
+            "unset: the default"
+        );
+        assert_eq!(input_budget(Some(1200)), 1200, "the analyst's setting");
+        assert_eq!(
+            input_budget(Some(100)),
+            DEFAULT_INPUT_TOKENS,
+            "too small to analyse: the default"
         );
     }
 

@@ -58,7 +58,9 @@ pub struct Analysis {
 
 mod input;
 
-pub use input::{AnalysisInput, DEFAULT_INPUT_TOKENS, analysis_input, digest, input_budget};
+pub use input::{
+    AnalysisInput, DEFAULT_INPUT_TOKENS, MIN_INPUT_TOKENS, analysis_input, digest, input_budget,
+};
 
 const SYSTEM_PROMPT: &str = "You are the analyst of an AI-agent evaluation platform. You receive one campaign's \
 figures: fixed-scenario results (the official pass rate) and, when present, exploration findings from virtual users \
@@ -236,7 +238,12 @@ impl Platform {
         let mut from_model = None;
         let mut output_mode = None;
         if let Some(client) = analyst {
-            let input = serde_json::to_string(&analysis_input(&report, input_budget()))?;
+            let budget = input_budget(
+                self.role_models()
+                    .get(crate::role_models::Role::Analyst)
+                    .and_then(|m| m.input_tokens),
+            );
+            let input = serde_json::to_string(&analysis_input(&report, budget))?;
             let messages = [ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(input)];
             match client
                 .complete_structured(&messages, &ANALYSIS_SCHEMA)

@@ -336,6 +336,7 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
         timeout_ms: Some(10_000),
         max_tokens: None,
         concurrency: None,
+        input_tokens: None,
     };
     tp.platform.set_role_models(RoleModels {
         virtual_user: Some(model(user_server.base_url())),
@@ -532,6 +533,7 @@ async fn replaced_role_models_take_effect_without_a_new_agent() {
             timeout_ms: Some(10_000),
             max_tokens: Some(123),
             concurrency: None,
+            input_tokens: None,
         }),
         analyst: Some(ModelConfig {
             base_url: analyst_server.base_url(),
@@ -541,6 +543,7 @@ async fn replaced_role_models_take_effect_without_a_new_agent() {
             timeout_ms: Some(10_000),
             max_tokens: None,
             concurrency: None,
+            input_tokens: None,
         }),
         virtual_user: None,
     });

@@ -151,6 +151,7 @@ fn far_judge() -> RoleModels {
             timeout_ms: None,
             max_tokens: None,
             concurrency: None,
+            input_tokens: None,
         }),
         ..RoleModels::default()
     }

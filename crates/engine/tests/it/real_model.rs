@@ -40,6 +40,7 @@ async fn virtual_user_and_judge_complete_against_a_real_small_model() {
         timeout_ms: Some(300_000),
         max_tokens: None,
         concurrency: None,
+        input_tokens: None,
     };
     tp.platform.set_role_models(RoleModels {
         virtual_user: Some(role.clone()),

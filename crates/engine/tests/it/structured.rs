@@ -20,6 +20,7 @@ fn client(server: &FaultServer, model: &str, role: Role) -> Arc<dyn ChatClient> 
         timeout_ms: Some(5_000),
         max_tokens: None,
         concurrency: None,
+        input_tokens: None,
     }
     .client(role, &reqwest::Client::new())
     .expect("a client for a local endpoint")

@@ -11,6 +11,9 @@ const PATROL_RANGE: Range = { min: 1, max: 1440, integer: true };
 const PORT_RANGE: Range = { min: 1024, max: 65535, integer: true };
 const TOKENS_RANGE: Range = { min: 1, max: 100000, integer: true };
 const CONCURRENCY_RANGE: Range = { min: 1, max: 64, integer: true };
+/** The analyst's input budget: the report digest it reads, in tokens. */
+const INPUT_TOKENS_RANGE: Range = { min: 500, max: 100000, integer: true };
+const DEFAULT_INPUT_TOKENS = 4000;
 const SHARE_RANGE: Range = { min: 0, max: 1, integer: false };
 const ITEMS_RANGE: Range = { min: 1, max: 10000, integer: true };
 /** The engine's defaults, for settings saved before the judge had any. */
@@ -115,6 +118,20 @@ function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleMod
         error={rangeError(m.max_tokens, TOKENS_RANGE)}
         onChange={(v) => set({ max_tokens: typeof v === "number" ? v : undefined })}
       />
+      {role === "analyst" && (
+        <NumberInput
+          maw={130}
+          label={t("settings.inputTokens")}
+          description={t("settings.inputTokensHint")}
+          placeholder={String(DEFAULT_INPUT_TOKENS)}
+          clampBehavior="none"
+          allowDecimal={false}
+          value={m.input_tokens ?? ""}
+          error={rangeError(m.input_tokens, INPUT_TOKENS_RANGE)}
+          onChange={(v) => set({ input_tokens: typeof v === "number" ? v : undefined })}
+          data-testid="input-tokens-analyst"
+        />
+      )}
       {role !== "analyst" && (
         <NumberInput
           maw={130}
@@ -155,7 +172,7 @@ export function SettingsPage() {
         rangeError(judgeOf(draft).min_kappa, SHARE_RANGE) ||
         rangeError(judgeOf(draft).min_items, ITEMS_RANGE) ||
         rangeError(judgeOf(draft).min_self_agreement, SHARE_RANGE) ||
-        ROLES.some((r) => rangeError(draft.role_models[r]?.max_tokens, TOKENS_RANGE) || rangeError(draft.role_models[r]?.concurrency, CONCURRENCY_RANGE)),
+        ROLES.some((r) => rangeError(draft.role_models[r]?.max_tokens, TOKENS_RANGE) || rangeError(draft.role_models[r]?.concurrency, CONCURRENCY_RANGE) || rangeError(draft.role_models[r]?.input_tokens, INPUT_TOKENS_RANGE)),
     );
 
   const save = async () => {
