@@ -288,6 +288,14 @@ fn seed(campaign_id: Uuid, criterion: usize) -> u64 {
     u64::from_le_bytes(b[8..16].try_into().unwrap_or([0; 8])) ^ (criterion as u64 + 1)
 }
 
+/// The scores of criterion `i` in each pair of score sets.
+fn column(pairs: &[(CriterionScores, CriterionScores)], i: usize) -> Vec<(u8, u8)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.each()[i].1, b.each()[i].1))
+        .collect()
+}
+
 /// Agreement per criterion of (judge, person) pairs.
 pub fn calibrate(
     campaign_id: Uuid,
@@ -298,10 +306,7 @@ pub fn calibrate(
         .iter()
         .enumerate()
         .map(|(i, &criterion)| {
-            let p: Vec<(u8, u8)> = pairs
-                .iter()
-                .map(|(j, h)| (j.each()[i].1, h.each()[i].1))
-                .collect();
+            let p = column(pairs, i);
             let kappa = weighted_kappa(&p);
             let interval = bootstrap_interval(&p, RESAMPLES, seed(campaign_id, i));
             CriterionCalibration {
@@ -327,10 +332,7 @@ pub fn consistency(
         .iter()
         .enumerate()
         .map(|(i, &criterion)| {
-            let p: Vec<(u8, u8)> = pairs
-                .iter()
-                .map(|(a, b)| (a.each()[i].1, b.each()[i].1))
-                .collect();
+            let p = column(pairs, i);
             let self_agreement = raw_agreement(&p);
             CriterionConsistency {
                 criterion: criterion.to_string(),
