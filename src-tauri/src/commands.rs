@@ -302,16 +302,10 @@ pub async fn update_settings(
     resident: State<'_, Resident>,
     settings: Settings,
 ) -> Reply<Settings> {
-    let models = crate::effective_role_models(&platform, &store, &settings);
-    platform
-        .check_offline(settings.offline, &models)
-        .map_err(body)?;
-    let saved = store.update(&platform.secrets, settings).map_err(body)?;
     resident
-        .apply(&platform, &store, &saved)
+        .save(&platform, &store, settings)
         .await
-        .map_err(body)?;
-    Ok(saved)
+        .map_err(body)
 }
 
 /// Which model plays each role now, or the offline fallback; never a key.

@@ -153,6 +153,23 @@ impl Resident {
         }
     }
 
+    /// Saves `settings` and puts them into effect, or refuses them and
+    /// changes nothing: under offline mode (the settings' switch or the
+    /// `--offline` the app was started with) every role model must be on
+    /// this machine.
+    pub async fn save(
+        &self,
+        platform: &Arc<Platform>,
+        store: &SettingsStore,
+        settings: Settings,
+    ) -> agenteval_engine::Result<Settings> {
+        let models = effective_role_models(platform, store, &settings);
+        platform.check_offline(settings.offline, &models)?;
+        let saved = store.update(&platform.secrets, settings)?;
+        self.apply(platform, store, &saved).await?;
+        Ok(saved)
+    }
+
     /// Puts saved settings into effect without a restart: role models for
     /// the next piece of work, the patrol cadence for the next wake-up, and
     /// the embedded API restarted when its port or key changed.
@@ -718,6 +735,100 @@ mod tests {
             .await
             .expect("apply");
         assert!(resident.api_addr().await.is_none(), "disabled: no server");
+    }
+
+    #[tokio::test]
+    async fn the_offline_switch_refuses_a_remote_model_and_keeps_what_was_saved() {
+        use agenteval_engine::target::ChannelConfig;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let platform = platform_in(dir.path()).await;
+        let store = settings::SettingsStore::open(
+            dir.path(),
+            &platform.secrets,
+            keychain::KeyVault::encrypted_only(),
+        )
+        .expect("open");
+        let resident = Resident::new(PatrolControl::new(None));
+        let judge_at = |base_url: &str| settings::RoleModel {
+            base_url: base_url.into(),
+            model: "judge".into(),
+            api_key: None,
+            api_key_env: None,
+            api_key_ref: None,
+            max_tokens: None,
+            concurrency: None,
+            input_tokens: None,
+        };
+        let remote_target = || CreateTarget {
+            channel: ChannelConfig::Http {
+                url: "http://10.1.2.3:8080/chat".into(),
+                request_template: None,
+                response_path: None,
+                headers: Vec::new(),
+            },
+            ..CreateTarget::builtin_demo("remote")
+        };
+
+        let mut online = store.get();
+        online.role_models.judge = Some(judge_at("http://10.1.2.3:8080/v1"));
+        let online = resident
+            .save(&platform, &store, online)
+            .await
+            .expect("online, a judge on another machine is accepted");
+
+        // Switching offline on while that judge is set is refused whole.
+        let mut off = online.clone();
+        off.offline = true;
+        let refused = resident
+            .save(&platform, &store, off)
+            .await
+            .expect_err("offline with a remote judge");
+        assert_eq!(refused.body.code, ErrorCode::OfflineRefused);
+        assert!(
+            refused.body.message.contains("10.1.2.3"),
+            "{}",
+            refused.body.message
+        );
+        assert!(!store.get().offline, "nothing was saved");
+        assert!(!platform.offline().0, "offline mode did not turn on");
+        assert_eq!(
+            platform.role_models().judge.expect("judge").base_url,
+            "http://10.1.2.3:8080/v1",
+            "the judge in force is unchanged"
+        );
+
+        // With the judge on this machine the switch takes effect at once
+        // and outlives a restart of the settings.
+        let mut off = store.get();
+        off.offline = true;
+        off.role_models.judge = Some(judge_at("http://127.0.0.1:8081/v1"));
+        resident
+            .save(&platform, &store, off)
+            .await
+            .expect("offline with a local judge");
+        assert!(platform.offline().0, "offline mode is on");
+        let reopened = settings::SettingsStore::open(
+            dir.path(),
+            &platform.secrets,
+            keychain::KeyVault::encrypted_only(),
+        )
+        .expect("reopen");
+        assert!(reopened.get().offline, "the switch is saved");
+        let target = platform
+            .create_target(remote_target())
+            .await
+            .expect_err("a remote target under offline mode");
+        assert_eq!(target.body.code, ErrorCode::OfflineRefused);
+
+        // And off again.
+        let mut on = store.get();
+        on.offline = false;
+        resident.save(&platform, &store, on).await.expect("online");
+        assert!(!platform.offline().0);
+        platform
+            .create_target(remote_target())
+            .await
+            .expect("a remote target is accepted online");
     }
 
     /// Status of `GET /api/campaigns` with `key`, over a raw HTTP/1.1

@@ -54,7 +54,7 @@ impl Platform {
         let cutoff_ms = to_ms(cutoff);
         let deleted = sqlx::query("DELETE FROM audit_events WHERE at < ?")
             .bind(cutoff_ms)
-            .execute(&self.db)
+            .execute(&self.store.pool)
             .await?
             .rows_affected();
         let detail = serde_json::json!({
@@ -68,7 +68,7 @@ impl Platform {
         .bind(self.ids.next_id().to_string())
         .bind(to_ms(self.clock.now()))
         .bind(detail.to_string())
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await;
         if let Err(e) = res {
             tracing::warn!(error = %e, "could not record the audit pruning");

@@ -318,7 +318,7 @@ impl Platform {
         .bind(&path)
         .bind(mode.as_str())
         .bind(campaign_id.to_string())
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await;
         if let Err(e) = done {
             tracing::warn!(%campaign_id, ?role, error = %e, "could not record the output mode");
@@ -331,7 +331,7 @@ impl Platform {
             "SELECT scenario_id, verdict FROM runs WHERE campaign_id = ? AND verdict IN ('passed', 'failed') ORDER BY seq",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         let mut out = Outcomes::new();
         for r in rows {
@@ -346,7 +346,7 @@ impl Platform {
     pub async fn models_used(&self, campaign_id: Uuid) -> Result<ModelsUsed> {
         let raw: Option<String> = sqlx::query_scalar("SELECT models FROM campaigns WHERE id = ?")
             .bind(campaign_id.to_string())
-            .fetch_optional(&self.db)
+            .fetch_optional(&self.store.pool)
             .await?
             .flatten();
         Ok(raw

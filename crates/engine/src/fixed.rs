@@ -12,9 +12,9 @@ use crate::checks::{CheckResult, TurnContext, key_field_coverage, run_checks};
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
+use crate::store::writer::{ClaimedRow, Committed, FinishRow, TurnRow, Write};
 use crate::tally::{RunOutcome, RunTallies};
 use crate::target::{Target, parse_id};
-use crate::writer::{ClaimedRow, Committed, FinishRow, TurnRow, Write};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -172,6 +172,7 @@ impl Platform {
     pub async fn recover_interrupted_runs(&self) -> Result<u64> {
         let now = to_ms(self.clock.now());
         let n = self
+            .store
             .writer
             .transact(move |conn| {
                 Ok(RunTallies::finish_bare(
@@ -209,7 +210,7 @@ impl Platform {
         )
         .bind(now)
         .bind(now)
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         tick.started_campaigns = started.len() as u32;
         for id in started {
@@ -222,7 +223,7 @@ impl Platform {
             "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
              WHERE c.status = 'running'",
         )
-        .fetch_one(&self.db)
+        .fetch_one(&self.store.pool)
         .await?;
         let most_in_flight =
             (slots.unwrap_or(1).max(1) as usize * RUNS_PER_SLOT).min(MAX_RUNS_IN_FLIGHT);
@@ -270,7 +271,7 @@ impl Platform {
                AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.status != 'done')",
         )
         .bind(to_ms(self.clock.now()))
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         for id in ending {
             self.finalize_campaign(parse_id(&id)?).await?;
@@ -282,7 +283,10 @@ impl Platform {
     /// Claims up to `limit` due runs (`pending -> running`) in one
     /// statement, oldest first, through the group-commit writer.
     async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRow>> {
-        self.writer.claim(limit, to_ms(self.clock.now())).await
+        self.store
+            .writer
+            .claim(limit, to_ms(self.clock.now()))
+            .await
     }
 
     /// The target and channel of a campaign's runs; a failure becomes every
@@ -311,7 +315,7 @@ impl Platform {
         )
         .bind(to_ms(self.clock.now()))
         .bind(run_id.to_string())
-        .fetch_optional(&self.db)
+        .fetch_optional(&self.store.pool)
         .await?;
         let Some(row) = claimed else {
             return Ok(None); // already claimed elsewhere, or not pending
@@ -372,6 +376,7 @@ impl Platform {
             )),
         };
         let committed = self
+            .store
             .writer
             .enqueue(Write::Finish(finish))
             .committed()
@@ -511,7 +516,7 @@ impl Platform {
             },
             created_at: to_ms(self.clock.now()),
         };
-        self.writer.queue(Write::Turn(turn));
+        self.store.writer.queue(Write::Turn(turn));
         Ok(())
     }
 
@@ -519,7 +524,7 @@ impl Platform {
     pub async fn list_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
         let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
             .bind(campaign_id.to_string())
-            .fetch_all(&self.db)
+            .fetch_all(&self.store.pool)
             .await?;
         rows.iter().map(run_from_row).collect()
     }
@@ -528,14 +533,14 @@ impl Platform {
     pub async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
         let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
-            .fetch_optional(&self.db)
+            .fetch_optional(&self.store.pool)
             .await?;
         if exists.is_none() {
             return Err(Error::not_found("run", run_id));
         }
         let rows = sqlx::query("SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq")
             .bind(run_id.to_string())
-            .fetch_all(&self.db)
+            .fetch_all(&self.store.pool)
             .await?;
         rows.iter()
             .map(|r| {

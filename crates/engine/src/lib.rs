@@ -33,7 +33,6 @@ pub mod target;
 pub mod target_probe;
 pub mod text;
 pub mod virtual_user;
-mod writer;
 
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use platform::{Event, Platform};

@@ -193,7 +193,7 @@ impl Platform {
         }
         self.get_campaign(campaign_id).await?;
         let (rows, total) = filter
-            .page(&self.db, "runs", campaign_id, "seq", limit, offset)
+            .page(&self.store.pool, "runs", campaign_id, "seq", limit, offset)
             .await?;
         Ok(RunPage {
             runs: rows.iter().map(run_from_row).collect::<Result<_>>()?,
@@ -243,7 +243,7 @@ impl Platform {
         self.get_campaign(campaign_id).await?;
         let (rows, total) = filter
             .page(
-                &self.db,
+                &self.store.pool,
                 "exploration_sessions",
                 campaign_id,
                 "started_at, id",

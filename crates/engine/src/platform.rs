@@ -25,7 +25,11 @@ pub enum Event {
 }
 
 pub struct Platform {
+    /// The pool, for tests and benches that have not moved to store
+    /// functions yet; the engine itself goes through [`Platform::store`].
     pub db: Db,
+    /// Every read and write of the database.
+    pub(crate) store: crate::store::Store,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdSource>,
     pub secrets: Secrets,
@@ -40,12 +44,6 @@ pub struct Platform {
     /// One channel per target, so that its concurrency and rate limits are
     /// shared by everything that talks to it.
     channels: Mutex<HashMap<Uuid, Arc<dyn Channel>>>,
-    /// Group commit (its own thread and connection) for run claims, turns
-    /// and verdicts, exploration budget decisions, session replies and
-    /// audit events.
-    pub(crate) writer: crate::writer::Writer,
-    /// Read-only connections for reports (see [`crate::store::Readers`]).
-    pub(crate) readers: Arc<crate::store::Readers>,
     /// Calibration and consistency thresholds (see [`crate::calibration`]).
     pub(crate) judge_policy: std::sync::RwLock<crate::calibration::JudgePolicy>,
     /// Hosts contacted, counted until the writer's next batch stores them.
@@ -109,7 +107,6 @@ impl PlatformBuilder {
 
     pub async fn open(self) -> Result<Arc<Platform>> {
         self.judge_policy.validate()?;
-        let db = crate::store::open(&self.data_dir).await?;
         let secrets = Secrets::open(&self.data_dir)?;
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(256)
@@ -120,20 +117,15 @@ impl PlatformBuilder {
         check_role_models(self.offline, &models)?;
         let roles = LiveRoles::new(models, &http);
         let contacts = Arc::new(crate::provenance::Contacts::default());
+        let store = crate::store::Store::open(&self.data_dir, contacts.clone()).await?;
         let platform = Arc::new(Platform {
-            writer: crate::writer::Writer::open(
-                &self.data_dir.join(crate::store::DB_FILE),
-                contacts.clone(),
-            )?,
+            db: store.pool.clone(),
+            store,
             contacts,
             offline_forced: self.offline,
             offline_switch: Default::default(),
-            readers: Arc::new(crate::store::Readers::new(
-                self.data_dir.join(crate::store::DB_FILE),
-            )),
             roles,
             judge_policy: std::sync::RwLock::new(self.judge_policy),
-            db,
             clock: self.clock,
             ids: self.ids,
             secrets,
@@ -145,6 +137,7 @@ impl PlatformBuilder {
         });
         // Data that migrations leave for the engine to fill.
         platform
+            .store
             .writer
             .transact(|conn| {
                 crate::tally::backfill(conn)?;
@@ -279,14 +272,14 @@ impl Platform {
         &self,
         read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        self.readers.read(read).await
+        self.store.read(read).await
     }
 
     /// Records an audit event (group-committed with other writes; returns
     /// once it is stored). Failure to audit is logged, never fatal to the
     /// operation it describes.
     pub async fn audit(&self, actor: &str, action: &str, subject: Option<Uuid>, outcome: &str) {
-        let row = crate::writer::AuditRow {
+        let row = crate::store::writer::AuditRow {
             id: self.ids.next_id().to_string(),
             at: crate::clock::to_ms(self.clock.now()),
             actor: actor.to_string(),
@@ -295,8 +288,9 @@ impl Platform {
             outcome: outcome.to_string(),
         };
         let res = self
+            .store
             .writer
-            .enqueue(crate::writer::Write::Audit(row))
+            .enqueue(crate::store::writer::Write::Audit(row))
             .committed()
             .await;
         if let Err(e) = res {

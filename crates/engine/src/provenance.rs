@@ -290,7 +290,7 @@ impl crate::platform::Platform {
     /// What a campaign sent off this machine, including what was counted a
     /// moment ago (the writer commits it first).
     pub async fn campaign_provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
-        self.writer.transact(|_| Ok(())).await?;
+        self.store.writer.transact(|_| Ok(())).await?;
         self.read(move |conn| read(conn, campaign_id)).await
     }
 

@@ -118,7 +118,7 @@ impl Platform {
         let exists: Option<i64> =
             sqlx::query_scalar(&format!("SELECT 1 FROM {table} WHERE id = ?"))
                 .bind(req.subject_id.to_string())
-                .fetch_optional(&self.db)
+                .fetch_optional(&self.store.pool)
                 .await?;
         if exists.is_none() {
             return Err(Error::not_found(req.subject_kind.as_str(), req.subject_id));
@@ -143,7 +143,7 @@ impl Platform {
         .bind(&review.comment)
         .bind(review.judge_override.as_ref().map(serde_json::to_string).transpose()?)
         .bind(to_ms(review.created_at))
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await?;
         self.audit("platform", "review.create", Some(review.subject_id), "ok")
             .await;
@@ -156,7 +156,7 @@ impl Platform {
             "SELECT * FROM human_reviews WHERE subject_id = ? ORDER BY created_at DESC, id DESC",
         )
         .bind(subject_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter()
             .map(|r| {
@@ -191,7 +191,7 @@ impl Platform {
                AND h.id = (SELECT max(id) FROM human_reviews WHERE subject_id = h.subject_id)",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         let sessions = sqlx::query(
             "SELECT h.rating, h.judge_override, s.judge_review FROM human_reviews h
@@ -200,7 +200,7 @@ impl Platform {
                AND h.id = (SELECT max(id) FROM human_reviews WHERE subject_id = h.subject_id)",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         if runs.is_empty() && sessions.is_empty() {
             return Ok(None);

@@ -384,7 +384,7 @@ impl Platform {
         .bind(target.price_out_per_mtok)
         .bind(to_ms(now))
         .bind(to_ms(now))
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await?;
         self.audit("platform", "target.create", Some(target.id), "ok")
             .await;
@@ -414,7 +414,7 @@ impl Platform {
         .bind(settings.price_out_per_mtok)
         .bind(to_ms(now))
         .bind(id.to_string())
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await?;
         // The next request builds the channel with the new settings.
         self.forget_channel(id);
@@ -438,7 +438,7 @@ impl Platform {
              AND NOT EXISTS (SELECT 1 FROM campaigns WHERE target_id = ?1)",
         )
         .bind(id.to_string())
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await?
         .rows_affected();
         let outcome = if deleted > 0 {
@@ -449,7 +449,7 @@ impl Platform {
             )
             .bind(now)
             .bind(id.to_string())
-            .execute(&self.db)
+            .execute(&self.store.pool)
             .await?;
             RemovalOutcome::Archived
         };
@@ -474,14 +474,14 @@ impl Platform {
         } else {
             "SELECT * FROM targets WHERE archived_at IS NULL ORDER BY created_at, id"
         };
-        let rows = sqlx::query(sql).fetch_all(&self.db).await?;
+        let rows = sqlx::query(sql).fetch_all(&self.store.pool).await?;
         rows.iter().map(target_from_row).collect()
     }
 
     pub async fn get_target(&self, id: Uuid) -> Result<Target> {
         let row = sqlx::query("SELECT * FROM targets WHERE id = ?")
             .bind(id.to_string())
-            .fetch_optional(&self.db)
+            .fetch_optional(&self.store.pool)
             .await?
             .ok_or_else(|| Error::not_found("target", id))?;
         target_from_row(&row)

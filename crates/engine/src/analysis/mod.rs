@@ -291,7 +291,7 @@ impl Platform {
         .bind(analysis.offline)
         .bind(serde_json::to_string(&analysis)?)
         .bind(to_ms(analysis.created_at))
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await?;
         self.audit("platform", "analysis.generate", Some(campaign_id), "ok")
             .await;
@@ -304,7 +304,7 @@ impl Platform {
             "SELECT id, content, created_at FROM analyses WHERE campaign_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
         )
         .bind(campaign_id.to_string())
-        .fetch_optional(&self.db)
+        .fetch_optional(&self.store.pool)
         .await?;
         row.map(|r| {
             let mut a: Analysis = serde_json::from_str(r.try_get("content")?)?;

@@ -379,12 +379,12 @@ impl Platform {
              ORDER BY s.ended_at, s.id"
         ))
         .bind(campaign_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         let labelled: i64 =
             sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
                 .bind(campaign_id.to_string())
-                .fetch_one(&self.db)
+                .fetch_one(&self.store.pool)
                 .await?;
         let mut items = Vec::new();
         let mut remaining = 0u32;
@@ -412,7 +412,7 @@ impl Platform {
                 "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
             )
             .bind(id.to_string())
-            .fetch_all(&self.db)
+            .fetch_all(&self.store.pool)
             .await?
             .iter()
             .map(|t| {
@@ -462,7 +462,7 @@ impl Platform {
             "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
         )
         .bind(req.session_id.to_string())
-        .fetch_optional(&self.db)
+        .fetch_optional(&self.store.pool)
         .await?
         .ok_or_else(|| Error::not_found("session", req.session_id))?;
         let campaign_id = parse_id(row.try_get("campaign_id")?)?;
@@ -506,7 +506,7 @@ impl Platform {
         .bind(i64::from(req.scores.hallucination))
         .bind(&label.reviewer)
         .bind(to_ms(label.created_at))
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await?
         .rows_affected();
         if inserted == 0 {
@@ -530,7 +530,7 @@ impl Platform {
         let rows =
             sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
                 .bind(campaign_id.to_string())
-                .fetch_all(&self.db)
+                .fetch_all(&self.store.pool)
                 .await?;
         rows.iter()
             .map(|r| {
@@ -562,7 +562,7 @@ impl Platform {
              WHERE l.campaign_id = ? ORDER BY l.created_at, l.id",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         let mut pairs = Vec::new();
         for r in &rows {
@@ -584,7 +584,7 @@ impl Platform {
              JOIN exploration_sessions s ON s.id = p.session_id WHERE p.campaign_id = ?",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         let mut twice = Vec::new();
         for r in &passes {

@@ -138,7 +138,7 @@ impl Platform {
             created_at: now,
             updated_at: now,
         };
-        let mut tx = self.db.begin().await?;
+        let mut tx = self.store.pool.begin().await?;
         sqlx::query(
             "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
                 previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
@@ -202,7 +202,7 @@ impl Platform {
 
     pub async fn list_campaigns(&self) -> Result<Vec<Campaign>> {
         let rows = sqlx::query("SELECT * FROM campaigns ORDER BY created_at DESC, id DESC")
-            .fetch_all(&self.db)
+            .fetch_all(&self.store.pool)
             .await?;
         rows.iter().map(campaign_from_row).collect()
     }
@@ -210,7 +210,7 @@ impl Platform {
     pub async fn get_campaign(&self, id: Uuid) -> Result<Campaign> {
         let row = sqlx::query("SELECT * FROM campaigns WHERE id = ?")
             .bind(id.to_string())
-            .fetch_optional(&self.db)
+            .fetch_optional(&self.store.pool)
             .await?
             .ok_or_else(|| Error::not_found("campaign", id))?;
         campaign_from_row(&row)
@@ -255,7 +255,7 @@ impl Platform {
             }
             Ok(changed)
         };
-        let changed = self.writer.transact(finalize).await?;
+        let changed = self.store.writer.transact(finalize).await?;
         if changed > 0 {
             self.audit("platform", "campaign.finalize", Some(id), "ok")
                 .await;

@@ -126,7 +126,7 @@ impl Platform {
              WHERE campaign_id = ? AND json_valid(seed_ref)",
         )
         .bind(campaign.id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?
         .iter()
         .map(|r| {

@@ -129,7 +129,7 @@ impl Platform {
         let rows =
             sqlx::query("SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid")
                 .bind(campaign_id.to_string())
-                .fetch_all(&self.db)
+                .fetch_all(&self.store.pool)
                 .await?;
         rows.iter()
             .map(|row| {

@@ -175,7 +175,7 @@ impl Platform {
              WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
              ORDER BY c.created_at, c.id",
         )
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         let mut campaigns = Vec::new();
         for row in &rows {
@@ -188,7 +188,7 @@ impl Platform {
                 "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
             )
             .bind(campaign.id.to_string())
-            .fetch_all(&self.db)
+            .fetch_all(&self.store.pool)
             .await?
             .iter()
             .map(session_from_row)
@@ -296,7 +296,7 @@ impl Platform {
                 failed_goals,
             });
         }
-        let mut tx = self.db.begin().await?;
+        let mut tx = self.store.pool.begin().await?;
         for c in &campaigns {
             sqlx::query("UPDATE campaigns SET last_patrolled_at = ? WHERE id = ?")
                 .bind(to_ms(now))

@@ -70,7 +70,7 @@ pub(super) async fn second_pass(
         .bind(variation)
         .bind(serde_json::to_string(&review.finalize())?)
         .bind(to_ms(platform.clock.now()))
-        .execute(&platform.db)
+        .execute(&platform.store.pool)
         .await?;
         Ok::<_, crate::Error>(())
     };

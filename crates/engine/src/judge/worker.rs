@@ -12,7 +12,7 @@ pub async fn load_session(
         "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
     )
     .bind(session_id.to_string())
-    .fetch_optional(&platform.db)
+    .fetch_optional(&platform.store.pool)
     .await?
     .ok_or_else(|| crate::Error::not_found("session", session_id))?;
     let json = |col: &str| -> Option<Value> {
@@ -27,7 +27,7 @@ pub async fn load_session(
         "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
     )
     .bind(session_id.to_string())
-    .fetch_all(&platform.db)
+    .fetch_all(&platform.store.pool)
     .await?;
     let messages = turns
         .iter()
@@ -63,7 +63,7 @@ pub async fn review_session(
     let status: Option<String> =
         sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
             .bind(session_id.to_string())
-            .fetch_optional(&platform.db)
+            .fetch_optional(&platform.store.pool)
             .await?;
     if status.as_deref() != Some("pending") {
         return Ok(None);
@@ -116,7 +116,7 @@ pub async fn review_session(
     .bind(status)
     .bind(now)
     .bind(session_id.to_string())
-    .execute(&platform.db)
+    .execute(&platform.store.pool)
     .await?
     .rows_affected();
     if written == 0 {
@@ -150,7 +150,7 @@ pub async fn review_pending(
     let ids: Vec<String> = sqlx::query_scalar(
         "SELECT id FROM exploration_sessions WHERE judge_status = 'pending' ORDER BY ended_at, id",
     )
-    .fetch_all(&platform.db)
+    .fetch_all(&platform.store.pool)
     .await?;
     let mut reviewed = 0;
     for id in ids {

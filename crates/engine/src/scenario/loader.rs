@@ -655,7 +655,7 @@ impl Platform {
             tracing::warn!(file = %e.file, line = e.line, "scenario file refused: {}", e.message);
         }
         let now = crate::clock::to_ms(self.clock.now());
-        let mut tx = self.db.begin().await?;
+        let mut tx = self.store.pool.begin().await?;
         for s in &report.scenarios {
             sqlx::query(
                 "INSERT INTO scenarios (id, pack, title, tags, definition, source_file, content_hash, loaded_at)

@@ -363,6 +363,7 @@ impl Platform {
         let entry_id = self.ids.next_id();
         let clock = self.clock.clone();
         match self
+            .store
             .writer
             .transact(move |conn| decide(conn, entry_id, clock.now()))
             .await?

@@ -227,7 +227,7 @@ impl Platform {
         };
         match reply {
             Ok(reply) => {
-                let row = crate::writer::ReplyRow {
+                let row = crate::store::writer::ReplyRow {
                     id: self.ids.next_id().to_string(),
                     session_id: session_id.to_string(),
                     seq: user_seq + 1,
@@ -236,8 +236,9 @@ impl Platform {
                     at: to_ms(self.clock.now()),
                 };
                 // Group-committed with other sessions' replies.
-                self.writer
-                    .enqueue(crate::writer::Write::Reply(row))
+                self.store
+                    .writer
+                    .enqueue(crate::store::writer::Write::Reply(row))
                     .committed()
                     .await?;
                 self.notify(Event::SessionChanged {
@@ -257,7 +258,7 @@ impl Platform {
             Err(reason) => {
                 let at = to_ms(self.clock.now());
                 let failure = reason.clone();
-                self.writer
+                self.store.writer
                     .transact(move |conn| {
                         conn.prepare_cached(
                             "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
@@ -358,7 +359,7 @@ impl Platform {
         .bind(now)
         .bind(now)
         .bind(session_id.to_string())
-        .execute(&self.db)
+        .execute(&self.store.pool)
         .await?
         .rows_affected();
         if changed == 0 {
@@ -369,7 +370,8 @@ impl Platform {
             ));
         }
         let id = session_id.to_string();
-        self.writer
+        self.store
+            .writer
             .transact(move |conn| {
                 crate::exploration::simulator_faults::check_and_store(conn, &id).map(drop)
             })
@@ -386,13 +388,13 @@ impl Platform {
             "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter().map(session_from_row).collect()
     }
 
     pub async fn get_session(&self, id: Uuid) -> Result<ExplorationSession> {
-        let mut conn = self.db.acquire().await?;
+        let mut conn = self.store.pool.acquire().await?;
         load_session(&mut conn, id).await
     }
 
@@ -412,7 +414,7 @@ impl Platform {
             "SELECT * FROM exploration_sessions WHERE id IN (SELECT value FROM json_each(?))",
         )
         .bind(&list)
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         let mut transcripts = sessions
             .iter()
@@ -430,7 +432,7 @@ impl Platform {
              WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
         )
         .bind(&list)
-        .fetch_all(&self.db)
+        .fetch_all(&self.store.pool)
         .await?;
         for r in &rows {
             let session_id = parse_id(r.try_get::<&str, _>("session_id")?)?;

@@ -663,15 +663,16 @@ mod tests {
         };
         // Queued together, so that they share a batch and its transaction.
         let (failed, kept, written) = tokio::join!(
-            p.writer.transact(move |conn| {
+            p.store.writer.transact(move |conn| {
                 insert(conn, "undone")?;
                 Err::<(), _>(Error::invalid("refused", "none"))
             }),
-            p.writer.transact(move |conn| {
+            p.store.writer.transact(move |conn| {
                 insert(conn, "kept")?;
                 Ok(42)
             }),
-            p.writer
+            p.store
+                .writer
                 .enqueue(Write::Audit(AuditRow {
                     id: "written".into(),
                     at: 1,
@@ -756,7 +757,7 @@ mod tests {
             finish(sound, campaign.id),
         ]
         .into_iter()
-        .map(|w| p.writer.enqueue(w))
+        .map(|w| p.store.writer.enqueue(w))
         .collect();
         let mut outcomes = Vec::new();
         for q in queued {

@@ -1,0 +1,171 @@
+//! The store: every read and write of the database goes through this
+//! layer, one function per query named after what it does. Nothing outside
+//! it holds a connection or writes SQL (`scripts/check-store-boundary.sh`).
+//!
+//! The embedded backend is SQLite in WAL mode, reached three ways, each
+//! for what it does best: the sqlx pool for the ordinary queries, the
+//! group-commit [`writer`] thread for the hot writes and the exploration
+//! budget decisions, and read-only [`readers`] for the large aggregations.
+
+use crate::error::Result;
+use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+mod readers;
+pub(crate) mod writer;
+
+pub(crate) use readers::{Readers, text, uuid_at};
+
+pub type Db = SqlitePool;
+
+/// The file name of the database inside a data directory.
+pub const DB_FILE: &str = "agenteval.db";
+
+/// Opens (creating if missing) the database in `data_dir` and runs the
+/// migrations.
+pub async fn open(data_dir: &Path) -> Result<Db> {
+    std::fs::create_dir_all(data_dir).map_err(crate::error::Error::internal)?;
+    open_url(&format!("sqlite://{}", data_dir.join(DB_FILE).display())).await
+}
+
+/// Opens a database by URL (`sqlite://path`).
+pub async fn open_url(url: &str) -> Result<Db> {
+    let options = SqliteConnectOptions::from_str(url)
+        .map_err(crate::error::Error::internal)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .foreign_keys(true)
+        .busy_timeout(Duration::from_secs(10));
+    let pool = SqlitePoolOptions::new()
+        .max_connections(8)
+        // A local file needs no liveness ping before each use; the ping was
+        // one more round trip to the connection's thread per query.
+        .test_before_acquire(false)
+        .connect_with(options)
+        .await?;
+    match sqlx::migrate!("./migrations").run(&pool).await {
+        Ok(()) => {}
+        Err(sqlx::migrate::MigrateError::VersionMissing(schema)) => {
+            // A newer build left its version here (migration 0016 on).
+            let by: Option<String> =
+                sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
+                    .fetch_optional(&pool)
+                    .await
+                    .ok()
+                    .flatten();
+            return Err(crate::error::Error::newer_data_folder(
+                schema,
+                by.as_deref(),
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    sqlx::query(
+        "INSERT INTO app_meta (key, value) VALUES ('written_by', ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )
+    .bind(env!("CARGO_PKG_VERSION"))
+    .execute(&pool)
+    .await?;
+    Ok(pool)
+}
+
+/// Whether the data named `name` waits to be filled by the engine after a
+/// migration (see migration 0008).
+pub(crate) fn backfill_pending(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
+        [name],
+        |r| r.get(0),
+    )
+}
+
+/// Marks the data named `name` filled.
+pub(crate) fn backfill_done(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
+        .map(drop)
+}
+
+/// The database of a platform: the pool, the group-commit writer and the
+/// read-only readers over one file.
+pub struct Store {
+    pub(crate) pool: Db,
+    pub(crate) writer: writer::Writer,
+    pub(crate) readers: Arc<Readers>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").finish_non_exhaustive()
+    }
+}
+
+// `snapshot`, `transact`, `Tx` and `Read` take over from the raw
+// connections as each area's queries move here.
+#[allow(dead_code)]
+impl Store {
+    /// Opens (creating if missing) the store in `data_dir` and runs the
+    /// migrations; `contacts` are stored with the writer's batches.
+    pub(crate) async fn open(
+        data_dir: &Path,
+        contacts: Arc<crate::provenance::Contacts>,
+    ) -> Result<Self> {
+        let pool = open(data_dir).await?;
+        let file = data_dir.join(DB_FILE);
+        Ok(Self {
+            writer: writer::Writer::open(&file, contacts)?,
+            readers: Arc::new(Readers::new(file)),
+            pool,
+        })
+    }
+
+    /// Runs `read` on a read-only connection on a blocking thread: for
+    /// aggregations over many rows (see [`Readers`]).
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.readers.read(read).await
+    }
+
+    /// Runs `work` in a read-only snapshot on a blocking thread: the store
+    /// functions on [`Read`] stream many rows without a hand-off per row.
+    pub(crate) async fn snapshot<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Read<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.readers.read(move |conn| work(&Read(conn))).await
+    }
+
+    /// Runs `work` in the writer's current batch transaction, after every
+    /// write queued before it; its writes are undone alone if it fails. The
+    /// exploration budget decisions take turns here: the store functions on
+    /// [`Tx`] read, and the caller decides and writes, in one step.
+    pub(crate) async fn transact<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Tx<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.writer.transact(move |conn| work(&Tx(conn))).await
+    }
+}
+
+/// A step of the writer's transaction (see [`Store::transact`]). The store
+/// functions that take part in a decision are methods of this type, so
+/// that the caller decides and never holds a connection.
+///
+/// Decisions are synchronous closures on purpose: on SQLite they run on the
+/// writer's thread inside its batch; a backend over the network runs the
+/// same closure on a blocking thread that owns one transaction, its store
+/// functions waiting on each statement, with the campaign's row locked
+/// first so that decisions on one campaign take turns across processes.
+#[allow(dead_code)]
+pub(crate) struct Tx<'c>(pub(in crate::store) &'c rusqlite::Connection);
+
+/// A read-only snapshot (see [`Store::snapshot`]).
+#[allow(dead_code)]
+pub(crate) struct Read<'c>(pub(in crate::store) &'c rusqlite::Connection);

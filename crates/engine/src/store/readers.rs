@@ -1,0 +1,83 @@
+//! Read-only connections for the large read-side aggregations (reports).
+
+use crate::error::Result;
+use std::time::Duration;
+
+/// Read-only connections for the large read-side aggregations (reports),
+/// driven directly on a blocking thread: reading a hundred thousand rows
+/// through the async pool copies every value and hands it across threads,
+/// which costs several times what SQLite itself spends.
+pub(crate) struct Readers {
+    path: std::path::PathBuf,
+    idle: std::sync::Mutex<Vec<rusqlite::Connection>>,
+}
+
+/// A text column of a row read by [`Readers`], borrowed from the row.
+pub(crate) fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Option<&'r str>> {
+    row.get_ref(column)?
+        .as_str_or_null()
+        .map_err(crate::error::Error::internal)
+}
+
+/// A column holding a UUID in its text form, read without allocating.
+pub(crate) fn uuid_at<I: rusqlite::RowIndex>(
+    row: &rusqlite::Row<'_>,
+    column: I,
+) -> rusqlite::Result<uuid::Uuid> {
+    let index = column.idx(row.as_ref())?;
+    uuid::Uuid::parse_str(row.get_ref(index)?.as_str()?).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// Idle read connections kept for reuse.
+const IDLE_READERS: usize = 4;
+
+impl Readers {
+    pub fn new(path: std::path::PathBuf) -> Self {
+        Self {
+            path,
+            idle: Default::default(),
+        }
+    }
+
+    /// Runs `read` on a read-only connection on a blocking thread.
+    pub async fn read<T: Send + 'static>(
+        self: &std::sync::Arc<Self>,
+        read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let readers = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let conn = match readers.take() {
+                Some(conn) => conn,
+                None => readers.open()?,
+            };
+            let result = read(&conn);
+            readers.give_back(conn);
+            result
+        })
+        .await
+        .map_err(crate::error::Error::internal)?
+    }
+
+    fn take(&self) -> Option<rusqlite::Connection> {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop()
+    }
+
+    fn give_back(&self, conn: rusqlite::Connection) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < IDLE_READERS {
+            idle.push(conn);
+        }
+    }
+
+    fn open(&self) -> Result<rusqlite::Connection> {
+        use rusqlite::OpenFlags;
+        let conn = rusqlite::Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        Ok(conn)
+    }
+}
