@@ -22,6 +22,9 @@ fi
 step "no source file over 700 lines"
 bash scripts/check-file-sizes.sh
 
+step "no SQL outside the store layer"
+bash scripts/check-store-boundary.sh
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

@@ -98,13 +98,8 @@ pub fn main(a: &str, b: &str, data_dir: Option<PathBuf>) -> ExitCode {
 
 fn print_side(tag: &str, side: &Side) {
     let o = ci::outcomes(&side.fixed);
-    let seed = u64::from_le_bytes(
-        side.campaign.id.as_bytes()[8..16]
-            .try_into()
-            .unwrap_or([0; 8]),
-    );
     println!("  {tag}: {} ({})", side.label, side.campaign.name);
-    println!("     pass rate {}", ci::rate_with_interval(&o, seed));
+    println!("     pass rate {}", ci::rate_with_interval(&o));
     let ks = pass_at_k(&o);
     if ks.len() > 1 {
         let ks: Vec<String> = ks

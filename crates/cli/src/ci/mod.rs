@@ -1,17 +1,15 @@
 //! What `agenteval run` and `agenteval compare` share: the config file,
 //! per-scenario results, the two sides of a comparison (a campaign in the
 //! data folder or a JSON export), the gate and the JUnit output. The
-//! statistics (bootstrap interval, flips, pass^k) are the period
-//! comparison's, from the engine.
+//! statistics (flips, pass^k) are the period comparison's, from the
+//! engine; the pass rate's interval is Wilson's.
 
 pub mod config;
 pub mod junit;
 
 use agenteval_engine::Platform;
 use agenteval_engine::campaign::Campaign;
-use agenteval_engine::comparison::{
-    self, BOOTSTRAP_RESAMPLES, ModelsUsed, Outcomes, PeriodComparison, PeriodDelta,
-};
+use agenteval_engine::comparison::{self, ModelsUsed, Outcomes, PeriodComparison, PeriodDelta};
 use agenteval_engine::export::pct;
 use agenteval_engine::report::FixedSummary;
 use std::path::Path;
@@ -111,25 +109,41 @@ pub fn outcomes(fixed: &FixedSummary) -> Outcomes {
         .collect()
 }
 
-/// 95% bootstrap interval of a pass rate: the period comparison's interval
-/// of the difference with a sample that never passes is the interval of
-/// the rate itself.
-pub fn pass_rate_interval(o: &Outcomes, seed: u64) -> Option<(f64, f64)> {
-    let flat: Vec<bool> = o.values().flatten().copied().collect();
-    comparison::bootstrap_delta(&flat, &[false], BOOTSTRAP_RESAMPLES, seed)
+/// 95% Wilson score interval of a pass rate over the judged runs. Unlike a
+/// bootstrap of the runs, it stays honest at the edges: 0 passed out of 5
+/// reads "0.0% to 43.4%", not "0.0% to 0.0%".
+pub fn pass_rate_interval(o: &Outcomes) -> Option<(f64, f64)> {
+    let n = o.values().map(Vec::len).sum::<usize>();
+    let passed = o.values().flatten().filter(|p| **p).count();
+    wilson(passed, n)
 }
 
-pub fn rate_with_interval(o: &Outcomes, seed: u64) -> String {
-    let flat: Vec<bool> = o.values().flatten().copied().collect();
-    let passed = flat.iter().filter(|p| **p).count();
-    let rate = (!flat.is_empty()).then(|| passed as f64 / flat.len() as f64);
-    match pass_rate_interval(o, seed) {
+/// The 95% Wilson score interval of `k` successes in `n` trials.
+fn wilson(k: usize, n: usize) -> Option<(f64, f64)> {
+    const Z: f64 = 1.959_963_984_540_054;
+    if n == 0 {
+        return None;
+    }
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let z2 = Z * Z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+}
+
+/// The pass rate with its interval and the number of judged runs.
+pub fn rate_with_interval(o: &Outcomes) -> String {
+    let n = o.values().map(Vec::len).sum::<usize>();
+    let passed = o.values().flatten().filter(|p| **p).count();
+    let rate = (n > 0).then(|| passed as f64 / n as f64);
+    match pass_rate_interval(o) {
         Some((lo, hi)) => format!(
-            "{} (95% interval {} to {}, {} judged runs)",
+            "{} (95% interval {} to {}, {n} judged runs)",
             pct(rate),
             pct(Some(lo)),
             pct(Some(hi)),
-            flat.len()
         ),
         None => format!("{} (no judged run)", pct(rate)),
     }
@@ -413,13 +427,28 @@ mod tests {
     }
 
     #[test]
-    fn pass_rate_interval_brackets_the_rate() {
+    fn the_pass_rate_interval_is_wilsons_and_honest_at_the_edges() {
         let o: Outcomes = [("a".to_string(), vec![true, true, true, false])].into();
-        let (lo, hi) = pass_rate_interval(&o, 1).expect("interval");
+        let (lo, hi) = pass_rate_interval(&o).expect("interval");
+        // Worked by hand: 3 of 4, z = 1.96.
         assert!(
-            lo <= 0.75 && hi >= 0.75 && lo >= 0.0 && hi <= 1.0,
+            (lo - 0.3006).abs() < 1e-3 && (hi - 0.9544).abs() < 1e-3,
             "{lo}..{hi}"
         );
+        let none_passed: Outcomes = [("a".to_string(), vec![false; 5])].into();
+        let (lo, hi) = pass_rate_interval(&none_passed).expect("interval");
+        assert_eq!(lo, 0.0);
+        assert!(
+            (hi - 0.4345).abs() < 1e-3,
+            "0 of 5 could still be 43%: {hi}"
+        );
+        assert_eq!(
+            rate_with_interval(&none_passed),
+            "0.0% (95% interval 0.0% to 43.4%, 5 judged runs)"
+        );
+        let all_passed: Outcomes = [("a".to_string(), vec![true; 5])].into();
+        assert!(pass_rate_interval(&all_passed).expect("interval").0 > 0.56);
+        assert_eq!(pass_rate_interval(&Outcomes::new()), None);
     }
 
     #[test]

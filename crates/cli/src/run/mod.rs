@@ -304,7 +304,6 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
     let written = write_exports(&out_dir, &markdown, &json, &junit)?;
 
     // The summary.
-    let seed = u64::from_le_bytes(campaign.id.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
     println!("AgentEval run: {}", report.campaign.name);
     println!(
         "  campaign:    {} (data: {})",
@@ -317,7 +316,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
     );
     println!(
         "  pass rate:   {}; {} passed, {} failed, {} in error",
-        ci::rate_with_interval(&outcomes, seed),
+        ci::rate_with_interval(&outcomes),
         f.passed,
         f.failed,
         f.errors
@@ -390,14 +389,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
                     .get(&k.criterion)
                     .map_or_else(|| "n/a".to_string(), |d| format!("{:.1}/5", d.average));
                 let kappa = k.kappa.map_or_else(|| "n/a".into(), |v| format!("{v:.2}"));
-                let status = if k.calibrated {
-                    "calibrated".to_string()
-                } else {
-                    format!(
-                        "advisory: not calibrated (needs kappa >= {:.2} over {} labels)",
-                        c.policy.min_kappa, c.policy.min_items
-                    )
-                };
+                let status = k.status(&c.policy);
                 println!(
                     "    judge {}: {score}, kappa {kappa} over {} labels, {status}",
                     k.criterion, k.items

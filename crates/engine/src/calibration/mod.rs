@@ -231,6 +231,21 @@ pub struct CriterionCalibration {
     pub calibrated: bool,
 }
 
+impl CriterionCalibration {
+    /// What its judge figures are, in words: "calibrated", or "advisory"
+    /// with what calibration needs under `policy`.
+    pub fn status(&self, policy: &JudgePolicy) -> String {
+        if self.calibrated {
+            "calibrated".to_string()
+        } else {
+            format!(
+                "advisory (needs kappa >= {:.2} over {} labelled sessions)",
+                policy.min_kappa, policy.min_items
+            )
+        }
+    }
+}
+
 /// How often the judge gave the same score twice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CriterionConsistency {

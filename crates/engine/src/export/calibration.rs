@@ -44,14 +44,7 @@ pub(super) fn calibration_section(md: &mut String, c: &JudgeCalibration) {
             (Some(v), Some(lo), Some(hi)) => format!("{v:.2} [{lo:.2}, {hi:.2}]"),
             (Some(v), _, _) => format!("{v:.2} [interval n/a]"),
         };
-        let status = if k.calibrated {
-            "calibrated".to_string()
-        } else {
-            format!(
-                "advisory (needs kappa >= {:.2} over {} sessions)",
-                c.policy.min_kappa, c.policy.min_items
-            )
-        };
+        let status = k.status(&c.policy);
         let _ = writeln!(
             md,
             "| {} | {} | {} | {kappa} | {status} |",
