@@ -11,14 +11,11 @@
 //! order (and, for a judge model, the rubric reworded); the share of equal
 //! scores between the passes is the judge's self-agreement per criterion.
 
-use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, ErrorCode, Result};
 use crate::judge::{Dimensions, JudgeMethod, JudgeReview};
 use crate::platform::Platform;
-use crate::target::parse_id;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use uuid::Uuid;
 
 mod stats;
@@ -386,63 +383,36 @@ impl Platform {
             ));
         }
         self.get_campaign(campaign_id).await?;
-        const UNLABELLED: &str = "FROM exploration_sessions s WHERE s.campaign_id = ? \
-             AND s.judge_status = 'done' AND s.judge_review IS NOT NULL \
-             AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id)";
-        let rows = sqlx::query(&format!(
-            "SELECT s.id, s.persona, s.goal, s.end_reason, s.judge_review {UNLABELLED} \
-             ORDER BY s.ended_at, s.id"
-        ))
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
-        let labelled: i64 =
-            sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
-                .bind(campaign_id.to_string())
-                .fetch_one(&self.store.pool)
-                .await?;
+        let labelled = self.store.label_count(campaign_id).await?;
         let mut items = Vec::new();
         let mut remaining = 0u32;
-        for r in &rows {
+        for session in self.store.unlabelled_judged_sessions(campaign_id).await? {
             // Only reviews that scored (a model review may lack scores).
-            if judge_dimensions(r.try_get::<Option<String>, _>("judge_review")?.as_deref())
-                .is_none()
-            {
+            if judge_dimensions(session.judge_review.as_deref()).is_none() {
                 continue;
             }
             remaining += 1;
             if items.len() as u32 >= limit {
                 continue;
             }
-            let id = parse_id(r.try_get("id")?)?;
-            let json = |col: &str| -> serde_json::Value {
-                r.try_get::<String, _>(col)
-                    .ok()
-                    .and_then(|s| serde_json::from_str(&s).ok())
-                    .unwrap_or(serde_json::Value::Null)
-            };
-            let persona = crate::virtual_user::parse_persona(&json("persona"));
-            let goal = crate::virtual_user::parse_goal(&json("goal"));
-            let turns = sqlx::query(
-                "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
-            )
-            .bind(id.to_string())
-            .fetch_all(&self.store.pool)
-            .await?
-            .iter()
-            .map(|t| {
-                Ok(BlindTurn {
-                    role: t.try_get("role")?,
-                    content: t.try_get("content")?,
-                    latency_ms: t.try_get("latency_ms")?,
+            let persona = crate::virtual_user::parse_persona(&session.persona);
+            let goal = crate::virtual_user::parse_goal(&session.goal);
+            let turns = self
+                .store
+                .session_messages_for_review(session.id)
+                .await?
+                .into_iter()
+                .map(|m| BlindTurn {
+                    role: m.role,
+                    content: m.content,
+                    latency_ms: m.latency_ms,
                 })
-            })
-            .collect::<std::result::Result<Vec<_>, sqlx::Error>>()?;
+                .collect();
             items.push(BlindItem {
-                session_id: id,
+                session_id: session.id,
                 persona_name: persona.name,
                 goal_title: goal.title,
-                end_reason: r.try_get("end_reason")?,
+                end_reason: session.end_reason,
                 turns,
             });
         }
@@ -450,7 +420,7 @@ impl Platform {
             campaign_id,
             items,
             remaining,
-            labelled: labelled as u32,
+            labelled,
         })
     }
 
@@ -473,23 +443,14 @@ impl Platform {
                 "Give a name or initials.",
             ));
         }
-        let row = sqlx::query(
-            "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
-        )
-        .bind(req.session_id.to_string())
-        .fetch_optional(&self.store.pool)
-        .await?
-        .ok_or_else(|| Error::not_found("session", req.session_id))?;
-        let campaign_id = parse_id(row.try_get("campaign_id")?)?;
-        let status: String = row.try_get("judge_status")?;
-        let judged = (status == "done")
-            .then(|| {
-                judge_dimensions(
-                    row.try_get::<Option<String>, _>("judge_review")
-                        .ok()?
-                        .as_deref(),
-                )
-            })
+        let judgement = self
+            .store
+            .judgement(req.session_id)
+            .await?
+            .ok_or_else(|| Error::not_found("session", req.session_id))?;
+        let campaign_id = judgement.campaign_id;
+        let judged = (judgement.judge_status == "done")
+            .then(|| judge_dimensions(judgement.judge_review.as_deref()))
             .flatten();
         let Some((judge, judge_method)) = judged else {
             return Err(Error::new(
@@ -509,22 +470,8 @@ impl Platform {
             reviewer,
             created_at: self.clock.now(),
         };
-        let inserted = sqlx::query(
-            "INSERT INTO judge_labels (id, campaign_id, session_id, attitude, professionalism, hallucination, reviewer, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO NOTHING",
-        )
-        .bind(label.id.to_string())
-        .bind(campaign_id.to_string())
-        .bind(req.session_id.to_string())
-        .bind(i64::from(req.scores.attitude))
-        .bind(i64::from(req.scores.professionalism))
-        .bind(i64::from(req.scores.hallucination))
-        .bind(&label.reviewer)
-        .bind(to_ms(label.created_at))
-        .execute(&self.store.pool)
-        .await?
-        .rows_affected();
-        if inserted == 0 {
+        let inserted = self.store.insert_label(&label).await?;
+        if !inserted {
             return Err(Error::new(
                 ErrorCode::Conflict,
                 format!("session {} is already labelled", req.session_id),
@@ -542,28 +489,7 @@ impl Platform {
 
     /// The labels of a campaign, oldest first.
     pub async fn judge_labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
-        let rows =
-            sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
-                .bind(campaign_id.to_string())
-                .fetch_all(&self.store.pool)
-                .await?;
-        rows.iter()
-            .map(|r| {
-                let score = |c: &str| -> Result<u8> { Ok(r.try_get::<i64, _>(c)? as u8) };
-                Ok(BlindLabel {
-                    id: parse_id(r.try_get("id")?)?,
-                    campaign_id,
-                    session_id: parse_id(r.try_get("session_id")?)?,
-                    scores: CriterionScores {
-                        attitude: score("attitude")?,
-                        professionalism: score("professionalism")?,
-                        hallucination: score("hallucination")?,
-                    },
-                    reviewer: r.try_get("reviewer")?,
-                    created_at: from_ms(r.try_get("created_at")?),
-                })
-            })
-            .collect()
+        self.store.labels(campaign_id).await
     }
 
     /// Judge-human agreement per criterion of a campaign, and the judge's
@@ -571,49 +497,30 @@ impl Platform {
     pub async fn judge_calibration(&self, campaign_id: Uuid) -> Result<JudgeCalibration> {
         self.get_campaign(campaign_id).await?;
         let policy = self.judge_policy();
-        let rows = sqlx::query(
-            "SELECT l.attitude, l.professionalism, l.hallucination, s.judge_review
-             FROM judge_labels l JOIN exploration_sessions s ON s.id = l.session_id
-             WHERE l.campaign_id = ? ORDER BY l.created_at, l.id",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
-        let mut pairs = Vec::new();
-        for r in &rows {
-            let Some((judge, _)) =
-                judge_dimensions(r.try_get::<Option<String>, _>("judge_review")?.as_deref())
-            else {
-                continue;
-            };
-            let human = CriterionScores {
-                attitude: r.try_get::<i64, _>("attitude")? as u8,
-                professionalism: r.try_get::<i64, _>("professionalism")? as u8,
-                hallucination: r.try_get::<i64, _>("hallucination")? as u8,
-            };
-            pairs.push((CriterionScores::of(&judge), human));
-        }
+        let labels = self.store.labels_with_reviews(campaign_id).await?;
+        let pairs: Vec<_> = labels
+            .iter()
+            .filter_map(|(human, review)| {
+                let (judge, _) = judge_dimensions(review.as_deref())?;
+                Some((CriterionScores::of(&judge), *human))
+            })
+            .collect();
         let unlabelled = self.blind_queue(campaign_id, Some(1)).await?.remaining;
-        let passes = sqlx::query(
-            "SELECT p.review, s.judge_review FROM judge_second_passes p
-             JOIN exploration_sessions s ON s.id = p.session_id WHERE p.campaign_id = ?",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
-        let mut twice = Vec::new();
-        for r in &passes {
-            let first =
-                judge_dimensions(r.try_get::<Option<String>, _>("judge_review")?.as_deref());
-            let second = judge_dimensions(Some(r.try_get::<String, _>("review")?.as_str()));
-            if let (Some((a, _)), Some((b, _))) = (first, second) {
-                twice.push((CriterionScores::of(&a), CriterionScores::of(&b)));
-            }
-        }
+        let twice: Vec<_> = self
+            .store
+            .reviews_twice(campaign_id)
+            .await?
+            .iter()
+            .filter_map(|(first, second)| {
+                let (a, _) = judge_dimensions(first.as_deref())?;
+                let (b, _) = judge_dimensions(Some(second))?;
+                Some((CriterionScores::of(&a), CriterionScores::of(&b)))
+            })
+            .collect();
         Ok(JudgeCalibration {
             policy,
             kappa_kind: "linear_weighted".into(),
-            labelled: rows.len() as u32,
+            labelled: labels.len() as u32,
             unlabelled,
             criteria: calibrate(campaign_id, &pairs, &policy),
             consistency: (!twice.is_empty()).then(|| consistency(&twice, &policy)),

@@ -19,7 +19,6 @@ use crate::text::{is_refusal, truncate};
 use crate::virtual_user::{Lang, lang_of};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sqlx::Row;
 use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock};
 

@@ -59,22 +59,17 @@ pub(super) async fn second_pass(
             }
         }
     };
-    let stored = async {
-        sqlx::query(
-            "INSERT INTO judge_second_passes (session_id, campaign_id, variation, review, created_at)
-             VALUES (?, ?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET
-             variation = excluded.variation, review = excluded.review, created_at = excluded.created_at",
+    let stored = platform
+        .store
+        .store_second_pass(
+            session_id,
+            campaign_id,
+            variation,
+            &review.finalize(),
+            to_ms(platform.clock.now()),
         )
-        .bind(session_id.to_string())
-        .bind(campaign_id.to_string())
-        .bind(variation)
-        .bind(serde_json::to_string(&review.finalize())?)
-        .bind(to_ms(platform.clock.now()))
-        .execute(&platform.store.pool)
-        .await?;
-        Ok::<_, crate::Error>(())
-    };
-    if let Err(error) = stored.await {
+        .await;
+    if let Err(error) = stored {
         tracing::warn!(%session_id, %error, "could not store the second judge pass");
     }
 }

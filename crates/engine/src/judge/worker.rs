@@ -8,47 +8,11 @@ pub async fn load_session(
     platform: &Platform,
     session_id: Uuid,
 ) -> Result<(Uuid, SessionForReview)> {
-    let row = sqlx::query(
-        "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
-    )
-    .bind(session_id.to_string())
-    .fetch_optional(&platform.store.pool)
-    .await?
-    .ok_or_else(|| crate::Error::not_found("session", session_id))?;
-    let json = |col: &str| -> Option<Value> {
-        row.try_get::<Option<String>, _>(col)
-            .ok()
-            .flatten()
-            .and_then(|s| serde_json::from_str(&s).ok())
-    };
-    let campaign_id: String = row.try_get("campaign_id")?;
-    let campaign_id = Uuid::parse_str(&campaign_id).map_err(crate::Error::internal)?;
-    let turns = sqlx::query(
-        "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
-    )
-    .bind(session_id.to_string())
-    .fetch_all(&platform.store.pool)
-    .await?;
-    let messages = turns
-        .iter()
-        .map(|t| {
-            Ok(SessionMessage {
-                role: t.try_get("role")?,
-                content: t.try_get("content")?,
-                latency_ms: t.try_get("latency_ms")?,
-            })
-        })
-        .collect::<Result<Vec<_>, sqlx::Error>>()?;
-    Ok((
-        campaign_id,
-        SessionForReview {
-            persona: json("persona").unwrap_or(Value::Null),
-            goal: json("goal").unwrap_or(Value::Null),
-            experience: json("experience"),
-            end_reason: row.try_get("end_reason")?,
-            messages,
-        },
-    ))
+    platform
+        .store
+        .session_for_review(session_id)
+        .await?
+        .ok_or_else(|| crate::Error::not_found("session", session_id))
 }
 
 /// Reviews one session whose judge review is pending and stores the
@@ -60,11 +24,7 @@ pub async fn review_session(
     judge: Option<&dyn ChatClient>,
     sampling: JudgeSampling,
 ) -> Result<Option<JudgeReview>> {
-    let status: Option<String> =
-        sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
-            .bind(session_id.to_string())
-            .fetch_optional(&platform.store.pool)
-            .await?;
+    let status = platform.store.judge_status(session_id).await?;
     if status.as_deref() != Some("pending") {
         return Ok(None);
     }
@@ -106,20 +66,11 @@ pub async fn review_session(
     };
     let review = review.finalize();
     let now = to_ms(platform.clock.now());
-    // Only a still-pending row is written: a concurrent reviewer that
-    // finished first keeps its result.
-    let written = sqlx::query(
-        "UPDATE exploration_sessions SET judge_review = ?, judge_status = ?, updated_at = ? \
-         WHERE id = ? AND judge_status = 'pending'",
-    )
-    .bind(serde_json::to_string(&review)?)
-    .bind(status)
-    .bind(now)
-    .bind(session_id.to_string())
-    .execute(&platform.store.pool)
-    .await?
-    .rows_affected();
-    if written == 0 {
+    if !platform
+        .store
+        .store_judge_review(session_id, &review, status, now)
+        .await?
+    {
         return Ok(None);
     }
     if status == "done" && platform.judge_policy().second_pass {
@@ -147,14 +98,8 @@ pub async fn review_pending(
     judge: Option<&dyn ChatClient>,
     sampling: JudgeSampling,
 ) -> Result<usize> {
-    let ids: Vec<String> = sqlx::query_scalar(
-        "SELECT id FROM exploration_sessions WHERE judge_status = 'pending' ORDER BY ended_at, id",
-    )
-    .fetch_all(&platform.store.pool)
-    .await?;
     let mut reviewed = 0;
-    for id in ids {
-        let id = Uuid::parse_str(&id).map_err(crate::Error::internal)?;
+    for id in platform.store.sessions_pending_review().await? {
         if review_session(platform, id, judge, sampling)
             .await?
             .is_some()

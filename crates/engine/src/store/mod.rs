@@ -15,6 +15,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub(crate) mod calibration;
+pub(crate) mod judge;
 mod readers;
 pub(crate) mod writer;
 

@@ -1,0 +1,180 @@
+//! The calibration queries: judged sessions nobody labelled, people's
+//! blind labels, and the judge's second passes.
+
+use super::Store;
+use crate::calibration::{BlindLabel, CriterionScores};
+use crate::clock::{from_ms, to_ms};
+use crate::error::Result;
+use crate::target::parse_id;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+use uuid::Uuid;
+
+/// A judged session of a campaign that nobody labelled yet.
+pub(crate) struct UnlabelledSession {
+    pub id: Uuid,
+    pub persona: serde_json::Value,
+    pub goal: serde_json::Value,
+    pub end_reason: Option<String>,
+    /// The stored judge review (JSON), which may lack scores.
+    pub judge_review: Option<String>,
+}
+
+/// What a label is checked against: a session's campaign and judgement.
+pub(crate) struct Judgement {
+    pub campaign_id: Uuid,
+    pub judge_status: String,
+    pub judge_review: Option<String>,
+}
+
+fn scores(r: &SqliteRow) -> Result<CriterionScores> {
+    let score = |c: &str| -> Result<u8> { Ok(r.try_get::<i64, _>(c)? as u8) };
+    Ok(CriterionScores {
+        attitude: score("attitude")?,
+        professionalism: score("professionalism")?,
+        hallucination: score("hallucination")?,
+    })
+}
+
+impl Store {
+    /// The judged sessions of a campaign that nobody labelled, in the
+    /// order they ended.
+    pub(crate) async fn unlabelled_judged_sessions(
+        &self,
+        campaign_id: Uuid,
+    ) -> Result<Vec<UnlabelledSession>> {
+        let rows = sqlx::query(
+            "SELECT s.id, s.persona, s.goal, s.end_reason, s.judge_review \
+             FROM exploration_sessions s WHERE s.campaign_id = ? \
+             AND s.judge_status = 'done' AND s.judge_review IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id) \
+             ORDER BY s.ended_at, s.id",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let json = |col: &str| -> serde_json::Value {
+                    r.try_get::<String, _>(col)
+                        .ok()
+                        .and_then(|s| serde_json::from_str(&s).ok())
+                        .unwrap_or(serde_json::Value::Null)
+                };
+                Ok(UnlabelledSession {
+                    id: parse_id(r.try_get("id")?)?,
+                    persona: json("persona"),
+                    goal: json("goal"),
+                    end_reason: r.try_get("end_reason")?,
+                    judge_review: r.try_get("judge_review")?,
+                })
+            })
+            .collect()
+    }
+
+    /// How many sessions of a campaign people labelled.
+    pub(crate) async fn label_count(&self, campaign_id: Uuid) -> Result<u32> {
+        let n: i64 = sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
+            .bind(campaign_id.to_string())
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n as u32)
+    }
+
+    /// A session's campaign and judgement; `None` when there is no such
+    /// session.
+    pub(crate) async fn judgement(&self, session_id: Uuid) -> Result<Option<Judgement>> {
+        let Some(row) = sqlx::query(
+            "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
+        )
+        .bind(session_id.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        Ok(Some(Judgement {
+            campaign_id: parse_id(row.try_get("campaign_id")?)?,
+            judge_status: row.try_get("judge_status")?,
+            judge_review: row.try_get("judge_review")?,
+        }))
+    }
+
+    /// Stores a label unless its session has one; whether it was stored.
+    pub(crate) async fn insert_label(&self, label: &BlindLabel) -> Result<bool> {
+        let inserted = sqlx::query(
+            "INSERT INTO judge_labels (id, campaign_id, session_id, attitude, professionalism, hallucination, reviewer, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO NOTHING",
+        )
+        .bind(label.id.to_string())
+        .bind(label.campaign_id.to_string())
+        .bind(label.session_id.to_string())
+        .bind(i64::from(label.scores.attitude))
+        .bind(i64::from(label.scores.professionalism))
+        .bind(i64::from(label.scores.hallucination))
+        .bind(&label.reviewer)
+        .bind(to_ms(label.created_at))
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(inserted > 0)
+    }
+
+    /// The labels of a campaign, oldest first.
+    pub(crate) async fn labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
+        let rows =
+            sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
+                .bind(campaign_id.to_string())
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(BlindLabel {
+                    id: parse_id(r.try_get("id")?)?,
+                    campaign_id,
+                    session_id: parse_id(r.try_get("session_id")?)?,
+                    scores: scores(r)?,
+                    reviewer: r.try_get("reviewer")?,
+                    created_at: from_ms(r.try_get("created_at")?),
+                })
+            })
+            .collect()
+    }
+
+    /// Each label of a campaign with the judge review (JSON) of its
+    /// session, oldest first.
+    pub(crate) async fn labels_with_reviews(
+        &self,
+        campaign_id: Uuid,
+    ) -> Result<Vec<(CriterionScores, Option<String>)>> {
+        let rows = sqlx::query(
+            "SELECT l.attitude, l.professionalism, l.hallucination, s.judge_review
+             FROM judge_labels l JOIN exploration_sessions s ON s.id = l.session_id
+             WHERE l.campaign_id = ? ORDER BY l.created_at, l.id",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((scores(r)?, r.try_get("judge_review")?)))
+            .collect()
+    }
+
+    /// The first and the second judge review (JSON) of each session of a
+    /// campaign reviewed twice.
+    pub(crate) async fn reviews_twice(
+        &self,
+        campaign_id: Uuid,
+    ) -> Result<Vec<(Option<String>, String)>> {
+        let rows = sqlx::query(
+            "SELECT p.review, s.judge_review FROM judge_second_passes p
+             JOIN exploration_sessions s ON s.id = p.session_id WHERE p.campaign_id = ?",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("judge_review")?, r.try_get("review")?)))
+            .collect()
+    }
+}

@@ -1,0 +1,141 @@
+//! The judge's queries: the sessions waiting for a review, what a review
+//! reads of a session, and the reviews stored.
+
+use super::Store;
+use crate::error::Result;
+use crate::judge::{JudgeReview, SessionForReview, SessionMessage};
+use crate::target::parse_id;
+use serde_json::Value;
+use sqlx::Row;
+use uuid::Uuid;
+
+impl Store {
+    /// A session's judge status (`pending`, `done`, `failed`, …), `None`
+    /// when there is no such session.
+    pub(crate) async fn judge_status(&self, session_id: Uuid) -> Result<Option<String>> {
+        Ok(
+            sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
+                .bind(session_id.to_string())
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    /// The sessions whose review is pending, in the order they ended.
+    pub(crate) async fn sessions_pending_review(&self) -> Result<Vec<Uuid>> {
+        let ids: Vec<String> = sqlx::query_scalar(
+            "SELECT id FROM exploration_sessions WHERE judge_status = 'pending' ORDER BY ended_at, id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        ids.iter().map(|id| parse_id(id)).collect()
+    }
+
+    /// A session's turns in order, as a review (or a person labelling it)
+    /// reads them.
+    pub(crate) async fn session_messages_for_review(
+        &self,
+        session_id: Uuid,
+    ) -> Result<Vec<SessionMessage>> {
+        let turns = sqlx::query(
+            "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
+        )
+        .bind(session_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        turns
+            .iter()
+            .map(|t| {
+                Ok(SessionMessage {
+                    role: t.try_get("role")?,
+                    content: t.try_get("content")?,
+                    latency_ms: t.try_get("latency_ms")?,
+                })
+            })
+            .collect()
+    }
+
+    /// What the judge reads of a session, with its campaign; `None` when
+    /// there is no such session.
+    pub(crate) async fn session_for_review(
+        &self,
+        session_id: Uuid,
+    ) -> Result<Option<(Uuid, SessionForReview)>> {
+        let Some(row) = sqlx::query(
+            "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
+        )
+        .bind(session_id.to_string())
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let json = |col: &str| -> Option<Value> {
+            row.try_get::<Option<String>, _>(col)
+                .ok()
+                .flatten()
+                .and_then(|s| serde_json::from_str(&s).ok())
+        };
+        let campaign_id = parse_id(row.try_get("campaign_id")?)?;
+        let messages = self.session_messages_for_review(session_id).await?;
+        Ok(Some((
+            campaign_id,
+            SessionForReview {
+                persona: json("persona").unwrap_or(Value::Null),
+                goal: json("goal").unwrap_or(Value::Null),
+                experience: json("experience"),
+                end_reason: row.try_get("end_reason")?,
+                messages,
+            },
+        )))
+    }
+
+    /// Stores a session's review with `status` (`done` or `failed`) if the
+    /// review is still pending: a concurrent reviewer that finished first
+    /// keeps its result. Whether this one was stored.
+    pub(crate) async fn store_judge_review(
+        &self,
+        session_id: Uuid,
+        review: &JudgeReview,
+        status: &str,
+        at_ms: i64,
+    ) -> Result<bool> {
+        let written = sqlx::query(
+            "UPDATE exploration_sessions SET judge_review = ?, judge_status = ?, updated_at = ? \
+             WHERE id = ? AND judge_status = 'pending'",
+        )
+        .bind(serde_json::to_string(review)?)
+        .bind(status)
+        .bind(at_ms)
+        .bind(session_id.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(written > 0)
+    }
+
+    /// Stores (or replaces) a session's second judge pass, made with
+    /// `variation` of what the first pass saw.
+    pub(crate) async fn store_second_pass(
+        &self,
+        session_id: Uuid,
+        campaign_id: Uuid,
+        variation: &str,
+        review: &JudgeReview,
+        at_ms: i64,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO judge_second_passes (session_id, campaign_id, variation, review, created_at)
+             VALUES (?, ?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET
+             variation = excluded.variation, review = excluded.review, created_at = excluded.created_at",
+        )
+        .bind(session_id.to_string())
+        .bind(campaign_id.to_string())
+        .bind(variation)
+        .bind(serde_json::to_string(review)?)
+        .bind(at_ms)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}
