@@ -52,24 +52,16 @@ impl Platform {
     pub async fn prune_audit_events(&self, retention_days: u32) -> Result<Pruned> {
         let cutoff = self.clock.now() - chrono::Duration::days(i64::from(retention_days.max(1)));
         let cutoff_ms = to_ms(cutoff);
-        let deleted = sqlx::query("DELETE FROM audit_events WHERE at < ?")
-            .bind(cutoff_ms)
-            .execute(&self.store.pool)
-            .await?
-            .rows_affected();
+        let deleted = self.store.delete_audit_events_before(cutoff).await?;
         let detail = serde_json::json!({
             "deleted": deleted,
             "retention_days": retention_days,
             "cutoff_ms": cutoff_ms,
         });
-        let res = sqlx::query(
-            "INSERT INTO audit_events (id, at, actor, action, subject, outcome, detail) VALUES (?, ?, 'engine', 'audit.prune', NULL, 'ok', ?)",
-        )
-        .bind(self.ids.next_id().to_string())
-        .bind(to_ms(self.clock.now()))
-        .bind(detail.to_string())
-        .execute(&self.store.pool)
-        .await;
+        let res = self
+            .store
+            .insert_audit_prune(self.ids.next_id(), self.clock.now(), &detail)
+            .await;
         if let Err(e) = res {
             tracing::warn!(error = %e, "could not record the audit pruning");
         }

@@ -166,18 +166,6 @@ impl Error {
     }
 }
 
-impl From<sqlx::Error> for Error {
-    fn from(e: sqlx::Error) -> Self {
-        Self::internal(e)
-    }
-}
-
-impl From<rusqlite::Error> for Error {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::internal(e)
-    }
-}
-
 impl Error {
     /// The database knows migration `schema`, which this build does not:
     /// a newer AgentEval wrote it (`written_by`, when it recorded itself).
@@ -201,17 +189,6 @@ impl Error {
                 written_by.unwrap_or("the newer")
             ),
         )
-    }
-}
-
-impl From<sqlx::migrate::MigrateError> for Error {
-    fn from(e: sqlx::migrate::MigrateError) -> Self {
-        match e {
-            sqlx::migrate::MigrateError::VersionMissing(version) => {
-                Self::newer_data_folder(version, None)
-            }
-            e => Self::internal(e),
-        }
     }
 }
 

@@ -3,9 +3,10 @@
 //! applied in SQL, with the total of matching rows beside the page.
 
 use crate::error::{Error, Result};
-use crate::exploration::session::{ExplorationSession, SessionStatus, session_from_row};
-use crate::fixed::{Run, Verdict, run_from_row};
+use crate::exploration::session::{ExplorationSession, SessionStatus};
+use crate::fixed::{Run, Verdict};
 use crate::platform::Platform;
+use crate::store::paging::{RunFilter, RunVerdict, SessionFilter};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -89,68 +90,6 @@ fn given(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())
 }
 
-/// Conditions joined with AND and their bound values, in order.
-#[derive(Default)]
-struct Filter {
-    conditions: Vec<&'static str>,
-    values: Vec<String>,
-}
-
-impl Filter {
-    fn add(&mut self, condition: &'static str, value: String) {
-        self.conditions.push(condition);
-        self.values.push(value);
-    }
-
-    fn sql(&self) -> String {
-        self.conditions
-            .iter()
-            .map(|c| format!(" AND {c}"))
-            .collect()
-    }
-
-    fn bind<'q>(
-        &'q self,
-        mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
-    ) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
-        for v in &self.values {
-            query = query.bind(v.as_str());
-        }
-        query
-    }
-
-    /// The rows of `table` in `campaign_id` that match, `order`ed, one page
-    /// of them, and how many match in all.
-    async fn page(
-        &self,
-        db: &sqlx::SqlitePool,
-        table: &str,
-        campaign_id: Uuid,
-        order: &str,
-        limit: i64,
-        offset: i64,
-    ) -> Result<(Vec<sqlx::sqlite::SqliteRow>, u64)> {
-        let id = campaign_id.to_string();
-        let where_ = format!("WHERE campaign_id = ?{}", self.sql());
-        let count_sql = format!("SELECT COUNT(*) FROM {table} {where_}");
-        let total: i64 = sqlx::Row::try_get(
-            &self
-                .bind(sqlx::query(&count_sql).bind(&id))
-                .fetch_one(db)
-                .await?,
-            0,
-        )?;
-        let sql = format!("SELECT * FROM {table} {where_} ORDER BY {order} LIMIT ? OFFSET ?");
-        let rows = self
-            .bind(sqlx::query(&sql).bind(&id))
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(db)
-            .await?;
-        Ok((rows, total as u64))
-    }
-}
-
 impl Platform {
     /// A page of a campaign's runs in plan order, filtered by verdict,
     /// scenario and tag, with the number of runs that match.
@@ -158,26 +97,24 @@ impl Platform {
     pub async fn search_runs(&self, campaign_id: Uuid, query: RunQuery) -> Result<RunPage> {
         let limit = page_limit(query.limit)?;
         let offset = i64::from(query.offset.unwrap_or(0));
-        let mut filter = Filter::default();
+        let mut filter = RunFilter::default();
         if let Some(verdict) = given(query.verdict) {
-            match verdict.as_str() {
-                "pending" => filter.add("status != ?", "done".into()),
-                v if Verdict::parse(v).is_some() => {
-                    filter.add("status = 'done' AND verdict = ?", verdict)
-                }
-                _ => {
-                    return Err(Error::invalid(
-                        format!(
-                            "verdict {verdict:?} is not one of passed, failed, error, skipped, pending"
-                        ),
-                        "Filter by passed, failed, error, skipped or pending, or leave verdict out.",
-                    ));
-                }
-            }
+            filter.verdict = Some(match verdict.as_str() {
+                "pending" => RunVerdict::Pending,
+                v => match Verdict::parse(v) {
+                    Some(v) => RunVerdict::Finished(v),
+                    None => {
+                        return Err(Error::invalid(
+                            format!(
+                                "verdict {verdict:?} is not one of passed, failed, error, skipped, pending"
+                            ),
+                            "Filter by passed, failed, error, skipped or pending, or leave verdict out.",
+                        ));
+                    }
+                },
+            });
         }
-        if let Some(scenario) = given(query.scenario_id) {
-            filter.add("scenario_id = ?", scenario);
-        }
+        filter.scenario_id = given(query.scenario_id);
         if let Some(tag) = given(query.tag) {
             let tagged: Vec<String> = self
                 .scenarios
@@ -186,19 +123,14 @@ impl Platform {
                 .filter(|s| s.tags.contains(&tag))
                 .map(|s| s.id.clone())
                 .collect();
-            filter.add(
-                "scenario_id IN (SELECT value FROM json_each(?))",
-                serde_json::to_string(&tagged)?,
-            );
+            filter.scenario_ids = Some(tagged);
         }
         self.get_campaign(campaign_id).await?;
-        let (rows, total) = filter
-            .page(&self.store.pool, "runs", campaign_id, "seq", limit, offset)
+        let (runs, total) = self
+            .store
+            .run_page(campaign_id, filter, limit, offset)
             .await?;
-        Ok(RunPage {
-            runs: rows.iter().map(run_from_row).collect::<Result<_>>()?,
-            total,
-        })
+        Ok(RunPage { runs, total })
     }
 
     /// A page of a campaign's sessions in start order, filtered by status,
@@ -212,22 +144,12 @@ impl Platform {
     ) -> Result<SessionPage> {
         let limit = page_limit(query.limit)?;
         let offset = i64::from(query.offset.unwrap_or(0));
-        let mut filter = Filter::default();
-        if let Some(status) = query.status {
-            filter.add("status = ?", status.as_str().into());
-        }
-        if let Some(persona) = given(query.persona_id) {
-            filter.add(
-                "(CASE WHEN json_valid(seed_ref) THEN seed_ref ->> '$.persona_id' END) = ?",
-                persona,
-            );
-        }
-        if let Some(goal) = given(query.goal_id) {
-            filter.add(
-                "(CASE WHEN json_valid(seed_ref) THEN seed_ref ->> '$.goal_id' END) = ?",
-                goal,
-            );
-        }
+        let mut filter = SessionFilter {
+            status: query.status,
+            persona_id: given(query.persona_id),
+            goal_id: given(query.goal_id),
+            ids: None,
+        };
         if let Some(ids) = query.ids.filter(|ids| !ids.is_empty()) {
             if ids.len() > MAX_IDS {
                 return Err(Error::invalid(
@@ -235,25 +157,13 @@ impl Platform {
                     "Ask for fewer sessions at a time.",
                 ));
             }
-            filter.add(
-                "id IN (SELECT value FROM json_each(?))",
-                serde_json::to_string(&ids)?,
-            );
+            filter.ids = Some(ids);
         }
         self.get_campaign(campaign_id).await?;
-        let (rows, total) = filter
-            .page(
-                &self.store.pool,
-                "exploration_sessions",
-                campaign_id,
-                "started_at, id",
-                limit,
-                offset,
-            )
+        let (sessions, total) = self
+            .store
+            .session_page(campaign_id, filter, limit, offset)
             .await?;
-        Ok(SessionPage {
-            sessions: rows.iter().map(session_from_row).collect::<Result<_>>()?,
-            total,
-        })
+        Ok(SessionPage { sessions, total })
     }
 }

@@ -53,7 +53,7 @@ impl HostRole {
         }
     }
 
-    fn parse(s: &str) -> Self {
+    pub(crate) fn parse(s: &str) -> Self {
         match s {
             "virtual_user" => Self::VirtualUser,
             "judge" => Self::Judge,
@@ -141,7 +141,7 @@ pub(crate) struct Counts {
     pub tokens_out: u64,
 }
 
-type Key = (Uuid, HostRole, String);
+pub(crate) type Key = (Uuid, HostRole, String);
 
 /// Contacts counted in memory until the writer's next batch stores them.
 #[derive(Debug, Default)]
@@ -166,53 +166,17 @@ impl Contacts {
         }
     }
 
-    fn take(&self) -> HashMap<Key, Counts> {
+    pub(crate) fn take(&self) -> HashMap<Key, Counts> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    fn give_back(&self, counts: HashMap<Key, Counts>) {
+    pub(crate) fn give_back(&self, counts: HashMap<Key, Counts>) {
         let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
         for (k, c) in counts {
             let e = map.entry(k).or_default();
             e.requests += c.requests;
             e.tokens_in += c.tokens_in;
             e.tokens_out += c.tokens_out;
-        }
-    }
-
-    /// Writes what was counted since the last batch, in the batch's
-    /// transaction; what the transaction did not store is counted again
-    /// by [`Contacts::restore`].
-    pub(crate) fn flush(&self, conn: &rusqlite::Connection) -> rusqlite::Result<Pending> {
-        let counts = self.take();
-        if counts.is_empty() {
-            return Ok(Pending(HashMap::new()));
-        }
-        let write = || -> rusqlite::Result<()> {
-            let mut upsert = conn.prepare_cached(
-                "INSERT INTO campaign_hosts (campaign_id, role, host, requests, tokens_in, tokens_out)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT DO UPDATE SET requests = requests + excluded.requests,
-                     tokens_in = tokens_in + excluded.tokens_in, tokens_out = tokens_out + excluded.tokens_out",
-            )?;
-            for ((campaign, role, host), c) in &counts {
-                upsert.execute(rusqlite::params![
-                    campaign.to_string(),
-                    role.as_str(),
-                    host,
-                    c.requests as i64,
-                    c.tokens_in as i64,
-                    c.tokens_out as i64,
-                ])?;
-            }
-            Ok(())
-        };
-        match write() {
-            Ok(()) => Ok(Pending(counts)),
-            Err(e) => {
-                self.give_back(counts);
-                Err(e)
-            }
         }
     }
 
@@ -223,7 +187,7 @@ impl Contacts {
 }
 
 /// Counts written in a batch not yet committed.
-pub(crate) struct Pending(HashMap<Key, Counts>);
+pub(crate) struct Pending(pub(crate) HashMap<Key, Counts>);
 
 /// One host a campaign contacted for one role.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -259,39 +223,14 @@ impl Default for Provenance {
     }
 }
 
-/// A campaign's provenance as stored, read on `conn`.
-pub(crate) fn read(conn: &rusqlite::Connection, campaign_id: Uuid) -> Result<Provenance> {
-    let mut statement = conn.prepare_cached(
-        "SELECT role, host, requests, tokens_in, tokens_out FROM campaign_hosts
-         WHERE campaign_id = ? ORDER BY role, host",
-    )?;
-    let hosts = statement
-        .query_map([campaign_id.to_string()], |r| {
-            let host: String = r.get(1)?;
-            Ok(HostContact {
-                loopback: is_loopback(&host),
-                role: HostRole::parse(&r.get::<_, String>(0)?),
-                host,
-                requests: r.get::<_, i64>(2)? as u64,
-                tokens_in: r.get::<_, i64>(3)? as u64,
-                tokens_out: r.get::<_, i64>(4)? as u64,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut hosts = hosts;
-    hosts.sort_by(|a, b| a.role.cmp(&b.role).then_with(|| a.host.cmp(&b.host)));
-    Ok(Provenance {
-        nothing_left_machine: hosts.iter().all(|h| h.loopback),
-        hosts,
-    })
-}
-
 impl crate::platform::Platform {
     /// What a campaign sent off this machine, including what was counted a
     /// moment ago (the writer commits it first).
     pub async fn campaign_provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
-        self.store.writer.transact(|_| Ok(())).await?;
-        self.read(move |conn| read(conn, campaign_id)).await
+        self.store.transact(|_| Ok(())).await?;
+        self.store
+            .snapshot(move |read| read.provenance(campaign_id))
+            .await
     }
 
     /// `client`, counting each request with `campaign`'s provenance and

@@ -1,11 +1,9 @@
 //! Targets: the agents under evaluation and how to reach them.
 
-use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
 use crate::platform::Platform;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use uuid::Uuid;
 
 /// How the platform talks to a target.
@@ -368,24 +366,7 @@ impl Platform {
             updated_at: now,
             archived_at: None,
         };
-        sqlx::query(
-            "INSERT INTO targets (id, name, channel, concurrency, rate_per_second, timeout_ms, max_retries,
-                price_in_per_mtok, price_out_per_mtok, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(target.id.to_string())
-        .bind(&target.name)
-        .bind(serde_json::to_string(&target.channel)?)
-        .bind(target.concurrency as i64)
-        .bind(target.rate_per_second)
-        .bind(target.timeout_ms as i64)
-        .bind(target.max_retries as i64)
-        .bind(target.price_in_per_mtok)
-        .bind(target.price_out_per_mtok)
-        .bind(to_ms(now))
-        .bind(to_ms(now))
-        .execute(&self.store.pool)
-        .await?;
+        self.store.insert_target(&target).await?;
         self.audit("platform", "target.create", Some(target.id), "ok")
             .await;
         Ok(target)
@@ -398,24 +379,21 @@ impl Platform {
         let current = self.get_target(id).await?;
         let settings = Settings::check(&req)?;
         let channel = self.prepare_channel(req.channel, Some(&current.channel))?;
-        let now = self.clock.now();
-        sqlx::query(
-            "UPDATE targets SET name = ?, channel = ?, concurrency = ?, rate_per_second = ?, timeout_ms = ?,
-                max_retries = ?, price_in_per_mtok = ?, price_out_per_mtok = ?, updated_at = ?
-             WHERE id = ?",
-        )
-        .bind(&settings.name)
-        .bind(serde_json::to_string(&channel)?)
-        .bind(settings.concurrency as i64)
-        .bind(settings.rate_per_second)
-        .bind(settings.timeout_ms as i64)
-        .bind(settings.max_retries as i64)
-        .bind(settings.price_in_per_mtok)
-        .bind(settings.price_out_per_mtok)
-        .bind(to_ms(now))
-        .bind(id.to_string())
-        .execute(&self.store.pool)
-        .await?;
+        let target = Target {
+            id,
+            name: settings.name,
+            channel,
+            concurrency: settings.concurrency,
+            rate_per_second: settings.rate_per_second,
+            timeout_ms: settings.timeout_ms,
+            max_retries: settings.max_retries,
+            price_in_per_mtok: settings.price_in_per_mtok,
+            price_out_per_mtok: settings.price_out_per_mtok,
+            created_at: current.created_at,
+            updated_at: self.clock.now(),
+            archived_at: current.archived_at,
+        };
+        self.store.update_target(&target).await?;
         // The next request builds the channel with the new settings.
         self.forget_channel(id);
         self.audit("platform", "target.update", Some(id), "ok")
@@ -429,28 +407,14 @@ impl Platform {
     #[tracing::instrument(skip(self))]
     pub async fn delete_target(&self, id: Uuid) -> Result<TargetRemoval> {
         self.get_target(id).await?;
-        let now = to_ms(self.clock.now());
+        let now = self.clock.now();
         // One statement each, so that no read lock has to be upgraded while
         // other connections write: deleted when no campaign uses it, else
         // archived (a campaign created in between makes it archived).
-        let deleted = sqlx::query(
-            "DELETE FROM targets WHERE id = ?1
-             AND NOT EXISTS (SELECT 1 FROM campaigns WHERE target_id = ?1)",
-        )
-        .bind(id.to_string())
-        .execute(&self.store.pool)
-        .await?
-        .rows_affected();
-        let outcome = if deleted > 0 {
+        let outcome = if self.store.delete_unused_target(id).await? {
             RemovalOutcome::Deleted
         } else {
-            sqlx::query(
-                "UPDATE targets SET archived_at = ?1, updated_at = ?1 WHERE id = ?2 AND archived_at IS NULL",
-            )
-            .bind(now)
-            .bind(id.to_string())
-            .execute(&self.store.pool)
-            .await?;
+            self.store.archive_target(id, now).await?;
             RemovalOutcome::Archived
         };
         self.forget_channel(id);
@@ -469,44 +433,19 @@ impl Platform {
 
     /// The targets, oldest first; archived ones too when asked.
     pub async fn list_targets_with(&self, include_archived: bool) -> Result<Vec<Target>> {
-        let sql = if include_archived {
-            "SELECT * FROM targets ORDER BY created_at, id"
-        } else {
-            "SELECT * FROM targets WHERE archived_at IS NULL ORDER BY created_at, id"
-        };
-        let rows = sqlx::query(sql).fetch_all(&self.store.pool).await?;
-        rows.iter().map(target_from_row).collect()
+        self.store.targets(include_archived).await
     }
 
     pub async fn get_target(&self, id: Uuid) -> Result<Target> {
-        let row = sqlx::query("SELECT * FROM targets WHERE id = ?")
-            .bind(id.to_string())
-            .fetch_optional(&self.store.pool)
+        self.store
+            .target(id)
             .await?
-            .ok_or_else(|| Error::not_found("target", id))?;
-        target_from_row(&row)
+            .ok_or_else(|| Error::not_found("target", id))
     }
 }
 
 pub(crate) fn parse_id(s: &str) -> Result<Uuid> {
     Uuid::parse_str(s).map_err(Error::internal)
-}
-
-fn target_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Target> {
-    Ok(Target {
-        id: parse_id(row.try_get("id")?)?,
-        name: row.try_get("name")?,
-        channel: serde_json::from_str(row.try_get("channel")?)?,
-        concurrency: row.try_get::<i64, _>("concurrency")? as u32,
-        rate_per_second: row.try_get("rate_per_second")?,
-        timeout_ms: row.try_get::<i64, _>("timeout_ms")? as u64,
-        max_retries: row.try_get::<i64, _>("max_retries")? as u32,
-        price_in_per_mtok: row.try_get("price_in_per_mtok")?,
-        price_out_per_mtok: row.try_get("price_out_per_mtok")?,
-        created_at: from_ms(row.try_get("created_at")?),
-        updated_at: from_ms(row.try_get("updated_at")?),
-        archived_at: row.try_get::<Option<i64>, _>("archived_at")?.map(from_ms),
-    })
 }
 
 /// The URL a target's channel talks to; `None` for a built-in agent.

@@ -7,18 +7,15 @@
 //! and labelled as such.
 
 use crate::channel::ChatMessage;
-use crate::clock::{from_ms, to_ms};
 use crate::error::Result;
 use crate::export::pct;
 use crate::platform::Platform;
 use crate::report::CampaignReport;
 use crate::role_models::ChatClient;
 use crate::structured::{OutputMode, OutputSchema};
-use crate::target::parse_id;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use sqlx::Row;
 use std::sync::LazyLock;
 use uuid::Uuid;
 
@@ -282,17 +279,7 @@ impl Platform {
             output_mode,
             created_at: self.clock.now(),
         };
-        sqlx::query(
-            "INSERT INTO analyses (id, campaign_id, model, offline, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(analysis.id.to_string())
-        .bind(campaign_id.to_string())
-        .bind(&analysis.model)
-        .bind(analysis.offline)
-        .bind(serde_json::to_string(&analysis)?)
-        .bind(to_ms(analysis.created_at))
-        .execute(&self.store.pool)
-        .await?;
+        self.store.insert_analysis(&analysis).await?;
         self.audit("platform", "analysis.generate", Some(campaign_id), "ok")
             .await;
         Ok(analysis)
@@ -300,18 +287,6 @@ impl Platform {
 
     /// The most recent analysis of a campaign, if any.
     pub async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
-        let row = sqlx::query(
-            "SELECT id, content, created_at FROM analyses WHERE campaign_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_optional(&self.store.pool)
-        .await?;
-        row.map(|r| {
-            let mut a: Analysis = serde_json::from_str(r.try_get("content")?)?;
-            a.id = parse_id(r.try_get("id")?)?;
-            a.created_at = from_ms(r.try_get("created_at")?);
-            Ok(a)
-        })
-        .transpose()
+        self.store.latest_analysis(campaign_id).await
     }
 }

@@ -1,14 +1,11 @@
 //! Campaigns: one evaluation window of one target, with a static plan of
 //! fixed scenarios, a seed set for exploration and an exploration budget.
 
-use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::Platform;
-use crate::target::parse_id;
 use chrono::{DateTime, Duration, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use sqlx::Row;
 use std::collections::{BTreeMap, HashSet};
 
 mod operations;

@@ -138,32 +138,8 @@ impl Platform {
             created_at: now,
             updated_at: now,
         };
-        let mut tx = self.store.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
-                previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(campaign.id.to_string())
-        .bind(&campaign.name)
-        .bind(campaign.target_id.to_string())
-        .bind(campaign.status.as_str())
-        .bind(to_ms(start))
-        .bind(to_ms(end))
-        .bind(time_scale)
-        .bind(serde_json::to_string(&campaign.plan)?)
-        .bind(campaign.previous_campaign_id.map(|id| id.to_string()))
-        .bind(to_ms(now))
-        .bind(to_ms(now))
-        .bind(serde_json::to_string(&campaign.seed_set)?)
-        .bind(campaign.budget.map(|b| serde_json::to_string(&b)).transpose()?)
-        .bind(&campaign.seed_fingerprint)
-        .bind(serde_json::to_string(&self.models_for(&target))?)
-        .execute(&mut *tx)
-        .await?;
         // Runs go in by hundreds per statement: a campaign can plan
         // hundreds of thousands of them.
-        let campaign_id = campaign.id.to_string();
         let mut rows = Vec::with_capacity(schedule.len());
         for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {
             let scenario = self.scenarios.get(scenario_id).ok_or_else(|| {
@@ -174,24 +150,15 @@ impl Platform {
             })?;
             rows.push((seq, *offset, scenario));
         }
-        for chunk in rows.chunks(RUNS_PER_INSERT) {
-            let mut insert = sqlx::QueryBuilder::new(
-                "INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status, created_at) ",
-            );
-            insert.push_values(chunk, |mut row, (seq, offset, scenario)| {
-                row.push_bind(self.ids.next_id().to_string())
-                    .push_bind(&campaign_id)
-                    .push_bind(scenario.id.as_str())
-                    .push_bind(scenario.content_hash.as_str())
-                    .push_bind(*seq as i64)
-                    .push_bind(offset.num_milliseconds())
-                    .push_bind(to_ms(campaign.real_time(*offset)))
-                    .push("'pending'")
-                    .push_bind(to_ms(now));
-            });
-            insert.build().execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
+        self.store
+            .insert_campaign(
+                &campaign,
+                &self.models_for(&target),
+                &rows,
+                RUNS_PER_INSERT,
+                || self.ids.next_id(),
+            )
+            .await?;
         self.audit("platform", "campaign.create", Some(campaign.id), "ok")
             .await;
         self.notify(crate::platform::Event::CampaignChanged {
@@ -201,19 +168,14 @@ impl Platform {
     }
 
     pub async fn list_campaigns(&self) -> Result<Vec<Campaign>> {
-        let rows = sqlx::query("SELECT * FROM campaigns ORDER BY created_at DESC, id DESC")
-            .fetch_all(&self.store.pool)
-            .await?;
-        rows.iter().map(campaign_from_row).collect()
+        self.store.campaigns().await
     }
 
     pub async fn get_campaign(&self, id: Uuid) -> Result<Campaign> {
-        let row = sqlx::query("SELECT * FROM campaigns WHERE id = ?")
-            .bind(id.to_string())
-            .fetch_optional(&self.store.pool)
+        self.store
+            .campaign(id)
             .await?
-            .ok_or_else(|| Error::not_found("campaign", id))?;
-        campaign_from_row(&row)
+            .ok_or_else(|| Error::not_found("campaign", id))
     }
 
     /// Ends the campaign's window now: the plan stops (runs not started are
@@ -228,35 +190,12 @@ impl Platform {
         ) {
             return Ok(campaign);
         }
-        let now = to_ms(self.clock.now());
-        let finalize = move |conn: &rusqlite::Connection| {
-            let id = id.to_string();
-            let changed = conn.execute(
-                "UPDATE campaigns SET status = 'finalized', finalized_at = ?1, updated_at = ?1
-                 WHERE id = ?2 AND status NOT IN ('finalized', 'cancelled')",
-                rusqlite::params![now, id],
-            )?;
-            if changed > 0 {
-                crate::tally::RunTallies::finish_bare(
-                    conn,
-                    "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?1
-                     WHERE campaign_id = ?2 AND status = 'pending'
-                     RETURNING id, campaign_id, scenario_id, offset_ms",
-                    rusqlite::params![now, id],
-                    crate::fixed::Verdict::Skipped,
-                    "window_ended",
-                )?;
-                conn.execute(
-                    "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
-                     WHERE campaign_id = ?2 AND status = 'running'",
-                    rusqlite::params![now, id],
-                )?;
-                crate::exploration::simulator_faults::check_unchecked(conn, Some(id.as_str()))?;
-            }
-            Ok(changed)
-        };
-        let changed = self.store.writer.transact(finalize).await?;
-        if changed > 0 {
+        let now = self.clock.now();
+        let changed = self
+            .store
+            .transact(move |tx| tx.finalize_campaign(id, now))
+            .await?;
+        if changed {
             self.audit("platform", "campaign.finalize", Some(id), "ok")
                 .await;
             self.notify(crate::platform::Event::CampaignChanged { campaign_id: id });
@@ -265,35 +204,4 @@ impl Platform {
     }
 }
 
-pub(crate) fn campaign_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Campaign> {
-    let time_scale: f64 = row.try_get("time_scale")?;
-    let budget: Option<Budget> = row
-        .try_get::<Option<String>, _>("budget")?
-        .map(|s| serde_json::from_str(&s))
-        .transpose()?;
-    Ok(Campaign {
-        id: parse_id(row.try_get("id")?)?,
-        name: row.try_get("name")?,
-        target_id: parse_id(row.try_get("target_id")?)?,
-        status: CampaignStatus::parse(row.try_get("status")?)?,
-        line: Line::of(time_scale),
-        window_start: from_ms(row.try_get("window_start")?),
-        window_end: from_ms(row.try_get("window_end")?),
-        time_scale,
-        plan: serde_json::from_str(row.try_get("plan")?)?,
-        seed_set: serde_json::from_str(row.try_get("seed_set")?)?,
-        effective_budget: budget.unwrap_or_default().effective(),
-        budget,
-        seed_fingerprint: row.try_get("seed_fingerprint")?,
-        last_patrolled_at: row
-            .try_get::<Option<i64>, _>("last_patrolled_at")?
-            .map(from_ms),
-        previous_campaign_id: row
-            .try_get::<Option<String>, _>("previous_campaign_id")?
-            .map(|s| parse_id(&s))
-            .transpose()?,
-        finalized_at: row.try_get::<Option<i64>, _>("finalized_at")?.map(from_ms),
-        created_at: from_ms(row.try_get("created_at")?),
-        updated_at: from_ms(row.try_get("updated_at")?),
-    })
-}
+pub(crate) use crate::store::campaigns::campaign_from_row;

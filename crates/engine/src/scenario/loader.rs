@@ -654,29 +654,9 @@ impl Platform {
         for e in &report.errors {
             tracing::warn!(file = %e.file, line = e.line, "scenario file refused: {}", e.message);
         }
-        let now = crate::clock::to_ms(self.clock.now());
-        let mut tx = self.store.pool.begin().await?;
-        for s in &report.scenarios {
-            sqlx::query(
-                "INSERT INTO scenarios (id, pack, title, tags, definition, source_file, content_hash, loaded_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                 ON CONFLICT(id) DO UPDATE SET pack = excluded.pack, title = excluded.title,
-                   tags = excluded.tags, definition = excluded.definition,
-                   source_file = excluded.source_file, content_hash = excluded.content_hash,
-                   loaded_at = excluded.loaded_at",
-            )
-            .bind(&s.id)
-            .bind(&s.pack)
-            .bind(&s.title)
-            .bind(serde_json::to_string(&s.tags)?)
-            .bind(serde_json::to_string(s)?)
-            .bind(&s.source_file)
-            .bind(&s.content_hash)
-            .bind(now)
-            .execute(&mut *tx)
+        self.store
+            .upsert_scenarios(&report.scenarios, self.clock.now())
             .await?;
-        }
-        tx.commit().await?;
         self.scenarios.insert_all(report.scenarios.iter().cloned());
         Ok(report)
     }

@@ -15,9 +15,17 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod analysis;
+mod audit;
 pub(crate) mod calibration;
+pub(crate) mod campaigns;
+mod errors;
 pub(crate) mod judge;
+pub(crate) mod paging;
+mod provenance;
 mod readers;
+mod scenarios;
+mod targets;
 pub(crate) mod writer;
 
 pub(crate) use readers::{Readers, text, uuid_at};

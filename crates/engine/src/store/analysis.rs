@@ -1,0 +1,44 @@
+//! The analyses of campaigns.
+
+use super::Store;
+use crate::analysis::Analysis;
+use crate::clock::{from_ms, to_ms};
+use crate::error::Result;
+use crate::target::parse_id;
+use sqlx::Row;
+use uuid::Uuid;
+
+impl Store {
+    /// Stores an analysis.
+    pub(crate) async fn insert_analysis(&self, analysis: &Analysis) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO analyses (id, campaign_id, model, offline, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(analysis.id.to_string())
+        .bind(analysis.campaign_id.to_string())
+        .bind(&analysis.model)
+        .bind(analysis.offline)
+        .bind(serde_json::to_string(analysis)?)
+        .bind(to_ms(analysis.created_at))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The most recent analysis of a campaign, if any.
+    pub(crate) async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
+        let row = sqlx::query(
+            "SELECT id, content, created_at FROM analyses WHERE campaign_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            let mut a: Analysis = serde_json::from_str(r.try_get("content")?)?;
+            a.id = parse_id(r.try_get("id")?)?;
+            a.created_at = from_ms(r.try_get("created_at")?);
+            Ok(a)
+        })
+        .transpose()
+    }
+}

@@ -1,0 +1,37 @@
+//! The audit trail's retention.
+
+use super::Store;
+use crate::clock::to_ms;
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+impl Store {
+    /// Deletes the audit events from before `cutoff`; how many.
+    pub(crate) async fn delete_audit_events_before(&self, cutoff: DateTime<Utc>) -> Result<u64> {
+        Ok(sqlx::query("DELETE FROM audit_events WHERE at < ?")
+            .bind(to_ms(cutoff))
+            .execute(&self.pool)
+            .await?
+            .rows_affected())
+    }
+
+    /// Records a pruning of the audit trail (`audit.prune` by the engine)
+    /// as event `id` at `at`, with what it did in `detail`.
+    pub(crate) async fn insert_audit_prune(
+        &self,
+        id: Uuid,
+        at: DateTime<Utc>,
+        detail: &serde_json::Value,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO audit_events (id, at, actor, action, subject, outcome, detail) VALUES (?, ?, 'engine', 'audit.prune', NULL, 'ok', ?)",
+        )
+        .bind(id.to_string())
+        .bind(to_ms(at))
+        .bind(detail.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,75 @@
+//! What each campaign contacted: the hosts counted in memory, written with
+//! the writer's batches, and read back for the campaign's provenance.
+
+use super::Read;
+use crate::error::Result;
+use crate::provenance::{Contacts, HostContact, HostRole, Pending, Provenance, is_loopback};
+use std::collections::HashMap;
+use uuid::Uuid;
+
+impl Contacts {
+    /// Writes what was counted since the last batch, in the batch's
+    /// transaction; what the transaction did not store is counted again
+    /// by [`Contacts::restore`].
+    pub(crate) fn flush(&self, conn: &rusqlite::Connection) -> rusqlite::Result<Pending> {
+        let counts = self.take();
+        if counts.is_empty() {
+            return Ok(Pending(HashMap::new()));
+        }
+        let write = || -> rusqlite::Result<()> {
+            let mut upsert = conn.prepare_cached(
+                "INSERT INTO campaign_hosts (campaign_id, role, host, requests, tokens_in, tokens_out)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT DO UPDATE SET requests = requests + excluded.requests,
+                     tokens_in = tokens_in + excluded.tokens_in, tokens_out = tokens_out + excluded.tokens_out",
+            )?;
+            for ((campaign, role, host), c) in &counts {
+                upsert.execute(rusqlite::params![
+                    campaign.to_string(),
+                    role.as_str(),
+                    host,
+                    c.requests as i64,
+                    c.tokens_in as i64,
+                    c.tokens_out as i64,
+                ])?;
+            }
+            Ok(())
+        };
+        match write() {
+            Ok(()) => Ok(Pending(counts)),
+            Err(e) => {
+                self.give_back(counts);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Read<'_> {
+    /// A campaign's provenance as stored.
+    pub(crate) fn provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT role, host, requests, tokens_in, tokens_out FROM campaign_hosts
+             WHERE campaign_id = ? ORDER BY role, host",
+        )?;
+        let hosts = statement
+            .query_map([campaign_id.to_string()], |r| {
+                let host: String = r.get(1)?;
+                Ok(HostContact {
+                    loopback: is_loopback(&host),
+                    role: HostRole::parse(&r.get::<_, String>(0)?),
+                    host,
+                    requests: r.get::<_, i64>(2)? as u64,
+                    tokens_in: r.get::<_, i64>(3)? as u64,
+                    tokens_out: r.get::<_, i64>(4)? as u64,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut hosts = hosts;
+        hosts.sort_by(|a, b| a.role.cmp(&b.role).then_with(|| a.host.cmp(&b.host)));
+        Ok(Provenance {
+            nothing_left_machine: hosts.iter().all(|h| h.loopback),
+            hosts,
+        })
+    }
+}

@@ -1,0 +1,42 @@
+//! The loaded scenarios as stored.
+
+use super::Store;
+use crate::clock::to_ms;
+use crate::error::Result;
+use crate::scenario::Scenario;
+use chrono::{DateTime, Utc};
+
+impl Store {
+    /// Stores `scenarios` (replacing those of the same ids), loaded at
+    /// `loaded_at`, in one transaction.
+    pub(crate) async fn upsert_scenarios(
+        &self,
+        scenarios: &[Scenario],
+        loaded_at: DateTime<Utc>,
+    ) -> Result<()> {
+        let now = to_ms(loaded_at);
+        let mut tx = self.pool.begin().await?;
+        for s in scenarios {
+            sqlx::query(
+                "INSERT INTO scenarios (id, pack, title, tags, definition, source_file, content_hash, loaded_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT(id) DO UPDATE SET pack = excluded.pack, title = excluded.title,
+                   tags = excluded.tags, definition = excluded.definition,
+                   source_file = excluded.source_file, content_hash = excluded.content_hash,
+                   loaded_at = excluded.loaded_at",
+            )
+            .bind(&s.id)
+            .bind(&s.pack)
+            .bind(&s.title)
+            .bind(serde_json::to_string(&s.tags)?)
+            .bind(serde_json::to_string(s)?)
+            .bind(&s.source_file)
+            .bind(&s.content_hash)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}

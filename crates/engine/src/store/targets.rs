@@ -1,0 +1,121 @@
+//! Targets: the agents under evaluation.
+
+use super::Store;
+use crate::clock::{from_ms, to_ms};
+use crate::error::Result;
+use crate::target::{Target, parse_id};
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use uuid::Uuid;
+
+impl Store {
+    /// Stores a new target.
+    pub(crate) async fn insert_target(&self, target: &Target) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO targets (id, name, channel, concurrency, rate_per_second, timeout_ms, max_retries,
+                price_in_per_mtok, price_out_per_mtok, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(target.id.to_string())
+        .bind(&target.name)
+        .bind(serde_json::to_string(&target.channel)?)
+        .bind(target.concurrency as i64)
+        .bind(target.rate_per_second)
+        .bind(target.timeout_ms as i64)
+        .bind(target.max_retries as i64)
+        .bind(target.price_in_per_mtok)
+        .bind(target.price_out_per_mtok)
+        .bind(to_ms(target.created_at))
+        .bind(to_ms(target.updated_at))
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Replaces the settings of target `target.id` (name, channel, limits,
+    /// prices) and its `updated_at`; its creation and archiving stay.
+    pub(crate) async fn update_target(&self, target: &Target) -> Result<()> {
+        sqlx::query(
+            "UPDATE targets SET name = ?, channel = ?, concurrency = ?, rate_per_second = ?, timeout_ms = ?,
+                max_retries = ?, price_in_per_mtok = ?, price_out_per_mtok = ?, updated_at = ?
+             WHERE id = ?",
+        )
+        .bind(&target.name)
+        .bind(serde_json::to_string(&target.channel)?)
+        .bind(target.concurrency as i64)
+        .bind(target.rate_per_second)
+        .bind(target.timeout_ms as i64)
+        .bind(target.max_retries as i64)
+        .bind(target.price_in_per_mtok)
+        .bind(target.price_out_per_mtok)
+        .bind(to_ms(target.updated_at))
+        .bind(target.id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Deletes target `id` if no campaign uses it, in one statement.
+    /// Whether it was deleted.
+    pub(crate) async fn delete_unused_target(&self, id: Uuid) -> Result<bool> {
+        let deleted = sqlx::query(
+            "DELETE FROM targets WHERE id = ?1
+             AND NOT EXISTS (SELECT 1 FROM campaigns WHERE target_id = ?1)",
+        )
+        .bind(id.to_string())
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(deleted > 0)
+    }
+
+    /// Archives target `id` at `at`, unless it is archived already.
+    pub(crate) async fn archive_target(&self, id: Uuid, at: DateTime<Utc>) -> Result<()> {
+        sqlx::query(
+            "UPDATE targets SET archived_at = ?1, updated_at = ?1 WHERE id = ?2 AND archived_at IS NULL",
+        )
+        .bind(to_ms(at))
+        .bind(id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The targets, oldest first; archived ones too when asked.
+    pub(crate) async fn targets(&self, include_archived: bool) -> Result<Vec<Target>> {
+        let sql = if include_archived {
+            "SELECT * FROM targets ORDER BY created_at, id"
+        } else {
+            "SELECT * FROM targets WHERE archived_at IS NULL ORDER BY created_at, id"
+        };
+        let rows = sqlx::query(sql).fetch_all(&self.pool).await?;
+        rows.iter().map(target_from_row).collect()
+    }
+
+    /// The target `id`, if there is one.
+    pub(crate) async fn target(&self, id: Uuid) -> Result<Option<Target>> {
+        sqlx::query("SELECT * FROM targets WHERE id = ?")
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|row| target_from_row(&row))
+            .transpose()
+    }
+}
+
+fn target_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Target> {
+    Ok(Target {
+        id: parse_id(row.try_get("id")?)?,
+        name: row.try_get("name")?,
+        channel: serde_json::from_str(row.try_get("channel")?)?,
+        concurrency: row.try_get::<i64, _>("concurrency")? as u32,
+        rate_per_second: row.try_get("rate_per_second")?,
+        timeout_ms: row.try_get::<i64, _>("timeout_ms")? as u64,
+        max_retries: row.try_get::<i64, _>("max_retries")? as u32,
+        price_in_per_mtok: row.try_get("price_in_per_mtok")?,
+        price_out_per_mtok: row.try_get("price_out_per_mtok")?,
+        created_at: from_ms(row.try_get("created_at")?),
+        updated_at: from_ms(row.try_get("updated_at")?),
+        archived_at: row.try_get::<Option<i64>, _>("archived_at")?.map(from_ms),
+    })
+}
