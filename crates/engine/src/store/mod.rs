@@ -16,6 +16,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod readers;
+pub(crate) mod runs;
+pub(crate) mod tallies;
 pub(crate) mod writer;
 
 pub(crate) use readers::{Readers, text, uuid_at};
