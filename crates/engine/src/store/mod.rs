@@ -15,7 +15,10 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod comparison;
 mod readers;
+mod reports;
+mod reviews;
 pub(crate) mod runs;
 pub(crate) mod tallies;
 pub(crate) mod writer;
