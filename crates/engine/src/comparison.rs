@@ -6,13 +6,11 @@
 
 use crate::campaign::Campaign;
 use crate::error::Result;
-use crate::fixed::Verdict;
 use crate::platform::Platform;
 use crate::role_models::Role;
 use crate::structured::OutputMode;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
@@ -303,23 +301,7 @@ impl Platform {
     /// (written only when it changes). A failure is logged: it costs the
     /// report a detail, never the work that produced it.
     pub async fn note_output_mode(&self, campaign_id: Uuid, role: Role, mode: OutputMode) {
-        let path = format!(
-            "$.output_modes.{}",
-            match role {
-                Role::VirtualUser => "virtual_user",
-                Role::Judge => "judge",
-                Role::Analyst => "analyst",
-            }
-        );
-        let done = sqlx::query(
-            "UPDATE campaigns SET models = json_set(COALESCE(models, '{}'), ?1, ?2) \
-             WHERE id = ?3 AND json_extract(COALESCE(models, '{}'), ?1) IS NOT ?2",
-        )
-        .bind(&path)
-        .bind(mode.as_str())
-        .bind(campaign_id.to_string())
-        .execute(&self.store.pool)
-        .await;
+        let done = self.store.set_output_mode(campaign_id, role, mode).await;
         if let Err(e) = done {
             tracing::warn!(%campaign_id, ?role, error = %e, "could not record the output mode");
         }
@@ -327,31 +309,11 @@ impl Platform {
 
     /// Passed/failed outcomes per scenario of a campaign's fixed runs.
     pub async fn outcomes(&self, campaign_id: Uuid) -> Result<Outcomes> {
-        let rows = sqlx::query(
-            "SELECT scenario_id, verdict FROM runs WHERE campaign_id = ? AND verdict IN ('passed', 'failed') ORDER BY seq",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
-        let mut out = Outcomes::new();
-        for r in rows {
-            let v: String = r.try_get("verdict")?;
-            out.entry(r.try_get("scenario_id")?)
-                .or_default()
-                .push(Verdict::parse(&v) == Some(Verdict::Passed));
-        }
-        Ok(out)
+        self.store.run_outcomes(campaign_id).await
     }
 
     pub async fn models_used(&self, campaign_id: Uuid) -> Result<ModelsUsed> {
-        let raw: Option<String> = sqlx::query_scalar("SELECT models FROM campaigns WHERE id = ?")
-            .bind(campaign_id.to_string())
-            .fetch_optional(&self.store.pool)
-            .await?
-            .flatten();
-        Ok(raw
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default())
+        self.store.models_used(campaign_id).await
     }
 
     /// This campaign against the earlier campaigns of the same target and

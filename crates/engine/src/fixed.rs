@@ -9,15 +9,14 @@
 use crate::campaign::CampaignStatus;
 use crate::channel::{Channel, ChatMessage, ChatRequest};
 use crate::checks::{CheckResult, TurnContext, key_field_coverage, run_checks};
-use crate::clock::{from_ms, to_ms};
+use crate::clock::to_ms;
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
 use crate::store::writer::{ClaimedRow, Committed, FinishRow, TurnRow, Write};
-use crate::tally::{RunOutcome, RunTallies};
-use crate::target::{Target, parse_id};
+use crate::tally::RunOutcome;
+use crate::target::Target;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,16 +108,6 @@ pub struct RunTurn {
     pub created_at: DateTime<Utc>,
 }
 
-/// A run claimed one by one, through the pool (see [`Platform::execute_run`]).
-fn claimed_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ClaimedRow> {
-    Ok(ClaimedRow {
-        id: parse_id(row.try_get("id")?)?,
-        campaign_id: parse_id(row.try_get("campaign_id")?)?,
-        scenario_id: row.try_get::<&str, _>("scenario_id")?.into(),
-        offset_ms: row.try_get("offset_ms")?,
-    })
-}
-
 /// What playing a run gave.
 struct Played {
     verdict: Verdict,
@@ -170,21 +159,10 @@ impl Platform {
     /// Marks runs cut mid-flight by a crash as `error` / `interrupted`.
     /// Their committed turns stay. Returns how many were marked.
     pub async fn recover_interrupted_runs(&self) -> Result<u64> {
-        let now = to_ms(self.clock.now());
+        let now = self.clock.now();
         let n = self
             .store
-            .writer
-            .transact(move |conn| {
-                Ok(RunTallies::finish_bare(
-                    conn,
-                    "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
-                     WHERE status != 'done' AND status = 'running'
-                     RETURNING id, campaign_id, scenario_id, offset_ms",
-                    [now],
-                    Verdict::Error,
-                    "interrupted",
-                )?)
-            })
+            .transact(move |tx| tx.finish_interrupted_runs(now))
             .await?;
         if n > 0 {
             tracing::warn!(runs = n, "marked runs cut by a restart as interrupted");
@@ -203,28 +181,13 @@ impl Platform {
     /// looked up once per step.
     pub async fn tick(self: &Arc<Self>) -> Result<Tick> {
         let mut tick = Tick::default();
-        let now = to_ms(self.clock.now());
-        let started: Vec<String> = sqlx::query_scalar(
-            "UPDATE campaigns SET status = 'running', updated_at = ? WHERE status = 'scheduled' AND window_start <= ?
-             RETURNING id",
-        )
-        .bind(now)
-        .bind(now)
-        .fetch_all(&self.store.pool)
-        .await?;
+        let started = self.store.start_due_campaigns(self.clock.now()).await?;
         tick.started_campaigns = started.len() as u32;
         for id in started {
-            self.notify(Event::CampaignChanged {
-                campaign_id: parse_id(&id)?,
-            });
+            self.notify(Event::CampaignChanged { campaign_id: id });
         }
 
-        let slots: Option<i64> = sqlx::query_scalar(
-            "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
-             WHERE c.status = 'running'",
-        )
-        .fetch_one(&self.store.pool)
-        .await?;
+        let slots = self.store.most_concurrency_running().await?;
         let most_in_flight =
             (slots.unwrap_or(1).max(1) as usize * RUNS_PER_SLOT).min(MAX_RUNS_IN_FLIGHT);
         let mut contexts: HashMap<Uuid, Arc<RunContext>> = HashMap::new();
@@ -266,15 +229,9 @@ impl Platform {
             }
         }
 
-        let ending: Vec<String> = sqlx::query_scalar(
-            "SELECT id FROM campaigns c WHERE status = 'running' AND window_end <= ?
-               AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.status != 'done')",
-        )
-        .bind(to_ms(self.clock.now()))
-        .fetch_all(&self.store.pool)
-        .await?;
+        let ending = self.store.campaigns_to_finalize(self.clock.now()).await?;
         for id in ending {
-            self.finalize_campaign(parse_id(&id)?).await?;
+            self.finalize_campaign(id).await?;
             tick.finalized_campaigns += 1;
         }
         Ok(tick)
@@ -309,18 +266,9 @@ impl Platform {
     /// happens, evaluates the checks and records the verdict.
     #[tracing::instrument(skip(self))]
     pub async fn execute_run(&self, run_id: Uuid) -> Result<Option<Verdict>> {
-        let claimed = sqlx::query(
-            "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
-             RETURNING id, campaign_id, scenario_id, offset_ms",
-        )
-        .bind(to_ms(self.clock.now()))
-        .bind(run_id.to_string())
-        .fetch_optional(&self.store.pool)
-        .await?;
-        let Some(row) = claimed else {
+        let Some(run) = self.store.claim_run(run_id, self.clock.now()).await? else {
             return Ok(None); // already claimed elsewhere, or not pending
         };
-        let run = claimed_from_row(&row)?;
         let context = self.run_context(run.campaign_id).await;
         self.execute_claimed(run, &context).await.map(Some)
     }
@@ -522,44 +470,12 @@ impl Platform {
 
     /// The runs of a campaign in plan order.
     pub async fn list_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
-        let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
-            .bind(campaign_id.to_string())
-            .fetch_all(&self.store.pool)
-            .await?;
-        rows.iter().map(run_from_row).collect()
+        self.store.campaign_runs(campaign_id).await
     }
 
     /// One run's conversation.
     pub async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
-        let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
-            .bind(run_id.to_string())
-            .fetch_optional(&self.store.pool)
-            .await?;
-        if exists.is_none() {
-            return Err(Error::not_found("run", run_id));
-        }
-        let rows = sqlx::query("SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq")
-            .bind(run_id.to_string())
-            .fetch_all(&self.store.pool)
-            .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(RunTurn {
-                    seq: r.try_get::<i64, _>("seq")? as u32,
-                    role: r.try_get("role")?,
-                    content: r.try_get("content")?,
-                    latency_ms: r.try_get::<Option<i64>, _>("latency_ms")?.map(|v| v as u64),
-                    tokens_in: r.try_get::<Option<i64>, _>("tokens_in")?.map(|v| v as u32),
-                    tokens_out: r.try_get::<Option<i64>, _>("tokens_out")?.map(|v| v as u32),
-                    tool_calls: r
-                        .try_get::<Option<String>, _>("tool_calls")?
-                        .map(|s| serde_json::from_str(&s))
-                        .transpose()?
-                        .unwrap_or_default(),
-                    created_at: from_ms(r.try_get("created_at")?),
-                })
-            })
-            .collect()
+        self.store.run_turns(run_id).await
     }
 
     /// Runs the scheduler until every campaign in `campaign_ids` is
@@ -592,33 +508,7 @@ impl Platform {
     }
 }
 
-pub(crate) fn run_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Run> {
-    Ok(Run {
-        id: parse_id(row.try_get("id")?)?,
-        campaign_id: parse_id(row.try_get("campaign_id")?)?,
-        scenario_id: row.try_get("scenario_id")?,
-        seq: row.try_get::<i64, _>("seq")? as u32,
-        offset_ms: row.try_get("offset_ms")?,
-        scheduled_at: from_ms(row.try_get("scheduled_at")?),
-        status: row.try_get("status")?,
-        verdict: row
-            .try_get::<Option<String>, _>("verdict")?
-            .as_deref()
-            .and_then(Verdict::parse),
-        check_results: row
-            .try_get::<Option<String>, _>("check_results")?
-            .map(|s| serde_json::from_str(&s))
-            .transpose()?
-            .unwrap_or_default(),
-        metrics: row
-            .try_get::<Option<String>, _>("metrics")?
-            .map(|s| serde_json::from_str(&s))
-            .transpose()?,
-        error_reason: row.try_get("error_reason")?,
-        started_at: row.try_get::<Option<i64>, _>("started_at")?.map(from_ms),
-        finished_at: row.try_get::<Option<i64>, _>("finished_at")?.map(from_ms),
-    })
-}
+pub(crate) use crate::store::runs::run_from_row;
 
 /// Starts the background scheduler: recovers interrupted runs, then steps
 /// every `poll` (default 500 ms). Errors are logged; the loop keeps going.

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::exploration::findings::ExplorationFindings;
 use crate::fixed::Verdict;
 use crate::platform::Platform;
-use crate::store::text;
+use crate::store::Read;
 use crate::tally::{RunSums, TIMELINE_SLICES, reason_kind};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -163,33 +163,11 @@ fn percentile(counts: &BTreeMap<u64, u64>, p: f64) -> Option<u64> {
 }
 
 /// What the report shows of a scenario, parsed once per scenario.
-struct ScenarioInfo {
-    title: Option<String>,
-    pack: Option<String>,
-    tags: Vec<String>,
-    group: Option<String>,
-}
-
-impl ScenarioInfo {
-    /// From the `title`, `pack`, `tags` and `definition` columns of
-    /// `scenarios` (all NULL when the scenario is no longer stored).
-    fn read(row: &rusqlite::Row<'_>) -> Result<Self> {
-        /// The one field of a stored scenario definition the report needs.
-        #[derive(Deserialize)]
-        struct ScenarioGroup {
-            group: Option<String>,
-        }
-        Ok(ScenarioInfo {
-            title: row.get("title")?,
-            pack: row.get("pack")?,
-            tags: text(row, "tags")?
-                .and_then(|s| serde_json::from_str(s).ok())
-                .unwrap_or_default(),
-            group: text(row, "definition")?
-                .and_then(|s| serde_json::from_str::<ScenarioGroup>(s).ok())
-                .and_then(|d| d.group),
-        })
-    }
+pub(crate) struct ScenarioInfo {
+    pub title: Option<String>,
+    pub pack: Option<String>,
+    pub tags: Vec<String>,
+    pub group: Option<String>,
 }
 
 /// Per-scenario accumulator while aggregating.
@@ -205,7 +183,6 @@ struct ScenarioAcc {
 struct FixedAcc {
     out: FixedSummary,
     total: Tally,
-    scenarios: HashMap<String, ScenarioInfo>,
     per_scenario: BTreeMap<String, ScenarioAcc>,
     per_tag: BTreeMap<String, GroupStat>,
     per_group: BTreeMap<String, GroupStat>,
@@ -223,7 +200,6 @@ impl FixedAcc {
         FixedAcc {
             out: FixedSummary::default(),
             total: Tally::default(),
-            scenarios: HashMap::new(),
             per_scenario: BTreeMap::new(),
             per_tag: BTreeMap::new(),
             per_group: BTreeMap::new(),
@@ -237,18 +213,9 @@ impl FixedAcc {
         }
     }
 
-    /// Reads a scenario's details from `row` the first time it is seen.
-    fn scenario(&mut self, scenario_id: &str, row: &rusqlite::Row<'_>) -> Result<()> {
-        if !self.scenarios.contains_key(scenario_id) {
-            self.scenarios
-                .insert(scenario_id.to_string(), ScenarioInfo::read(row)?);
-        }
-        Ok(())
-    }
-
-    /// Adds finished runs of one scenario (seen by [`Self::scenario`]) and
+    /// Adds finished runs of one scenario (described by `info`) and
     /// verdict.
-    fn runs(&mut self, scenario_id: &str, verdict: Verdict, sums: RunSums) {
+    fn runs(&mut self, info: &ScenarioInfo, scenario_id: &str, verdict: Verdict, sums: RunSums) {
         if verdict == Verdict::Skipped {
             self.out.runs_skipped += sums.runs;
             return;
@@ -263,7 +230,6 @@ impl FixedAcc {
         self.out.cost += sums.cost;
         self.coverage_sum += sums.coverage_sum;
         self.coverage_n += sums.coverage_runs;
-        let info = &self.scenarios[scenario_id];
         let entry = self
             .per_scenario
             .entry(scenario_id.to_string())
@@ -391,162 +357,79 @@ impl FixedAcc {
 }
 
 /// Fixed-scenario figures of a campaign; with `since`, only runs finished
-/// after it (patrol's "new results"). Reads on a read connection (see
-/// [`Platform::read`]): the whole campaign from the tallies that migration
-/// 0008 keeps, new results from the runs themselves.
+/// after it (patrol's "new results"). Reads in a snapshot (see
+/// [`crate::store::Store::snapshot`]): the whole campaign from the tallies
+/// that migration 0008 keeps, new results from the runs themselves.
 pub(crate) fn fixed_summary(
-    conn: &rusqlite::Connection,
+    read: &Read<'_>,
     campaign: &Campaign,
     since: Option<DateTime<Utc>>,
 ) -> Result<FixedSummary> {
     let acc = match since {
-        None => from_tallies(conn, campaign)?,
-        Some(since) => from_runs(conn, campaign, since)?,
+        None => from_tallies(read, campaign)?,
+        Some(since) => from_runs(read, campaign, since)?,
     };
     let duration_ms = campaign.campaign_duration().num_milliseconds().max(1);
     Ok(acc.finish(duration_ms as f64 / TIMELINE_SLICES as f64 / 3_600_000.0))
 }
 
 /// The whole campaign, from its tallies.
-fn from_tallies(conn: &rusqlite::Connection, campaign: &Campaign) -> Result<FixedAcc> {
-    let id = campaign.id.to_string();
+fn from_tallies(read: &Read<'_>, campaign: &Campaign) -> Result<FixedAcc> {
+    let id = campaign.id;
     let mut acc = FixedAcc::new();
-    // Runs not yet done are those neither tallied nor running (the
-    // partial index `runs_open` finds the few running ones).
-    let (planned, running): (u32, u32) = conn
-        .prepare_cached(
-            "SELECT (SELECT count(*) FROM runs WHERE campaign_id = ?1),
-                    (SELECT count(*) FROM runs
-                     WHERE status != 'done' AND status = 'running' AND campaign_id = ?1)",
-        )?
-        .query_row([&id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let mut done = 0;
-    let mut statement = conn.prepare_cached(
-        "SELECT t.*, s.title, s.pack, s.tags, s.definition
-         FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
-         WHERE t.campaign_id = ? AND t.runs > 0",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        done += row.get::<_, u32>("runs")?;
-        let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
-            continue;
-        };
-        let scenario_id: String = row.get("scenario_id")?;
-        acc.scenario(&scenario_id, row)?;
-        let sums = RunSums {
-            runs: row.get("runs")?,
-            with_metrics: row.get("with_metrics")?,
-            completed: row.get("completed")?,
-            latency_runs: row.get("latency_runs")?,
-            latency_mean_sum: row.get("latency_mean_sum")?,
-            tokens_in: row.get("tokens_in")?,
-            tokens_out: row.get("tokens_out")?,
-            cost: row.get("cost")?,
-            coverage_runs: row.get("coverage_runs")?,
-            coverage_sum: row.get("coverage_sum")?,
-        };
-        acc.runs(&scenario_id, verdict, sums);
-    }
-    let mut statement = conn.prepare_cached(
-        "SELECT slice, verdict, runs FROM run_timeline_tally WHERE campaign_id = ? AND runs > 0",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        if let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) {
-            acc.timeline(row.get("slice")?, verdict, row.get("runs")?);
-        }
-    }
+    // Runs not yet done are those neither tallied nor running.
+    let (planned, running) = read.planned_and_running_runs(id)?;
+    let mut scenarios = HashMap::new();
+    let done = read.verdict_tallies(id, &mut scenarios, |info, scenario_id, verdict, sums| {
+        acc.runs(info, scenario_id, verdict, sums)
+    })?;
+    read.timeline_tallies(id, |slice, verdict, runs| {
+        acc.timeline(slice, verdict, runs)
+    })?;
     acc.out.runs_planned = planned;
     acc.out.runs_pending = planned.saturating_sub(done + running);
-
-    let mut statement = conn.prepare_cached(
-        "SELECT scenario_id, kind, detail, count, example_run_id
-         FROM run_failing_check_tally WHERE campaign_id = ?",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        let run = crate::target::parse_id(text(row, "example_run_id")?.unwrap_or_default())?;
-        acc.failing_check(
-            text(row, "scenario_id")?.unwrap_or_default(),
-            text(row, "kind")?.unwrap_or_default(),
-            text(row, "detail")?.unwrap_or_default(),
-            row.get("count")?,
-            run,
-        );
-    }
-
-    let mut statement =
-        conn.prepare_cached("SELECT reason, count FROM run_error_tally WHERE campaign_id = ?")?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        *acc.reasons.entry(row.get("reason")?).or_default() += row.get::<_, u32>("count")?;
-    }
-
-    let mut statement = conn.prepare_cached(
-        "SELECT latency_ms, count FROM run_latency_tally WHERE campaign_id = ? AND count > 0",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        acc.latencies
-            .insert(row.get("latency_ms")?, row.get("count")?);
-    }
+    read.failing_check_tallies(id, |scenario_id, kind, detail, count, run| {
+        acc.failing_check(scenario_id, kind, detail, count, run)
+    })?;
+    read.error_tallies(id, |reason, count| {
+        *acc.reasons.entry(reason).or_default() += count;
+    })?;
+    read.latency_tallies(id, |latency_ms, count| {
+        acc.latencies.insert(latency_ms, count);
+    })?;
     Ok(acc)
 }
 
 /// The runs finished after `since`, read one by one.
-fn from_runs(
-    conn: &rusqlite::Connection,
-    campaign: &Campaign,
-    since: DateTime<Utc>,
-) -> Result<FixedAcc> {
-    let (id, since_ms) = (campaign.id.to_string(), to_ms(since));
+fn from_runs(read: &Read<'_>, campaign: &Campaign, since: DateTime<Utc>) -> Result<FixedAcc> {
+    let (id, since_ms) = (campaign.id, to_ms(since));
     let duration_ms = campaign.campaign_duration().num_milliseconds().max(1);
     let mut acc = FixedAcc::new();
-    let mut statement = conn.prepare_cached(
-        "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
-                r.offset_ms, s.title, s.pack, s.tags, s.definition
-         FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
-         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?",
-    )?;
-    let mut rows = statement.query(rusqlite::params![id, since_ms])?;
-    while let Some(row) = rows.next()? {
-        let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
-            continue;
-        };
-        let scenario_id: String = row.get("scenario_id")?;
-        acc.scenario(&scenario_id, row)?;
-        let (metrics, checks) =
-            crate::tally::stored_results(text(row, "metrics")?, text(row, "check_results")?);
-        let slice = crate::tally::slice(row.get("offset_ms")?, duration_ms);
-        acc.runs(&scenario_id, verdict, RunSums::of_run(metrics.as_ref()));
+    let mut scenarios = HashMap::new();
+    read.runs_finished_since(id, since_ms, &mut scenarios, |info, run| {
+        let verdict = run.verdict;
+        let slice = crate::tally::slice(run.offset_ms, duration_ms);
+        acc.runs(
+            info,
+            run.scenario_id,
+            verdict,
+            RunSums::of_run(run.metrics.as_ref()),
+        );
         acc.timeline(slice, verdict, 1);
         if verdict == Verdict::Skipped {
-            continue;
+            return;
         }
-        let run_id = crate::target::parse_id(text(row, "id")?.unwrap_or_default())?;
-        for c in checks.iter().filter(|c| !c.passed) {
-            acc.failing_check(&scenario_id, &c.kind, &c.detail, 1, run_id);
+        for c in run.checks.iter().filter(|c| !c.passed) {
+            acc.failing_check(run.scenario_id, &c.kind, &c.detail, 1, run.id);
         }
         if verdict == Verdict::Error {
-            let reason = reason_kind(text(row, "error_reason")?).to_string();
+            let reason = reason_kind(run.error_reason).to_string();
             *acc.reasons.entry(reason).or_default() += 1;
         }
-    }
-    drop(rows);
-
-    let mut statement = conn.prepare_cached(
-        "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
-         FROM run_turns t JOIN runs r ON r.id = t.run_id
-         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?
-           AND t.role = 'target' AND t.latency_ms IS NOT NULL
-         GROUP BY 1",
-    )?;
-    let mut rows = statement.query(rusqlite::params![id, since_ms])?;
-    while let Some(row) = rows.next()? {
-        acc.latencies
-            .insert(row.get("latency_ms")?, row.get("count")?);
-    }
+    })?;
+    read.latencies_since(id, since_ms, |latency_ms, count| {
+        acc.latencies.insert(latency_ms, count);
+    })?;
     Ok(acc)
 }
 
@@ -559,7 +442,8 @@ impl Platform {
         since: Option<DateTime<Utc>>,
     ) -> Result<FixedSummary> {
         let campaign = campaign.clone();
-        self.read(move |conn| fixed_summary(conn, &campaign, since))
+        self.store
+            .snapshot(move |read| fixed_summary(read, &campaign, since))
             .await
     }
 

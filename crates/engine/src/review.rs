@@ -2,13 +2,11 @@
 //! 002's satisfaction score) with a comment, and may override the judge.
 //! The report shows the ratings and how often judge and humans agree.
 
-use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, Result};
+use crate::fixed::Verdict;
 use crate::platform::Platform;
-use crate::target::parse_id;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use uuid::Uuid;
 
 #[derive(
@@ -111,16 +109,11 @@ impl Platform {
                 "Give a score from 1 to 5.",
             ));
         }
-        let table = match req.subject_kind {
-            SubjectKind::Run => "runs",
-            SubjectKind::Session => "exploration_sessions",
-        };
-        let exists: Option<i64> =
-            sqlx::query_scalar(&format!("SELECT 1 FROM {table} WHERE id = ?"))
-                .bind(req.subject_id.to_string())
-                .fetch_optional(&self.store.pool)
-                .await?;
-        if exists.is_none() {
+        if !self
+            .store
+            .review_subject_exists(req.subject_kind, req.subject_id)
+            .await?
+        {
             return Err(Error::not_found(req.subject_kind.as_str(), req.subject_id));
         }
         let review = HumanReview {
@@ -132,19 +125,7 @@ impl Platform {
             judge_override: req.judge_override,
             created_at: self.clock.now(),
         };
-        sqlx::query(
-            "INSERT INTO human_reviews (id, subject_kind, subject_id, rating, comment, judge_override, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(review.id.to_string())
-        .bind(review.subject_kind.as_str())
-        .bind(review.subject_id.to_string())
-        .bind(i64::from(review.rating))
-        .bind(&review.comment)
-        .bind(review.judge_override.as_ref().map(serde_json::to_string).transpose()?)
-        .bind(to_ms(review.created_at))
-        .execute(&self.store.pool)
-        .await?;
+        self.store.insert_review(&review).await?;
         self.audit("platform", "review.create", Some(review.subject_id), "ok")
             .await;
         Ok(review)
@@ -152,83 +133,38 @@ impl Platform {
 
     /// The reviews of one run or session, newest first.
     pub async fn reviews(&self, subject_id: Uuid) -> Result<Vec<HumanReview>> {
-        let rows = sqlx::query(
-            "SELECT * FROM human_reviews WHERE subject_id = ? ORDER BY created_at DESC, id DESC",
-        )
-        .bind(subject_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                let kind: String = r.try_get("subject_kind")?;
-                Ok(HumanReview {
-                    id: parse_id(r.try_get("id")?)?,
-                    subject_kind: if kind == "run" {
-                        SubjectKind::Run
-                    } else {
-                        SubjectKind::Session
-                    },
-                    subject_id: parse_id(r.try_get("subject_id")?)?,
-                    rating: r.try_get::<i64, _>("rating")? as u8,
-                    comment: r.try_get("comment")?,
-                    judge_override: r
-                        .try_get::<Option<String>, _>("judge_override")?
-                        .map(|s| serde_json::from_str(&s))
-                        .transpose()?,
-                    created_at: from_ms(r.try_get("created_at")?),
-                })
-            })
-            .collect()
+        self.store.reviews_of(subject_id).await
     }
 
     /// Ratings and judge-human agreement of a campaign; `None` when nobody
     /// rated anything in it.
     pub async fn review_summary(&self, campaign_id: Uuid) -> Result<Option<HumanReviewSummary>> {
-        // Latest review per subject (ids are time-ordered UUID v7).
-        let runs = sqlx::query(
-            "SELECT h.rating, h.judge_override, r.verdict FROM human_reviews h JOIN runs r ON r.id = h.subject_id
-             WHERE r.campaign_id = ? AND h.subject_kind = 'run'
-               AND h.id = (SELECT max(id) FROM human_reviews WHERE subject_id = h.subject_id)",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
-        let sessions = sqlx::query(
-            "SELECT h.rating, h.judge_override, s.judge_review FROM human_reviews h
-             JOIN exploration_sessions s ON s.id = h.subject_id
-             WHERE s.campaign_id = ? AND h.subject_kind = 'session'
-               AND h.id = (SELECT max(id) FROM human_reviews WHERE subject_id = h.subject_id)",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
+        let runs = self.store.latest_run_ratings(campaign_id).await?;
+        let sessions = self.store.latest_session_ratings(campaign_id).await?;
         if runs.is_empty() && sessions.is_empty() {
             return Ok(None);
         }
         let mut s = HumanReviewSummary::default();
         let (mut agree, mut run_sum, mut session_sum) = (0u32, 0f64, 0f64);
         for r in &runs {
-            let rating = r.try_get::<i64, _>("rating")? as f64;
             s.runs_rated += 1;
-            run_sum += rating;
-            s.overrides += u32::from(r.try_get::<Option<String>, _>("judge_override")?.is_some());
-            let verdict: Option<String> = r.try_get("verdict")?;
-            if let Some(v) = verdict.filter(|v| v == "passed" || v == "failed") {
+            run_sum += r.rating;
+            s.overrides += u32::from(r.overridden);
+            if let Some(v) = r
+                .automatic
+                .filter(|v| matches!(v, Verdict::Passed | Verdict::Failed))
+            {
                 s.compared += 1;
-                agree += u32::from((v == "passed") == (rating >= 3.0));
+                agree += u32::from((v == Verdict::Passed) == (r.rating >= 3.0));
             }
         }
         for r in &sessions {
-            let rating = r.try_get::<i64, _>("rating")? as f64;
             s.sessions_rated += 1;
-            session_sum += rating;
-            s.overrides += u32::from(r.try_get::<Option<String>, _>("judge_override")?.is_some());
-            let review: Option<serde_json::Value> = r
-                .try_get::<Option<String>, _>("judge_review")?
-                .and_then(|j| serde_json::from_str(&j).ok());
-            if let Some(score) = review.as_ref().and_then(judge_mean_score) {
+            session_sum += r.rating;
+            s.overrides += u32::from(r.overridden);
+            if let Some(score) = r.automatic.as_ref().and_then(judge_mean_score) {
                 s.compared += 1;
-                agree += u32::from((score - rating).abs() <= 1.0);
+                agree += u32::from((score - r.rating).abs() <= 1.0);
             }
         }
         s.run_rating_mean = (s.runs_rated > 0).then(|| run_sum / f64::from(s.runs_rated));

@@ -19,12 +19,17 @@ mod analysis;
 mod audit;
 pub(crate) mod calibration;
 pub(crate) mod campaigns;
+mod comparison;
 mod errors;
 pub(crate) mod judge;
 pub(crate) mod paging;
 mod provenance;
 mod readers;
+mod reports;
+mod reviews;
+pub(crate) mod runs;
 mod scenarios;
+pub(crate) mod tallies;
 mod targets;
 pub(crate) mod writer;
 

@@ -28,8 +28,9 @@
 
 use crate::error::{Error, Result};
 use crate::fixed::Verdict;
+use crate::store::tallies::RunTallies;
 use crate::store::uuid_at;
-use crate::tally::{RunOutcome, RunTallies};
+use crate::tally::RunOutcome;
 use rusqlite::{Connection, Statement, Transaction, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;

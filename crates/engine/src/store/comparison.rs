@@ -1,0 +1,73 @@
+//! What period comparison reads: the campaigns' fixed outcomes and the
+//! models that played each role.
+
+use crate::comparison::{ModelsUsed, Outcomes};
+use crate::error::Result;
+use crate::fixed::Verdict;
+use crate::role_models::Role;
+use crate::store::Store;
+use crate::structured::OutputMode;
+use sqlx::Row;
+use uuid::Uuid;
+
+impl Store {
+    /// Records how a role model of the campaign was asked for its JSON;
+    /// writes only when it changes.
+    pub(crate) async fn set_output_mode(
+        &self,
+        campaign_id: Uuid,
+        role: Role,
+        mode: OutputMode,
+    ) -> Result<()> {
+        let path = format!(
+            "$.output_modes.{}",
+            match role {
+                Role::VirtualUser => "virtual_user",
+                Role::Judge => "judge",
+                Role::Analyst => "analyst",
+            }
+        );
+        sqlx::query(
+            "UPDATE campaigns SET models = json_set(COALESCE(models, '{}'), ?1, ?2) \
+             WHERE id = ?3 AND json_extract(COALESCE(models, '{}'), ?1) IS NOT ?2",
+        )
+        .bind(&path)
+        .bind(mode.as_str())
+        .bind(campaign_id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Passed/failed outcomes per scenario of a campaign's fixed runs, in
+    /// plan order.
+    pub(crate) async fn run_outcomes(&self, campaign_id: Uuid) -> Result<Outcomes> {
+        let rows = sqlx::query(
+            "SELECT scenario_id, verdict FROM runs WHERE campaign_id = ? AND verdict IN ('passed', 'failed') ORDER BY seq",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        let mut out = Outcomes::new();
+        for r in rows {
+            let v: String = r.try_get("verdict")?;
+            out.entry(r.try_get("scenario_id")?)
+                .or_default()
+                .push(Verdict::parse(&v) == Some(Verdict::Passed));
+        }
+        Ok(out)
+    }
+
+    /// The models recorded for a campaign; the default when none were (or
+    /// they cannot be read).
+    pub(crate) async fn models_used(&self, campaign_id: Uuid) -> Result<ModelsUsed> {
+        let raw: Option<String> = sqlx::query_scalar("SELECT models FROM campaigns WHERE id = ?")
+            .bind(campaign_id.to_string())
+            .fetch_optional(&self.pool)
+            .await?
+            .flatten();
+        Ok(raw
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default())
+    }
+}

@@ -1,0 +1,253 @@
+//! The campaign report's fixed-scenario figures, read in a snapshot (see
+//! [`crate::report`]): the whole campaign from the tallies migration 0008
+//! keeps, new results from the runs themselves. Each function streams what
+//! it reads to a callback, without an allocation per row.
+
+use crate::checks::CheckResult;
+use crate::error::Result;
+use crate::fixed::RunMetrics;
+use crate::fixed::Verdict;
+use crate::report::ScenarioInfo;
+use crate::store::{Read, text};
+use crate::tally::{RunSums, stored_results};
+use crate::target::parse_id;
+use serde::Deserialize;
+use std::collections::HashMap;
+use uuid::Uuid;
+
+/// A run finished after a given time, as the report adds it up.
+pub(crate) struct FinishedRun<'a> {
+    pub id: Uuid,
+    pub scenario_id: &'a str,
+    pub verdict: Verdict,
+    pub offset_ms: i64,
+    pub metrics: Option<RunMetrics>,
+    pub checks: Vec<CheckResult>,
+    pub error_reason: Option<&'a str>,
+}
+
+impl Read<'_> {
+    /// How many runs a campaign plans, and how many of them are running.
+    pub(crate) fn planned_and_running_runs(&self, campaign_id: Uuid) -> Result<(u32, u32)> {
+        // The partial index `runs_open` finds the few running ones.
+        Ok(self
+            .0
+            .prepare_cached(
+                "SELECT (SELECT count(*) FROM runs WHERE campaign_id = ?1),
+                    (SELECT count(*) FROM runs
+                     WHERE status != 'done' AND status = 'running' AND campaign_id = ?1)",
+            )?
+            .query_row([campaign_id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))?)
+    }
+
+    /// Streams a campaign's verdict tallies (per scenario and verdict) to
+    /// `each`, with the scenario's details, read into `scenarios` the first
+    /// time a scenario is seen. Returns how many runs are tallied, with or
+    /// without a verdict.
+    pub(crate) fn verdict_tallies(
+        &self,
+        campaign_id: Uuid,
+        scenarios: &mut HashMap<String, ScenarioInfo>,
+        mut each: impl FnMut(&ScenarioInfo, &str, Verdict, RunSums),
+    ) -> Result<u32> {
+        let mut done = 0;
+        let mut statement = self.0.prepare_cached(
+            "SELECT t.*, s.title, s.pack, s.tags, s.definition
+         FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
+         WHERE t.campaign_id = ? AND t.runs > 0",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            done += row.get::<_, u32>("runs")?;
+            let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
+                continue;
+            };
+            let scenario_id: String = row.get("scenario_id")?;
+            let info = scenario_info(scenarios, &scenario_id, row)?;
+            let sums = RunSums {
+                runs: row.get("runs")?,
+                with_metrics: row.get("with_metrics")?,
+                completed: row.get("completed")?,
+                latency_runs: row.get("latency_runs")?,
+                latency_mean_sum: row.get("latency_mean_sum")?,
+                tokens_in: row.get("tokens_in")?,
+                tokens_out: row.get("tokens_out")?,
+                cost: row.get("cost")?,
+                coverage_runs: row.get("coverage_runs")?,
+                coverage_sum: row.get("coverage_sum")?,
+            };
+            each(info, &scenario_id, verdict, sums);
+        }
+        Ok(done)
+    }
+
+    /// Streams a campaign's timeline tallies to `each` (slice, verdict,
+    /// runs).
+    pub(crate) fn timeline_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(i64, Verdict, u32),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT slice, verdict, runs FROM run_timeline_tally WHERE campaign_id = ? AND runs > 0",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            if let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) {
+                each(row.get("slice")?, verdict, row.get("runs")?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Streams a campaign's failed-check tallies to `each` (scenario, check
+    /// kind, detail, count, an example run).
+    pub(crate) fn failing_check_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(&str, &str, &str, u32, Uuid),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT scenario_id, kind, detail, count, example_run_id
+         FROM run_failing_check_tally WHERE campaign_id = ?",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            let run = parse_id(text(row, "example_run_id")?.unwrap_or_default())?;
+            each(
+                text(row, "scenario_id")?.unwrap_or_default(),
+                text(row, "kind")?.unwrap_or_default(),
+                text(row, "detail")?.unwrap_or_default(),
+                row.get("count")?,
+                run,
+            );
+        }
+        Ok(())
+    }
+
+    /// Streams a campaign's error tallies to `each` (reason kind, count).
+    pub(crate) fn error_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(String, u32),
+    ) -> Result<()> {
+        let mut statement = self
+            .0
+            .prepare_cached("SELECT reason, count FROM run_error_tally WHERE campaign_id = ?")?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            each(row.get("reason")?, row.get::<_, u32>("count")?);
+        }
+        Ok(())
+    }
+
+    /// Streams a campaign's latency tallies to `each` (latency, replies).
+    pub(crate) fn latency_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(u64, u64),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT latency_ms, count FROM run_latency_tally WHERE campaign_id = ? AND count > 0",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            each(row.get("latency_ms")?, row.get("count")?);
+        }
+        Ok(())
+    }
+
+    /// Streams the runs of a campaign that finished after `since_ms` with a
+    /// verdict to `each`, with their scenario's details, read into
+    /// `scenarios` the first time a scenario is seen.
+    pub(crate) fn runs_finished_since(
+        &self,
+        campaign_id: Uuid,
+        since_ms: i64,
+        scenarios: &mut HashMap<String, ScenarioInfo>,
+        mut each: impl FnMut(&ScenarioInfo, FinishedRun<'_>),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
+                r.offset_ms, s.title, s.pack, s.tags, s.definition
+         FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
+         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?",
+        )?;
+        let mut rows = statement.query(rusqlite::params![campaign_id.to_string(), since_ms])?;
+        while let Some(row) = rows.next()? {
+            let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
+                continue;
+            };
+            let scenario_id: String = row.get("scenario_id")?;
+            let info = scenario_info(scenarios, &scenario_id, row)?;
+            let (metrics, checks) =
+                stored_results(text(row, "metrics")?, text(row, "check_results")?);
+            let run = FinishedRun {
+                id: parse_id(text(row, "id")?.unwrap_or_default())?,
+                scenario_id: &scenario_id,
+                verdict,
+                offset_ms: row.get("offset_ms")?,
+                metrics,
+                checks,
+                error_reason: text(row, "error_reason")?,
+            };
+            each(info, run);
+        }
+        Ok(())
+    }
+
+    /// Streams the latencies of the target's replies in the runs of a
+    /// campaign finished after `since_ms` to `each` (latency, replies).
+    pub(crate) fn latencies_since(
+        &self,
+        campaign_id: Uuid,
+        since_ms: i64,
+        mut each: impl FnMut(u64, u64),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
+         FROM run_turns t JOIN runs r ON r.id = t.run_id
+         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?
+           AND t.role = 'target' AND t.latency_ms IS NOT NULL
+         GROUP BY 1",
+        )?;
+        let mut rows = statement.query(rusqlite::params![campaign_id.to_string(), since_ms])?;
+        while let Some(row) = rows.next()? {
+            each(row.get("latency_ms")?, row.get("count")?);
+        }
+        Ok(())
+    }
+}
+
+/// The details of `scenario_id`, read from `row` into `scenarios` the
+/// first time it is seen.
+fn scenario_info<'s>(
+    scenarios: &'s mut HashMap<String, ScenarioInfo>,
+    scenario_id: &str,
+    row: &rusqlite::Row<'_>,
+) -> Result<&'s ScenarioInfo> {
+    if !scenarios.contains_key(scenario_id) {
+        scenarios.insert(scenario_id.to_string(), scenario_info_from_row(row)?);
+    }
+    Ok(&scenarios[scenario_id])
+}
+
+/// From the `title`, `pack`, `tags` and `definition` columns of
+/// `scenarios` (all NULL when the scenario is no longer stored).
+fn scenario_info_from_row(row: &rusqlite::Row<'_>) -> Result<ScenarioInfo> {
+    /// The one field of a stored scenario definition the report needs.
+    #[derive(Deserialize)]
+    struct ScenarioGroup {
+        group: Option<String>,
+    }
+    Ok(ScenarioInfo {
+        title: row.get("title")?,
+        pack: row.get("pack")?,
+        tags: text(row, "tags")?
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default(),
+        group: text(row, "definition")?
+            .and_then(|s| serde_json::from_str::<ScenarioGroup>(s).ok())
+            .and_then(|d| d.group),
+    })
+}
