@@ -107,6 +107,10 @@ impl PlatformBuilder {
 
     pub async fn open(self) -> Result<Arc<Platform>> {
         self.judge_policy.validate()?;
+        // The store first: it creates the data folder, and refuses one
+        // that a newer version migrated before anything else is read.
+        let contacts = Arc::new(crate::provenance::Contacts::default());
+        let store = crate::store::Store::open(&self.data_dir, contacts.clone()).await?;
         let secrets = Secrets::open(&self.data_dir)?;
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(256)
@@ -116,8 +120,6 @@ impl PlatformBuilder {
         let models = self.role_models.unwrap_or_else(RoleModels::from_env);
         check_role_models(self.offline, &models)?;
         let roles = LiveRoles::new(models, &http);
-        let contacts = Arc::new(crate::provenance::Contacts::default());
-        let store = crate::store::Store::open(&self.data_dir, contacts.clone()).await?;
         let platform = Arc::new(Platform {
             db: store.pool.clone(),
             store,
