@@ -494,6 +494,20 @@ mod tests {
             .expect("platform")
     }
 
+    /// A role model at `base_url` with nothing else set.
+    fn role_model(base_url: &str, model: &str) -> settings::RoleModel {
+        settings::RoleModel {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            api_key_env: None,
+            api_key_ref: None,
+            max_tokens: None,
+            concurrency: None,
+            input_tokens: None,
+        }
+    }
+
     fn free_port() -> u16 {
         std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -535,14 +549,8 @@ mod tests {
         assert_eq!(err.code(), ErrorCode::InvalidInput, "{err}");
         let mut too_many = fresh.clone();
         too_many.role_models.analyst = Some(settings::RoleModel {
-            base_url: "http://127.0.0.1:9/v1".into(),
-            model: "m".into(),
-            api_key: None,
-            api_key_env: None,
-            api_key_ref: None,
             max_tokens: Some(0),
-            concurrency: None,
-            input_tokens: None,
+            ..role_model("http://127.0.0.1:9/v1", "m")
         });
         assert_eq!(
             store
@@ -553,14 +561,8 @@ mod tests {
         );
         let mut small_budget = fresh.clone();
         small_budget.role_models.analyst = Some(settings::RoleModel {
-            base_url: "http://127.0.0.1:9/v1".into(),
-            model: "m".into(),
-            api_key: None,
-            api_key_env: None,
-            api_key_ref: None,
-            max_tokens: None,
-            concurrency: None,
             input_tokens: Some(100),
+            ..role_model("http://127.0.0.1:9/v1", "m")
         });
         let err = store
             .update(&platform.secrets, small_budget.clone())
@@ -572,14 +574,9 @@ mod tests {
 
         let mut with_key = fresh;
         with_key.role_models.judge = Some(settings::RoleModel {
-            base_url: "http://127.0.0.1:9/v1".into(),
-            model: "judge-model".into(),
             api_key: Some("sk-secret-value".into()),
-            api_key_env: None,
-            api_key_ref: None,
             max_tokens: Some(256),
-            concurrency: None,
-            input_tokens: None,
+            ..role_model("http://127.0.0.1:9/v1", "judge-model")
         });
         with_key.role_models.analyst =
             small_budget
@@ -672,14 +669,8 @@ mod tests {
         s.api.port = free_port();
         s.patrol_interval_minutes = 15;
         s.role_models.analyst = Some(settings::RoleModel {
-            base_url: "http://127.0.0.1:9/v1".into(),
-            model: "analyst-from-settings".into(),
             api_key: Some("sk-analyst".into()),
-            api_key_env: None,
-            api_key_ref: None,
-            max_tokens: None,
-            concurrency: None,
-            input_tokens: None,
+            ..role_model("http://127.0.0.1:9/v1", "analyst-from-settings")
         });
         let saved = store.update(&platform.secrets, s).expect("save");
         resident
@@ -749,16 +740,7 @@ mod tests {
         )
         .expect("open");
         let resident = Resident::new(PatrolControl::new(None));
-        let judge_at = |base_url: &str| settings::RoleModel {
-            base_url: base_url.into(),
-            model: "judge".into(),
-            api_key: None,
-            api_key_env: None,
-            api_key_ref: None,
-            max_tokens: None,
-            concurrency: None,
-            input_tokens: None,
-        };
+        let judge_at = |base_url: &str| role_model(base_url, "judge");
         let remote_target = || CreateTarget {
             channel: ChannelConfig::Http {
                 url: "http://10.1.2.3:8080/chat".into(),

@@ -12,7 +12,7 @@ use crate::store::Read;
 use crate::tally::{RunSums, TIMELINE_SLICES, reason_kind};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use uuid::Uuid;
 
 /// Counts and rate over a set of runs. Pass rate = passed / (passed +
@@ -379,8 +379,7 @@ fn from_tallies(read: &Read<'_>, campaign: &Campaign) -> Result<FixedAcc> {
     let mut acc = FixedAcc::new();
     // Runs not yet done are those neither tallied nor running.
     let (planned, running) = read.planned_and_running_runs(id)?;
-    let mut scenarios = HashMap::new();
-    let done = read.verdict_tallies(id, &mut scenarios, |info, scenario_id, verdict, sums| {
+    let done = read.verdict_tallies(id, |info, scenario_id, verdict, sums| {
         acc.runs(info, scenario_id, verdict, sums)
     })?;
     read.timeline_tallies(id, |slice, verdict, runs| {
@@ -405,8 +404,7 @@ fn from_runs(read: &Read<'_>, campaign: &Campaign, since: DateTime<Utc>) -> Resu
     let (id, since_ms) = (campaign.id, to_ms(since));
     let duration_ms = campaign.campaign_duration().num_milliseconds().max(1);
     let mut acc = FixedAcc::new();
-    let mut scenarios = HashMap::new();
-    read.runs_finished_since(id, since_ms, &mut scenarios, |info, run| {
+    read.runs_finished_since(id, since_ms, |info, run| {
         let verdict = run.verdict;
         let slice = crate::tally::slice(run.offset_ms, duration_ms);
         acc.runs(

@@ -187,6 +187,33 @@ struct Settings {
     price_out_per_mtok: f64,
 }
 
+impl Settings {
+    /// Target `id` with these settings.
+    fn target(
+        self,
+        id: Uuid,
+        channel: ChannelConfig,
+        created_at: DateTime<Utc>,
+        archived_at: Option<DateTime<Utc>>,
+        updated_at: DateTime<Utc>,
+    ) -> Target {
+        Target {
+            id,
+            name: self.name,
+            channel,
+            concurrency: self.concurrency,
+            rate_per_second: self.rate_per_second,
+            timeout_ms: self.timeout_ms,
+            max_retries: self.max_retries,
+            price_in_per_mtok: self.price_in_per_mtok,
+            price_out_per_mtok: self.price_out_per_mtok,
+            created_at,
+            updated_at,
+            archived_at,
+        }
+    }
+}
+
 /// The longest timeout a target may have (10 minutes).
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
 /// The most retries a target may have.
@@ -352,20 +379,7 @@ impl Platform {
         let settings = Settings::check(&req)?;
         let channel = self.prepare_channel(req.channel, None)?;
         let now = self.clock.now();
-        let target = Target {
-            id: self.ids.next_id(),
-            name: settings.name,
-            channel,
-            concurrency: settings.concurrency,
-            rate_per_second: settings.rate_per_second,
-            timeout_ms: settings.timeout_ms,
-            max_retries: settings.max_retries,
-            price_in_per_mtok: settings.price_in_per_mtok,
-            price_out_per_mtok: settings.price_out_per_mtok,
-            created_at: now,
-            updated_at: now,
-            archived_at: None,
-        };
+        let target = settings.target(self.ids.next_id(), channel, now, None, now);
         self.store.insert_target(&target).await?;
         self.audit("platform", "target.create", Some(target.id), "ok")
             .await;
@@ -379,20 +393,13 @@ impl Platform {
         let current = self.get_target(id).await?;
         let settings = Settings::check(&req)?;
         let channel = self.prepare_channel(req.channel, Some(&current.channel))?;
-        let target = Target {
+        let target = settings.target(
             id,
-            name: settings.name,
             channel,
-            concurrency: settings.concurrency,
-            rate_per_second: settings.rate_per_second,
-            timeout_ms: settings.timeout_ms,
-            max_retries: settings.max_retries,
-            price_in_per_mtok: settings.price_in_per_mtok,
-            price_out_per_mtok: settings.price_out_per_mtok,
-            created_at: current.created_at,
-            updated_at: self.clock.now(),
-            archived_at: current.archived_at,
-        };
+            current.created_at,
+            current.archived_at,
+            self.clock.now(),
+        );
         self.store.update_target(&target).await?;
         // The next request builds the channel with the new settings.
         self.forget_channel(id);

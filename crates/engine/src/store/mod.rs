@@ -120,9 +120,6 @@ impl std::fmt::Debug for Store {
     }
 }
 
-// `snapshot`, `transact`, `Tx` and `Read` take over from the raw
-// connections as each area's queries move here.
-#[allow(dead_code)]
 impl Store {
     /// Opens (creating if missing) the store in `data_dir` and runs the
     /// migrations; `contacts` are stored with the writer's batches.
@@ -178,9 +175,7 @@ impl Store {
 /// same closure on a blocking thread that owns one transaction, its store
 /// functions waiting on each statement, with the campaign's row locked
 /// first so that decisions on one campaign take turns across processes.
-#[allow(dead_code)]
 pub(crate) struct Tx<'c>(pub(in crate::store) &'c rusqlite::Connection);
 
 /// A read-only snapshot (see [`Store::snapshot`]).
-#[allow(dead_code)]
 pub(crate) struct Read<'c>(pub(in crate::store) &'c rusqlite::Connection);

@@ -41,15 +41,14 @@ impl Read<'_> {
     }
 
     /// Streams a campaign's verdict tallies (per scenario and verdict) to
-    /// `each`, with the scenario's details, read into `scenarios` the first
-    /// time a scenario is seen. Returns how many runs are tallied, with or
-    /// without a verdict.
+    /// `each`, with the scenario's details (read once per scenario).
+    /// Returns how many runs are tallied, with or without a verdict.
     pub(crate) fn verdict_tallies(
         &self,
         campaign_id: Uuid,
-        scenarios: &mut HashMap<String, ScenarioInfo>,
         mut each: impl FnMut(&ScenarioInfo, &str, Verdict, RunSums),
     ) -> Result<u32> {
+        let mut scenarios = HashMap::new();
         let mut done = 0;
         let mut statement = self.0.prepare_cached(
             "SELECT t.*, s.title, s.pack, s.tags, s.definition
@@ -63,7 +62,7 @@ impl Read<'_> {
                 continue;
             };
             let scenario_id: String = row.get("scenario_id")?;
-            let info = scenario_info(scenarios, &scenario_id, row)?;
+            let info = scenario_info(&mut scenarios, &scenario_id, row)?;
             let sums = RunSums {
                 runs: row.get("runs")?,
                 with_metrics: row.get("with_metrics")?,
@@ -158,15 +157,15 @@ impl Read<'_> {
     }
 
     /// Streams the runs of a campaign that finished after `since_ms` with a
-    /// verdict to `each`, with their scenario's details, read into
-    /// `scenarios` the first time a scenario is seen.
+    /// verdict to `each`, with their scenario's details (read once per
+    /// scenario).
     pub(crate) fn runs_finished_since(
         &self,
         campaign_id: Uuid,
         since_ms: i64,
-        scenarios: &mut HashMap<String, ScenarioInfo>,
         mut each: impl FnMut(&ScenarioInfo, FinishedRun<'_>),
     ) -> Result<()> {
+        let mut scenarios = HashMap::new();
         let mut statement = self.0.prepare_cached(
             "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
                 r.offset_ms, s.title, s.pack, s.tags, s.definition
@@ -179,7 +178,7 @@ impl Read<'_> {
                 continue;
             };
             let scenario_id: String = row.get("scenario_id")?;
-            let info = scenario_info(scenarios, &scenario_id, row)?;
+            let info = scenario_info(&mut scenarios, &scenario_id, row)?;
             let (metrics, checks) =
                 stored_results(text(row, "metrics")?, text(row, "check_results")?);
             let run = FinishedRun {

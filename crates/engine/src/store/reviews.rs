@@ -80,13 +80,10 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
-                Ok(LatestRating {
-                    rating: r.try_get::<i64, _>("rating")? as f64,
-                    overridden: r.try_get::<Option<String>, _>("judge_override")?.is_some(),
-                    automatic: r
-                        .try_get::<Option<String>, _>("verdict")?
+                latest_rating(r, |r| {
+                    Ok(r.try_get::<Option<String>, _>("verdict")?
                         .as_deref()
-                        .and_then(Verdict::parse),
+                        .and_then(Verdict::parse))
                 })
             })
             .collect()
@@ -109,16 +106,25 @@ impl Store {
         .await?;
         rows.iter()
             .map(|r| {
-                Ok(LatestRating {
-                    rating: r.try_get::<i64, _>("rating")? as f64,
-                    overridden: r.try_get::<Option<String>, _>("judge_override")?.is_some(),
-                    automatic: r
-                        .try_get::<Option<String>, _>("judge_review")?
-                        .and_then(|j| serde_json::from_str(&j).ok()),
+                latest_rating(r, |r| {
+                    Ok(r.try_get::<Option<String>, _>("judge_review")?
+                        .and_then(|j| serde_json::from_str(&j).ok()))
                 })
             })
             .collect()
     }
+}
+
+/// A latest rating from its row, the automatic result read by `automatic`.
+fn latest_rating<T>(
+    r: &SqliteRow,
+    automatic: impl FnOnce(&SqliteRow) -> Result<T>,
+) -> Result<LatestRating<T>> {
+    Ok(LatestRating {
+        rating: r.try_get::<i64, _>("rating")? as f64,
+        overridden: r.try_get::<Option<String>, _>("judge_override")?.is_some(),
+        automatic: automatic(r)?,
+    })
 }
 
 fn review_from_row(r: &SqliteRow) -> Result<HumanReview> {
