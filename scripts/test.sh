@@ -25,6 +25,9 @@ bash scripts/check-file-sizes.sh
 step "no SQL outside the store layer"
 bash scripts/check-store-boundary.sh
 
+step "no name from a higher layer of the engine in a lower one"
+python3 scripts/check-layers.py
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 

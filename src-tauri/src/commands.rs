@@ -34,7 +34,7 @@ type Reply<T> = Result<T, ErrorBody>;
 /// The body the UI sees; internal causes go to the log only.
 pub fn body(e: Error) -> ErrorBody {
     if let Some(cause) = &e.cause {
-        tracing::error!(error = %cause, code = %e.body.code, "operation failed");
+        tracing::error!(error = format!("{cause:#}"), code = %e.body.code, "operation failed");
     }
     e.body
 }

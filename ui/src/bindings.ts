@@ -1110,7 +1110,7 @@ export type RoleModelsView = {
 
 /**
  *  The structured-output form each role model took (see
- *  [`crate::structured`]).
+ *  [`OutputMode`]).
  */
 export type RoleOutputModes = {
 	virtual_user?: OutputMode | null,

@@ -11,47 +11,14 @@ use crate::role_models::Role;
 use crate::structured::OutputMode;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use uuid::Uuid;
+
+pub use crate::domain::report::{ModelsUsed, Outcomes, RoleOutputModes};
 
 /// Bootstrap resamples for the interval of the pass-rate change.
 pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 /// How many earlier periods a comparison lists.
 pub const MAX_PERIODS: usize = 5;
-
-/// Which models played each role in a campaign.
-#[derive(
-    Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-pub struct ModelsUsed {
-    pub target: String,
-    #[serde(default)]
-    pub virtual_user: Option<String>,
-    #[serde(default)]
-    pub judge: Option<String>,
-    /// How each role model was asked for its JSON, as last seen in this
-    /// campaign (a role played offline has none).
-    #[serde(default)]
-    pub output_modes: RoleOutputModes,
-}
-
-/// The structured-output form each role model took (see
-/// [`crate::structured`]).
-#[derive(
-    Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-pub struct RoleOutputModes {
-    #[serde(default)]
-    pub virtual_user: Option<OutputMode>,
-    #[serde(default)]
-    pub judge: Option<OutputMode>,
-    #[serde(default)]
-    pub analyst: Option<OutputMode>,
-}
-
-/// Passed/failed outcomes of one scenario in one campaign (errors and
-/// skipped runs excluded, as from the pass rate).
-pub type Outcomes = BTreeMap<String, Vec<bool>>;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct PassAtK {

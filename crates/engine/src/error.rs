@@ -192,6 +192,47 @@ impl Error {
     }
 }
 
+impl Error {
+    /// Names what the engine was doing when this internal fault happened,
+    /// for the log (`store: reading campaign 0192…: database is locked`);
+    /// an error for the user is left as it is.
+    pub fn context(mut self, doing: impl std::fmt::Display + Send + Sync + 'static) -> Self {
+        if let Some(cause) = self.cause.take() {
+            self.cause = Some(cause.context(doing));
+        }
+        self
+    }
+}
+
+/// [`Error::context`] on a result, at the places where the engine touches
+/// the database, files and the network.
+pub trait Context<T> {
+    fn context(self, doing: &'static str) -> Result<T>;
+    fn with_context<D: std::fmt::Display + Send + Sync + 'static>(
+        self,
+        doing: impl FnOnce() -> D,
+    ) -> Result<T>;
+}
+
+impl<T, E: Into<Error>> Context<T> for std::result::Result<T, E> {
+    fn context(self, doing: &'static str) -> Result<T> {
+        self.map_err(|e| e.into().context(doing))
+    }
+
+    fn with_context<D: std::fmt::Display + Send + Sync + 'static>(
+        self,
+        doing: impl FnOnce() -> D,
+    ) -> Result<T> {
+        self.map_err(|e| e.into().context(doing()))
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Self::internal(e)
+    }
+}
+
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
         Self::internal(e)

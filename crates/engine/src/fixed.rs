@@ -8,105 +8,18 @@
 
 use crate::campaign::CampaignStatus;
 use crate::channel::{Channel, ChatMessage, ChatRequest};
-use crate::checks::{CheckResult, TurnContext, key_field_coverage, run_checks};
+use crate::checks::{TurnContext, key_field_coverage, run_checks};
 use crate::clock::to_ms;
+pub use crate::domain::run::{CheckResult, Run, RunMetrics, RunTurn, Verdict};
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
 use crate::store::writer::{ClaimedRow, Committed, FinishRow, TurnRow, Write};
 use crate::tally::RunOutcome;
 use crate::target::Target;
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use uuid::Uuid;
-
-/// How a finished run ended. `skipped` runs never executed because the
-/// campaign was finalized first; they count in no rate.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    Passed,
-    Failed,
-    Error,
-    Skipped,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Passed => "passed",
-            Self::Failed => "failed",
-            Self::Error => "error",
-            Self::Skipped => "skipped",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "passed" => Self::Passed,
-            "failed" => Self::Failed,
-            "error" => Self::Error,
-            "skipped" => Self::Skipped,
-            _ => return None,
-        })
-    }
-}
-
-/// Figures of one run.
-#[derive(
-    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-pub struct RunMetrics {
-    /// Target replies received.
-    pub turns: u32,
-    /// Whether every scripted turn got a reply.
-    pub completed: bool,
-    pub latency_ms_total: u64,
-    pub latency_ms_max: u64,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
-    /// Estimated from the target's prices per million tokens.
-    pub cost: f64,
-    /// Fraction of the scenario's key fields present in the replies.
-    pub key_field_coverage: Option<f64>,
-}
-
-/// A run as listed in reports and the UI.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct Run {
-    pub id: Uuid,
-    pub campaign_id: Uuid,
-    pub scenario_id: String,
-    pub seq: u32,
-    /// Campaign-time offset from the window start, in milliseconds.
-    pub offset_ms: i64,
-    pub scheduled_at: DateTime<Utc>,
-    /// `pending`, `running` or `done`.
-    pub status: String,
-    pub verdict: Option<Verdict>,
-    pub check_results: Vec<CheckResult>,
-    pub metrics: Option<RunMetrics>,
-    pub error_reason: Option<String>,
-    pub started_at: Option<DateTime<Utc>>,
-    pub finished_at: Option<DateTime<Utc>>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct RunTurn {
-    pub seq: u32,
-    /// `user` or `target`.
-    pub role: String,
-    pub content: String,
-    pub latency_ms: Option<u64>,
-    pub tokens_in: Option<u32>,
-    pub tokens_out: Option<u32>,
-    pub tool_calls: Vec<crate::channel::ToolCall>,
-    pub created_at: DateTime<Utc>,
-}
 
 /// What playing a run gave.
 struct Played {
@@ -507,8 +420,6 @@ impl Platform {
         }
     }
 }
-
-pub(crate) use crate::store::runs::run_from_row;
 
 /// Starts the background scheduler: recovers interrupted runs, then steps
 /// every `poll` (default 500 ms). Errors are logged; the loop keeps going.

@@ -11,6 +11,7 @@ pub mod checks;
 pub mod clock;
 pub mod comparison;
 pub mod demo_agent;
+pub mod domain;
 pub mod error;
 pub mod exploration;
 pub mod export;

@@ -15,105 +15,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
-/// Counts and rate over a set of runs. Pass rate = passed / (passed +
-/// failed); runs in `error` are counted apart and never in the rate.
-#[derive(
-    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-pub struct Tally {
-    pub passed: u32,
-    pub failed: u32,
-    pub errors: u32,
-    /// `None` when no run passed or failed.
-    pub pass_rate: Option<f64>,
-}
-
-impl Tally {
-    /// Counts `n` runs with `verdict`.
-    fn add(&mut self, verdict: Verdict, n: u32) {
-        match verdict {
-            Verdict::Passed => self.passed += n,
-            Verdict::Failed => self.failed += n,
-            Verdict::Error => self.errors += n,
-            Verdict::Skipped => {}
-        }
-        let judged = self.passed + self.failed;
-        self.pass_rate = (judged > 0).then(|| f64::from(self.passed) / f64::from(judged));
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct ScenarioStat {
-    pub scenario_id: String,
-    pub title: String,
-    pub pack: String,
-    pub group: Option<String>,
-    pub runs: u32,
-    pub tally: Tally,
-    pub latency_ms_mean: Option<f64>,
-    /// Plain-words details of the checks that failed, most frequent first.
-    pub failing_checks: Vec<FailingCheck>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct FailingCheck {
-    pub kind: String,
-    pub detail: String,
-    pub count: u32,
-    /// One run where it happened, for drill-down.
-    pub example_run_id: Uuid,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct GroupStat {
-    pub name: String,
-    pub runs: u32,
-    pub tally: Tally,
-}
-
-/// A slice of the window in campaign time, for the pass-rate chart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct TimelinePoint {
-    /// Start of the slice, hours of campaign time from the window start.
-    pub offset_hours: f64,
-    pub tally: Tally,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct ErrorReason {
-    pub reason: String,
-    pub count: u32,
-}
-
-/// Fixed-scenario results of a campaign.
-#[derive(
-    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-pub struct FixedSummary {
-    pub runs_planned: u32,
-    pub runs_finished: u32,
-    pub runs_pending: u32,
-    pub runs_skipped: u32,
-    pub passed: u32,
-    pub failed: u32,
-    pub errors: u32,
-    /// passed / (passed + failed); `None` before any verdict.
-    pub pass_rate: Option<f64>,
-    /// Runs whose every scripted turn got a reply, over finished runs.
-    pub completion_rate: Option<f64>,
-    /// Mean key-field coverage over runs whose scenario names key fields.
-    pub key_field_coverage: Option<f64>,
-    pub latency_p50_ms: Option<u64>,
-    pub latency_p95_ms: Option<u64>,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
-    pub cost: f64,
-    pub per_scenario: Vec<ScenarioStat>,
-    pub per_tag: Vec<GroupStat>,
-    pub per_group: Vec<GroupStat>,
-    pub error_reasons: Vec<ErrorReason>,
-    pub timeline: Vec<TimelinePoint>,
-}
+pub(crate) use crate::domain::report::ScenarioInfo;
+pub use crate::domain::report::{
+    ErrorReason, FailingCheck, FixedSummary, GroupStat, ScenarioStat, Tally, TimelinePoint,
+};
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CampaignReport {
@@ -160,14 +65,6 @@ fn percentile(counts: &BTreeMap<u64, u64>, p: f64) -> Option<u64> {
         seen += n;
         (seen >= rank).then_some(value)
     })
-}
-
-/// What the report shows of a scenario, parsed once per scenario.
-pub(crate) struct ScenarioInfo {
-    pub title: Option<String>,
-    pub pack: Option<String>,
-    pub tags: Vec<String>,
-    pub group: Option<String>,
 }
 
 /// Per-scenario accumulator while aggregating.

@@ -20,37 +20,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-/// The three roles a model can play.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    VirtualUser,
-    Judge,
-    Analyst,
-}
-
-impl Role {
-    pub const ALL: [Role; 3] = [Role::VirtualUser, Role::Judge, Role::Analyst];
-
-    /// The `AGENTEVAL_<PREFIX>_*` environment prefix.
-    pub fn env_prefix(self) -> &'static str {
-        match self {
-            Role::VirtualUser => "USER",
-            Role::Judge => "JUDGE",
-            Role::Analyst => "ANALYST",
-        }
-    }
-
-    /// Answer cap when none is configured: a user turn is short, a judge
-    /// review is a JSON object with evidence, an analysis is the longest.
-    pub fn default_max_tokens(self) -> u32 {
-        match self {
-            Role::VirtualUser => 300,
-            Role::Judge => 800,
-            Role::Analyst => 1500,
-        }
-    }
-}
+pub use crate::domain::models::Role;
 
 /// Something that completes a chat for a role: the real client talks to an
 /// OpenAI-compatible endpoint, tests inject [`FakeChatClient`].

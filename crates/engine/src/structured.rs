@@ -13,51 +13,13 @@
 //! the life of the process.
 
 use crate::virtual_user::Lang;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
-/// How a role model was asked for its JSON answer.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum OutputMode {
-    /// `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`.
-    JsonSchema,
-    /// `response_format: {type: "json_object", schema}`.
-    JsonObjectSchema,
-    /// `response_format: {type: "json_object"}`: JSON, but no schema.
-    JsonObject,
-    /// No `response_format`: the prompt alone asks for the JSON.
-    PromptOnly,
-}
+pub use crate::domain::models::OutputMode;
 
 impl OutputMode {
-    /// The forms in the order they are tried.
-    pub const LADDER: [OutputMode; 4] = [
-        OutputMode::JsonSchema,
-        OutputMode::JsonObjectSchema,
-        OutputMode::JsonObject,
-        OutputMode::PromptOnly,
-    ];
-
-    /// The form to try when this one is refused.
-    pub fn next(self) -> Option<OutputMode> {
-        let i = Self::LADDER.iter().position(|m| *m == self)?;
-        Self::LADDER.get(i + 1).copied()
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OutputMode::JsonSchema => "json_schema",
-            OutputMode::JsonObjectSchema => "json_object_schema",
-            OutputMode::JsonObject => "json_object",
-            OutputMode::PromptOnly => "prompt_only",
-        }
-    }
-
     /// The `response_format` of a request in this form; `None` for the
     /// prompt alone.
     pub fn response_format(self, schema: &OutputSchema) -> Option<Value> {
@@ -72,12 +34,6 @@ impl OutputMode {
             OutputMode::JsonObject => Some(json!({"type": "json_object"})),
             OutputMode::PromptOnly => None,
         }
-    }
-}
-
-impl std::fmt::Display for OutputMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

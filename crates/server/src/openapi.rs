@@ -129,3 +129,31 @@ impl Modify for CommonResponses {
 pub fn document() -> utoipa::openapi::OpenApi {
     ApiDoc::openapi()
 }
+
+#[cfg(test)]
+mod tests {
+    /// docs/ARCHITECTURE.md names, for each operation of the API, its one
+    /// core function: a route added without its line there fails here.
+    #[test]
+    fn the_architecture_names_the_core_function_of_every_operation() {
+        let doc = include_str!("../../../docs/ARCHITECTURE.md");
+        let mut missing = Vec::new();
+        for (path, item) in super::document().paths.paths {
+            let methods = [
+                ("GET", item.get.is_some()),
+                ("POST", item.post.is_some()),
+                ("PUT", item.put.is_some()),
+                ("DELETE", item.delete.is_some()),
+            ];
+            for (method, _) in methods.iter().filter(|(_, has)| *has) {
+                if !doc.contains(&format!("`{method} {path}`")) {
+                    missing.push(format!("{method} {path}"));
+                }
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "docs/ARCHITECTURE.md has no line for: {missing:?}"
+        );
+    }
+}

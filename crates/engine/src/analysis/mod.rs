@@ -12,46 +12,13 @@ use crate::export::pct;
 use crate::platform::Platform;
 use crate::report::CampaignReport;
 use crate::role_models::ChatClient;
-use crate::structured::{OutputMode, OutputSchema};
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use crate::structured::OutputSchema;
+use serde::Deserialize;
 use serde_json::json;
 use std::sync::LazyLock;
 use uuid::Uuid;
 
-/// One claim and the evidence behind it.
-#[derive(
-    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-pub struct Claim {
-    pub text: String,
-    #[serde(default)]
-    pub run_ids: Vec<String>,
-    #[serde(default)]
-    pub session_ids: Vec<String>,
-    #[serde(default)]
-    pub turn_ids: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct Analysis {
-    pub id: Uuid,
-    pub campaign_id: Uuid,
-    /// Model identity, or `template` offline.
-    pub model: String,
-    /// True for the template analysis built without a model.
-    pub offline: bool,
-    /// The conclusion in a few sentences.
-    pub summary: String,
-    pub claims: Vec<Claim>,
-    /// Why the template was used although a model was configured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback_reason: Option<String>,
-    /// How the analyst model was asked for its JSON (model analyses only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_mode: Option<OutputMode>,
-    pub created_at: DateTime<Utc>,
-}
+pub use crate::domain::report::{Analysis, Claim};
 
 mod input;
 

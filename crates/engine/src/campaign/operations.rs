@@ -1,8 +1,13 @@
 //! The campaign operations: create, read, list, finalize, cancel and the
 //! next period.
 
-use super::plan::RUNS_PER_INSERT;
-use super::*;
+use crate::domain::campaign::plan::RUNS_PER_INSERT;
+use crate::domain::campaign::scale;
+use crate::domain::campaign::*;
+use crate::error::{Error, ErrorCode, Result};
+use crate::platform::Platform;
+use chrono::Duration;
+use uuid::Uuid;
 
 impl Platform {
     /// Creates a campaign and schedules its runs. It is `running` when its

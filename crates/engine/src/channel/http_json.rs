@@ -8,7 +8,7 @@
 
 use super::transport::Endpoint;
 use super::{Channel, ChannelError, ChannelErrorKind, ChatMessage, ChatReply, ChatRequest, Role};
-use crate::target::Header;
+use crate::domain::target::Header;
 use serde_json::{Value, json};
 use serde_json_path::JsonPath;
 use std::time::Duration;
@@ -109,7 +109,7 @@ pub fn render(template: &Value, messages: &[ChatMessage]) -> Value {
 #[async_trait::async_trait]
 impl Channel for HttpJsonChannel {
     fn host(&self) -> Option<String> {
-        crate::provenance::host_of(&self.endpoint.url)
+        crate::domain::provenance::host_of(&self.endpoint.url)
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {

@@ -7,7 +7,7 @@ use super::transport::Endpoint;
 use super::{
     Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, ToolSpec, Usage,
 };
-use crate::target::Header;
+use crate::domain::target::Header;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -309,7 +309,7 @@ impl Channel for OpenAiChannel {
 
     fn host(&self) -> Option<String> {
         let endpoint = self.endpoint.as_ref().ok()?;
-        crate::provenance::host_of(&endpoint.url)
+        crate::domain::provenance::host_of(&endpoint.url)
     }
 }
 

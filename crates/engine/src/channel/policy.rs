@@ -28,8 +28,8 @@ pub struct PolicyConfig {
 impl Default for PolicyConfig {
     fn default() -> Self {
         Self {
-            max_retries: crate::target::DEFAULT_MAX_RETRIES,
-            concurrency: crate::target::DEFAULT_CONCURRENCY,
+            max_retries: crate::domain::target::DEFAULT_MAX_RETRIES,
+            concurrency: crate::domain::target::DEFAULT_CONCURRENCY,
             rate_per_second: None,
             backoff_base: DEFAULT_BACKOFF_BASE,
             backoff_max: DEFAULT_BACKOFF_MAX,
@@ -38,7 +38,7 @@ impl Default for PolicyConfig {
 }
 
 impl PolicyConfig {
-    pub fn for_target(t: &crate::target::Target) -> Self {
+    pub fn for_target(t: &crate::domain::target::Target) -> Self {
         Self {
             max_retries: t.max_retries,
             concurrency: t.concurrency,

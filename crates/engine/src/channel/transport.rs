@@ -3,7 +3,7 @@
 //! and error classification that never repeats a secret.
 
 use super::{ChannelError, ChannelErrorKind};
-use crate::target::Header;
+use crate::domain::target::Header;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@ use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
 use crate::scenario::{Check, Scenario};
 use crate::text::truncate;
 use regex::Regex;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, LazyLock, RwLock};
@@ -22,17 +22,7 @@ pub use numbers::*;
 pub use rubric::*;
 use structured::*;
 
-/// The outcome of one check on one turn.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct CheckResult {
-    /// 0-based turn index.
-    pub turn: u32,
-    /// The check type, e.g. `contains`.
-    pub kind: String,
-    pub passed: bool,
-    /// Why it passed or failed, in plain words.
-    pub detail: String,
-}
+pub use crate::domain::run::CheckResult;
 
 /// What a check sees of one turn.
 pub struct TurnContext<'a> {

@@ -9,9 +9,9 @@
 //! either. A decision is answered only once its transaction committed.
 
 use crate::clock::from_ms;
+use crate::domain::parse_id;
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::Platform;
-use crate::target::parse_id;
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};

@@ -10,9 +10,9 @@ use super::session::{
 };
 use crate::campaign::{Campaign, EffectiveBudget, Line, campaign_from_row};
 use crate::clock::to_ms;
+use crate::domain::report::FixedSummary;
 use crate::error::Result;
 use crate::platform::Platform;
-use crate::report::FixedSummary;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;

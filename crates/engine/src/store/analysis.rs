@@ -1,10 +1,10 @@
 //! The analyses of campaigns.
 
 use super::Store;
-use crate::analysis::Analysis;
 use crate::clock::{from_ms, to_ms};
+use crate::domain::parse_id;
+use crate::domain::report::Analysis;
 use crate::error::Result;
-use crate::target::parse_id;
 use sqlx::Row;
 use uuid::Uuid;
 

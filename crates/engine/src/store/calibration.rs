@@ -4,8 +4,8 @@
 use super::Store;
 use crate::calibration::{BlindLabel, CriterionScores};
 use crate::clock::{from_ms, to_ms};
+use crate::domain::parse_id;
 use crate::error::Result;
-use crate::target::parse_id;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;

@@ -2,12 +2,12 @@
 //! campaign in the writer's transaction.
 
 use super::{Store, Tx};
-use crate::campaign::{Budget, Campaign, CampaignStatus, Line};
 use crate::clock::{from_ms, to_ms};
-use crate::comparison::ModelsUsed;
+use crate::domain::campaign::{Budget, Campaign, CampaignStatus, Line};
+use crate::domain::parse_id;
+use crate::domain::report::ModelsUsed;
+use crate::domain::scenario::Scenario;
 use crate::error::Result;
-use crate::scenario::Scenario;
-use crate::target::parse_id;
 use chrono::{DateTime, Duration, Utc};
 use sqlx::Row;
 use std::sync::Arc;
@@ -104,13 +104,13 @@ impl Tx<'_> {
             rusqlite::params![now, id],
         )?;
         if changed > 0 {
-            crate::tally::RunTallies::finish_bare(
+            crate::store::tallies::RunTallies::finish_bare(
                 conn,
                 "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?1
                  WHERE campaign_id = ?2 AND status = 'pending'
                  RETURNING id, campaign_id, scenario_id, offset_ms",
                 rusqlite::params![now, id],
-                crate::fixed::Verdict::Skipped,
+                crate::domain::run::Verdict::Skipped,
                 "window_ended",
             )?;
             conn.execute(

@@ -1,12 +1,12 @@
 //! What period comparison reads: the campaigns' fixed outcomes and the
 //! models that played each role.
 
-use crate::comparison::{ModelsUsed, Outcomes};
+use crate::domain::models::OutputMode;
+use crate::domain::models::Role;
+use crate::domain::report::{ModelsUsed, Outcomes};
+use crate::domain::run::Verdict;
 use crate::error::Result;
-use crate::fixed::Verdict;
-use crate::role_models::Role;
 use crate::store::Store;
-use crate::structured::OutputMode;
 use sqlx::Row;
 use uuid::Uuid;
 

@@ -125,7 +125,7 @@ impl Store {
     /// migrations; `contacts` are stored with the writer's batches.
     pub(crate) async fn open(
         data_dir: &Path,
-        contacts: Arc<crate::provenance::Contacts>,
+        contacts: Arc<crate::domain::provenance::Contacts>,
     ) -> Result<Self> {
         let pool = open(data_dir).await?;
         let file = data_dir.join(DB_FILE);

@@ -3,9 +3,10 @@
 //! beside the page.
 
 use super::Store;
+use crate::domain::run::{Run, Verdict};
 use crate::error::Result;
 use crate::exploration::session::{ExplorationSession, SessionStatus, session_from_row};
-use crate::fixed::{Run, Verdict, run_from_row};
+use crate::store::runs::run_from_row;
 use uuid::Uuid;
 
 /// Which of a campaign's runs by their verdict.

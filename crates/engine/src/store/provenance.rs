@@ -2,8 +2,10 @@
 //! the writer's batches, and read back for the campaign's provenance.
 
 use super::Read;
+use crate::domain::provenance::{
+    Contacts, HostContact, HostRole, Pending, Provenance, is_loopback,
+};
 use crate::error::Result;
-use crate::provenance::{Contacts, HostContact, HostRole, Pending, Provenance, is_loopback};
 use std::collections::HashMap;
 use uuid::Uuid;
 

@@ -3,14 +3,14 @@
 //! keeps, new results from the runs themselves. Each function streams what
 //! it reads to a callback, without an allocation per row.
 
-use crate::checks::CheckResult;
+use crate::domain::parse_id;
+use crate::domain::report::ScenarioInfo;
+use crate::domain::run::CheckResult;
+use crate::domain::run::RunMetrics;
+use crate::domain::run::Verdict;
+use crate::domain::tally::{RunSums, stored_results};
 use crate::error::Result;
-use crate::fixed::RunMetrics;
-use crate::fixed::Verdict;
-use crate::report::ScenarioInfo;
 use crate::store::{Read, text};
-use crate::tally::{RunSums, stored_results};
-use crate::target::parse_id;
 use serde::Deserialize;
 use std::collections::HashMap;
 use uuid::Uuid;

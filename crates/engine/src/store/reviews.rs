@@ -2,11 +2,11 @@
 //! subject with the automatic verdict it is compared with.
 
 use crate::clock::{from_ms, to_ms};
+use crate::domain::parse_id;
+use crate::domain::review::{HumanReview, SubjectKind};
+use crate::domain::run::Verdict;
 use crate::error::Result;
-use crate::fixed::Verdict;
-use crate::review::{HumanReview, SubjectKind};
 use crate::store::Store;
-use crate::target::parse_id;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;

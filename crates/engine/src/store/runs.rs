@@ -3,12 +3,12 @@
 //! verdicts go through the [`writer`](super::writer)).
 
 use crate::clock::{from_ms, to_ms};
+use crate::domain::parse_id;
+use crate::domain::run::{Run, RunTurn, Verdict};
 use crate::error::{Error, Result};
-use crate::fixed::{Run, RunTurn, Verdict};
+use crate::store::tallies::RunTallies;
 use crate::store::writer::ClaimedRow;
 use crate::store::{Store, Tx};
-use crate::tally::RunTallies;
-use crate::target::parse_id;
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;

@@ -2,8 +2,8 @@
 
 use super::Store;
 use crate::clock::to_ms;
+use crate::domain::scenario::Scenario;
 use crate::error::Result;
-use crate::scenario::Scenario;
 use chrono::{DateTime, Utc};
 
 impl Store {

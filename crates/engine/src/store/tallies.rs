@@ -1,10 +1,10 @@
 //! The report's fixed-scenario tallies (migration 0008): what the runs of
 //! a batch add, summed in memory and written once per tally row it touches
-//! in the batch's own transaction (see [`crate::tally`]), the runs that
+//! in the batch's own transaction (see [`crate::domain::tally`]), the runs that
 //! finish without playing, and the backfill from the runs already finished.
 
-use crate::fixed::Verdict;
-use crate::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
+use crate::domain::run::Verdict;
+use crate::domain::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -53,7 +53,7 @@ impl RunTallies {
                     .query_row([run.campaign_id.to_string()], |r| {
                         Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                     })?;
-                let d = crate::campaign::scaled_ms(end - start, scale);
+                let d = crate::domain::campaign::scaled_ms(end - start, scale);
                 self.durations.insert(run.campaign_id, d);
                 d
             }

@@ -2,8 +2,9 @@
 
 use super::Store;
 use crate::clock::{from_ms, to_ms};
+use crate::domain::parse_id;
+use crate::domain::target::Target;
 use crate::error::Result;
-use crate::target::{Target, parse_id};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use uuid::Uuid;

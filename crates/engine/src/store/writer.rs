@@ -26,11 +26,11 @@
 //! call's own writes for SQLite's write lock (whose busy handler sleeps for
 //! milliseconds).
 
+use crate::domain::run::Verdict;
+use crate::domain::tally::RunOutcome;
 use crate::error::{Error, Result};
-use crate::fixed::Verdict;
 use crate::store::tallies::RunTallies;
 use crate::store::uuid_at;
-use crate::tally::RunOutcome;
 use rusqlite::{Connection, Statement, Transaction, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;
@@ -214,8 +214,8 @@ impl Writer {
     /// Opens the writer's connection to the database file at `path` (its
     /// schema already migrated) and starts its thread.
     /// Each batch also stores the hosts counted in `contacts` since the
-    /// one before (see [`crate::provenance`]).
-    pub fn open(path: &Path, contacts: Arc<crate::provenance::Contacts>) -> Result<Self> {
+    /// one before (see [`crate::domain::provenance`]).
+    pub fn open(path: &Path, contacts: Arc<crate::domain::provenance::Contacts>) -> Result<Self> {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
@@ -310,7 +310,7 @@ fn run(
     conn: &Connection,
     statements: &mut RunStatements<'_>,
     rx: mpsc::Receiver<Job>,
-    contacts: &crate::provenance::Contacts,
+    contacts: &crate::domain::provenance::Contacts,
 ) {
     let mut lost = LostTurns::default();
     let mut tallies = RunTallies::default();
@@ -367,7 +367,7 @@ fn commit(
     done: &mut Vec<Option<Done>>,
     lost: &mut LostTurns,
     tallies: &mut RunTallies,
-    contacts: &crate::provenance::Contacts,
+    contacts: &crate::domain::provenance::Contacts,
 ) {
     done.clear();
     let tx = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
@@ -608,9 +608,9 @@ impl LostTurns {
 mod tests {
     use super::*;
     use crate::Platform;
-    use crate::campaign::{CreateCampaign, Plan, PlanEntry};
-    use crate::scenario::{Scenario, ScenarioTurn};
-    use crate::target::CreateTarget;
+    use crate::domain::campaign::{CreateCampaign, Plan, PlanEntry};
+    use crate::domain::scenario::{Scenario, ScenarioTurn};
+    use crate::domain::target::CreateTarget;
 
     fn turn(run_id: Uuid, seq: i64) -> Write {
         Write::Turn(TurnRow {
@@ -631,7 +631,7 @@ mod tests {
             id: run_id,
             verdict: Verdict::Passed,
             check_results: "[]".into(),
-            metrics: serde_json::to_string(&crate::fixed::RunMetrics::default()).unwrap(),
+            metrics: serde_json::to_string(&crate::domain::run::RunMetrics::default()).unwrap(),
             error_reason: None,
             finished_at: 2,
             // As the engine sends it: with the latency of the reply it
@@ -770,9 +770,9 @@ mod tests {
         assert_eq!(outcomes[4], Ok(Committed::AsQueued));
 
         let runs = p.list_runs(campaign.id).await.unwrap();
-        assert_eq!(runs[0].verdict, Some(crate::fixed::Verdict::Error));
+        assert_eq!(runs[0].verdict, Some(crate::domain::run::Verdict::Error));
         assert_eq!(runs[0].error_reason.as_deref(), Some(TURN_LOST));
-        assert_eq!(runs[1].verdict, Some(crate::fixed::Verdict::Passed));
+        assert_eq!(runs[1].verdict, Some(crate::domain::run::Verdict::Passed));
         assert_eq!(p.run_turns(runs[0].id).await.unwrap().len(), 1);
         assert_eq!(p.run_turns(runs[1].id).await.unwrap().len(), 1);
 

@@ -245,7 +245,7 @@ impl Persona {
     }
 }
 
-pub(super) fn check_seed_id(kind: &str, id: &str) -> Result<()> {
+pub(crate) fn check_seed_id(kind: &str, id: &str) -> Result<()> {
     let ok = !id.is_empty()
         && id.len() <= 64
         && id

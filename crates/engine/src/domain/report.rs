@@ -1,0 +1,186 @@
+//! What reports are made of as stored: the analysis and its claims, the
+//! models that played each role, the outcomes a comparison reads, what a
+//! report shows of a scenario.
+
+use crate::domain::models::OutputMode;
+use crate::domain::run::Verdict;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use uuid::Uuid;
+
+/// One claim and the evidence behind it.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct Claim {
+    pub text: String,
+    #[serde(default)]
+    pub run_ids: Vec<String>,
+    #[serde(default)]
+    pub session_ids: Vec<String>,
+    #[serde(default)]
+    pub turn_ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Analysis {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    /// Model identity, or `template` offline.
+    pub model: String,
+    /// True for the template analysis built without a model.
+    pub offline: bool,
+    /// The conclusion in a few sentences.
+    pub summary: String,
+    pub claims: Vec<Claim>,
+    /// Why the template was used although a model was configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback_reason: Option<String>,
+    /// How the analyst model was asked for its JSON (model analyses only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_mode: Option<OutputMode>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Which models played each role in a campaign.
+#[derive(
+    Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct ModelsUsed {
+    pub target: String,
+    #[serde(default)]
+    pub virtual_user: Option<String>,
+    #[serde(default)]
+    pub judge: Option<String>,
+    /// How each role model was asked for its JSON, as last seen in this
+    /// campaign (a role played offline has none).
+    #[serde(default)]
+    pub output_modes: RoleOutputModes,
+}
+
+/// The structured-output form each role model took (see
+/// [`OutputMode`]).
+#[derive(
+    Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct RoleOutputModes {
+    #[serde(default)]
+    pub virtual_user: Option<OutputMode>,
+    #[serde(default)]
+    pub judge: Option<OutputMode>,
+    #[serde(default)]
+    pub analyst: Option<OutputMode>,
+}
+
+/// Passed/failed outcomes of one scenario in one campaign (errors and
+/// skipped runs excluded, as from the pass rate).
+pub type Outcomes = BTreeMap<String, Vec<bool>>;
+
+/// What the report shows of a scenario, parsed once per scenario.
+pub(crate) struct ScenarioInfo {
+    pub title: Option<String>,
+    pub pack: Option<String>,
+    pub tags: Vec<String>,
+    pub group: Option<String>,
+}
+
+/// Counts and rate over a set of runs. Pass rate = passed / (passed +
+/// failed); runs in `error` are counted apart and never in the rate.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct Tally {
+    pub passed: u32,
+    pub failed: u32,
+    pub errors: u32,
+    /// `None` when no run passed or failed.
+    pub pass_rate: Option<f64>,
+}
+
+impl Tally {
+    /// Counts `n` runs with `verdict`.
+    pub(crate) fn add(&mut self, verdict: Verdict, n: u32) {
+        match verdict {
+            Verdict::Passed => self.passed += n,
+            Verdict::Failed => self.failed += n,
+            Verdict::Error => self.errors += n,
+            Verdict::Skipped => {}
+        }
+        let judged = self.passed + self.failed;
+        self.pass_rate = (judged > 0).then(|| f64::from(self.passed) / f64::from(judged));
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ScenarioStat {
+    pub scenario_id: String,
+    pub title: String,
+    pub pack: String,
+    pub group: Option<String>,
+    pub runs: u32,
+    pub tally: Tally,
+    pub latency_ms_mean: Option<f64>,
+    /// Plain-words details of the checks that failed, most frequent first.
+    pub failing_checks: Vec<FailingCheck>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct FailingCheck {
+    pub kind: String,
+    pub detail: String,
+    pub count: u32,
+    /// One run where it happened, for drill-down.
+    pub example_run_id: Uuid,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct GroupStat {
+    pub name: String,
+    pub runs: u32,
+    pub tally: Tally,
+}
+
+/// A slice of the window in campaign time, for the pass-rate chart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct TimelinePoint {
+    /// Start of the slice, hours of campaign time from the window start.
+    pub offset_hours: f64,
+    pub tally: Tally,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ErrorReason {
+    pub reason: String,
+    pub count: u32,
+}
+
+/// Fixed-scenario results of a campaign.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct FixedSummary {
+    pub runs_planned: u32,
+    pub runs_finished: u32,
+    pub runs_pending: u32,
+    pub runs_skipped: u32,
+    pub passed: u32,
+    pub failed: u32,
+    pub errors: u32,
+    /// passed / (passed + failed); `None` before any verdict.
+    pub pass_rate: Option<f64>,
+    /// Runs whose every scripted turn got a reply, over finished runs.
+    pub completion_rate: Option<f64>,
+    /// Mean key-field coverage over runs whose scenario names key fields.
+    pub key_field_coverage: Option<f64>,
+    pub latency_p50_ms: Option<u64>,
+    pub latency_p95_ms: Option<u64>,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub cost: f64,
+    pub per_scenario: Vec<ScenarioStat>,
+    pub per_tag: Vec<GroupStat>,
+    pub per_group: Vec<GroupStat>,
+    pub error_reasons: Vec<ErrorReason>,
+    pub timeline: Vec<TimelinePoint>,
+}

@@ -1,0 +1,155 @@
+//! Fixed scenarios: scripted multi-turn conversations with checks, as
+//! loaded and validated (the file format: `scenarios/README.md`).
+
+use crate::domain::chat::{ToolSpec, Tools};
+use serde::{Deserialize, Serialize};
+
+/// A fixed scenario as loaded and validated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Scenario {
+    /// Stable id from the file, unique across all loaded packs.
+    pub id: String,
+    pub title: String,
+    /// Pack name (the folder).
+    pub pack: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Difficulty group, e.g. `basic`, `intermediate`, `advanced`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// A system prompt sent before the conversation, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Facts given to the target: the only numbers it may state
+    /// (`no_unverified_numbers`).
+    #[serde(default)]
+    pub facts: Vec<String>,
+    /// Fields the final answer must cover (key-field coverage).
+    #[serde(default)]
+    pub key_fields: Vec<String>,
+    /// OpenAI tool definitions offered to the target.
+    #[serde(default)]
+    #[specta(type = Vec<ToolSpec>)]
+    #[schema(value_type = Vec<ToolSpec>)]
+    pub tools: Tools,
+    pub turns: Vec<ScenarioTurn>,
+    /// File the scenario came from, relative to the scenarios root.
+    pub source_file: String,
+    /// One of the packs shipped with AgentEval (built into the binary),
+    /// rather than a folder's: the user's own, or a replacement.
+    #[serde(default)]
+    pub shipped: bool,
+    /// 1-based line of the scenario in its file.
+    pub source_line: u32,
+    /// SHA-256 of the scenario's canonical definition.
+    pub content_hash: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ScenarioTurn {
+    /// What the user says.
+    pub user: String,
+    #[serde(default)]
+    pub checks: Vec<Check>,
+}
+
+/// A check on the target's reply to one turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Check {
+    /// The reply contains `value` (case-insensitive unless `case_sensitive`);
+    /// with `any`, one of several values.
+    Contains {
+        #[serde(default)]
+        value: Option<String>,
+        #[serde(default)]
+        any: Vec<String>,
+        #[serde(default)]
+        case_sensitive: bool,
+    },
+    /// The reply contains none of the values.
+    NotContains {
+        #[serde(default)]
+        value: Option<String>,
+        #[serde(default)]
+        any: Vec<String>,
+        #[serde(default)]
+        case_sensitive: bool,
+    },
+    /// The reply matches the regular expression.
+    Regex { pattern: String },
+    /// The reply (or the first JSON object in it) has a value at `path`,
+    /// optionally equal to `equals`. When the reply holds no JSON, or the
+    /// path finds nothing there, the arguments of each tool call are tried.
+    JsonPath {
+        path: String,
+        #[serde(default)]
+        equals: Option<serde_json::Value>,
+    },
+    /// The reply arrived within `ms` milliseconds.
+    MaxLatencyMs { ms: u64 },
+    /// The target called tool `name` with arguments valid against `arguments_schema`.
+    ToolCalled {
+        name: String,
+        #[serde(default)]
+        arguments_schema: Option<serde_json::Value>,
+    },
+    /// The target asks back for a missing required parameter (optionally
+    /// naming `field`) instead of acting.
+    AsksClarification {
+        #[serde(default)]
+        field: Option<String>,
+    },
+    /// Every number in the reply appears in the scenario's facts.
+    NoUnverifiedNumbers,
+    /// A judge scores the reply against the rubric (1-5); passes at
+    /// `min_score` (default 3). Offline, a heuristic judge scores it.
+    Rubric {
+        rubric: String,
+        #[serde(default)]
+        min_score: Option<u8>,
+    },
+}
+
+impl Check {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Contains { .. } => "contains",
+            Self::NotContains { .. } => "not_contains",
+            Self::Regex { .. } => "regex",
+            Self::JsonPath { .. } => "json_path",
+            Self::MaxLatencyMs { .. } => "max_latency_ms",
+            Self::ToolCalled { .. } => "tool_called",
+            Self::AsksClarification { .. } => "asks_clarification",
+            Self::NoUnverifiedNumbers => "no_unverified_numbers",
+            Self::Rubric { .. } => "rubric",
+        }
+    }
+}
+
+/// Summary shown in lists.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ScenarioSummary {
+    pub id: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    pub pack: String,
+    pub group: Option<String>,
+    pub turns: u32,
+    /// A shipped pack's, or one from a folder (the user's own packs).
+    pub shipped: bool,
+}
+
+impl From<&Scenario> for ScenarioSummary {
+    fn from(s: &Scenario) -> Self {
+        Self {
+            id: s.id.clone(),
+            title: s.title.clone(),
+            tags: s.tags.clone(),
+            pack: s.pack.clone(),
+            group: s.group.clone(),
+            turns: s.turns.len() as u32,
+            shipped: s.shipped,
+        }
+    }
+}

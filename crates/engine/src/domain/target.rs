@@ -1,0 +1,332 @@
+//! Targets: the agents under evaluation, how to reach them, and the
+//! checks their settings pass.
+
+use crate::error::{Error, Result};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// How the platform talks to a target.
+///
+/// Secrets are never stored in clear: `api_key` is accepted on input and
+/// moved into the secret store; what is persisted and returned is
+/// `api_key_ref` (an opaque reference) or `api_key_env` (the name of an
+/// environment variable that holds the key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChannelConfig {
+    /// An OpenAI-compatible `/chat/completions` endpoint.
+    Openai {
+        base_url: String,
+        model: String,
+        /// Write-only: accepted on create, never returned or stored in clear.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key: Option<String>,
+        /// Name of an environment variable holding the key.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key_env: Option<String>,
+        /// Reference into the secret store (set by the platform).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        api_key_ref: Option<String>,
+        #[serde(default)]
+        headers: Vec<Header>,
+    },
+    /// A generic HTTP JSON endpoint.
+    Http {
+        url: String,
+        /// JSON body template; `{{message}}` and `{{history}}` are replaced.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_template: Option<serde_json::Value>,
+        /// JSONPath to the reply text in the response, default `$.reply`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response_path: Option<String>,
+        #[serde(default)]
+        headers: Vec<Header>,
+    },
+    /// The built-in deterministic demo agent.
+    Builtin { agent: BuiltinAgent },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Header {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinAgent {
+    Demo,
+}
+
+impl ChannelConfig {
+    /// The model identity shown in reports and used for comparisons.
+    pub fn model_label(&self) -> String {
+        match self {
+            Self::Openai {
+                model, base_url, ..
+            } => format!("{model} @ {base_url}"),
+            Self::Http { url, .. } => format!("http {url}"),
+            Self::Builtin {
+                agent: BuiltinAgent::Demo,
+            } => "builtin demo agent".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Target {
+    pub id: Uuid,
+    pub name: String,
+    pub channel: ChannelConfig,
+    /// Maximum simultaneous requests to this target.
+    pub concurrency: u32,
+    /// Maximum requests per second; `None` = unlimited.
+    pub rate_per_second: Option<f64>,
+    pub timeout_ms: u64,
+    pub max_retries: u32,
+    /// Price per million input tokens, for cost estimates.
+    pub price_in_per_mtok: f64,
+    /// Price per million output tokens.
+    pub price_out_per_mtok: f64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    /// When the target was archived (removed while campaigns used it);
+    /// archived targets are left out of the target list and take no new
+    /// campaign.
+    pub archived_at: Option<DateTime<Utc>>,
+}
+
+/// Defaults from the send_email skill's preconditions: 2 retries, 15 s.
+pub const DEFAULT_TIMEOUT_MS: u64 = 15_000;
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+pub const DEFAULT_CONCURRENCY: u32 = 4;
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CreateTarget {
+    pub name: String,
+    pub channel: ChannelConfig,
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    #[serde(default)]
+    pub rate_per_second: Option<f64>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    #[serde(default)]
+    pub price_in_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_out_per_mtok: Option<f64>,
+}
+
+/// New settings of a target: every setting as on create (left out: the
+/// default). The API key stays as it is unless a new `api_key` is given;
+/// `api_key_ref`, when sent back, must be the target's own.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct UpdateTarget {
+    pub name: String,
+    pub channel: ChannelConfig,
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    #[serde(default)]
+    pub rate_per_second: Option<f64>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+    #[serde(default)]
+    pub price_in_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub price_out_per_mtok: Option<f64>,
+}
+
+impl From<CreateTarget> for UpdateTarget {
+    fn from(c: CreateTarget) -> Self {
+        Self {
+            name: c.name,
+            channel: c.channel,
+            concurrency: c.concurrency,
+            rate_per_second: c.rate_per_second,
+            timeout_ms: c.timeout_ms,
+            max_retries: c.max_retries,
+            price_in_per_mtok: c.price_in_per_mtok,
+            price_out_per_mtok: c.price_out_per_mtok,
+        }
+    }
+}
+
+/// What became of a removed target.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RemovalOutcome {
+    /// No campaign used it: it is gone.
+    Deleted,
+    /// Campaigns use it: it is kept for their reports, out of the list.
+    Archived,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct TargetRemoval {
+    pub id: Uuid,
+    pub outcome: RemovalOutcome,
+}
+
+/// A target's settings, checked: nothing out of range is corrected.
+pub(crate) struct Settings {
+    name: String,
+    concurrency: u32,
+    rate_per_second: Option<f64>,
+    timeout_ms: u64,
+    max_retries: u32,
+    price_in_per_mtok: f64,
+    price_out_per_mtok: f64,
+}
+
+impl Settings {
+    /// Target `id` with these settings.
+    pub(crate) fn target(
+        self,
+        id: Uuid,
+        channel: ChannelConfig,
+        created_at: DateTime<Utc>,
+        archived_at: Option<DateTime<Utc>>,
+        updated_at: DateTime<Utc>,
+    ) -> Target {
+        Target {
+            id,
+            name: self.name,
+            channel,
+            concurrency: self.concurrency,
+            rate_per_second: self.rate_per_second,
+            timeout_ms: self.timeout_ms,
+            max_retries: self.max_retries,
+            price_in_per_mtok: self.price_in_per_mtok,
+            price_out_per_mtok: self.price_out_per_mtok,
+            created_at,
+            updated_at,
+            archived_at,
+        }
+    }
+}
+
+/// The longest timeout a target may have (10 minutes).
+pub const MAX_TIMEOUT_MS: u64 = 600_000;
+/// The most retries a target may have.
+pub const MAX_RETRIES: u32 = 10;
+
+impl Settings {
+    pub(crate) fn check(req: &UpdateTarget) -> Result<Self> {
+        let name = req.name.trim();
+        if name.is_empty() || name.chars().count() > 200 {
+            return Err(Error::invalid(
+                "target name must be 1-200 characters",
+                "Give the target a short, recognisable name.",
+            ));
+        }
+        let concurrency = req.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
+        if !(1..=1024).contains(&concurrency) {
+            return Err(Error::invalid(
+                format!("concurrency must be from 1 to 1024, got {concurrency}"),
+                "Use the number of requests the target can serve at once.",
+            ));
+        }
+        if let Some(r) = req.rate_per_second
+            && !(r.is_finite() && r > 0.0)
+        {
+            return Err(Error::invalid(
+                format!("rate_per_second must be a positive number, got {r}"),
+                "Leave it out for no rate limit.",
+            ));
+        }
+        let timeout_ms = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+        if !(100..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
+            return Err(Error::invalid(
+                format!("timeout_ms must be from 100 to {MAX_TIMEOUT_MS}, got {timeout_ms}"),
+                "Use e.g. 15000 (15 s); slow models may need 60000 or more.",
+            ));
+        }
+        let max_retries = req.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
+        if max_retries > MAX_RETRIES {
+            return Err(Error::invalid(
+                format!("max_retries must be from 0 to {MAX_RETRIES}, got {max_retries}"),
+                "Use e.g. 2 retries.",
+            ));
+        }
+        let price = |field: &str, v: Option<f64>| -> Result<f64> {
+            let v = v.unwrap_or(0.0);
+            if v.is_finite() && v >= 0.0 {
+                Ok(v)
+            } else {
+                Err(Error::invalid(
+                    format!("{field} must be a number of 0 or more, got {v}"),
+                    "Give the price per million tokens, or 0 when it does not matter.",
+                ))
+            }
+        };
+        Ok(Self {
+            name: name.to_string(),
+            concurrency,
+            rate_per_second: req.rate_per_second,
+            timeout_ms,
+            max_retries,
+            price_in_per_mtok: price("price_in_per_mtok", req.price_in_per_mtok)?,
+            price_out_per_mtok: price("price_out_per_mtok", req.price_out_per_mtok)?,
+        })
+    }
+}
+
+impl CreateTarget {
+    pub fn builtin_demo(name: &str) -> Self {
+        Self {
+            name: name.into(),
+            channel: ChannelConfig::Builtin {
+                agent: BuiltinAgent::Demo,
+            },
+            concurrency: None,
+            rate_per_second: None,
+            timeout_ms: None,
+            max_retries: None,
+            price_in_per_mtok: None,
+            price_out_per_mtok: None,
+        }
+    }
+
+    /// An OpenAI-compatible endpoint without a key, with default limits.
+    pub fn openai(name: &str, base_url: &str, model: &str) -> Self {
+        Self {
+            channel: ChannelConfig::Openai {
+                base_url: base_url.into(),
+                model: model.into(),
+                api_key: None,
+                api_key_env: None,
+                api_key_ref: None,
+                headers: Vec::new(),
+            },
+            ..Self::builtin_demo(name)
+        }
+    }
+}
+
+pub(crate) fn validate_url(field: &str, url: &str) -> Result<()> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(Error::invalid(
+            format!("{field} must be an http:// or https:// URL, got {url:?}"),
+            "Give the full URL, e.g. http://127.0.0.1:8000/v1",
+        ));
+    }
+    Ok(())
+}
+
+/// The URL a target's channel talks to; `None` for a built-in agent.
+pub fn channel_url(channel: &ChannelConfig) -> Option<&str> {
+    match channel {
+        ChannelConfig::Openai { base_url, .. } => Some(base_url),
+        ChannelConfig::Http { url, .. } => Some(url),
+        ChannelConfig::Builtin { .. } => None,
+    }
+}
