@@ -3,12 +3,6 @@
 
 use super::*;
 
-pub(super) static REFUSAL_RE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:i can(?:no|')t|i am unable|i'm unable|i won't|as an ai)\b|无法(?:帮|处理|完成|回答)|不能帮|抱歉，?我(?:不能|无法)",
-    )
-    .expect("static regex")
-});
 pub(super) static WORD_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z]{4,}|\p{Han}{2}").expect("static regex"));
 
@@ -24,7 +18,7 @@ pub fn heuristic_score(reply: &str, rubric: &str) -> (u8, String) {
     if chars < 10 {
         return (2, format!("the reply is very short ({chars} characters)"));
     }
-    if REFUSAL_RE.is_match(text) {
+    if crate::text::is_refusal(text) {
         return (2, "the reply refuses or says it cannot help".into());
     }
     let sentences: Vec<&str> = text
