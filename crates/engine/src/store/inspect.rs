@@ -17,8 +17,8 @@ use super::runs::run_from_row;
 use crate::error::Result;
 use crate::fixed::Run;
 use crate::platform::Platform;
-use sqlx::SqlitePool;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteRow};
+use sqlx::{Row, SqlitePool};
 use std::path::Path;
 use uuid::Uuid;
 
@@ -109,34 +109,13 @@ impl Inspect {
 
     /// The whole audit trail, oldest first (then by action).
     pub async fn audit_events(&self) -> Result<Vec<AuditEvent>> {
-        let rows: Vec<(
-            String,
-            i64,
-            String,
-            String,
-            Option<String>,
-            String,
-            Option<String>,
-        )> = sqlx::query_as(
+        let rows = sqlx::query(
             "SELECT id, at, actor, action, subject, outcome, detail FROM audit_events
-                 ORDER BY at, action",
+             ORDER BY at, action",
         )
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(
-                |(id, at_ms, actor, action, subject, outcome, detail)| AuditEvent {
-                    id,
-                    at_ms,
-                    actor,
-                    action,
-                    subject,
-                    outcome,
-                    detail,
-                },
-            )
-            .collect())
+        rows.iter().map(audit_event_from_row).collect()
     }
 
     /// How many scenarios are stored.
@@ -355,4 +334,16 @@ impl Inspect {
         .await?;
         Ok(Recount { rows, tallied })
     }
+}
+
+fn audit_event_from_row(row: &SqliteRow) -> Result<AuditEvent> {
+    Ok(AuditEvent {
+        id: row.try_get("id")?,
+        at_ms: row.try_get("at")?,
+        actor: row.try_get("actor")?,
+        action: row.try_get("action")?,
+        subject: row.try_get("subject")?,
+        outcome: row.try_get("outcome")?,
+        detail: row.try_get("detail")?,
+    })
 }
