@@ -1,7 +1,12 @@
 //! The `agenteval` binary, run as a user runs it.
 
+use agenteval_engine::Platform;
+use agenteval_engine::clock::ManualClock;
+use agenteval_engine::role_models::RoleModels;
+use agenteval_engine::store::inspect::Inspect;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_agenteval"))
@@ -41,7 +46,7 @@ fn demo_runs_offline_and_writes_a_report_with_a_meaningful_pass_rate() {
         "it says where the report is: {stdout}"
     );
     assert!(
-        dir.path().join("agenteval.db").is_file(),
+        dir.path().join(agenteval_engine::store::DB_FILE).is_file(),
         "the database is in the data folder"
     );
     let md = std::fs::read_to_string(&out).expect("report written");
@@ -178,7 +183,6 @@ fn serve_prunes_old_audit_events_at_start_with_the_configured_retention() {
 
     let dir = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let db_url = format!("sqlite://{}", dir.path().join("agenteval.db").display());
     let serve = |days: &str| {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -199,15 +203,17 @@ fn serve_prunes_old_audit_events_at_start_with_the_configured_retention() {
             .unwrap();
         (child, port)
     };
-    let count = |sql: &str| {
+    // The audit events with `action`, read as the server left them.
+    let count = |action: &str| {
         // -1 while the database or its tables do not exist yet.
         rt.block_on(async {
-            let Ok(pool) = sqlx::SqlitePool::connect(&db_url).await else {
+            let Ok(stored) = Inspect::open_read_only(dir.path()).await else {
                 return -1;
             };
-            let n: i64 = sqlx::query_scalar(sql).fetch_one(&pool).await.unwrap_or(-1);
-            pool.close().await;
-            n
+            match stored.audit_events().await {
+                Ok(events) => events.iter().filter(|e| e.action == action).count() as i64,
+                Err(_) => -1,
+            }
         })
     };
     let wait_until = |what: &str, ok: &dyn Fn() -> bool| {
@@ -225,43 +231,38 @@ fn serve_prunes_old_audit_events_at_start_with_the_configured_retention() {
     wait_until("the first start", &|| {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });
-    wait_until("the first pruning pass", &|| {
-        count("SELECT COUNT(*) FROM audit_events WHERE action = 'audit.prune'") == 1
-    });
+    wait_until("the first pruning pass", &|| count("audit.prune") == 1);
     first.kill().unwrap();
     first.wait().unwrap();
 
     // An event 31 days old and one 29 days old.
     rt.block_on(async {
-        let pool = sqlx::SqlitePool::connect(&db_url).await.unwrap();
-        let now = chrono::Utc::now().timestamp_millis();
+        let now = chrono::Utc::now();
+        let clock = Arc::new(ManualClock::new(now));
+        let platform = Platform::builder(dir.path())
+            .clock(clock.clone())
+            .role_models(RoleModels::default())
+            .open()
+            .await
+            .unwrap();
         for (id, days) in [("old", 31), ("recent", 29)] {
-            sqlx::query("INSERT INTO audit_events (id, at, actor, action, outcome) VALUES (?, ?, 'test', ?, 'ok')")
-                .bind(id)
-                .bind(now - days * 24 * 3600 * 1000)
-                .bind(format!("test.{id}"))
-                .execute(&pool)
-                .await
-                .unwrap();
+            clock.set(now - chrono::Duration::days(days));
+            platform
+                .audit("test", &format!("test.{id}"), None, "ok")
+                .await;
         }
-        pool.close().await;
+        platform.fixtures().close().await;
     });
     let (mut second, _) = serve("30");
-    wait_until("the second pruning pass", &|| {
-        count("SELECT COUNT(*) FROM audit_events WHERE action = 'audit.prune'") == 2
-    });
+    wait_until("the second pruning pass", &|| count("audit.prune") == 2);
     second.kill().unwrap();
     second.wait().unwrap();
     assert_eq!(
-        count("SELECT COUNT(*) FROM audit_events WHERE action = 'test.old'"),
+        count("test.old"),
         0,
         "the 31-day-old event is past a 30-day retention"
     );
-    assert_eq!(
-        count("SELECT COUNT(*) FROM audit_events WHERE action = 'test.recent'"),
-        1,
-        "the 29-day-old event stays"
-    );
+    assert_eq!(count("test.recent"), 1, "the 29-day-old event stays");
 }
 
 #[test]

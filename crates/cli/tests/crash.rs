@@ -8,6 +8,7 @@
 //! `AGENTEVAL_CRASH_KILLS` sets the number of kills (default 4 here;
 //! `scripts/crash-test.sh` runs 20).
 
+use agenteval_engine::store::inspect::Inspect;
 use rand::Rng;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,6 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
+use uuid::Uuid;
 
 const KEY: &str = "crash-test-key";
 /// Runs per scenario: six waves across the window, so that runs are in
@@ -345,45 +347,30 @@ async fn crash_loop(kills: usize) {
     server.0.wait().expect("reap serve");
     drop(server);
 
-    let db = sqlx::sqlite::SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect_with(
-            sqlx::sqlite::SqliteConnectOptions::new()
-                .filename(data.join("agenteval.db"))
-                .create_if_missing(false),
-        )
+    let stored = Inspect::open_read_only(&data)
         .await
         .expect("open the database");
-    let integrity: String = sqlx::query_scalar("PRAGMA integrity_check")
-        .fetch_one(&db)
-        .await
-        .expect("integrity check");
+    let integrity = stored.integrity_check().await.expect("integrity check");
     assert_eq!(integrity, "ok", "SQLite integrity after {kills} SIGKILLs");
 
     // Every turn seen before a kill still exists, with the same content.
+    let id = |id: &str| -> Uuid { id.parse().expect("an id the API gave") };
     let mut lost = Vec::new();
     for ((run, seq), content) in &seen.run_turns {
-        let stored: Option<String> =
-            sqlx::query_scalar("SELECT content FROM run_turns WHERE run_id = ? AND seq = ?")
-                .bind(run)
-                .bind(*seq as i64)
-                .fetch_optional(&db)
-                .await
-                .expect("run turn");
-        if stored.as_deref() != Some(content.as_str()) {
+        let kept = stored
+            .run_turn_content(id(run), *seq as u32)
+            .await
+            .expect("run turn");
+        if kept.as_deref() != Some(content.as_str()) {
             lost.push(format!("run {run} turn {seq}"));
         }
     }
     for ((session, seq), content) in &seen.session_turns {
-        let stored: Option<String> = sqlx::query_scalar(
-            "SELECT content FROM session_turns WHERE session_id = ? AND seq = ?",
-        )
-        .bind(session)
-        .bind(*seq as i64)
-        .fetch_optional(&db)
-        .await
-        .expect("session turn");
-        if stored.as_deref() != Some(content.as_str()) {
+        let kept = stored
+            .session_turn_content(id(session), *seq as u32)
+            .await
+            .expect("session turn");
+        if kept.as_deref() != Some(content.as_str()) {
             lost.push(format!("session {session} turn {seq}"));
         }
     }
@@ -393,14 +380,23 @@ async fn crash_loop(kills: usize) {
     );
 
     // No run counted twice; every planned run has exactly one outcome.
+    let campaign = id(&campaign);
     let planned = scenarios.as_array().map_or(0, Vec::len) as i64 * i64::from(ROUNDS);
-    let runs: Vec<RunRow> = sqlx::query_as(
-        "SELECT scenario_id, seq, status, verdict, error_reason FROM runs WHERE campaign_id = ?",
-    )
-    .bind(&campaign)
-    .fetch_all(&db)
-    .await
-    .expect("runs");
+    let runs: Vec<RunRow> = stored
+        .campaign_runs(campaign)
+        .await
+        .expect("runs")
+        .into_iter()
+        .map(|r| {
+            (
+                r.scenario_id,
+                i64::from(r.seq),
+                r.status,
+                r.verdict.map(|v| v.as_str().to_string()),
+                r.error_reason,
+            )
+        })
+        .collect();
     assert_eq!(runs.len() as i64, planned, "one row per planned run");
     let slots: BTreeSet<(String, i64)> = runs.iter().map(|r| (r.0.clone(), r.1)).collect();
     assert_eq!(slots.len(), runs.len(), "no (scenario, slot) twice");
@@ -421,39 +417,32 @@ async fn crash_loop(kills: usize) {
         }
     }
     // Turns of a run are contiguous: none duplicated, none skipped.
-    let gaps: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM (SELECT run_id, COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi FROM run_turns GROUP BY run_id) WHERE hi - lo + 1 != n",
-    )
-    .fetch_one(&db)
-    .await
-    .expect("gaps");
+    let gaps = stored.runs_with_turn_gaps().await.expect("gaps");
     assert_eq!(gaps, 0, "run turns are contiguous");
 
     // The ledger matches the rows it accounts for.
-    let count = |sql: &'static str| {
-        let db = db.clone();
-        let campaign = campaign.clone();
+    let session_rows = stored.campaign_sessions(campaign).await.expect("sessions");
+    let with_status =
+        |status: &str| session_rows.iter().filter(|s| s.status == status).count() as i64;
+    let ledger = |action: &'static str| {
+        let stored = stored.clone();
         async move {
-            sqlx::query_scalar::<_, i64>(sql)
-                .bind(campaign)
-                .fetch_one(&db)
+            stored
+                .allowed_ledger_entries(campaign, action)
                 .await
-                .expect(sql)
+                .expect(action)
         }
     };
-    let sessions = count("SELECT COUNT(*) FROM exploration_sessions WHERE campaign_id = ?").await;
-    let ledger_creates = count("SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = 'create' AND allowed = 1").await;
-    let user_turns = count("SELECT COUNT(*) FROM session_turns t JOIN exploration_sessions s ON s.id = t.session_id WHERE s.campaign_id = ? AND t.role = 'user'").await;
-    let ledger_messages = count("SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = 'message' AND allowed = 1").await;
-    let turn_counts = count(
-        "SELECT COALESCE(SUM(turn_count), 0) FROM exploration_sessions WHERE campaign_id = ?",
-    )
-    .await;
-    let closed = count(
-        "SELECT COUNT(*) FROM exploration_sessions WHERE campaign_id = ? AND status = 'completed'",
-    )
-    .await;
-    let ledger_closes = count("SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = 'close' AND allowed = 1").await;
+    let sessions = session_rows.len() as i64;
+    let ledger_creates = ledger("create").await;
+    let user_turns = stored
+        .session_user_turns(campaign)
+        .await
+        .expect("user turns");
+    let ledger_messages = ledger("message").await;
+    let turn_counts: i64 = session_rows.iter().map(|s| s.turn_count).sum();
+    let closed = with_status("completed");
+    let ledger_closes = ledger("close").await;
     assert_eq!(ledger_creates, sessions, "ledger creates = session rows");
     assert_eq!(
         ledger_messages, user_turns,
@@ -473,50 +462,35 @@ async fn crash_loop(kills: usize) {
         seen.sessions.len() as i64 <= sessions,
         "every acknowledged session is stored"
     );
-    let still_running = count(
-        "SELECT COUNT(*) FROM exploration_sessions WHERE campaign_id = ? AND status = 'running'",
-    )
-    .await;
+    let still_running = with_status("running");
     assert_eq!(still_running, 0, "finalize expired every open session");
 
     // The report's tallies, written with the rows they count, agree with
     // them whatever the kills cut.
-    for (rows, tallied, what) in [
-        (
-            "SELECT group_concat(v, ' ') FROM (SELECT verdict || '=' || count(*) AS v FROM runs
-             WHERE campaign_id = ?1 AND status = 'done' GROUP BY verdict ORDER BY verdict)",
-            "SELECT group_concat(v, ' ') FROM (SELECT verdict || '=' || sum(runs) AS v FROM run_verdict_tally
-             WHERE campaign_id = ?1 GROUP BY verdict HAVING sum(runs) > 0 ORDER BY verdict)",
-            "runs by verdict",
-        ),
-        (
-            "SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id WHERE r.campaign_id = ?1
-             AND r.status = 'done' AND t.role = 'target' AND t.latency_ms IS NOT NULL",
-            "SELECT coalesce(sum(count), 0) FROM run_latency_tally WHERE campaign_id = ?1",
-            "reply latencies",
-        ),
-        (
-            "SELECT group_concat(v, ' ') FROM (SELECT status || '=' || count(*) AS v
-             FROM exploration_sessions WHERE campaign_id = ?1 GROUP BY status ORDER BY status)",
-            "SELECT group_concat(v, ' ') FROM (SELECT status || '=' || sum(sessions) AS v FROM session_tally
-             WHERE campaign_id = ?1 GROUP BY status HAVING sum(sessions) > 0 ORDER BY status)",
-            "sessions by status",
-        ),
-    ] {
-        let value = |sql: &'static str| {
-            let db = db.clone();
-            let campaign = campaign.clone();
-            async move {
-                sqlx::query_scalar::<_, Option<String>>(&format!("SELECT CAST(({sql}) AS TEXT)"))
-                    .bind(campaign)
-                    .fetch_one(&db)
-                    .await
-                    .expect(sql)
-            }
-        };
-        let (rows, tallied) = (value(rows).await, value(tallied).await);
-        assert_eq!(tallied, rows, "the tallied {what} are the stored ones");
-    }
+    let verdicts = stored
+        .runs_by_verdict(campaign)
+        .await
+        .expect("runs by verdict");
+    assert_eq!(
+        verdicts.tallied, verdicts.rows,
+        "the tallied runs by verdict are the stored ones"
+    );
+    let latencies = stored
+        .reply_latencies(campaign)
+        .await
+        .expect("reply latencies");
+    assert_eq!(
+        latencies.tallied, latencies.rows,
+        "the tallied reply latencies are the stored ones"
+    );
+    let statuses = stored
+        .sessions_by_status(campaign)
+        .await
+        .expect("sessions by status");
+    assert_eq!(
+        statuses.tallied, statuses.rows,
+        "the tallied sessions by status are the stored ones"
+    );
 
     if std::env::var_os("AGENTEVAL_CRASH_KEEP").is_some() {
         println!("data kept in {}", dir.keep().display());

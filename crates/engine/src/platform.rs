@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::role_models::{LiveRoles, RoleClients, RoleModels};
 use crate::scenario::Catalog;
 use crate::secrets::Secrets;
-use crate::store::Db;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,9 +24,6 @@ pub enum Event {
 }
 
 pub struct Platform {
-    /// The pool, for tests and benches that have not moved to store
-    /// functions yet; the engine itself goes through [`Platform::store`].
-    pub db: Db,
     /// Every read and write of the database.
     pub(crate) store: crate::store::Store,
     pub clock: Arc<dyn Clock>,
@@ -121,7 +117,6 @@ impl PlatformBuilder {
         check_role_models(self.offline, &models)?;
         let roles = LiveRoles::new(models, &http);
         let platform = Arc::new(Platform {
-            db: store.pool.clone(),
             store,
             contacts,
             offline_forced: self.offline,

@@ -253,24 +253,19 @@ async fn health_is_open_and_every_other_route_needs_the_key() {
         "the key scheme is documented"
     );
 
-    let unauthorized: i64 = sqlx_count(
-        &app.platform,
-        "SELECT COUNT(*) FROM audit_events WHERE actor = 'anonymous' AND outcome = 'UNAUTHORIZED'",
-    )
-    .await;
+    let unauthorized = app
+        .platform
+        .inspect()
+        .audit_events()
+        .await
+        .expect("audit events")
+        .iter()
+        .filter(|e| e.actor == "anonymous" && e.outcome == "UNAUTHORIZED")
+        .count();
     assert!(
         unauthorized >= 7,
         "refused calls are audited: {unauthorized}"
     );
-}
-
-async fn sqlx_count(platform: &Platform, sql: &str) -> i64 {
-    use sqlx::Row;
-    sqlx::query(sql)
-        .fetch_one(&platform.db)
-        .await
-        .expect("count")
-        .get::<i64, _>(0)
 }
 
 #[tokio::test]
@@ -686,22 +681,18 @@ async fn fifty_parallel_creates_never_exceed_the_session_budget() {
         "exactly the budget is created"
     );
     let cid = c["id"].as_str().expect("id");
-    let rows = sqlx_count(
-        &app.platform,
-        &format!("SELECT COUNT(*) FROM exploration_sessions WHERE campaign_id = '{cid}'"),
-    )
-    .await;
+    let cid: uuid::Uuid = cid.parse().expect("campaign id");
+    let stored = app.platform.inspect();
+    let rows = stored.campaign_sessions(cid).await.expect("sessions").len();
     assert_eq!(rows, 3, "the database holds the budget, no more");
-    let allowed = sqlx_count(
-        &app.platform,
-        &format!("SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = '{cid}' AND action = 'create' AND allowed = 1"),
-    )
-    .await;
-    let refused = sqlx_count(
-        &app.platform,
-        &format!("SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = '{cid}' AND action = 'create' AND allowed = 0 AND reason_code = 'SESSION_BUDGET_EXHAUSTED'"),
-    )
-    .await;
+    let allowed = stored
+        .allowed_ledger_entries(cid, "create")
+        .await
+        .expect("count");
+    let refused = stored
+        .refused_ledger_entries(cid, "create", "SESSION_BUDGET_EXHAUSTED")
+        .await
+        .expect("count");
     assert_eq!((allowed, refused), (3, 47), "one ledger row per decision");
 }
 

@@ -936,14 +936,12 @@ async fn finalize_racing_many_clients_never_exceeds_a_budget_or_accepts_a_late_m
     );
 
     // The database agrees with what the clients saw.
-    let db = &app.platform.db;
-    let sessions: Vec<(String, String, i64)> = sqlx::query_as(
-        "SELECT id, status, turn_count FROM exploration_sessions WHERE campaign_id = ?",
-    )
-    .bind(&campaign)
-    .fetch_all(db)
-    .await
-    .expect("sessions");
+    let stored = app.platform.inspect();
+    let campaign_id: uuid::Uuid = campaign.parse().expect("campaign id");
+    let sessions = stored
+        .campaign_sessions(campaign_id)
+        .await
+        .expect("sessions");
     let created = statuses
         .iter()
         .filter(|(k, s)| k == "create" && *s == 200)
@@ -958,18 +956,12 @@ async fn finalize_racing_many_clients_never_exceeds_a_budget_or_accepts_a_late_m
         "{} sessions for a budget of {MAX_SESSIONS}",
         sessions.len()
     );
-    for (id, status, turns) in &sessions {
-        assert_ne!(status, "running", "finalize expired session {id}");
-        assert!(*turns as u64 <= MAX_TURNS, "session {id} has {turns} turns");
+    for s in &sessions {
+        let (id, turns) = (s.id, s.turn_count);
+        assert_ne!(s.status, "running", "finalize expired session {id}");
+        assert!(turns as u64 <= MAX_TURNS, "session {id} has {turns} turns");
     }
-    let user_turns: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM session_turns t JOIN exploration_sessions s ON s.id = t.session_id \
-         WHERE s.campaign_id = ? AND t.role = 'user'",
-    )
-    .bind(&campaign)
-    .fetch_one(db)
-    .await
-    .expect("turns");
+    let user_turns = stored.session_user_turns(campaign_id).await.expect("turns");
     assert_eq!(
         user_turns as u64,
         accepted_messages.load(Ordering::SeqCst),

@@ -331,20 +331,16 @@ async fn engine_run(
     let elapsed = start.elapsed();
     let cpu_seconds = super::cpu_seconds(me) - cpu0;
     let context_switches = super::context_switches(me) - switches0;
-    // Counted after the clock stopped, in SQL.
-    let (runs, errors, turns): (i64, i64, i64) = sqlx::query_as(
-        "SELECT count(*), coalesce(sum(verdict = 'error'), 0),
-                (SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id
-                 WHERE r.campaign_id = ?1 AND t.role = 'target')
-         FROM runs WHERE campaign_id = ?1",
-    )
-    .bind(campaign.id.to_string())
-    .fetch_one(&platform.db)
-    .await?;
+    // Counted after the clock stopped, from the stored rows.
+    let counted = platform
+        .inspect()
+        .campaign_run_counts(campaign.id)
+        .await
+        .map_err(user_error)?;
     Ok(EngineRun {
-        runs: runs as u64,
-        turns: turns as u64,
-        errors: errors as u64,
+        runs: counted.runs,
+        turns: counted.target_turns,
+        errors: counted.errors,
         elapsed,
         cpu_seconds,
         context_switches,

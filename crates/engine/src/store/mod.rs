@@ -21,6 +21,8 @@ pub(crate) mod calibration;
 pub(crate) mod campaigns;
 mod comparison;
 mod errors;
+pub mod fixtures;
+pub mod inspect;
 pub(crate) mod judge;
 pub(crate) mod paging;
 mod provenance;
@@ -35,20 +37,18 @@ pub(crate) mod writer;
 
 pub(crate) use readers::{Readers, text, uuid_at};
 
-pub type Db = SqlitePool;
-
 /// The file name of the database inside a data directory.
 pub const DB_FILE: &str = "agenteval.db";
 
 /// Opens (creating if missing) the database in `data_dir` and runs the
 /// migrations.
-pub async fn open(data_dir: &Path) -> Result<Db> {
+async fn open(data_dir: &Path) -> Result<SqlitePool> {
     std::fs::create_dir_all(data_dir).map_err(crate::error::Error::internal)?;
     open_url(&format!("sqlite://{}", data_dir.join(DB_FILE).display())).await
 }
 
 /// Opens a database by URL (`sqlite://path`).
-pub async fn open_url(url: &str) -> Result<Db> {
+async fn open_url(url: &str) -> Result<SqlitePool> {
     let options = SqliteConnectOptions::from_str(url)
         .map_err(crate::error::Error::internal)?
         .create_if_missing(true)
@@ -109,7 +109,7 @@ pub(crate) fn backfill_done(conn: &rusqlite::Connection, name: &str) -> rusqlite
 /// The database of a platform: the pool, the group-commit writer and the
 /// read-only readers over one file.
 pub struct Store {
-    pub(crate) pool: Db,
+    pub(crate) pool: SqlitePool,
     pub(crate) writer: writer::Writer,
     pub(crate) readers: Arc<Readers>,
 }

@@ -692,7 +692,7 @@ mod tests {
         assert_eq!(kept.unwrap(), 42);
         assert_eq!(written.unwrap(), Committed::AsQueued);
         let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM audit_events ORDER BY id")
-            .fetch_all(&p.db)
+            .fetch_all(&p.store.pool)
             .await
             .unwrap();
         assert_eq!(
@@ -783,7 +783,7 @@ mod tests {
         assert_eq!(report.error_reasons[0].reason, "storage_error");
         let latencies: Vec<(i64, i64)> =
             sqlx::query_as("SELECT latency_ms, count FROM run_latency_tally")
-                .fetch_all(&p.db)
+                .fetch_all(&p.store.pool)
                 .await
                 .unwrap();
         assert_eq!(latencies, [(999, 1)], "only the sound run's reply");

@@ -3,15 +3,14 @@
 use crate::support::{platform, t0};
 use agenteval_engine::audit::{DEFAULT_RETENTION_DAYS, parse_retention_days};
 use chrono::Duration;
-use sqlx::Row;
 
 async fn actions(p: &agenteval_engine::Platform) -> Vec<(String, i64)> {
-    sqlx::query("SELECT action, at FROM audit_events ORDER BY at, action")
-        .fetch_all(&p.db)
+    p.inspect()
+        .audit_events()
         .await
         .expect("read audit events")
         .into_iter()
-        .map(|r| (r.get("action"), r.get("at")))
+        .map(|e| (e.action, e.at_ms))
         .collect()
 }
 
@@ -60,21 +59,23 @@ async fn prune_deletes_events_older_than_the_retention_and_audits_itself() {
         );
     }
 
-    let row = sqlx::query(
-        "SELECT actor, outcome, detail, at FROM audit_events WHERE action = 'audit.prune'",
-    )
-    .fetch_one(&p.db)
-    .await
-    .expect("the pruning itself is an audit event");
-    assert_eq!(row.get::<String, _>("actor"), "engine");
-    assert_eq!(row.get::<String, _>("outcome"), "ok");
+    let row = p
+        .inspect()
+        .audit_events()
+        .await
+        .expect("read audit events")
+        .into_iter()
+        .find(|e| e.action == "audit.prune")
+        .expect("the pruning itself is an audit event");
+    assert_eq!(row.actor, "engine");
+    assert_eq!(row.outcome, "ok");
     assert_eq!(
-        row.get::<i64, _>("at"),
+        row.at_ms,
         t0().timestamp_millis(),
         "stamped with the injected clock"
     );
     let detail: serde_json::Value =
-        serde_json::from_str(&row.get::<String, _>("detail")).expect("detail is JSON");
+        serde_json::from_str(row.detail.as_deref().expect("detail")).expect("detail is JSON");
     assert_eq!(detail["deleted"], 2);
     assert_eq!(detail["retention_days"], 90);
 
@@ -113,11 +114,14 @@ async fn the_retention_job_prunes_at_start() {
     // Wait for the first pass (it runs at once); no time is asserted.
     let mut seen = false;
     for _ in 0..2000 {
-        let prunes: i64 =
-            sqlx::query_scalar("SELECT COUNT(*) FROM audit_events WHERE action = 'audit.prune'")
-                .fetch_one(&p.db)
-                .await
-                .expect("count");
+        let prunes = p
+            .inspect()
+            .audit_events()
+            .await
+            .expect("count")
+            .iter()
+            .filter(|e| e.action == "audit.prune")
+            .count();
         if prunes > 0 {
             seen = true;
             break;

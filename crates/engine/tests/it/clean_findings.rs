@@ -236,18 +236,22 @@ async fn a_data_folder_of_the_previous_version_groups_its_issues_by_key() {
 
     // The issue tally as the previous version kept it: keyed by folded
     // text, one row per language, without phrasings.
-    sqlx::raw_sql(&format!(
-        "DELETE FROM session_issue_tally;
-         ALTER TABLE session_issue_tally DROP COLUMN texts;
-         INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids) VALUES
-             ('{id}', 'blocker', 'target repeated the same reply', 'target repeated the same reply', 1, '[]'),
-             ('{id}', 'blocker', '对方重复了同样的回复', '对方重复了同样的回复', 1, '[]');
-         DELETE FROM _sqlx_migrations WHERE version = 11;",
-        id = c.id
-    ))
-    .execute(&tp.platform.db)
-    .await
-    .expect("downgrade");
+    tp.platform
+        .fixtures()
+        .issue_tally_before_0011(
+            c.id,
+            &[
+                (
+                    "blocker",
+                    "target repeated the same reply",
+                    "target repeated the same reply",
+                    1,
+                ),
+                ("blocker", "对方重复了同样的回复", "对方重复了同样的回复", 1),
+            ],
+        )
+        .await
+        .expect("downgrade");
     let reopened = tp.reopen().await;
     let then = reopened
         .exploration_findings(c.id)

@@ -757,15 +757,10 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
             json!({"error": "the judge model is down", "simulator_fault": true}),
         ),
     ] {
-        sqlx::query(
-            "UPDATE exploration_sessions SET judge_review = ?, judge_status = ? WHERE id = ?",
-        )
-        .bind(review.to_string())
-        .bind(status)
-        .bind(id.to_string())
-        .execute(&p.db)
-        .await
-        .unwrap();
+        p.fixtures()
+            .set_judge_review(id, status, &review)
+            .await
+            .unwrap();
     }
     p.finalize_campaign(c.id).await.unwrap();
 
@@ -830,17 +825,7 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
 
     // The same data as stored before migration 0009 (0011 adds to its
     // issue tally, so it is undone too).
-    sqlx::raw_sql(
-        "DROP TRIGGER sessions_tally_insert; DROP TRIGGER sessions_tally_leave;
-         DROP TRIGGER sessions_tally_enter; DROP VIEW session_scores; DROP VIEW session_facts;
-         DROP VIEW session_review_findings; DROP TABLE session_findings;
-         DROP TABLE session_tally;
-         DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
-         DELETE FROM _sqlx_migrations WHERE version IN (9, 11);",
-    )
-    .execute(&p.db)
-    .await
-    .unwrap();
+    p.fixtures().undo_session_tally_migrations().await.unwrap();
     let reopened = tp.reopen().await;
     let (backfilled, aggregated) = both(&reopened, c.id).await;
     assert_eq!(backfilled, aggregated);

@@ -234,10 +234,7 @@ async fn runs_are_claimed_ahead_only_in_proportion_to_the_targets_concurrency() 
     while server.in_flight() < 2 {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
-    let running: i64 = sqlx::query_scalar("SELECT count(*) FROM runs WHERE status = 'running'")
-        .fetch_one(&p.db)
-        .await
-        .unwrap();
+    let running: i64 = p.inspect().run_count_with_status("running").await.unwrap();
     assert_eq!(
         running as usize,
         2 * agenteval_engine::fixed::RUNS_PER_SLOT,
@@ -330,20 +327,13 @@ async fn a_restart_marks_cut_runs_interrupted_and_never_runs_them_twice() {
     // committed, never finished.
     let runs = p.list_runs(c.id).await.unwrap();
     let cut = runs[0].id;
-    sqlx::query("UPDATE runs SET status = 'running', started_at = 0 WHERE id = ?")
-        .bind(cut.to_string())
-        .execute(&p.db)
+    p.fixtures().mark_run_running(cut, 0).await.unwrap();
+    p.fixtures()
+        .insert_run_turn(cut, 0, "user", "hello 0", 0)
         .await
         .unwrap();
-    sqlx::query(
-        "INSERT INTO run_turns (run_id, seq, role, content, created_at) VALUES (?, 0, 'user', 'hello 0', 0)",
-    )
-    .bind(cut.to_string())
-    .execute(&p.db)
-    .await
-    .unwrap();
     let dir = tp.dir.path().to_path_buf();
-    p.db.close().await;
+    p.fixtures().close().await;
 
     // Restart on the same data folder, later in the window.
     tp.clock.advance(Duration::hours(3));
@@ -479,11 +469,7 @@ async fn the_report_tallies_equal_the_runs_on_every_path_and_after_a_backfill() 
     tp.clock.advance(Duration::minutes(20));
     p.tick().await.unwrap();
     let cut = p.list_runs(mixed.id).await.unwrap().last().unwrap().id;
-    sqlx::query("UPDATE runs SET status = 'running', started_at = 0 WHERE id = ?")
-        .bind(cut.to_string())
-        .execute(&p.db)
-        .await
-        .unwrap();
+    p.fixtures().mark_run_running(cut, 0).await.unwrap();
     assert_eq!(p.recover_interrupted_runs().await.unwrap(), 1);
     tp.clock.advance(Duration::minutes(10));
     p.tick().await.unwrap();
@@ -540,15 +526,11 @@ async fn the_report_tallies_equal_the_runs_on_every_path_and_after_a_backfill() 
 
     // The same runs as stored before migration 0008: the engine fills the
     // tallies when it next opens the database.
-    sqlx::raw_sql(
-        "DELETE FROM run_verdict_tally; DELETE FROM run_timeline_tally;
-         DELETE FROM run_failing_check_tally;
-         DELETE FROM run_error_tally; DELETE FROM run_latency_tally;
-         INSERT INTO pending_backfills (name) VALUES ('run_tallies');",
-    )
-    .execute(&p.db)
-    .await
-    .unwrap();
+    p.fixtures().clear_run_tallies().await.unwrap();
+    p.fixtures()
+        .queue_backfills(&["run_tallies"])
+        .await
+        .unwrap();
     let reopened = tp.reopen().await;
     for (c, before) in [&mixed, &errors].into_iter().zip(&before) {
         let runs = run_ids(&reopened, c.id).await;

@@ -203,7 +203,7 @@ async fn offline_mode_refuses_a_judge_that_is_not_on_this_machine() {
         .await
         .unwrap_err();
     assert_eq!(e.body.code, ErrorCode::OfflineRefused);
-    offline.db.close().await;
+    offline.fixtures().close().await;
 
     // Without offline mode the same judge is accepted (and never contacted
     // here: nothing is reviewed).

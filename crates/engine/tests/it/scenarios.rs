@@ -460,10 +460,7 @@ async fn platform_loads_into_catalog_and_table() {
     let list = t.platform.list_scenarios();
     assert_eq!(list.len(), report.scenarios.len());
     assert!(list.iter().any(|s| s.id == "send_email.happy_path"));
-    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM scenarios")
-        .fetch_one(&t.platform.db)
-        .await
-        .expect("count");
+    let stored: i64 = t.platform.inspect().scenario_count().await.expect("count");
     assert_eq!(
         stored as usize,
         list.len(),
@@ -474,9 +471,6 @@ async fn platform_loads_into_catalog_and_table() {
         .load_scenarios(&[shipped()])
         .await
         .expect("reload");
-    let stored_again: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM scenarios")
-        .fetch_one(&t.platform.db)
-        .await
-        .expect("count");
+    let stored_again: i64 = t.platform.inspect().scenario_count().await.expect("count");
     assert_eq!(stored_again, stored);
 }

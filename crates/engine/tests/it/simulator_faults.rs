@@ -457,16 +457,11 @@ async fn a_faulty_session_counts_under_its_fault_and_not_against_the_target() {
 
     // Sessions that ended before the check existed are checked when the
     // database is opened again, and their issues leave the tally.
-    sqlx::query("UPDATE exploration_sessions SET simulator_faults = NULL")
-        .execute(&p.db)
+    p.fixtures().clear_simulator_faults().await.unwrap();
+    p.fixtures()
+        .queue_backfills(&["simulator_faults", "session_issue_tally"])
         .await
         .unwrap();
-    sqlx::query(
-        "INSERT INTO pending_backfills (name) VALUES ('simulator_faults'), ('session_issue_tally')",
-    )
-    .execute(&p.db)
-    .await
-    .unwrap();
     let reopened = tp.reopen().await;
     let again = reopened
         .campaign_report(c.id)

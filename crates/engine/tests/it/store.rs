@@ -7,14 +7,12 @@ use agenteval_engine::{ErrorCode, Platform};
 async fn a_data_folder_from_a_newer_version_is_refused_with_a_clear_error() {
     let tp = platform().await;
     // A migration this build does not know, as a newer build leaves it.
-    sqlx::query(
-        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-         VALUES (9999, 'from the future', 1, x'00', 0)",
-    )
-    .execute(&tp.platform.db)
-    .await
-    .unwrap();
-    tp.platform.db.close().await;
+    tp.platform
+        .fixtures()
+        .insert_future_migration(9999, "from the future")
+        .await
+        .unwrap();
+    tp.platform.fixtures().close().await;
     let err = Platform::builder(tp.dir.path()).open().await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::Conflict);
     assert!(
@@ -29,27 +27,29 @@ async fn a_data_folder_from_a_newer_version_is_refused_with_a_clear_error() {
 async fn a_refused_data_folder_names_the_version_that_wrote_it() {
     let tp = platform().await;
     let this = env!("CARGO_PKG_VERSION");
-    let written: String = sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
-        .fetch_one(&tp.platform.db)
+    let written: String = tp
+        .platform
+        .inspect()
+        .written_by()
         .await
-        .unwrap();
+        .unwrap()
+        .expect("a version is recorded");
     assert_eq!(
         written, this,
         "opening a folder records the version that opened it"
     );
     // What a newer build leaves: its version and a migration unknown here.
-    sqlx::query("UPDATE app_meta SET value = '9.4.0' WHERE key = 'written_by'")
-        .execute(&tp.platform.db)
+    tp.platform
+        .fixtures()
+        .set_written_by("9.4.0")
         .await
         .unwrap();
-    sqlx::query(
-        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-         VALUES (9999, 'from the future', 1, x'00', 0)",
-    )
-    .execute(&tp.platform.db)
-    .await
-    .unwrap();
-    tp.platform.db.close().await;
+    tp.platform
+        .fixtures()
+        .insert_future_migration(9999, "from the future")
+        .await
+        .unwrap();
+    tp.platform.fixtures().close().await;
     let err = Platform::builder(tp.dir.path()).open().await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::Conflict);
     assert!(

@@ -17,7 +17,7 @@ impl TestPlatform {
     /// The same data folder opened again after the pool closes, as after a
     /// restart.
     pub async fn reopen(&self) -> Arc<Platform> {
-        self.platform.db.close().await;
+        self.platform.fixtures().close().await;
         Platform::builder(self.dir.path())
             .clock(self.clock.clone())
             .role_models(agenteval_engine::role_models::RoleModels::default())

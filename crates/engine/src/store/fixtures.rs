@@ -1,0 +1,356 @@
+//! Writes that only tests and benchmarks make: states the engine never
+//! writes itself but must cope with, set up without SQL outside the store.
+//!
+//! - What a crash leaves: a run claimed and cut mid-flight, a turn
+//!   committed before the cut.
+//! - What an older or newer version left: data stored before a migration
+//!   (tallies missing, a table in its earlier shape, work waiting for the
+//!   engine to fill in when it next opens the database), a migration this
+//!   build does not know.
+//! - Data in shapes the engine no longer writes (judge reviews as older
+//!   judges wrote them).
+//! - The report benchmark's large campaign, written straight through the
+//!   schema in a few statements, since a million turns through the engine
+//!   would take minutes.
+//!
+//! Reached through [`Platform::fixtures`]; never used by the engine.
+
+use super::Store;
+use crate::error::Result;
+use crate::platform::Platform;
+use serde_json::Value;
+use sqlx::{ConnectOptions, Connection};
+use uuid::Uuid;
+
+/// Writes for tests and benchmarks (see the [module](self)).
+#[derive(Debug, Clone, Copy)]
+pub struct Fixtures<'p> {
+    store: &'p Store,
+}
+
+/// Turns of each session of the report benchmark's campaign.
+pub const BENCH_SESSION_TURNS: u64 = 8;
+/// Turns of each run of the report benchmark's campaign.
+pub const BENCH_RUN_TURNS: u64 = 2;
+
+impl Platform {
+    /// Writes for tests and benchmarks (see [`Fixtures`]).
+    pub fn fixtures(&self) -> Fixtures<'_> {
+        Fixtures { store: &self.store }
+    }
+}
+
+impl Fixtures<'_> {
+    /// Closes the platform's pooled connections, as a process that stops
+    /// does, so that the data folder can be opened again as after a
+    /// restart; the platform's pool serves nothing after this.
+    pub async fn close(&self) {
+        self.store.pool.close().await;
+    }
+
+    /// Marks a run `running`, started at `started_at_ms`, as a claim cut by
+    /// a crash leaves it.
+    pub async fn mark_run_running(&self, run_id: Uuid, started_at_ms: i64) -> Result<()> {
+        sqlx::query("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?")
+            .bind(started_at_ms)
+            .bind(run_id.to_string())
+            .execute(&self.store.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Stores turn `seq` of a run as committed before a crash.
+    pub async fn insert_run_turn(
+        &self,
+        run_id: Uuid,
+        seq: u32,
+        role: &str,
+        content: &str,
+        created_at_ms: i64,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO run_turns (run_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(run_id.to_string())
+        .bind(i64::from(seq))
+        .bind(role)
+        .bind(content)
+        .bind(created_at_ms)
+        .execute(&self.store.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Stores a session's judge review as raw JSON with `status`, in
+    /// whatever shape it has (shapes older judges wrote included).
+    pub async fn set_judge_review(
+        &self,
+        session_id: Uuid,
+        status: &str,
+        review: &Value,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE exploration_sessions SET judge_review = ?, judge_status = ? WHERE id = ?",
+        )
+        .bind(review.to_string())
+        .bind(status)
+        .bind(session_id.to_string())
+        .execute(&self.store.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Records migration `version` as applied, as a newer build that this
+    /// one does not know leaves it.
+    pub async fn insert_future_migration(&self, version: i64, description: &str) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+             VALUES (?, ?, 1, x'00', 0)",
+        )
+        .bind(version)
+        .bind(description)
+        .execute(&self.store.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Records `version` as the version of AgentEval that last opened the
+    /// database.
+    pub async fn set_written_by(&self, version: &str) -> Result<()> {
+        sqlx::query("UPDATE app_meta SET value = ? WHERE key = 'written_by'")
+            .bind(version)
+            .execute(&self.store.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Leaves the data named `names` (`run_tallies`,
+    /// `session_issue_tally`, `simulator_faults`) for the engine to fill
+    /// when it next opens the database, as a migration does.
+    pub async fn queue_backfills(&self, names: &[&str]) -> Result<()> {
+        let mut tx = self.store.pool.begin().await?;
+        for name in names {
+            sqlx::query("INSERT INTO pending_backfills (name) VALUES (?)")
+                .bind(name)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Empties the report's run tallies, as the runs were stored before
+    /// migration 0008.
+    pub async fn clear_run_tallies(&self) -> Result<()> {
+        sqlx::raw_sql(
+            "DELETE FROM run_verdict_tally; DELETE FROM run_timeline_tally;
+             DELETE FROM run_failing_check_tally;
+             DELETE FROM run_error_tally; DELETE FROM run_latency_tally;",
+        )
+        .execute(&self.store.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Forgets every session's simulator-fault check, as sessions that
+    /// ended before migration 0013 are stored.
+    pub async fn clear_simulator_faults(&self) -> Result<()> {
+        sqlx::query("UPDATE exploration_sessions SET simulator_faults = NULL")
+            .execute(&self.store.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Undoes migrations 0009 (the session tallies, their triggers and
+    /// views) and 0011 (which adds to its issue tally), leaving the
+    /// sessions as stored before them; the engine applies both again when
+    /// it next opens the database.
+    pub async fn undo_session_tally_migrations(&self) -> Result<()> {
+        sqlx::raw_sql(
+            "DROP TRIGGER sessions_tally_insert; DROP TRIGGER sessions_tally_leave;
+             DROP TRIGGER sessions_tally_enter; DROP VIEW session_scores; DROP VIEW session_facts;
+             DROP VIEW session_review_findings; DROP TABLE session_findings;
+             DROP TABLE session_tally;
+             DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
+             DELETE FROM _sqlx_migrations WHERE version IN (9, 11);",
+        )
+        .execute(&self.store.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Puts the issue tally back as it was before migration 0011: without
+    /// phrasings, holding only `issues` of `campaign_id` (`(kind, key,
+    /// text, sessions)` each, no session ids); the engine applies 0011
+    /// again when it next opens the database.
+    pub async fn issue_tally_before_0011(
+        &self,
+        campaign_id: Uuid,
+        issues: &[(&str, &str, &str, u32)],
+    ) -> Result<()> {
+        let mut tx = self.store.pool.begin().await?;
+        sqlx::raw_sql(
+            "DELETE FROM session_issue_tally;
+             ALTER TABLE session_issue_tally DROP COLUMN texts;",
+        )
+        .execute(&mut *tx)
+        .await?;
+        for (kind, key, text, sessions) in issues {
+            sqlx::query(
+                "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids)
+                 VALUES (?, ?, ?, ?, ?, '[]')",
+            )
+            .bind(campaign_id.to_string())
+            .bind(kind)
+            .bind(key)
+            .bind(text)
+            .bind(i64::from(*sessions))
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 11")
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Writes the report benchmark's campaign into `campaign_id`: `sessions`
+    /// completed exploration sessions of [`BENCH_SESSION_TURNS`] turns and
+    /// `runs` finished fixed runs of [`BENCH_RUN_TURNS`] turns, in the
+    /// shapes the engine writes (experience records, judge reviews, check
+    /// results, metrics) varied by row number. Recursive CTEs in one
+    /// transaction, then `ANALYZE`; the report's tallies are not filled
+    /// (queue `run_tallies` and `session_issue_tally`, see
+    /// [`Fixtures::queue_backfills`]).
+    pub async fn generate_bench_campaign(
+        &self,
+        campaign_id: Uuid,
+        sessions: u64,
+        runs: u64,
+    ) -> Result<()> {
+        let campaign = self
+            .store
+            .campaign(campaign_id)
+            .await?
+            .ok_or_else(|| crate::error::Error::not_found("campaign", campaign_id))?;
+        let c = campaign_id.to_string();
+        let target = campaign.target_id.to_string();
+        let start = crate::clock::to_ms(campaign.window_start);
+        // Bulk loads of a second or more each, by design: on a connection
+        // of their own that does not warn about slow statements.
+        let mut conn = (*self.store.pool.connect_options())
+            .clone()
+            .disable_statement_logging()
+            .connect()
+            .await?;
+        let mut tx = conn.begin().await?;
+        sqlx::query(SESSIONS_SQL)
+            .bind(sessions as i64)
+            .bind(&c)
+            .bind(&target)
+            .bind(start)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(SESSION_TURNS_SQL)
+            .bind((sessions * BENCH_SESSION_TURNS) as i64)
+            .bind(start)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(RUNS_SQL)
+            .bind(runs as i64)
+            .bind(&c)
+            .bind(start)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(RUN_TURNS_SQL)
+            .bind((runs * BENCH_RUN_TURNS) as i64)
+            .bind(start)
+            .execute(&mut *tx)
+            .await?;
+        // As in the engine, a run's verdict comes after its turns.
+        sqlx::query("UPDATE runs SET status = 'done' WHERE campaign_id = ? AND status = 'running'")
+            .bind(&c)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        conn.close().await?;
+        sqlx::query("ANALYZE").execute(&self.store.pool).await?;
+        Ok(())
+    }
+}
+
+const SESSIONS_SQL: &str = r#"
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1),
+p(k, persona, pid) AS (VALUES
+  (0, '{"id":"busy-manager","name":"Dana","patience":2}', 'busy-manager'),
+  (1, '{"id":"careful-accountant","name":"Li","patience":4}', 'careful-accountant'),
+  (2, '{"id":"curious-novice","name":"Sam","patience":3}', 'curious-novice')),
+g(k, goal, gid) AS (VALUES
+  (0, '{"id":"send-weekly-report","title":"Send the weekly report"}', 'send-weekly-report'),
+  (1, '{"id":"track-order","title":"Track an order"}', 'track-order'),
+  (2, '{"id":"sales-trend","title":"Get the sales trend"}', 'sales-trend'))
+INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
+  trigger_kind, end_reason, experience, judge_review, judge_status, turn_count, started_at, ended_at,
+  created_at, updated_at)
+SELECT printf('%08x-0000-7000-8000-%012x', i / 65536, i), ?2, ?3, p.persona, g.goal,
+  json_object('persona_id', p.pid, 'goal_id', g.gid), 'completed', 'manual',
+  CASE i % 4 WHEN 0 THEN 'user_goal_met' WHEN 1 THEN 'user_gave_up' WHEN 2 THEN 'max_turns' ELSE 'user_goal_met' END,
+  json_object('goal_achieved', json(CASE WHEN i % 4 IN (0, 3) THEN 'true' ELSE 'false' END),
+    'blockers', json_array('asked for the body twice', 'reply ' || (i % 50) || ' did not answer'),
+    'misled', json(CASE WHEN i % 7 = 0 THEN '["the growth figure 12.5% was invented"]' ELSE '[]' END),
+    'emotion', CASE i % 3 WHEN 0 THEN 'satisfied' WHEN 1 THEN 'frustrated' ELSE 'neutral' END,
+    'notes', 'generated session ' || i),
+  CASE WHEN i % 10 = 0 THEN json_object('method', 'heuristic',
+    'dimensions', json_object(
+      'attitude', json_object('score', 3 + i % 3, 'evidence', 'no refusal found'),
+      'professionalism', json_object('score', 2 + i % 4, 'evidence', 'asked once'),
+      'hallucination', json_object('score', 1 + i % 5, 'evidence', 'a figure')),
+    'findings', json_array(json_object('grade', 'poor', 'severity', 'poor', 'dimension', 'professionalism',
+      'text', 'the target repeated its previous reply ' || (i % 20), 'turn', 3)),
+    'simulator', json_object('in_persona', json('true'), 'quit_early', json('false'),
+      'invented_facts', json('false'), 'simulator_fault', json('false')),
+    'simulator_fault', json('false')) END,
+  CASE WHEN i % 10 = 0 THEN 'done' ELSE 'none' END,
+  8, ?4 + i, ?4 + i + 1000, ?4 + i, ?4 + i + 1000
+FROM n JOIN p ON p.k = i % 3 JOIN g ON g.k = (i / 3) % 3
+"#;
+
+const SESSION_TURNS_SQL: &str = r#"
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
+SELECT printf('%08x-0001-7000-8000-%012x', i / 65536, i),
+  printf('%08x-0000-7000-8000-%012x', (i / 8) / 65536, i / 8), i % 8,
+  CASE WHEN i % 2 = 0 THEN 'user' ELSE 'target' END,
+  CASE WHEN i % 2 = 0 THEN 'Where is my order A' || (i % 9000) || '? I placed it last week.'
+       ELSE 'Order A' || (i % 9000) || ' left the warehouse yesterday and should arrive in two days.' END,
+  CASE WHEN i % 2 = 1 THEN 20 + i % 400 END, ?2 + i
+FROM n
+"#;
+
+const RUNS_SQL: &str = r#"
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status,
+  verdict, check_results, metrics, error_reason, started_at, finished_at, created_at)
+SELECT printf('%08x-0002-7000-8000-%012x', i / 65536, i), ?2, 'bench.s' || (i % 35), 'h', i + 1000,
+  i * 6000, ?3 + i, 'running',
+  CASE WHEN i % 97 = 0 THEN 'error' WHEN i % 10 = 0 THEN 'failed' ELSE 'passed' END,
+  json_array(json_object('turn', 0, 'kind', 'contains', 'passed', json(CASE WHEN i % 10 = 0 THEN 'false' ELSE 'true' END),
+    'detail', 'the reply contains "order"')),
+  json_object('turns', 1, 'completed', json('true'), 'latency_ms_total', 20 + i % 300,
+    'latency_ms_max', 20 + i % 300, 'tokens_in', 40, 'tokens_out', 30, 'cost', 0.0,
+    'key_field_coverage', 1.0),
+  CASE WHEN i % 97 = 0 THEN 'target_error: HTTP 503' END, ?3 + i, ?3 + i + 50, ?3
+FROM n
+"#;
+
+const RUN_TURNS_SQL: &str = r#"
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+INSERT INTO run_turns (run_id, seq, role, content, latency_ms, created_at)
+SELECT printf('%08x-0002-7000-8000-%012x', (i / 2) / 65536, i / 2), i % 2,
+  CASE WHEN i % 2 = 0 THEN 'user' ELSE 'target' END,
+  CASE WHEN i % 2 = 0 THEN 'Please send the weekly report to boss@example.com.'
+       ELSE 'Done: the weekly report was sent to boss@example.com.' END,
+  CASE WHEN i % 2 = 1 THEN 20 + i % 300 END, ?2 + i
+FROM n
+"#;
