@@ -219,6 +219,18 @@ impl Platform {
         Ok(())
     }
 
+    /// Reads of what this platform has stored, for tests, benches and
+    /// operators' checks (see [`crate::store::inspect::Inspect`]).
+    pub fn inspect(&self) -> crate::store::inspect::Inspect {
+        self.store.inspect()
+    }
+
+    /// Writes that only tests and benches make (see
+    /// [`crate::store::fixtures::Fixtures`]).
+    pub fn fixtures(&self) -> crate::store::fixtures::Fixtures<'_> {
+        self.store.fixtures()
+    }
+
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.events.subscribe()
     }

@@ -13,11 +13,10 @@
 //!   schema in a few statements, since a million turns through the engine
 //!   would take minutes.
 //!
-//! Reached through [`Platform::fixtures`]; never used by the engine.
+//! Reached through `Platform::fixtures`; never used by the engine.
 
 use super::Store;
 use crate::error::Result;
-use crate::platform::Platform;
 use serde_json::Value;
 use sqlx::{ConnectOptions, Connection};
 use uuid::Uuid;
@@ -33,10 +32,10 @@ pub const BENCH_SESSION_TURNS: u64 = 8;
 /// Turns of each run of the report benchmark's campaign.
 pub const BENCH_RUN_TURNS: u64 = 2;
 
-impl Platform {
+impl Store {
     /// Writes for tests and benchmarks (see [`Fixtures`]).
-    pub fn fixtures(&self) -> Fixtures<'_> {
-        Fixtures { store: &self.store }
+    pub(crate) fn fixtures(&self) -> Fixtures<'_> {
+        Fixtures { store: self }
     }
 }
 

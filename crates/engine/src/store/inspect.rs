@@ -6,17 +6,16 @@
 //! check. They let the test suites, the crash test and the benchmarks hold
 //! the product to its database without a connection or SQL of their own.
 //!
-//! On a running platform through [`Platform::inspect`] (the platform's own
+//! On a running platform through `Platform::inspect` (the platform's own
 //! pool, so that a timed count costs what it costs the engine); on a data
 //! folder that another process wrote (a server that was killed, a command
 //! that ran) through [`Inspect::open_read_only`], which changes nothing in
 //! the folder, so that it is seen as that process left it.
 
-use super::DB_FILE;
 use super::runs::run_from_row;
+use super::{DB_FILE, Store};
+use crate::domain::run::Run;
 use crate::error::Result;
-use crate::fixed::Run;
-use crate::platform::Platform;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteRow};
 use sqlx::{Row, SqlitePool};
 use std::path::Path;
@@ -68,11 +67,11 @@ pub struct Recount<T> {
     pub tallied: T,
 }
 
-impl Platform {
-    /// Reads of what this platform has stored (see [`Inspect`]).
-    pub fn inspect(&self) -> Inspect {
+impl Store {
+    /// Reads of what this store holds (see [`Inspect`]).
+    pub(crate) fn inspect(&self) -> Inspect {
         Inspect {
-            pool: self.store.pool.clone(),
+            pool: self.pool.clone(),
         }
     }
 }
@@ -219,7 +218,7 @@ impl Inspect {
         rows.into_iter()
             .map(|(id, status, turn_count)| {
                 Ok(StoredSession {
-                    id: crate::target::parse_id(&id)?,
+                    id: crate::domain::parse_id(&id)?,
                     status,
                     turn_count,
                 })
