@@ -8,11 +8,8 @@ pub mod calibration;
 pub mod campaign;
 pub mod channel;
 pub mod checks;
-pub mod clock;
 pub mod comparison;
 pub mod demo_agent;
-pub mod domain;
-pub mod error;
 pub mod exploration;
 pub mod export;
 pub mod fixed;
@@ -32,8 +29,10 @@ pub mod structured;
 mod tally;
 pub mod target;
 pub mod target_probe;
-pub mod text;
 pub mod virtual_user;
 
+/// The domain types, the error and the clock, from their own crate (the
+/// lowest layer), under the paths the engine has always used.
+pub use agenteval_domain::{self as domain, clock, error, text};
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use platform::{Event, Platform};

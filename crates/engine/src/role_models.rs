@@ -196,7 +196,7 @@ impl ChatClient for ModelClient {
         let mut mode = crate::structured::remembered(&self.base_url, &self.model)
             .unwrap_or(OutputMode::LADDER[0]);
         loop {
-            let format = mode.response_format(schema);
+            let format = schema.response_format(mode);
             match self
                 .channel
                 .send_with_format(&request, format.as_ref())
@@ -427,17 +427,6 @@ pub struct RoleModelsView {
     pub virtual_user: RoleView,
     pub judge: RoleView,
     pub analyst: RoleView,
-}
-
-impl Role {
-    /// What plays this role when no model does.
-    pub fn fallback(self) -> &'static str {
-        match self {
-            Role::VirtualUser => "persona_engine",
-            Role::Judge => "heuristic",
-            Role::Analyst => "template",
-        }
-    }
 }
 
 /// `host[:port]` of a base URL, when it parses.

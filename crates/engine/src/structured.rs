@@ -19,11 +19,21 @@ use std::sync::{LazyLock, Mutex};
 
 pub use crate::domain::models::OutputMode;
 
-impl OutputMode {
-    /// The `response_format` of a request in this form; `None` for the
-    /// prompt alone.
-    pub fn response_format(self, schema: &OutputSchema) -> Option<Value> {
-        match self {
+/// The schema of one kind of answer: sent with the request, and checked
+/// against the answer, which is malformed when it breaks it.
+pub struct OutputSchema {
+    /// The schema's name (`json_schema.name`: letters, digits, `_`).
+    pub name: &'static str,
+    pub schema: Value,
+    validator: jsonschema::Validator,
+}
+
+impl OutputSchema {
+    /// The `response_format` of a request for this schema in `mode`;
+    /// `None` for the prompt alone.
+    pub fn response_format(&self, mode: OutputMode) -> Option<Value> {
+        let schema = self;
+        match mode {
             OutputMode::JsonSchema => Some(json!({
                 "type": "json_schema",
                 "json_schema": {"name": schema.name, "schema": schema.schema, "strict": true},
@@ -35,15 +45,6 @@ impl OutputMode {
             OutputMode::PromptOnly => None,
         }
     }
-}
-
-/// The schema of one kind of answer: sent with the request, and checked
-/// against the answer, which is malformed when it breaks it.
-pub struct OutputSchema {
-    /// The schema's name (`json_schema.name`: letters, digits, `_`).
-    pub name: &'static str,
-    pub schema: Value,
-    validator: jsonschema::Validator,
 }
 
 impl std::fmt::Debug for OutputSchema {
@@ -169,21 +170,21 @@ mod tests {
     #[test]
     fn each_form_is_written_the_way_its_servers_read_it() {
         let schema = OutputSchema::new("t", json!({"type": "object"}));
-        let f = OutputMode::JsonSchema.response_format(&schema).unwrap();
+        let f = schema.response_format(OutputMode::JsonSchema).unwrap();
         assert_eq!(f["type"], "json_schema");
         assert_eq!(f["json_schema"]["name"], "t");
         assert_eq!(f["json_schema"]["strict"], true);
         assert_eq!(f["json_schema"]["schema"]["type"], "object");
-        let f = OutputMode::JsonObjectSchema
-            .response_format(&schema)
+        let f = schema
+            .response_format(OutputMode::JsonObjectSchema)
             .unwrap();
         assert_eq!(
             f,
             json!({"type": "json_object", "schema": {"type": "object"}})
         );
-        let f = OutputMode::JsonObject.response_format(&schema).unwrap();
+        let f = schema.response_format(OutputMode::JsonObject).unwrap();
         assert_eq!(f, json!({"type": "json_object"}));
-        assert!(OutputMode::PromptOnly.response_format(&schema).is_none());
+        assert!(schema.response_format(OutputMode::PromptOnly).is_none());
     }
 
     #[test]

@@ -20,7 +20,6 @@ mod audit;
 pub(crate) mod calibration;
 pub(crate) mod campaigns;
 mod comparison;
-mod errors;
 pub mod fixtures;
 pub mod inspect;
 pub(crate) mod judge;

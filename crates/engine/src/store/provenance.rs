@@ -9,40 +9,41 @@ use crate::error::Result;
 use std::collections::HashMap;
 use uuid::Uuid;
 
-impl Contacts {
-    /// Writes what was counted since the last batch, in the batch's
-    /// transaction; what the transaction did not store is counted again
-    /// by [`Contacts::restore`].
-    pub(crate) fn flush(&self, conn: &rusqlite::Connection) -> rusqlite::Result<Pending> {
-        let counts = self.take();
-        if counts.is_empty() {
-            return Ok(Pending(HashMap::new()));
-        }
-        let write = || -> rusqlite::Result<()> {
-            let mut upsert = conn.prepare_cached(
+/// Writes what `contacts` counted since the last batch, in the batch's
+/// transaction; what the transaction did not store is counted again by
+/// [`Contacts::restore`].
+pub(crate) fn flush_contacts(
+    contacts: &Contacts,
+    conn: &rusqlite::Connection,
+) -> rusqlite::Result<Pending> {
+    let counts = contacts.take();
+    if counts.is_empty() {
+        return Ok(Pending(HashMap::new()));
+    }
+    let write = || -> rusqlite::Result<()> {
+        let mut upsert = conn.prepare_cached(
                 "INSERT INTO campaign_hosts (campaign_id, role, host, requests, tokens_in, tokens_out)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT DO UPDATE SET requests = requests + excluded.requests,
                      tokens_in = tokens_in + excluded.tokens_in, tokens_out = tokens_out + excluded.tokens_out",
             )?;
-            for ((campaign, role, host), c) in &counts {
-                upsert.execute(rusqlite::params![
-                    campaign.to_string(),
-                    role.as_str(),
-                    host,
-                    c.requests as i64,
-                    c.tokens_in as i64,
-                    c.tokens_out as i64,
-                ])?;
-            }
-            Ok(())
-        };
-        match write() {
-            Ok(()) => Ok(Pending(counts)),
-            Err(e) => {
-                self.give_back(counts);
-                Err(e)
-            }
+        for ((campaign, role, host), c) in &counts {
+            upsert.execute(rusqlite::params![
+                campaign.to_string(),
+                role.as_str(),
+                host,
+                c.requests as i64,
+                c.tokens_in as i64,
+                c.tokens_out as i64,
+            ])?;
+        }
+        Ok(())
+    };
+    match write() {
+        Ok(()) => Ok(Pending(counts)),
+        Err(e) => {
+            contacts.give_back(counts);
+            Err(e)
         }
     }
 }

@@ -407,7 +407,7 @@ fn commit(
     if let Err(e) = tallies.flush(&tx) {
         return all_failed(batch, done, lost, &e);
     }
-    let hosts = match contacts.flush(&tx) {
+    let hosts = match super::provenance::flush_contacts(contacts, &tx) {
         Ok(hosts) => hosts,
         Err(e) => return all_failed(batch, done, lost, &e),
     };

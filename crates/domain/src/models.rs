@@ -33,6 +33,15 @@ impl Role {
             Role::Analyst => 1500,
         }
     }
+
+    /// What plays this role when no model does.
+    pub fn fallback(self) -> &'static str {
+        match self {
+            Role::VirtualUser => "persona_engine",
+            Role::Judge => "heuristic",
+            Role::Analyst => "template",
+        }
+    }
 }
 
 /// How a role model was asked for its JSON answer.

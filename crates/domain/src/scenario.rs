@@ -1,7 +1,7 @@
 //! Fixed scenarios: scripted multi-turn conversations with checks, as
 //! loaded and validated (the file format: `scenarios/README.md`).
 
-use crate::domain::chat::{ToolSpec, Tools};
+use crate::chat::{ToolSpec, Tools};
 use serde::{Deserialize, Serialize};
 
 /// A fixed scenario as loaded and validated.

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 
-pub(crate) mod plan;
+pub mod plan;
 mod seeds;
 
 pub use plan::{MAX_PLANNED_RUNS, Plan, PlanEntry, parse_period};
@@ -195,11 +195,11 @@ impl Campaign {
 }
 
 /// `ms` of real time scaled by `factor`, in milliseconds.
-pub(crate) fn scaled_ms(ms: i64, factor: f64) -> i64 {
+pub fn scaled_ms(ms: i64, factor: f64) -> i64 {
     scale(Duration::milliseconds(ms), factor).num_milliseconds()
 }
 
-pub(crate) fn scale(d: Duration, factor: f64) -> Duration {
+pub fn scale(d: Duration, factor: f64) -> Duration {
     Duration::milliseconds((d.num_milliseconds() as f64 * factor).round() as i64)
 }
 

@@ -2,8 +2,8 @@
 //! models that played each role, the outcomes a comparison reads, what a
 //! report shows of a scenario.
 
-use crate::domain::models::OutputMode;
-use crate::domain::run::Verdict;
+use crate::models::OutputMode;
+use crate::run::Verdict;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -78,7 +78,7 @@ pub struct RoleOutputModes {
 pub type Outcomes = BTreeMap<String, Vec<bool>>;
 
 /// What the report shows of a scenario, parsed once per scenario.
-pub(crate) struct ScenarioInfo {
+pub struct ScenarioInfo {
     pub title: Option<String>,
     pub pack: Option<String>,
     pub tags: Vec<String>,
@@ -100,7 +100,7 @@ pub struct Tally {
 
 impl Tally {
     /// Counts `n` runs with `verdict`.
-    pub(crate) fn add(&mut self, verdict: Verdict, n: u32) {
+    pub fn add(&mut self, verdict: Verdict, n: u32) {
         match verdict {
             Verdict::Passed => self.passed += n,
             Verdict::Failed => self.failed += n,

@@ -5,22 +5,22 @@
 //! restart recovery, finalize's skips), and nothing else writes the
 //! tallies, so that they stay equal to what the runs add up to.
 
-use crate::domain::run::{CheckResult, RunMetrics};
+use crate::run::{CheckResult, RunMetrics};
 use std::sync::Arc;
 use uuid::Uuid;
 
 /// Slices of the campaign window in the report's timeline.
-pub(crate) const TIMELINE_SLICES: i64 = 12;
+pub const TIMELINE_SLICES: i64 = 12;
 
 /// The timeline slice of a run `offset_ms` into a window of `duration_ms`
 /// campaign time.
-pub(crate) fn slice(offset_ms: i64, duration_ms: i64) -> i64 {
+pub fn slice(offset_ms: i64, duration_ms: i64) -> i64 {
     (offset_ms * TIMELINE_SLICES / duration_ms.max(1)).clamp(0, TIMELINE_SLICES - 1)
 }
 
 /// The kind of an error reason: the text before its first colon, without
 /// surrounding ASCII white space.
-pub(crate) fn reason_kind(reason: Option<&str>) -> &str {
+pub fn reason_kind(reason: Option<&str>) -> &str {
     let reason = reason.unwrap_or("unknown");
     reason
         .split(':')
@@ -31,7 +31,7 @@ pub(crate) fn reason_kind(reason: Option<&str>) -> &str {
 
 /// Sums over finished runs of one scenario and verdict.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct RunSums {
+pub struct RunSums {
     pub runs: u32,
     pub with_metrics: u32,
     pub completed: u32,
@@ -69,7 +69,7 @@ impl RunSums {
         sums
     }
 
-    pub(crate) fn add(&mut self, other: &RunSums) {
+    pub fn add(&mut self, other: &RunSums) {
         self.runs += other.runs;
         self.with_metrics += other.with_metrics;
         self.completed += other.completed;
@@ -85,7 +85,7 @@ impl RunSums {
 
 /// What a finished run adds besides its verdict, known when it finishes.
 #[derive(Debug, Clone)]
-pub(crate) struct RunOutcome {
+pub struct RunOutcome {
     pub campaign_id: Uuid,
     pub scenario_id: Arc<str>,
     pub offset_ms: i64,
@@ -128,7 +128,7 @@ impl RunOutcome {
 
 /// A stored run's metrics and check results, from their JSON columns; what
 /// cannot be read counts as absent.
-pub(crate) fn stored_results(
+pub fn stored_results(
     metrics: Option<&str>,
     check_results: Option<&str>,
 ) -> (Option<RunMetrics>, Vec<CheckResult>) {

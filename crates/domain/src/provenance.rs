@@ -53,7 +53,7 @@ impl HostRole {
         }
     }
 
-    pub(crate) fn parse(s: &str) -> Self {
+    pub fn parse(s: &str) -> Self {
         match s {
             "virtual_user" => Self::VirtualUser,
             "judge" => Self::Judge,
@@ -63,12 +63,12 @@ impl HostRole {
     }
 }
 
-impl From<crate::domain::models::Role> for HostRole {
-    fn from(role: crate::domain::models::Role) -> Self {
+impl From<crate::models::Role> for HostRole {
+    fn from(role: crate::models::Role) -> Self {
         match role {
-            crate::domain::models::Role::VirtualUser => Self::VirtualUser,
-            crate::domain::models::Role::Judge => Self::Judge,
-            crate::domain::models::Role::Analyst => Self::Analyst,
+            crate::models::Role::VirtualUser => Self::VirtualUser,
+            crate::models::Role::Judge => Self::Judge,
+            crate::models::Role::Analyst => Self::Analyst,
         }
     }
 }
@@ -76,7 +76,7 @@ impl From<crate::domain::models::Role> for HostRole {
 /// `scheme://host:port` of a URL (the port always written, the path, the
 /// query and any credentials never); `None` for what is no URL.
 pub fn host_of(url: &str) -> Option<String> {
-    let parsed = reqwest::Url::parse(url.trim()).ok()?;
+    let parsed = url::Url::parse(url.trim()).ok()?;
     let host = parsed.host_str()?;
     let port = parsed.port_or_known_default()?;
     Some(format!("{}://{host}:{port}", parsed.scheme()))
@@ -85,7 +85,7 @@ pub fn host_of(url: &str) -> Option<String> {
 /// Whether a URL (or a `scheme://host:port` from [`host_of`]) points at
 /// this machine: `localhost`, 127.0.0.0/8 or ::1.
 pub fn is_loopback(url: &str) -> bool {
-    let Ok(parsed) = reqwest::Url::parse(url.trim()) else {
+    let Ok(parsed) = url::Url::parse(url.trim()) else {
         return false;
     };
     let Some(host) = parsed.host_str() else {
@@ -135,13 +135,13 @@ impl Offline {
 
 /// Requests and tokens to one host for one role of one campaign.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Counts {
+pub struct Counts {
     pub requests: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
 }
 
-pub(crate) type Key = (Uuid, HostRole, String);
+pub type Key = (Uuid, HostRole, String);
 
 /// Contacts counted in memory until the writer's next batch stores them.
 #[derive(Debug, Default)]
@@ -155,7 +155,7 @@ impl Contacts {
         campaign: Uuid,
         role: HostRole,
         host: &str,
-        usage: Option<crate::domain::chat::Usage>,
+        usage: Option<crate::chat::Usage>,
     ) {
         let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
         let c = map.entry((campaign, role, host.to_string())).or_default();
@@ -166,11 +166,11 @@ impl Contacts {
         }
     }
 
-    pub(crate) fn take(&self) -> HashMap<Key, Counts> {
+    pub fn take(&self) -> HashMap<Key, Counts> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    pub(crate) fn give_back(&self, counts: HashMap<Key, Counts>) {
+    pub fn give_back(&self, counts: HashMap<Key, Counts>) {
         let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
         for (k, c) in counts {
             let e = map.entry(k).or_default();
@@ -181,13 +181,13 @@ impl Contacts {
     }
 
     /// Counts again what a batch that failed did not store.
-    pub(crate) fn restore(&self, pending: Pending) {
+    pub fn restore(&self, pending: Pending) {
         self.give_back(pending.0);
     }
 }
 
 /// Counts written in a batch not yet committed.
-pub(crate) struct Pending(pub(crate) HashMap<Key, Counts>);
+pub struct Pending(pub HashMap<Key, Counts>);
 
 /// One host a campaign contacted for one role.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]

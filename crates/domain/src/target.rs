@@ -177,7 +177,7 @@ pub struct TargetRemoval {
 }
 
 /// A target's settings, checked: nothing out of range is corrected.
-pub(crate) struct Settings {
+pub struct Settings {
     name: String,
     concurrency: u32,
     rate_per_second: Option<f64>,
@@ -189,7 +189,7 @@ pub(crate) struct Settings {
 
 impl Settings {
     /// Target `id` with these settings.
-    pub(crate) fn target(
+    pub fn target(
         self,
         id: Uuid,
         channel: ChannelConfig,
@@ -220,7 +220,7 @@ pub const MAX_TIMEOUT_MS: u64 = 600_000;
 pub const MAX_RETRIES: u32 = 10;
 
 impl Settings {
-    pub(crate) fn check(req: &UpdateTarget) -> Result<Self> {
+    pub fn check(req: &UpdateTarget) -> Result<Self> {
         let name = req.name.trim();
         if name.is_empty() || name.chars().count() > 200 {
             return Err(Error::invalid(
@@ -312,7 +312,7 @@ impl CreateTarget {
     }
 }
 
-pub(crate) fn validate_url(field: &str, url: &str) -> Result<()> {
+pub fn validate_url(field: &str, url: &str) -> Result<()> {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(Error::invalid(
             format!("{field} must be an http:// or https:// URL, got {url:?}"),

@@ -169,7 +169,7 @@ impl Error {
 impl Error {
     /// The database knows migration `schema`, which this build does not:
     /// a newer AgentEval wrote it (`written_by`, when it recorded itself).
-    pub(crate) fn newer_data_folder(schema: i64, written_by: Option<&str>) -> Self {
+    pub fn newer_data_folder(schema: i64, written_by: Option<&str>) -> Self {
         let this = env!("CARGO_PKG_VERSION");
         // A development build of the same version may run ahead.
         let written_by = written_by.filter(|v| *v != this);
@@ -236,5 +236,32 @@ impl From<std::io::Error> for Error {
 impl From<serde_json::Error> for Error {
     fn from(e: serde_json::Error) -> Self {
         Self::internal(e)
+    }
+}
+
+// The database's errors are internal faults, logged and never shown,
+// except a data folder written by a newer build. They convert here, where
+// the error is defined, so that the store's queries can use `?`.
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        Self::internal(e)
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::internal(e)
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for Error {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        match e {
+            sqlx::migrate::MigrateError::VersionMissing(version) => {
+                Self::newer_data_folder(version, None)
+            }
+            e => Self::internal(e),
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Fixed runs: one scripted conversation of a scenario, its turns, its
 //! checks' results, its figures and its verdict.
 
-use crate::domain::chat::ToolCall;
+use crate::chat::ToolCall;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;

@@ -245,7 +245,7 @@ impl Persona {
     }
 }
 
-pub(crate) fn check_seed_id(kind: &str, id: &str) -> Result<()> {
+pub fn check_seed_id(kind: &str, id: &str) -> Result<()> {
     let ok = !id.is_empty()
         && id.len() <= 64
         && id

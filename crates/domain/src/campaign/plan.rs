@@ -33,7 +33,7 @@ pub struct PlanEntry {
 pub const MAX_PLANNED_RUNS: usize = 200_000;
 /// Runs inserted per statement when a campaign is created (8 bound values
 /// each, well under SQLite's limit of 32,766).
-pub(crate) const RUNS_PER_INSERT: usize = 500;
+pub const RUNS_PER_INSERT: usize = 500;
 
 pub fn parse_period(s: &str) -> Result<Duration> {
     let s = s.trim();
@@ -190,7 +190,7 @@ impl Plan {
     }
 }
 
-pub(crate) fn too_many() -> Error {
+pub fn too_many() -> Error {
     Error::invalid(
         format!("the plan schedules more than {MAX_PLANNED_RUNS} runs"),
         "Use fewer rounds, a longer period or a shorter window.",

@@ -73,7 +73,7 @@ struct ToolSet {
 impl Tools {
     /// The tools in a channel's wire form, built by `build` on first use.
     /// Only one wire form is kept: the OpenAI-compatible channel's.
-    pub(crate) fn wire(
+    pub fn wire(
         &self,
         build: impl FnOnce(&[ToolSpec]) -> Box<serde_json::value::RawValue>,
     ) -> &serde_json::value::RawValue {

@@ -1,0 +1,24 @@
+//! The domain: the plain types every layer of the engine speaks (what a
+//! target, a campaign, a run, a verdict, a tally are), the checks on them,
+//! the engine's one error and its clock. It is a crate of its own so that
+//! the compiler keeps it below everything else: the store persists these
+//! types, the channels, operations, runtime and reporting build on them,
+//! and nothing here can name any of those.
+
+pub mod campaign;
+pub mod chat;
+pub mod clock;
+pub mod error;
+pub mod ids;
+pub mod models;
+pub mod provenance;
+pub mod report;
+pub mod review;
+pub mod run;
+pub mod scenario;
+pub mod tally;
+pub mod target;
+pub mod text;
+
+pub use error::{Error, ErrorBody, ErrorCode, Result};
+pub use ids::parse_id;
