@@ -4,6 +4,7 @@
 //! useful when the reader sees why without opening the transcript.
 
 use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
+use crate::judge::JudgeMethod;
 use crate::scenario::{Check, Scenario};
 use crate::text::truncate;
 use regex::Regex;
@@ -32,6 +33,13 @@ pub struct CheckResult {
     pub passed: bool,
     /// Why it passed or failed, in plain words.
     pub detail: String,
+    /// The judge's 1-5 score of a `rubric` check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<u8>,
+    /// Who scored a `rubric` check: the judge model or the offline
+    /// heuristic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_by: Option<JudgeMethod>,
 }
 
 /// What a check sees of one turn.
@@ -52,17 +60,23 @@ pub async fn run_checks(
 ) -> Vec<CheckResult> {
     let mut out = Vec::with_capacity(checks.len());
     for check in checks {
-        let (passed, detail) = match check {
+        let (passed, detail, graded) = match check {
             Check::Rubric { rubric, min_score } => {
-                rubric_check(rubric, min_score.unwrap_or(3), ctx, judge).await
+                let g = rubric_check(rubric, min_score.unwrap_or(3), ctx, judge).await;
+                (g.passed, g.detail, Some((g.score, g.judged_by)))
             }
-            other => evaluate(other, ctx),
+            other => {
+                let (passed, detail) = evaluate(other, ctx);
+                (passed, detail, None)
+            }
         };
         out.push(CheckResult {
             turn: ctx.turn as u32,
             kind: check.kind().into(),
             passed,
             detail,
+            score: graded.map(|g| g.0),
+            judged_by: graded.map(|g| g.1),
         });
     }
     out
