@@ -39,8 +39,8 @@ pub(super) fn rubric_note(md: &mut String, c: &JudgeCalibration, with_table: boo
     let _ = writeln!(
         md,
         "Rubric checks are scored 1-5 by a judge (a model, or the offline heuristic). \
-         People labelled {} rubric checks of {} runs blind ({} runs not labelled yet): \
-         agreement {}, kappa {kappa}. The judge's rubric figures are {}.",
+         Rubric checks labelled blind: {} (runs labelled: {}; runs not labelled yet: {}). \
+         Agreement {}, kappa {kappa}. The judge's rubric figures are {}.",
         k.items,
         c.runs_labelled,
         c.runs_unlabelled,

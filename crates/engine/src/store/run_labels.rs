@@ -123,8 +123,7 @@ impl Store {
         for label in labels {
             let inserted = sqlx::query(
                 "INSERT INTO judge_run_labels (id, campaign_id, run_id, check_index, score, reviewer, created_at)
-                 SELECT ?, ?, ?, ?, ?, ?, ?
-                 WHERE NOT EXISTS (SELECT 1 FROM judge_run_labels WHERE run_id = ? AND check_index = ?)",
+                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, check_index) DO NOTHING",
             )
             .bind(label.id.to_string())
             .bind(label.campaign_id.to_string())
@@ -133,8 +132,6 @@ impl Store {
             .bind(i64::from(label.score))
             .bind(&label.reviewer)
             .bind(to_ms(label.created_at))
-            .bind(label.run_id.to_string())
-            .bind(i64::from(label.check_index))
             .execute(&mut *tx)
             .await?
             .rows_affected();
