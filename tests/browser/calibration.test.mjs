@@ -155,6 +155,11 @@ test("blind labels of the judge's sample give kappa per criterion in the report"
         await page.keyboard.press("Escape");
         await page.waitForURL(new RegExp(`#/campaigns/${id}$`));
         await page.getByTestId("open-report").click();
+        // The scores tab says the judge's rubric scores are advisory.
+        await page.getByTestId("tab-scores").click();
+        const rubricJudge = page.getByTestId("rubric-judge");
+        await rubricJudge.waitFor();
+        assert.equal((await rubricJudge.getByTestId("calibration-badge").textContent()).trim(), WORDS[lang].advisory, "the judge's rubric scores are advisory on the scores tab");
         await page.getByTestId("tab-exploration").click();
         await page.waitForURL(/\/report\/exploration$/);
         const table = page.getByTestId("calibration-table");
