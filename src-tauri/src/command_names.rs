@@ -19,6 +19,8 @@ pub const COMMANDS: &[&str] = &[
     "list_reviews",
     "blind_queue",
     "submit_label",
+    "blind_run_queue",
+    "submit_run_label",
     "judge_calibration",
     "generate_analysis",
     "next_period",

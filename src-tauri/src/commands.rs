@@ -5,7 +5,10 @@ use crate::Resident;
 use crate::keychain::KeyStorage;
 use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
-use agenteval_engine::calibration::{BlindQueue, JudgeCalibration, LabelRevealed, SubmitLabel};
+use agenteval_engine::calibration::{
+    BlindQueue, BlindRunQueue, JudgeCalibration, LabelRevealed, RunLabelRevealed, SubmitLabel,
+    SubmitRunLabel,
+};
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, ExplorationSession, ExploreRequest, ExploreStarted, MessageReply,
@@ -176,6 +179,32 @@ pub async fn blind_queue(
 #[specta::specta]
 pub async fn submit_label(platform: Shared<'_>, req: SubmitLabel) -> Reply<LabelRevealed> {
     platform.submit_label(req).await.map_err(body)
+}
+
+/// The next fixed runs whose rubric checks nobody labelled, without the
+/// judge's scores.
+#[tauri::command]
+#[specta::specta]
+pub async fn blind_run_queue(
+    platform: Shared<'_>,
+    campaign_id: Uuid,
+    limit: Option<u32>,
+) -> Reply<BlindRunQueue> {
+    platform
+        .blind_run_queue(campaign_id, limit)
+        .await
+        .map_err(body)
+}
+
+/// A person's blind label of a run's rubric checks; reveals the judge's
+/// scores.
+#[tauri::command]
+#[specta::specta]
+pub async fn submit_run_label(
+    platform: Shared<'_>,
+    req: SubmitRunLabel,
+) -> Reply<RunLabelRevealed> {
+    platform.submit_run_label(req).await.map_err(body)
 }
 
 /// Judge-human agreement per criterion of a campaign.

@@ -56,6 +56,8 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::list_reviews,
             commands::blind_queue,
             commands::submit_label,
+            commands::blind_run_queue,
+            commands::submit_run_label,
             commands::judge_calibration,
             commands::generate_analysis,
             commands::next_period,

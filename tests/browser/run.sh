@@ -3,6 +3,8 @@
 # `agenteval serve` on a fresh data folder and a free port (its own binary,
 # so that the pid held is the server's), drives the UI in headless Chromium
 # (playwright-core, /usr/bin/chromium) and always stops the server.
+# Arguments pick test files by name: `run.sh calibration flow` runs
+# calibration.test.mjs and flow.test.mjs; none runs them all.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -54,9 +56,19 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 
+TESTS=(tests/browser/)
+if [ "$#" -gt 0 ]; then
+  TESTS=()
+  for name in "$@"; do
+    f="tests/browser/$name.test.mjs"
+    [ -f "$f" ] || { echo "no browser test $f"; exit 2; }
+    TESTS+=("$f")
+  done
+fi
+
 status=0
 AGENTEVAL_URL="http://127.0.0.1:$PORT" AGENTEVAL_KEY="$KEY" AGENTEVAL_TMP="$TMP" \
-  node --test --test-concurrency=1 tests/browser/ || status=$?
+  node --test --test-concurrency=1 "${TESTS[@]}" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "--- server log (last 60 lines)"; tail -n 60 "$TMP/server.log"
 fi

@@ -33,6 +33,16 @@ export const commands = {
 	blindQueue: (campaignId: string, limit: number | null) => typedError<BlindQueue, ErrorBody>(__TAURI_INVOKE("blind_queue", { campaignId, limit })),
 	/**  A person's blind label of a judged session; reveals the judge's scores. */
 	submitLabel: (req: SubmitLabel) => typedError<LabelRevealed, ErrorBody>(__TAURI_INVOKE("submit_label", { req })),
+	/**
+	 *  The next fixed runs whose rubric checks nobody labelled, without the
+	 *  judge's scores.
+	 */
+	blindRunQueue: (campaignId: string, limit: number | null) => typedError<BlindRunQueue, ErrorBody>(__TAURI_INVOKE("blind_run_queue", { campaignId, limit })),
+	/**
+	 *  A person's blind label of a run's rubric checks; reveals the judge's
+	 *  scores.
+	 */
+	submitRunLabel: (req: SubmitRunLabel) => typedError<RunLabelRevealed, ErrorBody>(__TAURI_INVOKE("submit_run_label", { req })),
 	/**  Judge-human agreement per criterion of a campaign. */
 	judgeCalibration: (campaignId: string) => typedError<JudgeCalibration, ErrorBody>(__TAURI_INVOKE("judge_calibration", { campaignId })),
 	/**
@@ -160,6 +170,43 @@ export type BlindQueue = {
 	labelled: number,
 };
 
+/**
+ *  One rubric check of a queued run: what the person rates, without the
+ *  judge's score.
+ */
+export type BlindRubric = {
+	/**
+	 *  Position of the check among the run's check results: what a label
+	 *  names.
+	 */
+	check_index: number,
+	/**  0-based turn whose reply the rubric is about. */
+	turn: number,
+	rubric: string,
+};
+
+/**
+ *  A fixed run waiting for a person's label: its conversation and the
+ *  rubrics of its rubric checks, never the judge's scores.
+ */
+export type BlindRunItem = {
+	run_id: string,
+	scenario_id: string,
+	scenario_title: string,
+	turns: BlindTurn[],
+	rubrics: BlindRubric[],
+};
+
+/**  The next unlabelled fixed runs with rubric checks. */
+export type BlindRunQueue = {
+	campaign_id: string,
+	items: BlindRunItem[],
+	/**  Runs with judged rubric checks not labelled yet, `items` included. */
+	remaining: number,
+	/**  Runs of the campaign labelled so far. */
+	labelled: number,
+};
+
 /**  One message of a queued conversation. */
 export type BlindTurn = {
 	/**  `user` or `target`. */
@@ -267,6 +314,13 @@ export type CheckResult = {
 	passed: boolean,
 	/**  Why it passed or failed, in plain words. */
 	detail: string,
+	/**  The judge's 1-5 score of a `rubric` check. */
+	score?: number | null,
+	/**
+	 *  Who scored a `rubric` check: the judge model or the offline
+	 *  heuristic.
+	 */
+	judged_by?: JudgeMethod | null,
 };
 
 /**  One claim and the evidence behind it. */
@@ -781,7 +835,15 @@ export type JudgeCalibration = {
 	labelled: number,
 	/**  Judged sessions nobody labelled yet. */
 	unlabelled: number,
-	/**  In [`CRITERIA`] order. */
+	/**  Fixed runs whose rubric checks a person labelled. */
+	runs_labelled: number,
+	/**  Fixed runs with judged rubric checks nobody labelled yet. */
+	runs_unlabelled: number,
+	/**
+	 *  In [`CRITERIA`] order, then [`RUBRIC`] when the campaign has fixed
+	 *  runs with judged rubric checks (its items are rubric checks). A
+	 *  campaign with such runs and no judged session has only [`RUBRIC`].
+	 */
 	criteria: CriterionCalibration[],
 	/**  Present when any session was reviewed twice. */
 	consistency?: CriterionConsistency[] | null,
@@ -1052,6 +1114,20 @@ export type RemovalOutcome =
 /**  Campaigns use it: it is kept for their reports, out of the list. */
 "archived";
 
+/**  One rubric check once labelled: the person's score and the judge's. */
+export type RevealedRubric = {
+	check_index: number,
+	turn: number,
+	rubric: string,
+	/**  The person's score. */
+	mine: number,
+	/**  The judge's score. */
+	judge: number,
+	/**  The judge's reason, as the check's detail gives it. */
+	reason: string,
+	judged_by: JudgeMethod,
+};
+
 /**  One of the judge's scores, revealed after the label. */
 export type RevealedScore = {
 	score: number,
@@ -1134,6 +1210,13 @@ export type RoleView = {
 	fallback: string,
 };
 
+/**  A person's score of one rubric check. */
+export type RubricScore = {
+	check_index: number,
+	/**  1 (does not meet the rubric) to 5 (fully meets it). */
+	score: number,
+};
+
 /**  A run as listed in reports and the UI. */
 export type Run = {
 	id: string,
@@ -1151,6 +1234,15 @@ export type Run = {
 	error_reason: string | null,
 	started_at: string | null,
 	finished_at: string | null,
+};
+
+/**  What a run label reveals once it is stored. */
+export type RunLabelRevealed = {
+	run_id: string,
+	campaign_id: string,
+	reviewer: string,
+	created_at: string,
+	checks: RevealedRubric[],
 };
 
 /**  Figures of one run. */
@@ -1333,6 +1425,14 @@ export type SubjectKind = "run" | "session";
 export type SubmitLabel = {
 	session_id: string,
 	scores: CriterionScores,
+	/**  Who labelled (free text, optional). */
+	reviewer?: string,
+};
+
+/**  A person's blind label of a run: a score for each of its rubric checks. */
+export type SubmitRunLabel = {
+	run_id: string,
+	scores: RubricScore[],
 	/**  Who labelled (free text, optional). */
 	reviewer?: string,
 };

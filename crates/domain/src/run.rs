@@ -16,6 +16,25 @@ pub struct CheckResult {
     pub passed: bool,
     /// Why it passed or failed, in plain words.
     pub detail: String,
+    /// The judge's 1-5 score of a `rubric` check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<u8>,
+    /// Who scored a `rubric` check: the judge model or the offline
+    /// heuristic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_by: Option<JudgeMethod>,
+}
+
+/// How a review was made.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum JudgeMethod {
+    /// The judge role model reviewed a sample.
+    Model,
+    /// The offline heuristic judge (no model configured).
+    Heuristic,
 }
 
 /// How a finished run ended. `skipped` runs never executed because the

@@ -357,9 +357,11 @@ impl Platform {
             self.review_summary(id),
             self.models_used(id),
         )?;
-        let judge_calibration = match &exploration {
-            Some(e) if e.judge.reviewed > 0 => Some(self.judge_calibration(id).await?),
-            _ => None,
+        let judged_sessions = exploration.as_ref().is_some_and(|e| e.judge.reviewed > 0);
+        let judge_calibration = if judged_sessions || self.store.has_rubric_runs(id).await? {
+            Some(self.judge_calibration(id).await?)
+        } else {
+            None
         };
         let provenance = self.campaign_provenance(campaign.id).await?;
         Ok(CampaignReport {

@@ -1,10 +1,14 @@
-//! Handlers of the judge's calibration: the blind review queue, blind
-//! labels, and calibration per criterion.
+//! Handlers of the judge's calibration: the blind review queue (judged
+//! sessions, and fixed runs with rubric checks), blind labels, and
+//! calibration per criterion.
 
 use crate::AppState;
 use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
 use agenteval_engine::Error;
-use agenteval_engine::calibration::{BlindQueue, JudgeCalibration, LabelRevealed, SubmitLabel};
+use agenteval_engine::calibration::{
+    BlindQueue, BlindRunQueue, JudgeCalibration, LabelRevealed, RunLabelRevealed, SubmitLabel,
+    SubmitRunLabel,
+};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -25,17 +29,53 @@ pub async fn blind_queue(
     Path(id): Path<String>,
     query: Result<Query<QueueQuery>, QueryRejection>,
 ) -> ApiResult<Json<BlindQueue>> {
+    let q = queue_query(query)?;
+    Ok(Json(
+        st.platform
+            .blind_queue(parse_id("campaign", &id)?, q.limit)
+            .await?,
+    ))
+}
+
+/// The queue's `?limit=`, or the app's error shape for a malformed one.
+fn queue_query(query: Result<Query<QueueQuery>, QueryRejection>) -> ApiResult<QueueQuery> {
     let Query(q) = query.map_err(|e| {
         ApiError(Error::invalid(
             format!("the query is not valid: {}", e.body_text()),
             "Give limit as a number from 1 to 50, e.g. ?limit=10.",
         ))
     })?;
+    Ok(q)
+}
+
+/// The next fixed runs whose rubric checks the judge scored and nobody
+/// labelled: conversations and rubric texts only, never the judge's scores.
+#[utoipa::path(get, path = "/api/campaigns/{id}/blind-run-queue", params(("id" = String, Path), QueueQuery),
+    responses((status = 200, body = BlindRunQueue), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
+pub async fn blind_run_queue(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<QueueQuery>, QueryRejection>,
+) -> ApiResult<Json<BlindRunQueue>> {
+    let q = queue_query(query)?;
     Ok(Json(
         st.platform
-            .blind_queue(parse_id("campaign", &id)?, q.limit)
+            .blind_run_queue(parse_id("campaign", &id)?, q.limit)
             .await?,
     ))
+}
+
+/// A person's blind label of a run's rubric checks (1-5 each); answers
+/// with the judge's scores, to compare.
+#[utoipa::path(post, path = "/api/judge-run-labels", request_body = SubmitRunLabel,
+    responses((status = 200, body = RunLabelRevealed), (status = 400, body = ErrorResponse),
+        (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: already labelled, or the run has no judged rubric check")))]
+pub async fn submit_run_label(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<SubmitRunLabel>,
+) -> ApiResult<Json<RunLabelRevealed>> {
+    Ok(Json(st.platform.submit_run_label(req).await?))
 }
 
 /// A person's blind label of a judged session (1-5 per criterion);

@@ -90,6 +90,14 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         )
         .route("/api/judge-labels", post(judge_routes::submit_label))
         .route(
+            "/api/campaigns/{id}/blind-run-queue",
+            get(judge_routes::blind_run_queue),
+        )
+        .route(
+            "/api/judge-run-labels",
+            post(judge_routes::submit_run_label),
+        )
+        .route(
             "/api/campaigns/{id}/judge-calibration",
             get(judge_routes::judge_calibration),
         )

@@ -51,6 +51,8 @@ use utoipa::{Modify, OpenApi};
         routes::role_models,
         judge_routes::blind_queue,
         judge_routes::submit_label,
+        judge_routes::blind_run_queue,
+        judge_routes::submit_run_label,
         judge_routes::judge_calibration,
     ),
     components(schemas(agenteval_engine::ErrorCode, agenteval_engine::ErrorBody)),

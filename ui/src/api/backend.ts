@@ -2,6 +2,9 @@ import type {
   Analysis,
   Campaign,
   BlindQueue,
+  BlindRunQueue,
+  RunLabelRevealed,
+  SubmitRunLabel,
   CreateReview,
   JudgeCalibration,
   LabelRevealed,
@@ -87,6 +90,10 @@ export interface Backend {
   blindQueue(campaignId: string, limit?: number): Promise<BlindQueue>;
   /** Stores a blind label; the answer reveals the judge's scores. */
   submitLabel(req: SubmitLabel): Promise<LabelRevealed>;
+  /** The next fixed runs with rubric checks nobody labelled, without the judge's scores. */
+  blindRunQueue(campaignId: string, limit?: number): Promise<BlindRunQueue>;
+  /** Stores a blind label of a run's rubric checks; the answer reveals the judge's scores. */
+  submitRunLabel(req: SubmitRunLabel): Promise<RunLabelRevealed>;
   /** Judge-human agreement per criterion (kappa with its interval). */
   judgeCalibration(campaignId: string): Promise<JudgeCalibration>;
   generateAnalysis(campaignId: string): Promise<Analysis>;

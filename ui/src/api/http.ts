@@ -2,6 +2,9 @@ import type {
   Analysis,
   Campaign,
   BlindQueue,
+  BlindRunQueue,
+  RunLabelRevealed,
+  SubmitRunLabel,
   CreateReview,
   JudgeCalibration,
   LabelRevealed,
@@ -227,6 +230,13 @@ export class HttpBackend implements Backend {
   }
   submitLabel(req: SubmitLabel) {
     return this.json<LabelRevealed>("POST", "/api/judge-labels", req);
+  }
+  blindRunQueue(campaignId: string, limit?: number) {
+    const q = limit === undefined ? "" : `?limit=${limit}`;
+    return this.json<BlindRunQueue>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/blind-run-queue${q}`);
+  }
+  submitRunLabel(req: SubmitRunLabel) {
+    return this.json<RunLabelRevealed>("POST", "/api/judge-run-labels", req);
   }
   judgeCalibration(campaignId: string) {
     return this.json<JudgeCalibration>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/judge-calibration`);

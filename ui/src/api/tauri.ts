@@ -6,6 +6,9 @@ import {
   type Analysis,
   type Campaign,
   type BlindQueue,
+  type BlindRunQueue,
+  type RunLabelRevealed,
+  type SubmitRunLabel,
   type CreateReview,
   type JudgeCalibration,
   type LabelRevealed,
@@ -151,6 +154,12 @@ export class TauriBackend implements Backend {
   }
   submitLabel(req: SubmitLabel): Promise<LabelRevealed> {
     return unwrap(commands.submitLabel(req));
+  }
+  blindRunQueue(campaignId: string, limit?: number): Promise<BlindRunQueue> {
+    return unwrap(commands.blindRunQueue(campaignId, limit ?? null));
+  }
+  submitRunLabel(req: SubmitRunLabel): Promise<RunLabelRevealed> {
+    return unwrap(commands.submitRunLabel(req));
   }
   judgeCalibration(campaignId: string): Promise<JudgeCalibration> {
     return unwrap(commands.judgeCalibration(campaignId));

@@ -349,6 +349,19 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
             r.passed + r.failed,
         );
     }
+    if let Some(c) = &report.judge_calibration
+        && let Some(k) = c
+            .criteria
+            .iter()
+            .find(|k| k.criterion == agenteval_engine::calibration::RUBRIC)
+    {
+        let kappa = k.kappa.map_or_else(|| "n/a".into(), |v| format!("{v:.2}"));
+        println!(
+            "  rubric judge: kappa {kappa} over {} labels, {}",
+            k.items,
+            k.status(&c.policy)
+        );
+    }
     if flaky.is_empty() {
         println!("  flaky:       none");
     } else {
@@ -382,7 +395,11 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
             e.judge.reviewed
         );
         if let Some(c) = &report.judge_calibration {
-            for k in &c.criteria {
+            let sessions = c
+                .criteria
+                .iter()
+                .filter(|k| k.criterion != agenteval_engine::calibration::RUBRIC);
+            for k in sessions {
                 let score = e
                     .judge
                     .dimensions

@@ -6,6 +6,10 @@
 //! least [`JudgePolicy::min_items`] labelled sessions; until then every
 //! place that shows its judge figures calls them advisory.
 //!
+//! Fixed runs whose checks include a rubric join the queue too (see
+//! [`runs`]): people rate each rubric check on the judge's 1-5 scale, and
+//! the criterion [`RUBRIC`] is computed exactly like the session criteria.
+//!
 //! The judge's consistency: with [`JudgePolicy::second_pass`] on, each
 //! reviewed session is reviewed a second time with its rounds in reverse
 //! order (and, for a judge model, the rubric reworded); the share of equal
@@ -18,7 +22,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+mod runs;
 mod stats;
+
+pub use runs::{
+    BlindRubric, BlindRunItem, BlindRunQueue, RUBRIC, RevealedRubric, RubricScore, RunLabel,
+    RunLabelRevealed, SubmitRunLabel,
+};
 
 pub use stats::{
     RESAMPLES, SCALE, bootstrap_interval, raw_agreement, unweighted_kappa, weighted_kappa,
@@ -236,8 +246,14 @@ impl CriterionCalibration {
             "calibrated".to_string()
         } else {
             format!(
-                "advisory (needs kappa >= {:.2} over {} labelled sessions)",
-                policy.min_kappa, policy.min_items
+                "advisory (needs kappa >= {:.2} over {} labelled {})",
+                policy.min_kappa,
+                policy.min_items,
+                if self.criterion == RUBRIC {
+                    "rubric checks"
+                } else {
+                    "sessions"
+                }
             )
         }
     }
@@ -268,7 +284,13 @@ pub struct JudgeCalibration {
     pub labelled: u32,
     /// Judged sessions nobody labelled yet.
     pub unlabelled: u32,
-    /// In [`CRITERIA`] order.
+    /// Fixed runs whose rubric checks a person labelled.
+    pub runs_labelled: u32,
+    /// Fixed runs with judged rubric checks nobody labelled yet.
+    pub runs_unlabelled: u32,
+    /// In [`CRITERIA`] order, then [`RUBRIC`] when the campaign has fixed
+    /// runs with judged rubric checks (its items are rubric checks). A
+    /// campaign with such runs and no judged session has only [`RUBRIC`].
     pub criteria: Vec<CriterionCalibration>,
     /// Present when any session was reviewed twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,22 +339,31 @@ pub fn calibrate(
     CRITERIA
         .iter()
         .enumerate()
-        .map(|(i, &criterion)| {
-            let p = column(pairs, i);
-            let kappa = weighted_kappa(&p);
-            let interval = bootstrap_interval(&p, RESAMPLES, seed(campaign_id, i));
-            CriterionCalibration {
-                criterion: criterion.to_string(),
-                items: p.len() as u32,
-                agreement: raw_agreement(&p),
-                kappa,
-                kappa_low: interval.map(|i| i.0),
-                kappa_high: interval.map(|i| i.1),
-                calibrated: p.len() as u32 >= policy.min_items
-                    && kappa.is_some_and(|k| k >= policy.min_kappa),
-            }
-        })
+        .map(|(i, &criterion)| calibrate_one(campaign_id, i, criterion, &column(pairs, i), policy))
         .collect()
+}
+
+/// Agreement on one criterion of (judge, person) score pairs; `index`
+/// seeds its bootstrap (the criterion's place in the report).
+pub fn calibrate_one(
+    campaign_id: Uuid,
+    index: usize,
+    criterion: &str,
+    p: &[(u8, u8)],
+    policy: &JudgePolicy,
+) -> CriterionCalibration {
+    let kappa = weighted_kappa(p);
+    let interval = bootstrap_interval(p, RESAMPLES, seed(campaign_id, index));
+    CriterionCalibration {
+        criterion: criterion.to_string(),
+        items: p.len() as u32,
+        agreement: raw_agreement(p),
+        kappa,
+        kappa_low: interval.map(|i| i.0),
+        kappa_high: interval.map(|i| i.1),
+        calibrated: p.len() as u32 >= policy.min_items
+            && kappa.is_some_and(|k| k >= policy.min_kappa),
+    }
 }
 
 /// Self-agreement per criterion of (first pass, second pass) pairs.
@@ -492,8 +523,9 @@ impl Platform {
         self.store.labels(campaign_id).await
     }
 
-    /// Judge-human agreement per criterion of a campaign, and the judge's
-    /// self-agreement when sessions were reviewed twice.
+    /// Judge-human agreement per criterion of a campaign (the rubric
+    /// criterion when fixed runs have judged rubric checks), and the
+    /// judge's self-agreement when sessions were reviewed twice.
     pub async fn judge_calibration(&self, campaign_id: Uuid) -> Result<JudgeCalibration> {
         self.get_campaign(campaign_id).await?;
         let policy = self.judge_policy();
@@ -517,12 +549,31 @@ impl Platform {
                 Some((CriterionScores::of(&a), CriterionScores::of(&b)))
             })
             .collect();
+        let (has_rubric, runs_unlabelled) = runs::rubric_runs(self, campaign_id).await?;
+        // A campaign of fixed runs only has no session criteria to show.
+        let mut criteria = if has_rubric && labels.is_empty() && unlabelled == 0 {
+            Vec::new()
+        } else {
+            calibrate(campaign_id, &pairs, &policy)
+        };
+        if has_rubric {
+            let rubric = runs::rubric_pairs(self, campaign_id).await?;
+            criteria.push(calibrate_one(
+                campaign_id,
+                CRITERIA.len(),
+                RUBRIC,
+                &rubric,
+                &policy,
+            ));
+        }
         Ok(JudgeCalibration {
             policy,
             kappa_kind: "linear_weighted".into(),
             labelled: labels.len() as u32,
             unlabelled,
-            criteria: calibrate(campaign_id, &pairs, &policy),
+            runs_labelled: self.store.run_label_count(campaign_id).await?,
+            runs_unlabelled,
+            criteria,
             consistency: (!twice.is_empty()).then(|| consistency(&twice, &policy)),
         })
     }

@@ -4,6 +4,7 @@
 //! useful when the reader sees why without opening the transcript.
 
 use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
+use crate::judge::JudgeMethod;
 use crate::scenario::{Check, Scenario};
 use crate::text::truncate;
 use regex::Regex;
@@ -42,17 +43,23 @@ pub async fn run_checks(
 ) -> Vec<CheckResult> {
     let mut out = Vec::with_capacity(checks.len());
     for check in checks {
-        let (passed, detail) = match check {
+        let (passed, detail, graded) = match check {
             Check::Rubric { rubric, min_score } => {
-                rubric_check(rubric, min_score.unwrap_or(3), ctx, judge).await
+                let g = rubric_check(rubric, min_score.unwrap_or(3), ctx, judge).await;
+                (g.passed, g.detail, Some((g.score, g.judged_by)))
             }
-            other => evaluate(other, ctx),
+            other => {
+                let (passed, detail) = evaluate(other, ctx);
+                (passed, detail, None)
+            }
         };
         out.push(CheckResult {
             turn: ctx.turn as u32,
             kind: check.kind().into(),
             passed,
             detail,
+            score: graded.map(|g| g.0),
+            judged_by: graded.map(|g| g.1),
         });
     }
     out

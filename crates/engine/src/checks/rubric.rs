@@ -79,18 +79,39 @@ pub fn parse_judge_score(answer: &str) -> Option<(u8, String)> {
         .map(|s| (s, truncate(answer.trim(), 200)))
 }
 
+/// A rubric check's outcome: the verdict against the minimum, the detail,
+/// and the score with who gave it.
+pub(super) struct Graded {
+    pub(super) passed: bool,
+    pub(super) detail: String,
+    pub(super) score: u8,
+    pub(super) judged_by: JudgeMethod,
+}
+
+impl Graded {
+    /// The offline heuristic's grade; `why_not_model` says why the model
+    /// did not grade (nothing when there is no judge model).
+    fn heuristic(reply: &str, rubric: &str, min: u8, why_not_model: &str) -> Self {
+        let (score, why) = heuristic_score(reply, rubric);
+        Graded {
+            passed: score >= min,
+            detail: format!(
+                "{why_not_model}offline heuristic scored {score}/5 (needs {min}): {why}"
+            ),
+            score,
+            judged_by: JudgeMethod::Heuristic,
+        }
+    }
+}
+
 pub(super) async fn rubric_check(
     rubric: &str,
     min: u8,
     ctx: &TurnContext<'_>,
     judge: Option<&dyn Channel>,
-) -> (bool, String) {
+) -> Graded {
     let Some(judge) = judge else {
-        let (score, why) = heuristic_score(&ctx.reply.content, rubric);
-        return (
-            score >= min,
-            format!("offline heuristic scored {score}/5 (needs {min}): {why}"),
-        );
+        return Graded::heuristic(&ctx.reply.content, rubric, min, "");
     };
     let conversation: String = ctx
         .history
@@ -119,28 +140,24 @@ pub(super) async fn rubric_check(
     };
     match judge.send(&request).await {
         Ok(answer) => match parse_judge_score(&answer.content) {
-            Some((score, reason)) => (
-                score >= min,
-                format!("judge scored {score}/5 (needs {min}): {reason}"),
+            Some((score, reason)) => Graded {
+                passed: score >= min,
+                detail: format!("judge scored {score}/5 (needs {min}): {reason}"),
+                score,
+                judged_by: JudgeMethod::Model,
+            },
+            None => Graded::heuristic(
+                &ctx.reply.content,
+                rubric,
+                min,
+                "the judge's answer had no usable score; ",
             ),
-            None => {
-                let (score, why) = heuristic_score(&ctx.reply.content, rubric);
-                (
-                    score >= min,
-                    format!(
-                        "the judge's answer had no usable score; offline heuristic scored {score}/5 (needs {min}): {why}"
-                    ),
-                )
-            }
         },
-        Err(e) => {
-            let (score, why) = heuristic_score(&ctx.reply.content, rubric);
-            (
-                score >= min,
-                format!(
-                    "the judge could not be reached ({e}); offline heuristic scored {score}/5 (needs {min}): {why}"
-                ),
-            )
-        }
+        Err(e) => Graded::heuristic(
+            &ctx.reply.content,
+            rubric,
+            min,
+            &format!("the judge could not be reached ({e}); "),
+        ),
     }
 }

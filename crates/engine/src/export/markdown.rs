@@ -200,6 +200,9 @@ pub fn markdown(report: &CampaignReport) -> String {
         }
         let _ = writeln!(md);
     }
+    if let Some(k) = &report.judge_calibration {
+        super::calibration::rubric_note(&mut md, k, report.exploration.is_none());
+    }
     if !f.error_reasons.is_empty() {
         let _ = writeln!(md, "### Runs in error");
         let _ = writeln!(md);

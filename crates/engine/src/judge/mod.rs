@@ -36,17 +36,7 @@ pub use second_pass::{REVERSED_AND_REWORDED, REVERSED_ROUNDS, reversed_rounds};
 use uuid::Uuid;
 pub use worker::{load_session, review_pending, review_session, spawn_worker};
 
-/// How a review was made.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum JudgeMethod {
-    /// The judge role model reviewed a sample.
-    Model,
-    /// The offline heuristic judge (no model configured).
-    Heuristic,
-}
+pub use crate::domain::run::JudgeMethod;
 
 /// One scored quality dimension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]

@@ -28,6 +28,7 @@ mod provenance;
 mod readers;
 mod reports;
 mod reviews;
+pub(crate) mod run_labels;
 pub(crate) mod runs;
 mod scenarios;
 pub(crate) mod tallies;

@@ -478,3 +478,433 @@ async fn without_the_option_there_is_no_second_pass() {
         .unwrap();
     assert!(!md.contains("Judge consistency"));
 }
+
+// Fixed runs whose checks include a rubric, in the same queue.
+
+/// The rubric of the scenario below; its words of four letters or more
+/// are what the offline heuristic looks for in a reply.
+const GREETING_RUBRIC: &str = "A friendly greeting that offers help with an order or a refund.";
+
+/// The target's replies, each with the score the offline heuristic gives
+/// it against [`GREETING_RUBRIC`] and the score a person gives it.
+/// Heuristic: 40+ characters using 2+ of the rubric's words: 4; a plain
+/// reply: 3; under 10 characters or a refusal: 2.
+const REPLIES: [(&str, u8, u8); 10] = [
+    (
+        "Hello and welcome! I can help with your order or your refund today.",
+        4,
+        4,
+    ),
+    (
+        "Good morning! Happy to help with any order question or a refund.",
+        4,
+        4,
+    ),
+    (
+        "Hi there, welcome back. I can help with an order or a refund for you.",
+        4,
+        4,
+    ),
+    (
+        "Welcome! Tell me about your order and I will help with the refund.",
+        4,
+        5,
+    ),
+    ("Good day to you, dear customer.", 3, 3),
+    ("Nice to meet you.", 3, 3),
+    ("Thanks for writing in.", 3, 4),
+    ("Hi.", 2, 2),
+    ("Hey", 2, 2),
+    ("I can't do that right now.", 2, 1),
+];
+
+/// A finished campaign of ten fixed runs of one scenario with a rubric
+/// check, against a target that gives each reply of [`REPLIES`] once.
+async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::FaultServer) {
+    use crate::fault_server::{Fault, FaultServer, completion};
+    use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
+    use agenteval_engine::scenario::{Check, Scenario, ScenarioTurn};
+    use agenteval_engine::target::CreateTarget;
+    let p = &tp.platform;
+    p.scenarios.insert_all([Scenario {
+        id: "greet".into(),
+        title: "Greets and offers help".into(),
+        pack: "t".into(),
+        tags: vec![],
+        group: None,
+        system: None,
+        facts: vec![],
+        key_fields: vec![],
+        tools: Default::default(),
+        turns: vec![ScenarioTurn {
+            user: "Hello".into(),
+            checks: vec![
+                Check::Rubric {
+                    rubric: GREETING_RUBRIC.into(),
+                    min_score: Some(3),
+                },
+                Check::MaxLatencyMs { ms: 60_000 },
+            ],
+        }],
+        source_file: "t.yaml".into(),
+        shipped: false,
+        source_line: 1,
+        content_hash: "h".into(),
+    }]);
+    let server = FaultServer::start(
+        REPLIES
+            .iter()
+            .map(|(reply, _, _)| Fault::Ok(completion(reply)))
+            .collect(),
+    )
+    .await;
+    let target = p
+        .create_target(CreateTarget {
+            max_retries: Some(0),
+            ..CreateTarget::openai("Scripted", &server.base_url(), "m")
+        })
+        .await
+        .unwrap()
+        .id;
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "rubric week".into(),
+            target_id: target,
+            plan: Some(Plan {
+                entries: vec![PlanEntry {
+                    scenario_id: "greet".into(),
+                    rounds: Some(REPLIES.len() as u32),
+                    ..Default::default()
+                }],
+            }),
+            duration_hours: Some(1.0),
+            time_scale: Some(3600.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    tp.clock.advance(chrono::Duration::seconds(5));
+    p.tick().await.unwrap();
+    assert_eq!(server.attempts(), REPLIES.len(), "every run asked once");
+    (c.id, server)
+}
+
+/// The reply of a queued run and what the heuristic and the person score it.
+fn reply_of(item: &agenteval_engine::calibration::BlindRunItem) -> (u8, u8) {
+    let reply = item
+        .turns
+        .iter()
+        .find(|t| t.role == "target")
+        .expect("the run's reply is in the item");
+    let (_, judge, person) = REPLIES
+        .iter()
+        .find(|(r, _, _)| *r == reply.content)
+        .expect("one of the scripted replies");
+    (*judge, *person)
+}
+
+fn run_label(
+    item: &agenteval_engine::calibration::BlindRunItem,
+    score: u8,
+) -> agenteval_engine::calibration::SubmitRunLabel {
+    agenteval_engine::calibration::SubmitRunLabel {
+        run_id: item.run_id,
+        scores: item
+            .rubrics
+            .iter()
+            .map(|r| agenteval_engine::calibration::RubricScore {
+                check_index: r.check_index,
+                score,
+            })
+            .collect(),
+        reviewer: "Bo".into(),
+    }
+}
+
+#[tokio::test]
+async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
+    use agenteval_engine::judge::JudgeMethod;
+    let tp = platform().await;
+    let (campaign_id, _server) = rubric_campaign(&tp).await;
+
+    let queue = tp
+        .platform
+        .blind_run_queue(campaign_id, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        (queue.remaining, queue.labelled, queue.items.len()),
+        (10, 0, 10),
+        "every run with a judged rubric check waits"
+    );
+    let item = &queue.items[0];
+    assert_eq!(item.scenario_title, "Greets and offers help");
+    assert_eq!(item.rubrics.len(), 1, "the latency check is no rubric");
+    assert_eq!(item.rubrics[0].rubric, GREETING_RUBRIC);
+    assert_eq!((item.rubrics[0].check_index, item.rubrics[0].turn), (0, 0));
+    assert_eq!(
+        item.turns
+            .iter()
+            .map(|t| t.role.as_str())
+            .collect::<Vec<_>>(),
+        ["user", "target"],
+        "the conversation is there to read"
+    );
+    let wire = serde_json::to_string(&queue).unwrap();
+    for word in [
+        "score",
+        "scored",
+        "detail",
+        "judged_by",
+        "passed",
+        "heuristic",
+        "reason",
+    ] {
+        assert!(
+            !wire.contains(word),
+            "the queue carries no {word:?}: {wire}"
+        );
+    }
+    let runs = tp.platform.list_runs(campaign_id).await.unwrap();
+    let stored = runs.iter().find(|r| r.id == item.run_id).unwrap();
+    assert!(
+        stored.check_results[0].score.is_some(),
+        "the run itself keeps the judge's score"
+    );
+
+    let (judge, mine) = reply_of(item);
+    let revealed = tp
+        .platform
+        .submit_run_label(run_label(item, mine))
+        .await
+        .unwrap();
+    assert_eq!(revealed.run_id, item.run_id);
+    assert_eq!(revealed.campaign_id, campaign_id);
+    assert_eq!(revealed.reviewer, "Bo");
+    let check = &revealed.checks[0];
+    assert_eq!(check.mine, mine, "the person's score comes back");
+    assert_eq!(
+        check.judge, judge,
+        "and the judge's, revealed after the label"
+    );
+    assert_eq!(check.rubric, GREETING_RUBRIC);
+    assert_eq!(
+        check.judged_by,
+        JudgeMethod::Heuristic,
+        "no judge model here"
+    );
+    assert!(
+        check
+            .reason
+            .contains(&format!("offline heuristic scored {judge}/5")),
+        "{}",
+        check.reason
+    );
+    let labels = tp.platform.judge_run_labels(campaign_id).await.unwrap();
+    assert_eq!(labels.len(), 1);
+    assert_eq!((labels[0].run_id, labels[0].score), (item.run_id, mine));
+
+    let queue = tp
+        .platform
+        .blind_run_queue(campaign_id, Some(3))
+        .await
+        .unwrap();
+    assert_eq!(
+        (queue.remaining, queue.labelled, queue.items.len()),
+        (9, 1, 3),
+        "the labelled run left the queue; limit cuts items, not the count"
+    );
+    assert!(queue.items.iter().all(|i| i.run_id != item.run_id));
+
+    let again = tp
+        .platform
+        .submit_run_label(run_label(item, 1))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        again.code(),
+        ErrorCode::Conflict,
+        "a second label would not be blind"
+    );
+    assert_eq!(
+        tp.platform.judge_run_labels(campaign_id).await.unwrap()[0].score,
+        mine,
+        "the first label is kept"
+    );
+    let next = &queue.items[0];
+    let off_scale = tp
+        .platform
+        .submit_run_label(run_label(next, 6))
+        .await
+        .unwrap_err();
+    assert_eq!(off_scale.code(), ErrorCode::InvalidInput);
+    assert!(!off_scale.body.suggestion.is_empty());
+    let mut unnamed = run_label(next, 3);
+    unnamed.scores[0].check_index = 1;
+    let unnamed = tp.platform.submit_run_label(unnamed).await.unwrap_err();
+    assert_eq!(
+        unnamed.code(),
+        ErrorCode::InvalidInput,
+        "check 1 is the latency check, not a rubric"
+    );
+    let mut none = run_label(next, 3);
+    none.scores.clear();
+    assert_eq!(
+        tp.platform.submit_run_label(none).await.unwrap_err().code(),
+        ErrorCode::InvalidInput,
+        "every rubric check is scored"
+    );
+    assert_eq!(
+        tp.platform
+            .blind_run_queue(campaign_id, None)
+            .await
+            .unwrap()
+            .remaining,
+        9,
+        "refused labels store nothing"
+    );
+    let mut unknown = run_label(next, 3);
+    unknown.run_id = Uuid::now_v7();
+    assert_eq!(
+        tp.platform
+            .submit_run_label(unknown)
+            .await
+            .unwrap_err()
+            .code(),
+        ErrorCode::NotFound
+    );
+    assert_eq!(
+        tp.platform
+            .blind_run_queue(campaign_id, Some(51))
+            .await
+            .unwrap_err()
+            .code(),
+        ErrorCode::InvalidInput
+    );
+    // The session queue of this campaign is empty: runs are queued apart.
+    let sessions = tp.platform.blind_queue(campaign_id, None).await.unwrap();
+    assert_eq!((sessions.remaining, sessions.items.len()), (0, 0));
+}
+
+/// Ten labelled rubric checks, (judge, person):
+/// (4,4) x3, (4,5) x1, (3,3) x2, (3,4) x1, (2,2) x2, (2,1) x1.
+/// Raw agreement: 7 of 10 = 0.7. Linear weights (1 - |i-j|/4): the seven
+/// equal pairs weigh 1, the three one apart 0.75: p_o = 9.25 / 10 = 0.925.
+/// Marginals, judge: 4 .4, 3 .3, 2 .3; person: 5 .1, 4 .4, 3 .2, 2 .2, 1 .1.
+/// Expected weight per judge score: 4: .075 + .4 + .15 + .1 + .025 = .75;
+/// 3: .05 + .3 + .2 + .15 + .05 = .75; 2: .025 + .2 + .15 + .2 + .075 = .65;
+/// p_e = .4 * .75 + .3 * .75 + .3 * .65 = .72.
+/// kappa_w = (.925 - .72) / (1 - .72) = .205 / .28 = 0.732143.
+#[tokio::test]
+async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibrated() {
+    let tp = platform().await;
+    let (campaign_id, _server) = rubric_campaign(&tp).await;
+    let report = tp.platform.campaign_report(campaign_id).await.unwrap();
+    let c = report
+        .judge_calibration
+        .expect("judged rubric checks bring the calibration block");
+    assert_eq!(
+        c.criteria
+            .iter()
+            .map(|k| k.criterion.as_str())
+            .collect::<Vec<_>>(),
+        ["rubric"],
+        "a campaign of fixed runs only has the rubric criterion"
+    );
+    assert_eq!((c.runs_labelled, c.runs_unlabelled), (0, 10));
+    assert!(c.advisory("rubric") && c.criteria[0].kappa.is_none());
+
+    let queue = tp
+        .platform
+        .blind_run_queue(campaign_id, Some(50))
+        .await
+        .unwrap();
+    for item in &queue.items {
+        let (judge, mine) = reply_of(item);
+        let revealed = tp
+            .platform
+            .submit_run_label(run_label(item, mine))
+            .await
+            .unwrap();
+        assert_eq!(revealed.checks[0].judge, judge, "{:?}", item.turns);
+    }
+    let c = tp.platform.judge_calibration(campaign_id).await.unwrap();
+    assert_eq!((c.runs_labelled, c.runs_unlabelled), (10, 0));
+    assert_eq!((c.labelled, c.unlabelled), (0, 0), "no session involved");
+    let k = &c.criteria[0];
+    assert_eq!((k.criterion.as_str(), k.items), ("rubric", 10));
+    assert_eq!(k.agreement, Some(0.7));
+    let kappa = k.kappa.unwrap();
+    assert!(
+        (kappa - 0.205 / 0.28).abs() < 1e-9,
+        "kappa 0.732143, got {kappa}"
+    );
+    let (lo, hi) = (k.kappa_low.unwrap(), k.kappa_high.unwrap());
+    assert!(
+        lo <= kappa && kappa <= hi,
+        "[{lo}, {hi}] holds the estimate"
+    );
+    assert!(
+        !k.calibrated,
+        "kappa 0.73 >= 0.6, but 10 labelled checks < 30"
+    );
+    assert!(c.advisory("rubric"));
+    assert_eq!(
+        tp.platform.judge_calibration(campaign_id).await.unwrap(),
+        c,
+        "the bootstrap is seeded: the same data, the same interval"
+    );
+    let md = tp
+        .platform
+        .export_campaign(campaign_id, ExportFormat::Md)
+        .await
+        .unwrap();
+    assert!(md.contains("### Rubric checks"), "{md}");
+    assert!(
+        md.contains(
+            "The judge's rubric figures are advisory (needs kappa >= 0.60 over 30 labelled rubric checks)."
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("| rubric | 10 | 70.0% | 0.73 ["),
+        "the table: {md}"
+    );
+
+    tp.platform
+        .set_judge_policy(JudgePolicy {
+            min_items: 10,
+            ..Default::default()
+        })
+        .unwrap();
+    let c = tp.platform.judge_calibration(campaign_id).await.unwrap();
+    assert!(
+        c.criteria[0].calibrated,
+        "kappa 0.73 over 10 with min_items 10"
+    );
+    assert!(!c.advisory("rubric"));
+    let md = tp
+        .platform
+        .export_campaign(campaign_id, ExportFormat::Md)
+        .await
+        .unwrap();
+    assert!(
+        md.contains("The judge's rubric figures are calibrated."),
+        "{md}"
+    );
+    tp.platform
+        .set_judge_policy(JudgePolicy {
+            min_items: 10,
+            min_kappa: 0.75,
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(
+        tp.platform
+            .judge_calibration(campaign_id)
+            .await
+            .unwrap()
+            .advisory("rubric"),
+        "kappa 0.73 < 0.75"
+    );
+}

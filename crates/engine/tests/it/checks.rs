@@ -6,6 +6,7 @@ use agenteval_engine::channel::{
 use agenteval_engine::checks::{
     CheckResult, TurnContext, key_field_coverage, parse_judge_score, run_checks,
 };
+use agenteval_engine::judge::JudgeMethod;
 use agenteval_engine::scenario::{Check, Scenario, ScenarioTurn};
 use serde_json::json;
 use std::sync::Mutex;
@@ -361,6 +362,16 @@ async fn rubric_without_judge_uses_a_labelled_heuristic() {
     .await;
     assert!(good.passed, "{}", good.detail);
     assert!(good.detail.contains("offline heuristic"), "{}", good.detail);
+    assert_eq!(
+        (good.score, good.judged_by),
+        (Some(4), Some(JudgeMethod::Heuristic)),
+        "the score and who gave it are kept for the blind review queue"
+    );
+    assert_eq!(
+        run_one(contains("refund"), &reply("refund")).await.score,
+        None,
+        "only rubric checks carry a score"
+    );
     for bad in [
         "",
         "ok",
@@ -417,6 +428,10 @@ async fn rubric_with_judge_parses_its_score() {
     .await;
     assert!(res.passed, "{}", res.detail);
     assert!(res.detail.contains("judge scored 5/5"), "{}", res.detail);
+    assert_eq!(
+        (res.score, res.judged_by),
+        (Some(5), Some(JudgeMethod::Model))
+    );
     let asked = judge.asked.lock().expect("lock").join("\n");
     assert!(asked.contains("Polite and complete") && asked.contains("Hello, how can I help?"));
 

@@ -270,6 +270,8 @@ fn junit_and_csv_are_well_formed() {
         kind: "contains".into(),
         passed: false,
         detail: "reply lacks \"sent\" & <ok>".into(),
+        score: None,
+        judged_by: None,
     };
     let runs = vec![
         run(0, Verdict::Passed, vec![], None),

@@ -6,6 +6,7 @@ import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num } from "../../components/format";
 import { codeLabel } from "../../components/labels";
+import { BlindRunReview } from "./BlindRunReview";
 
 /** The judge's criteria, in the judge's order. */
 export const CRITERIA = ["attitude", "professionalism", "hallucination"] as const;
@@ -13,6 +14,8 @@ type Criterion = (typeof CRITERIA)[number];
 const SCALE = ["1", "2", "3", "4", "5"];
 
 type Draft = Partial<Record<Criterion, number>>;
+/** What the queue offers: judged exploration sessions, or fixed runs with rubric checks. */
+type Kind = "sessions" | "runs";
 
 function complete(d: Draft): CriterionScores | null {
   const { attitude, professionalism, hallucination } = d;
@@ -22,7 +25,8 @@ function complete(d: Draft): CriterionScores | null {
 /**
  * The blind review queue: one judged session at a time, rated on the
  * judge's own criteria without its verdict; after submitting, the person's
- * scores and the judge's side by side, then the next session.
+ * scores and the judge's side by side, then the next session. Fixed runs
+ * whose rubric checks the judge scored are offered beside the sessions.
  */
 export function BlindReview({
   campaignId,
@@ -43,6 +47,28 @@ export function BlindReview({
   const [revealed, setRevealed] = useState<LabelRevealed | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
+
+  // Whether the campaign has fixed runs with judged rubric checks, and
+  // which kind of item is shown (sessions first when there are any).
+  const [runs, setRuns] = useState<{ remaining: number; labelled: number } | null>(null);
+  const [kind, setKind] = useState<Kind | null>(null);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .blindRunQueue(campaignId, 1)
+      .then((q) => {
+        if (!cancelled) setRuns({ remaining: q.remaining, labelled: q.labelled });
+      })
+      .catch((e: unknown) => {
+        if (!cancelled) setError(asApiError(e));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [campaignId]);
+  const hasRuns = runs !== null && runs.remaining + runs.labelled > 0;
+  const hasSessions = queue !== null && queue.remaining + queue.labelled > 0;
+  const shown: Kind = kind ?? (hasRuns && queue !== null && !hasSessions ? "runs" : "sessions");
 
   const [round, setRound] = useState(0);
   useEffect(() => {
@@ -87,22 +113,41 @@ export function BlindReview({
         <Text size="sm" c="dimmed">
           {t("blind.intro")}
         </Text>
-        {queue && (
+        {hasRuns && (
+          <SegmentedControl
+            w="fit-content"
+            value={shown}
+            onChange={(v) => setKind(v as Kind)}
+            data={[
+              { value: "sessions", label: t("blind.kindSessions") },
+              { value: "runs", label: t("blind.kindRuns") },
+            ]}
+            aria-label={t("blind.kindChoice")}
+            data-testid="blind-kind-choice"
+          />
+        )}
+        {shown === "runs" && <BlindRunReview campaignId={campaignId} targetName={targetName} onLabelled={onLabelled} />}
+        {shown === "sessions" && queue && (
           <Text size="sm" data-testid="blind-progress">
             {t("blind.progress", { labelled: num(queue.labelled + (revealed ? 1 : 0)), remaining: num(Math.max(0, queue.remaining - (revealed ? 1 : 0))) })}
           </Text>
         )}
         <ErrorAlert error={error} onClose={() => setError(null)} />
-        {queue && !item && (
+        {shown === "sessions" && queue && !item && (
           <Text c="dimmed" data-testid="blind-empty">
             {t("blind.empty")}
           </Text>
         )}
-        {item && (
+        {shown === "sessions" && item && (
           <Stack data-testid="blind-item" data-session={item.session_id}>
-            <Text size="sm" fw={600}>
-              {t("blind.who", { persona: item.persona_name, goal: item.goal_title })}
-            </Text>
+            <Group gap="xs">
+              <Badge variant="light" data-testid="blind-kind">
+                {t("blind.kindSession")}
+              </Badge>
+              <Text size="sm" fw={600}>
+                {t("blind.who", { persona: item.persona_name, goal: item.goal_title })}
+              </Text>
+            </Group>
             <Conversation
               turns={item.turns.map((turn, i) => ({ key: i, role: turn.role, content: turn.content, latency_ms: turn.latency_ms }))}
               userLabel={t("speaker.user")}

@@ -19,7 +19,11 @@ export function CalibrationBadge({ calibrated }: { calibrated: boolean }) {
   );
 }
 
-/** Judge-human agreement per criterion (blind labels, kappa with its interval) and the judge's self-agreement. */
+/**
+ * Judge-human agreement per criterion (blind labels, kappa with its
+ * interval), the rubric checks of fixed runs among them, and the judge's
+ * self-agreement.
+ */
 export function CalibrationSection({ calibration, campaignId }: { calibration: JudgeCalibration; campaignId: string }) {
   const { t } = useTranslation();
   const c = calibration;
@@ -34,9 +38,16 @@ export function CalibrationSection({ calibration, campaignId }: { calibration: J
       <Text size="xs" c="dimmed">
         {t("calibration.explain", { kappa: num(c.policy.min_kappa, 2), items: num(c.policy.min_items) })}
       </Text>
-      <Text size="sm" data-testid="calibration-counts">
-        {t("calibration.counts", { labelled: num(c.labelled), unlabelled: num(c.unlabelled) })}
-      </Text>
+      {c.criteria.some((k) => k.criterion !== "rubric") && (
+        <Text size="sm" data-testid="calibration-counts">
+          {t("calibration.counts", { labelled: num(c.labelled), unlabelled: num(c.unlabelled) })}
+        </Text>
+      )}
+      {c.criteria.some((k) => k.criterion === "rubric") && (
+        <Text size="sm" data-testid="calibration-run-counts">
+          {t("calibration.runCounts", { labelled: num(c.runs_labelled), unlabelled: num(c.runs_unlabelled) })}
+        </Text>
+      )}
       <Table data-testid="calibration-table">
         <Table.Thead>
           <Table.Tr>

@@ -4,6 +4,7 @@ import type { CampaignReport } from "../../../api";
 import { ms, num, pct } from "../../../components/format";
 import { codeLabel } from "../../../components/labels";
 import { explorationOf } from "../labels";
+import { CalibrationBadge, CalibrationSection } from "./CalibrationSection";
 import { ProvenanceSection } from "./ProvenanceSection";
 import { Stat } from "./Stat";
 
@@ -13,6 +14,7 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
   const fixed = report.fixed;
   const human = report.human_review;
   const ex = explorationOf(report);
+  const rubric = report.judge_calibration?.criteria.find((k) => k.criterion === "rubric");
   return (
     <Stack>
       <SimpleGrid cols={3}>
@@ -57,6 +59,13 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
           <Badge variant="light">{t("ev.labelValue", { label: t("report.keyFields"), value: pct(fixed.key_field_coverage) })}</Badge>
         )}
       </Group>
+      {rubric && (
+        <Group gap={4} wrap="nowrap" data-testid="rubric-judge">
+          <Badge variant="light">{t("calibration.rubricJudge", { n: num(rubric.items) })}</Badge>
+          <CalibrationBadge calibrated={rubric.calibrated} />
+        </Group>
+      )}
+      {!ex && report.judge_calibration && <CalibrationSection calibration={report.judge_calibration} campaignId={report.campaign.id} />}
       {fixed.error_reasons.length > 0 && (
         <Stack gap={2}>
           <Text fw={500} size="sm">

@@ -1,0 +1,181 @@
+//! The calibration queries of fixed runs: runs whose checks include a
+//! rubric that nobody labelled, and people's blind labels of the judge's
+//! rubric scores (one row per rubric check).
+
+use super::Store;
+use crate::clock::{from_ms, to_ms};
+use crate::domain::calibration::RunLabel;
+use crate::domain::parse_id;
+use crate::error::Result;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+use uuid::Uuid;
+
+/// Picks out runs with a rubric check result cheaply (the stored check
+/// results are compact JSON written by serde); the engine reads the JSON.
+const HAS_RUBRIC: &str = "instr(r.check_results, '\"kind\":\"rubric\"') > 0";
+
+/// A finished run with rubric check results, and the stored definition of
+/// its scenario (for the rubric texts).
+pub(crate) struct RubricRun {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub scenario_id: String,
+    /// `None` when the scenario is no longer stored.
+    pub scenario_title: Option<String>,
+    /// The scenario's stored definition (JSON).
+    pub scenario_definition: Option<String>,
+    /// The run's check results (JSON).
+    pub check_results: String,
+}
+
+fn rubric_run(r: &SqliteRow) -> Result<RubricRun> {
+    Ok(RubricRun {
+        id: parse_id(r.try_get("id")?)?,
+        campaign_id: parse_id(r.try_get("campaign_id")?)?,
+        scenario_id: r.try_get("scenario_id")?,
+        scenario_title: r.try_get("title")?,
+        scenario_definition: r.try_get("definition")?,
+        check_results: r
+            .try_get::<Option<String>, _>("check_results")?
+            .unwrap_or_default(),
+    })
+}
+
+fn run_label(r: &SqliteRow) -> Result<RunLabel> {
+    Ok(RunLabel {
+        id: parse_id(r.try_get("id")?)?,
+        campaign_id: parse_id(r.try_get("campaign_id")?)?,
+        run_id: parse_id(r.try_get("run_id")?)?,
+        check_index: r.try_get::<i64, _>("check_index")? as u32,
+        score: r.try_get::<i64, _>("score")? as u8,
+        reviewer: r.try_get("reviewer")?,
+        created_at: from_ms(r.try_get("created_at")?),
+    })
+}
+
+impl Store {
+    /// The finished runs of a campaign with rubric check results that
+    /// nobody labelled, in the order they finished.
+    pub(crate) async fn unlabelled_rubric_runs(&self, campaign_id: Uuid) -> Result<Vec<RubricRun>> {
+        let rows = sqlx::query(&format!(
+            "SELECT r.id, r.campaign_id, r.scenario_id, r.check_results, s.title, s.definition
+             FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
+             WHERE r.campaign_id = ? AND r.status = 'done' AND {HAS_RUBRIC}
+             AND NOT EXISTS (SELECT 1 FROM judge_run_labels l WHERE l.run_id = r.id)
+             ORDER BY r.finished_at, r.id"
+        ))
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(rubric_run).collect()
+    }
+
+    /// Whether a campaign has a finished run with rubric check results.
+    pub(crate) async fn has_rubric_runs(&self, campaign_id: Uuid) -> Result<bool> {
+        let found: Option<i64> = sqlx::query_scalar(&format!(
+            "SELECT 1 FROM runs r WHERE r.campaign_id = ? AND r.status = 'done' AND {HAS_RUBRIC} LIMIT 1"
+        ))
+        .bind(campaign_id.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(found.is_some())
+    }
+
+    /// One finished run with its check results and scenario definition;
+    /// `None` when there is no such run or it is not finished.
+    pub(crate) async fn finished_run_checks(&self, run_id: Uuid) -> Result<Option<RubricRun>> {
+        let row = sqlx::query(
+            "SELECT r.id, r.campaign_id, r.scenario_id, r.check_results, s.title, s.definition
+             FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
+             WHERE r.id = ? AND r.status = 'done'",
+        )
+        .bind(run_id.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(rubric_run).transpose()
+    }
+
+    /// Whether a run exists at all.
+    pub(crate) async fn run_exists(&self, run_id: Uuid) -> Result<bool> {
+        let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
+            .bind(run_id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(found.is_some())
+    }
+
+    /// How many runs of a campaign people labelled.
+    pub(crate) async fn run_label_count(&self, campaign_id: Uuid) -> Result<u32> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT count(DISTINCT run_id) FROM judge_run_labels WHERE campaign_id = ?",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n as u32)
+    }
+
+    /// Stores the labels of one run's rubric checks together, unless the
+    /// run has a label already; whether they were stored.
+    pub(crate) async fn insert_run_labels(&self, labels: &[RunLabel]) -> Result<bool> {
+        let mut tx = self.pool.begin().await?;
+        for label in labels {
+            let inserted = sqlx::query(
+                "INSERT INTO judge_run_labels (id, campaign_id, run_id, check_index, score, reviewer, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, check_index) DO NOTHING",
+            )
+            .bind(label.id.to_string())
+            .bind(label.campaign_id.to_string())
+            .bind(label.run_id.to_string())
+            .bind(i64::from(label.check_index))
+            .bind(i64::from(label.score))
+            .bind(&label.reviewer)
+            .bind(to_ms(label.created_at))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if inserted == 0 {
+                tx.rollback().await?;
+                return Ok(false);
+            }
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// The rubric labels of a campaign, oldest first.
+    pub(crate) async fn run_labels(&self, campaign_id: Uuid) -> Result<Vec<RunLabel>> {
+        let rows = sqlx::query(
+            "SELECT * FROM judge_run_labels WHERE campaign_id = ? ORDER BY created_at, run_id, check_index",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(run_label).collect()
+    }
+
+    /// Each rubric label of a campaign with the check results (JSON) of its
+    /// run, oldest first.
+    pub(crate) async fn run_labels_with_checks(
+        &self,
+        campaign_id: Uuid,
+    ) -> Result<Vec<(RunLabel, String)>> {
+        let rows = sqlx::query(
+            "SELECT l.*, r.check_results FROM judge_run_labels l JOIN runs r ON r.id = l.run_id
+             WHERE l.campaign_id = ? ORDER BY l.created_at, l.run_id, l.check_index",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    run_label(r)?,
+                    r.try_get::<Option<String>, _>("check_results")?
+                        .unwrap_or_default(),
+                ))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,190 @@
+import { Badge, Button, Card, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
+import { useEffect, useState } from "react";
+import { useTranslation } from "react-i18next";
+import { api, asApiError, type ApiError, type BlindRunQueue, type RunLabelRevealed } from "../../api";
+import { Conversation } from "../../components/Conversation";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { num } from "../../components/format";
+
+const SCALE = ["1", "2", "3", "4", "5"];
+
+/**
+ * Fixed runs in the blind review queue: one run whose rubric checks the
+ * judge scored, shown with its conversation and rubrics but not the
+ * judge's scores; the person scores each rubric 1-5, then sees their
+ * scores and the judge's side by side, then the next run.
+ */
+export function BlindRunReview({
+  campaignId,
+  targetName,
+  onLabelled,
+}: {
+  campaignId: string;
+  targetName: string;
+  /** After each stored label: the report's calibration has changed. */
+  onLabelled: () => void;
+}) {
+  const { t } = useTranslation();
+  const [queue, setQueue] = useState<BlindRunQueue | null>(null);
+  const [draft, setDraft] = useState<Record<number, number>>({});
+  const [reviewer, setReviewer] = useState("");
+  const [revealed, setRevealed] = useState<RunLabelRevealed | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .blindRunQueue(campaignId, 1)
+      .then((q) => {
+        if (cancelled) return;
+        setQueue(q);
+        setDraft({});
+        setRevealed(null);
+        setError(null);
+      })
+      .catch((e: unknown) => {
+        if (!cancelled) setError(asApiError(e));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [campaignId, round]);
+
+  const item = queue?.items[0] ?? null;
+  const complete = item !== null && item.rubrics.every((r) => draft[r.check_index] !== undefined);
+
+  const submit = async () => {
+    if (!item || !complete) return;
+    setBusy(true);
+    try {
+      const scores = item.rubrics.map((r) => ({ check_index: r.check_index, score: draft[r.check_index] }));
+      setRevealed(await api.submitRunLabel({ run_id: item.run_id, scores, reviewer }));
+      setError(null);
+      onLabelled();
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack data-testid="blind-runs">
+      {queue && (
+        <Text size="sm" data-testid="blind-progress">
+          {t("blind.runProgress", { labelled: num(queue.labelled + (revealed ? 1 : 0)), remaining: num(Math.max(0, queue.remaining - (revealed ? 1 : 0))) })}
+        </Text>
+      )}
+      <ErrorAlert error={error} onClose={() => setError(null)} />
+      {queue && !item && (
+        <Text c="dimmed" data-testid="blind-empty">
+          {t("blind.runEmpty")}
+        </Text>
+      )}
+      {item && (
+        <Stack data-testid="blind-item" data-run={item.run_id}>
+          <Group gap="xs">
+            <Badge variant="light" color="grape" data-testid="blind-kind">
+              {t("blind.kindRun")}
+            </Badge>
+            <Text size="sm" fw={600}>
+              {item.scenario_title}
+            </Text>
+          </Group>
+          <Conversation
+            turns={item.turns.map((turn, i) => ({ key: i, role: turn.role, content: turn.content, latency_ms: turn.latency_ms }))}
+            userLabel={t("speaker.user")}
+            targetLabel={t("speaker.target", { name: targetName })}
+            highlight={null}
+            testId="blind-conversation"
+          />
+          {!revealed ? (
+            <Card withBorder padding="sm" data-testid="blind-form">
+              <Stack gap="sm">
+                <Text fw={600}>{t("blind.rubricRateTitle")}</Text>
+                {item.rubrics.map((r) => (
+                  <Stack key={r.check_index} gap={4} data-testid={`blind-rubric-${r.check_index}`}>
+                    <Text size="sm" fw={600}>
+                      {t("blind.rubricOfTurn", { n: num(r.turn + 1) })}
+                    </Text>
+                    <Text size="sm" data-testid="blind-rubric-text">
+                      {r.rubric}
+                    </Text>
+                    <SegmentedControl
+                      w="fit-content"
+                      data={SCALE}
+                      value={draft[r.check_index] ? String(draft[r.check_index]) : ""}
+                      onChange={(v) => setDraft((d) => ({ ...d, [r.check_index]: Number(v) }))}
+                      aria-label={t("blind.rubricOfTurn", { n: num(r.turn + 1) })}
+                      data-testid={`blind-rubric-score-${r.check_index}`}
+                    />
+                  </Stack>
+                ))}
+                <Text size="xs" c="dimmed">
+                  {t("blind.rubricScale")}
+                </Text>
+                <Group align="flex-end">
+                  <TextInput label={t("blind.reviewer")} value={reviewer} onChange={(e) => setReviewer(e.currentTarget.value)} data-testid="blind-reviewer" />
+                  <Button disabled={!complete || busy} onClick={() => void submit()} data-testid="blind-submit">
+                    {t("blind.submit")}
+                  </Button>
+                </Group>
+              </Stack>
+            </Card>
+          ) : (
+            <Card withBorder padding="sm" data-testid="blind-revealed">
+              <Stack gap="sm">
+                <Text fw={600}>{t("blind.sideBySide")}</Text>
+                <Table>
+                  <Table.Thead>
+                    <Table.Tr>
+                      <Table.Th>{t("blind.rubricColumn")}</Table.Th>
+                      <Table.Th>{t("blind.you")}</Table.Th>
+                      <Table.Th>{t("blind.judge")}</Table.Th>
+                      <Table.Th>{t("blind.reason")}</Table.Th>
+                    </Table.Tr>
+                  </Table.Thead>
+                  <Table.Tbody>
+                    {revealed.checks.map((c) => (
+                      <Table.Tr key={c.check_index} data-testid={`blind-row-rubric-${c.check_index}`}>
+                        <Table.Td>
+                          <Text size="xs" style={{ overflowWrap: "anywhere" }}>
+                            {c.rubric}
+                          </Text>
+                        </Table.Td>
+                        <Table.Td data-testid={`blind-mine-rubric-${c.check_index}`}>{num(c.mine)}</Table.Td>
+                        <Table.Td>
+                          <Group gap={6} wrap="nowrap">
+                            <Text size="sm" data-testid={`blind-judge-rubric-${c.check_index}`}>
+                              {num(c.judge)}
+                            </Text>
+                            <Badge size="sm" variant="light" color={c.mine === c.judge ? "green" : "orange"}>
+                              {c.mine === c.judge ? t("blind.same") : t("blind.differs")}
+                            </Badge>
+                          </Group>
+                        </Table.Td>
+                        <Table.Td>
+                          <Text size="xs" style={{ overflowWrap: "anywhere" }}>
+                            {c.reason}
+                          </Text>
+                          <Text size="xs" c="dimmed">
+                            {t(c.judged_by === "model" ? "blind.byModel" : "blind.byHeuristic")}
+                          </Text>
+                        </Table.Td>
+                      </Table.Tr>
+                    ))}
+                  </Table.Tbody>
+                </Table>
+                <Button w="fit-content" onClick={() => setRound((r) => r + 1)} data-testid="blind-next">
+                  {t("blind.nextRun")}
+                </Button>
+              </Stack>
+            </Card>
+          )}
+        </Stack>
+      )}
+    </Stack>
+  );
+}
