@@ -141,4 +141,4 @@ pub(crate) fn stored_results(
     )
 }
 
-pub(crate) use crate::store::tallies::{RunTallies, backfill};
+pub(crate) use crate::store::tallies::RunTallies;

@@ -12,7 +12,6 @@ mod operations;
 mod plan;
 mod seeds;
 
-pub(crate) use operations::campaign_from_row;
 pub use plan::{MAX_PLANNED_RUNS, Plan, PlanEntry, parse_period};
 pub use seeds::{Goal, Persona, SeedSet, Traits};
 use uuid::Uuid;

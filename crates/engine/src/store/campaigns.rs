@@ -96,6 +96,7 @@ impl Tx<'_> {
     /// it was finalized now.
     pub(crate) fn finalize_campaign(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool> {
         let conn = self.0;
+        let campaign_id = id;
         let now = to_ms(now);
         let id = id.to_string();
         let changed = conn.execute(
@@ -118,7 +119,10 @@ impl Tx<'_> {
                  WHERE campaign_id = ?2 AND status = 'running'",
                 rusqlite::params![now, id],
             )?;
-            crate::exploration::simulator_faults::check_unchecked(conn, Some(id.as_str()))?;
+            self.check_unchecked_sessions(
+                Some(campaign_id),
+                crate::exploration::simulator_faults::check,
+            )?;
         }
         Ok(changed > 0)
     }

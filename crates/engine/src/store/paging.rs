@@ -3,8 +3,9 @@
 //! beside the page.
 
 use super::Store;
+use super::sessions::session_from_row;
 use crate::error::Result;
-use crate::exploration::session::{ExplorationSession, SessionStatus, session_from_row};
+use crate::exploration::session::{ExplorationSession, SessionStatus};
 use crate::fixed::{Run, Verdict, run_from_row};
 use uuid::Uuid;
 

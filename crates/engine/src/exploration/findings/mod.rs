@@ -8,6 +8,7 @@ mod issue_keys;
 mod issues;
 mod reviews;
 
+pub(crate) use aggregate::SessionGroup;
 pub use aggregate::*;
 pub use issue_keys::issue_group_key;
 pub use issues::*;
@@ -18,9 +19,7 @@ use super::session::{EndReason, ExperienceRecord, SessionStatus, Trigger};
 use crate::campaign::SeedSet;
 use crate::error::Result;
 use crate::platform::Platform;
-use crate::store::text;
-use crate::target::parse_id;
-use rusqlite::OptionalExtension;
+use crate::store::{Read, Tx};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use uuid::Uuid;
