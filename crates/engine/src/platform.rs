@@ -135,11 +135,9 @@ impl PlatformBuilder {
         // Data that migrations leave for the engine to fill.
         platform
             .store
-            .writer
-            .transact(|conn| {
-                crate::tally::backfill(conn)?;
-                crate::exploration::simulator_faults::backfill_faults(conn)?;
-                crate::exploration::findings::backfill_issues(conn)
+            .run_backfills(crate::store::Backfills {
+                simulator_faults: crate::exploration::simulator_faults::check,
+                issues: crate::exploration::findings::reported_issues,
             })
             .await?;
         Ok(platform)
@@ -273,15 +271,6 @@ impl Platform {
         })?;
         let mut map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
         Ok(map.entry(target_id).or_insert(channel).clone())
-    }
-
-    /// Runs `read` on a read-only connection on a blocking thread: for
-    /// aggregations over many rows (see [`crate::store::Readers`]).
-    pub(crate) async fn read<T: Send + 'static>(
-        &self,
-        read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        self.store.read(read).await
     }
 
     /// Records an audit event (group-committed with other writes; returns

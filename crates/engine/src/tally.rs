@@ -2,4 +2,3 @@
 //! kept (in the store), under one name for the engine's operations.
 
 pub(crate) use crate::domain::tally::*;
-pub(crate) use crate::store::tallies::backfill;

@@ -4,4 +4,3 @@
 mod operations;
 
 pub use crate::domain::campaign::*;
-pub(crate) use operations::campaign_from_row;

@@ -208,5 +208,3 @@ impl Platform {
         self.get_campaign(id).await
     }
 }
-
-pub(crate) use crate::store::campaigns::campaign_from_row;

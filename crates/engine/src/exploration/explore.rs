@@ -13,8 +13,6 @@ use crate::judge::JudgeSampling;
 use crate::patrol_agent::{ExploreSeed, play_seed, player, start_seed};
 use crate::platform::Platform;
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use std::collections::HashSet;
 use std::sync::Arc;
 use uuid::Uuid;
 
@@ -120,24 +118,7 @@ impl Platform {
                 "Add at least one persona and one goal to the campaign's seed set, or start a manual session.",
             ));
         }
-        let covered: HashSet<(String, String)> = sqlx::query(
-            "SELECT DISTINCT seed_ref ->> '$.persona_id' AS persona_id, seed_ref ->> '$.goal_id' AS goal_id
-             FROM exploration_sessions
-             WHERE campaign_id = ? AND json_valid(seed_ref)",
-        )
-        .bind(campaign.id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?
-        .iter()
-        .map(|r| {
-            Ok((
-                r.try_get::<Option<String>, _>("persona_id")?
-                    .unwrap_or_default(),
-                r.try_get::<Option<String>, _>("goal_id")?
-                    .unwrap_or_default(),
-            ))
-        })
-        .collect::<Result<_>>()?;
+        let covered = self.store.explored_cells(campaign.id).await?;
         let cells: Vec<SeedCell> = campaign
             .seed_set
             .personas

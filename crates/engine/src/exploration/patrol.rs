@@ -5,17 +5,13 @@
 //! accelerated line is for manual debugging and a campaign without seeds
 //! takes no part in exploration.
 
-use super::session::{
-    ExplorationSession, SessionStatus, campaign_running, min_interval, session_from_row,
-};
-use crate::campaign::{Campaign, EffectiveBudget, Line, campaign_from_row};
-use crate::clock::to_ms;
+use super::session::{ExplorationSession, SessionStatus, campaign_running, min_interval};
+use crate::campaign::{Campaign, EffectiveBudget, Line};
 use crate::domain::report::FixedSummary;
 use crate::error::Result;
 use crate::platform::Platform;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
 use std::collections::BTreeMap;
 use uuid::Uuid;
 
@@ -170,29 +166,13 @@ impl Platform {
     #[tracing::instrument(skip(self))]
     pub async fn patrol(&self) -> Result<PatrolReport> {
         let now = self.clock.now();
-        let rows = sqlx::query(
-            "SELECT c.*, t.name AS target_name FROM campaigns c JOIN targets t ON t.id = c.target_id
-             WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
-             ORDER BY c.created_at, c.id",
-        )
-        .fetch_all(&self.store.pool)
-        .await?;
         let mut campaigns = Vec::new();
-        for row in &rows {
-            let campaign = campaign_from_row(row)?;
+        for (campaign, target_name) in self.store.formal_campaigns_open().await? {
             if !patrolled(&campaign, now) {
                 continue;
             }
             let since = campaign.last_patrolled_at;
-            let sessions = sqlx::query(
-                "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
-            )
-            .bind(campaign.id.to_string())
-            .fetch_all(&self.store.pool)
-            .await?
-            .iter()
-            .map(session_from_row)
-            .collect::<Result<Vec<_>>>()?;
+            let sessions = self.store.campaign_sessions(campaign.id).await?;
             let new_sessions = sessions
                 .iter()
                 .filter(|s| since.is_none_or(|t| s.updated_at > t))
@@ -263,7 +243,7 @@ impl Platform {
                 name: campaign.name.clone(),
                 target: PatrolTarget {
                     id: campaign.target_id,
-                    name: row.try_get("target_name")?,
+                    name: target_name,
                 },
                 window_start: campaign.window_start,
                 window_end: campaign.window_end,
@@ -296,15 +276,8 @@ impl Platform {
                 failed_goals,
             });
         }
-        let mut tx = self.store.pool.begin().await?;
-        for c in &campaigns {
-            sqlx::query("UPDATE campaigns SET last_patrolled_at = ? WHERE id = ?")
-                .bind(to_ms(now))
-                .bind(c.id.to_string())
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
+        let ids: Vec<Uuid> = campaigns.iter().map(|c| c.id).collect();
+        self.store.mark_patrolled(&ids, now).await?;
         self.audit("platform", "exploration.patrol", None, "ok")
             .await;
         Ok(PatrolReport {

@@ -26,16 +26,19 @@
 //! The check runs in the transaction that ends a session and its result is
 //! stored with it (`exploration_sessions.simulator_faults`, migration
 //! 0013); sessions that ended before the migration are checked when the
-//! engine first opens the database after it ([`backfill_faults`]).
+//! engine first opens the database after it (the store's backfills).
 
 use crate::campaign::{Goal, Persona};
+use crate::error::Result;
 use crate::exploration::{EndReason, ExperienceRecord};
-use crate::judge::{SessionForReview, SessionMessage, SimulatorReview};
+use crate::judge::{SessionForReview, SimulatorReview};
+use crate::store::Tx;
 use crate::virtual_user::{Lang, has_cjk, lang_of, parse_goal, parse_persona};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
+use uuid::Uuid;
 
 /// What the virtual user did wrong.
 #[derive(
@@ -414,86 +417,10 @@ pub fn simulator_review(faults: &[SimulatorFault], end_reason: Option<&str>) -> 
     }
 }
 
-/// The transcript of a session as stored, read on `conn`.
-fn load(conn: &rusqlite::Connection, session_id: &str) -> rusqlite::Result<SessionForReview> {
-    let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
-    let (persona, goal, experience, end_reason) = conn
-        .prepare_cached(
-            "SELECT persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
-        )?
-        .query_row([session_id], |r| {
-            Ok((
-                json(r.get(0)?),
-                json(r.get(1)?),
-                json(r.get(2)?),
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
-    let messages = conn
-        .prepare_cached(
-            "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
-        )?
-        .query_map([session_id], |r| {
-            Ok(SessionMessage {
-                role: r.get(0)?,
-                content: r.get(1)?,
-                latency_ms: r.get(2)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(SessionForReview {
-        persona: persona.unwrap_or_default(),
-        goal: goal.unwrap_or_default(),
-        experience,
-        end_reason,
-        messages,
-    })
-}
-
 /// Checks an ended session and stores its faults (an empty list when
 /// there is none), in the caller's transaction; returns them.
-pub(crate) fn check_and_store(
-    conn: &rusqlite::Connection,
-    session_id: &str,
-) -> crate::error::Result<Vec<SimulatorFault>> {
-    let faults = check(&load(conn, session_id)?);
-    conn.prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")?
-        .execute(rusqlite::params![
-            serde_json::to_string(&faults)?,
-            session_id
-        ])?;
+pub(crate) fn check_and_store(tx: &Tx<'_>, session_id: Uuid) -> Result<Vec<SimulatorFault>> {
+    let faults = check(&tx.transcript_to_check(session_id)?);
+    tx.store_simulator_faults(session_id, &faults)?;
     Ok(faults)
-}
-
-/// Checks the ended sessions not checked yet (of one campaign, or all),
-/// in the caller's transaction: sessions a campaign's end expired at once.
-pub(crate) fn check_unchecked(
-    conn: &rusqlite::Connection,
-    campaign_id: Option<&str>,
-) -> crate::error::Result<()> {
-    let ids: Vec<String> = conn
-        .prepare_cached(
-            "SELECT id FROM exploration_sessions
-             WHERE simulator_faults IS NULL AND status != 'running'
-               AND (?1 IS NULL OR campaign_id = ?1)
-             ORDER BY ended_at, id",
-        )?
-        .query_map([campaign_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
-    for id in ids {
-        check_and_store(conn, &id)?;
-    }
-    Ok(())
-}
-
-/// Checks every session that ended before migration 0013, once, when the
-/// engine first opens the database after it; runs before the issue tally
-/// is filled again (a faulty session's issues are not the target's).
-pub(crate) fn backfill_faults(conn: &rusqlite::Connection) -> crate::error::Result<()> {
-    if !crate::store::backfill_pending(conn, "simulator_faults")? {
-        return Ok(());
-    }
-    check_unchecked(conn, None)?;
-    crate::store::backfill_done(conn, "simulator_faults")?;
-    Ok(())
 }

@@ -97,11 +97,11 @@ impl Tx<'_> {
     pub(crate) fn finalize_campaign(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool> {
         let conn = self.0;
         let now = to_ms(now);
-        let id = id.to_string();
+        let key = id.to_string();
         let changed = conn.execute(
             "UPDATE campaigns SET status = 'finalized', finalized_at = ?1, updated_at = ?1
              WHERE id = ?2 AND status NOT IN ('finalized', 'cancelled')",
-            rusqlite::params![now, id],
+            rusqlite::params![now, key],
         )?;
         if changed > 0 {
             crate::store::tallies::RunTallies::finish_bare(
@@ -109,16 +109,16 @@ impl Tx<'_> {
                 "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?1
                  WHERE campaign_id = ?2 AND status = 'pending'
                  RETURNING id, campaign_id, scenario_id, offset_ms",
-                rusqlite::params![now, id],
+                rusqlite::params![now, key],
                 crate::domain::run::Verdict::Skipped,
                 "window_ended",
             )?;
             conn.execute(
                 "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
                  WHERE campaign_id = ?2 AND status = 'running'",
-                rusqlite::params![now, id],
+                rusqlite::params![now, key],
             )?;
-            crate::exploration::simulator_faults::check_unchecked(conn, Some(id.as_str()))?;
+            self.check_unchecked_sessions(Some(id), crate::exploration::simulator_faults::check)?;
         }
         Ok(changed > 0)
     }

@@ -17,13 +17,18 @@ use std::time::Duration;
 
 mod analysis;
 mod audit;
+mod backfill;
 pub(crate) mod calibration;
 pub(crate) mod campaigns;
 mod comparison;
+mod faults;
+mod findings;
 pub mod fixtures;
 pub mod inspect;
 pub(crate) mod judge;
+mod ledger;
 pub(crate) mod paging;
+mod patrol;
 mod provenance;
 mod readers;
 mod reports;
@@ -31,10 +36,12 @@ mod reviews;
 pub(crate) mod run_labels;
 pub(crate) mod runs;
 mod scenarios;
+mod sessions;
 pub(crate) mod tallies;
 mod targets;
 pub(crate) mod writer;
 
+pub(crate) use backfill::Backfills;
 pub(crate) use readers::{Readers, text, uuid_at};
 
 /// The file name of the database inside a data directory.
@@ -90,22 +97,6 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
     Ok(pool)
 }
 
-/// Whether the data named `name` waits to be filled by the engine after a
-/// migration (see migration 0008).
-pub(crate) fn backfill_pending(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row(
-        "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
-        [name],
-        |r| r.get(0),
-    )
-}
-
-/// Marks the data named `name` filled.
-pub(crate) fn backfill_done(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
-        .map(drop)
-}
-
 /// The database of a platform: the pool, the group-commit writer and the
 /// read-only readers over one file.
 pub struct Store {
@@ -134,15 +125,6 @@ impl Store {
             readers: Arc::new(Readers::new(file)),
             pool,
         })
-    }
-
-    /// Runs `read` on a read-only connection on a blocking thread: for
-    /// aggregations over many rows (see [`Readers`]).
-    pub(crate) async fn read<T: Send + 'static>(
-        &self,
-        read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        self.readers.read(read).await
     }
 
     /// Runs `work` in a read-only snapshot on a blocking thread: the store

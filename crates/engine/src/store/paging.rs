@@ -3,9 +3,10 @@
 //! beside the page.
 
 use super::Store;
+use super::sessions::session_from_row;
 use crate::domain::run::{Run, Verdict};
 use crate::error::Result;
-use crate::exploration::session::{ExplorationSession, SessionStatus, session_from_row};
+use crate::exploration::session::{ExplorationSession, SessionStatus};
 use crate::store::runs::run_from_row;
 use uuid::Uuid;
 

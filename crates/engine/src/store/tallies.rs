@@ -242,7 +242,7 @@ impl RunTallies {
 /// Fills the tallies from the runs already finished, once, when a database
 /// is first opened after migration 0008 (or marked for it again).
 pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
-    if !crate::store::backfill_pending(conn, "run_tallies")? {
+    if !super::backfill::backfill_pending(conn, "run_tallies")? {
         return Ok(());
     }
     conn.execute_batch(
@@ -272,6 +272,6 @@ pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
         tallies.add(id, &run, verdict, text("error_reason")?, c);
     }
     tallies.flush(conn)?;
-    crate::store::backfill_done(conn, "run_tallies")?;
+    super::backfill::backfill_done(conn, "run_tallies")?;
     Ok(())
 }

@@ -4,22 +4,22 @@
 use super::*;
 
 /// What one session, or a tally row of like sessions, adds to the counts.
-pub(super) struct SessionGroup<'a> {
-    pub(super) status: &'a str,
-    pub(super) end_reason: Option<EndReason>,
-    pub(super) trigger: Trigger,
-    pub(super) judge_status: &'a str,
-    pub(super) seed: Option<(&'a str, &'a str)>,
+pub(crate) struct SessionGroup<'a> {
+    pub(crate) status: &'a str,
+    pub(crate) end_reason: Option<EndReason>,
+    pub(crate) trigger: Trigger,
+    pub(crate) judge_status: &'a str,
+    pub(crate) seed: Option<(&'a str, &'a str)>,
     /// A record that counts (the session is not a simulator error).
-    pub(super) has_experience: bool,
+    pub(crate) has_experience: bool,
     /// Of which the session completed.
-    pub(super) record: bool,
+    pub(crate) record: bool,
     /// The record (any) says the goal was achieved.
-    pub(super) goal_achieved: bool,
-    pub(super) emotion: &'a str,
-    pub(super) simulator_fault: bool,
-    pub(super) sessions: u32,
-    pub(super) issues: u32,
+    pub(crate) goal_achieved: bool,
+    pub(crate) emotion: &'a str,
+    pub(crate) simulator_fault: bool,
+    pub(crate) sessions: u32,
+    pub(crate) issues: u32,
 }
 
 /// The exploration findings being added up, from tallies or from sessions.
@@ -322,130 +322,27 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
 }
 
 /// The exploration block of a campaign's report, from the tallies that
-/// migration 0009 keeps and the reviewed sessions' findings, read on a read
-/// connection (see [`Platform::read`]); `None` for an unknown campaign.
+/// migration 0009 keeps and the reviewed sessions' findings, read in a
+/// snapshot (see [`crate::store::Store::snapshot`]); `None` for an unknown
+/// campaign.
 pub(super) fn campaign_findings(
-    conn: &rusqlite::Connection,
+    read: &Read<'_>,
     campaign_id: Uuid,
 ) -> Result<Option<ExplorationFindings>> {
-    let id = campaign_id.to_string();
-    let seed_set: Option<String> = conn
-        .prepare_cached("SELECT seed_set FROM campaigns WHERE id = ?")?
-        .query_row([&id], |r| r.get(0))
-        .optional()?;
-    let Some(seed_set) = seed_set else {
+    let Some(seed_set) = read.campaign_seed_set(campaign_id)? else {
         return Ok(None);
     };
-    let mut acc = FindingsAcc::new(&serde_json::from_str(&seed_set)?);
-
-    let mut statement =
-        conn.prepare_cached("SELECT * FROM session_tally WHERE campaign_id = ? AND sessions > 0")?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        let seeded: bool = row.get("seeded")?;
-        let seed = match seeded {
-            true => Some((
-                text(row, "persona_id")?.unwrap_or_default(),
-                text(row, "goal_id")?.unwrap_or_default(),
-            )),
-            false => None,
-        };
-        acc.sessions(SessionGroup {
-            status: text(row, "status")?.unwrap_or_default(),
-            end_reason: text(row, "end_reason")?.and_then(EndReason::parse),
-            trigger: match text(row, "trigger_kind")? {
-                Some("manual") => Trigger::Manual,
-                _ => Trigger::Auto,
-            },
-            judge_status: text(row, "judge_status")?.unwrap_or_default(),
-            seed,
-            has_experience: row.get("has_experience")?,
-            record: row.get("record")?,
-            goal_achieved: row.get("goal_achieved")?,
-            emotion: text(row, "emotion")?.unwrap_or_default(),
-            simulator_fault: row.get("simulator_fault")?,
-            sessions: row.get("sessions")?,
-            issues: row.get("issues")?,
-        });
-    }
-
-    let mut statement = conn.prepare_cached(
-        "SELECT kind, sessions, faults FROM session_fault_tally
-         WHERE campaign_id = ? AND sessions > 0",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        acc.faults(
-            text(row, "kind")?.unwrap_or_default(),
-            row.get("sessions")?,
-            row.get("faults")?,
-        );
-    }
-
-    let mut statement = conn.prepare_cached(
-        "SELECT name, score_sum, count FROM session_dimension_tally
-         WHERE campaign_id = ? AND count > 0",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        acc.score(
-            text(row, "name")?.unwrap_or_default(),
-            row.get("score_sum")?,
-            row.get("count")?,
-        );
-    }
-
-    let mut statement = conn.prepare_cached(
-        "SELECT kind, key, text, sessions, session_ids, texts FROM session_issue_tally
-         WHERE campaign_id = ?",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        let kind = match text(row, "kind")? {
-            Some("misled") => IssueKind::Misled,
-            _ => IssueKind::Blocker,
-        };
-        let ids: Vec<Uuid> = serde_json::from_str(text(row, "session_ids")?.unwrap_or("[]"))?;
-        let texts: Vec<String> = serde_json::from_str(text(row, "texts")?.unwrap_or("[]"))?;
-        acc.issue(
-            kind,
-            row.get("key")?,
-            text(row, "text")?.unwrap_or_default(),
-            &texts,
-            row.get("sessions")?,
-            &ids,
-        );
-    }
-
-    let mut statement = conn.prepare_cached(
-        "SELECT session_id, severity, dimension, text, evidence, turn FROM session_findings
-         WHERE campaign_id = ? ORDER BY started_at, session_id, seq",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        acc.finding(JudgeFinding {
-            session_id: parse_id(text(row, "session_id")?.unwrap_or_default())?,
-            severity: row.get("severity")?,
-            dimension: row.get("dimension")?,
-            text: row.get("text")?,
-            evidence: row.get("evidence")?,
-            turn: row.get("turn")?,
-        });
-    }
-
-    // Who judged: read from the reviews of the campaign's sessions (a
-    // campaign's sessions are bounded by its budget).
-    let mut statement = conn.prepare_cached(
-        "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
-         FROM exploration_sessions
-         WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
-    )?;
-    let mut rows = statement.query([&id])?;
-    while let Some(row) = rows.next()? {
-        if let Some(judge) = row.get_ref(0)?.as_str_or_null().ok().flatten() {
-            acc.judge_model(judge);
-        }
-    }
+    let mut acc = FindingsAcc::new(&seed_set);
+    read.session_tallies(campaign_id, |group| acc.sessions(group))?;
+    read.fault_tallies(campaign_id, |kind, sessions, faults| {
+        acc.faults(kind, sessions, faults)
+    })?;
+    read.dimension_tallies(campaign_id, |name, sum, count| acc.score(name, sum, count))?;
+    read.issue_tallies(campaign_id, |kind, key, text, texts, sessions, ids| {
+        acc.issue(kind, key, text, texts, sessions, ids)
+    })?;
+    read.judge_findings(campaign_id, |finding| acc.finding(finding))?;
+    read.session_judges(campaign_id, |judge| acc.judge_model(judge))?;
     Ok(acc.finish())
 }
 
@@ -456,7 +353,8 @@ impl Platform {
         &self,
         campaign_id: Uuid,
     ) -> Result<Option<ExplorationFindings>> {
-        self.read(move |conn| campaign_findings(conn, campaign_id))
+        self.store
+            .snapshot(move |read| campaign_findings(read, campaign_id))
             .await
     }
 }

@@ -7,11 +7,11 @@ use super::*;
 /// What the guardrails read of a campaign's state: its status now and its
 /// window (which never changes).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct CampaignWindow {
-    pub(super) id: Uuid,
-    pub(super) status: CampaignStatus,
-    pub(super) start: DateTime<Utc>,
-    pub(super) end: DateTime<Utc>,
+pub(crate) struct CampaignWindow {
+    pub(crate) id: Uuid,
+    pub(crate) status: CampaignStatus,
+    pub(crate) start: DateTime<Utc>,
+    pub(crate) end: DateTime<Utc>,
 }
 
 impl CampaignWindow {
@@ -176,60 +176,6 @@ impl CloseSession {
     }
 }
 
-pub(crate) fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ExplorationSession> {
-    let json = |col: &str| -> Result<Option<serde_json::Value>> {
-        Ok(row
-            .try_get::<Option<String>, _>(col)?
-            .map(|s| serde_json::from_str(&s))
-            .transpose()?)
-    };
-    Ok(ExplorationSession {
-        id: parse_id(row.try_get("id")?)?,
-        campaign_id: parse_id(row.try_get("campaign_id")?)?,
-        target_id: parse_id(row.try_get("target_id")?)?,
-        persona: json("persona")?.unwrap_or_default(),
-        goal: json("goal")?.unwrap_or_default(),
-        seed_ref: json("seed_ref")?.map(serde_json::from_value).transpose()?,
-        status: SessionStatus::parse(row.try_get("status")?)?,
-        trigger: Trigger::parse(row.try_get("trigger_kind")?),
-        played_by: {
-            let raw: &str = row.try_get("played_by")?;
-            PlayedBy::parse(raw)
-                .ok_or_else(|| Error::internal(anyhow::anyhow!("unknown played_by {raw}")))?
-        },
-        user_model: row.try_get("user_model")?,
-        end_reason: row
-            .try_get::<Option<String>, _>("end_reason")?
-            .and_then(|s| EndReason::parse(&s)),
-        experience: json("experience")?
-            .map(serde_json::from_value)
-            .transpose()?,
-        judge_status: row.try_get("judge_status")?,
-        judge_review: json("judge_review")?,
-        simulator_faults: json("simulator_faults")?
-            .map(serde_json::from_value)
-            .transpose()?,
-        turn_count: row.try_get::<i64, _>("turn_count")? as u32,
-        failure_reason: row.try_get("failure_reason")?,
-        started_at: from_ms(row.try_get("started_at")?),
-        ended_at: row.try_get::<Option<i64>, _>("ended_at")?.map(from_ms),
-        created_at: from_ms(row.try_get("created_at")?),
-        updated_at: from_ms(row.try_get("updated_at")?),
-    })
-}
-
-pub(super) async fn load_session(
-    conn: &mut SqliteConnection,
-    id: Uuid,
-) -> Result<ExplorationSession> {
-    let row = sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
-        .bind(id.to_string())
-        .fetch_optional(conn)
-        .await?
-        .ok_or_else(|| Error::not_found("session", id))?;
-    session_from_row(&row)
-}
-
 pub(super) fn session_not_running(
     id: Uuid,
     status: SessionStatus,
@@ -250,74 +196,32 @@ pub(super) fn session_not_running(
 
 /// A session as a decision reads it, with its campaign's state, inside the
 /// writer's transaction.
-pub(super) struct SessionState {
-    pub(super) id: Uuid,
-    pub(super) campaign: CampaignWindow,
-    pub(super) target_id: Uuid,
-    pub(super) status: SessionStatus,
-    pub(super) end_reason: Option<EndReason>,
-    pub(super) turn_count: u32,
-    pub(super) max_turns: u32,
+pub(crate) struct SessionState {
+    pub(crate) id: Uuid,
+    pub(crate) campaign: CampaignWindow,
+    pub(crate) target_id: Uuid,
+    pub(crate) status: SessionStatus,
+    pub(crate) end_reason: Option<EndReason>,
+    pub(crate) turn_count: u32,
+    pub(crate) max_turns: u32,
 }
 
 impl SessionState {
-    pub(super) fn load(conn: &Connection, id: Uuid) -> Result<Self> {
-        let row = conn
-            .prepare_cached(
-                "SELECT s.campaign_id, s.target_id, s.status, s.end_reason, s.turn_count,
-                        c.status, c.window_start, c.window_end, c.budget
-                 FROM exploration_sessions s JOIN campaigns c ON c.id = s.campaign_id
-                 WHERE s.id = ?",
-            )?
-            .query_row(params![id.to_string()], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, i64>(4)?,
-                    r.get::<_, String>(5)?,
-                    r.get::<_, i64>(6)?,
-                    r.get::<_, i64>(7)?,
-                    r.get::<_, Option<String>>(8)?,
-                ))
-            })
-            .optional()?
-            .ok_or_else(|| Error::not_found("session", id))?;
-        let (campaign_id, target_id, status, end_reason, turns, c_status, start, end, budget) = row;
-        let budget: Option<Budget> = budget.map(|b| serde_json::from_str(&b)).transpose()?;
-        Ok(Self {
-            id,
-            campaign: CampaignWindow {
-                id: parse_id(&campaign_id)?,
-                status: CampaignStatus::parse(&c_status)?,
-                start: from_ms(start),
-                end: from_ms(end),
-            },
-            target_id: parse_id(&target_id)?,
-            status: SessionStatus::parse(&status)?,
-            end_reason: end_reason.and_then(|r| EndReason::parse(&r)),
-            turn_count: turns as u32,
-            max_turns: budget.unwrap_or_default().effective().max_turns,
-        })
+    /// Reads session `id` and its campaign's state in the decision's
+    /// transaction.
+    pub(super) fn load(tx: &Tx<'_>, id: Uuid) -> Result<Self> {
+        tx.session_state(id)?
+            .ok_or_else(|| Error::not_found("session", id))
     }
 
     /// Checks a session-level action (message, close) against the
     /// session's state and its campaign's window; expires the session when
     /// the window has ended. The outer error is an internal one.
-    pub(super) fn check_open(
-        &mut self,
-        conn: &Connection,
-        now: DateTime<Utc>,
-    ) -> Result<Result<()>> {
+    pub(super) fn check_open(&mut self, tx: &Tx<'_>, now: DateTime<Utc>) -> Result<Result<()>> {
         if self.status == SessionStatus::Running && !self.campaign.running(now) {
             // The window ended before the scheduler finalized the campaign.
-            conn.prepare_cached(
-                "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
-                 WHERE id = ?2 AND status = 'running'",
-            )?
-            .execute(params![to_ms(now), self.id.to_string()])?;
-            crate::exploration::simulator_faults::check_and_store(conn, &self.id.to_string())?;
+            tx.expire_session(self.id, now)?;
+            crate::exploration::simulator_faults::check_and_store(tx, self.id)?;
             self.status = SessionStatus::Expired;
             self.end_reason = Some(EndReason::Expired);
         }
@@ -353,19 +257,18 @@ pub(super) struct Reserved {
 
 impl Platform {
     /// Takes a budget decision on the writer's thread: `decide` gets the
-    /// connection, the id of its ledger row and the time of the decision
+    /// transaction, the id of its ledger row and the time of the decision
     /// (read there, so that decisions taken in turn are stamped in turn),
     /// and records the action allowed or refused.
     pub(super) async fn decide<T: Send + 'static>(
         &self,
-        decide: impl FnOnce(&Connection, Uuid, DateTime<Utc>) -> Result<Decided<T>> + Send + 'static,
+        decide: impl FnOnce(&Tx<'_>, Uuid, DateTime<Utc>) -> Result<Decided<T>> + Send + 'static,
     ) -> Result<T> {
         let entry_id = self.ids.next_id();
         let clock = self.clock.clone();
         match self
             .store
-            .writer
-            .transact(move |conn| decide(conn, entry_id, clock.now()))
+            .transact(move |tx| decide(tx, entry_id, clock.now()))
             .await?
         {
             Decided::Allowed(done) => Ok(done),
@@ -381,17 +284,17 @@ impl Platform {
         &self,
         session_id: Uuid,
         action: LedgerAction,
-        act: impl FnOnce(&Connection, &SessionState, Entry, DateTime<Utc>) -> Result<Decided<T>>
+        act: impl FnOnce(&Tx<'_>, &SessionState, Entry, DateTime<Utc>) -> Result<Decided<T>>
         + Send
         + 'static,
     ) -> Result<T> {
-        self.decide(move |conn, entry_id, now| {
-            let mut session = SessionState::load(conn, session_id)?;
+        self.decide(move |tx, entry_id, now| {
+            let mut session = SessionState::load(tx, session_id)?;
             let entry = session.entry(entry_id, action, now);
-            if let Err(refusal) = session.check_open(conn, now)? {
-                return entry.refuse(conn, refusal);
+            if let Err(refusal) = session.check_open(tx, now)? {
+                return entry.refuse(tx, refusal);
             }
-            act(conn, &session, entry, now)
+            act(tx, &session, entry, now)
         })
         .await
     }

@@ -14,22 +14,20 @@
 
 use super::ledger::{Decided, Entry, LedgerAction};
 use super::{SeedRef, issue_key, normalize_emotion};
-use crate::campaign::{Budget, Campaign, CampaignStatus, Line};
+use crate::campaign::{Campaign, CampaignStatus, Line};
 use crate::channel::{ChatMessage, ChatRequest, ToolCall};
 use crate::clock::{from_ms, to_ms};
-use crate::domain::parse_id;
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::{Event, Platform};
+use crate::store::Tx;
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use sqlx::{Row, SqliteConnection};
 use uuid::Uuid;
 
 mod guardrails;
 mod operations;
 
-pub(crate) use guardrails::{campaign_running, min_interval, session_from_row};
+pub(crate) use guardrails::{CampaignWindow, SessionState, campaign_running, min_interval};
 
 /// Largest persona or goal accepted, as serialised JSON.
 pub const MAX_PERSONA_GOAL_BYTES: usize = 16 * 1024;
@@ -105,7 +103,7 @@ impl Trigger {
         }
     }
 
-    fn parse(s: &str) -> Self {
+    pub(crate) fn parse(s: &str) -> Self {
         if s == "manual" {
             Self::Manual
         } else {

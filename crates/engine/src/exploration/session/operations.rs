@@ -34,7 +34,7 @@ impl Platform {
         // status is read again inside the decision.
         let campaign = self.get_campaign(req.campaign_id).await?;
         let session_id = self.ids.next_id();
-        let create = move |conn: &Connection, entry_id: Uuid, now: DateTime<Utc>| {
+        let create = move |tx: &Tx<'_>, entry_id: Uuid, now: DateTime<Utc>| {
             let entry = Entry {
                 id: entry_id,
                 campaign_id: campaign.id,
@@ -42,18 +42,9 @@ impl Platform {
                 action: LedgerAction::Create,
                 at: to_ms(now),
             };
-            let status: String = conn
-                .prepare_cached("SELECT status FROM campaigns WHERE id = ?")?
-                .query_row(params![campaign.id.to_string()], |r| r.get(0))?;
             let mut window = CampaignWindow::of(&campaign);
-            window.status = CampaignStatus::parse(&status)?;
-            let (used, last): (i64, Option<i64>) = conn
-                .prepare_cached(
-                    "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
-                )?
-                .query_row(params![campaign.id.to_string()], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })?;
+            window.status = tx.campaign_status(campaign.id)?;
+            let (used, last) = tx.session_counts(campaign.id)?;
             let decision = create_decision(
                 &campaign,
                 &window,
@@ -64,7 +55,7 @@ impl Platform {
                 now,
             );
             if let Err(refusal) = decision {
-                return entry.refuse(conn, refusal);
+                return entry.refuse(tx, refusal);
             }
             let session = ExplorationSession {
                 id: session_id,
@@ -89,29 +80,12 @@ impl Platform {
                 created_at: now,
                 updated_at: now,
             };
-            conn.prepare_cached(
-                "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
-                    trigger_kind, judge_status, turn_count, started_at, created_at, updated_at,
-                    played_by, user_model)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, 'none', 0, ?8, ?8, ?8, ?9, ?10)",
-            )?
-            .execute(params![
-                session.id.to_string(),
-                session.campaign_id.to_string(),
-                session.target_id.to_string(),
-                serde_json::to_string(&session.persona)?,
-                serde_json::to_string(&session.goal)?,
-                session.seed_ref.as_ref().map(serde_json::to_string).transpose()?,
-                session.trigger.as_str(),
-                to_ms(now),
-                session.played_by.as_str(),
-                session.user_model,
-            ])?;
+            tx.insert_session(&session)?;
             Entry {
                 session_id: Some(session.id),
                 ..entry
             }
-            .allow(conn)?;
+            .allow(tx)?;
             Ok(Decided::Allowed(session))
         };
         let session = self.decide(create).await?;
@@ -140,7 +114,7 @@ impl Platform {
         // Reserve the turn: check + increment + user turn + ledger row, and
         // read the conversation so far, in one decision.
         let turn_id = self.ids.next_id();
-        let reserve = move |conn: &Connection, session: &SessionState, entry: Entry, now| {
+        let reserve = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, now| {
             if session.turn_count >= session.max_turns {
                 let refusal = Error::new(
                     ErrorCode::TurnLimitReached,
@@ -150,40 +124,14 @@ impl Platform {
                     ),
                     "Close the session with its experience record (end_reason max_turns).",
                 );
-                return entry.refuse(conn, refusal);
+                return entry.refuse(tx, refusal);
             }
             let index = session.turn_count;
             let user_seq = i64::from(index) * 2;
-            conn.prepare_cached(
-                    "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
-                )?
-                .execute(params![to_ms(now), session.id.to_string()])?;
-            conn.prepare_cached(
-                    "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
-                     VALUES (?, ?, ?, 'user', ?, NULL, ?)",
-                )?
-                .execute(params![
-                    turn_id.to_string(),
-                    session.id.to_string(),
-                    user_seq,
-                    content,
-                    to_ms(now)
-                ])?;
-            entry.allow(conn)?;
-            let history = conn
-                    .prepare_cached(
-                        "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
-                    )?
-                    .query_map(params![session.id.to_string(), user_seq], |r| {
-                        let role: String = r.get(0)?;
-                        let content: String = r.get(1)?;
-                        Ok(if role == "user" {
-                            ChatMessage::user(content)
-                        } else {
-                            ChatMessage::assistant(content)
-                        })
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
+            tx.count_user_turn(session.id, now)?;
+            tx.insert_user_turn(turn_id, session.id, user_seq, &content, now)?;
+            entry.allow(tx)?;
+            let history = tx.conversation_until(session.id, user_seq)?;
             Ok(Decided::Allowed(Reserved {
                 campaign_id: session.campaign.id,
                 target_id: session.target_id,
@@ -258,18 +206,10 @@ impl Platform {
             Err(reason) => {
                 let at = to_ms(self.clock.now());
                 let failure = reason.clone();
-                self.store.writer
-                    .transact(move |conn| {
-                        conn.prepare_cached(
-                            "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
-                                failure_reason = ?1, ended_at = ?2, updated_at = ?2
-                             WHERE id = ?3 AND status = 'running'",
-                        )?
-                        .execute(params![failure, at, session_id.to_string()])?;
-                        crate::exploration::simulator_faults::check_and_store(
-                            conn,
-                            &session_id.to_string(),
-                        )?;
+                self.store
+                    .transact(move |tx| {
+                        tx.fail_session_on_target_error(session_id, &failure, at)?;
+                        crate::exploration::simulator_faults::check_and_store(tx, session_id)?;
                         Ok(())
                     })
                     .await?;
@@ -305,28 +245,20 @@ impl Platform {
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
         let json = serde_json::to_string(&record)?;
-        let close = move |conn: &Connection, session: &SessionState, entry: Entry, now| {
-            conn.prepare_cached(
-                    "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
-                        judge_status = 'pending', ended_at = ?3, updated_at = ?3
-                     WHERE id = ?4",
-                )?
-                .execute(params![end_reason.as_str(), json, to_ms(now), session.id.to_string()])?;
+        let close = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, now| {
+            tx.complete_session(session.id, end_reason, &json, now)?;
             // A simulator error's record, or that of a session the check
             // finds a simulator fault in, says nothing about the target.
-            let faults = crate::exploration::simulator_faults::check_and_store(
-                conn,
-                &session.id.to_string(),
-            )?;
+            let faults = crate::exploration::simulator_faults::check_and_store(tx, session.id)?;
             if end_reason != EndReason::SimulatorError && faults.is_empty() {
                 crate::exploration::findings::record_issues(
-                    conn,
+                    tx,
                     session.campaign.id,
                     session.id,
                     &record,
                 )?;
             }
-            entry.allow(conn)?;
+            entry.allow(tx)?;
             Ok(Decided::Allowed(session.campaign.id))
         };
         let campaign_id = self
@@ -348,32 +280,20 @@ impl Platform {
     ) -> Result<ExplorationSession> {
         let reason: String = reason.trim().chars().take(2000).collect();
         let session = self.get_session(session_id).await?;
-        let now = to_ms(self.clock.now());
-        let changed = sqlx::query(
-            "UPDATE exploration_sessions SET status = 'failed', end_reason = ?, failure_reason = ?,
-                ended_at = ?, updated_at = ?
-             WHERE id = ? AND status = 'running'",
-        )
-        .bind(end_reason.as_str())
-        .bind(&reason)
-        .bind(now)
-        .bind(now)
-        .bind(session_id.to_string())
-        .execute(&self.store.pool)
-        .await?
-        .rows_affected();
-        if changed == 0 {
+        let failed = self
+            .store
+            .fail_running_session(session_id, end_reason, &reason, self.clock.now())
+            .await?;
+        if !failed {
             return Err(session_not_running(
                 session.id,
                 session.status,
                 session.end_reason,
             ));
         }
-        let id = session_id.to_string();
         self.store
-            .writer
-            .transact(move |conn| {
-                crate::exploration::simulator_faults::check_and_store(conn, &id).map(drop)
+            .transact(move |tx| {
+                crate::exploration::simulator_faults::check_and_store(tx, session_id).map(drop)
             })
             .await?;
         self.session_changed("session.fail", session.campaign_id, session_id)
@@ -384,18 +304,14 @@ impl Platform {
     /// A campaign's sessions, oldest first.
     pub async fn list_sessions(&self, campaign_id: Uuid) -> Result<Vec<ExplorationSession>> {
         self.get_campaign(campaign_id).await?;
-        let rows = sqlx::query(
-            "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.store.pool)
-        .await?;
-        rows.iter().map(session_from_row).collect()
+        self.store.campaign_sessions(campaign_id).await
     }
 
     pub async fn get_session(&self, id: Uuid) -> Result<ExplorationSession> {
-        let mut conn = self.store.pool.acquire().await?;
-        load_session(&mut conn, id).await
+        self.store
+            .session(id)
+            .await?
+            .ok_or_else(|| Error::not_found("session", id))
     }
 
     /// One session with its whole conversation.
@@ -409,48 +325,23 @@ impl Platform {
     /// (each once), read in two queries however many there are; unknown
     /// ids are left out.
     pub async fn session_transcripts(&self, ids: &[Uuid]) -> Result<Vec<SessionTranscript>> {
-        let list = serde_json::to_string(ids)?;
-        let sessions = sqlx::query(
-            "SELECT * FROM exploration_sessions WHERE id IN (SELECT value FROM json_each(?))",
-        )
-        .bind(&list)
-        .fetch_all(&self.store.pool)
-        .await?;
-        let mut transcripts = sessions
-            .iter()
-            .map(|row| {
-                let session = session_from_row(row)?;
+        let mut transcripts: std::collections::HashMap<Uuid, SessionTranscript> = self
+            .store
+            .sessions_among(ids)
+            .await?
+            .into_iter()
+            .map(|session| {
                 let transcript = SessionTranscript {
                     session,
                     messages: Vec::new(),
                 };
-                Ok((transcript.session.id, transcript))
+                (transcript.session.id, transcript)
             })
-            .collect::<Result<std::collections::HashMap<Uuid, SessionTranscript>>>()?;
-        let rows = sqlx::query(
-            "SELECT session_id, seq, role, content, latency_ms, created_at FROM session_turns
-             WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
-        )
-        .bind(&list)
-        .fetch_all(&self.store.pool)
-        .await?;
-        for r in &rows {
-            let session_id = parse_id(r.try_get::<&str, _>("session_id")?)?;
-            let Some(transcript) = transcripts.get_mut(&session_id) else {
-                continue;
-            };
-            let role: &str = r.try_get("role")?;
-            transcript.messages.push(SessionTurn {
-                seq: r.try_get::<i64, _>("seq")? as u32,
-                role: if role == "user" {
-                    TurnRole::User
-                } else {
-                    TurnRole::Target
-                },
-                content: r.try_get("content")?,
-                latency_ms: r.try_get::<Option<i64>, _>("latency_ms")?.map(|l| l as u64),
-                created_at: from_ms(r.try_get("created_at")?),
-            });
+            .collect();
+        for (session_id, turn) in self.store.turns_of_sessions(ids).await? {
+            if let Some(transcript) = transcripts.get_mut(&session_id) {
+                transcript.messages.push(turn);
+            }
         }
         Ok(ids.iter().filter_map(|id| transcripts.remove(id)).collect())
     }

@@ -1,0 +1,107 @@
+//! Data that migrations leave for the engine to fill (see migration 0008's
+//! `pending_backfills`): the store reads the rows waiting, the engine
+//! computes what they add up to ([`Backfills`]), the store writes it, once.
+
+use super::{Store, Tx, text};
+use crate::domain::parse_id;
+use crate::error::Result;
+use crate::exploration::findings::IssueKind;
+use crate::exploration::{ExperienceRecord, SimulatorFault};
+use crate::judge::SessionForReview;
+use rusqlite::Connection;
+
+/// What the backfills compute from the rows they read.
+pub(crate) struct Backfills {
+    /// The simulator faults in an ended session's transcript.
+    pub simulator_faults: fn(&SessionForReview) -> Vec<SimulatorFault>,
+    /// The issues an experience record reports: kind, key and text as
+    /// written, each (kind, key) once.
+    pub issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
+}
+
+impl Store {
+    /// Fills whatever data migrations left for the engine, in one
+    /// transaction of the writer's: the run tallies, then the simulator
+    /// faults of the sessions that ended before migration 0013, then the
+    /// issue tally (after the faults: a faulty session's issues are not the
+    /// target's). Each is filled once, and marked done.
+    pub(crate) async fn run_backfills(&self, compute: Backfills) -> Result<()> {
+        self.transact(move |tx| {
+            tx.backfill_run_tallies()?;
+            tx.backfill_simulator_faults(compute.simulator_faults)?;
+            tx.backfill_session_issues(compute.issues)
+        })
+        .await
+    }
+}
+
+impl Tx<'_> {
+    /// Fills the run tallies from the runs already finished, once, after
+    /// migration 0008 (or when marked for it again).
+    fn backfill_run_tallies(&self) -> Result<()> {
+        super::tallies::backfill(self.0)
+    }
+
+    /// Checks every session that ended before migration 0013 with `check`
+    /// and stores what it finds, once.
+    fn backfill_simulator_faults(
+        &self,
+        check: fn(&SessionForReview) -> Vec<SimulatorFault>,
+    ) -> Result<()> {
+        if !backfill_pending(self.0, "simulator_faults")? {
+            return Ok(());
+        }
+        self.check_unchecked_sessions(None, check)?;
+        backfill_done(self.0, "simulator_faults")?;
+        Ok(())
+    }
+
+    /// Fills the issue tally from the sessions already closed (`issues`
+    /// reads a record's), once, after migration 0009, 0011 (which changed
+    /// the keys and added the phrasings) or 0013 (which leaves out the
+    /// sessions with a simulator fault).
+    fn backfill_session_issues(
+        &self,
+        issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
+    ) -> Result<()> {
+        if !backfill_pending(self.0, "session_issue_tally")? {
+            return Ok(());
+        }
+        self.0.execute("DELETE FROM session_issue_tally", [])?;
+        let mut statement = self.0.prepare(
+            "SELECT id, campaign_id, experience FROM exploration_sessions
+             WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
+               AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
+             ORDER BY ended_at, id",
+        )?;
+        let mut rows = statement.query([])?;
+        while let Some(row) = rows.next()? {
+            let Ok(record) = serde_json::from_str::<ExperienceRecord>(
+                text(row, "experience")?.unwrap_or_default(),
+            ) else {
+                continue;
+            };
+            let session = parse_id(text(row, "id")?.unwrap_or_default())?;
+            let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
+            self.add_session_issues(campaign, session, &issues(&record))?;
+        }
+        backfill_done(self.0, "session_issue_tally")?;
+        Ok(())
+    }
+}
+
+/// Whether the data named `name` waits to be filled by the engine after a
+/// migration (see migration 0008).
+pub(super) fn backfill_pending(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
+        [name],
+        |r| r.get(0),
+    )
+}
+
+/// Marks the data named `name` filled.
+pub(super) fn backfill_done(conn: &Connection, name: &str) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
+        .map(drop)
+}

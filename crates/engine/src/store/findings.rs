@@ -1,0 +1,226 @@
+//! The exploration block of the campaign report, as stored: the session
+//! tallies migration 0009 keeps, read in a snapshot and streamed to a
+//! callback without an allocation per row, and the issue tally added to as
+//! sessions close (see [`crate::exploration::findings`]).
+
+use super::{Read, Tx, text};
+use crate::campaign::SeedSet;
+use crate::domain::parse_id;
+use crate::error::Result;
+use crate::exploration::findings::{
+    ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
+};
+use crate::exploration::{EndReason, Trigger};
+use rusqlite::{OptionalExtension, params};
+use uuid::Uuid;
+
+impl Read<'_> {
+    /// The seed set of campaign `campaign_id`; `None` when there is no such
+    /// campaign.
+    pub(crate) fn campaign_seed_set(&self, campaign_id: Uuid) -> Result<Option<SeedSet>> {
+        let seed_set: Option<String> = self
+            .0
+            .prepare_cached("SELECT seed_set FROM campaigns WHERE id = ?")?
+            .query_row([campaign_id.to_string()], |r| r.get(0))
+            .optional()?;
+        Ok(seed_set.map(|s| serde_json::from_str(&s)).transpose()?)
+    }
+
+    /// Streams a campaign's session tallies (sessions alike in what the
+    /// report counts) to `each`.
+    pub(crate) fn session_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(SessionGroup<'_>),
+    ) -> Result<()> {
+        let mut statement = self
+            .0
+            .prepare_cached("SELECT * FROM session_tally WHERE campaign_id = ? AND sessions > 0")?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            let seeded: bool = row.get("seeded")?;
+            let seed = match seeded {
+                true => Some((
+                    text(row, "persona_id")?.unwrap_or_default(),
+                    text(row, "goal_id")?.unwrap_or_default(),
+                )),
+                false => None,
+            };
+            each(SessionGroup {
+                status: text(row, "status")?.unwrap_or_default(),
+                end_reason: text(row, "end_reason")?.and_then(EndReason::parse),
+                trigger: match text(row, "trigger_kind")? {
+                    Some("manual") => Trigger::Manual,
+                    _ => Trigger::Auto,
+                },
+                judge_status: text(row, "judge_status")?.unwrap_or_default(),
+                seed,
+                has_experience: row.get("has_experience")?,
+                record: row.get("record")?,
+                goal_achieved: row.get("goal_achieved")?,
+                emotion: text(row, "emotion")?.unwrap_or_default(),
+                simulator_fault: row.get("simulator_fault")?,
+                sessions: row.get("sessions")?,
+                issues: row.get("issues")?,
+            });
+        }
+        Ok(())
+    }
+
+    /// Streams a campaign's simulator fault tallies to `each` (fault kind,
+    /// sessions, faults).
+    pub(crate) fn fault_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(&str, u32, u32),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT kind, sessions, faults FROM session_fault_tally
+             WHERE campaign_id = ? AND sessions > 0",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            each(
+                text(row, "kind")?.unwrap_or_default(),
+                row.get("sessions")?,
+                row.get("faults")?,
+            );
+        }
+        Ok(())
+    }
+
+    /// Streams a campaign's judge score tallies to `each` (dimension, sum
+    /// of scores, count).
+    pub(crate) fn dimension_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(&str, f64, u32),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT name, score_sum, count FROM session_dimension_tally
+             WHERE campaign_id = ? AND count > 0",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            each(
+                text(row, "name")?.unwrap_or_default(),
+                row.get("score_sum")?,
+                row.get("count")?,
+            );
+        }
+        Ok(())
+    }
+
+    /// Streams a campaign's issue tallies to `each` (kind, key, first text,
+    /// other phrasings, sessions, the first sessions listed).
+    pub(crate) fn issue_tallies(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(IssueKind, String, &str, &[String], u32, &[Uuid]),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT kind, key, text, sessions, session_ids, texts FROM session_issue_tally
+             WHERE campaign_id = ?",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            let kind = match text(row, "kind")? {
+                Some("misled") => IssueKind::Misled,
+                _ => IssueKind::Blocker,
+            };
+            let ids: Vec<Uuid> = serde_json::from_str(text(row, "session_ids")?.unwrap_or("[]"))?;
+            let texts: Vec<String> = serde_json::from_str(text(row, "texts")?.unwrap_or("[]"))?;
+            each(
+                kind,
+                row.get("key")?,
+                text(row, "text")?.unwrap_or_default(),
+                &texts,
+                row.get("sessions")?,
+                &ids,
+            );
+        }
+        Ok(())
+    }
+
+    /// Streams the judge findings of a campaign's reviewed sessions to
+    /// `each`, by session start then in the review's order.
+    pub(crate) fn judge_findings(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(JudgeFinding),
+    ) -> Result<()> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT session_id, severity, dimension, text, evidence, turn FROM session_findings
+             WHERE campaign_id = ? ORDER BY started_at, session_id, seq",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            each(JudgeFinding {
+                session_id: parse_id(text(row, "session_id")?.unwrap_or_default())?,
+                severity: row.get("severity")?,
+                dimension: row.get("dimension")?,
+                text: row.get("text")?,
+                evidence: row.get("evidence")?,
+                turn: row.get("turn")?,
+            });
+        }
+        Ok(())
+    }
+
+    /// Streams who judged a campaign's reviewed sessions to `each` (the
+    /// model's name, else the review's method), each once.
+    pub(crate) fn session_judges(
+        &self,
+        campaign_id: Uuid,
+        mut each: impl FnMut(&str),
+    ) -> Result<()> {
+        // Read from the reviews of the campaign's sessions (a campaign's
+        // sessions are bounded by its budget).
+        let mut statement = self.0.prepare_cached(
+            "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
+             FROM exploration_sessions
+             WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
+        )?;
+        let mut rows = statement.query([campaign_id.to_string()])?;
+        while let Some(row) = rows.next()? {
+            if let Some(judge) = row.get_ref(0)?.as_str_or_null().ok().flatten() {
+                each(judge);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Tx<'_> {
+    /// Adds a closed session's issues (kind, key, text as written) to its
+    /// campaign's issue tally (migration 0009).
+    pub(crate) fn add_session_issues(
+        &self,
+        campaign_id: Uuid,
+        session_id: Uuid,
+        issues: &[(IssueKind, String, &str)],
+    ) -> Result<()> {
+        let mut upsert = self.0.prepare_cached(
+            "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids, texts)
+             VALUES (?1, ?2, ?3, ?4, 1, json_array(?5), json_array(?4))
+             ON CONFLICT DO UPDATE SET sessions = sessions + 1,
+                 session_ids = CASE WHEN json_array_length(session_ids) < ?6
+                                    THEN json_insert(session_ids, '$[#]', ?5) ELSE session_ids END,
+                 texts = CASE WHEN json_array_length(texts) < ?7
+                                   AND NOT EXISTS (SELECT 1 FROM json_each(texts) WHERE value = ?4)
+                              THEN json_insert(texts, '$[#]', ?4) ELSE texts END",
+        )?;
+        for (kind, key, text) in issues {
+            upsert.execute(params![
+                campaign_id.to_string(),
+                kind.as_str(),
+                key,
+                text,
+                session_id.to_string(),
+                ISSUE_SESSIONS_LISTED as i64,
+                ISSUE_TEXTS_LISTED as i64,
+            ])?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,74 @@
+//! The guardrail ledger: its rows appended inside a budget decision's
+//! transaction, and a campaign's ledger as listed (see
+//! [`crate::exploration::ledger`]).
+
+use super::{Store, Tx};
+use crate::clock::from_ms;
+use crate::domain::parse_id;
+use crate::error::{Error, ErrorCode, Result};
+use crate::exploration::ledger::{Entry, LedgerAction, LedgerEntry};
+use rusqlite::params;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+use uuid::Uuid;
+
+impl Store {
+    /// The ledger of campaign `campaign_id`, oldest first.
+    pub(crate) async fn ledger_entries(&self, campaign_id: Uuid) -> Result<Vec<LedgerEntry>> {
+        let rows =
+            sqlx::query("SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid")
+                .bind(campaign_id.to_string())
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter().map(ledger_entry_from_row).collect()
+    }
+}
+
+impl Tx<'_> {
+    /// Appends a decision's ledger row: allowed, or refused with the
+    /// refusal's code.
+    pub(crate) fn append_ledger_entry(
+        &self,
+        entry: &Entry,
+        refusal: Option<ErrorCode>,
+    ) -> Result<()> {
+        self.0
+            .prepare_cached(
+                "INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
+            )?
+            .execute(params![
+                entry.id.to_string(),
+                entry.campaign_id.to_string(),
+                entry.session_id.map(|s| s.to_string()),
+                entry.action.as_str(),
+                refusal.is_none(),
+                refusal.map(|c| c.as_str()),
+                entry.at,
+            ])?;
+        Ok(())
+    }
+}
+
+fn ledger_entry_from_row(row: &SqliteRow) -> Result<LedgerEntry> {
+    Ok(LedgerEntry {
+        id: parse_id(row.try_get("id")?)?,
+        campaign_id: parse_id(row.try_get("campaign_id")?)?,
+        session_id: row
+            .try_get::<Option<String>, _>("session_id")?
+            .map(|s| parse_id(&s))
+            .transpose()?,
+        action: LedgerAction::parse(row.try_get("action")?)?,
+        allowed: row.try_get("allowed")?,
+        reason_code: row
+            .try_get::<Option<String>, _>("reason_code")?
+            .map(|s| parse_code(&s))
+            .transpose()?,
+        at: from_ms(row.try_get("at")?),
+    })
+}
+
+/// An error code as stored (its wire form, e.g. `SESSION_BUDGET_EXHAUSTED`).
+fn parse_code(s: &str) -> Result<ErrorCode> {
+    serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(Error::internal)
+}

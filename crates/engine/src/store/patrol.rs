@@ -1,0 +1,71 @@
+//! What the patrol and exploration from the app read of campaigns: the
+//! campaigns a patrol looks at, when each was last patrolled, and the seed
+//! cells already explored (see [`crate::exploration::patrol`]).
+
+use super::Store;
+use super::campaigns::campaign_from_row;
+use crate::campaign::Campaign;
+use crate::clock::to_ms;
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use std::collections::HashSet;
+use uuid::Uuid;
+
+impl Store {
+    /// The running or scheduled campaigns of the formal line, each with
+    /// its target's name, oldest first.
+    pub(crate) async fn formal_campaigns_open(&self) -> Result<Vec<(Campaign, String)>> {
+        let rows = sqlx::query(
+            "SELECT c.*, t.name AS target_name FROM campaigns c JOIN targets t ON t.id = c.target_id
+             WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
+             ORDER BY c.created_at, c.id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|row| Ok((campaign_from_row(row)?, row.try_get("target_name")?)))
+            .collect()
+    }
+
+    /// Records that campaigns `ids` were patrolled at `now`.
+    pub(crate) async fn mark_patrolled(&self, ids: &[Uuid], now: DateTime<Utc>) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        sqlx::query(
+            "UPDATE campaigns SET last_patrolled_at = ? WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(to_ms(now))
+        .bind(serde_json::to_string(ids)?)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The seed cells (persona id, goal id) of campaign `campaign_id` that
+    /// have a session.
+    pub(crate) async fn explored_cells(
+        &self,
+        campaign_id: Uuid,
+    ) -> Result<HashSet<(String, String)>> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT seed_ref ->> '$.persona_id' AS persona_id, seed_ref ->> '$.goal_id' AS goal_id
+             FROM exploration_sessions
+             WHERE campaign_id = ? AND json_valid(seed_ref)",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.try_get::<Option<String>, _>("persona_id")?
+                        .unwrap_or_default(),
+                    r.try_get::<Option<String>, _>("goal_id")?
+                        .unwrap_or_default(),
+                ))
+            })
+            .collect()
+    }
+}
