@@ -106,9 +106,11 @@ pub struct ErrorBody {
 }
 
 /// The engine's error: a user-facing body plus, for internal faults, the
-/// cause that is logged and never shown.
+/// cause that is logged and never shown. Its `Display`, for the log, ends
+/// with the cause's chain (what the engine was doing, then why it failed);
+/// the user is shown the body alone.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {}", body.code, body.message)]
+#[error("{}: {}{}", body.code, body.message, cause.as_ref().map(|c| format!(" ({c:#})")).unwrap_or_default())]
 pub struct Error {
     pub body: ErrorBody,
     #[source]
@@ -263,5 +265,29 @@ impl From<sqlx::migrate::MigrateError> for Error {
             }
             e => Self::internal(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_reads_what_was_being_done_and_why_the_user_only_the_body() {
+        let io = std::io::Error::other("disk full");
+        let err: Result<()> = Err(io).context("store: writing the key file");
+        let err = err.unwrap_err();
+        assert_eq!(err.body.message, "an internal error occurred");
+        assert_eq!(
+            err.to_string(),
+            "INTERNAL: an internal error occurred (store: writing the key file: disk full)",
+            "the log line names what the engine was doing, then the cause"
+        );
+        let user = Error::invalid("name must not be empty", "Give a name.");
+        assert_eq!(
+            user.to_string(),
+            "INVALID_INPUT: name must not be empty",
+            "an error for the user has no cause to add"
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::channel::Channel;
 use crate::clock::{Clock, IdSource, SystemClock, UuidV7};
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::role_models::{LiveRoles, RoleClients, RoleModels};
 use crate::scenario::Catalog;
 use crate::secrets::Secrets;
@@ -111,7 +111,8 @@ impl PlatformBuilder {
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(256)
             .build()
-            .map_err(Error::internal)?;
+            .map_err(Error::internal)
+            .context("building the HTTP client")?;
         let (events, _) = broadcast::channel(1024);
         let models = self.role_models.unwrap_or_else(RoleModels::from_env);
         check_role_models(self.offline, &models)?;
@@ -139,7 +140,8 @@ impl PlatformBuilder {
                 simulator_faults: crate::exploration::simulator_faults::check,
                 issues: crate::exploration::findings::reported_issues,
             })
-            .await?;
+            .await
+            .context("filling the data that migrations left for the engine")?;
         Ok(platform)
     }
 }

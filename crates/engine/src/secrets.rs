@@ -6,7 +6,7 @@
 //! permissions. A stored reference is `enc:v1:<hex nonce><hex ciphertext>`:
 //! useless without the key, and never printed.
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Context, Error, ErrorCode, Result};
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use rand::RngCore;
@@ -118,8 +118,9 @@ fn write_owner_only(path: &Path, bytes: &[u8]) -> Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         opts.mode(0o600);
     }
-    let mut f = opts.open(path).map_err(Error::internal)?;
-    f.write_all(bytes).map_err(Error::internal)?;
+    let doing = || format!("creating the key file {}", path.display());
+    let mut f = opts.open(path).with_context(doing)?;
+    f.write_all(bytes).with_context(doing)?;
     Ok(())
 }
 

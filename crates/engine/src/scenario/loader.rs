@@ -7,7 +7,7 @@
 
 use super::{Check, Scenario, ScenarioSummary, ScenarioTurn};
 use crate::channel::ToolSpec;
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::platform::Platform;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -650,7 +650,8 @@ impl Platform {
         let sources = sources.to_vec();
         let report = tokio::task::spawn_blocking(move || load_sources(&sources))
             .await
-            .map_err(Error::internal)?;
+            .map_err(Error::internal)
+            .context("reading the scenario packs")?;
         for e in &report.errors {
             tracing::warn!(file = %e.file, line = e.line, "scenario file refused: {}", e.message);
         }

@@ -4,7 +4,7 @@ use super::Store;
 use crate::clock::{from_ms, to_ms};
 use crate::domain::parse_id;
 use crate::domain::report::Analysis;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use sqlx::Row;
 use uuid::Uuid;
 
@@ -21,24 +21,28 @@ impl Store {
         .bind(serde_json::to_string(analysis)?)
         .bind(to_ms(analysis.created_at))
         .execute(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: inserting analysis {}", analysis.id))?;
         Ok(())
     }
 
     /// The most recent analysis of a campaign, if any.
     pub(crate) async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
+        let doing = move || format!("store: reading the latest analysis of campaign {campaign_id}");
         let row = sqlx::query(
             "SELECT id, content, created_at FROM analyses WHERE campaign_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
         )
         .bind(campaign_id.to_string())
         .fetch_optional(&self.pool)
-        .await?;
-        row.map(|r| {
+        .await
+        .with_context(doing)?;
+        row.map(|r| -> Result<Analysis> {
             let mut a: Analysis = serde_json::from_str(r.try_get("content")?)?;
             a.id = parse_id(r.try_get("id")?)?;
             a.created_at = from_ms(r.try_get("created_at")?);
             Ok(a)
         })
         .transpose()
+        .with_context(doing)
     }
 }

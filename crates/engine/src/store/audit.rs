@@ -2,7 +2,7 @@
 
 use super::Store;
 use crate::clock::to_ms;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -12,7 +12,8 @@ impl Store {
         Ok(sqlx::query("DELETE FROM audit_events WHERE at < ?")
             .bind(to_ms(cutoff))
             .execute(&self.pool)
-            .await?
+            .await
+            .with_context(|| format!("store: deleting the audit events before {cutoff}"))?
             .rows_affected())
     }
 
@@ -31,7 +32,8 @@ impl Store {
         .bind(to_ms(at))
         .bind(detail.to_string())
         .execute(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: recording the audit pruning {id}"))?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use super::Store;
 use crate::calibration::{BlindLabel, CriterionScores};
 use crate::clock::{from_ms, to_ms};
 use crate::domain::parse_id;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;
@@ -43,6 +43,8 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<UnlabelledSession>> {
+        let doing =
+            move || format!("store: reading the unlabelled sessions of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT s.id, s.persona, s.goal, s.end_reason, s.judge_review \
              FROM exploration_sessions s WHERE s.campaign_id = ? \
@@ -52,7 +54,8 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| {
                 let json = |col: &str| -> serde_json::Value {
@@ -69,7 +72,8 @@ impl Store {
                     judge_review: r.try_get("judge_review")?,
                 })
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// How many sessions of a campaign people labelled.
@@ -77,27 +81,33 @@ impl Store {
         let n: i64 = sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
             .bind(campaign_id.to_string())
             .fetch_one(&self.pool)
-            .await?;
+            .await
+            .with_context(|| format!("store: counting the labels of campaign {campaign_id}"))?;
         Ok(n as u32)
     }
 
     /// A session's campaign and judgement; `None` when there is no such
     /// session.
     pub(crate) async fn judgement(&self, session_id: Uuid) -> Result<Option<Judgement>> {
+        let doing = move || format!("store: reading the judgement of session {session_id}");
         let Some(row) = sqlx::query(
             "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
         )
         .bind(session_id.to_string())
         .fetch_optional(&self.pool)
-        .await?
+        .await
+        .with_context(doing)?
         else {
             return Ok(None);
         };
-        Ok(Some(Judgement {
-            campaign_id: parse_id(row.try_get("campaign_id")?)?,
-            judge_status: row.try_get("judge_status")?,
-            judge_review: row.try_get("judge_review")?,
-        }))
+        let judgement = || -> Result<Judgement> {
+            Ok(Judgement {
+                campaign_id: parse_id(row.try_get("campaign_id")?)?,
+                judge_status: row.try_get("judge_status")?,
+                judge_review: row.try_get("judge_review")?,
+            })
+        };
+        judgement().with_context(doing).map(Some)
     }
 
     /// Stores a label unless its session has one; whether it was stored.
@@ -115,18 +125,21 @@ impl Store {
         .bind(&label.reviewer)
         .bind(to_ms(label.created_at))
         .execute(&self.pool)
-        .await?
+        .await
+        .with_context(|| format!("store: inserting the label of session {}", label.session_id))?
         .rows_affected();
         Ok(inserted > 0)
     }
 
     /// The labels of a campaign, oldest first.
     pub(crate) async fn labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
+        let doing = move || format!("store: reading the labels of campaign {campaign_id}");
         let rows =
             sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
                 .bind(campaign_id.to_string())
                 .fetch_all(&self.pool)
-                .await?;
+                .await
+                .with_context(doing)?;
         rows.iter()
             .map(|r| {
                 Ok(BlindLabel {
@@ -138,7 +151,8 @@ impl Store {
                     created_at: from_ms(r.try_get("created_at")?),
                 })
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// Each label of a campaign with the judge review (JSON) of its
@@ -147,6 +161,8 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<(CriterionScores, Option<String>)>> {
+        let doing =
+            move || format!("store: reading the labels and reviews of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT l.attitude, l.professionalism, l.hallucination, s.judge_review
              FROM judge_labels l JOIN exploration_sessions s ON s.id = l.session_id
@@ -154,10 +170,12 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| Ok((scores(r)?, r.try_get("judge_review")?)))
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// The first and the second judge review (JSON) of each session of a
@@ -166,15 +184,19 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<(Option<String>, String)>> {
+        let doing =
+            move || format!("store: reading the second judge passes of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT p.review, s.judge_review FROM judge_second_passes p
              JOIN exploration_sessions s ON s.id = p.session_id WHERE p.campaign_id = ?",
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| Ok((r.try_get("judge_review")?, r.try_get("review")?)))
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 }

@@ -7,7 +7,7 @@ use crate::domain::campaign::{Budget, Campaign, CampaignStatus, Line};
 use crate::domain::parse_id;
 use crate::domain::report::ModelsUsed;
 use crate::domain::scenario::Scenario;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use chrono::{DateTime, Duration, Utc};
 use sqlx::Row;
 use std::sync::Arc;
@@ -25,7 +25,9 @@ impl Store {
         runs_per_insert: usize,
         new_id: impl Fn() -> Uuid,
     ) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let id = campaign.id;
+        let doing = move || format!("store: inserting campaign {id}");
+        let mut tx = self.pool.begin().await.with_context(doing)?;
         sqlx::query(
             "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
                 previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
@@ -47,7 +49,8 @@ impl Store {
         .bind(&campaign.seed_fingerprint)
         .bind(serde_json::to_string(models)?)
         .execute(&mut *tx)
-        .await?;
+        .await
+        .with_context(doing)?;
         let campaign_id = campaign.id.to_string();
         for chunk in runs.chunks(runs_per_insert) {
             let mut insert = sqlx::QueryBuilder::new(
@@ -64,28 +67,41 @@ impl Store {
                     .push("'pending'")
                     .push_bind(to_ms(campaign.created_at));
             });
-            insert.build().execute(&mut *tx).await?;
+            insert
+                .build()
+                .execute(&mut *tx)
+                .await
+                .with_context(|| format!("store: inserting the planned runs of campaign {id}"))?;
         }
-        tx.commit().await?;
+        tx.commit().await.with_context(doing)?;
         Ok(())
     }
 
     /// Every campaign, newest first.
     pub(crate) async fn campaigns(&self) -> Result<Vec<Campaign>> {
+        let doing = "store: reading the campaigns";
         let rows = sqlx::query("SELECT * FROM campaigns ORDER BY created_at DESC, id DESC")
             .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(campaign_from_row).collect()
+            .await
+            .context(doing)?;
+        rows.iter()
+            .map(campaign_from_row)
+            .collect::<Result<_>>()
+            .context(doing)
     }
 
     /// The campaign `id`, if there is one.
     pub(crate) async fn campaign(&self, id: Uuid) -> Result<Option<Campaign>> {
+        // On the hot path: each session start and scheduler step.
+        let doing = "store: reading a campaign";
         sqlx::query("SELECT * FROM campaigns WHERE id = ?")
             .bind(id.to_string())
             .fetch_optional(&self.pool)
-            .await?
+            .await
+            .context(doing)?
             .map(|row| campaign_from_row(&row))
             .transpose()
+            .context(doing)
     }
 }
 
@@ -95,14 +111,17 @@ impl Tx<'_> {
     /// expire and the simulator faults left unchecked are checked. Whether
     /// it was finalized now.
     pub(crate) fn finalize_campaign(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool> {
+        let doing = move || format!("store: finalizing campaign {id}");
         let conn = self.0;
         let now = to_ms(now);
         let key = id.to_string();
-        let changed = conn.execute(
-            "UPDATE campaigns SET status = 'finalized', finalized_at = ?1, updated_at = ?1
+        let changed = conn
+            .execute(
+                "UPDATE campaigns SET status = 'finalized', finalized_at = ?1, updated_at = ?1
              WHERE id = ?2 AND status NOT IN ('finalized', 'cancelled')",
-            rusqlite::params![now, key],
-        )?;
+                rusqlite::params![now, key],
+            )
+            .with_context(doing)?;
         if changed > 0 {
             crate::store::tallies::RunTallies::finish_bare(
                 conn,
@@ -112,13 +131,16 @@ impl Tx<'_> {
                 rusqlite::params![now, key],
                 crate::domain::run::Verdict::Skipped,
                 "window_ended",
-            )?;
+            )
+            .with_context(doing)?;
             conn.execute(
                 "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
                  WHERE campaign_id = ?2 AND status = 'running'",
                 rusqlite::params![now, key],
-            )?;
-            self.check_unchecked_sessions(Some(id), crate::exploration::simulator_faults::check)?;
+            )
+            .with_context(doing)?;
+            self.check_unchecked_sessions(Some(id), crate::exploration::simulator_faults::check)
+                .with_context(doing)?;
         }
         Ok(changed > 0)
     }

@@ -5,7 +5,7 @@ use crate::domain::models::OutputMode;
 use crate::domain::models::Role;
 use crate::domain::report::{ModelsUsed, Outcomes};
 use crate::domain::run::Verdict;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use crate::store::Store;
 use sqlx::Row;
 use uuid::Uuid;
@@ -27,6 +27,7 @@ impl Store {
                 Role::Analyst => "analyst",
             }
         );
+        // On the hot path: after each role model's reply.
         sqlx::query(
             "UPDATE campaigns SET models = json_set(COALESCE(models, '{}'), ?1, ?2) \
              WHERE id = ?3 AND json_extract(COALESCE(models, '{}'), ?1) IS NOT ?2",
@@ -35,27 +36,33 @@ impl Store {
         .bind(mode.as_str())
         .bind(campaign_id.to_string())
         .execute(&self.pool)
-        .await?;
+        .await
+        .context("store: recording a role model's output mode")?;
         Ok(())
     }
 
     /// Passed/failed outcomes per scenario of a campaign's fixed runs, in
     /// plan order.
     pub(crate) async fn run_outcomes(&self, campaign_id: Uuid) -> Result<Outcomes> {
+        let doing = move || format!("store: reading the run outcomes of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT scenario_id, verdict FROM runs WHERE campaign_id = ? AND verdict IN ('passed', 'failed') ORDER BY seq",
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
-        let mut out = Outcomes::new();
-        for r in rows {
-            let v: String = r.try_get("verdict")?;
-            out.entry(r.try_get("scenario_id")?)
-                .or_default()
-                .push(Verdict::parse(&v) == Some(Verdict::Passed));
-        }
-        Ok(out)
+        .await
+        .with_context(doing)?;
+        let outcomes = || -> Result<Outcomes> {
+            let mut out = Outcomes::new();
+            for r in &rows {
+                let v: String = r.try_get("verdict")?;
+                out.entry(r.try_get("scenario_id")?)
+                    .or_default()
+                    .push(Verdict::parse(&v) == Some(Verdict::Passed));
+            }
+            Ok(out)
+        };
+        outcomes().with_context(doing)
     }
 
     /// The models recorded for a campaign; the default when none were (or
@@ -64,7 +71,8 @@ impl Store {
         let raw: Option<String> = sqlx::query_scalar("SELECT models FROM campaigns WHERE id = ?")
             .bind(campaign_id.to_string())
             .fetch_optional(&self.pool)
-            .await?
+            .await
+            .with_context(|| format!("store: reading the models of campaign {campaign_id}"))?
             .flatten();
         Ok(raw
             .and_then(|s| serde_json::from_str(&s).ok())

@@ -16,7 +16,7 @@
 //! Reached through `Platform::fixtures`; never used by the engine.
 
 use super::Store;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use serde_json::Value;
 use sqlx::{ConnectOptions, Connection};
 use uuid::Uuid;
@@ -54,7 +54,8 @@ impl Fixtures<'_> {
             .bind(started_at_ms)
             .bind(run_id.to_string())
             .execute(&self.store.pool)
-            .await?;
+            .await
+            .with_context(|| format!("store: marking run {run_id} running"))?;
         Ok(())
     }
 
@@ -76,7 +77,8 @@ impl Fixtures<'_> {
         .bind(content)
         .bind(created_at_ms)
         .execute(&self.store.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: inserting turn {seq} of run {run_id}"))?;
         Ok(())
     }
 
@@ -95,7 +97,8 @@ impl Fixtures<'_> {
         .bind(status)
         .bind(session_id.to_string())
         .execute(&self.store.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: setting the judge review of session {session_id}"))?;
         Ok(())
     }
 
@@ -109,7 +112,8 @@ impl Fixtures<'_> {
         .bind(version)
         .bind(description)
         .execute(&self.store.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: recording migration {version} as applied"))?;
         Ok(())
     }
 
@@ -119,7 +123,8 @@ impl Fixtures<'_> {
         sqlx::query("UPDATE app_meta SET value = ? WHERE key = 'written_by'")
             .bind(version)
             .execute(&self.store.pool)
-            .await?;
+            .await
+            .with_context(|| format!("store: recording version {version} as the writer"))?;
         Ok(())
     }
 
@@ -127,14 +132,16 @@ impl Fixtures<'_> {
     /// `session_issue_tally`, `simulator_faults`) for the engine to fill
     /// when it next opens the database, as a migration does.
     pub async fn queue_backfills(&self, names: &[&str]) -> Result<()> {
-        let mut tx = self.store.pool.begin().await?;
+        let doing = || format!("store: queueing the backfills {names:?}");
+        let mut tx = self.store.pool.begin().await.with_context(doing)?;
         for name in names {
             sqlx::query("INSERT INTO pending_backfills (name) VALUES (?)")
                 .bind(name)
                 .execute(&mut *tx)
-                .await?;
+                .await
+                .with_context(doing)?;
         }
-        tx.commit().await?;
+        tx.commit().await.with_context(doing)?;
         Ok(())
     }
 
@@ -147,7 +154,8 @@ impl Fixtures<'_> {
              DELETE FROM run_error_tally; DELETE FROM run_latency_tally;",
         )
         .execute(&self.store.pool)
-        .await?;
+        .await
+        .context("store: emptying the run tallies")?;
         Ok(())
     }
 
@@ -156,7 +164,8 @@ impl Fixtures<'_> {
     pub async fn clear_simulator_faults(&self) -> Result<()> {
         sqlx::query("UPDATE exploration_sessions SET simulator_faults = NULL")
             .execute(&self.store.pool)
-            .await?;
+            .await
+            .context("store: forgetting the simulator-fault checks")?;
         Ok(())
     }
 
@@ -174,7 +183,8 @@ impl Fixtures<'_> {
              DELETE FROM _sqlx_migrations WHERE version IN (9, 11);",
         )
         .execute(&self.store.pool)
-        .await?;
+        .await
+        .context("store: undoing migrations 0009 and 0011")?;
         Ok(())
     }
 
@@ -187,13 +197,17 @@ impl Fixtures<'_> {
         campaign_id: Uuid,
         issues: &[(&str, &str, &str, u32)],
     ) -> Result<()> {
-        let mut tx = self.store.pool.begin().await?;
+        let doing = move || {
+            format!("store: putting back the issue tally of campaign {campaign_id} before 0011")
+        };
+        let mut tx = self.store.pool.begin().await.with_context(doing)?;
         sqlx::raw_sql(
             "DELETE FROM session_issue_tally;
              ALTER TABLE session_issue_tally DROP COLUMN texts;",
         )
         .execute(&mut *tx)
-        .await?;
+        .await
+        .with_context(doing)?;
         for (kind, key, text, sessions) in issues {
             sqlx::query(
                 "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids)
@@ -205,12 +219,14 @@ impl Fixtures<'_> {
             .bind(text)
             .bind(i64::from(*sessions))
             .execute(&mut *tx)
-            .await?;
+            .await
+            .with_context(doing)?;
         }
         sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 11")
             .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+            .await
+            .with_context(doing)?;
+        tx.commit().await.with_context(doing)?;
         Ok(())
     }
 
@@ -228,6 +244,7 @@ impl Fixtures<'_> {
         sessions: u64,
         runs: u64,
     ) -> Result<()> {
+        let doing = move || format!("store: writing the benchmark's campaign {campaign_id}");
         let campaign = self
             .store
             .campaign(campaign_id)
@@ -242,39 +259,48 @@ impl Fixtures<'_> {
             .clone()
             .disable_statement_logging()
             .connect()
-            .await?;
-        let mut tx = conn.begin().await?;
+            .await
+            .with_context(doing)?;
+        let mut tx = conn.begin().await.with_context(doing)?;
         sqlx::query(SESSIONS_SQL)
             .bind(sessions as i64)
             .bind(&c)
             .bind(&target)
             .bind(start)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .with_context(doing)?;
         sqlx::query(SESSION_TURNS_SQL)
             .bind((sessions * BENCH_SESSION_TURNS) as i64)
             .bind(start)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .with_context(doing)?;
         sqlx::query(RUNS_SQL)
             .bind(runs as i64)
             .bind(&c)
             .bind(start)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .with_context(doing)?;
         sqlx::query(RUN_TURNS_SQL)
             .bind((runs * BENCH_RUN_TURNS) as i64)
             .bind(start)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .with_context(doing)?;
         // As in the engine, a run's verdict comes after its turns.
         sqlx::query("UPDATE runs SET status = 'done' WHERE campaign_id = ? AND status = 'running'")
             .bind(&c)
             .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        conn.close().await?;
-        sqlx::query("ANALYZE").execute(&self.store.pool).await?;
+            .await
+            .with_context(doing)?;
+        tx.commit().await.with_context(doing)?;
+        conn.close().await.with_context(doing)?;
+        sqlx::query("ANALYZE")
+            .execute(&self.store.pool)
+            .await
+            .context("store: analyzing the database")?;
         Ok(())
     }
 }

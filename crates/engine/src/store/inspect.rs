@@ -15,7 +15,7 @@
 use super::runs::run_from_row;
 use super::{DB_FILE, Store};
 use crate::domain::run::Run;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteRow};
 use sqlx::{Row, SqlitePool};
 use std::path::Path;
@@ -86,62 +86,69 @@ impl Inspect {
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(options)
-            .await?;
+            .await
+            .with_context(|| format!("store: opening {} read-only", data_dir.display()))?;
         Ok(Self { pool })
     }
 
     /// SQLite's integrity check: `ok` for a sound file, else what is wrong.
     pub async fn integrity_check(&self) -> Result<String> {
-        Ok(sqlx::query_scalar("PRAGMA integrity_check")
+        sqlx::query_scalar("PRAGMA integrity_check")
             .fetch_one(&self.pool)
-            .await?)
+            .await
+            .context("store: checking the database's integrity")
     }
 
     /// The version of AgentEval that last opened the database.
     pub async fn written_by(&self) -> Result<Option<String>> {
-        Ok(
-            sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
+            .fetch_optional(&self.pool)
+            .await
+            .context("store: reading the version that wrote the database")
     }
 
     /// The whole audit trail, oldest first (then by action).
     pub async fn audit_events(&self) -> Result<Vec<AuditEvent>> {
+        let doing = "store: reading the audit trail";
         let rows = sqlx::query(
             "SELECT id, at, actor, action, subject, outcome, detail FROM audit_events
              ORDER BY at, action",
         )
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(audit_event_from_row).collect()
+        .await
+        .context(doing)?;
+        rows.iter()
+            .map(audit_event_from_row)
+            .collect::<Result<_>>()
+            .context(doing)
     }
 
     /// How many scenarios are stored.
     pub async fn scenario_count(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM scenarios")
+        sqlx::query_scalar("SELECT COUNT(*) FROM scenarios")
             .fetch_one(&self.pool)
-            .await?)
+            .await
+            .context("store: counting the scenarios")
     }
 
     /// How many fixed runs, of every campaign, have `status`.
     pub async fn run_count_with_status(&self, status: &str) -> Result<i64> {
-        Ok(
-            sqlx::query_scalar("SELECT count(*) FROM runs WHERE status = ?")
-                .bind(status)
-                .fetch_one(&self.pool)
-                .await?,
-        )
+        sqlx::query_scalar("SELECT count(*) FROM runs WHERE status = ?")
+            .bind(status)
+            .fetch_one(&self.pool)
+            .await
+            .with_context(|| format!("store: counting the runs with status {status}"))
     }
 
     /// How many turns are stored, sessions' and runs' together: a bare
     /// scan of the two turn tables, the floor a report is measured against.
     pub async fn turn_count(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar(
+        sqlx::query_scalar(
             "SELECT (SELECT count(*) FROM session_turns) + (SELECT count(*) FROM run_turns)",
         )
         .fetch_one(&self.pool)
-        .await?)
+        .await
+        .context("store: counting the turns")
     }
 
     /// A campaign's runs, errors and target replies, counted from the rows.
@@ -154,7 +161,8 @@ impl Inspect {
         )
         .bind(campaign_id.to_string())
         .fetch_one(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: counting the runs of campaign {campaign_id}"))?;
         Ok(RunCounts {
             runs: runs as u64,
             errors: errors as u64,
@@ -164,57 +172,61 @@ impl Inspect {
 
     /// A campaign's runs as stored, in plan order.
     pub async fn campaign_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
+        let doing = move || format!("store: reading the runs of campaign {campaign_id}");
         let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
             .bind(campaign_id.to_string())
             .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(run_from_row).collect()
+            .await
+            .with_context(doing)?;
+        rows.iter()
+            .map(run_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// The content of turn `seq` of a run, if it is stored.
     pub async fn run_turn_content(&self, run_id: Uuid, seq: u32) -> Result<Option<String>> {
-        Ok(
-            sqlx::query_scalar("SELECT content FROM run_turns WHERE run_id = ? AND seq = ?")
-                .bind(run_id.to_string())
-                .bind(i64::from(seq))
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        sqlx::query_scalar("SELECT content FROM run_turns WHERE run_id = ? AND seq = ?")
+            .bind(run_id.to_string())
+            .bind(i64::from(seq))
+            .fetch_optional(&self.pool)
+            .await
+            .with_context(|| format!("store: reading turn {seq} of run {run_id}"))
     }
 
     /// The content of turn `seq` of an exploration session, if it is
     /// stored.
     pub async fn session_turn_content(&self, session_id: Uuid, seq: u32) -> Result<Option<String>> {
-        Ok(
-            sqlx::query_scalar(
-                "SELECT content FROM session_turns WHERE session_id = ? AND seq = ?",
-            )
+        sqlx::query_scalar("SELECT content FROM session_turns WHERE session_id = ? AND seq = ?")
             .bind(session_id.to_string())
             .bind(i64::from(seq))
             .fetch_optional(&self.pool)
-            .await?,
-        )
+            .await
+            .with_context(|| format!("store: reading turn {seq} of session {session_id}"))
     }
 
     /// How many runs, of every campaign, have turns missing or doubled:
     /// their turns' numbers are not one contiguous range.
     pub async fn runs_with_turn_gaps(&self) -> Result<i64> {
-        Ok(sqlx::query_scalar(
+        sqlx::query_scalar(
             "SELECT COUNT(*) FROM (SELECT run_id, COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi
              FROM run_turns GROUP BY run_id) WHERE hi - lo + 1 != n",
         )
         .fetch_one(&self.pool)
-        .await?)
+        .await
+        .context("store: counting the runs with turns missing")
     }
 
     /// A campaign's exploration sessions as stored, in no set order.
     pub async fn campaign_sessions(&self, campaign_id: Uuid) -> Result<Vec<StoredSession>> {
+        let doing = move || format!("store: reading the sessions of campaign {campaign_id}");
         let rows: Vec<(String, String, i64)> = sqlx::query_as(
             "SELECT id, status, turn_count FROM exploration_sessions WHERE campaign_id = ?",
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.into_iter()
             .map(|(id, status, turn_count)| {
                 Ok(StoredSession {
@@ -223,30 +235,35 @@ impl Inspect {
                     turn_count,
                 })
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// How many user messages the sessions of a campaign hold.
     pub async fn session_user_turns(&self, campaign_id: Uuid) -> Result<i64> {
-        Ok(sqlx::query_scalar(
+        sqlx::query_scalar(
             "SELECT COUNT(*) FROM session_turns t JOIN exploration_sessions s ON s.id = t.session_id
              WHERE s.campaign_id = ? AND t.role = 'user'",
         )
         .bind(campaign_id.to_string())
         .fetch_one(&self.pool)
-        .await?)
+        .await
+        .with_context(|| format!("store: counting the user turns of campaign {campaign_id}"))
     }
 
     /// How many of a campaign's budget decisions on `action` (`create`,
     /// `message`, `close`) the ledger records as allowed.
     pub async fn allowed_ledger_entries(&self, campaign_id: Uuid, action: &str) -> Result<i64> {
-        Ok(sqlx::query_scalar(
+        sqlx::query_scalar(
             "SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = ? AND allowed = 1",
         )
         .bind(campaign_id.to_string())
         .bind(action)
         .fetch_one(&self.pool)
-        .await?)
+        .await
+        .with_context(|| {
+            format!("store: counting the allowed {action} decisions of campaign {campaign_id}")
+        })
     }
 
     /// How many of a campaign's budget decisions on `action` the ledger
@@ -257,7 +274,7 @@ impl Inspect {
         action: &str,
         reason_code: &str,
     ) -> Result<i64> {
-        Ok(sqlx::query_scalar(
+        sqlx::query_scalar(
             "SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = ? AND allowed = 0
              AND reason_code = ?",
         )
@@ -265,12 +282,19 @@ impl Inspect {
         .bind(action)
         .bind(reason_code)
         .fetch_one(&self.pool)
-        .await?)
+        .await
+        .with_context(|| {
+            format!(
+                "store: counting the {action} decisions of campaign {campaign_id} refused for {reason_code}"
+            )
+        })
     }
 
     /// A campaign's finished runs per verdict, from the runs and from the
     /// verdict tally (verdicts without runs left out), by verdict.
     pub async fn runs_by_verdict(&self, campaign_id: Uuid) -> Result<Recount<Vec<(String, i64)>>> {
+        let doing =
+            move || format!("store: counting the runs of campaign {campaign_id} by verdict");
         let campaign = campaign_id.to_string();
         let rows = sqlx::query_as(
             "SELECT verdict, count(*) FROM runs WHERE campaign_id = ? AND status = 'done'
@@ -278,20 +302,24 @@ impl Inspect {
         )
         .bind(&campaign)
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         let tallied = sqlx::query_as(
             "SELECT verdict, sum(runs) FROM run_verdict_tally WHERE campaign_id = ?
              GROUP BY verdict HAVING sum(runs) > 0 ORDER BY verdict",
         )
         .bind(&campaign)
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         Ok(Recount { rows, tallied })
     }
 
     /// How many target replies with a latency a campaign's finished runs
     /// hold, from the turns and from the latency tally.
     pub async fn reply_latencies(&self, campaign_id: Uuid) -> Result<Recount<i64>> {
+        let doing =
+            move || format!("store: counting the reply latencies of campaign {campaign_id}");
         let campaign = campaign_id.to_string();
         let rows = sqlx::query_scalar(
             "SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id WHERE r.campaign_id = ?
@@ -299,13 +327,15 @@ impl Inspect {
         )
         .bind(&campaign)
         .fetch_one(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         let tallied = sqlx::query_scalar(
             "SELECT coalesce(sum(count), 0) FROM run_latency_tally WHERE campaign_id = ?",
         )
         .bind(&campaign)
         .fetch_one(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         Ok(Recount { rows, tallied })
     }
 
@@ -316,6 +346,8 @@ impl Inspect {
         &self,
         campaign_id: Uuid,
     ) -> Result<Recount<Vec<(String, i64)>>> {
+        let doing =
+            move || format!("store: counting the sessions of campaign {campaign_id} by status");
         let campaign = campaign_id.to_string();
         let rows = sqlx::query_as(
             "SELECT status, count(*) FROM exploration_sessions WHERE campaign_id = ?
@@ -323,14 +355,16 @@ impl Inspect {
         )
         .bind(&campaign)
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         let tallied = sqlx::query_as(
             "SELECT status, sum(sessions) FROM session_tally WHERE campaign_id = ?
              GROUP BY status HAVING sum(sessions) > 0 ORDER BY status",
         )
         .bind(&campaign)
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         Ok(Recount { rows, tallied })
     }
 }

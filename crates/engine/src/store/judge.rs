@@ -3,22 +3,23 @@
 
 use super::Store;
 use crate::domain::parse_id;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use crate::judge::{JudgeReview, SessionForReview, SessionMessage};
 use serde_json::Value;
 use sqlx::Row;
 use uuid::Uuid;
 
+// The judge worker reads and writes through these once per session (a
+// hot path): the contexts are static.
 impl Store {
     /// A session's judge status (`pending`, `done`, `failed`, …), `None`
     /// when there is no such session.
     pub(crate) async fn judge_status(&self, session_id: Uuid) -> Result<Option<String>> {
-        Ok(
-            sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
-                .bind(session_id.to_string())
-                .fetch_optional(&self.pool)
-                .await?,
-        )
+        sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
+            .bind(session_id.to_string())
+            .fetch_optional(&self.pool)
+            .await
+            .context("store: reading a session's judge status")
     }
 
     /// The sessions whose review is pending, in the order they ended.
@@ -27,8 +28,12 @@ impl Store {
             "SELECT id FROM exploration_sessions WHERE judge_status = 'pending' ORDER BY ended_at, id",
         )
         .fetch_all(&self.pool)
-        .await?;
-        ids.iter().map(|id| parse_id(id)).collect()
+        .await
+        .context("store: reading the sessions pending review")?;
+        ids.iter()
+            .map(|id| parse_id(id))
+            .collect::<Result<_>>()
+            .context("store: reading the sessions pending review")
     }
 
     /// A session's turns in order, as a review (or a person labelling it)
@@ -37,12 +42,14 @@ impl Store {
         &self,
         session_id: Uuid,
     ) -> Result<Vec<SessionMessage>> {
+        let doing = "store: reading a session's turns for review";
         let turns = sqlx::query(
             "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
         )
         .bind(session_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .context(doing)?;
         turns
             .iter()
             .map(|t| {
@@ -52,7 +59,8 @@ impl Store {
                     latency_ms: t.try_get("latency_ms")?,
                 })
             })
-            .collect()
+            .collect::<Result<_>>()
+            .context(doing)
     }
 
     /// What the judge reads of a session, with its campaign; `None` when
@@ -61,12 +69,14 @@ impl Store {
         &self,
         session_id: Uuid,
     ) -> Result<Option<(Uuid, SessionForReview)>> {
+        let doing = "store: reading a session for review";
         let Some(row) = sqlx::query(
             "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
         )
         .bind(session_id.to_string())
         .fetch_optional(&self.pool)
-        .await?
+        .await
+        .context(doing)?
         else {
             return Ok(None);
         };
@@ -76,7 +86,13 @@ impl Store {
                 .flatten()
                 .and_then(|s| serde_json::from_str(&s).ok())
         };
-        let campaign_id = parse_id(row.try_get("campaign_id")?)?;
+        let read = || -> Result<(Uuid, Option<String>)> {
+            Ok((
+                parse_id(row.try_get("campaign_id")?)?,
+                row.try_get("end_reason")?,
+            ))
+        };
+        let (campaign_id, end_reason) = read().context(doing)?;
         let messages = self.session_messages_for_review(session_id).await?;
         Ok(Some((
             campaign_id,
@@ -84,7 +100,7 @@ impl Store {
                 persona: json("persona").unwrap_or(Value::Null),
                 goal: json("goal").unwrap_or(Value::Null),
                 experience: json("experience"),
-                end_reason: row.try_get("end_reason")?,
+                end_reason,
                 messages,
             },
         )))
@@ -109,7 +125,8 @@ impl Store {
         .bind(at_ms)
         .bind(session_id.to_string())
         .execute(&self.pool)
-        .await?
+        .await
+        .context("store: storing a session's judge review")?
         .rows_affected();
         Ok(written > 0)
     }
@@ -135,7 +152,8 @@ impl Store {
         .bind(serde_json::to_string(review)?)
         .bind(at_ms)
         .execute(&self.pool)
-        .await?;
+        .await
+        .context("store: storing a session's second judge pass")?;
         Ok(())
     }
 }

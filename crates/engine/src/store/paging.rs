@@ -5,7 +5,7 @@
 use super::Store;
 use super::sessions::session_from_row;
 use crate::domain::run::{Run, Verdict};
-use crate::error::Result;
+use crate::error::{Context, Result};
 use crate::exploration::session::{ExplorationSession, SessionStatus};
 use crate::store::runs::run_from_row;
 use uuid::Uuid;
@@ -50,6 +50,7 @@ impl Store {
         limit: i64,
         offset: i64,
     ) -> Result<(Vec<Run>, u64)> {
+        let doing = move || format!("store: reading a page of the runs of campaign {campaign_id}");
         let mut conditions = Conditions::default();
         match filter.verdict {
             Some(RunVerdict::Pending) => conditions.add("status != ?", "done".into()),
@@ -69,8 +70,14 @@ impl Store {
         }
         let (rows, total) = conditions
             .page(&self.pool, "runs", campaign_id, "seq", limit, offset)
-            .await?;
-        Ok((rows.iter().map(run_from_row).collect::<Result<_>>()?, total))
+            .await
+            .with_context(doing)?;
+        let runs = rows
+            .iter()
+            .map(run_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)?;
+        Ok((runs, total))
     }
 
     /// One page of a campaign's sessions that match `filter`, in start
@@ -82,6 +89,8 @@ impl Store {
         limit: i64,
         offset: i64,
     ) -> Result<(Vec<ExplorationSession>, u64)> {
+        let doing =
+            move || format!("store: reading a page of the sessions of campaign {campaign_id}");
         let mut conditions = Conditions::default();
         if let Some(status) = filter.status {
             conditions.add("status = ?", status.as_str().into());
@@ -113,11 +122,14 @@ impl Store {
                 limit,
                 offset,
             )
-            .await?;
-        Ok((
-            rows.iter().map(session_from_row).collect::<Result<_>>()?,
-            total,
-        ))
+            .await
+            .with_context(doing)?;
+        let sessions = rows
+            .iter()
+            .map(session_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)?;
+        Ok((sessions, total))
     }
 }
 

@@ -5,7 +5,7 @@ use super::Read;
 use crate::domain::provenance::{
     Contacts, HostContact, HostRole, Pending, Provenance, is_loopback,
 };
-use crate::error::Result;
+use crate::error::{Context, Result};
 use std::collections::HashMap;
 use uuid::Uuid;
 
@@ -51,10 +51,14 @@ pub(crate) fn flush_contacts(
 impl Read<'_> {
     /// A campaign's provenance as stored.
     pub(crate) fn provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
-        let mut statement = self.0.prepare_cached(
-            "SELECT role, host, requests, tokens_in, tokens_out FROM campaign_hosts
+        let doing = move || format!("store: reading the provenance of campaign {campaign_id}");
+        let mut statement = self
+            .0
+            .prepare_cached(
+                "SELECT role, host, requests, tokens_in, tokens_out FROM campaign_hosts
              WHERE campaign_id = ? ORDER BY role, host",
-        )?;
+            )
+            .with_context(doing)?;
         let hosts = statement
             .query_map([campaign_id.to_string()], |r| {
                 let host: String = r.get(1)?;
@@ -66,8 +70,10 @@ impl Read<'_> {
                     tokens_in: r.get::<_, i64>(3)? as u64,
                     tokens_out: r.get::<_, i64>(4)? as u64,
                 })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            })
+            .with_context(doing)?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .with_context(doing)?;
         let mut hosts = hosts;
         hosts.sort_by(|a, b| a.role.cmp(&b.role).then_with(|| a.host.cmp(&b.host)));
         Ok(Provenance {

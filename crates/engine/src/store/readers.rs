@@ -1,6 +1,6 @@
 //! Read-only connections for the large read-side aggregations (reports).
 
-use crate::error::Result;
+use crate::error::{Context, Result};
 use std::time::Duration;
 
 /// Read-only connections for the large read-side aggregations (reports),
@@ -57,7 +57,8 @@ impl Readers {
             result
         })
         .await
-        .map_err(crate::error::Error::internal)?
+        .map_err(crate::error::Error::internal)
+        .context("store: reading on a blocking thread")?
     }
 
     fn take(&self) -> Option<rusqlite::Connection> {
@@ -73,11 +74,13 @@ impl Readers {
 
     fn open(&self) -> Result<rusqlite::Connection> {
         use rusqlite::OpenFlags;
+        let doing = "store: opening a read-only connection";
         let conn = rusqlite::Connection::open_with_flags(
             &self.path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        )
+        .context(doing)?;
+        conn.busy_timeout(Duration::from_secs(10)).context(doing)?;
         Ok(conn)
     }
 }

@@ -9,7 +9,7 @@ use crate::domain::run::CheckResult;
 use crate::domain::run::RunMetrics;
 use crate::domain::run::Verdict;
 use crate::domain::tally::{RunSums, stored_results};
-use crate::error::Result;
+use crate::error::{Context, Result};
 use crate::store::{Read, text};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -29,15 +29,17 @@ pub(crate) struct FinishedRun<'a> {
 impl Read<'_> {
     /// How many runs a campaign plans, and how many of them are running.
     pub(crate) fn planned_and_running_runs(&self, campaign_id: Uuid) -> Result<(u32, u32)> {
+        let doing = move || format!("store: counting the runs of campaign {campaign_id}");
         // The partial index `runs_open` finds the few running ones.
-        Ok(self
-            .0
+        self.0
             .prepare_cached(
                 "SELECT (SELECT count(*) FROM runs WHERE campaign_id = ?1),
                     (SELECT count(*) FROM runs
                      WHERE status != 'done' AND status = 'running' AND campaign_id = ?1)",
-            )?
-            .query_row([campaign_id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))?)
+            )
+            .with_context(doing)?
+            .query_row([campaign_id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))
+            .with_context(doing)
     }
 
     /// Streams a campaign's verdict tallies (per scenario and verdict) to
@@ -48,21 +50,27 @@ impl Read<'_> {
         campaign_id: Uuid,
         mut each: impl FnMut(&ScenarioInfo, &str, Verdict, RunSums),
     ) -> Result<u32> {
+        let doing = move || format!("store: reading the verdict tallies of campaign {campaign_id}");
         let mut scenarios = HashMap::new();
         let mut done = 0;
-        let mut statement = self.0.prepare_cached(
-            "SELECT t.*, s.title, s.pack, s.tags, s.definition
+        let mut statement = self
+            .0
+            .prepare_cached(
+                "SELECT t.*, s.title, s.pack, s.tags, s.definition
          FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
          WHERE t.campaign_id = ? AND t.runs > 0",
-        )?;
-        let mut rows = statement.query([campaign_id.to_string()])?;
-        while let Some(row) = rows.next()? {
+            )
+            .with_context(doing)?;
+        let mut rows = statement
+            .query([campaign_id.to_string()])
+            .with_context(doing)?;
+        while let Some(row) = rows.next().with_context(doing)? {
             done += row.get::<_, u32>("runs")?;
             let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
                 continue;
             };
             let scenario_id: String = row.get("scenario_id")?;
-            let info = scenario_info(&mut scenarios, &scenario_id, row)?;
+            let info = scenario_info(&mut scenarios, &scenario_id, row).with_context(doing)?;
             let sums = RunSums {
                 runs: row.get("runs")?,
                 with_metrics: row.get("with_metrics")?,
@@ -87,11 +95,18 @@ impl Read<'_> {
         campaign_id: Uuid,
         mut each: impl FnMut(i64, Verdict, u32),
     ) -> Result<()> {
-        let mut statement = self.0.prepare_cached(
-            "SELECT slice, verdict, runs FROM run_timeline_tally WHERE campaign_id = ? AND runs > 0",
-        )?;
-        let mut rows = statement.query([campaign_id.to_string()])?;
-        while let Some(row) = rows.next()? {
+        let doing =
+            move || format!("store: reading the timeline tallies of campaign {campaign_id}");
+        let mut statement = self
+            .0
+            .prepare_cached(
+                "SELECT slice, verdict, runs FROM run_timeline_tally WHERE campaign_id = ? AND runs > 0",
+            )
+            .with_context(doing)?;
+        let mut rows = statement
+            .query([campaign_id.to_string()])
+            .with_context(doing)?;
+        while let Some(row) = rows.next().with_context(doing)? {
             if let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) {
                 each(row.get("slice")?, verdict, row.get("runs")?);
             }
@@ -106,12 +121,19 @@ impl Read<'_> {
         campaign_id: Uuid,
         mut each: impl FnMut(&str, &str, &str, u32, Uuid),
     ) -> Result<()> {
-        let mut statement = self.0.prepare_cached(
-            "SELECT scenario_id, kind, detail, count, example_run_id
+        let doing =
+            move || format!("store: reading the failed-check tallies of campaign {campaign_id}");
+        let mut statement = self
+            .0
+            .prepare_cached(
+                "SELECT scenario_id, kind, detail, count, example_run_id
          FROM run_failing_check_tally WHERE campaign_id = ?",
-        )?;
-        let mut rows = statement.query([campaign_id.to_string()])?;
-        while let Some(row) = rows.next()? {
+            )
+            .with_context(doing)?;
+        let mut rows = statement
+            .query([campaign_id.to_string()])
+            .with_context(doing)?;
+        while let Some(row) = rows.next().with_context(doing)? {
             let run = parse_id(text(row, "example_run_id")?.unwrap_or_default())?;
             each(
                 text(row, "scenario_id")?.unwrap_or_default(),
@@ -130,11 +152,15 @@ impl Read<'_> {
         campaign_id: Uuid,
         mut each: impl FnMut(String, u32),
     ) -> Result<()> {
+        let doing = move || format!("store: reading the error tallies of campaign {campaign_id}");
         let mut statement = self
             .0
-            .prepare_cached("SELECT reason, count FROM run_error_tally WHERE campaign_id = ?")?;
-        let mut rows = statement.query([campaign_id.to_string()])?;
-        while let Some(row) = rows.next()? {
+            .prepare_cached("SELECT reason, count FROM run_error_tally WHERE campaign_id = ?")
+            .with_context(doing)?;
+        let mut rows = statement
+            .query([campaign_id.to_string()])
+            .with_context(doing)?;
+        while let Some(row) = rows.next().with_context(doing)? {
             each(row.get("reason")?, row.get::<_, u32>("count")?);
         }
         Ok(())
@@ -146,11 +172,17 @@ impl Read<'_> {
         campaign_id: Uuid,
         mut each: impl FnMut(u64, u64),
     ) -> Result<()> {
-        let mut statement = self.0.prepare_cached(
-            "SELECT latency_ms, count FROM run_latency_tally WHERE campaign_id = ? AND count > 0",
-        )?;
-        let mut rows = statement.query([campaign_id.to_string()])?;
-        while let Some(row) = rows.next()? {
+        let doing = move || format!("store: reading the latency tallies of campaign {campaign_id}");
+        let mut statement = self
+            .0
+            .prepare_cached(
+                "SELECT latency_ms, count FROM run_latency_tally WHERE campaign_id = ? AND count > 0",
+            )
+            .with_context(doing)?;
+        let mut rows = statement
+            .query([campaign_id.to_string()])
+            .with_context(doing)?;
+        while let Some(row) = rows.next().with_context(doing)? {
             each(row.get("latency_ms")?, row.get("count")?);
         }
         Ok(())
@@ -165,20 +197,28 @@ impl Read<'_> {
         since_ms: i64,
         mut each: impl FnMut(&ScenarioInfo, FinishedRun<'_>),
     ) -> Result<()> {
+        let doing = move || {
+            format!("store: reading the runs of campaign {campaign_id} finished since {since_ms}")
+        };
         let mut scenarios = HashMap::new();
-        let mut statement = self.0.prepare_cached(
-            "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
+        let mut statement = self
+            .0
+            .prepare_cached(
+                "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
                 r.offset_ms, s.title, s.pack, s.tags, s.definition
          FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
          WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?",
-        )?;
-        let mut rows = statement.query(rusqlite::params![campaign_id.to_string(), since_ms])?;
-        while let Some(row) = rows.next()? {
+            )
+            .with_context(doing)?;
+        let mut rows = statement
+            .query(rusqlite::params![campaign_id.to_string(), since_ms])
+            .with_context(doing)?;
+        while let Some(row) = rows.next().with_context(doing)? {
             let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
                 continue;
             };
             let scenario_id: String = row.get("scenario_id")?;
-            let info = scenario_info(&mut scenarios, &scenario_id, row)?;
+            let info = scenario_info(&mut scenarios, &scenario_id, row).with_context(doing)?;
             let (metrics, checks) =
                 stored_results(text(row, "metrics")?, text(row, "check_results")?);
             let run = FinishedRun {
@@ -203,15 +243,25 @@ impl Read<'_> {
         since_ms: i64,
         mut each: impl FnMut(u64, u64),
     ) -> Result<()> {
-        let mut statement = self.0.prepare_cached(
-            "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
+        let doing = move || {
+            format!(
+                "store: reading the reply latencies of campaign {campaign_id} finished since {since_ms}"
+            )
+        };
+        let mut statement = self
+            .0
+            .prepare_cached(
+                "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
          FROM run_turns t JOIN runs r ON r.id = t.run_id
          WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?
            AND t.role = 'target' AND t.latency_ms IS NOT NULL
          GROUP BY 1",
-        )?;
-        let mut rows = statement.query(rusqlite::params![campaign_id.to_string(), since_ms])?;
-        while let Some(row) = rows.next()? {
+            )
+            .with_context(doing)?;
+        let mut rows = statement
+            .query(rusqlite::params![campaign_id.to_string(), since_ms])
+            .with_context(doing)?;
+        while let Some(row) = rows.next().with_context(doing)? {
             each(row.get("latency_ms")?, row.get("count")?);
         }
         Ok(())

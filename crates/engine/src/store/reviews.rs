@@ -5,7 +5,7 @@ use crate::clock::{from_ms, to_ms};
 use crate::domain::parse_id;
 use crate::domain::review::{HumanReview, SubjectKind};
 use crate::domain::run::Verdict;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use crate::store::Store;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -30,7 +30,8 @@ impl Store {
             sqlx::query_scalar(&format!("SELECT 1 FROM {table} WHERE id = ?"))
                 .bind(id.to_string())
                 .fetch_optional(&self.pool)
-                .await?;
+                .await
+                .with_context(|| format!("store: looking up review subject {id} in {table}"))?;
         Ok(exists.is_some())
     }
 
@@ -48,19 +49,25 @@ impl Store {
         .bind(review.judge_override.as_ref().map(serde_json::to_string).transpose()?)
         .bind(to_ms(review.created_at))
         .execute(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: inserting review {}", review.id))?;
         Ok(())
     }
 
     /// The reviews of one run or session, newest first.
     pub(crate) async fn reviews_of(&self, subject_id: Uuid) -> Result<Vec<HumanReview>> {
+        let doing = move || format!("store: reading the reviews of {subject_id}");
         let rows = sqlx::query(
             "SELECT * FROM human_reviews WHERE subject_id = ? ORDER BY created_at DESC, id DESC",
         )
         .bind(subject_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(review_from_row).collect()
+        .await
+        .with_context(doing)?;
+        rows.iter()
+            .map(review_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// The latest rating of each rated run of a campaign, with the run's
@@ -69,6 +76,7 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<LatestRating<Option<Verdict>>>> {
+        let doing = move || format!("store: reading the run ratings of campaign {campaign_id}");
         // Latest review per subject (ids are time-ordered UUID v7).
         let rows = sqlx::query(
             "SELECT h.rating, h.judge_override, r.verdict FROM human_reviews h JOIN runs r ON r.id = h.subject_id
@@ -77,7 +85,8 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| {
                 latest_rating(r, |r| {
@@ -86,7 +95,8 @@ impl Store {
                         .and_then(Verdict::parse))
                 })
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// The latest rating of each rated exploration session of a campaign,
@@ -95,6 +105,7 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<LatestRating<Option<serde_json::Value>>>> {
+        let doing = move || format!("store: reading the session ratings of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT h.rating, h.judge_override, s.judge_review FROM human_reviews h
              JOIN exploration_sessions s ON s.id = h.subject_id
@@ -103,7 +114,8 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| {
                 latest_rating(r, |r| {
@@ -111,7 +123,8 @@ impl Store {
                         .and_then(|j| serde_json::from_str(&j).ok()))
                 })
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::clock::{from_ms, to_ms};
 use crate::domain::parse_id;
 use crate::domain::run::{Run, RunTurn, Verdict};
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::store::tallies::RunTallies;
 use crate::store::writer::ClaimedRow;
 use crate::store::{Store, Tx};
@@ -14,6 +14,8 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;
 
+// The scheduler's queries run each step and claiming runs once per run (a
+// hot path): their contexts are static.
 impl Store {
     /// Starts the scheduled campaigns whose window began by `now`; returns
     /// their ids.
@@ -26,19 +28,25 @@ impl Store {
         .bind(now)
         .bind(now)
         .fetch_all(&self.pool)
-        .await?;
-        started.iter().map(|id| parse_id(id)).collect()
+        .await
+        .context("store: starting the due campaigns")?;
+        started
+            .iter()
+            .map(|id| parse_id(id))
+            .collect::<Result<_>>()
+            .context("store: starting the due campaigns")
     }
 
     /// The largest concurrency limit among the targets of running
     /// campaigns; `None` when no campaign runs.
     pub(crate) async fn most_concurrency_running(&self) -> Result<Option<i64>> {
-        Ok(sqlx::query_scalar(
+        sqlx::query_scalar(
             "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
              WHERE c.status = 'running'",
         )
         .fetch_one(&self.pool)
-        .await?)
+        .await
+        .context("store: reading the concurrency of the running campaigns")
     }
 
     /// The running campaigns whose window ended by `now` and whose runs
@@ -50,8 +58,13 @@ impl Store {
         )
         .bind(to_ms(now))
         .fetch_all(&self.pool)
-        .await?;
-        ending.iter().map(|id| parse_id(id)).collect()
+        .await
+        .context("store: reading the campaigns to finalize")?;
+        ending
+            .iter()
+            .map(|id| parse_id(id))
+            .collect::<Result<_>>()
+            .context("store: reading the campaigns to finalize")
     }
 
     /// Claims one run if it is still pending (`pending -> running`, started
@@ -68,34 +81,50 @@ impl Store {
         .bind(to_ms(now))
         .bind(run_id.to_string())
         .fetch_optional(&self.pool)
-        .await?;
-        claimed.as_ref().map(claimed_from_row).transpose()
+        .await
+        .context("store: claiming a run")?;
+        claimed
+            .as_ref()
+            .map(claimed_from_row)
+            .transpose()
+            .context("store: claiming a run")
     }
 
     /// The runs of a campaign in plan order.
     pub(crate) async fn campaign_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
+        let doing = move || format!("store: reading the runs of campaign {campaign_id}");
         let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
             .bind(campaign_id.to_string())
             .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(run_from_row).collect()
+            .await
+            .with_context(doing)?;
+        rows.iter()
+            .map(run_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// One run's conversation in order; not found when the run does not
     /// exist.
     pub(crate) async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
+        let doing = move || format!("store: reading the turns of run {run_id}");
         let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .with_context(|| format!("store: looking up run {run_id}"))?;
         if exists.is_none() {
             return Err(Error::not_found("run", run_id));
         }
         let rows = sqlx::query("SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq")
             .bind(run_id.to_string())
             .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(run_turn_from_row).collect()
+            .await
+            .with_context(doing)?;
+        rows.iter()
+            .map(run_turn_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 }
 
@@ -104,7 +133,7 @@ impl Tx<'_> {
     /// `error` / `interrupted`, finished at `now`, with their tallies; their
     /// committed turns stay. Returns how many were marked.
     pub(crate) fn finish_interrupted_runs(&self, now: DateTime<Utc>) -> Result<u64> {
-        Ok(RunTallies::finish_bare(
+        RunTallies::finish_bare(
             self.0,
             "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
              WHERE status != 'done' AND status = 'running'
@@ -112,7 +141,8 @@ impl Tx<'_> {
             [to_ms(now)],
             Verdict::Error,
             "interrupted",
-        )?)
+        )
+        .context("store: marking the runs cut by a restart as interrupted")
     }
 }
 

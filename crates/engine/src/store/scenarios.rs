@@ -3,7 +3,7 @@
 use super::Store;
 use crate::clock::to_ms;
 use crate::domain::scenario::Scenario;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use chrono::{DateTime, Utc};
 
 impl Store {
@@ -15,7 +15,8 @@ impl Store {
         loaded_at: DateTime<Utc>,
     ) -> Result<()> {
         let now = to_ms(loaded_at);
-        let mut tx = self.pool.begin().await?;
+        let doing = "store: storing the loaded scenarios";
+        let mut tx = self.pool.begin().await.context(doing)?;
         for s in scenarios {
             sqlx::query(
                 "INSERT INTO scenarios (id, pack, title, tags, definition, source_file, content_hash, loaded_at)
@@ -34,9 +35,10 @@ impl Store {
             .bind(&s.content_hash)
             .bind(now)
             .execute(&mut *tx)
-            .await?;
+            .await
+            .with_context(|| format!("store: storing scenario {}", s.id))?;
         }
-        tx.commit().await?;
+        tx.commit().await.context(doing)?;
         Ok(())
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::domain::run::Verdict;
 use crate::domain::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
+use crate::error::Context;
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -242,20 +243,24 @@ impl RunTallies {
 /// Fills the tallies from the runs already finished, once, when a database
 /// is first opened after migration 0008 (or marked for it again).
 pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
-    if !super::backfill::backfill_pending(conn, "run_tallies")? {
+    let doing = "store: filling the run tallies from the finished runs";
+    if !super::backfill::backfill_pending(conn, "run_tallies").context(doing)? {
         return Ok(());
     }
     conn.execute_batch(
         "DELETE FROM run_verdict_tally; DELETE FROM run_timeline_tally; DELETE FROM run_failing_check_tally;
          DELETE FROM run_error_tally; DELETE FROM run_latency_tally;",
-    )?;
-    let mut statement = conn.prepare(
-        "SELECT id, campaign_id, scenario_id, offset_ms, verdict, metrics, check_results, error_reason
+    )
+    .context(doing)?;
+    let mut statement = conn
+        .prepare(
+            "SELECT id, campaign_id, scenario_id, offset_ms, verdict, metrics, check_results, error_reason
          FROM runs WHERE status = 'done' ORDER BY finished_at, id",
-    )?;
-    let mut rows = statement.query([])?;
+        )
+        .context(doing)?;
+    let mut rows = statement.query([]).context(doing)?;
     let mut tallies = RunTallies::default();
-    while let Some(row) = rows.next()? {
+    while let Some(row) = rows.next().context(doing)? {
         let text = |column| crate::store::text(row, column);
         let id = text("id")?.unwrap_or_default();
         let (metrics, checks) = stored_results(text("metrics")?, text("check_results")?);
@@ -267,11 +272,11 @@ pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
             checks,
             None,
         );
-        let c = tallies.prepare(conn, id, &run)?;
+        let c = tallies.prepare(conn, id, &run).context(doing)?;
         let verdict = text("verdict")?.and_then(Verdict::parse);
         tallies.add(id, &run, verdict, text("error_reason")?, c);
     }
-    tallies.flush(conn)?;
-    super::backfill::backfill_done(conn, "run_tallies")?;
+    tallies.flush(conn).context(doing)?;
+    super::backfill::backfill_done(conn, "run_tallies").context(doing)?;
     Ok(())
 }

@@ -4,7 +4,7 @@ use super::Store;
 use crate::clock::{from_ms, to_ms};
 use crate::domain::parse_id;
 use crate::domain::target::Target;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use uuid::Uuid;
@@ -29,7 +29,8 @@ impl Store {
         .bind(to_ms(target.created_at))
         .bind(to_ms(target.updated_at))
         .execute(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: inserting target {}", target.id))?;
         Ok(())
     }
 
@@ -52,7 +53,8 @@ impl Store {
         .bind(to_ms(target.updated_at))
         .bind(target.id.to_string())
         .execute(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: updating target {}", target.id))?;
         Ok(())
     }
 
@@ -65,7 +67,8 @@ impl Store {
         )
         .bind(id.to_string())
         .execute(&self.pool)
-        .await?
+        .await
+        .with_context(|| format!("store: deleting target {id}"))?
         .rows_affected();
         Ok(deleted > 0)
     }
@@ -78,7 +81,8 @@ impl Store {
         .bind(to_ms(at))
         .bind(id.to_string())
         .execute(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: archiving target {id}"))?;
         Ok(())
     }
 
@@ -89,18 +93,29 @@ impl Store {
         } else {
             "SELECT * FROM targets WHERE archived_at IS NULL ORDER BY created_at, id"
         };
-        let rows = sqlx::query(sql).fetch_all(&self.pool).await?;
-        rows.iter().map(target_from_row).collect()
+        let doing = "store: reading the targets";
+        let rows = sqlx::query(sql)
+            .fetch_all(&self.pool)
+            .await
+            .context(doing)?;
+        rows.iter()
+            .map(target_from_row)
+            .collect::<Result<_>>()
+            .context(doing)
     }
 
     /// The target `id`, if there is one.
     pub(crate) async fn target(&self, id: Uuid) -> Result<Option<Target>> {
+        // On the hot path: each scheduler step.
+        let doing = "store: reading a target";
         sqlx::query("SELECT * FROM targets WHERE id = ?")
             .bind(id.to_string())
             .fetch_optional(&self.pool)
-            .await?
+            .await
+            .context(doing)?
             .map(|row| target_from_row(&row))
             .transpose()
+            .context(doing)
     }
 }
 

@@ -65,3 +65,45 @@ async fn a_refused_data_folder_names_the_version_that_wrote_it() {
         err.body.suggestion
     );
 }
+
+#[tokio::test]
+async fn a_failed_database_call_names_what_the_store_was_doing_in_the_log_only() {
+    let tp = platform().await;
+    // A pool that serves nothing any more: every store call after it fails
+    // inside the database layer.
+    tp.platform.fixtures().close().await;
+    let run_id = uuid::Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0042);
+
+    let err = tp.platform.run_turns(run_id).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Internal, "{err}");
+    assert_eq!(
+        err.body.message, "an internal error occurred",
+        "the user sees a generic message, never the database's"
+    );
+    let chain = format!(
+        "{:#}",
+        err.cause.expect("an internal error keeps its cause")
+    );
+    assert!(
+        chain.starts_with(&format!("store: looking up run {run_id}: ")),
+        "the log names what the store was doing, with the id: {chain}"
+    );
+    assert!(
+        chain.contains("closed pool"),
+        "and the database's own error below it: {chain}"
+    );
+
+    // On the hot path the context is static, without the id.
+    let campaign_id = uuid::Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0043);
+    let err = tp.platform.get_campaign(campaign_id).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Internal, "{err}");
+    assert!(!err.body.message.contains("store"), "{}", err.body.message);
+    let chain = format!(
+        "{:#}",
+        err.cause.expect("an internal error keeps its cause")
+    );
+    assert!(
+        chain.starts_with("store: reading a campaign: "),
+        "the log names what the store was doing: {chain}"
+    );
+}
