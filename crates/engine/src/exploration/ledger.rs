@@ -12,57 +12,9 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::Platform;
 use crate::store::Tx;
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+
+pub use crate::domain::ledger::{Entry, LedgerAction, LedgerEntry};
 use uuid::Uuid;
-
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum LedgerAction {
-    Create,
-    Message,
-    Close,
-}
-
-impl LedgerAction {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Create => "create",
-            Self::Message => "message",
-            Self::Close => "close",
-        }
-    }
-
-    pub(crate) fn parse(s: &str) -> Result<Self> {
-        Ok(match s {
-            "create" => Self::Create,
-            "message" => Self::Message,
-            "close" => Self::Close,
-            other => {
-                return Err(Error::internal(anyhow::anyhow!(
-                    "unknown ledger action {other}"
-                )));
-            }
-        })
-    }
-}
-
-/// One budget decision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct LedgerEntry {
-    pub id: Uuid,
-    pub campaign_id: Uuid,
-    /// The session acted on; for a refused create, none.
-    pub session_id: Option<Uuid>,
-    pub action: LedgerAction,
-    pub allowed: bool,
-    /// The refusal's error code (a guardrail reason code, or e.g.
-    /// `INVALID_INPUT` for an unknown seed).
-    pub reason_code: Option<ErrorCode>,
-    pub at: DateTime<Utc>,
-}
 
 /// A decision that was recorded: the action allowed (with what it
 /// produced) or refused (with why).
@@ -71,26 +23,23 @@ pub(crate) enum Decided<T> {
     Refused(Error),
 }
 
-/// One ledger row about to be appended.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Entry {
-    pub id: Uuid,
-    pub campaign_id: Uuid,
-    pub session_id: Option<Uuid>,
-    pub action: LedgerAction,
-    pub at: i64,
-}
-
-impl Entry {
-    /// Appends the row as allowed, inside the caller's transaction.
-    pub fn allow(self, tx: &Tx<'_>) -> Result<()> {
-        tx.append_ledger_entry(&self, None)
-    }
-
+/// What a decision does with its ledger row, inside the caller's
+/// transaction.
+pub(crate) trait Record {
+    /// Appends the row as allowed.
+    fn allow(self, tx: &Tx<'_>) -> Result<()>;
     /// Appends the row as refused with `refusal`'s code and returns the
     /// refusal. An internal error is no decision: it is returned as it is,
     /// unrecorded, and undoes the caller's writes.
-    pub fn refuse<T>(self, tx: &Tx<'_>, refusal: Error) -> Result<Decided<T>> {
+    fn refuse<T>(self, tx: &Tx<'_>, refusal: Error) -> Result<Decided<T>>;
+}
+
+impl Record for Entry {
+    fn allow(self, tx: &Tx<'_>) -> Result<()> {
+        tx.append_ledger_entry(&self, None)
+    }
+
+    fn refuse<T>(self, tx: &Tx<'_>, refusal: Error) -> Result<Decided<T>> {
         if refusal.code() == ErrorCode::Internal {
             return Err(refusal);
         }

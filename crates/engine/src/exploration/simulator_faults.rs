@@ -35,101 +35,11 @@ use crate::judge::{SessionForReview, SimulatorReview};
 use crate::store::Tx;
 use crate::virtual_user::{Lang, has_cjk, lang_of, parse_goal, parse_persona};
 use regex::Regex;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 use uuid::Uuid;
 
-/// What the virtual user did wrong.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    specta::Type,
-    utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum SimulatorFaultKind {
-    InventedFact,
-    LeftLanguage,
-    QuitEarly,
-    WentOnAfterGoal,
-    Drifted,
-}
-
-impl SimulatorFaultKind {
-    pub const ALL: [Self; 5] = [
-        Self::InventedFact,
-        Self::LeftLanguage,
-        Self::QuitEarly,
-        Self::WentOnAfterGoal,
-        Self::Drifted,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::InventedFact => "invented_fact",
-            Self::LeftLanguage => "left_language",
-            Self::QuitEarly => "quit_early",
-            Self::WentOnAfterGoal => "went_on_after_goal",
-            Self::Drifted => "drifted",
-        }
-    }
-
-    /// A short name for reports, in English and Chinese.
-    pub fn label(self, lang: Lang) -> &'static str {
-        match (self, lang) {
-            (Self::InventedFact, Lang::En) => "invented a fact",
-            (Self::InventedFact, Lang::Zh) => "编造了事实",
-            (Self::LeftLanguage, Lang::En) => "left the persona's language",
-            (Self::LeftLanguage, Lang::Zh) => "没有使用角色的语言",
-            (Self::QuitEarly, Lang::En) => "gave up too early",
-            (Self::QuitEarly, Lang::Zh) => "过早放弃",
-            (Self::WentOnAfterGoal, Lang::En) => "went on after the goal was met",
-            (Self::WentOnAfterGoal, Lang::Zh) => "目标达成后仍在继续",
-            (Self::Drifted, Lang::En) => "drifted from the goal",
-            (Self::Drifted, Lang::Zh) => "偏离了目标",
-        }
-    }
-}
-
-/// One fault the check found in a session.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct SimulatorFault {
-    pub kind: SimulatorFaultKind,
-    /// The user turn (1-based) it refers to, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turn: Option<u32>,
-    /// What the explanation is about, as found: the invented figure, the
-    /// count of replies, the language spoken (for the UI's own wording).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    /// A short explanation, in English.
-    pub explanation: String,
-}
-
-impl SimulatorFault {
-    fn new(
-        kind: SimulatorFaultKind,
-        turn: Option<u32>,
-        detail: Option<String>,
-        text: String,
-    ) -> Self {
-        Self {
-            kind,
-            turn,
-            detail,
-            explanation: text,
-        }
-    }
-}
+pub use crate::domain::session::{SimulatorFault, SimulatorFaultKind};
 
 /// Emails: a local part, `@`, and a dotted domain.
 static EMAIL: LazyLock<Regex> = LazyLock::new(|| {

@@ -4,9 +4,9 @@
 
 use super::{Store, Tx, text};
 use crate::domain::parse_id;
+use crate::domain::session::{ExperienceRecord, SimulatorFault};
 use crate::error::Result;
 use crate::exploration::findings::IssueKind;
-use crate::exploration::{ExperienceRecord, SimulatorFault};
 use crate::judge::SessionForReview;
 use rusqlite::Connection;
 

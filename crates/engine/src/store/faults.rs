@@ -3,8 +3,8 @@
 //! [`crate::exploration::simulator_faults`]).
 
 use super::Tx;
+use crate::domain::session::SimulatorFault;
 use crate::error::Result;
-use crate::exploration::SimulatorFault;
 use crate::judge::{SessionForReview, SessionMessage};
 use rusqlite::params;
 use uuid::Uuid;

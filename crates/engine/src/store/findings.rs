@@ -4,13 +4,13 @@
 //! sessions close (see [`crate::exploration::findings`]).
 
 use super::{Read, Tx, text};
-use crate::campaign::SeedSet;
+use crate::domain::campaign::SeedSet;
 use crate::domain::parse_id;
+use crate::domain::session::{EndReason, Trigger};
 use crate::error::Result;
 use crate::exploration::findings::{
     ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
 };
-use crate::exploration::{EndReason, Trigger};
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 

@@ -4,9 +4,9 @@
 
 use super::{Store, Tx};
 use crate::clock::from_ms;
+use crate::domain::ledger::{Entry, LedgerAction, LedgerEntry};
 use crate::domain::parse_id;
 use crate::error::{Error, ErrorCode, Result};
-use crate::exploration::ledger::{Entry, LedgerAction, LedgerEntry};
 use rusqlite::params;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;

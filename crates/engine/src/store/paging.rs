@@ -5,8 +5,8 @@
 use super::Store;
 use super::sessions::session_from_row;
 use crate::domain::run::{Run, Verdict};
+use crate::domain::session::{ExplorationSession, SessionStatus};
 use crate::error::{Context, Result};
-use crate::exploration::session::{ExplorationSession, SessionStatus};
 use crate::store::runs::run_from_row;
 use uuid::Uuid;
 

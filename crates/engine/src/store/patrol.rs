@@ -4,8 +4,8 @@
 
 use super::Store;
 use super::campaigns::campaign_from_row;
-use crate::campaign::Campaign;
 use crate::clock::to_ms;
+use crate::domain::campaign::Campaign;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use sqlx::Row;

@@ -3,15 +3,15 @@
 //! drill-down (see [`crate::exploration::session`]).
 
 use super::{Store, Tx};
-use crate::campaign::{Budget, CampaignStatus};
-use crate::channel::ChatMessage;
 use crate::clock::{from_ms, to_ms};
+use crate::domain::campaign::{Budget, CampaignStatus};
+use crate::domain::chat::ChatMessage;
 use crate::domain::parse_id;
-use crate::error::{Error, Result};
-use crate::exploration::session::{
-    CampaignWindow, EndReason, ExplorationSession, PlayedBy, SessionState, SessionStatus,
-    SessionTurn, Trigger, TurnRole,
+use crate::domain::session::{
+    EndReason, ExplorationSession, PlayedBy, SessionStatus, SessionTurn, Trigger, TurnRole,
 };
+use crate::error::{Error, Result};
+use crate::exploration::session::{CampaignWindow, SessionState};
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 use sqlx::Row;

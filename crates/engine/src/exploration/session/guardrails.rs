@@ -118,64 +118,6 @@ pub(super) fn shape_user_model(
     Ok(Some(name))
 }
 
-pub(super) fn normalize_issues(items: Option<Vec<String>>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for item in items.unwrap_or_default() {
-        let text: String = item.trim().chars().take(MAX_ISSUE_CHARS).collect();
-        let text = text.trim().to_string();
-        if text.is_empty() || !seen.insert(issue_key(&text)) {
-            continue;
-        }
-        out.push(text);
-        if out.len() == MAX_ISSUES {
-            break;
-        }
-    }
-    out
-}
-
-impl CloseSession {
-    /// Normalises the record instead of failing on illegal values.
-    pub fn normalize(self) -> Result<(ExperienceRecord, EndReason)> {
-        let end_reason = match self.end_reason {
-            None if self.goal_achieved => EndReason::UserGoalMet,
-            None => EndReason::UserGaveUp,
-            Some(r @ (EndReason::TargetError | EndReason::Expired)) => {
-                return Err(Error::invalid(
-                    format!(
-                        "end_reason {} is set by the platform, not on close",
-                        r.as_str()
-                    ),
-                    "Use user_goal_met, user_gave_up, max_turns, simulator_error or budget_exhausted.",
-                ));
-            }
-            Some(r) => r,
-        };
-        let raw = self.emotion.unwrap_or_default();
-        let (emotion, canonical) = normalize_emotion(&raw);
-        let raw = raw.trim();
-        Ok((
-            ExperienceRecord {
-                goal_achieved: self.goal_achieved,
-                blockers: normalize_issues(self.blockers),
-                misled: normalize_issues(self.misled),
-                emotion: emotion.to_string(),
-                emotion_raw: (!canonical && !raw.is_empty())
-                    .then(|| raw.chars().take(200).collect()),
-                notes: self
-                    .notes
-                    .unwrap_or_default()
-                    .trim()
-                    .chars()
-                    .take(MAX_NOTES_CHARS)
-                    .collect(),
-            },
-            end_reason,
-        ))
-    }
-}
-
 pub(super) fn session_not_running(
     id: Uuid,
     status: SessionStatus,

@@ -1,0 +1,559 @@
+//! Exploration sessions as the platform keeps them: where a session's
+//! persona and goal come from, its status, trigger, end and experience
+//! record, its turns, and the requests that create, message and close it.
+
+use crate::chat::ToolCall;
+use crate::error::{Error, Result};
+use crate::text::Lang;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+/// Where a session's persona and goal come from. Auto-triggered sessions
+/// must name seeds of the campaign's seed set; a variant says how it was
+/// derived from them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SeedRef {
+    pub persona_id: String,
+    pub goal_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Variant {
+    pub kind: VariantKind,
+    #[serde(default)]
+    pub note: String,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum VariantKind {
+    /// Same goal, expressed differently.
+    RephrasedGoal,
+    /// Same persona, another way of following up.
+    OtherFollowUpStrategy,
+    Other,
+}
+
+/// The emotions an experience record may carry; anything else is mapped
+/// onto this list (the original is kept as `emotion_raw`).
+pub const EMOTIONS: [&str; 7] = [
+    "satisfied",
+    "neutral",
+    "confused",
+    "frustrated",
+    "angry",
+    "delighted",
+    "anxious",
+];
+
+/// Maps a free-form emotion (English or Chinese, any case) onto
+/// [`EMOTIONS`]. Returns the canonical emotion and whether the input was
+/// already canonical.
+pub fn normalize_emotion(raw: &str) -> (&'static str, bool) {
+    let folded = raw.trim().to_lowercase();
+    if let Some(e) = EMOTIONS.iter().find(|e| **e == folded) {
+        return (e, true);
+    }
+    let canonical = match folded.as_str() {
+        "" => "neutral",
+        "happy" | "pleased" | "content" | "glad" | "satisfaction" | "good" | "fine" | "满意"
+        | "满足" | "还行" | "不错" => "satisfied",
+        "ok" | "okay" | "calm" | "indifferent" | "meh" | "中立" | "平静" | "一般" | "中性"
+        | "无感" => "neutral",
+        "confusion" | "puzzled" | "lost" | "unsure" | "uncertain" | "bewildered" | "困惑"
+        | "迷惑" | "疑惑" | "迷茫" | "不解" => "confused",
+        "frustration" | "annoyed" | "irritated" | "disappointed" | "impatient" | "upset"
+        | "tired" | "沮丧" | "失望" | "烦躁" | "不耐烦" | "无奈" | "烦" => "frustrated",
+        "anger" | "mad" | "furious" | "outraged" | "生气" | "愤怒" | "恼火" | "气愤" | "暴怒" => {
+            "angry"
+        }
+        "delight" | "joyful" | "excited" | "thrilled" | "very happy" | "impressed" | "开心"
+        | "高兴" | "惊喜" | "愉快" | "非常满意" | "兴奋" => "delighted",
+        "anxiety" | "worried" | "nervous" | "stressed" | "afraid" | "焦虑" | "担心" | "紧张"
+        | "不安" | "着急" => "anxious",
+        _ => "neutral",
+    };
+    (canonical, false)
+}
+
+/// Case- and space-folded form of an issue text, used to group the same
+/// blocker reported by several sessions.
+pub fn issue_key(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+        .trim_end_matches(['.', '。', '!', '！'])
+        .to_string()
+}
+
+/// Largest persona or goal accepted, as serialised JSON.
+pub const MAX_PERSONA_GOAL_BYTES: usize = 16 * 1024;
+/// Largest user message accepted.
+pub const MAX_MESSAGE_BYTES: usize = 8 * 1024;
+pub const MAX_ISSUE_CHARS: usize = 500;
+pub const MAX_ISSUES: usize = 50;
+pub const MAX_NOTES_CHARS: usize = 4000;
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    Running,
+    Completed,
+    Failed,
+    Expired,
+}
+
+impl SessionStatus {
+    pub const ALL: [Self; 4] = [Self::Running, Self::Completed, Self::Failed, Self::Expired];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+            Self::Expired => "expired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "running" => Self::Running,
+            "completed" => Self::Completed,
+            "failed" => Self::Failed,
+            "expired" => Self::Expired,
+            other => {
+                return Err(Error::internal(anyhow::anyhow!(
+                    "unknown session status {other}"
+                )));
+            }
+        })
+    }
+}
+
+/// Who started a session: the patrol (auto) or a person debugging (manual).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    #[default]
+    Auto,
+    Manual,
+}
+
+impl Trigger {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Manual => "manual",
+        }
+    }
+
+    pub fn parse(s: &str) -> Self {
+        if s == "manual" {
+            Self::Manual
+        } else {
+            Self::Auto
+        }
+    }
+}
+
+/// Who played the user in a session: a person typing in the app, an
+/// external assistant over the HTTP API, the built-in persona engine, or a
+/// configured virtual-user model. Apart from the trigger (who started it).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayedBy {
+    Person,
+    #[default]
+    Assistant,
+    Builtin,
+    Model,
+}
+
+impl PlayedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Person => "person",
+            Self::Assistant => "assistant",
+            Self::Builtin => "builtin",
+            Self::Model => "model",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "person" => Self::Person,
+            "assistant" => Self::Assistant,
+            "builtin" => Self::Builtin,
+            "model" => Self::Model,
+            _ => return None,
+        })
+    }
+}
+
+/// Longest model name stored with a session.
+pub const MAX_USER_MODEL_CHARS: usize = 200;
+
+/// Why a session ended. Every ended session carries one.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    UserGoalMet,
+    UserGaveUp,
+    MaxTurns,
+    TargetError,
+    SimulatorError,
+    BudgetExhausted,
+    Expired,
+}
+
+impl EndReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UserGoalMet => "user_goal_met",
+            Self::UserGaveUp => "user_gave_up",
+            Self::MaxTurns => "max_turns",
+            Self::TargetError => "target_error",
+            Self::SimulatorError => "simulator_error",
+            Self::BudgetExhausted => "budget_exhausted",
+            Self::Expired => "expired",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "user_goal_met" => Self::UserGoalMet,
+            "user_gave_up" => Self::UserGaveUp,
+            "max_turns" => Self::MaxTurns,
+            "target_error" => Self::TargetError,
+            "simulator_error" => Self::SimulatorError,
+            "budget_exhausted" => Self::BudgetExhausted,
+            "expired" => Self::Expired,
+            _ => return None,
+        })
+    }
+}
+
+/// The virtual user's structured self-report, normalised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ExperienceRecord {
+    pub goal_achieved: bool,
+    pub blockers: Vec<String>,
+    pub misled: Vec<String>,
+    /// One of [`super::EMOTIONS`].
+    pub emotion: String,
+    /// What the client sent when it was not already one of the allowed
+    /// emotions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emotion_raw: Option<String>,
+    #[serde(default)]
+    pub notes: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ExplorationSession {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub target_id: Uuid,
+    #[schema(value_type = Object)]
+    pub persona: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub goal: serde_json::Value,
+    pub seed_ref: Option<SeedRef>,
+    pub status: SessionStatus,
+    pub trigger: Trigger,
+    /// Who played the user.
+    pub played_by: PlayedBy,
+    /// The model's name when `played_by` is `model`.
+    pub user_model: Option<String>,
+    pub end_reason: Option<EndReason>,
+    pub experience: Option<ExperienceRecord>,
+    /// `none`, `pending`, `done` or `failed`.
+    pub judge_status: String,
+    #[schema(value_type = Option<Object>)]
+    pub judge_review: Option<serde_json::Value>,
+    /// What the check of the virtual user found once the session ended
+    /// (empty: nothing); `None` while it runs.
+    pub simulator_faults: Option<Vec<SimulatorFault>>,
+    /// User turns so far.
+    pub turn_count: u32,
+    pub failure_reason: Option<String>,
+    pub started_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CreateSession {
+    pub campaign_id: Uuid,
+    /// A JSON object describing the virtual user (or a plain description).
+    #[schema(value_type = Object)]
+    pub persona: serde_json::Value,
+    /// What the user wants: a string or a JSON object.
+    #[schema(value_type = Object)]
+    pub goal: serde_json::Value,
+    #[serde(default)]
+    pub seed_ref: Option<SeedRef>,
+    #[serde(default)]
+    pub trigger: Option<Trigger>,
+    /// Who plays the user (default `assistant`: a client of the API).
+    #[serde(default)]
+    pub played_by: Option<PlayedBy>,
+    /// The model's name, only with `played_by: "model"`.
+    #[serde(default)]
+    pub user_model: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SendMessage {
+    pub content: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct MessageReply {
+    pub session_id: Uuid,
+    /// The target's reply.
+    pub reply: String,
+    pub latency_ms: u64,
+    /// Which user turn this was (1-based).
+    pub turn: u32,
+    pub turns_remaining: u32,
+    pub max_turns: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+}
+
+/// The experience record as sent by the client; normalised on close.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct CloseSession {
+    pub goal_achieved: bool,
+    #[serde(default)]
+    pub blockers: Option<Vec<String>>,
+    #[serde(default)]
+    pub misled: Option<Vec<String>>,
+    #[serde(default)]
+    pub emotion: Option<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+    /// Defaults to `user_goal_met` when the goal was achieved, else
+    /// `user_gave_up`.
+    #[serde(default)]
+    pub end_reason: Option<EndReason>,
+}
+
+/// A session the virtual user or the agent could not carry on.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct FailSession {
+    pub reason: String,
+    /// Defaults to `simulator_error`.
+    #[serde(default)]
+    pub end_reason: Option<EndReason>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnRole {
+    User,
+    Target,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SessionTurn {
+    pub seq: u32,
+    pub role: TurnRole,
+    pub content: String,
+    pub latency_ms: Option<u64>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// One session for drill-down: the session (status, end reason, experience
+/// record, judge review) and its whole conversation.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SessionTranscript {
+    #[serde(flatten)]
+    pub session: ExplorationSession,
+    pub messages: Vec<SessionTurn>,
+}
+
+/// What the virtual user did wrong.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SimulatorFaultKind {
+    InventedFact,
+    LeftLanguage,
+    QuitEarly,
+    WentOnAfterGoal,
+    Drifted,
+}
+
+impl SimulatorFaultKind {
+    pub const ALL: [Self; 5] = [
+        Self::InventedFact,
+        Self::LeftLanguage,
+        Self::QuitEarly,
+        Self::WentOnAfterGoal,
+        Self::Drifted,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InventedFact => "invented_fact",
+            Self::LeftLanguage => "left_language",
+            Self::QuitEarly => "quit_early",
+            Self::WentOnAfterGoal => "went_on_after_goal",
+            Self::Drifted => "drifted",
+        }
+    }
+
+    /// A short name for reports, in English and Chinese.
+    pub fn label(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Self::InventedFact, Lang::En) => "invented a fact",
+            (Self::InventedFact, Lang::Zh) => "编造了事实",
+            (Self::LeftLanguage, Lang::En) => "left the persona's language",
+            (Self::LeftLanguage, Lang::Zh) => "没有使用角色的语言",
+            (Self::QuitEarly, Lang::En) => "gave up too early",
+            (Self::QuitEarly, Lang::Zh) => "过早放弃",
+            (Self::WentOnAfterGoal, Lang::En) => "went on after the goal was met",
+            (Self::WentOnAfterGoal, Lang::Zh) => "目标达成后仍在继续",
+            (Self::Drifted, Lang::En) => "drifted from the goal",
+            (Self::Drifted, Lang::Zh) => "偏离了目标",
+        }
+    }
+}
+
+/// One fault the check found in a session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SimulatorFault {
+    pub kind: SimulatorFaultKind,
+    /// The user turn (1-based) it refers to, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// What the explanation is about, as found: the invented figure, the
+    /// count of replies, the language spoken (for the UI's own wording).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// A short explanation, in English.
+    pub explanation: String,
+}
+
+impl SimulatorFault {
+    pub fn new(
+        kind: SimulatorFaultKind,
+        turn: Option<u32>,
+        detail: Option<String>,
+        text: String,
+    ) -> Self {
+        Self {
+            kind,
+            turn,
+            detail,
+            explanation: text,
+        }
+    }
+}
+
+fn normalize_issues(items: Option<Vec<String>>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for item in items.unwrap_or_default() {
+        let text: String = item.trim().chars().take(MAX_ISSUE_CHARS).collect();
+        let text = text.trim().to_string();
+        if text.is_empty() || !seen.insert(issue_key(&text)) {
+            continue;
+        }
+        out.push(text);
+        if out.len() == MAX_ISSUES {
+            break;
+        }
+    }
+    out
+}
+
+impl CloseSession {
+    /// Normalises the record instead of failing on illegal values.
+    pub fn normalize(self) -> Result<(ExperienceRecord, EndReason)> {
+        let end_reason = match self.end_reason {
+            None if self.goal_achieved => EndReason::UserGoalMet,
+            None => EndReason::UserGaveUp,
+            Some(r @ (EndReason::TargetError | EndReason::Expired)) => {
+                return Err(Error::invalid(
+                    format!(
+                        "end_reason {} is set by the platform, not on close",
+                        r.as_str()
+                    ),
+                    "Use user_goal_met, user_gave_up, max_turns, simulator_error or budget_exhausted.",
+                ));
+            }
+            Some(r) => r,
+        };
+        let raw = self.emotion.unwrap_or_default();
+        let (emotion, canonical) = normalize_emotion(&raw);
+        let raw = raw.trim();
+        Ok((
+            ExperienceRecord {
+                goal_achieved: self.goal_achieved,
+                blockers: normalize_issues(self.blockers),
+                misled: normalize_issues(self.misled),
+                emotion: emotion.to_string(),
+                emotion_raw: (!canonical && !raw.is_empty())
+                    .then(|| raw.chars().take(200).collect()),
+                notes: self
+                    .notes
+                    .unwrap_or_default()
+                    .trim()
+                    .chars()
+                    .take(MAX_NOTES_CHARS)
+                    .collect(),
+            },
+            end_reason,
+        ))
+    }
+}
