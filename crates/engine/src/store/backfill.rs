@@ -3,11 +3,11 @@
 //! computes what they add up to ([`Backfills`]), the store writes it, once.
 
 use super::{Store, Tx, text};
+use crate::domain::findings::IssueKind;
+use crate::domain::judge::SessionForReview;
 use crate::domain::parse_id;
 use crate::domain::session::{ExperienceRecord, SimulatorFault};
 use crate::error::Result;
-use crate::exploration::findings::IssueKind;
-use crate::judge::SessionForReview;
 use rusqlite::Connection;
 
 /// What the backfills compute from the rows they read.

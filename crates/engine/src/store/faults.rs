@@ -3,9 +3,9 @@
 //! [`crate::exploration::simulator_faults`]).
 
 use super::Tx;
+use crate::domain::judge::{SessionForReview, SessionMessage};
 use crate::domain::session::SimulatorFault;
 use crate::error::Result;
-use crate::judge::{SessionForReview, SessionMessage};
 use rusqlite::params;
 use uuid::Uuid;
 

@@ -5,12 +5,12 @@
 
 use super::{Read, Tx, text};
 use crate::domain::campaign::SeedSet;
+use crate::domain::findings::{
+    ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
+};
 use crate::domain::parse_id;
 use crate::domain::session::{EndReason, Trigger};
 use crate::error::Result;
-use crate::exploration::findings::{
-    ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
-};
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 

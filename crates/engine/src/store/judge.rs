@@ -2,9 +2,9 @@
 //! reads of a session, and the reviews stored.
 
 use super::Store;
+use crate::domain::judge::{JudgeReview, SessionForReview, SessionMessage};
 use crate::domain::parse_id;
 use crate::error::{Context, Result};
-use crate::judge::{JudgeReview, SessionForReview, SessionMessage};
 use serde_json::Value;
 use sqlx::Row;
 use uuid::Uuid;

@@ -3,25 +3,6 @@
 
 use super::*;
 
-/// What one session, or a tally row of like sessions, adds to the counts.
-pub(crate) struct SessionGroup<'a> {
-    pub(crate) status: &'a str,
-    pub(crate) end_reason: Option<EndReason>,
-    pub(crate) trigger: Trigger,
-    pub(crate) judge_status: &'a str,
-    pub(crate) seed: Option<(&'a str, &'a str)>,
-    /// A record that counts (the session is not a simulator error).
-    pub(crate) has_experience: bool,
-    /// Of which the session completed.
-    pub(crate) record: bool,
-    /// The record (any) says the goal was achieved.
-    pub(crate) goal_achieved: bool,
-    pub(crate) emotion: &'a str,
-    pub(crate) simulator_fault: bool,
-    pub(crate) sessions: u32,
-    pub(crate) issues: u32,
-}
-
 /// The exploration findings being added up, from tallies or from sessions.
 pub(super) struct FindingsAcc {
     pub(super) f: ExplorationFindings,

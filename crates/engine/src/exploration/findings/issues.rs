@@ -3,11 +3,6 @@
 
 use super::*;
 
-/// How many sessions an issue lists; its count has them all.
-pub const ISSUE_SESSIONS_LISTED: usize = 50;
-/// How many phrasings an issue lists.
-pub const ISSUE_TEXTS_LISTED: usize = 20;
-
 /// The issues an experience record reports, each (kind, key) once, with
 /// the text as written.
 pub(crate) fn reported_issues(e: &ExperienceRecord) -> Vec<(IssueKind, String, &str)> {
