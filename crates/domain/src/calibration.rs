@@ -1,6 +1,7 @@
 //! The judge calibrated against people: what a person's blind label of
 //! the judge's work is, as stored.
 
+use crate::judge::Dimensions;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -13,6 +14,45 @@ pub struct RunLabel {
     pub run_id: Uuid,
     pub check_index: u32,
     pub score: u8,
+    pub reviewer: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A score per criterion, 1 (poor) to 5 (excellent); for hallucination,
+/// 5 = nothing invented (the judge's own scale).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct CriterionScores {
+    pub attitude: u8,
+    pub professionalism: u8,
+    pub hallucination: u8,
+}
+
+impl CriterionScores {
+    pub fn each(&self) -> [(&'static str, u8); 3] {
+        [
+            ("attitude", self.attitude),
+            ("professionalism", self.professionalism),
+            ("hallucination", self.hallucination),
+        ]
+    }
+
+    pub fn of(d: &Dimensions) -> Self {
+        Self {
+            attitude: d.attitude.score,
+            professionalism: d.professionalism.score,
+            hallucination: d.hallucination.score,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BlindLabel {
+    pub id: Uuid,
+    pub campaign_id: Uuid,
+    pub session_id: Uuid,
+    pub scores: CriterionScores,
     pub reviewer: String,
     pub created_at: DateTime<Utc>,
 }

@@ -18,7 +18,7 @@
 use crate::error::{Error, ErrorCode, Result};
 use crate::judge::{Dimensions, JudgeMethod, JudgeReview};
 use crate::platform::Platform;
-use chrono::{DateTime, Utc};
+
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -30,6 +30,7 @@ pub use runs::{
     RunLabelRevealed, SubmitRunLabel,
 };
 
+pub use crate::domain::calibration::{BlindLabel, CriterionScores};
 pub use stats::{
     RESAMPLES, SCALE, bootstrap_interval, raw_agreement, unweighted_kappa, weighted_kappa,
 };
@@ -100,35 +101,6 @@ impl JudgePolicy {
     }
 }
 
-/// A score per criterion, 1 (poor) to 5 (excellent); for hallucination,
-/// 5 = nothing invented (the judge's own scale).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-pub struct CriterionScores {
-    pub attitude: u8,
-    pub professionalism: u8,
-    pub hallucination: u8,
-}
-
-impl CriterionScores {
-    fn each(&self) -> [(&'static str, u8); 3] {
-        [
-            ("attitude", self.attitude),
-            ("professionalism", self.professionalism),
-            ("hallucination", self.hallucination),
-        ]
-    }
-
-    fn of(d: &Dimensions) -> Self {
-        Self {
-            attitude: d.attitude.score,
-            professionalism: d.professionalism.score,
-            hallucination: d.hallucination.score,
-        }
-    }
-}
-
 /// One message of a queued conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct BlindTurn {
@@ -168,16 +140,6 @@ pub struct SubmitLabel {
     /// Who labelled (free text, optional).
     #[serde(default)]
     pub reviewer: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct BlindLabel {
-    pub id: Uuid,
-    pub campaign_id: Uuid,
-    pub session_id: Uuid,
-    pub scores: CriterionScores,
-    pub reviewer: String,
-    pub created_at: DateTime<Utc>,
 }
 
 /// One of the judge's scores, revealed after the label.

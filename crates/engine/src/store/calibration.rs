@@ -2,8 +2,8 @@
 //! blind labels, and the judge's second passes.
 
 use super::Store;
-use crate::calibration::{BlindLabel, CriterionScores};
 use crate::clock::{from_ms, to_ms};
+use crate::domain::calibration::{BlindLabel, CriterionScores};
 use crate::domain::parse_id;
 use crate::error::{Context, Result};
 use sqlx::Row;
