@@ -4,7 +4,7 @@
 
 use super::{Store, Tx, text};
 use crate::domain::parse_id;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use crate::exploration::findings::IssueKind;
 use crate::exploration::{ExperienceRecord, SimulatorFault};
 use crate::judge::SessionForReview;
@@ -48,11 +48,13 @@ impl Tx<'_> {
         &self,
         check: fn(&SessionForReview) -> Vec<SimulatorFault>,
     ) -> Result<()> {
-        if !backfill_pending(self.0, "simulator_faults")? {
+        let doing =
+            "store: filling the simulator faults of the sessions ended before migration 0013";
+        if !backfill_pending(self.0, "simulator_faults").context(doing)? {
             return Ok(());
         }
-        self.check_unchecked_sessions(None, check)?;
-        backfill_done(self.0, "simulator_faults")?;
+        self.check_unchecked_sessions(None, check).context(doing)?;
+        backfill_done(self.0, "simulator_faults").context(doing)?;
         Ok(())
     }
 
@@ -64,28 +66,35 @@ impl Tx<'_> {
         &self,
         issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
     ) -> Result<()> {
-        if !backfill_pending(self.0, "session_issue_tally")? {
+        let doing = "store: filling the issue tally from the sessions already closed";
+        if !backfill_pending(self.0, "session_issue_tally").context(doing)? {
             return Ok(());
         }
-        self.0.execute("DELETE FROM session_issue_tally", [])?;
-        let mut statement = self.0.prepare(
-            "SELECT id, campaign_id, experience FROM exploration_sessions
-             WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
-               AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
-             ORDER BY ended_at, id",
-        )?;
-        let mut rows = statement.query([])?;
-        while let Some(row) = rows.next()? {
-            let Ok(record) = serde_json::from_str::<ExperienceRecord>(
-                text(row, "experience")?.unwrap_or_default(),
-            ) else {
-                continue;
-            };
-            let session = parse_id(text(row, "id")?.unwrap_or_default())?;
-            let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
-            self.add_session_issues(campaign, session, &issues(&record))?;
-        }
-        backfill_done(self.0, "session_issue_tally")?;
+        self.0
+            .execute("DELETE FROM session_issue_tally", [])
+            .context(doing)?;
+        let read = || -> Result<()> {
+            let mut statement = self.0.prepare(
+                "SELECT id, campaign_id, experience FROM exploration_sessions
+                 WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
+                   AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
+                 ORDER BY ended_at, id",
+            )?;
+            let mut rows = statement.query([])?;
+            while let Some(row) = rows.next()? {
+                let Ok(record) = serde_json::from_str::<ExperienceRecord>(
+                    text(row, "experience")?.unwrap_or_default(),
+                ) else {
+                    continue;
+                };
+                let session = parse_id(text(row, "id")?.unwrap_or_default())?;
+                let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
+                self.add_session_issues(campaign, session, &issues(&record))?;
+            }
+            Ok(())
+        };
+        read().context(doing)?;
+        backfill_done(self.0, "session_issue_tally").context(doing)?;
         Ok(())
     }
 }

@@ -16,7 +16,7 @@ impl Store {
     /// The running or scheduled campaigns of the formal line, each with
     /// its target's name, oldest first.
     pub(crate) async fn formal_campaigns_open(&self) -> Result<Vec<(Campaign, String)>> {
-        let doing = || "store: reading the open campaigns of the formal line";
+        let doing = "store: reading the open campaigns of the formal line";
         let rows = sqlx::query(
             "SELECT c.*, t.name AS target_name FROM campaigns c JOIN targets t ON t.id = c.target_id
              WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
@@ -24,11 +24,11 @@ impl Store {
         )
         .fetch_all(&self.pool)
         .await
-        .with_context(doing)?;
+        .context(doing)?;
         rows.iter()
             .map(|row| Ok((campaign_from_row(row)?, row.try_get("target_name")?)))
             .collect::<Result<_>>()
-            .with_context(doing)
+            .context(doing)
     }
 
     /// Records that campaigns `ids` were patrolled at `now`.
