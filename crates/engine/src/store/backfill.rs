@@ -101,16 +101,18 @@ impl Tx<'_> {
 
 /// Whether the data named `name` waits to be filled by the engine after a
 /// migration (see migration 0008).
-pub(super) fn backfill_pending(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+pub(super) fn backfill_pending(conn: &Connection, name: &str) -> Result<bool> {
     conn.query_row(
         "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
         [name],
         |r| r.get(0),
     )
+    .with_context(|| format!("store: reading whether {name} waits to be filled"))
 }
 
 /// Marks the data named `name` filled.
-pub(super) fn backfill_done(conn: &Connection, name: &str) -> rusqlite::Result<()> {
+pub(super) fn backfill_done(conn: &Connection, name: &str) -> Result<()> {
     conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
         .map(drop)
+        .with_context(|| format!("store: marking {name} filled"))
 }
