@@ -7,7 +7,7 @@ use crate::domain::findings::IssueKind;
 use crate::domain::judge::SessionForReview;
 use crate::domain::parse_id;
 use crate::domain::session::{ExperienceRecord, SimulatorFault};
-use crate::error::Result;
+use crate::error::{Context, Result};
 use rusqlite::Connection;
 
 /// What the backfills compute from the rows they read.
@@ -48,11 +48,13 @@ impl Tx<'_> {
         &self,
         check: fn(&SessionForReview) -> Vec<SimulatorFault>,
     ) -> Result<()> {
-        if !backfill_pending(self.0, "simulator_faults")? {
+        let doing =
+            "store: filling the simulator faults of the sessions ended before migration 0013";
+        if !backfill_pending(self.0, "simulator_faults").context(doing)? {
             return Ok(());
         }
-        self.check_unchecked_sessions(None, check)?;
-        backfill_done(self.0, "simulator_faults")?;
+        self.check_unchecked_sessions(None, check).context(doing)?;
+        backfill_done(self.0, "simulator_faults").context(doing)?;
         Ok(())
     }
 
@@ -64,44 +66,53 @@ impl Tx<'_> {
         &self,
         issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
     ) -> Result<()> {
-        if !backfill_pending(self.0, "session_issue_tally")? {
+        let doing = "store: filling the issue tally from the sessions already closed";
+        if !backfill_pending(self.0, "session_issue_tally").context(doing)? {
             return Ok(());
         }
-        self.0.execute("DELETE FROM session_issue_tally", [])?;
-        let mut statement = self.0.prepare(
-            "SELECT id, campaign_id, experience FROM exploration_sessions
-             WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
-               AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
-             ORDER BY ended_at, id",
-        )?;
-        let mut rows = statement.query([])?;
-        while let Some(row) = rows.next()? {
-            let Ok(record) = serde_json::from_str::<ExperienceRecord>(
-                text(row, "experience")?.unwrap_or_default(),
-            ) else {
-                continue;
-            };
-            let session = parse_id(text(row, "id")?.unwrap_or_default())?;
-            let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
-            self.add_session_issues(campaign, session, &issues(&record))?;
-        }
-        backfill_done(self.0, "session_issue_tally")?;
+        self.0
+            .execute("DELETE FROM session_issue_tally", [])
+            .context(doing)?;
+        let read = || -> Result<()> {
+            let mut statement = self.0.prepare(
+                "SELECT id, campaign_id, experience FROM exploration_sessions
+                 WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
+                   AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
+                 ORDER BY ended_at, id",
+            )?;
+            let mut rows = statement.query([])?;
+            while let Some(row) = rows.next()? {
+                let Ok(record) = serde_json::from_str::<ExperienceRecord>(
+                    text(row, "experience")?.unwrap_or_default(),
+                ) else {
+                    continue;
+                };
+                let session = parse_id(text(row, "id")?.unwrap_or_default())?;
+                let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
+                self.add_session_issues(campaign, session, &issues(&record))?;
+            }
+            Ok(())
+        };
+        read().context(doing)?;
+        backfill_done(self.0, "session_issue_tally").context(doing)?;
         Ok(())
     }
 }
 
 /// Whether the data named `name` waits to be filled by the engine after a
 /// migration (see migration 0008).
-pub(super) fn backfill_pending(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+pub(super) fn backfill_pending(conn: &Connection, name: &str) -> Result<bool> {
     conn.query_row(
         "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
         [name],
         |r| r.get(0),
     )
+    .with_context(|| format!("store: reading whether {name} waits to be filled"))
 }
 
 /// Marks the data named `name` filled.
-pub(super) fn backfill_done(conn: &Connection, name: &str) -> rusqlite::Result<()> {
+pub(super) fn backfill_done(conn: &Connection, name: &str) -> Result<()> {
     conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
         .map(drop)
+        .with_context(|| format!("store: marking {name} filled"))
 }

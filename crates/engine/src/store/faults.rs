@@ -5,10 +5,12 @@
 use super::Tx;
 use crate::domain::judge::{SessionForReview, SessionMessage};
 use crate::domain::session::SimulatorFault;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use rusqlite::params;
 use uuid::Uuid;
 
+// The check runs as each session ends (a hot path): the contexts are
+// static.
 impl Tx<'_> {
     /// Session `id`'s transcript as the check of the virtual user reads it.
     pub(crate) fn transcript_to_check(&self, id: Uuid) -> Result<SessionForReview> {
@@ -18,28 +20,34 @@ impl Tx<'_> {
             .0
             .prepare_cached(
                 "SELECT persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
-            )?
-            .query_row([&id], |r| {
-                Ok((
-                    json(r.get(0)?),
-                    json(r.get(1)?),
-                    json(r.get(2)?),
-                    r.get::<_, Option<String>>(3)?,
-                ))
-            })?;
+            )
+            .and_then(|mut st| {
+                st.query_row([&id], |r| {
+                    Ok((
+                        json(r.get(0)?),
+                        json(r.get(1)?),
+                        json(r.get(2)?),
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                })
+            })
+            .context("store: reading a session to check its virtual user")?;
         let messages = self
             .0
             .prepare_cached(
                 "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
-            )?
-            .query_map([&id], |r| {
-                Ok(SessionMessage {
-                    role: r.get(0)?,
-                    content: r.get(1)?,
-                    latency_ms: r.get(2)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            )
+            .and_then(|mut st| {
+                st.query_map([&id], |r| {
+                    Ok(SessionMessage {
+                        role: r.get(0)?,
+                        content: r.get(1)?,
+                        latency_ms: r.get(2)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .context("store: reading a session's transcript to check its virtual user")?;
         Ok(SessionForReview {
             persona: persona.unwrap_or_default(),
             goal: goal.unwrap_or_default(),
@@ -52,15 +60,19 @@ impl Tx<'_> {
     /// Stores what the check found in session `id` (an empty list when it
     /// found nothing).
     pub(crate) fn store_simulator_faults(&self, id: Uuid, faults: &[SimulatorFault]) -> Result<()> {
+        let doing = "store: storing the faults found in a session's virtual user";
+        let faults = serde_json::to_string(faults).context(doing)?;
         self.0
-            .prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")?
-            .execute(params![serde_json::to_string(faults)?, id.to_string()])?;
+            .prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")
+            .and_then(|mut st| st.execute(params![faults, id.to_string()]))
+            .context(doing)?;
         Ok(())
     }
 
     /// The ended sessions not checked yet (of campaign `campaign_id`, or
     /// all), in the order they ended.
     pub(crate) fn unchecked_sessions(&self, campaign_id: Option<Uuid>) -> Result<Vec<Uuid>> {
+        let doing = "store: reading the sessions whose virtual user is not checked yet";
         let ids: Vec<String> = self
             .0
             .prepare_cached(
@@ -68,10 +80,16 @@ impl Tx<'_> {
                  WHERE simulator_faults IS NULL AND status != 'running'
                    AND (?1 IS NULL OR campaign_id = ?1)
                  ORDER BY ended_at, id",
-            )?
-            .query_map([campaign_id.map(|c| c.to_string())], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        ids.iter().map(|id| crate::domain::parse_id(id)).collect()
+            )
+            .and_then(|mut st| {
+                st.query_map([campaign_id.map(|c| c.to_string())], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .context(doing)?;
+        ids.iter()
+            .map(|id| crate::domain::parse_id(id))
+            .collect::<Result<_>>()
+            .context(doing)
     }
 
     /// Checks the ended sessions not checked yet (of campaign

@@ -6,7 +6,7 @@ use super::{Store, Tx};
 use crate::clock::from_ms;
 use crate::domain::ledger::{Entry, LedgerAction, LedgerEntry};
 use crate::domain::parse_id;
-use crate::error::{Error, ErrorCode, Result};
+use crate::error::{Context, Error, ErrorCode, Result};
 use rusqlite::params;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -15,15 +15,21 @@ use uuid::Uuid;
 impl Store {
     /// The ledger of campaign `campaign_id`, oldest first.
     pub(crate) async fn ledger_entries(&self, campaign_id: Uuid) -> Result<Vec<LedgerEntry>> {
+        let doing = move || format!("store: reading the ledger of campaign {campaign_id}");
         let rows =
             sqlx::query("SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid")
                 .bind(campaign_id.to_string())
                 .fetch_all(&self.pool)
-                .await?;
-        rows.iter().map(ledger_entry_from_row).collect()
+                .await
+                .with_context(doing)?;
+        rows.iter()
+            .map(ledger_entry_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 }
 
+// Each budget decision appends a row (a hot path): the context is static.
 impl Tx<'_> {
     /// Appends a decision's ledger row: allowed, or refused with the
     /// refusal's code.
@@ -36,16 +42,19 @@ impl Tx<'_> {
             .prepare_cached(
                 "INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)
                  VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )?
-            .execute(params![
-                entry.id.to_string(),
-                entry.campaign_id.to_string(),
-                entry.session_id.map(|s| s.to_string()),
-                entry.action.as_str(),
-                refusal.is_none(),
-                refusal.map(|c| c.as_str()),
-                entry.at,
-            ])?;
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    entry.id.to_string(),
+                    entry.campaign_id.to_string(),
+                    entry.session_id.map(|s| s.to_string()),
+                    entry.action.as_str(),
+                    refusal.is_none(),
+                    refusal.map(|c| c.as_str()),
+                    entry.at,
+                ])
+            })
+            .context("store: appending a ledger entry")?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@ use super::Store;
 use super::campaigns::campaign_from_row;
 use crate::clock::to_ms;
 use crate::domain::campaign::Campaign;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use std::collections::HashSet;
@@ -16,16 +16,19 @@ impl Store {
     /// The running or scheduled campaigns of the formal line, each with
     /// its target's name, oldest first.
     pub(crate) async fn formal_campaigns_open(&self) -> Result<Vec<(Campaign, String)>> {
+        let doing = "store: reading the open campaigns of the formal line";
         let rows = sqlx::query(
             "SELECT c.*, t.name AS target_name FROM campaigns c JOIN targets t ON t.id = c.target_id
              WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
              ORDER BY c.created_at, c.id",
         )
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .context(doing)?;
         rows.iter()
             .map(|row| Ok((campaign_from_row(row)?, row.try_get("target_name")?)))
-            .collect()
+            .collect::<Result<_>>()
+            .context(doing)
     }
 
     /// Records that campaigns `ids` were patrolled at `now`.
@@ -39,7 +42,8 @@ impl Store {
         .bind(to_ms(now))
         .bind(serde_json::to_string(ids)?)
         .execute(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: marking {} campaigns as patrolled", ids.len()))?;
         Ok(())
     }
 
@@ -49,6 +53,7 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<HashSet<(String, String)>> {
+        let doing = move || format!("store: reading the explored cells of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT DISTINCT seed_ref ->> '$.persona_id' AS persona_id, seed_ref ->> '$.goal_id' AS goal_id
              FROM exploration_sessions
@@ -56,7 +61,8 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| {
                 Ok((
@@ -66,6 +72,7 @@ impl Store {
                         .unwrap_or_default(),
                 ))
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 }

@@ -12,10 +12,7 @@ use uuid::Uuid;
 /// Writes what `contacts` counted since the last batch, in the batch's
 /// transaction; what the transaction did not store is counted again by
 /// [`Contacts::restore`].
-pub(crate) fn flush_contacts(
-    contacts: &Contacts,
-    conn: &rusqlite::Connection,
-) -> rusqlite::Result<Pending> {
+pub(crate) fn flush_contacts(contacts: &Contacts, conn: &rusqlite::Connection) -> Result<Pending> {
     let counts = contacts.take();
     if counts.is_empty() {
         return Ok(Pending(HashMap::new()));
@@ -43,7 +40,9 @@ pub(crate) fn flush_contacts(
         Ok(()) => Ok(Pending(counts)),
         Err(e) => {
             contacts.give_back(counts);
-            Err(e)
+            // Once per batch of the writer's (a hot path): the context is
+            // static.
+            Err(e).context("store: storing the hosts contacted")
         }
     }
 }

@@ -6,7 +6,7 @@ use super::Store;
 use crate::clock::{from_ms, to_ms};
 use crate::domain::calibration::RunLabel;
 use crate::domain::parse_id;
-use crate::error::Result;
+use crate::error::{Context, Result};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;
@@ -58,6 +58,8 @@ impl Store {
     /// The finished runs of a campaign with rubric check results that
     /// nobody labelled, in the order they finished.
     pub(crate) async fn unlabelled_rubric_runs(&self, campaign_id: Uuid) -> Result<Vec<RubricRun>> {
+        let doing =
+            move || format!("store: reading the unlabelled rubric runs of campaign {campaign_id}");
         let rows = sqlx::query(&format!(
             "SELECT r.id, r.campaign_id, r.scenario_id, r.check_results, s.title, s.definition
              FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
@@ -67,8 +69,12 @@ impl Store {
         ))
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(rubric_run).collect()
+        .await
+        .with_context(doing)?;
+        rows.iter()
+            .map(rubric_run)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// Whether a campaign has a finished run with rubric check results.
@@ -78,13 +84,15 @@ impl Store {
         ))
         .bind(campaign_id.to_string())
         .fetch_optional(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: looking for a rubric run of campaign {campaign_id}"))?;
         Ok(found.is_some())
     }
 
     /// One finished run with its check results and scenario definition;
     /// `None` when there is no such run or it is not finished.
     pub(crate) async fn finished_run_checks(&self, run_id: Uuid) -> Result<Option<RubricRun>> {
+        let doing = move || format!("store: reading the check results of run {run_id}");
         let row = sqlx::query(
             "SELECT r.id, r.campaign_id, r.scenario_id, r.check_results, s.title, s.definition
              FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
@@ -92,8 +100,9 @@ impl Store {
         )
         .bind(run_id.to_string())
         .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(rubric_run).transpose()
+        .await
+        .with_context(doing)?;
+        row.as_ref().map(rubric_run).transpose().with_context(doing)
     }
 
     /// Whether a run exists at all.
@@ -101,7 +110,8 @@ impl Store {
         let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
             .fetch_optional(&self.pool)
-            .await?;
+            .await
+            .with_context(|| format!("store: looking up run {run_id}"))?;
         Ok(found.is_some())
     }
 
@@ -112,14 +122,22 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .fetch_one(&self.pool)
-        .await?;
+        .await
+        .with_context(|| format!("store: counting the labelled runs of campaign {campaign_id}"))?;
         Ok(n as u32)
     }
 
     /// Stores the labels of one run's rubric checks together, unless the
     /// run has a label already; whether they were stored.
     pub(crate) async fn insert_run_labels(&self, labels: &[RunLabel]) -> Result<bool> {
-        let mut tx = self.pool.begin().await?;
+        let doing = || {
+            let run = labels.first().map(|l| l.run_id.to_string());
+            format!(
+                "store: storing the labels of run {}",
+                run.unwrap_or_default()
+            )
+        };
+        let mut tx = self.pool.begin().await.with_context(doing)?;
         for label in labels {
             let inserted = sqlx::query(
                 "INSERT INTO judge_run_labels (id, campaign_id, run_id, check_index, score, reviewer, created_at)
@@ -133,26 +151,32 @@ impl Store {
             .bind(&label.reviewer)
             .bind(to_ms(label.created_at))
             .execute(&mut *tx)
-            .await?
+            .await
+            .with_context(doing)?
             .rows_affected();
             if inserted == 0 {
-                tx.rollback().await?;
+                tx.rollback().await.with_context(doing)?;
                 return Ok(false);
             }
         }
-        tx.commit().await?;
+        tx.commit().await.with_context(doing)?;
         Ok(true)
     }
 
     /// The rubric labels of a campaign, oldest first.
     pub(crate) async fn run_labels(&self, campaign_id: Uuid) -> Result<Vec<RunLabel>> {
+        let doing = move || format!("store: reading the rubric labels of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT * FROM judge_run_labels WHERE campaign_id = ? ORDER BY created_at, run_id, check_index",
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(run_label).collect()
+        .await
+        .with_context(doing)?;
+        rows.iter()
+            .map(run_label)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// Each rubric label of a campaign with the check results (JSON) of its
@@ -161,13 +185,17 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<(RunLabel, String)>> {
+        let doing = move || {
+            format!("store: reading the rubric labels of campaign {campaign_id} with their checks")
+        };
         let rows = sqlx::query(
             "SELECT l.*, r.check_results FROM judge_run_labels l JOIN runs r ON r.id = l.run_id
              WHERE l.campaign_id = ? ORDER BY l.created_at, l.run_id, l.check_index",
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| {
                 Ok((
@@ -176,6 +204,7 @@ impl Store {
                         .unwrap_or_default(),
                 ))
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 }

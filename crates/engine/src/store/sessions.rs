@@ -10,7 +10,7 @@ use crate::domain::parse_id;
 use crate::domain::session::{
     EndReason, ExplorationSession, PlayedBy, SessionStatus, SessionTurn, Trigger, TurnRole,
 };
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::exploration::session::{CampaignWindow, SessionState};
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
@@ -21,12 +21,15 @@ use uuid::Uuid;
 impl Store {
     /// The session `id`, if there is one.
     pub(crate) async fn session(&self, id: Uuid) -> Result<Option<ExplorationSession>> {
+        let doing = move || format!("store: reading session {id}");
         sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
             .bind(id.to_string())
             .fetch_optional(&self.pool)
-            .await?
+            .await
+            .with_context(doing)?
             .map(|row| session_from_row(&row))
             .transpose()
+            .with_context(doing)
     }
 
     /// A campaign's sessions, oldest first.
@@ -34,36 +37,48 @@ impl Store {
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<ExplorationSession>> {
+        let doing = move || format!("store: reading the sessions of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
         )
         .bind(campaign_id.to_string())
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(session_from_row).collect()
+        .await
+        .with_context(doing)?;
+        rows.iter()
+            .map(session_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// The sessions among `ids` that exist, in no particular order.
     pub(crate) async fn sessions_among(&self, ids: &[Uuid]) -> Result<Vec<ExplorationSession>> {
+        let doing = || format!("store: reading {} sessions by id", ids.len());
         let rows = sqlx::query(
             "SELECT * FROM exploration_sessions WHERE id IN (SELECT value FROM json_each(?))",
         )
         .bind(serde_json::to_string(ids)?)
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(session_from_row).collect()
+        .await
+        .with_context(doing)?;
+        rows.iter()
+            .map(session_from_row)
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// The turns of the sessions `ids`, each with its session, by session
     /// then in order.
     pub(crate) async fn turns_of_sessions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, SessionTurn)>> {
+        let doing = || format!("store: reading the turns of {} sessions", ids.len());
         let rows = sqlx::query(
             "SELECT session_id, seq, role, content, latency_ms, created_at FROM session_turns
              WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
         )
         .bind(serde_json::to_string(ids)?)
         .fetch_all(&self.pool)
-        .await?;
+        .await
+        .with_context(doing)?;
         rows.iter()
             .map(|r| {
                 let role: &str = r.try_get("role")?;
@@ -82,7 +97,8 @@ impl Store {
                     },
                 ))
             })
-            .collect()
+            .collect::<Result<_>>()
+            .with_context(doing)
     }
 
     /// Ends session `id` as `failed` with `end_reason` and `reason` at
@@ -106,67 +122,87 @@ impl Store {
         .bind(now)
         .bind(id.to_string())
         .execute(&self.pool)
-        .await?
+        .await
+        .with_context(|| format!("store: failing running session {id}"))?
         .rows_affected();
         Ok(changed > 0)
     }
 }
 
+// A budget decision reads and writes these on each session start, message
+// and close (a hot path): their contexts are static.
 impl Tx<'_> {
     /// The status of campaign `id` now.
     pub(crate) fn campaign_status(&self, id: Uuid) -> Result<CampaignStatus> {
+        let doing = "store: reading a campaign's status";
         let status: String = self
             .0
-            .prepare_cached("SELECT status FROM campaigns WHERE id = ?")?
-            .query_row(params![id.to_string()], |r| r.get(0))?;
-        CampaignStatus::parse(&status)
+            .prepare_cached("SELECT status FROM campaigns WHERE id = ?")
+            .and_then(|mut st| st.query_row(params![id.to_string()], |r| r.get(0)))
+            .context(doing)?;
+        CampaignStatus::parse(&status).context(doing)
     }
 
     /// How many sessions campaign `campaign_id` has started, and when the
     /// last one started (ms), if any.
     pub(crate) fn session_counts(&self, campaign_id: Uuid) -> Result<(i64, Option<i64>)> {
-        Ok(self
-            .0
+        self.0
             .prepare_cached(
                 "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
-            )?
-            .query_row(params![campaign_id.to_string()], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?)
+            )
+            .and_then(|mut st| {
+                st.query_row(params![campaign_id.to_string()], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+            })
+            .context("store: counting a campaign's sessions")
     }
 
     /// Stores a new session as it starts (no turn, no record, no review).
     pub(crate) fn insert_session(&self, session: &ExplorationSession) -> Result<()> {
+        let doing = "store: storing a new session";
+        let persona = serde_json::to_string(&session.persona).context(doing)?;
+        let goal = serde_json::to_string(&session.goal).context(doing)?;
+        let seed_ref = session
+            .seed_ref
+            .as_ref()
+            .map(serde_json::to_string)
+            .transpose()
+            .context(doing)?;
         self.0
             .prepare_cached(
                 "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
                     trigger_kind, judge_status, turn_count, started_at, created_at, updated_at,
                     played_by, user_model)
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )?
-            .execute(params![
-                session.id.to_string(),
-                session.campaign_id.to_string(),
-                session.target_id.to_string(),
-                serde_json::to_string(&session.persona)?,
-                serde_json::to_string(&session.goal)?,
-                session.seed_ref.as_ref().map(serde_json::to_string).transpose()?,
-                session.status.as_str(),
-                session.trigger.as_str(),
-                session.judge_status,
-                session.turn_count,
-                to_ms(session.started_at),
-                to_ms(session.created_at),
-                to_ms(session.updated_at),
-                session.played_by.as_str(),
-                session.user_model,
-            ])?;
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    session.id.to_string(),
+                    session.campaign_id.to_string(),
+                    session.target_id.to_string(),
+                    persona,
+                    goal,
+                    seed_ref,
+                    session.status.as_str(),
+                    session.trigger.as_str(),
+                    session.judge_status,
+                    session.turn_count,
+                    to_ms(session.started_at),
+                    to_ms(session.created_at),
+                    to_ms(session.updated_at),
+                    session.played_by.as_str(),
+                    session.user_model,
+                ])
+            })
+            .context(doing)?;
         Ok(())
     }
 
     /// Session `id` as a decision on it reads it, with its campaign's
     /// state; `None` when there is no such session.
     pub(crate) fn session_state(&self, id: Uuid) -> Result<Option<SessionState>> {
+        let doing = "store: reading a session's state for a decision";
         let row = self
             .0
             .prepare_cached(
@@ -174,40 +210,46 @@ impl Tx<'_> {
                         c.status, c.window_start, c.window_end, c.budget
                  FROM exploration_sessions s JOIN campaigns c ON c.id = s.campaign_id
                  WHERE s.id = ?",
-            )?
-            .query_row(params![id.to_string()], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, i64>(4)?,
-                    r.get::<_, String>(5)?,
-                    r.get::<_, i64>(6)?,
-                    r.get::<_, i64>(7)?,
-                    r.get::<_, Option<String>>(8)?,
-                ))
+            )
+            .and_then(|mut st| {
+                st.query_row(params![id.to_string()], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, String>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                        r.get::<_, i64>(4)?,
+                        r.get::<_, String>(5)?,
+                        r.get::<_, i64>(6)?,
+                        r.get::<_, i64>(7)?,
+                        r.get::<_, Option<String>>(8)?,
+                    ))
+                })
+                .optional()
             })
-            .optional()?;
+            .context(doing)?;
         let Some(row) = row else {
             return Ok(None);
         };
         let (campaign_id, target_id, status, end_reason, turns, c_status, start, end, budget) = row;
-        let budget: Option<Budget> = budget.map(|b| serde_json::from_str(&b)).transpose()?;
-        Ok(Some(SessionState {
-            id,
-            campaign: CampaignWindow {
-                id: parse_id(&campaign_id)?,
-                status: CampaignStatus::parse(&c_status)?,
-                start: from_ms(start),
-                end: from_ms(end),
-            },
-            target_id: parse_id(&target_id)?,
-            status: SessionStatus::parse(&status)?,
-            end_reason: end_reason.and_then(|r| EndReason::parse(&r)),
-            turn_count: turns as u32,
-            max_turns: budget.unwrap_or_default().effective().max_turns,
-        }))
+        let read = || -> Result<SessionState> {
+            let budget: Option<Budget> = budget.map(|b| serde_json::from_str(&b)).transpose()?;
+            Ok(SessionState {
+                id,
+                campaign: CampaignWindow {
+                    id: parse_id(&campaign_id)?,
+                    status: CampaignStatus::parse(&c_status)?,
+                    start: from_ms(start),
+                    end: from_ms(end),
+                },
+                target_id: parse_id(&target_id)?,
+                status: SessionStatus::parse(&status)?,
+                end_reason: end_reason.and_then(|r| EndReason::parse(&r)),
+                turn_count: turns as u32,
+                max_turns: budget.unwrap_or_default().effective().max_turns,
+            })
+        };
+        read().map(Some).context(doing)
     }
 
     /// Expires session `id` at `now` if it is still running (its
@@ -217,8 +259,9 @@ impl Tx<'_> {
             .prepare_cached(
                 "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
                  WHERE id = ?2 AND status = 'running'",
-            )?
-            .execute(params![to_ms(now), id.to_string()])?;
+            )
+            .and_then(|mut st| st.execute(params![to_ms(now), id.to_string()]))
+            .context("store: expiring a session")?;
         Ok(())
     }
 
@@ -227,8 +270,9 @@ impl Tx<'_> {
         self.0
             .prepare_cached(
                 "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
-            )?
-            .execute(params![to_ms(now), id.to_string()])?;
+            )
+            .and_then(|mut st| st.execute(params![to_ms(now), id.to_string()]))
+            .context("store: counting a session's user turn")?;
         Ok(())
     }
 
@@ -245,14 +289,17 @@ impl Tx<'_> {
             .prepare_cached(
                 "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
                  VALUES (?, ?, ?, 'user', ?, NULL, ?)",
-            )?
-            .execute(params![
-                id.to_string(),
-                session_id.to_string(),
-                seq,
-                content,
-                to_ms(now)
-            ])?;
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    id.to_string(),
+                    session_id.to_string(),
+                    seq,
+                    content,
+                    to_ms(now)
+                ])
+            })
+            .context("store: storing a session's user turn")?;
         Ok(())
     }
 
@@ -263,21 +310,23 @@ impl Tx<'_> {
         session_id: Uuid,
         seq: i64,
     ) -> Result<Vec<ChatMessage>> {
-        Ok(self
-            .0
+        self.0
             .prepare_cached(
                 "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
-            )?
-            .query_map(params![session_id.to_string(), seq], |r| {
-                let role: String = r.get(0)?;
-                let content: String = r.get(1)?;
-                Ok(if role == "user" {
-                    ChatMessage::user(content)
-                } else {
-                    ChatMessage::assistant(content)
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?)
+            )
+            .and_then(|mut st| {
+                st.query_map(params![session_id.to_string(), seq], |r| {
+                    let role: String = r.get(0)?;
+                    let content: String = r.get(1)?;
+                    Ok(if role == "user" {
+                        ChatMessage::user(content)
+                    } else {
+                        ChatMessage::assistant(content)
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .context("store: reading a session's conversation")
     }
 
     /// Ends session `id` as `failed` (`target_error`, `reason`) at `at`
@@ -293,8 +342,9 @@ impl Tx<'_> {
                 "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
                     failure_reason = ?1, ended_at = ?2, updated_at = ?2
                  WHERE id = ?3 AND status = 'running'",
-            )?
-            .execute(params![reason, at, id.to_string()])?;
+            )
+            .and_then(|mut st| st.execute(params![reason, at, id.to_string()]))
+            .context("store: failing a session on a target error")?;
         Ok(())
     }
 
@@ -312,13 +362,16 @@ impl Tx<'_> {
                 "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
                     judge_status = 'pending', ended_at = ?3, updated_at = ?3
                  WHERE id = ?4",
-            )?
-            .execute(params![
-                end_reason.as_str(),
-                experience,
-                to_ms(now),
-                id.to_string()
-            ])?;
+            )
+            .and_then(|mut st| {
+                st.execute(params![
+                    end_reason.as_str(),
+                    experience,
+                    to_ms(now),
+                    id.to_string()
+                ])
+            })
+            .context("store: completing a session")?;
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::domain::run::Verdict;
 use crate::domain::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
-use crate::error::Context;
+use crate::error::{Context, Result};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -43,17 +43,20 @@ impl RunTallies {
         conn: &Connection,
         run_id: &str,
         run: &RunOutcome,
-    ) -> rusqlite::Result<Contribution> {
+    ) -> Result<Contribution> {
         let duration = match self.durations.get(&run.campaign_id) {
             Some(d) => *d,
             None => {
                 let (start, end, scale): (i64, i64, f64) = conn
                     .prepare_cached(
                         "SELECT window_start, window_end, time_scale FROM campaigns WHERE id = ?",
-                    )?
-                    .query_row([run.campaign_id.to_string()], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-                    })?;
+                    )
+                    .and_then(|mut st| {
+                        st.query_row([run.campaign_id.to_string()], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                        })
+                    })
+                    .context("store: reading a campaign's window for the run tallies")?;
                 let d = crate::domain::campaign::scaled_ms(end - start, scale);
                 self.durations.insert(run.campaign_id, d);
                 d
@@ -65,9 +68,12 @@ impl RunTallies {
                 conn.prepare_cached(
                     "SELECT latency_ms FROM run_turns
                      WHERE run_id = ? AND role = 'target' AND latency_ms IS NOT NULL",
-                )?
-                .query_map([run_id], |r| r.get(0))?
-                .collect::<rusqlite::Result<Vec<i64>>>()?,
+                )
+                .and_then(|mut st| {
+                    st.query_map([run_id], |r| r.get(0))?
+                        .collect::<rusqlite::Result<Vec<i64>>>()
+                })
+                .context("store: reading a run's latencies for the run tallies")?,
             ),
         };
         Ok(Contribution {
@@ -124,7 +130,10 @@ impl RunTallies {
     }
 
     /// Writes what was added since the last flush.
-    pub fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+    pub fn flush(&mut self, conn: &Connection) -> Result<()> {
+        // Once per batch of the writer's (a hot path): the contexts are
+        // static.
+        let doing = "store: adding to the run verdict tally";
         let mut upsert = conn.prepare_cached(
             "INSERT INTO run_verdict_tally (campaign_id, scenario_id, verdict, runs, with_metrics,
                  completed, latency_runs, latency_mean_sum, tokens_in, tokens_out, cost, coverage_runs, coverage_sum)
@@ -139,59 +148,80 @@ impl RunTallies {
                  cost = cost + excluded.cost,
                  coverage_runs = coverage_runs + excluded.coverage_runs,
                  coverage_sum = coverage_sum + excluded.coverage_sum",
-        )?;
+        )
+        .context(doing)?;
         for ((campaign, scenario, verdict), s) in self.verdicts.drain() {
-            upsert.execute(params![
-                campaign.to_string(),
-                &*scenario,
-                verdict,
-                s.runs,
-                s.with_metrics,
-                s.completed,
-                s.latency_runs,
-                s.latency_mean_sum,
-                s.tokens_in as i64,
-                s.tokens_out as i64,
-                s.cost,
-                s.coverage_runs,
-                s.coverage_sum
-            ])?;
+            upsert
+                .execute(params![
+                    campaign.to_string(),
+                    &*scenario,
+                    verdict,
+                    s.runs,
+                    s.with_metrics,
+                    s.completed,
+                    s.latency_runs,
+                    s.latency_mean_sum,
+                    s.tokens_in as i64,
+                    s.tokens_out as i64,
+                    s.cost,
+                    s.coverage_runs,
+                    s.coverage_sum
+                ])
+                .context(doing)?;
         }
+        let doing = "store: adding to the run timeline tally";
         let mut upsert = conn.prepare_cached(
             "INSERT INTO run_timeline_tally (campaign_id, slice, verdict, runs) VALUES (?, ?, ?, ?)
              ON CONFLICT DO UPDATE SET runs = runs + excluded.runs",
-        )?;
+        )
+        .context(doing)?;
         for ((campaign, slice, verdict), runs) in self.timeline.drain() {
-            upsert.execute(params![campaign.to_string(), slice, verdict, runs])?;
+            upsert
+                .execute(params![campaign.to_string(), slice, verdict, runs])
+                .context(doing)?;
         }
+        let doing = "store: adding to the failing check tally";
         let mut upsert = conn.prepare_cached(
             "INSERT INTO run_failing_check_tally (campaign_id, scenario_id, kind, detail, count, example_run_id)
              VALUES (?, ?, ?, ?, ?, ?)
              ON CONFLICT DO UPDATE SET count = count + excluded.count",
-        )?;
+        )
+        .context(doing)?;
         for ((campaign, scenario, kind, detail), (count, example)) in self.failing.drain() {
-            upsert.execute(params![
-                campaign.to_string(),
-                &*scenario,
-                kind,
-                detail,
-                count,
-                example
-            ])?;
+            upsert
+                .execute(params![
+                    campaign.to_string(),
+                    &*scenario,
+                    kind,
+                    detail,
+                    count,
+                    example
+                ])
+                .context(doing)?;
         }
-        let mut upsert = conn.prepare_cached(
-            "INSERT INTO run_error_tally (campaign_id, reason, count) VALUES (?, ?, ?)
+        let doing = "store: adding to the run error tally";
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO run_error_tally (campaign_id, reason, count) VALUES (?, ?, ?)
              ON CONFLICT DO UPDATE SET count = count + excluded.count",
-        )?;
+            )
+            .context(doing)?;
         for ((campaign, reason), count) in self.errors.drain() {
-            upsert.execute(params![campaign.to_string(), reason, count])?;
+            upsert
+                .execute(params![campaign.to_string(), reason, count])
+                .context(doing)?;
         }
-        let mut upsert = conn.prepare_cached(
-            "INSERT INTO run_latency_tally (campaign_id, latency_ms, count) VALUES (?, ?, ?)
+        let doing = "store: adding to the run latency tally";
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO run_latency_tally (campaign_id, latency_ms, count) VALUES (?, ?, ?)
              ON CONFLICT DO UPDATE SET count = count + excluded.count",
-        )?;
+            )
+            .context(doing)?;
         for ((campaign, latency), count) in self.latencies.drain() {
-            upsert.execute(params![campaign.to_string(), latency, count])?;
+            upsert
+                .execute(params![campaign.to_string(), latency, count])
+                .context(doing)?;
         }
         Ok(())
     }
@@ -216,10 +246,10 @@ impl RunTallies {
         finish_params: impl rusqlite::Params,
         verdict: Verdict,
         error_reason: &str,
-    ) -> rusqlite::Result<u64> {
-        let runs = conn
-            .prepare(finish)?
-            .query_map(finish_params, |r| {
+    ) -> Result<u64> {
+        // The caller names what `finish` does.
+        let runs = conn.prepare(finish).and_then(|mut st| {
+            st.query_map(finish_params, |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     RunOutcome::bare(
@@ -229,7 +259,8 @@ impl RunTallies {
                     ),
                 ))
             })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            .collect::<rusqlite::Result<Vec<_>>>()
+        })?;
         let mut tallies = RunTallies::default();
         for (id, run) in &runs {
             let c = tallies.prepare(conn, id, run)?;
@@ -242,7 +273,7 @@ impl RunTallies {
 
 /// Fills the tallies from the runs already finished, once, when a database
 /// is first opened after migration 0008 (or marked for it again).
-pub(crate) fn backfill(conn: &Connection) -> crate::error::Result<()> {
+pub(crate) fn backfill(conn: &Connection) -> Result<()> {
     let doing = "store: filling the run tallies from the finished runs";
     if !super::backfill::backfill_pending(conn, "run_tallies").context(doing)? {
         return Ok(());

@@ -28,7 +28,7 @@
 
 use crate::domain::run::Verdict;
 use crate::domain::tally::RunOutcome;
-use crate::error::{Error, Result};
+use crate::error::{Context, Error, Result};
 use crate::store::tallies::RunTallies;
 use crate::store::uuid_at;
 use rusqlite::{Connection, Statement, Transaction, TransactionBehavior, params};
@@ -370,9 +370,11 @@ fn commit(
     contacts: &crate::domain::provenance::Contacts,
 ) {
     done.clear();
-    let tx = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
+    let tx = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .context("store: beginning a batch of writes")
+    {
         Ok(tx) => tx,
-        Err(e) => return all_failed(batch, done, lost, &e),
+        Err(e) => return all_failed(batch, done, lost, &why(&e)),
     };
     for job in batch.iter_mut() {
         let result = match job {
@@ -387,7 +389,7 @@ fn commit(
         // then nothing of the batch is stored.
         if tx.is_autocommit() {
             let e = match &result {
-                Err(e) => e.to_string(),
+                Err(e) => why(e),
                 Ok(_) => "the transaction was rolled back".to_string(),
             };
             done.push(result.ok());
@@ -396,24 +398,25 @@ fn commit(
         match result {
             Ok(d) => done.push(Some(d)),
             Err(e) => {
+                let e = why(&e);
                 tracing::error!(error = %e, "a write could not be stored");
                 if let Job::Write(write, _) = job {
                     lost.failed(write);
                 }
-                done.push(Some(Done::Failed(e.to_string())));
+                done.push(Some(Done::Failed(e)));
             }
         }
     }
     if let Err(e) = tallies.flush(&tx) {
-        return all_failed(batch, done, lost, &e);
+        return all_failed(batch, done, lost, &why(&e));
     }
     let hosts = match super::provenance::flush_contacts(contacts, &tx) {
         Ok(hosts) => hosts,
-        Err(e) => return all_failed(batch, done, lost, &e),
+        Err(e) => return all_failed(batch, done, lost, &why(&e)),
     };
-    if let Err(e) = tx.commit() {
+    if let Err(e) = tx.commit().context("store: committing a batch of writes") {
         contacts.restore(hosts);
-        return all_failed(batch, done, lost, &e);
+        return all_failed(batch, done, lost, &why(&e));
     }
     for (job, d) in batch.drain(..).zip(done.drain(..)) {
         match d {
@@ -421,6 +424,15 @@ fn commit(
             Some(d) => job.reply(Ok(d)),
             None => unreachable!("every job of a committed batch has its outcome"),
         }
+    }
+}
+
+/// Why a job or a batch failed, for the log and the jobs' callers: what
+/// the writer was doing, then the database's error.
+fn why(e: &Error) -> String {
+    match &e.cause {
+        Some(cause) => format!("{cause:#}"),
+        None => e.to_string(),
     }
 }
 
@@ -449,7 +461,8 @@ fn all_failed(
 
 /// Runs `task` in a savepoint: kept on `Ok`, undone on `Err`.
 fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-    conn.execute_batch("SAVEPOINT task")?;
+    conn.execute_batch("SAVEPOINT task")
+        .context("store: opening a task's savepoint")?;
     let result = task(conn);
     let end = if result.is_ok() {
         "RELEASE task"
@@ -460,13 +473,14 @@ fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T
         Ok(()) => result,
         // The transaction itself ended (the batch fails and says why).
         Err(_) if conn.is_autocommit() => result,
-        Err(e) => Err(e.into()),
+        Err(e) => Err(Error::from(e).context("store: closing a task's savepoint")),
     }
 }
 
 /// Claims due runs of running campaigns (`pending -> running`).
-fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<ClaimedRow>> {
-    let mut statement = conn.prepare_cached(
+fn claim(conn: &Connection, limit: usize, now: i64) -> Result<Vec<ClaimedRow>> {
+    let doing = "store: claiming the due runs";
+    let prepared = conn.prepare_cached(
         "UPDATE runs SET status = 'running', started_at = ?1
          WHERE rowid IN (SELECT r.rowid FROM runs r JOIN campaigns c ON c.id = r.campaign_id
                          WHERE r.status != 'done' AND r.status = 'pending' -- the partial index `runs_open`
@@ -474,16 +488,19 @@ fn claim(conn: &Connection, limit: usize, now: i64) -> rusqlite::Result<Vec<Clai
                          ORDER BY r.scheduled_at, r.seq LIMIT ?2)
            AND +status = 'pending' -- a guard, not an index choice
          RETURNING id, campaign_id, scenario_id, offset_ms",
-    )?;
-    let rows = statement.query_map(params![now, limit as i64], |row| {
-        Ok(ClaimedRow {
-            id: uuid_at(row, 0)?,
-            campaign_id: uuid_at(row, 1)?,
-            scenario_id: row.get_ref(2)?.as_str()?.into(),
-            offset_ms: row.get(3)?,
+    );
+    let mut statement = prepared.context(doing)?;
+    let rows = statement
+        .query_map(params![now, limit as i64], |row| {
+            Ok(ClaimedRow {
+                id: uuid_at(row, 0)?,
+                campaign_id: uuid_at(row, 1)?,
+                scenario_id: row.get_ref(2)?.as_str()?.into(),
+                offset_ms: row.get(3)?,
+            })
         })
-    })?;
-    rows.collect()
+        .context(doing)?;
+    rows.collect::<rusqlite::Result<_>>().context(doing)
 }
 
 /// The statements of a fixed run's rows, prepared once for the writer's
@@ -513,28 +530,33 @@ impl<'c> RunStatements<'c> {
 }
 
 /// Runs one write's statements; those of other rows than a fixed run's are
-/// prepared once per connection and looked up in its cache.
+/// prepared once per connection and looked up in its cache. Each statement
+/// names what it was doing when it fails, in static text (nothing is
+/// allocated for a write that is stored).
 fn apply(
     conn: &Connection,
     statements: &mut RunStatements<'_>,
     write: &Write,
     tallies: &mut RunTallies,
-) -> rusqlite::Result<()> {
+) -> Result<()> {
     match write {
         Write::Turn(t) => {
             let mut id = Uuid::encode_buffer();
             let run_id = &*t.run_id.hyphenated().encode_lower(&mut id);
-            statements.turn.execute(params![
-                run_id,
-                t.seq,
-                t.role,
-                t.content,
-                t.latency_ms,
-                t.tokens_in,
-                t.tokens_out,
-                t.tool_calls,
-                t.created_at
-            ])?;
+            statements
+                .turn
+                .execute(params![
+                    run_id,
+                    t.seq,
+                    t.role,
+                    t.content,
+                    t.latency_ms,
+                    t.tokens_in,
+                    t.tokens_out,
+                    t.tool_calls,
+                    t.created_at
+                ])
+                .context("store: writing a run's turn")?;
         }
         Write::Finish(f) => {
             let mut id = Uuid::encode_buffer();
@@ -542,14 +564,17 @@ fn apply(
             // Read first, so that once the verdict is written adding it to
             // the tallies cannot fail.
             let contribution = tallies.prepare(conn, id, &f.outcome)?;
-            let changed = statements.finish.execute(params![
-                f.verdict.as_str(),
-                f.check_results,
-                f.metrics,
-                f.error_reason,
-                f.finished_at,
-                id
-            ])?;
+            let changed = statements
+                .finish
+                .execute(params![
+                    f.verdict.as_str(),
+                    f.check_results,
+                    f.metrics,
+                    f.error_reason,
+                    f.finished_at,
+                    id
+                ])
+                .context("store: writing a run's verdict")?;
             if changed == 1 {
                 let reason = f.error_reason.as_deref();
                 tallies.add(id, &f.outcome, Some(f.verdict), reason, contribution);
@@ -559,19 +584,26 @@ fn apply(
             conn.prepare_cached(
                 "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
                  VALUES (?, ?, ?, 'target', ?, ?, ?)",
-            )?
-            .execute(params![r.id, r.session_id, r.seq, r.content, r.latency_ms, r.at])?;
+            )
+            .and_then(|mut st| {
+                st.execute(params![r.id, r.session_id, r.seq, r.content, r.latency_ms, r.at])
+            })
+            .context("store: writing a session's reply")?;
             conn.prepare_cached(
                 "UPDATE exploration_sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
-            )?
-            .execute(params![r.at, r.session_id])?;
+            )
+            .and_then(|mut st| st.execute(params![r.at, r.session_id]))
+            .context("store: dating a session by its reply")?;
         }
         Write::Audit(a) => {
             conn.prepare_cached(
                 "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
                  VALUES (?, ?, ?, ?, ?, ?)",
-            )?
-            .execute(params![a.id, a.at, a.actor, a.action, a.subject, a.outcome])?;
+            )
+            .and_then(|mut st| {
+                st.execute(params![a.id, a.at, a.actor, a.action, a.subject, a.outcome])
+            })
+            .context("store: writing an audit event")?;
         }
     }
     Ok(())
@@ -699,6 +731,32 @@ mod tests {
             ids,
             ["kept", "written"],
             "only the failed task's row is undone"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_write_that_fails_names_the_statement_the_writer_was_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Platform::builder(dir.path()).open().await.unwrap();
+        // A turn of a run that does not exist breaks the turns' foreign key.
+        let err = p
+            .store
+            .writer
+            .enqueue(turn(Uuid::from_u128(7), 0))
+            .committed()
+            .await
+            .unwrap_err();
+        let chain = format!(
+            "{:#}",
+            err.cause.expect("an internal error keeps its cause")
+        );
+        assert!(
+            chain.starts_with("store: writing a run's turn: "),
+            "the log names what the writer was doing: {chain}"
+        );
+        assert!(
+            chain.contains("FOREIGN KEY"),
+            "then the database's error: {chain}"
         );
     }
 

@@ -107,3 +107,29 @@ async fn a_failed_database_call_names_what_the_store_was_doing_in_the_log_only()
         "the log names what the store was doing: {chain}"
     );
 }
+
+#[tokio::test]
+async fn a_failed_session_read_names_the_session_the_store_was_reading() {
+    let tp = platform().await;
+    tp.platform.fixtures().close().await;
+    let session_id = uuid::Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0044);
+
+    let err = tp.platform.get_session(session_id).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Internal, "{err}");
+    assert_eq!(
+        err.body.message, "an internal error occurred",
+        "the user sees a generic message, never the database's"
+    );
+    let chain = format!(
+        "{:#}",
+        err.cause.expect("an internal error keeps its cause")
+    );
+    assert!(
+        chain.starts_with(&format!("store: reading session {session_id}: ")),
+        "the log names what the store was doing, with the id: {chain}"
+    );
+    assert!(
+        chain.contains("closed pool"),
+        "and the database's own error below it: {chain}"
+    );
+}
