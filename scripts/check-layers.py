@@ -10,10 +10,9 @@
     5 reporting  report, findings, comparison, analysis, export
 
 A file's code may name (`crate::module`) modules of its own layer and of
-the layers below it, never of a layer above (comments may point anywhere). This fails on an upward name.
-scripts/layers.todo lists the upward names still to remove (`file ->
-module`, one a line): the list may only shrink, and a listed name that is
-gone fails too, so that the list never goes stale.
+the layers below it, never of a layer above (comments may point anywhere).
+This fails on an upward name. The domain is a crate of its own
+(crates/domain), which the compiler keeps below the engine.
 """
 import pathlib
 import re
@@ -21,7 +20,6 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "crates/engine/src"
-TODO = ROOT / "scripts/layers.todo"
 LAYERS = ["domain", "store", "channels", "operations", "runtime", "reporting"]
 
 # Module paths (as named after `crate::`) to their layer; the longest
@@ -66,7 +64,7 @@ def module_of(file: pathlib.Path) -> str:
 
 
 def main() -> int:
-    found, problems = set(), []
+    problems = []
     for file in sorted(SRC.rglob("*.rs")):
         if file.name == "lib.rs" and file.parent == SRC:
             continue
@@ -86,23 +84,13 @@ def main() -> int:
             if layer is None:
                 problems.append(f"{rel}: names crate::{module}, in no layer: add it to MODULES")
             elif LAYERS.index(layer) > LAYERS.index(own):
-                found.add(f"{rel} -> {module}")
-    todo = set()
-    if TODO.exists():
-        todo = {l.strip() for l in TODO.read_text().splitlines() if l.strip() and not l.startswith("#")}
-    for edge in sorted(found - todo):
-        file, module = edge.split(" -> ")
-        own, _ = layer_of(module_of(ROOT / file))
-        layer, _ = layer_of(module)
-        problems.append(f"{file}: names crate::{module} ({layer}) from the {own} layer below it: "
-                        "move the type it needs down (domain types into crate::domain) or the code up")
-    for edge in sorted(todo - found):
-        problems.append(f"{TODO.relative_to(ROOT)}: `{edge}` is gone: remove it from the list")
-    for p in problems:
+                problems.append(f"{rel}: names crate::{module} ({layer}) from the {own} layer below it: "
+                                "move the type it needs down (domain types into crates/domain) or the code up")
+    for p in dict.fromkeys(problems):
         print(p)
     if problems:
         return 1
-    print(f"no upward name between the engine's layers ({len(todo)} still to remove, in {TODO.name})")
+    print("no upward name between the engine's layers")
     return 0
 
 

@@ -2,8 +2,11 @@
 //! persona and goal come from, its status, trigger, end and experience
 //! record, its turns, and the requests that create, message and close it.
 
+use crate::campaign::{Campaign, CampaignStatus};
 use crate::chat::ToolCall;
-use crate::error::{Error, Result};
+use crate::clock::to_ms;
+use crate::error::{Error, ErrorCode, Result};
+use crate::ledger::{Entry, LedgerAction};
 use crate::text::Lang;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -555,5 +558,77 @@ impl CloseSession {
             },
             end_reason,
         ))
+    }
+}
+
+/// What the guardrails read of a campaign's state: its status now and its
+/// window (which never changes).
+#[derive(Debug, Clone, Copy)]
+pub struct CampaignWindow {
+    pub id: Uuid,
+    pub status: CampaignStatus,
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+}
+
+impl CampaignWindow {
+    pub fn of(c: &Campaign) -> Self {
+        Self {
+            id: c.id,
+            status: c.status,
+            start: c.window_start,
+            end: c.window_end,
+        }
+    }
+
+    /// Whether the campaign accepts exploration now. A campaign whose
+    /// window has ended is not running even before the scheduler finalizes
+    /// it.
+    pub fn running(&self, now: DateTime<Utc>) -> bool {
+        matches!(
+            self.status,
+            CampaignStatus::Running | CampaignStatus::Scheduled
+        ) && self.start <= now
+            && now < self.end
+    }
+
+    pub fn not_running_error(&self, now: DateTime<Utc>) -> Error {
+        let why = match self.status {
+            CampaignStatus::Finalized => "it has been finalized".to_string(),
+            CampaignStatus::Cancelled => "it was cancelled".to_string(),
+            CampaignStatus::Draft => "it is a draft".to_string(),
+            _ if now >= self.end => format!("its window ended at {}", self.end.to_rfc3339()),
+            _ => format!("its window starts at {}", self.start.to_rfc3339()),
+        };
+        Error::new(
+            ErrorCode::CampaignNotRunning,
+            format!("campaign {} is not running: {why}", self.id),
+            "Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.",
+        )
+    }
+}
+
+/// A session as a decision reads it, with its campaign's state, inside the
+/// writer's transaction.
+pub struct SessionState {
+    pub id: Uuid,
+    pub campaign: CampaignWindow,
+    pub target_id: Uuid,
+    pub status: SessionStatus,
+    pub end_reason: Option<EndReason>,
+    pub turn_count: u32,
+    pub max_turns: u32,
+}
+
+impl SessionState {
+    /// The ledger row of an action on this session.
+    pub fn entry(&self, id: Uuid, action: LedgerAction, now: DateTime<Utc>) -> Entry {
+        Entry {
+            id,
+            campaign_id: self.campaign.id,
+            session_id: Some(self.id),
+            action,
+            at: to_ms(now),
+        }
     }
 }

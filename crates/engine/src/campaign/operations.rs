@@ -198,7 +198,9 @@ impl Platform {
         let now = self.clock.now();
         let changed = self
             .store
-            .transact(move |tx| tx.finalize_campaign(id, now))
+            .transact(move |tx| {
+                tx.finalize_campaign(id, now, crate::exploration::simulator_faults::check)
+            })
             .await?;
         if changed {
             self.audit("platform", "campaign.finalize", Some(id), "ok")

@@ -4,9 +4,11 @@
 use super::{Store, Tx};
 use crate::clock::{from_ms, to_ms};
 use crate::domain::campaign::{Budget, Campaign, CampaignStatus, Line};
+use crate::domain::judge::SessionForReview;
 use crate::domain::parse_id;
 use crate::domain::report::ModelsUsed;
 use crate::domain::scenario::Scenario;
+use crate::domain::session::SimulatorFault;
 use crate::error::{Context, Result};
 use chrono::{DateTime, Duration, Utc};
 use sqlx::Row;
@@ -108,9 +110,14 @@ impl Store {
 impl Tx<'_> {
     /// Finalizes campaign `id` at `now` unless it is finalized or cancelled:
     /// its pending runs end `skipped` (`window_ended`), its running sessions
-    /// expire and the simulator faults left unchecked are checked. Whether
-    /// it was finalized now.
-    pub(crate) fn finalize_campaign(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool> {
+    /// expire and the simulator faults left unchecked are checked with
+    /// `check`. Whether it was finalized now.
+    pub(crate) fn finalize_campaign(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+        check: impl Fn(&SessionForReview) -> Vec<SimulatorFault>,
+    ) -> Result<bool> {
         let doing = move || format!("store: finalizing campaign {id}");
         let conn = self.0;
         let now = to_ms(now);
@@ -139,7 +146,7 @@ impl Tx<'_> {
                 rusqlite::params![now, key],
             )
             .with_context(doing)?;
-            self.check_unchecked_sessions(Some(id), crate::exploration::simulator_faults::check)
+            self.check_unchecked_sessions(Some(id), check)
                 .with_context(doing)?;
         }
         Ok(changed > 0)

@@ -7,11 +7,11 @@ use crate::clock::{from_ms, to_ms};
 use crate::domain::campaign::{Budget, CampaignStatus};
 use crate::domain::chat::ChatMessage;
 use crate::domain::parse_id;
+use crate::domain::session::{CampaignWindow, SessionState};
 use crate::domain::session::{
     EndReason, ExplorationSession, PlayedBy, SessionStatus, SessionTurn, Trigger, TurnRole,
 };
 use crate::error::{Context, Error, Result};
-use crate::exploration::session::{CampaignWindow, SessionState};
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 use sqlx::Row;

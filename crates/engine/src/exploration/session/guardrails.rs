@@ -4,53 +4,6 @@
 
 use super::*;
 
-/// What the guardrails read of a campaign's state: its status now and its
-/// window (which never changes).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct CampaignWindow {
-    pub(crate) id: Uuid,
-    pub(crate) status: CampaignStatus,
-    pub(crate) start: DateTime<Utc>,
-    pub(crate) end: DateTime<Utc>,
-}
-
-impl CampaignWindow {
-    pub(super) fn of(c: &Campaign) -> Self {
-        Self {
-            id: c.id,
-            status: c.status,
-            start: c.window_start,
-            end: c.window_end,
-        }
-    }
-
-    /// Whether the campaign accepts exploration now. A campaign whose
-    /// window has ended is not running even before the scheduler finalizes
-    /// it.
-    pub(super) fn running(&self, now: DateTime<Utc>) -> bool {
-        matches!(
-            self.status,
-            CampaignStatus::Running | CampaignStatus::Scheduled
-        ) && self.start <= now
-            && now < self.end
-    }
-
-    pub(super) fn not_running_error(&self, now: DateTime<Utc>) -> Error {
-        let why = match self.status {
-            CampaignStatus::Finalized => "it has been finalized".to_string(),
-            CampaignStatus::Cancelled => "it was cancelled".to_string(),
-            CampaignStatus::Draft => "it is a draft".to_string(),
-            _ if now >= self.end => format!("its window ended at {}", self.end.to_rfc3339()),
-            _ => format!("its window starts at {}", self.start.to_rfc3339()),
-        };
-        Error::new(
-            ErrorCode::CampaignNotRunning,
-            format!("campaign {} is not running: {why}", self.id),
-            "Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.",
-        )
-    }
-}
-
 /// Whether a campaign accepts exploration now (see [`CampaignWindow`]).
 pub(crate) fn campaign_running(c: &Campaign, now: DateTime<Utc>) -> bool {
     CampaignWindow::of(c).running(now)
@@ -136,54 +89,37 @@ pub(super) fn session_not_running(
     )
 }
 
-/// A session as a decision reads it, with its campaign's state, inside the
-/// writer's transaction.
-pub(crate) struct SessionState {
-    pub(crate) id: Uuid,
-    pub(crate) campaign: CampaignWindow,
-    pub(crate) target_id: Uuid,
-    pub(crate) status: SessionStatus,
-    pub(crate) end_reason: Option<EndReason>,
-    pub(crate) turn_count: u32,
-    pub(crate) max_turns: u32,
+/// Reads session `id` and its campaign's state in the decision's
+/// transaction.
+pub(super) fn load_state(tx: &Tx<'_>, id: Uuid) -> Result<SessionState> {
+    tx.session_state(id)?
+        .ok_or_else(|| Error::not_found("session", id))
 }
 
-impl SessionState {
-    /// Reads session `id` and its campaign's state in the decision's
-    /// transaction.
-    pub(super) fn load(tx: &Tx<'_>, id: Uuid) -> Result<Self> {
-        tx.session_state(id)?
-            .ok_or_else(|| Error::not_found("session", id))
+/// Checks a session-level action (message, close) against the session's
+/// state and its campaign's window; expires the session when the window
+/// has ended. The outer error is an internal one.
+pub(super) fn check_open(
+    state: &mut SessionState,
+    tx: &Tx<'_>,
+    now: DateTime<Utc>,
+) -> Result<Result<()>> {
+    if state.status == SessionStatus::Running && !state.campaign.running(now) {
+        // The window ended before the scheduler finalized the campaign.
+        tx.expire_session(state.id, now)?;
+        crate::exploration::simulator_faults::check_and_store(tx, state.id)?;
+        state.status = SessionStatus::Expired;
+        state.end_reason = Some(EndReason::Expired);
     }
-
-    /// Checks a session-level action (message, close) against the
-    /// session's state and its campaign's window; expires the session when
-    /// the window has ended. The outer error is an internal one.
-    pub(super) fn check_open(&mut self, tx: &Tx<'_>, now: DateTime<Utc>) -> Result<Result<()>> {
-        if self.status == SessionStatus::Running && !self.campaign.running(now) {
-            // The window ended before the scheduler finalized the campaign.
-            tx.expire_session(self.id, now)?;
-            crate::exploration::simulator_faults::check_and_store(tx, self.id)?;
-            self.status = SessionStatus::Expired;
-            self.end_reason = Some(EndReason::Expired);
-        }
-        Ok(if self.status == SessionStatus::Running {
-            Ok(())
-        } else {
-            Err(session_not_running(self.id, self.status, self.end_reason))
-        })
-    }
-
-    /// The ledger row of an action on this session.
-    pub(super) fn entry(&self, id: Uuid, action: LedgerAction, now: DateTime<Utc>) -> Entry {
-        Entry {
-            id,
-            campaign_id: self.campaign.id,
-            session_id: Some(self.id),
-            action,
-            at: to_ms(now),
-        }
-    }
+    Ok(if state.status == SessionStatus::Running {
+        Ok(())
+    } else {
+        Err(session_not_running(
+            state.id,
+            state.status,
+            state.end_reason,
+        ))
+    })
 }
 
 /// A message's reserved turn.
@@ -231,9 +167,9 @@ impl Platform {
         + 'static,
     ) -> Result<T> {
         self.decide(move |tx, entry_id, now| {
-            let mut session = SessionState::load(tx, session_id)?;
+            let mut session = load_state(tx, session_id)?;
             let entry = session.entry(entry_id, action, now);
-            if let Err(refusal) = session.check_open(tx, now)? {
+            if let Err(refusal) = check_open(&mut session, tx, now)? {
                 return entry.refuse(tx, refusal);
             }
             act(tx, &session, entry, now)

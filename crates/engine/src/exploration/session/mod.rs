@@ -13,7 +13,7 @@
 //! how it is taken; `operations.rs`: the operations themselves.
 
 use super::ledger::{Decided, Entry, LedgerAction, Record};
-use crate::campaign::{Campaign, CampaignStatus, Line};
+use crate::campaign::{Campaign, Line};
 use crate::channel::{ChatMessage, ChatRequest};
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, ErrorCode, Result};
@@ -25,6 +25,6 @@ use uuid::Uuid;
 mod guardrails;
 mod operations;
 
-pub(crate) use guardrails::{CampaignWindow, SessionState, campaign_running, min_interval};
+pub(crate) use guardrails::{campaign_running, min_interval};
 
 pub use crate::domain::session::*;
