@@ -358,7 +358,7 @@ impl Platform {
             self.models_used(id),
         )?;
         let judged_sessions = exploration.as_ref().is_some_and(|e| e.judge.reviewed > 0);
-        let judge_calibration = if judged_sessions || self.store.has_rubric_runs(id).await? {
+        let judge_calibration = if judged_sessions || self.rubric_run_count(id).await? > 0 {
             Some(self.judge_calibration(id).await?)
         } else {
             None

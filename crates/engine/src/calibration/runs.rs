@@ -8,6 +8,7 @@ use crate::checks::CheckResult;
 use crate::error::{Error, ErrorCode, Result};
 use crate::judge::JudgeMethod;
 use crate::platform::Platform;
+use crate::scenario::Check;
 use crate::store::run_labels::RubricRun;
 use chrono::{DateTime, Utc};
 use regex::Regex;
@@ -218,17 +219,35 @@ async fn unlabelled(
 }
 
 /// Whether a campaign has runs with rubric checks the judge scored, and how
-/// many of them nobody labelled.
+/// many of them nobody labelled: counted from the run tallies (runs of
+/// scenarios with rubric checks that finished passed or failed), so that a
+/// report over hundreds of thousands of runs does not read them.
 pub(super) async fn rubric_runs(platform: &Platform, campaign_id: Uuid) -> Result<(bool, u32)> {
-    if !platform.store.has_rubric_runs(campaign_id).await? {
+    let runs = platform.rubric_run_count(campaign_id).await?;
+    if runs == 0 {
         return Ok((false, 0));
     }
-    let unlabelled = unlabelled(platform, campaign_id).await?.len() as u32;
     let labelled = platform.store.run_label_count(campaign_id).await?;
-    Ok((labelled + unlabelled > 0, unlabelled))
+    Ok((true, runs.saturating_sub(labelled)))
 }
 
 impl Platform {
+    /// How many runs of a campaign finished passed or failed in a scenario
+    /// with rubric checks, from the run tallies (no scan of the runs).
+    pub(crate) async fn rubric_run_count(&self, campaign_id: Uuid) -> Result<u32> {
+        let all = self.scenarios.all();
+        let rubric: Vec<&str> = all
+            .iter()
+            .filter(|s| {
+                s.turns
+                    .iter()
+                    .any(|t| t.checks.iter().any(|c| matches!(c, Check::Rubric { .. })))
+            })
+            .map(|s| s.id.as_str())
+            .collect();
+        self.store.rubric_run_count(campaign_id, &rubric).await
+    }
+
     /// The next fixed runs of a campaign whose rubric checks the judge
     /// scored and nobody labelled, in the order they finished, at most
     /// `limit` (default 10, at most 50). The response carries the

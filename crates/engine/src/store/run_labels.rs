@@ -77,16 +77,28 @@ impl Store {
             .with_context(doing)
     }
 
-    /// Whether a campaign has a finished run with rubric check results.
-    pub(crate) async fn has_rubric_runs(&self, campaign_id: Uuid) -> Result<bool> {
-        let found: Option<i64> = sqlx::query_scalar(&format!(
-            "SELECT 1 FROM runs r WHERE r.campaign_id = ? AND r.status = 'done' AND {HAS_RUBRIC} LIMIT 1"
-        ))
+    /// How many runs of a campaign finished with a verdict (passed or
+    /// failed) in a scenario with rubric checks, one of `rubric_scenarios`
+    /// (the loaded ones) or a stored one: read from the run tallies, without
+    /// a scan of the runs, so that the report can ask it at any size.
+    pub(crate) async fn rubric_run_count(
+        &self,
+        campaign_id: Uuid,
+        rubric_scenarios: &[&str],
+    ) -> Result<u32> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT coalesce(sum(t.runs), 0) FROM run_verdict_tally t
+             WHERE t.campaign_id = ? AND t.verdict IN ('passed', 'failed')
+               AND (t.scenario_id IN (SELECT value FROM json_each(?))
+                    OR t.scenario_id IN (SELECT id FROM scenarios
+                                         WHERE instr(definition, '\"type\":\"rubric\"') > 0))",
+        )
         .bind(campaign_id.to_string())
-        .fetch_optional(&self.pool)
+        .bind(serde_json::to_string(rubric_scenarios)?)
+        .fetch_one(&self.pool)
         .await
-        .with_context(|| format!("store: looking for a rubric run of campaign {campaign_id}"))?;
-        Ok(found.is_some())
+        .with_context(|| format!("store: counting the rubric runs of campaign {campaign_id}"))?;
+        Ok(n as u32)
     }
 
     /// One finished run with its check results and scenario definition;
