@@ -499,7 +499,10 @@ impl Platform {
                 Some((CriterionScores::of(&judge), *human))
             })
             .collect();
-        let unlabelled = self.blind_queue(campaign_id, Some(1)).await?.remaining;
+        let unlabelled = self
+            .store
+            .unlabelled_judged_session_count(campaign_id)
+            .await?;
         let twice: Vec<_> = self
             .store
             .reviews_twice(campaign_id)

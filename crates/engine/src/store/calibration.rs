@@ -37,6 +37,26 @@ fn scores(r: &SqliteRow) -> Result<CriterionScores> {
 }
 
 impl Store {
+    /// How many judged sessions of a campaign with scores nobody labelled
+    /// yet: counted in the database over the judged sessions only (index
+    /// `sessions_judged`), for the calibration's figures in every report.
+    pub(crate) async fn unlabelled_judged_session_count(&self, campaign_id: Uuid) -> Result<u32> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM exploration_sessions s INDEXED BY sessions_judged
+                 WHERE s.campaign_id = ? AND s.judge_status = 'done'
+                   AND json_valid(s.judge_review)
+                   AND json_type(s.judge_review, '$.dimensions') = 'object'
+                   AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id)",
+        )
+        .bind(campaign_id.to_string())
+        .fetch_one(&self.pool)
+        .await
+        .with_context(|| {
+            format!("store: counting the unlabelled judged sessions of campaign {campaign_id}")
+        })?;
+        Ok(n as u32)
+    }
+
     /// The judged sessions of a campaign that nobody labelled, in the
     /// order they ended.
     pub(crate) async fn unlabelled_judged_sessions(
