@@ -2,83 +2,18 @@
 //! dir and a manual clock, driven with reqwest.
 
 use agenteval_engine::Platform;
-use agenteval_engine::clock::ManualClock;
-use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig, PatrolControl};
+use agenteval_engine::patrol_agent::{PatrolConfig, PatrolControl};
 use agenteval_server::{ServeConfig, spawn};
 use chrono::{DateTime, Duration, Utc};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-const KEY: &str = "test-key-0123456789";
+mod support;
 
-struct App {
-    base: String,
-    http: reqwest::Client,
-    clock: Arc<ManualClock>,
-    platform: Arc<Platform>,
-    _dir: tempfile::TempDir,
-}
-
-fn t0() -> DateTime<Utc> {
-    "2026-11-02T08:00:00Z".parse().expect("valid time")
-}
-
-async fn app() -> App {
-    app_with_patrol(None).await
-}
-
-/// With a resident patrol agent (started by `config`) behind the
-/// `/api/patrol-agent` routes.
-async fn app_with_patrol(config: Option<PatrolConfig>) -> App {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let clock = Arc::new(ManualClock::new(t0()));
-    let platform = Platform::builder(dir.path())
-        .clock(clock.clone())
-        .open()
-        .await
-        .expect("open platform");
-    let (addr, _task) = spawn(
-        platform.clone(),
-        ServeConfig {
-            bind: "127.0.0.1:0".parse().expect("addr"),
-            api_key: KEY.into(),
-            ui_dir: None,
-            patrol: PatrolControl::new(
-                config.map(|config| PatrolAgent::spawn(platform.clone(), config)),
-            ),
-        },
-    )
-    .await
-    .expect("spawn server");
-    App {
-        base: format!("http://{addr}"),
-        http: reqwest::Client::new(),
-        clock,
-        platform,
-        _dir: dir,
-    }
-}
+use support::{App, KEY, app, app_with_patrol, t0};
 
 impl App {
-    async fn send(&self, req: reqwest::RequestBuilder) -> (StatusCode, Value) {
-        let res = req.header("X-API-Key", KEY).send().await.expect("request");
-        let status = res.status();
-        let text = res.text().await.expect("body");
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        (status, body)
-    }
-
-    async fn get(&self, path: &str) -> (StatusCode, Value) {
-        self.send(self.http.get(format!("{}{path}", self.base)))
-            .await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
-        self.send(self.http.post(format!("{}{path}", self.base)).json(&body))
-            .await
-    }
-
     async fn target(&self) -> String {
         let (s, t) = self
             .post(

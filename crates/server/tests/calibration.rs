@@ -2,16 +2,13 @@
 //! real router on 127.0.0.1, a real SQLite in a temp dir, a small scenario
 //! pack on disk and the builtin demo target, driven with reqwest.
 
-use agenteval_engine::Platform;
-use agenteval_engine::clock::ManualClock;
-use agenteval_engine::patrol_agent::PatrolControl;
-use agenteval_server::{ServeConfig, spawn};
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use std::sync::Arc;
 
-const KEY: &str = "test-key-0123456789";
+mod support;
+
+use support::{App, app};
 
 const PACK: &str = r#"scenarios:
   - id: t.greeting
@@ -26,66 +23,7 @@ const PACK: &str = r#"scenarios:
             rubric: A friendly greeting that says what the agent can help with.
 "#;
 
-struct App {
-    base: String,
-    http: reqwest::Client,
-    clock: Arc<ManualClock>,
-    platform: Arc<Platform>,
-    dir: tempfile::TempDir,
-}
-
-fn t0() -> DateTime<Utc> {
-    "2026-11-02T08:00:00Z".parse().expect("valid time")
-}
-
-async fn app() -> App {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let clock = Arc::new(ManualClock::new(t0()));
-    let platform = Platform::builder(dir.path())
-        .clock(clock.clone())
-        .role_models(agenteval_engine::role_models::RoleModels::default())
-        .open()
-        .await
-        .expect("open platform");
-    let (addr, _task) = spawn(
-        platform.clone(),
-        ServeConfig {
-            bind: "127.0.0.1:0".parse().expect("addr"),
-            api_key: KEY.into(),
-            ui_dir: None,
-            patrol: PatrolControl::new(None),
-        },
-    )
-    .await
-    .expect("spawn server");
-    App {
-        base: format!("http://{addr}"),
-        http: reqwest::Client::new(),
-        clock,
-        platform,
-        dir,
-    }
-}
-
 impl App {
-    async fn send(&self, req: reqwest::RequestBuilder) -> (StatusCode, Value) {
-        let res = req.header("X-API-Key", KEY).send().await.expect("request");
-        let status = res.status();
-        let text = res.text().await.expect("body");
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        (status, body)
-    }
-
-    async fn get(&self, path: &str) -> (StatusCode, Value) {
-        self.send(self.http.get(format!("{}{path}", self.base)))
-            .await
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
-        self.send(self.http.post(format!("{}{path}", self.base)).json(&body))
-            .await
-    }
-
     /// A finished campaign of two runs of the pack's rubric scenario
     /// against the builtin demo agent.
     async fn rubric_campaign(&self) -> String {

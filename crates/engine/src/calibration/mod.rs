@@ -377,17 +377,16 @@ impl Platform {
         }
         self.get_campaign(campaign_id).await?;
         let labelled = self.store.label_count(campaign_id).await?;
+        let remaining = self
+            .store
+            .unlabelled_judged_session_count(campaign_id)
+            .await?;
         let mut items = Vec::new();
-        let mut remaining = 0u32;
-        for session in self.store.unlabelled_judged_sessions(campaign_id).await? {
-            // Only reviews that scored (a model review may lack scores).
-            if judge_dimensions(session.judge_review.as_deref()).is_none() {
-                continue;
-            }
-            remaining += 1;
-            if items.len() as u32 >= limit {
-                continue;
-            }
+        for session in self
+            .store
+            .unlabelled_judged_sessions(campaign_id, limit)
+            .await?
+        {
             let persona = crate::virtual_user::parse_persona(&session.persona);
             let goal = crate::virtual_user::parse_goal(&session.goal);
             let turns = self

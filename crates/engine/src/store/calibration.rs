@@ -16,8 +16,6 @@ pub(crate) struct UnlabelledSession {
     pub persona: serde_json::Value,
     pub goal: serde_json::Value,
     pub end_reason: Option<String>,
-    /// The stored judge review (JSON), which may lack scores.
-    pub judge_review: Option<String>,
 }
 
 /// What a label is checked against: a session's campaign and judgement.
@@ -57,22 +55,26 @@ impl Store {
         Ok(n as u32)
     }
 
-    /// The judged sessions of a campaign that nobody labelled, in the
-    /// order they ended.
+    /// The first `limit` judged sessions with scores of a campaign that
+    /// nobody labelled, in the order they ended (the same sessions
+    /// [`Store::unlabelled_judged_session_count`] counts).
     pub(crate) async fn unlabelled_judged_sessions(
         &self,
         campaign_id: Uuid,
+        limit: u32,
     ) -> Result<Vec<UnlabelledSession>> {
         let doing =
             move || format!("store: reading the unlabelled sessions of campaign {campaign_id}");
         let rows = sqlx::query(
-            "SELECT s.id, s.persona, s.goal, s.end_reason, s.judge_review \
-             FROM exploration_sessions s WHERE s.campaign_id = ? \
-             AND s.judge_status = 'done' AND s.judge_review IS NOT NULL \
+            "SELECT s.id, s.persona, s.goal, s.end_reason \
+             FROM exploration_sessions s INDEXED BY sessions_judged WHERE s.campaign_id = ? \
+             AND s.judge_status = 'done' AND json_valid(s.judge_review) \
+             AND json_type(s.judge_review, '$.dimensions') = 'object' \
              AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id) \
-             ORDER BY s.ended_at, s.id",
+             ORDER BY s.ended_at, s.id LIMIT ?",
         )
         .bind(campaign_id.to_string())
+        .bind(limit)
         .fetch_all(&self.pool)
         .await
         .with_context(doing)?;
@@ -89,7 +91,6 @@ impl Store {
                     persona: json("persona"),
                     goal: json("goal"),
                     end_reason: r.try_get("end_reason")?,
-                    judge_review: r.try_get("judge_review")?,
                 })
             })
             .collect::<Result<_>>()
