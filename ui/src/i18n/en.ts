@@ -618,7 +618,7 @@ export const en = {
     kindRuns: "Fixed runs (rubric checks)",
     kindSession: "Exploration session",
     kindRun: "Fixed run · rubric check",
-    runProgress: "{{labelled}} runs labelled · {{remaining}} left to label",
+    runProgress: "Runs labelled: {{labelled}} · left to label: {{remaining}}",
     runEmpty: "Nothing left to label: every fixed run whose rubric checks the judge scored has a label.",
     rubricRateTitle: "Your scores: how well the reply meets each rubric (1 = not at all, 5 = fully)",
     rubricOfTurn: "Rubric for the reply to turn {{n}}",
@@ -652,7 +652,7 @@ export const en = {
   calibration: {
     title: "Judge calibration (blind human labels)",
     explain: "Linearly weighted Cohen's kappa between the judge and people's blind labels, with a 95% bootstrap interval. A criterion is calibrated at kappa ≥ {{kappa}} over at least {{items}} labelled items (sessions, or rubric checks of fixed runs); until then its judge figures are advisory.",
-    runCounts: "{{labelled}} fixed runs labelled · {{unlabelled}} runs with rubric checks not labelled yet",
+    runCounts: "Fixed runs labelled: {{labelled}} · runs with rubric checks not labelled yet: {{unlabelled}}",
     rubricJudge: "Judge's rubric scores · {{n}} labelled blind",
     counts: "{{labelled}} labelled · {{unlabelled}} judged sessions not labelled yet",
     items: "Labelled (n)",
