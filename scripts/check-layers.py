@@ -11,8 +11,9 @@
 
 A file's code may name (`crate::module`) modules of its own layer and of
 the layers below it, never of a layer above (comments may point anywhere).
-This fails on an upward name. The domain is a crate of its own
-(crates/domain), which the compiler keeps below the engine.
+This fails on an upward name. The domain and the store are crates of
+their own (crates/domain, crates/store over the domain alone), which the
+compiler keeps below the engine.
 """
 import pathlib
 import re

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # No SQL outside the store layer: every read and write of the database goes
-# through crates/engine/src/store/, one function per query. This fails on
+# through crates/store/src/, one function per query. This fails on
 # sqlx queries, rusqlite and SQL text anywhere else in the Rust sources,
 # tests and benches included. The engine's error may name the database's
 # error type (`rusqlite::Error`), to convert it: that is no handle.
@@ -11,8 +11,8 @@ status=0
 while IFS= read -r f; do
   echo "$f: SQL or a database handle outside the store layer:"
   grep -nP "$PATTERN" "$f" | head -5 | sed 's/^/    /'
-  echo "    move it into a function of crates/engine/src/store/ named after what it does"
+  echo "    move it into a function of crates/store/src/ named after what it does"
   status=1
-done < <(grep -rlP "$PATTERN" --include='*.rs' crates src-tauri/src | grep -v '^crates/engine/src/store/' | sort)
+done < <(grep -rlP "$PATTERN" --include='*.rs' crates src-tauri/src | grep -v '^crates/store/src/' | sort)
 [ "$status" -eq 0 ] && echo "no SQL outside the store layer"
 exit "$status"

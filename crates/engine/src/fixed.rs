@@ -154,8 +154,7 @@ impl Platform {
     /// statement, oldest first, through the group-commit writer.
     async fn claim_due_runs(&self, limit: usize) -> Result<Vec<ClaimedRow>> {
         self.store
-            .writer
-            .claim(limit, to_ms(self.clock.now()))
+            .claim_due_runs(limit, to_ms(self.clock.now()))
             .await
     }
 
@@ -238,7 +237,6 @@ impl Platform {
         };
         let committed = self
             .store
-            .writer
             .enqueue(Write::Finish(finish))
             .committed()
             .await?;
@@ -377,7 +375,7 @@ impl Platform {
             },
             created_at: to_ms(self.clock.now()),
         };
-        self.store.writer.queue(Write::Turn(turn));
+        self.store.queue(Write::Turn(turn));
         Ok(())
     }
 

@@ -24,7 +24,6 @@ pub mod role_models;
 pub mod runtime;
 pub mod scenario;
 pub mod secrets;
-pub mod store;
 pub mod structured;
 mod tally;
 pub mod target;
@@ -34,5 +33,8 @@ pub mod virtual_user;
 /// The domain types, the error and the clock, from their own crate (the
 /// lowest layer), under the paths the engine has always used.
 pub use agenteval_domain::{self as domain, clock, error, text};
+/// The store, the only code with SQL, from its own crate (over the domain
+/// alone), under the path the engine has always used.
+pub use agenteval_store as store;
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use platform::{Event, Platform};

@@ -289,7 +289,6 @@ impl Platform {
         };
         let res = self
             .store
-            .writer
             .enqueue(crate::store::writer::Write::Audit(row))
             .committed()
             .await;

@@ -11,7 +11,6 @@ mod explore;
 mod fault_server;
 mod fixed;
 mod judge;
-mod migrations;
 mod paging;
 mod patrol_agent;
 mod provenance;

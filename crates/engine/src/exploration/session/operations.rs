@@ -185,7 +185,6 @@ impl Platform {
                 };
                 // Group-committed with other sessions' replies.
                 self.store
-                    .writer
                     .enqueue(crate::store::writer::Write::Reply(row))
                     .committed()
                     .await?;

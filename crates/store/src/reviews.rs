@@ -1,18 +1,18 @@
 //! Human reviews of runs and sessions, and the latest rating of each
 //! subject with the automatic verdict it is compared with.
 
-use crate::clock::{from_ms, to_ms};
-use crate::domain::parse_id;
-use crate::domain::review::{HumanReview, SubjectKind};
-use crate::domain::run::Verdict;
-use crate::error::{Context, Result};
-use crate::store::Store;
+use crate::Store;
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::review::{HumanReview, SubjectKind};
+use agenteval_domain::run::Verdict;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;
 
 /// The latest human rating of a subject, beside its automatic result `T`.
-pub(crate) struct LatestRating<T> {
+pub struct LatestRating<T> {
     pub rating: f64,
     /// Whether the reviewer overrode the judge.
     pub overridden: bool,
@@ -21,7 +21,7 @@ pub(crate) struct LatestRating<T> {
 
 impl Store {
     /// Whether the run or session `id` exists.
-    pub(crate) async fn review_subject_exists(&self, kind: SubjectKind, id: Uuid) -> Result<bool> {
+    pub async fn review_subject_exists(&self, kind: SubjectKind, id: Uuid) -> Result<bool> {
         let table = match kind {
             SubjectKind::Run => "runs",
             SubjectKind::Session => "exploration_sessions",
@@ -36,7 +36,7 @@ impl Store {
     }
 
     /// Stores a human review.
-    pub(crate) async fn insert_review(&self, review: &HumanReview) -> Result<()> {
+    pub async fn insert_review(&self, review: &HumanReview) -> Result<()> {
         sqlx::query(
             "INSERT INTO human_reviews (id, subject_kind, subject_id, rating, comment, judge_override, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -55,7 +55,7 @@ impl Store {
     }
 
     /// The reviews of one run or session, newest first.
-    pub(crate) async fn reviews_of(&self, subject_id: Uuid) -> Result<Vec<HumanReview>> {
+    pub async fn reviews_of(&self, subject_id: Uuid) -> Result<Vec<HumanReview>> {
         let doing = move || format!("store: reading the reviews of {subject_id}");
         let rows = sqlx::query(
             "SELECT * FROM human_reviews WHERE subject_id = ? ORDER BY created_at DESC, id DESC",
@@ -72,7 +72,7 @@ impl Store {
 
     /// The latest rating of each rated run of a campaign, with the run's
     /// verdict.
-    pub(crate) async fn latest_run_ratings(
+    pub async fn latest_run_ratings(
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<LatestRating<Option<Verdict>>>> {
@@ -101,7 +101,7 @@ impl Store {
 
     /// The latest rating of each rated exploration session of a campaign,
     /// with the judge's review of the session (when it can be read).
-    pub(crate) async fn latest_session_ratings(
+    pub async fn latest_session_ratings(
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<LatestRating<Option<serde_json::Value>>>> {

@@ -1,17 +1,17 @@
 //! Targets: the agents under evaluation.
 
 use super::Store;
-use crate::clock::{from_ms, to_ms};
-use crate::domain::parse_id;
-use crate::domain::target::Target;
-use crate::error::{Context, Result};
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::target::Target;
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use uuid::Uuid;
 
 impl Store {
     /// Stores a new target.
-    pub(crate) async fn insert_target(&self, target: &Target) -> Result<()> {
+    pub async fn insert_target(&self, target: &Target) -> Result<()> {
         sqlx::query(
             "INSERT INTO targets (id, name, channel, concurrency, rate_per_second, timeout_ms, max_retries,
                 price_in_per_mtok, price_out_per_mtok, created_at, updated_at)
@@ -36,7 +36,7 @@ impl Store {
 
     /// Replaces the settings of target `target.id` (name, channel, limits,
     /// prices) and its `updated_at`; its creation and archiving stay.
-    pub(crate) async fn update_target(&self, target: &Target) -> Result<()> {
+    pub async fn update_target(&self, target: &Target) -> Result<()> {
         sqlx::query(
             "UPDATE targets SET name = ?, channel = ?, concurrency = ?, rate_per_second = ?, timeout_ms = ?,
                 max_retries = ?, price_in_per_mtok = ?, price_out_per_mtok = ?, updated_at = ?
@@ -60,7 +60,7 @@ impl Store {
 
     /// Deletes target `id` if no campaign uses it, in one statement.
     /// Whether it was deleted.
-    pub(crate) async fn delete_unused_target(&self, id: Uuid) -> Result<bool> {
+    pub async fn delete_unused_target(&self, id: Uuid) -> Result<bool> {
         let deleted = sqlx::query(
             "DELETE FROM targets WHERE id = ?1
              AND NOT EXISTS (SELECT 1 FROM campaigns WHERE target_id = ?1)",
@@ -74,7 +74,7 @@ impl Store {
     }
 
     /// Archives target `id` at `at`, unless it is archived already.
-    pub(crate) async fn archive_target(&self, id: Uuid, at: DateTime<Utc>) -> Result<()> {
+    pub async fn archive_target(&self, id: Uuid, at: DateTime<Utc>) -> Result<()> {
         sqlx::query(
             "UPDATE targets SET archived_at = ?1, updated_at = ?1 WHERE id = ?2 AND archived_at IS NULL",
         )
@@ -87,7 +87,7 @@ impl Store {
     }
 
     /// The targets, oldest first; archived ones too when asked.
-    pub(crate) async fn targets(&self, include_archived: bool) -> Result<Vec<Target>> {
+    pub async fn targets(&self, include_archived: bool) -> Result<Vec<Target>> {
         let sql = if include_archived {
             "SELECT * FROM targets ORDER BY created_at, id"
         } else {
@@ -105,7 +105,7 @@ impl Store {
     }
 
     /// The target `id`, if there is one.
-    pub(crate) async fn target(&self, id: Uuid) -> Result<Option<Target>> {
+    pub async fn target(&self, id: Uuid) -> Result<Option<Target>> {
         // On the hot path: each scheduler step.
         let doing = "store: reading a target";
         sqlx::query("SELECT * FROM targets WHERE id = ?")

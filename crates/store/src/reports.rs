@@ -1,22 +1,22 @@
 //! The campaign report's fixed-scenario figures, read in a snapshot (see
-//! [`crate::report`]): the whole campaign from the tallies migration 0008
+//! `agenteval_engine::report`): the whole campaign from the tallies migration 0008
 //! keeps, new results from the runs themselves. Each function streams what
 //! it reads to a callback, without an allocation per row.
 
-use crate::domain::parse_id;
-use crate::domain::report::ScenarioInfo;
-use crate::domain::run::CheckResult;
-use crate::domain::run::RunMetrics;
-use crate::domain::run::Verdict;
-use crate::domain::tally::{RunSums, stored_results};
-use crate::error::{Context, Result};
-use crate::store::{Read, text};
+use crate::{Read, text};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::report::ScenarioInfo;
+use agenteval_domain::run::CheckResult;
+use agenteval_domain::run::RunMetrics;
+use agenteval_domain::run::Verdict;
+use agenteval_domain::tally::{RunSums, stored_results};
 use serde::Deserialize;
 use std::collections::HashMap;
 use uuid::Uuid;
 
 /// A run finished after a given time, as the report adds it up.
-pub(crate) struct FinishedRun<'a> {
+pub struct FinishedRun<'a> {
     pub id: Uuid,
     pub scenario_id: &'a str,
     pub verdict: Verdict,
@@ -28,7 +28,7 @@ pub(crate) struct FinishedRun<'a> {
 
 impl Read<'_> {
     /// How many runs a campaign plans, and how many of them are running.
-    pub(crate) fn planned_and_running_runs(&self, campaign_id: Uuid) -> Result<(u32, u32)> {
+    pub fn planned_and_running_runs(&self, campaign_id: Uuid) -> Result<(u32, u32)> {
         let doing = move || format!("store: counting the runs of campaign {campaign_id}");
         // The partial index `runs_open` finds the few running ones.
         self.0
@@ -45,7 +45,7 @@ impl Read<'_> {
     /// Streams a campaign's verdict tallies (per scenario and verdict) to
     /// `each`, with the scenario's details (read once per scenario).
     /// Returns how many runs are tallied, with or without a verdict.
-    pub(crate) fn verdict_tallies(
+    pub fn verdict_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(&ScenarioInfo, &str, Verdict, RunSums),
@@ -90,7 +90,7 @@ impl Read<'_> {
 
     /// Streams a campaign's timeline tallies to `each` (slice, verdict,
     /// runs).
-    pub(crate) fn timeline_tallies(
+    pub fn timeline_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(i64, Verdict, u32),
@@ -116,7 +116,7 @@ impl Read<'_> {
 
     /// Streams a campaign's failed-check tallies to `each` (scenario, check
     /// kind, detail, count, an example run).
-    pub(crate) fn failing_check_tallies(
+    pub fn failing_check_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(&str, &str, &str, u32, Uuid),
@@ -147,7 +147,7 @@ impl Read<'_> {
     }
 
     /// Streams a campaign's error tallies to `each` (reason kind, count).
-    pub(crate) fn error_tallies(
+    pub fn error_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(String, u32),
@@ -167,11 +167,7 @@ impl Read<'_> {
     }
 
     /// Streams a campaign's latency tallies to `each` (latency, replies).
-    pub(crate) fn latency_tallies(
-        &self,
-        campaign_id: Uuid,
-        mut each: impl FnMut(u64, u64),
-    ) -> Result<()> {
+    pub fn latency_tallies(&self, campaign_id: Uuid, mut each: impl FnMut(u64, u64)) -> Result<()> {
         let doing = move || format!("store: reading the latency tallies of campaign {campaign_id}");
         let mut statement = self
             .0
@@ -191,7 +187,7 @@ impl Read<'_> {
     /// Streams the runs of a campaign that finished after `since_ms` with a
     /// verdict to `each`, with their scenario's details (read once per
     /// scenario).
-    pub(crate) fn runs_finished_since(
+    pub fn runs_finished_since(
         &self,
         campaign_id: Uuid,
         since_ms: i64,
@@ -237,7 +233,7 @@ impl Read<'_> {
 
     /// Streams the latencies of the target's replies in the runs of a
     /// campaign finished after `since_ms` to `each` (latency, replies).
-    pub(crate) fn latencies_since(
+    pub fn latencies_since(
         &self,
         campaign_id: Uuid,
         since_ms: i64,

@@ -7,7 +7,7 @@
 //! group-commit [`writer`] thread for the hot writes and the exploration
 //! budget decisions, and read-only [`readers`] for the large aggregations.
 
-use crate::error::Result;
+use agenteval_domain::error::Result;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use std::path::Path;
@@ -18,31 +18,31 @@ use std::time::Duration;
 mod analysis;
 mod audit;
 mod backfill;
-pub(crate) mod calibration;
-pub(crate) mod campaigns;
+pub mod calibration;
+pub mod campaigns;
 mod comparison;
 mod faults;
 mod findings;
 pub mod fixtures;
 pub mod inspect;
-pub(crate) mod judge;
+pub mod judge;
 mod ledger;
-pub(crate) mod paging;
+pub mod paging;
 mod patrol;
 mod provenance;
 mod readers;
 mod reports;
 mod reviews;
-pub(crate) mod run_labels;
-pub(crate) mod runs;
+pub mod run_labels;
+pub mod runs;
 mod scenarios;
 mod sessions;
-pub(crate) mod tallies;
+pub mod tallies;
 mod targets;
-pub(crate) mod writer;
+pub mod writer;
 
-pub(crate) use backfill::Backfills;
-pub(crate) use readers::{Readers, text, uuid_at};
+pub use backfill::Backfills;
+pub use readers::{Readers, text, uuid_at};
 
 /// The file name of the database inside a data directory.
 pub const DB_FILE: &str = "agenteval.db";
@@ -50,14 +50,14 @@ pub const DB_FILE: &str = "agenteval.db";
 /// Opens (creating if missing) the database in `data_dir` and runs the
 /// migrations.
 async fn open(data_dir: &Path) -> Result<SqlitePool> {
-    std::fs::create_dir_all(data_dir).map_err(crate::error::Error::internal)?;
+    std::fs::create_dir_all(data_dir).map_err(agenteval_domain::error::Error::internal)?;
     open_url(&format!("sqlite://{}", data_dir.join(DB_FILE).display())).await
 }
 
 /// Opens a database by URL (`sqlite://path`).
 async fn open_url(url: &str) -> Result<SqlitePool> {
     let options = SqliteConnectOptions::from_str(url)
-        .map_err(crate::error::Error::internal)?
+        .map_err(agenteval_domain::error::Error::internal)?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
@@ -70,7 +70,7 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
         .test_before_acquire(false)
         .connect_with(options)
         .await?;
-    match sqlx::migrate!("./migrations").run(&pool).await {
+    match sqlx::migrate!("./migrations/sqlite").run(&pool).await {
         Ok(()) => {}
         Err(sqlx::migrate::MigrateError::VersionMissing(schema)) => {
             // A newer build left its version here (migration 0016 on).
@@ -80,7 +80,7 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
                     .await
                     .ok()
                     .flatten();
-            return Err(crate::error::Error::newer_data_folder(
+            return Err(agenteval_domain::error::Error::newer_data_folder(
                 schema,
                 by.as_deref(),
             ));
@@ -100,9 +100,9 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
 /// The database of a platform: the pool, the group-commit writer and the
 /// read-only readers over one file.
 pub struct Store {
-    pub(crate) pool: SqlitePool,
-    pub(crate) writer: writer::Writer,
-    pub(crate) readers: Arc<Readers>,
+    pool: SqlitePool,
+    writer: writer::Writer,
+    readers: Arc<Readers>,
 }
 
 impl std::fmt::Debug for Store {
@@ -114,9 +114,9 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens (creating if missing) the store in `data_dir` and runs the
     /// migrations; `contacts` are stored with the writer's batches.
-    pub(crate) async fn open(
+    pub async fn open(
         data_dir: &Path,
-        contacts: Arc<crate::domain::provenance::Contacts>,
+        contacts: Arc<agenteval_domain::provenance::Contacts>,
     ) -> Result<Self> {
         let pool = open(data_dir).await?;
         let file = data_dir.join(DB_FILE);
@@ -127,9 +127,30 @@ impl Store {
         })
     }
 
+    /// Queues a hot write for the writer's next batch; the returned
+    /// [`writer::Pending`] resolves once it is committed.
+    pub fn enqueue(&self, write: writer::Write) -> writer::Pending {
+        self.writer.enqueue(write)
+    }
+
+    /// Queues a hot write for the writer's next batch without waiting.
+    pub fn queue(&self, write: writer::Write) {
+        self.writer.queue(write)
+    }
+
+    /// Claims up to `limit` due runs (`pending -> running`) in one
+    /// statement, oldest first, through the writer.
+    pub async fn claim_due_runs(
+        &self,
+        limit: usize,
+        now_ms: i64,
+    ) -> Result<Vec<writer::ClaimedRow>> {
+        self.writer.claim(limit, now_ms).await
+    }
+
     /// Runs `work` in a read-only snapshot on a blocking thread: the store
     /// functions on [`Read`] stream many rows without a hand-off per row.
-    pub(crate) async fn snapshot<T: Send + 'static>(
+    pub async fn snapshot<T: Send + 'static>(
         &self,
         work: impl FnOnce(&Read<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
@@ -140,7 +161,7 @@ impl Store {
     /// write queued before it; its writes are undone alone if it fails. The
     /// exploration budget decisions take turns here: the store functions on
     /// [`Tx`] read, and the caller decides and writes, in one step.
-    pub(crate) async fn transact<T: Send + 'static>(
+    pub async fn transact<T: Send + 'static>(
         &self,
         work: impl FnOnce(&Tx<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
@@ -157,7 +178,7 @@ impl Store {
 /// same closure on a blocking thread that owns one transaction, its store
 /// functions waiting on each statement, with the campaign's row locked
 /// first so that decisions on one campaign take turns across processes.
-pub(crate) struct Tx<'c>(pub(in crate::store) &'c rusqlite::Connection);
+pub struct Tx<'c>(pub(crate) &'c rusqlite::Connection);
 
 /// A read-only snapshot (see [`Store::snapshot`]).
-pub(crate) struct Read<'c>(pub(in crate::store) &'c rusqlite::Connection);
+pub struct Read<'c>(pub(crate) &'c rusqlite::Connection);

@@ -2,14 +2,14 @@
 //! campaign in the writer's transaction.
 
 use super::{Store, Tx};
-use crate::clock::{from_ms, to_ms};
-use crate::domain::campaign::{Budget, Campaign, CampaignStatus, Line};
-use crate::domain::judge::SessionForReview;
-use crate::domain::parse_id;
-use crate::domain::report::ModelsUsed;
-use crate::domain::scenario::Scenario;
-use crate::domain::session::SimulatorFault;
-use crate::error::{Context, Result};
+use agenteval_domain::campaign::{Budget, Campaign, CampaignStatus, Line};
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::judge::SessionForReview;
+use agenteval_domain::parse_id;
+use agenteval_domain::report::ModelsUsed;
+use agenteval_domain::scenario::Scenario;
+use agenteval_domain::session::SimulatorFault;
 use chrono::{DateTime, Duration, Utc};
 use sqlx::Row;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ impl Store {
     /// Stores a new campaign with the models it records and its planned
     /// runs (`(seq, offset, scenario)` each, the run's id from `new_id`),
     /// `runs_per_insert` per statement, in one transaction.
-    pub(crate) async fn insert_campaign(
+    pub async fn insert_campaign(
         &self,
         campaign: &Campaign,
         models: &ModelsUsed,
@@ -80,7 +80,7 @@ impl Store {
     }
 
     /// Every campaign, newest first.
-    pub(crate) async fn campaigns(&self) -> Result<Vec<Campaign>> {
+    pub async fn campaigns(&self) -> Result<Vec<Campaign>> {
         let doing = "store: reading the campaigns";
         let rows = sqlx::query("SELECT * FROM campaigns ORDER BY created_at DESC, id DESC")
             .fetch_all(&self.pool)
@@ -93,7 +93,7 @@ impl Store {
     }
 
     /// The campaign `id`, if there is one.
-    pub(crate) async fn campaign(&self, id: Uuid) -> Result<Option<Campaign>> {
+    pub async fn campaign(&self, id: Uuid) -> Result<Option<Campaign>> {
         // On the hot path: each session start and scheduler step.
         let doing = "store: reading a campaign";
         sqlx::query("SELECT * FROM campaigns WHERE id = ?")
@@ -112,7 +112,7 @@ impl Tx<'_> {
     /// its pending runs end `skipped` (`window_ended`), its running sessions
     /// expire and the simulator faults left unchecked are checked with
     /// `check`. Whether it was finalized now.
-    pub(crate) fn finalize_campaign(
+    pub fn finalize_campaign(
         &self,
         id: Uuid,
         now: DateTime<Utc>,
@@ -130,13 +130,13 @@ impl Tx<'_> {
             )
             .with_context(doing)?;
         if changed > 0 {
-            crate::store::tallies::RunTallies::finish_bare(
+            crate::tallies::RunTallies::finish_bare(
                 conn,
                 "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?1
                  WHERE campaign_id = ?2 AND status = 'pending'
                  RETURNING id, campaign_id, scenario_id, offset_ms",
                 rusqlite::params![now, key],
-                crate::domain::run::Verdict::Skipped,
+                agenteval_domain::run::Verdict::Skipped,
                 "window_ended",
             )
             .with_context(doing)?;
@@ -153,7 +153,7 @@ impl Tx<'_> {
     }
 }
 
-pub(crate) fn campaign_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Campaign> {
+pub fn campaign_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Campaign> {
     let time_scale: f64 = row.try_get("time_scale")?;
     let budget: Option<Budget> = row
         .try_get::<Option<String>, _>("budget")?

@@ -14,8 +14,8 @@
 
 use super::runs::run_from_row;
 use super::{DB_FILE, Store};
-use crate::domain::run::Run;
-use crate::error::{Context, Result};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::run::Run;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteRow};
 use sqlx::{Row, SqlitePool};
 use std::path::Path;
@@ -69,7 +69,7 @@ pub struct Recount<T> {
 
 impl Store {
     /// Reads of what this store holds (see [`Inspect`]).
-    pub(crate) fn inspect(&self) -> Inspect {
+    pub fn inspect(&self) -> Inspect {
         Inspect {
             pool: self.pool.clone(),
         }
@@ -230,7 +230,7 @@ impl Inspect {
         rows.into_iter()
             .map(|(id, status, turn_count)| {
                 Ok(StoredSession {
-                    id: crate::domain::parse_id(&id)?,
+                    id: agenteval_domain::parse_id(&id)?,
                     status,
                     turn_count,
                 })

@@ -1,12 +1,12 @@
 //! What the patrol and exploration from the app read of campaigns: the
 //! campaigns a patrol looks at, when each was last patrolled, and the seed
-//! cells already explored (see [`crate::exploration::patrol`]).
+//! cells already explored (see `agenteval_engine::exploration::patrol`).
 
 use super::Store;
 use super::campaigns::campaign_from_row;
-use crate::clock::to_ms;
-use crate::domain::campaign::Campaign;
-use crate::error::{Context, Result};
+use agenteval_domain::campaign::Campaign;
+use agenteval_domain::clock::to_ms;
+use agenteval_domain::error::{Context, Result};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use std::collections::HashSet;
@@ -15,7 +15,7 @@ use uuid::Uuid;
 impl Store {
     /// The running or scheduled campaigns of the formal line, each with
     /// its target's name, oldest first.
-    pub(crate) async fn formal_campaigns_open(&self) -> Result<Vec<(Campaign, String)>> {
+    pub async fn formal_campaigns_open(&self) -> Result<Vec<(Campaign, String)>> {
         let doing = "store: reading the open campaigns of the formal line";
         let rows = sqlx::query(
             "SELECT c.*, t.name AS target_name FROM campaigns c JOIN targets t ON t.id = c.target_id
@@ -32,7 +32,7 @@ impl Store {
     }
 
     /// Records that campaigns `ids` were patrolled at `now`.
-    pub(crate) async fn mark_patrolled(&self, ids: &[Uuid], now: DateTime<Utc>) -> Result<()> {
+    pub async fn mark_patrolled(&self, ids: &[Uuid], now: DateTime<Utc>) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -49,10 +49,7 @@ impl Store {
 
     /// The seed cells (persona id, goal id) of campaign `campaign_id` that
     /// have a session.
-    pub(crate) async fn explored_cells(
-        &self,
-        campaign_id: Uuid,
-    ) -> Result<HashSet<(String, String)>> {
+    pub async fn explored_cells(&self, campaign_id: Uuid) -> Result<HashSet<(String, String)>> {
         let doing = move || format!("store: reading the explored cells of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT DISTINCT seed_ref ->> '$.persona_id' AS persona_id, seed_ref ->> '$.goal_id' AS goal_id

@@ -1,15 +1,15 @@
 //! The loaded scenarios as stored.
 
 use super::Store;
-use crate::clock::to_ms;
-use crate::domain::scenario::Scenario;
-use crate::error::{Context, Result};
+use agenteval_domain::clock::to_ms;
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::scenario::Scenario;
 use chrono::{DateTime, Utc};
 
 impl Store {
     /// Stores `scenarios` (replacing those of the same ids), loaded at
     /// `loaded_at`, in one transaction.
-    pub(crate) async fn upsert_scenarios(
+    pub async fn upsert_scenarios(
         &self,
         scenarios: &[Scenario],
         loaded_at: DateTime<Utc>,

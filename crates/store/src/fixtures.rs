@@ -16,7 +16,7 @@
 //! Reached through `Platform::fixtures`; never used by the engine.
 
 use super::Store;
-use crate::error::{Context, Result};
+use agenteval_domain::error::{Context, Result};
 use serde_json::Value;
 use sqlx::{ConnectOptions, Connection};
 use uuid::Uuid;
@@ -34,7 +34,7 @@ pub const BENCH_RUN_TURNS: u64 = 2;
 
 impl Store {
     /// Writes for tests and benchmarks (see [`Fixtures`]).
-    pub(crate) fn fixtures(&self) -> Fixtures<'_> {
+    pub fn fixtures(&self) -> Fixtures<'_> {
         Fixtures { store: self }
     }
 }
@@ -245,14 +245,13 @@ impl Fixtures<'_> {
         runs: u64,
     ) -> Result<()> {
         let doing = move || format!("store: writing the benchmark's campaign {campaign_id}");
-        let campaign = self
-            .store
-            .campaign(campaign_id)
-            .await?
-            .ok_or_else(|| crate::error::Error::not_found("campaign", campaign_id))?;
+        let campaign =
+            self.store.campaign(campaign_id).await?.ok_or_else(|| {
+                agenteval_domain::error::Error::not_found("campaign", campaign_id)
+            })?;
         let c = campaign_id.to_string();
         let target = campaign.target_id.to_string();
-        let start = crate::clock::to_ms(campaign.window_start);
+        let start = agenteval_domain::clock::to_ms(campaign.window_start);
         // Bulk loads of a second or more each, by design: on a connection
         // of their own that does not warn about slow statements.
         let mut conn = (*self.store.pool.connect_options())

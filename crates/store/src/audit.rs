@@ -1,14 +1,14 @@
 //! The audit trail's retention.
 
 use super::Store;
-use crate::clock::to_ms;
-use crate::error::{Context, Result};
+use agenteval_domain::clock::to_ms;
+use agenteval_domain::error::{Context, Result};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 impl Store {
     /// Deletes the audit events from before `cutoff`; how many.
-    pub(crate) async fn delete_audit_events_before(&self, cutoff: DateTime<Utc>) -> Result<u64> {
+    pub async fn delete_audit_events_before(&self, cutoff: DateTime<Utc>) -> Result<u64> {
         Ok(sqlx::query("DELETE FROM audit_events WHERE at < ?")
             .bind(to_ms(cutoff))
             .execute(&self.pool)
@@ -19,7 +19,7 @@ impl Store {
 
     /// Records a pruning of the audit trail (`audit.prune` by the engine)
     /// as event `id` at `at`, with what it did in `detail`.
-    pub(crate) async fn insert_audit_prune(
+    pub async fn insert_audit_prune(
         &self,
         id: Uuid,
         at: DateTime<Utc>,

@@ -1,12 +1,12 @@
 //! The guardrail ledger: its rows appended inside a budget decision's
 //! transaction, and a campaign's ledger as listed (see
-//! [`crate::exploration::ledger`]).
+//! `agenteval_engine::exploration::ledger`).
 
 use super::{Store, Tx};
-use crate::clock::from_ms;
-use crate::domain::ledger::{Entry, LedgerAction, LedgerEntry};
-use crate::domain::parse_id;
-use crate::error::{Context, Error, ErrorCode, Result};
+use agenteval_domain::clock::from_ms;
+use agenteval_domain::error::{Context, Error, ErrorCode, Result};
+use agenteval_domain::ledger::{Entry, LedgerAction, LedgerEntry};
+use agenteval_domain::parse_id;
 use rusqlite::params;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 impl Store {
     /// The ledger of campaign `campaign_id`, oldest first.
-    pub(crate) async fn ledger_entries(&self, campaign_id: Uuid) -> Result<Vec<LedgerEntry>> {
+    pub async fn ledger_entries(&self, campaign_id: Uuid) -> Result<Vec<LedgerEntry>> {
         let doing = move || format!("store: reading the ledger of campaign {campaign_id}");
         let rows =
             sqlx::query("SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid")
@@ -33,11 +33,7 @@ impl Store {
 impl Tx<'_> {
     /// Appends a decision's ledger row: allowed, or refused with the
     /// refusal's code.
-    pub(crate) fn append_ledger_entry(
-        &self,
-        entry: &Entry,
-        refusal: Option<ErrorCode>,
-    ) -> Result<()> {
+    pub fn append_ledger_entry(&self, entry: &Entry, refusal: Option<ErrorCode>) -> Result<()> {
         self.0
             .prepare_cached(
                 "INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)

@@ -1,26 +1,26 @@
 //! Read-only connections for the large read-side aggregations (reports).
 
-use crate::error::{Context, Result};
+use agenteval_domain::error::{Context, Result};
 use std::time::Duration;
 
 /// Read-only connections for the large read-side aggregations (reports),
 /// driven directly on a blocking thread: reading a hundred thousand rows
 /// through the async pool copies every value and hands it across threads,
 /// which costs several times what SQLite itself spends.
-pub(crate) struct Readers {
+pub struct Readers {
     path: std::path::PathBuf,
     idle: std::sync::Mutex<Vec<rusqlite::Connection>>,
 }
 
 /// A text column of a row read by [`Readers`], borrowed from the row.
-pub(crate) fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Option<&'r str>> {
+pub fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Option<&'r str>> {
     row.get_ref(column)?
         .as_str_or_null()
-        .map_err(crate::error::Error::internal)
+        .map_err(agenteval_domain::error::Error::internal)
 }
 
 /// A column holding a UUID in its text form, read without allocating.
-pub(crate) fn uuid_at<I: rusqlite::RowIndex>(
+pub fn uuid_at<I: rusqlite::RowIndex>(
     row: &rusqlite::Row<'_>,
     column: I,
 ) -> rusqlite::Result<uuid::Uuid> {
@@ -57,7 +57,7 @@ impl Readers {
             result
         })
         .await
-        .map_err(crate::error::Error::internal)
+        .map_err(agenteval_domain::error::Error::internal)
         .context("store: reading on a blocking thread")?
     }
 

@@ -2,13 +2,13 @@
 //! recovery, and the runs and turns as listed (the hot claims, turns and
 //! verdicts go through the [`writer`](super::writer)).
 
-use crate::clock::{from_ms, to_ms};
-use crate::domain::parse_id;
-use crate::domain::run::{Run, RunTurn, Verdict};
-use crate::error::{Context, Error, Result};
-use crate::store::tallies::RunTallies;
-use crate::store::writer::ClaimedRow;
-use crate::store::{Store, Tx};
+use crate::tallies::RunTallies;
+use crate::writer::ClaimedRow;
+use crate::{Store, Tx};
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::run::{Run, RunTurn, Verdict};
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -19,7 +19,7 @@ use uuid::Uuid;
 impl Store {
     /// Starts the scheduled campaigns whose window began by `now`; returns
     /// their ids.
-    pub(crate) async fn start_due_campaigns(&self, now: DateTime<Utc>) -> Result<Vec<Uuid>> {
+    pub async fn start_due_campaigns(&self, now: DateTime<Utc>) -> Result<Vec<Uuid>> {
         let now = to_ms(now);
         let started: Vec<String> = sqlx::query_scalar(
             "UPDATE campaigns SET status = 'running', updated_at = ? WHERE status = 'scheduled' AND window_start <= ?
@@ -39,7 +39,7 @@ impl Store {
 
     /// The largest concurrency limit among the targets of running
     /// campaigns; `None` when no campaign runs.
-    pub(crate) async fn most_concurrency_running(&self) -> Result<Option<i64>> {
+    pub async fn most_concurrency_running(&self) -> Result<Option<i64>> {
         sqlx::query_scalar(
             "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
              WHERE c.status = 'running'",
@@ -51,7 +51,7 @@ impl Store {
 
     /// The running campaigns whose window ended by `now` and whose runs
     /// are all done.
-    pub(crate) async fn campaigns_to_finalize(&self, now: DateTime<Utc>) -> Result<Vec<Uuid>> {
+    pub async fn campaigns_to_finalize(&self, now: DateTime<Utc>) -> Result<Vec<Uuid>> {
         let ending: Vec<String> = sqlx::query_scalar(
             "SELECT id FROM campaigns c WHERE status = 'running' AND window_end <= ?
                AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.status != 'done')",
@@ -69,11 +69,7 @@ impl Store {
 
     /// Claims one run if it is still pending (`pending -> running`, started
     /// at `now`); `None` when it was claimed elsewhere or is not pending.
-    pub(crate) async fn claim_run(
-        &self,
-        run_id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<Option<ClaimedRow>> {
+    pub async fn claim_run(&self, run_id: Uuid, now: DateTime<Utc>) -> Result<Option<ClaimedRow>> {
         let claimed = sqlx::query(
             "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
              RETURNING id, campaign_id, scenario_id, offset_ms",
@@ -91,7 +87,7 @@ impl Store {
     }
 
     /// The runs of a campaign in plan order.
-    pub(crate) async fn campaign_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
+    pub async fn campaign_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
         let doing = move || format!("store: reading the runs of campaign {campaign_id}");
         let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
             .bind(campaign_id.to_string())
@@ -106,7 +102,7 @@ impl Store {
 
     /// One run's conversation in order; not found when the run does not
     /// exist.
-    pub(crate) async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
+    pub async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
         let doing = move || format!("store: reading the turns of run {run_id}");
         let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
@@ -132,7 +128,7 @@ impl Tx<'_> {
     /// Marks the runs cut mid-flight by a crash (still `running`) as
     /// `error` / `interrupted`, finished at `now`, with their tallies; their
     /// committed turns stay. Returns how many were marked.
-    pub(crate) fn finish_interrupted_runs(&self, now: DateTime<Utc>) -> Result<u64> {
+    pub fn finish_interrupted_runs(&self, now: DateTime<Utc>) -> Result<u64> {
         RunTallies::finish_bare(
             self.0,
             "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
@@ -174,7 +170,7 @@ fn run_turn_from_row(r: &SqliteRow) -> Result<RunTurn> {
 }
 
 /// A run from a `SELECT * FROM runs` row.
-pub(crate) fn run_from_row(row: &SqliteRow) -> Result<Run> {
+pub fn run_from_row(row: &SqliteRow) -> Result<Run> {
     Ok(Run {
         id: parse_id(row.try_get("id")?)?,
         campaign_id: parse_id(row.try_get("campaign_id")?)?,

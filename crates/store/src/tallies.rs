@@ -1,11 +1,11 @@
 //! The report's fixed-scenario tallies (migration 0008): what the runs of
 //! a batch add, summed in memory and written once per tally row it touches
-//! in the batch's own transaction (see [`crate::domain::tally`]), the runs that
+//! in the batch's own transaction (see [`agenteval_domain::tally`]), the runs that
 //! finish without playing, and the backfill from the runs already finished.
 
-use crate::domain::run::Verdict;
-use crate::domain::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
-use crate::error::{Context, Result};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::run::Verdict;
+use agenteval_domain::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 /// What adding a run needs from the database, read before its verdict is
 /// written so that adding it cannot fail.
-pub(crate) struct Contribution {
+pub struct Contribution {
     slice: i64,
     /// When the run does not carry them.
     latencies: Option<Vec<i64>>,
@@ -24,7 +24,7 @@ type FailingKey = (Uuid, Arc<str>, String, String);
 
 /// Tallies being added up for one transaction.
 #[derive(Default)]
-pub(crate) struct RunTallies {
+pub struct RunTallies {
     /// Campaign -> window length in campaign time (a window never changes).
     durations: HashMap<Uuid, i64>,
     /// Keyed by campaign, scenario and verdict ('' for none).
@@ -57,7 +57,7 @@ impl RunTallies {
                         })
                     })
                     .context("store: reading a campaign's window for the run tallies")?;
-                let d = crate::domain::campaign::scaled_ms(end - start, scale);
+                let d = agenteval_domain::campaign::scaled_ms(end - start, scale);
                 self.durations.insert(run.campaign_id, d);
                 d
             }
@@ -253,7 +253,7 @@ impl RunTallies {
                 Ok((
                     r.get::<_, String>(0)?,
                     RunOutcome::bare(
-                        crate::store::uuid_at(r, 1)?,
+                        crate::uuid_at(r, 1)?,
                         r.get_ref(2)?.as_str()?.into(),
                         r.get(3)?,
                     ),
@@ -273,7 +273,7 @@ impl RunTallies {
 
 /// Fills the tallies from the runs already finished, once, when a database
 /// is first opened after migration 0008 (or marked for it again).
-pub(crate) fn backfill(conn: &Connection) -> Result<()> {
+pub fn backfill(conn: &Connection) -> Result<()> {
     let doing = "store: filling the run tallies from the finished runs";
     if !super::backfill::backfill_pending(conn, "run_tallies").context(doing)? {
         return Ok(());
@@ -292,11 +292,11 @@ pub(crate) fn backfill(conn: &Connection) -> Result<()> {
     let mut rows = statement.query([]).context(doing)?;
     let mut tallies = RunTallies::default();
     while let Some(row) = rows.next().context(doing)? {
-        let text = |column| crate::store::text(row, column);
+        let text = |column| crate::text(row, column);
         let id = text("id")?.unwrap_or_default();
         let (metrics, checks) = stored_results(text("metrics")?, text("check_results")?);
         let run = RunOutcome::new(
-            crate::store::uuid_at(row, "campaign_id")?,
+            crate::uuid_at(row, "campaign_id")?,
             text("scenario_id")?.unwrap_or_default().into(),
             row.get("offset_ms")?,
             metrics.as_ref(),

@@ -1,11 +1,11 @@
 //! The check of the virtual user, as stored: the transcript a check reads
 //! and the faults it found, in the transaction that ends a session (see
-//! [`crate::exploration::simulator_faults`]).
+//! `agenteval_engine::exploration::simulator_faults`).
 
 use super::Tx;
-use crate::domain::judge::{SessionForReview, SessionMessage};
-use crate::domain::session::SimulatorFault;
-use crate::error::{Context, Result};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::judge::{SessionForReview, SessionMessage};
+use agenteval_domain::session::SimulatorFault;
 use rusqlite::params;
 use uuid::Uuid;
 
@@ -13,7 +13,7 @@ use uuid::Uuid;
 // static.
 impl Tx<'_> {
     /// Session `id`'s transcript as the check of the virtual user reads it.
-    pub(crate) fn transcript_to_check(&self, id: Uuid) -> Result<SessionForReview> {
+    pub fn transcript_to_check(&self, id: Uuid) -> Result<SessionForReview> {
         let id = id.to_string();
         let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
         let (persona, goal, experience, end_reason) = self
@@ -59,7 +59,7 @@ impl Tx<'_> {
 
     /// Stores what the check found in session `id` (an empty list when it
     /// found nothing).
-    pub(crate) fn store_simulator_faults(&self, id: Uuid, faults: &[SimulatorFault]) -> Result<()> {
+    pub fn store_simulator_faults(&self, id: Uuid, faults: &[SimulatorFault]) -> Result<()> {
         let doing = "store: storing the faults found in a session's virtual user";
         let faults = serde_json::to_string(faults).context(doing)?;
         self.0
@@ -71,7 +71,7 @@ impl Tx<'_> {
 
     /// The ended sessions not checked yet (of campaign `campaign_id`, or
     /// all), in the order they ended.
-    pub(crate) fn unchecked_sessions(&self, campaign_id: Option<Uuid>) -> Result<Vec<Uuid>> {
+    pub fn unchecked_sessions(&self, campaign_id: Option<Uuid>) -> Result<Vec<Uuid>> {
         let doing = "store: reading the sessions whose virtual user is not checked yet";
         let ids: Vec<String> = self
             .0
@@ -87,14 +87,14 @@ impl Tx<'_> {
             })
             .context(doing)?;
         ids.iter()
-            .map(|id| crate::domain::parse_id(id))
+            .map(|id| agenteval_domain::parse_id(id))
             .collect::<Result<_>>()
             .context(doing)
     }
 
     /// Checks the ended sessions not checked yet (of campaign
     /// `campaign_id`, or all) with `check` and stores what it finds.
-    pub(crate) fn check_unchecked_sessions(
+    pub fn check_unchecked_sessions(
         &self,
         campaign_id: Option<Uuid>,
         check: impl Fn(&SessionForReview) -> Vec<SimulatorFault>,

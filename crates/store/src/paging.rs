@@ -4,15 +4,15 @@
 
 use super::Store;
 use super::sessions::session_from_row;
-use crate::domain::run::{Run, Verdict};
-use crate::domain::session::{ExplorationSession, SessionStatus};
-use crate::error::{Context, Result};
-use crate::store::runs::run_from_row;
+use crate::runs::run_from_row;
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::run::{Run, Verdict};
+use agenteval_domain::session::{ExplorationSession, SessionStatus};
 use uuid::Uuid;
 
 /// Which of a campaign's runs by their verdict.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum RunVerdict {
+pub enum RunVerdict {
     /// Not finished yet.
     Pending,
     /// Finished with this verdict.
@@ -21,7 +21,7 @@ pub(crate) enum RunVerdict {
 
 /// Which of a campaign's runs; each filter given narrows the runs.
 #[derive(Debug, Default)]
-pub(crate) struct RunFilter {
+pub struct RunFilter {
     pub verdict: Option<RunVerdict>,
     pub scenario_id: Option<String>,
     /// Runs of one of these scenarios.
@@ -30,7 +30,7 @@ pub(crate) struct RunFilter {
 
 /// Which of a campaign's sessions; each filter given narrows the sessions.
 #[derive(Debug, Default)]
-pub(crate) struct SessionFilter {
+pub struct SessionFilter {
     pub status: Option<SessionStatus>,
     /// Sessions seeded from this persona.
     pub persona_id: Option<String>,
@@ -43,7 +43,7 @@ pub(crate) struct SessionFilter {
 impl Store {
     /// One page of a campaign's runs that match `filter`, in plan order
     /// (`limit` from `offset`), and how many match in all.
-    pub(crate) async fn run_page(
+    pub async fn run_page(
         &self,
         campaign_id: Uuid,
         filter: RunFilter,
@@ -82,7 +82,7 @@ impl Store {
 
     /// One page of a campaign's sessions that match `filter`, in start
     /// order (`limit` from `offset`), and how many match in all.
-    pub(crate) async fn session_page(
+    pub async fn session_page(
         &self,
         campaign_id: Uuid,
         filter: SessionFilter,

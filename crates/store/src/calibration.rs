@@ -2,16 +2,16 @@
 //! blind labels, and the judge's second passes.
 
 use super::Store;
-use crate::clock::{from_ms, to_ms};
-use crate::domain::calibration::{BlindLabel, CriterionScores};
-use crate::domain::parse_id;
-use crate::error::{Context, Result};
+use agenteval_domain::calibration::{BlindLabel, CriterionScores};
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::parse_id;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;
 
 /// A judged session of a campaign that nobody labelled yet.
-pub(crate) struct UnlabelledSession {
+pub struct UnlabelledSession {
     pub id: Uuid,
     pub persona: serde_json::Value,
     pub goal: serde_json::Value,
@@ -19,7 +19,7 @@ pub(crate) struct UnlabelledSession {
 }
 
 /// What a label is checked against: a session's campaign and judgement.
-pub(crate) struct Judgement {
+pub struct Judgement {
     pub campaign_id: Uuid,
     pub judge_status: String,
     pub judge_review: Option<String>,
@@ -38,7 +38,7 @@ impl Store {
     /// How many judged sessions of a campaign with scores nobody labelled
     /// yet: counted in the database over the judged sessions only (index
     /// `sessions_judged`), for the calibration's figures in every report.
-    pub(crate) async fn unlabelled_judged_session_count(&self, campaign_id: Uuid) -> Result<u32> {
+    pub async fn unlabelled_judged_session_count(&self, campaign_id: Uuid) -> Result<u32> {
         let n: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM exploration_sessions s INDEXED BY sessions_judged
                  WHERE s.campaign_id = ? AND s.judge_status = 'done'
@@ -58,7 +58,7 @@ impl Store {
     /// The first `limit` judged sessions with scores of a campaign that
     /// nobody labelled, in the order they ended (the same sessions
     /// [`Store::unlabelled_judged_session_count`] counts).
-    pub(crate) async fn unlabelled_judged_sessions(
+    pub async fn unlabelled_judged_sessions(
         &self,
         campaign_id: Uuid,
         limit: u32,
@@ -98,7 +98,7 @@ impl Store {
     }
 
     /// How many sessions of a campaign people labelled.
-    pub(crate) async fn label_count(&self, campaign_id: Uuid) -> Result<u32> {
+    pub async fn label_count(&self, campaign_id: Uuid) -> Result<u32> {
         let n: i64 = sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
             .bind(campaign_id.to_string())
             .fetch_one(&self.pool)
@@ -109,7 +109,7 @@ impl Store {
 
     /// A session's campaign and judgement; `None` when there is no such
     /// session.
-    pub(crate) async fn judgement(&self, session_id: Uuid) -> Result<Option<Judgement>> {
+    pub async fn judgement(&self, session_id: Uuid) -> Result<Option<Judgement>> {
         let doing = move || format!("store: reading the judgement of session {session_id}");
         let Some(row) = sqlx::query(
             "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
@@ -132,7 +132,7 @@ impl Store {
     }
 
     /// Stores a label unless its session has one; whether it was stored.
-    pub(crate) async fn insert_label(&self, label: &BlindLabel) -> Result<bool> {
+    pub async fn insert_label(&self, label: &BlindLabel) -> Result<bool> {
         let inserted = sqlx::query(
             "INSERT INTO judge_labels (id, campaign_id, session_id, attitude, professionalism, hallucination, reviewer, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO NOTHING",
@@ -153,7 +153,7 @@ impl Store {
     }
 
     /// The labels of a campaign, oldest first.
-    pub(crate) async fn labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
+    pub async fn labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
         let doing = move || format!("store: reading the labels of campaign {campaign_id}");
         let rows =
             sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
@@ -178,7 +178,7 @@ impl Store {
 
     /// Each label of a campaign with the judge review (JSON) of its
     /// session, oldest first.
-    pub(crate) async fn labels_with_reviews(
+    pub async fn labels_with_reviews(
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<(CriterionScores, Option<String>)>> {
@@ -201,10 +201,7 @@ impl Store {
 
     /// The first and the second judge review (JSON) of each session of a
     /// campaign reviewed twice.
-    pub(crate) async fn reviews_twice(
-        &self,
-        campaign_id: Uuid,
-    ) -> Result<Vec<(Option<String>, String)>> {
+    pub async fn reviews_twice(&self, campaign_id: Uuid) -> Result<Vec<(Option<String>, String)>> {
         let doing =
             move || format!("store: reading the second judge passes of campaign {campaign_id}");
         let rows = sqlx::query(

@@ -2,17 +2,17 @@
 //! the writer's batches, and read back for the campaign's provenance.
 
 use super::Read;
-use crate::domain::provenance::{
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::provenance::{
     Contacts, HostContact, HostRole, Pending, Provenance, is_loopback,
 };
-use crate::error::{Context, Result};
 use std::collections::HashMap;
 use uuid::Uuid;
 
 /// Writes what `contacts` counted since the last batch, in the batch's
 /// transaction; what the transaction did not store is counted again by
 /// [`Contacts::restore`].
-pub(crate) fn flush_contacts(contacts: &Contacts, conn: &rusqlite::Connection) -> Result<Pending> {
+pub fn flush_contacts(contacts: &Contacts, conn: &rusqlite::Connection) -> Result<Pending> {
     let counts = contacts.take();
     if counts.is_empty() {
         return Ok(Pending(HashMap::new()));
@@ -49,7 +49,7 @@ pub(crate) fn flush_contacts(contacts: &Contacts, conn: &rusqlite::Connection) -
 
 impl Read<'_> {
     /// A campaign's provenance as stored.
-    pub(crate) fn provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
+    pub fn provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
         let doing = move || format!("store: reading the provenance of campaign {campaign_id}");
         let mut statement = self
             .0

@@ -3,10 +3,10 @@
 //! rubric scores (one row per rubric check).
 
 use super::Store;
-use crate::clock::{from_ms, to_ms};
-use crate::domain::calibration::RunLabel;
-use crate::domain::parse_id;
-use crate::error::{Context, Result};
+use agenteval_domain::calibration::RunLabel;
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::parse_id;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;
@@ -17,7 +17,7 @@ const HAS_RUBRIC: &str = "instr(r.check_results, '\"kind\":\"rubric\"') > 0";
 
 /// A finished run with rubric check results, and the stored definition of
 /// its scenario (for the rubric texts).
-pub(crate) struct RubricRun {
+pub struct RubricRun {
     pub id: Uuid,
     pub campaign_id: Uuid,
     pub scenario_id: String,
@@ -57,7 +57,7 @@ fn run_label(r: &SqliteRow) -> Result<RunLabel> {
 impl Store {
     /// The finished runs of a campaign with rubric check results that
     /// nobody labelled, in the order they finished.
-    pub(crate) async fn unlabelled_rubric_runs(&self, campaign_id: Uuid) -> Result<Vec<RubricRun>> {
+    pub async fn unlabelled_rubric_runs(&self, campaign_id: Uuid) -> Result<Vec<RubricRun>> {
         let doing =
             move || format!("store: reading the unlabelled rubric runs of campaign {campaign_id}");
         let rows = sqlx::query(&format!(
@@ -81,7 +81,7 @@ impl Store {
     /// failed) in a scenario with rubric checks, one of `rubric_scenarios`
     /// (the loaded ones) or a stored one: read from the run tallies, without
     /// a scan of the runs, so that the report can ask it at any size.
-    pub(crate) async fn rubric_run_count(
+    pub async fn rubric_run_count(
         &self,
         campaign_id: Uuid,
         rubric_scenarios: &[&str],
@@ -103,7 +103,7 @@ impl Store {
 
     /// One finished run with its check results and scenario definition;
     /// `None` when there is no such run or it is not finished.
-    pub(crate) async fn finished_run_checks(&self, run_id: Uuid) -> Result<Option<RubricRun>> {
+    pub async fn finished_run_checks(&self, run_id: Uuid) -> Result<Option<RubricRun>> {
         let doing = move || format!("store: reading the check results of run {run_id}");
         let row = sqlx::query(
             "SELECT r.id, r.campaign_id, r.scenario_id, r.check_results, s.title, s.definition
@@ -118,7 +118,7 @@ impl Store {
     }
 
     /// Whether a run exists at all.
-    pub(crate) async fn run_exists(&self, run_id: Uuid) -> Result<bool> {
+    pub async fn run_exists(&self, run_id: Uuid) -> Result<bool> {
         let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
             .fetch_optional(&self.pool)
@@ -128,7 +128,7 @@ impl Store {
     }
 
     /// How many runs of a campaign people labelled.
-    pub(crate) async fn run_label_count(&self, campaign_id: Uuid) -> Result<u32> {
+    pub async fn run_label_count(&self, campaign_id: Uuid) -> Result<u32> {
         let n: i64 = sqlx::query_scalar(
             "SELECT count(DISTINCT run_id) FROM judge_run_labels WHERE campaign_id = ?",
         )
@@ -141,7 +141,7 @@ impl Store {
 
     /// Stores the labels of one run's rubric checks together, unless the
     /// run has a label already; whether they were stored.
-    pub(crate) async fn insert_run_labels(&self, labels: &[RunLabel]) -> Result<bool> {
+    pub async fn insert_run_labels(&self, labels: &[RunLabel]) -> Result<bool> {
         let doing = || {
             let run = labels.first().map(|l| l.run_id.to_string());
             format!(
@@ -176,7 +176,7 @@ impl Store {
     }
 
     /// The rubric labels of a campaign, oldest first.
-    pub(crate) async fn run_labels(&self, campaign_id: Uuid) -> Result<Vec<RunLabel>> {
+    pub async fn run_labels(&self, campaign_id: Uuid) -> Result<Vec<RunLabel>> {
         let doing = move || format!("store: reading the rubric labels of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT * FROM judge_run_labels WHERE campaign_id = ? ORDER BY created_at, run_id, check_index",
@@ -193,7 +193,7 @@ impl Store {
 
     /// Each rubric label of a campaign with the check results (JSON) of its
     /// run, oldest first.
-    pub(crate) async fn run_labels_with_checks(
+    pub async fn run_labels_with_checks(
         &self,
         campaign_id: Uuid,
     ) -> Result<Vec<(RunLabel, String)>> {

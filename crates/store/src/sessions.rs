@@ -1,17 +1,17 @@
 //! Exploration sessions: their rows, what a budget decision reads and
 //! writes of a session in the writer's transaction, and the reads used for
-//! drill-down (see [`crate::exploration::session`]).
+//! drill-down (see `agenteval_engine::exploration::session`).
 
 use super::{Store, Tx};
-use crate::clock::{from_ms, to_ms};
-use crate::domain::campaign::{Budget, CampaignStatus};
-use crate::domain::chat::ChatMessage;
-use crate::domain::parse_id;
-use crate::domain::session::{CampaignWindow, SessionState};
-use crate::domain::session::{
+use agenteval_domain::campaign::{Budget, CampaignStatus};
+use agenteval_domain::chat::ChatMessage;
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::session::{CampaignWindow, SessionState};
+use agenteval_domain::session::{
     EndReason, ExplorationSession, PlayedBy, SessionStatus, SessionTurn, Trigger, TurnRole,
 };
-use crate::error::{Context, Error, Result};
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 use sqlx::Row;
@@ -20,7 +20,7 @@ use uuid::Uuid;
 
 impl Store {
     /// The session `id`, if there is one.
-    pub(crate) async fn session(&self, id: Uuid) -> Result<Option<ExplorationSession>> {
+    pub async fn session(&self, id: Uuid) -> Result<Option<ExplorationSession>> {
         let doing = move || format!("store: reading session {id}");
         sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
             .bind(id.to_string())
@@ -33,10 +33,7 @@ impl Store {
     }
 
     /// A campaign's sessions, oldest first.
-    pub(crate) async fn campaign_sessions(
-        &self,
-        campaign_id: Uuid,
-    ) -> Result<Vec<ExplorationSession>> {
+    pub async fn campaign_sessions(&self, campaign_id: Uuid) -> Result<Vec<ExplorationSession>> {
         let doing = move || format!("store: reading the sessions of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
@@ -52,7 +49,7 @@ impl Store {
     }
 
     /// The sessions among `ids` that exist, in no particular order.
-    pub(crate) async fn sessions_among(&self, ids: &[Uuid]) -> Result<Vec<ExplorationSession>> {
+    pub async fn sessions_among(&self, ids: &[Uuid]) -> Result<Vec<ExplorationSession>> {
         let doing = || format!("store: reading {} sessions by id", ids.len());
         let rows = sqlx::query(
             "SELECT * FROM exploration_sessions WHERE id IN (SELECT value FROM json_each(?))",
@@ -69,7 +66,7 @@ impl Store {
 
     /// The turns of the sessions `ids`, each with its session, by session
     /// then in order.
-    pub(crate) async fn turns_of_sessions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, SessionTurn)>> {
+    pub async fn turns_of_sessions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, SessionTurn)>> {
         let doing = || format!("store: reading the turns of {} sessions", ids.len());
         let rows = sqlx::query(
             "SELECT session_id, seq, role, content, latency_ms, created_at FROM session_turns
@@ -103,7 +100,7 @@ impl Store {
 
     /// Ends session `id` as `failed` with `end_reason` and `reason` at
     /// `now` if it is still running; whether it was.
-    pub(crate) async fn fail_running_session(
+    pub async fn fail_running_session(
         &self,
         id: Uuid,
         end_reason: EndReason,
@@ -133,7 +130,7 @@ impl Store {
 // and close (a hot path): their contexts are static.
 impl Tx<'_> {
     /// The status of campaign `id` now.
-    pub(crate) fn campaign_status(&self, id: Uuid) -> Result<CampaignStatus> {
+    pub fn campaign_status(&self, id: Uuid) -> Result<CampaignStatus> {
         let doing = "store: reading a campaign's status";
         let status: String = self
             .0
@@ -145,7 +142,7 @@ impl Tx<'_> {
 
     /// How many sessions campaign `campaign_id` has started, and when the
     /// last one started (ms), if any.
-    pub(crate) fn session_counts(&self, campaign_id: Uuid) -> Result<(i64, Option<i64>)> {
+    pub fn session_counts(&self, campaign_id: Uuid) -> Result<(i64, Option<i64>)> {
         self.0
             .prepare_cached(
                 "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
@@ -159,7 +156,7 @@ impl Tx<'_> {
     }
 
     /// Stores a new session as it starts (no turn, no record, no review).
-    pub(crate) fn insert_session(&self, session: &ExplorationSession) -> Result<()> {
+    pub fn insert_session(&self, session: &ExplorationSession) -> Result<()> {
         let doing = "store: storing a new session";
         let persona = serde_json::to_string(&session.persona).context(doing)?;
         let goal = serde_json::to_string(&session.goal).context(doing)?;
@@ -201,7 +198,7 @@ impl Tx<'_> {
 
     /// Session `id` as a decision on it reads it, with its campaign's
     /// state; `None` when there is no such session.
-    pub(crate) fn session_state(&self, id: Uuid) -> Result<Option<SessionState>> {
+    pub fn session_state(&self, id: Uuid) -> Result<Option<SessionState>> {
         let doing = "store: reading a session's state for a decision";
         let row = self
             .0
@@ -254,7 +251,7 @@ impl Tx<'_> {
 
     /// Expires session `id` at `now` if it is still running (its
     /// campaign's window ended).
-    pub(crate) fn expire_session(&self, id: Uuid, now: DateTime<Utc>) -> Result<()> {
+    pub fn expire_session(&self, id: Uuid, now: DateTime<Utc>) -> Result<()> {
         self.0
             .prepare_cached(
                 "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
@@ -266,7 +263,7 @@ impl Tx<'_> {
     }
 
     /// Counts one more user turn of session `id`, at `now`.
-    pub(crate) fn count_user_turn(&self, id: Uuid, now: DateTime<Utc>) -> Result<()> {
+    pub fn count_user_turn(&self, id: Uuid, now: DateTime<Utc>) -> Result<()> {
         self.0
             .prepare_cached(
                 "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
@@ -277,7 +274,7 @@ impl Tx<'_> {
     }
 
     /// Stores the user's turn `seq` of session `session_id`, said at `now`.
-    pub(crate) fn insert_user_turn(
+    pub fn insert_user_turn(
         &self,
         id: Uuid,
         session_id: Uuid,
@@ -305,11 +302,7 @@ impl Tx<'_> {
 
     /// Session `session_id`'s conversation up to and including turn `seq`,
     /// as the target is sent it.
-    pub(crate) fn conversation_until(
-        &self,
-        session_id: Uuid,
-        seq: i64,
-    ) -> Result<Vec<ChatMessage>> {
+    pub fn conversation_until(&self, session_id: Uuid, seq: i64) -> Result<Vec<ChatMessage>> {
         self.0
             .prepare_cached(
                 "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
@@ -331,12 +324,7 @@ impl Tx<'_> {
 
     /// Ends session `id` as `failed` (`target_error`, `reason`) at `at`
     /// (ms) if it is still running: the target did not answer.
-    pub(crate) fn fail_session_on_target_error(
-        &self,
-        id: Uuid,
-        reason: &str,
-        at: i64,
-    ) -> Result<()> {
+    pub fn fail_session_on_target_error(&self, id: Uuid, reason: &str, at: i64) -> Result<()> {
         self.0
             .prepare_cached(
                 "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
@@ -350,7 +338,7 @@ impl Tx<'_> {
 
     /// Completes session `id` at `now` with `end_reason` and its experience
     /// record (as JSON); its judge review is then pending.
-    pub(crate) fn complete_session(
+    pub fn complete_session(
         &self,
         id: Uuid,
         end_reason: EndReason,
@@ -377,7 +365,7 @@ impl Tx<'_> {
 }
 
 /// A session from a `SELECT * FROM exploration_sessions` row.
-pub(crate) fn session_from_row(row: &SqliteRow) -> Result<ExplorationSession> {
+pub fn session_from_row(row: &SqliteRow) -> Result<ExplorationSession> {
     let json = |col: &str| -> Result<Option<serde_json::Value>> {
         Ok(row
             .try_get::<Option<String>, _>(col)?

@@ -26,11 +26,11 @@
 //! call's own writes for SQLite's write lock (whose busy handler sleeps for
 //! milliseconds).
 
-use crate::domain::run::Verdict;
-use crate::domain::tally::RunOutcome;
-use crate::error::{Context, Error, Result};
-use crate::store::tallies::RunTallies;
-use crate::store::uuid_at;
+use crate::tallies::RunTallies;
+use crate::uuid_at;
+use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::run::Verdict;
+use agenteval_domain::tally::RunOutcome;
 use rusqlite::{Connection, Statement, Transaction, TransactionBehavior, params};
 use std::collections::HashSet;
 use std::path::Path;
@@ -55,11 +55,11 @@ const LINGER: Duration = Duration::from_millis(1);
 const LINGER_FROM: usize = 8;
 
 /// The verdict's reason when one of the run's turns could not be stored.
-pub(crate) const TURN_LOST: &str = "storage_error: a turn could not be stored";
+pub const TURN_LOST: &str = "storage_error: a turn could not be stored";
 
 /// One turn of a fixed run.
 #[derive(Debug, Clone)]
-pub(crate) struct TurnRow {
+pub struct TurnRow {
     pub run_id: Uuid,
     pub seq: i64,
     pub role: &'static str,
@@ -73,7 +73,7 @@ pub(crate) struct TurnRow {
 
 /// A run's verdict.
 #[derive(Debug, Clone)]
-pub(crate) struct FinishRow {
+pub struct FinishRow {
     pub id: Uuid,
     pub verdict: Verdict,
     pub check_results: String,
@@ -86,7 +86,7 @@ pub(crate) struct FinishRow {
 
 /// An audit event.
 #[derive(Debug, Clone)]
-pub(crate) struct AuditRow {
+pub struct AuditRow {
     pub id: String,
     pub at: i64,
     pub actor: String,
@@ -98,7 +98,7 @@ pub(crate) struct AuditRow {
 /// The target's reply in an exploration session (its user turn and the
 /// budget decision were committed before the target was called).
 #[derive(Debug, Clone)]
-pub(crate) struct ReplyRow {
+pub struct ReplyRow {
     pub id: String,
     pub session_id: String,
     pub seq: i64,
@@ -108,7 +108,7 @@ pub(crate) struct ReplyRow {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) enum Write {
+pub enum Write {
     Turn(TurnRow),
     Finish(FinishRow),
     Reply(ReplyRow),
@@ -117,7 +117,7 @@ pub(crate) enum Write {
 
 /// How a queued write was committed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Committed {
+pub enum Committed {
     AsQueued,
     /// A run's verdict, stored as `error` because one of its turns could
     /// not be stored.
@@ -126,7 +126,7 @@ pub(crate) enum Committed {
 
 /// A due run claimed for execution (`pending -> running`).
 #[derive(Debug, Clone)]
-pub(crate) struct ClaimedRow {
+pub struct ClaimedRow {
     pub id: Uuid,
     pub campaign_id: Uuid,
     pub scenario_id: Arc<str>,
@@ -193,13 +193,13 @@ impl Job {
 
 /// The queue in front of the writer thread. The thread ends once the
 /// queue is dropped and what was queued is committed.
-pub(crate) struct Writer {
+pub struct Writer {
     queue: mpsc::Sender<Job>,
 }
 
 /// A queued write; [`Pending::committed`] waits for its commit. A queued
 /// write is committed whether or not anyone waits.
-pub(crate) struct Pending(oneshot::Receiver<Outcome>);
+pub struct Pending(oneshot::Receiver<Outcome>);
 
 impl Pending {
     pub async fn committed(self) -> Result<Committed> {
@@ -214,8 +214,11 @@ impl Writer {
     /// Opens the writer's connection to the database file at `path` (its
     /// schema already migrated) and starts its thread.
     /// Each batch also stores the hosts counted in `contacts` since the
-    /// one before (see [`crate::domain::provenance`]).
-    pub fn open(path: &Path, contacts: Arc<crate::domain::provenance::Contacts>) -> Result<Self> {
+    /// one before (see [`agenteval_domain::provenance`]).
+    pub fn open(
+        path: &Path,
+        contacts: Arc<agenteval_domain::provenance::Contacts>,
+    ) -> Result<Self> {
         let conn = Connection::open(path).map_err(Error::internal)?;
         conn.busy_timeout(Duration::from_secs(10))
             .map_err(Error::internal)?;
@@ -310,7 +313,7 @@ fn run(
     conn: &Connection,
     statements: &mut RunStatements<'_>,
     rx: mpsc::Receiver<Job>,
-    contacts: &crate::domain::provenance::Contacts,
+    contacts: &agenteval_domain::provenance::Contacts,
 ) {
     let mut lost = LostTurns::default();
     let mut tallies = RunTallies::default();
@@ -367,7 +370,7 @@ fn commit(
     done: &mut Vec<Option<Done>>,
     lost: &mut LostTurns,
     tallies: &mut RunTallies,
-    contacts: &crate::domain::provenance::Contacts,
+    contacts: &agenteval_domain::provenance::Contacts,
 ) {
     done.clear();
     let tx = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
@@ -639,10 +642,7 @@ impl LostTurns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Platform;
-    use crate::domain::campaign::{CreateCampaign, Plan, PlanEntry};
-    use crate::domain::scenario::{Scenario, ScenarioTurn};
-    use crate::domain::target::CreateTarget;
+    use crate::Store;
 
     fn turn(run_id: Uuid, seq: i64) -> Write {
         Write::Turn(TurnRow {
@@ -663,7 +663,7 @@ mod tests {
             id: run_id,
             verdict: Verdict::Passed,
             check_results: "[]".into(),
-            metrics: serde_json::to_string(&crate::domain::run::RunMetrics::default()).unwrap(),
+            metrics: serde_json::to_string(&agenteval_domain::run::RunMetrics::default()).unwrap(),
             error_reason: None,
             finished_at: 2,
             // As the engine sends it: with the latency of the reply it
@@ -673,6 +673,36 @@ mod tests {
                 ..RunOutcome::bare(campaign_id, "s".into(), 0)
             }),
         })
+    }
+
+    async fn store(dir: &Path) -> Store {
+        Store::open(dir, Default::default()).await.unwrap()
+    }
+
+    /// A target, a one-hour campaign and its two pending runs of scenario
+    /// `s`, as the campaign operations store them.
+    async fn campaign_with_two_runs(store: &Store) -> (Uuid, Uuid, Uuid) {
+        let (target, campaign) = (Uuid::now_v7(), Uuid::now_v7());
+        let runs = (Uuid::now_v7(), Uuid::now_v7());
+        sqlx::query(
+            "INSERT INTO targets (id, name, channel, created_at, updated_at)
+             VALUES (?1, 'demo', '{}', 0, 0);
+             INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, plan,
+                 created_at, updated_at)
+             VALUES (?2, 'c', ?1, 'running', 0, 3600000, '{}', 0, 0);
+             INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms,
+                 scheduled_at, status, created_at)
+             VALUES (?3, ?2, 's', 'h', 0, 0, 0, 'running', 0),
+                    (?4, ?2, 's', 'h', 1, 0, 0, 'running', 0)",
+        )
+        .bind(target.to_string())
+        .bind(campaign.to_string())
+        .bind(runs.0.to_string())
+        .bind(runs.1.to_string())
+        .execute(&store.pool)
+        .await
+        .unwrap();
+        (campaign, runs.0, runs.1)
     }
 
     #[test]
@@ -686,7 +716,7 @@ mod tests {
     #[tokio::test]
     async fn a_task_that_fails_undoes_only_its_own_writes() {
         let dir = tempfile::tempdir().unwrap();
-        let p = Platform::builder(dir.path()).open().await.unwrap();
+        let store = store(dir.path()).await;
         let insert = |conn: &Connection, id: &str| {
             conn.execute(
                 "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
@@ -696,16 +726,15 @@ mod tests {
         };
         // Queued together, so that they share a batch and its transaction.
         let (failed, kept, written) = tokio::join!(
-            p.store.writer.transact(move |conn| {
+            store.writer.transact(move |conn| {
                 insert(conn, "undone")?;
                 Err::<(), _>(Error::invalid("refused", "none"))
             }),
-            p.store.writer.transact(move |conn| {
+            store.writer.transact(move |conn| {
                 insert(conn, "kept")?;
                 Ok(42)
             }),
-            p.store
-                .writer
+            store
                 .enqueue(Write::Audit(AuditRow {
                     id: "written".into(),
                     at: 1,
@@ -718,13 +747,13 @@ mod tests {
         );
         assert_eq!(
             failed.unwrap_err().code(),
-            crate::ErrorCode::InvalidInput,
+            agenteval_domain::error::ErrorCode::InvalidInput,
             "the task's own error comes back"
         );
         assert_eq!(kept.unwrap(), 42);
         assert_eq!(written.unwrap(), Committed::AsQueued);
         let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM audit_events ORDER BY id")
-            .fetch_all(&p.store.pool)
+            .fetch_all(&store.pool)
             .await
             .unwrap();
         assert_eq!(
@@ -737,11 +766,9 @@ mod tests {
     #[tokio::test]
     async fn a_write_that_fails_names_the_statement_the_writer_was_running() {
         let dir = tempfile::tempdir().unwrap();
-        let p = Platform::builder(dir.path()).open().await.unwrap();
+        let store = store(dir.path()).await;
         // A turn of a run that does not exist breaks the turns' foreign key.
-        let err = p
-            .store
-            .writer
+        let err = store
             .enqueue(turn(Uuid::from_u128(7), 0))
             .committed()
             .await
@@ -763,48 +790,8 @@ mod tests {
     #[tokio::test]
     async fn a_verdict_over_a_lost_turn_is_stored_as_an_error_and_the_rest_of_the_batch_lands() {
         let dir = tempfile::tempdir().unwrap();
-        let p = Platform::builder(dir.path()).open().await.unwrap();
-        p.scenarios.insert_all([Scenario {
-            id: "s".into(),
-            title: "S".into(),
-            pack: "test".into(),
-            tags: vec![],
-            group: None,
-            system: None,
-            facts: vec![],
-            key_fields: vec![],
-            tools: Default::default(),
-            turns: vec![ScenarioTurn {
-                user: "hi".into(),
-                checks: vec![],
-            }],
-            source_file: "s.yaml".into(),
-            shipped: false,
-            source_line: 1,
-            content_hash: "h".into(),
-        }]);
-        let target = p
-            .create_target(CreateTarget::builtin_demo("demo"))
-            .await
-            .unwrap();
-        let campaign = p
-            .create_campaign(CreateCampaign {
-                name: "c".into(),
-                target_id: target.id,
-                plan: Some(Plan {
-                    entries: vec![PlanEntry {
-                        scenario_id: "s".into(),
-                        rounds: Some(2),
-                        ..Default::default()
-                    }],
-                }),
-                duration_hours: Some(1.0),
-                ..Default::default()
-            })
-            .await
-            .unwrap();
-        let runs = p.list_runs(campaign.id).await.unwrap();
-        let (lossy, sound) = (runs[0].id, runs[1].id);
+        let store = store(dir.path()).await;
+        let (campaign, lossy, sound) = campaign_with_two_runs(&store).await;
 
         // Queued together, so they meet in one batch; the second turn of
         // `lossy` repeats a (run, seq) pair and cannot be stored.
@@ -812,11 +799,11 @@ mod tests {
             turn(lossy, 0),
             turn(lossy, 0),
             turn(sound, 0),
-            finish(lossy, campaign.id),
-            finish(sound, campaign.id),
+            finish(lossy, campaign),
+            finish(sound, campaign),
         ]
         .into_iter()
-        .map(|w| p.store.writer.enqueue(w))
+        .map(|w| store.enqueue(w))
         .collect();
         let mut outcomes = Vec::new();
         for q in queued {
@@ -827,21 +814,38 @@ mod tests {
         assert_eq!(outcomes[3], Ok(Committed::TurnsMissing));
         assert_eq!(outcomes[4], Ok(Committed::AsQueued));
 
-        let runs = p.list_runs(campaign.id).await.unwrap();
-        assert_eq!(runs[0].verdict, Some(crate::domain::run::Verdict::Error));
-        assert_eq!(runs[0].error_reason.as_deref(), Some(TURN_LOST));
-        assert_eq!(runs[1].verdict, Some(crate::domain::run::Verdict::Passed));
-        assert_eq!(p.run_turns(runs[0].id).await.unwrap().len(), 1);
-        assert_eq!(p.run_turns(runs[1].id).await.unwrap().len(), 1);
+        let runs: Vec<(String, Option<String>, i64)> = sqlx::query_as(
+            "SELECT verdict, error_reason, (SELECT count(*) FROM run_turns t WHERE t.run_id = r.id)
+             FROM runs r ORDER BY seq",
+        )
+        .fetch_all(&store.pool)
+        .await
+        .unwrap();
+        assert_eq!(
+            runs,
+            [
+                ("error".into(), Some(TURN_LOST.into()), 1),
+                ("passed".into(), None, 1)
+            ]
+        );
 
         // The report's tallies count the verdict as stored, and the
         // latencies of the turns that were stored, not those sent.
-        let report = p.fixed_summary(&campaign, None).await.unwrap();
-        assert_eq!((report.passed, report.errors), (1, 1));
-        assert_eq!(report.error_reasons[0].reason, "storage_error");
+        let verdicts: Vec<(String, i64)> =
+            sqlx::query_as("SELECT verdict, runs FROM run_verdict_tally ORDER BY verdict")
+                .fetch_all(&store.pool)
+                .await
+                .unwrap();
+        assert_eq!(verdicts, [("error".into(), 1), ("passed".into(), 1)]);
+        let errors: Vec<(String, i64)> =
+            sqlx::query_as("SELECT reason, count FROM run_error_tally")
+                .fetch_all(&store.pool)
+                .await
+                .unwrap();
+        assert_eq!(errors, [("storage_error".into(), 1)]);
         let latencies: Vec<(i64, i64)> =
             sqlx::query_as("SELECT latency_ms, count FROM run_latency_tally")
-                .fetch_all(&p.store.pool)
+                .fetch_all(&store.pool)
                 .await
                 .unwrap();
         assert_eq!(latencies, [(999, 1)], "only the sound run's reply");

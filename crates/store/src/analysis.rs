@@ -1,16 +1,16 @@
 //! The analyses of campaigns.
 
 use super::Store;
-use crate::clock::{from_ms, to_ms};
-use crate::domain::parse_id;
-use crate::domain::report::Analysis;
-use crate::error::{Context, Result};
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::report::Analysis;
 use sqlx::Row;
 use uuid::Uuid;
 
 impl Store {
     /// Stores an analysis.
-    pub(crate) async fn insert_analysis(&self, analysis: &Analysis) -> Result<()> {
+    pub async fn insert_analysis(&self, analysis: &Analysis) -> Result<()> {
         sqlx::query(
             "INSERT INTO analyses (id, campaign_id, model, offline, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
         )
@@ -27,7 +27,7 @@ impl Store {
     }
 
     /// The most recent analysis of a campaign, if any.
-    pub(crate) async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
+    pub async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
         let doing = move || format!("store: reading the latest analysis of campaign {campaign_id}");
         let row = sqlx::query(
             "SELECT id, content, created_at FROM analyses WHERE campaign_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",

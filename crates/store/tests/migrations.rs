@@ -1,6 +1,6 @@
 //! Landed migrations are never edited: each one's SHA-256 is checked in
 //! (`tests/migrations.sha256`, the output of `sha256sum *.sql` in
-//! `migrations/`), and an edit, a removal or a new file missing from the
+//! `migrations/sqlite/`), and an edit, a removal or a new file missing from the
 //! list fails here. A schema change is a new migration, added to the list.
 
 use sha2::{Digest, Sha256};
@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 fn landed() -> BTreeMap<String, String> {
-    let list = include_str!("../migrations.sha256");
+    let list = include_str!("migrations.sha256");
     list.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
@@ -21,7 +21,7 @@ fn landed() -> BTreeMap<String, String> {
 }
 
 fn on_disk() -> BTreeMap<String, String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
     std::fs::read_dir(&dir)
         .expect("the migrations folder")
         .map(|e| e.expect("a migrations entry").path())
@@ -51,7 +51,7 @@ fn differences(landed: &BTreeMap<String, String>, disk: &BTreeMap<String, String
     for name in disk.keys().filter(|n| !landed.contains_key(*n)) {
         out.push(format!(
             "{name} is not in tests/migrations.sha256: add it \
-             (`cd crates/engine/migrations && sha256sum *.sql > ../tests/migrations.sha256`)"
+             (`cd crates/store/migrations/sqlite && sha256sum *.sql > ../../tests/migrations.sha256`)"
         ));
     }
     out

@@ -3,15 +3,15 @@
 //! computes what they add up to ([`Backfills`]), the store writes it, once.
 
 use super::{Store, Tx, text};
-use crate::domain::findings::IssueKind;
-use crate::domain::judge::SessionForReview;
-use crate::domain::parse_id;
-use crate::domain::session::{ExperienceRecord, SimulatorFault};
-use crate::error::{Context, Result};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::findings::IssueKind;
+use agenteval_domain::judge::SessionForReview;
+use agenteval_domain::parse_id;
+use agenteval_domain::session::{ExperienceRecord, SimulatorFault};
 use rusqlite::Connection;
 
 /// What the backfills compute from the rows they read.
-pub(crate) struct Backfills {
+pub struct Backfills {
     /// The simulator faults in an ended session's transcript.
     pub simulator_faults: fn(&SessionForReview) -> Vec<SimulatorFault>,
     /// The issues an experience record reports: kind, key and text as
@@ -25,7 +25,7 @@ impl Store {
     /// faults of the sessions that ended before migration 0013, then the
     /// issue tally (after the faults: a faulty session's issues are not the
     /// target's). Each is filled once, and marked done.
-    pub(crate) async fn run_backfills(&self, compute: Backfills) -> Result<()> {
+    pub async fn run_backfills(&self, compute: Backfills) -> Result<()> {
         self.transact(move |tx| {
             tx.backfill_run_tallies()?;
             tx.backfill_simulator_faults(compute.simulator_faults)?;
@@ -101,7 +101,7 @@ impl Tx<'_> {
 
 /// Whether the data named `name` waits to be filled by the engine after a
 /// migration (see migration 0008).
-pub(super) fn backfill_pending(conn: &Connection, name: &str) -> Result<bool> {
+pub(crate) fn backfill_pending(conn: &Connection, name: &str) -> Result<bool> {
     conn.query_row(
         "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
         [name],
@@ -111,7 +111,7 @@ pub(super) fn backfill_pending(conn: &Connection, name: &str) -> Result<bool> {
 }
 
 /// Marks the data named `name` filled.
-pub(super) fn backfill_done(conn: &Connection, name: &str) -> Result<()> {
+pub(crate) fn backfill_done(conn: &Connection, name: &str) -> Result<()> {
     conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
         .map(drop)
         .with_context(|| format!("store: marking {name} filled"))

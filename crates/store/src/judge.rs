@@ -2,9 +2,9 @@
 //! reads of a session, and the reviews stored.
 
 use super::Store;
-use crate::domain::judge::{JudgeReview, SessionForReview, SessionMessage};
-use crate::domain::parse_id;
-use crate::error::{Context, Result};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::judge::{JudgeReview, SessionForReview, SessionMessage};
+use agenteval_domain::parse_id;
 use serde_json::Value;
 use sqlx::Row;
 use uuid::Uuid;
@@ -14,7 +14,7 @@ use uuid::Uuid;
 impl Store {
     /// A session's judge status (`pending`, `done`, `failed`, …), `None`
     /// when there is no such session.
-    pub(crate) async fn judge_status(&self, session_id: Uuid) -> Result<Option<String>> {
+    pub async fn judge_status(&self, session_id: Uuid) -> Result<Option<String>> {
         sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
             .bind(session_id.to_string())
             .fetch_optional(&self.pool)
@@ -23,7 +23,7 @@ impl Store {
     }
 
     /// The sessions whose review is pending, in the order they ended.
-    pub(crate) async fn sessions_pending_review(&self) -> Result<Vec<Uuid>> {
+    pub async fn sessions_pending_review(&self) -> Result<Vec<Uuid>> {
         let ids: Vec<String> = sqlx::query_scalar(
             "SELECT id FROM exploration_sessions WHERE judge_status = 'pending' ORDER BY ended_at, id",
         )
@@ -38,7 +38,7 @@ impl Store {
 
     /// A session's turns in order, as a review (or a person labelling it)
     /// reads them.
-    pub(crate) async fn session_messages_for_review(
+    pub async fn session_messages_for_review(
         &self,
         session_id: Uuid,
     ) -> Result<Vec<SessionMessage>> {
@@ -65,7 +65,7 @@ impl Store {
 
     /// What the judge reads of a session, with its campaign; `None` when
     /// there is no such session.
-    pub(crate) async fn session_for_review(
+    pub async fn session_for_review(
         &self,
         session_id: Uuid,
     ) -> Result<Option<(Uuid, SessionForReview)>> {
@@ -109,7 +109,7 @@ impl Store {
     /// Stores a session's review with `status` (`done` or `failed`) if the
     /// review is still pending: a concurrent reviewer that finished first
     /// keeps its result. Whether this one was stored.
-    pub(crate) async fn store_judge_review(
+    pub async fn store_judge_review(
         &self,
         session_id: Uuid,
         review: &JudgeReview,
@@ -133,7 +133,7 @@ impl Store {
 
     /// Stores (or replaces) a session's second judge pass, made with
     /// `variation` of what the first pass saw.
-    pub(crate) async fn store_second_pass(
+    pub async fn store_second_pass(
         &self,
         session_id: Uuid,
         campaign_id: Uuid,

@@ -1,23 +1,23 @@
 //! The exploration block of the campaign report, as stored: the session
 //! tallies migration 0009 keeps, read in a snapshot and streamed to a
 //! callback without an allocation per row, and the issue tally added to as
-//! sessions close (see [`crate::exploration::findings`]).
+//! sessions close (see `agenteval_engine::exploration::findings`).
 
 use super::{Read, Tx, text};
-use crate::domain::campaign::SeedSet;
-use crate::domain::findings::{
+use agenteval_domain::campaign::SeedSet;
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::findings::{
     ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
 };
-use crate::domain::parse_id;
-use crate::domain::session::{EndReason, Trigger};
-use crate::error::{Context, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::session::{EndReason, Trigger};
 use rusqlite::{OptionalExtension, params};
 use uuid::Uuid;
 
 impl Read<'_> {
     /// The seed set of campaign `campaign_id`; `None` when there is no such
     /// campaign.
-    pub(crate) fn campaign_seed_set(&self, campaign_id: Uuid) -> Result<Option<SeedSet>> {
+    pub fn campaign_seed_set(&self, campaign_id: Uuid) -> Result<Option<SeedSet>> {
         let doing = move || format!("store: reading the seed set of campaign {campaign_id}");
         let seed_set: Option<String> = self
             .0
@@ -35,7 +35,7 @@ impl Read<'_> {
 
     /// Streams a campaign's session tallies (sessions alike in what the
     /// report counts) to `each`.
-    pub(crate) fn session_tallies(
+    pub fn session_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(SessionGroup<'_>),
@@ -81,7 +81,7 @@ impl Read<'_> {
 
     /// Streams a campaign's simulator fault tallies to `each` (fault kind,
     /// sessions, faults).
-    pub(crate) fn fault_tallies(
+    pub fn fault_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(&str, u32, u32),
@@ -108,7 +108,7 @@ impl Read<'_> {
 
     /// Streams a campaign's judge score tallies to `each` (dimension, sum
     /// of scores, count).
-    pub(crate) fn dimension_tallies(
+    pub fn dimension_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(&str, f64, u32),
@@ -135,7 +135,7 @@ impl Read<'_> {
 
     /// Streams a campaign's issue tallies to `each` (kind, key, first text,
     /// other phrasings, sessions, the first sessions listed).
-    pub(crate) fn issue_tallies(
+    pub fn issue_tallies(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(IssueKind, String, &str, &[String], u32, &[Uuid]),
@@ -171,7 +171,7 @@ impl Read<'_> {
 
     /// Streams the judge findings of a campaign's reviewed sessions to
     /// `each`, by session start then in the review's order.
-    pub(crate) fn judge_findings(
+    pub fn judge_findings(
         &self,
         campaign_id: Uuid,
         mut each: impl FnMut(JudgeFinding),
@@ -200,11 +200,7 @@ impl Read<'_> {
 
     /// Streams who judged a campaign's reviewed sessions to `each` (the
     /// model's name, else the review's method), each once.
-    pub(crate) fn session_judges(
-        &self,
-        campaign_id: Uuid,
-        mut each: impl FnMut(&str),
-    ) -> Result<()> {
+    pub fn session_judges(&self, campaign_id: Uuid, mut each: impl FnMut(&str)) -> Result<()> {
         let mut read = || -> Result<()> {
             // Read from the reviews of the campaign's sessions (a campaign's
             // sessions are bounded by its budget).
@@ -228,7 +224,7 @@ impl Read<'_> {
 impl Tx<'_> {
     /// Adds a closed session's issues (kind, key, text as written) to its
     /// campaign's issue tally (migration 0009).
-    pub(crate) fn add_session_issues(
+    pub fn add_session_issues(
         &self,
         campaign_id: Uuid,
         session_id: Uuid,
