@@ -9,8 +9,11 @@
                  patrol agent, retention
     5 reporting  report, findings, comparison, analysis, export
 
+The layers are the engine's top folders (crates/engine/src/<layer>/), and
+lib.rs re-exports their modules under their own names (`crate::campaign`).
 A file's code may name (`crate::module`) modules of its own layer and of
-the layers below it, never of a layer above (comments may point anywhere).
+the layers below it, never of a layer above (comments may point anywhere),
+and may not climb out of its layer with `super::`.
 This fails on an upward name. The domain and the store are crates of
 their own (crates/domain, crates/store over the domain alone), which the
 compiler keeps below the engine.
@@ -22,70 +25,54 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SRC = ROOT / "crates/engine/src"
 LAYERS = ["domain", "store", "channels", "operations", "runtime", "reporting"]
-
-# Module paths (as named after `crate::`) to their layer; the longest
-# matching path wins.
-MODULES = {
-    "domain": "domain", "error": "domain", "clock": "domain", "text": "domain",
-    "store": "store", "secrets": "store",
-    "channel": "channels", "demo_agent": "channels",
-    "platform": "operations", "campaign": "operations", "target": "operations",
-    "target_probe": "operations", "fixed": "operations", "checks": "operations",
-    "scenario": "operations", "exploration": "operations", "judge": "operations",
-    "calibration": "operations", "review": "operations",
-    "virtual_user": "operations",
-    "role_models": "operations", "audit": "operations", "paging": "operations",
-    "structured": "operations", "provenance": "operations", "tally": "operations",
-    "runtime": "runtime",
-    # The patrol agent: playing a seed is an operation, its loop runs in
-    # the background.
-    "patrol_agent": "operations", "patrol_agent::agent": "runtime",
-    "report": "reporting", "comparison": "reporting", "analysis": "reporting",
-    "export": "reporting", "exploration::findings": "reporting",
-    # Recording a closed session's issues is part of closing it.
-    "exploration::findings::issues": "operations",
-}
-NAME = re.compile(r"\bcrate::((?:[a-z_][a-z0-9_]*)(?:::[a-z_][a-z0-9_]*)*)")
+# The engine's own layers are its top folders; the two below are crates.
+FOLDERS = LAYERS[2:]
+CRATES = {"domain": "domain", "error": "domain", "clock": "domain", "text": "domain",
+          "store": "store", "secrets": "store"}
+NAME = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)")
+SUPERS = re.compile(r"\b(?:super::)+")
+REEXPORT = re.compile(r"pub use (" + "|".join(FOLDERS) + r")::(?:\{([^}]*)\}|([a-z_][a-z0-9_]*));")
 
 
-def layer_of(path: str):
-    """The layer of a module path such as `exploration::findings::issues`."""
-    parts = path.split("::")
-    for n in range(len(parts), 0, -1):
-        layer = MODULES.get("::".join(parts[:n]))
-        if layer:
-            return layer, "::".join(parts[:n])
-    return None, parts[0]
-
-
-def module_of(file: pathlib.Path) -> str:
-    rel = file.relative_to(SRC).with_suffix("")
-    parts = [p for p in rel.parts if p != "mod"]
-    return "::".join(parts)
+def reexports() -> dict:
+    """lib.rs re-exports each layer's modules under their own names
+    (`pub use operations::{campaign, ...}`): those names and their layer."""
+    names = {}
+    for m in REEXPORT.finditer((SRC / "lib.rs").read_text()):
+        for name in (m.group(2) or m.group(3)).split(","):
+            if name.strip():
+                names[name.strip()] = m.group(1)
+    return names
 
 
 def main() -> int:
+    modules = {**CRATES, **{f: f for f in FOLDERS}, **reexports()}
     problems = []
     for file in sorted(SRC.rglob("*.rs")):
-        if file.name == "lib.rs" and file.parent == SRC:
+        rel = file.relative_to(SRC)
+        if rel == pathlib.Path("lib.rs"):
             continue
-        rel = str(file.relative_to(ROOT))
-        own, _ = layer_of(module_of(file))
-        if own is None:
-            problems.append(f"{rel}: in no layer: add its module to MODULES in {__file__}")
+        shown = str(file.relative_to(ROOT))
+        own = rel.parts[0]
+        if own not in FOLDERS:
+            problems.append(f"{shown}: outside the layer folders ({', '.join(FOLDERS)}): move it into one")
             continue
         # Comments may point anywhere, and a file's unit tests (from its
         # `#[cfg(test)]` on) may use any layer: only code depends.
         lines = file.read_text().split("#[cfg(test)]")[0].splitlines()
         text = "\n".join(l for l in lines if not l.lstrip().startswith("//"))
         if "crate::{" in text:
-            problems.append(f"{rel}: `crate::{{...}}`: name one module a `use`, so that its layer can be read")
+            problems.append(f"{shown}: `crate::{{...}}`: name one module a `use`, so that its layer can be read")
+        depth = len([p for p in rel.with_suffix("").parts if p != "mod"])
+        for m in SUPERS.finditer(text):
+            if m.group(0).count("super::") >= depth:
+                problems.append(f"{shown}: `{m.group(0)}` climbs out of the {own} layer: name the module with crate::")
         for m in NAME.finditer(text):
-            layer, module = layer_of(m.group(1))
+            layer = modules.get(m.group(1))
             if layer is None:
-                problems.append(f"{rel}: names crate::{module}, in no layer: add it to MODULES")
+                problems.append(f"{shown}: names crate::{m.group(1)}, in no layer: re-export it in lib.rs")
             elif LAYERS.index(layer) > LAYERS.index(own):
-                problems.append(f"{rel}: names crate::{module} ({layer}) from the {own} layer below it: "
+                problems.append(f"{shown}: names crate::{m.group(1)} ({layer}) from the {own} layer below it: "
                                 "move the type it needs down (domain types into crates/domain) or the code up")
     for p in dict.fromkeys(problems):
         print(p)

@@ -17,10 +17,10 @@ use agenteval_engine::exploration::{
 use agenteval_engine::export::ExportFormat;
 use agenteval_engine::fixed::{Run, RunTurn};
 use agenteval_engine::paging::{RunPage, RunQuery, SessionPage, SessionQuery};
-use agenteval_engine::patrol_agent::{PatrolControl, PatrolStatus};
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::review::{CreateReview, HumanReview};
 use agenteval_engine::role_models::RoleModelsView;
+use agenteval_engine::runtime::{PatrolControl, PatrolStatus};
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use agenteval_engine::target_probe::TargetProbe;

@@ -10,8 +10,8 @@ pub mod keychain;
 pub mod rendering;
 pub mod settings;
 
-use agenteval_engine::patrol_agent::PatrolControl;
 use agenteval_engine::role_models::RoleModels;
+use agenteval_engine::runtime::PatrolControl;
 use agenteval_engine::scenario::PackSource;
 use agenteval_engine::target::CreateTarget;
 use agenteval_engine::{Error, ErrorCode, Event, Platform};
@@ -412,7 +412,8 @@ fn show(window: &tauri::Window) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig};
+    use agenteval_engine::patrol_agent::PatrolConfig;
+    use agenteval_engine::runtime::PatrolAgent;
 
     /// Writes the committed TypeScript bindings; CI fails when they differ.
     #[test]

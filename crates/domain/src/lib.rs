@@ -12,6 +12,7 @@ pub mod clock;
 pub mod error;
 pub mod findings;
 pub mod ids;
+pub mod issue_keys;
 pub mod judge;
 pub mod ledger;
 pub mod models;

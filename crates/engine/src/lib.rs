@@ -1,40 +1,39 @@
-//! AgentEval engine: the domain, the store and every operation of the
-//! product. It knows nothing of Tauri or axum; the desktop shell, the HTTP
-//! server and the CLI are thin adapters over [`Platform`]'s methods.
+//! AgentEval engine: every operation of the product, over the domain and
+//! the store crates. It knows nothing of Tauri or axum; the desktop shell,
+//! the HTTP server and the CLI are thin adapters over [`Platform`]'s
+//! methods.
+//!
+//! The tree is the layers (docs/ARCHITECTURE.md), each naming only those
+//! below it (`scripts/check-layers.py`):
+//!
+//! - [`domain`] and [`store`], crates of their own;
+//! - [`channels`]: how the platform talks to a target, the built-in agents;
+//! - [`operations`]: `impl Platform`, one feature a module;
+//! - [`runtime`]: the background work, one `start` for every shell;
+//! - [`reporting`]: the report, findings, comparison, analysis, exports.
+//!
+//! Each module is also re-exported here under its own name
+//! (`agenteval_engine::campaign`), the one path the shells and tests use.
 
-pub mod analysis;
-pub mod audit;
-pub mod calibration;
-pub mod campaign;
-pub mod channel;
-pub mod checks;
-pub mod comparison;
-pub mod demo_agent;
-pub mod exploration;
-pub mod export;
-pub mod fixed;
-pub mod judge;
-pub mod paging;
-pub mod patrol_agent;
-pub mod platform;
-pub mod provenance;
-pub mod report;
-pub mod review;
-pub mod role_models;
+pub mod channels;
+pub mod operations;
+pub mod reporting;
 pub mod runtime;
-pub mod scenario;
-pub mod secrets;
-pub mod structured;
-mod tally;
-pub mod target;
-pub mod target_probe;
-pub mod virtual_user;
 
 /// The domain types, the error and the clock, from their own crate (the
 /// lowest layer), under the paths the engine has always used.
 pub use agenteval_domain::{self as domain, clock, error, text};
 /// The store, the only code with SQL, from its own crate (over the domain
 /// alone), under the path the engine has always used.
-pub use agenteval_store as store;
+pub use agenteval_store::{self as store, secrets};
+
+pub use channels::{channel, demo_agent};
+pub use operations::{
+    audit, calibration, campaign, checks, exploration, fixed, judge, paging, patrol_agent,
+    platform, provenance, review, role_models, scenario, structured, target, target_probe,
+    virtual_user,
+};
+pub use reporting::{analysis, comparison, export, findings, report};
+
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use platform::{Event, Platform};

@@ -11,7 +11,7 @@ pub mod judge_routes;
 pub mod openapi;
 pub mod routes;
 
-use agenteval_engine::patrol_agent::PatrolControl;
+use agenteval_engine::runtime::PatrolControl;
 use agenteval_engine::{ErrorCode, Platform};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};

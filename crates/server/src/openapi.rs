@@ -158,4 +158,35 @@ mod tests {
             "docs/ARCHITECTURE.md has no line for: {missing:?}"
         );
     }
+
+    /// Each line of the table names the file its core function is in:
+    /// the file exists in the engine and defines that function.
+    #[test]
+    fn the_architecture_table_points_at_the_file_that_defines_each_core_function() {
+        let doc = include_str!("../../../docs/ARCHITECTURE.md");
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/src");
+        let mut wrong = Vec::new();
+        let mut checked = 0;
+        for line in doc.lines().filter(|l| l.starts_with("| `")) {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let (Some(functions), Some(file)) = (cells.get(2), cells.get(3)) else {
+                continue;
+            };
+            let file = file.trim_matches('`');
+            for name in functions
+                .split("`Platform::")
+                .skip(1)
+                .filter_map(|rest| rest.split('`').next())
+            {
+                checked += 1;
+                let code = std::fs::read_to_string(src.join(file)).unwrap_or_default();
+                if !code.contains(&format!("fn {name}(")) && !code.contains(&format!("fn {name}<"))
+                {
+                    wrong.push(format!("Platform::{name} is not defined in {file}"));
+                }
+            }
+        }
+        assert!(checked > 30, "the table was read: {checked} functions");
+        assert!(wrong.is_empty(), "docs/ARCHITECTURE.md: {wrong:#?}");
+    }
 }

@@ -9,8 +9,8 @@ use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExplorationSession, FailSession, LedgerEntry,
     MessageReply, PatrolReport, SendMessage, SessionTranscript,
 };
-use agenteval_engine::patrol_agent::PatrolStatus;
 use agenteval_engine::report::CampaignReport;
+use agenteval_engine::runtime::PatrolStatus;
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use axum::Json;

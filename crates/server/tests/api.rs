@@ -2,7 +2,8 @@
 //! dir and a manual clock, driven with reqwest.
 
 use agenteval_engine::Platform;
-use agenteval_engine::patrol_agent::{PatrolConfig, PatrolControl};
+use agenteval_engine::patrol_agent::PatrolConfig;
+use agenteval_engine::runtime::PatrolControl;
 use agenteval_server::{ServeConfig, spawn};
 use chrono::{DateTime, Duration, Utc};
 use reqwest::StatusCode;

@@ -101,7 +101,7 @@ async fn app(key: &str) -> App {
             bind: "127.0.0.1:0".parse().expect("addr"),
             api_key: key.into(),
             ui_dir: None,
-            patrol: agenteval_engine::patrol_agent::PatrolControl::none(),
+            patrol: agenteval_engine::runtime::PatrolControl::none(),
         },
     )
     .await

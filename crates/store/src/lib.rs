@@ -36,6 +36,7 @@ mod reviews;
 pub mod run_labels;
 pub mod runs;
 mod scenarios;
+pub mod secrets;
 mod sessions;
 pub mod tallies;
 mod targets;

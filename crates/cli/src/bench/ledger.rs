@@ -79,7 +79,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             bind: "127.0.0.1:0".parse()?,
             api_key: KEY.into(),
             ui_dir: None,
-            patrol: agenteval_engine::patrol_agent::PatrolControl::none(),
+            patrol: agenteval_engine::runtime::PatrolControl::none(),
         },
     )
     .await?;

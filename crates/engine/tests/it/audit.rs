@@ -110,7 +110,7 @@ async fn the_retention_job_prunes_at_start() {
     tp.clock.set(t0() - Duration::days(365));
     p.audit("api-key", "ancient", None, "ok").await;
     tp.clock.set(t0());
-    let job = agenteval_engine::audit::spawn_retention(p.clone(), 90);
+    let job = agenteval_engine::runtime::retention::spawn(p.clone(), 90);
     // Wait for the first pass (it runs at once); no time is asserted.
     let mut seen = false;
     for _ in 0..2000 {

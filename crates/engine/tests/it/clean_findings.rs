@@ -5,8 +5,8 @@
 
 use crate::support::{TestPlatform, platform};
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, SeedSet};
-use agenteval_engine::exploration::findings::{IssueKind, issue_group_key};
 use agenteval_engine::exploration::{CloseSession, CreateSession, SeedRef, SendMessage, Trigger};
+use agenteval_engine::findings::{IssueKind, issue_group_key};
 use agenteval_engine::judge::{JudgeSampling, review_pending};
 use agenteval_engine::target::CreateTarget;
 use serde_json::json;

@@ -4,11 +4,11 @@
 use crate::support::{TestPlatform, platform, t0};
 use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, Goal, Persona, SeedSet};
-use agenteval_engine::exploration::findings::{ExplorationFindings, SessionFacts, aggregate};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExperienceRecord, SeedRef, SendMessage, SessionStatus,
     Trigger, normalize_emotion,
 };
+use agenteval_engine::findings::{ExplorationFindings, SessionFacts, aggregate};
 use agenteval_engine::target::CreateTarget;
 use chrono::Duration;
 use serde_json::json;

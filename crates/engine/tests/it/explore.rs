@@ -379,7 +379,8 @@ async fn each_stored_turn_emits_a_session_event() {
 
 #[tokio::test]
 async fn the_patrol_agent_records_the_builtin_player() {
-    use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig};
+    use agenteval_engine::patrol_agent::PatrolConfig;
+    use agenteval_engine::runtime::PatrolAgent;
     let tp = platform().await;
     let c = campaign(&tp, 1.0, 30.0).await;
     let agent = PatrolAgent::new(tp.platform.clone(), &PatrolConfig::default());

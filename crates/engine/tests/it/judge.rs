@@ -252,8 +252,10 @@ async fn offline_the_heuristic_judge_reviews_every_pending_session() {
 #[tokio::test]
 async fn the_judge_worker_reviews_sessions_closed_after_it_started() {
     let tp = platform().await;
-    let worker =
-        agenteval_engine::judge::spawn_worker(tp.platform.clone(), JudgeSampling::default());
+    let worker = agenteval_engine::runtime::judge_worker::spawn(
+        tp.platform.clone(),
+        JudgeSampling::default(),
+    );
     // Closed through the operations (as an external assistant would through
     // the API), after the worker is already waiting.
     let (_, session, _) = closed_session(&tp, 2).await;

@@ -11,8 +11,9 @@ use crate::patrol_agent::campaign;
 use crate::support::platform;
 use agenteval_engine::campaign::Budget;
 use agenteval_engine::exploration::SessionStatus;
-use agenteval_engine::patrol_agent::{PatrolAction, PatrolAgent, PatrolConfig};
+use agenteval_engine::patrol_agent::{PatrolAction, PatrolConfig};
 use agenteval_engine::role_models::{ModelConfig, RoleModels};
+use agenteval_engine::runtime::PatrolAgent;
 use agenteval_engine::structured::OutputMode;
 
 #[tokio::test]

@@ -6,8 +6,9 @@
 
 use agenteval_engine::Platform;
 use agenteval_engine::clock::ManualClock;
-use agenteval_engine::patrol_agent::{PatrolAgent, PatrolConfig, PatrolControl};
+use agenteval_engine::patrol_agent::PatrolConfig;
 use agenteval_engine::role_models::RoleModels;
+use agenteval_engine::runtime::{PatrolAgent, PatrolControl};
 use agenteval_server::{ServeConfig, spawn};
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;

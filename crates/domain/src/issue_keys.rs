@@ -6,9 +6,9 @@
 //! misled points from a fixed catalogue in both languages; each entry has a
 //! key (`builtin:<name>`, with the slot or figure it names when it names
 //! one). Any other text is its own key: trimmed, white space and case
-//! folded ([`super::super::issue_key`]).
+//! folded ([`crate::session::issue_key`]).
 
-use super::super::issue_key;
+use crate::session::issue_key;
 
 /// What a catalogue phrasing names, besides its fixed words.
 #[derive(Clone, Copy)]

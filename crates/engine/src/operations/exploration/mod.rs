@@ -6,7 +6,7 @@
 //! never enters the fixed-scenario pass rate.
 
 pub mod explore;
-pub mod findings;
+pub(crate) mod issues;
 pub mod ledger;
 pub mod patrol;
 pub mod session;

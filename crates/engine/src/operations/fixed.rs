@@ -11,10 +11,10 @@ use crate::channel::{Channel, ChatMessage, ChatRequest};
 use crate::checks::{TurnContext, key_field_coverage, run_checks};
 use crate::clock::to_ms;
 pub use crate::domain::run::{CheckResult, Run, RunMetrics, RunTurn, Verdict};
+use crate::domain::tally::RunOutcome;
 use crate::error::{Error, Result};
 use crate::platform::{Event, Platform};
 use crate::store::writer::{ClaimedRow, Committed, FinishRow, TurnRow, Write};
-use crate::tally::RunOutcome;
 use crate::target::Target;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -417,20 +417,4 @@ impl Platform {
             tokio::time::sleep(poll).await;
         }
     }
-}
-
-/// Starts the background scheduler: recovers interrupted runs, then steps
-/// every `poll` (default 500 ms). Errors are logged; the loop keeps going.
-pub fn spawn_scheduler(platform: Arc<Platform>) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        if let Err(e) = platform.recover_interrupted_runs().await {
-            tracing::error!(error = ?e, "could not recover interrupted runs");
-        }
-        loop {
-            if let Err(e) = platform.tick().await {
-                tracing::error!(error = ?e, "scheduler step failed");
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    })
 }

@@ -1,7 +1,12 @@
 //! Issues reported in experience records: kept per session as they are
 //! filed, grouped across phrasings.
 
-use super::*;
+use crate::domain::findings::IssueKind;
+use crate::domain::issue_keys::issue_group_key;
+use crate::domain::session::ExperienceRecord;
+use crate::error::Result;
+use crate::store::Tx;
+use uuid::Uuid;
 
 /// The issues an experience record reports, each (kind, key) once, with
 /// the text as written.
@@ -22,7 +27,7 @@ pub(crate) fn reported_issues(e: &ExperienceRecord) -> Vec<(IssueKind, String, &
 }
 
 /// Blockers and misled points of an experience record, blanks left out.
-pub(super) fn issue_count(e: &ExperienceRecord) -> u32 {
+pub(crate) fn issue_count(e: &ExperienceRecord) -> u32 {
     let blank = |t: &&String| t.trim().is_empty();
     (e.blockers.iter().filter(|t| !blank(t)).count()
         + e.misled.iter().filter(|t| !blank(t)).count()) as u32

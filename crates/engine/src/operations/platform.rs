@@ -138,7 +138,7 @@ impl PlatformBuilder {
             .store
             .run_backfills(crate::store::Backfills {
                 simulator_faults: crate::exploration::simulator_faults::check,
-                issues: crate::exploration::findings::issues::reported_issues,
+                issues: crate::exploration::issues::reported_issues,
             })
             .await
             .context("filling the data that migrations left for the engine")?;

@@ -6,7 +6,7 @@
 //! left out is said in `left_out`, so that the analyst knows it reads the
 //! top of longer lists.
 
-use crate::exploration::findings::ExplorationFindings;
+use crate::findings::ExplorationFindings;
 use crate::report::{CampaignReport, FixedSummary};
 use crate::text::truncate;
 use serde::Serialize;
@@ -296,7 +296,7 @@ fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exploration::findings::{
+    use crate::findings::{
         CoverageCell, CoverageGrid, Issue, IssueKind, JudgeFinding, JudgeSummary,
     };
     use crate::report::{FailingCheck, ScenarioStat, Tally};

@@ -4,12 +4,12 @@
 
 use crate::campaign::Campaign;
 use crate::clock::to_ms;
+use crate::domain::tally::{RunSums, TIMELINE_SLICES, reason_kind};
 use crate::error::Result;
-use crate::exploration::findings::ExplorationFindings;
+use crate::findings::ExplorationFindings;
 use crate::fixed::Verdict;
 use crate::platform::Platform;
 use crate::store::Read;
-use crate::tally::{RunSums, TIMELINE_SLICES, reason_kind};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -303,7 +303,7 @@ fn from_runs(read: &Read<'_>, campaign: &Campaign, since: DateTime<Utc>) -> Resu
     let mut acc = FixedAcc::new();
     read.runs_finished_since(id, since_ms, |info, run| {
         let verdict = run.verdict;
-        let slice = crate::tally::slice(run.offset_ms, duration_ms);
+        let slice = crate::domain::tally::slice(run.offset_ms, duration_ms);
         acc.runs(
             info,
             run.scenario_id,

@@ -440,10 +440,7 @@ fn provenance(md: &mut String, p: &crate::provenance::Provenance) {
 /// Says what is missing when a role model failed: judge reviews that
 /// failed and sessions the virtual user could not carry. Absent when
 /// nothing failed, so that healthy reports read as before.
-pub(super) fn degraded_note(
-    md: &mut String,
-    e: &crate::exploration::findings::ExplorationFindings,
-) {
+pub(super) fn degraded_note(md: &mut String, e: &crate::findings::ExplorationFindings) {
     let simulator_errors = e
         .sessions_by_end_reason
         .get("simulator_error")

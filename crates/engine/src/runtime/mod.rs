@@ -1,13 +1,20 @@
-//! The platform's background work, started the same way by every shell
-//! (the desktop app, `agenteval serve`): the fixed-run scheduler, the audit
-//! retention job, the judge worker reviewing closed sessions and, given a
-//! cadence, the resident patrol agent. Each reads the platform's role
-//! models at every use, so that changed settings take effect without a
-//! restart.
+//! Layer 4, the runtime: the platform's background work, started the same
+//! way by every shell (the desktop app, `agenteval serve`): the fixed-run
+//! [`scheduler`], the audit [`retention`] job, the [`judge_worker`]
+//! reviewing closed sessions and, given a cadence, the resident
+//! [`patrol_agent`]. Each reads the platform's role models at every use, so
+//! that changed settings take effect without a restart.
+
+pub mod judge_worker;
+pub mod patrol_agent;
+pub mod retention;
+pub mod scheduler;
+
+pub use patrol_agent::{PatrolAgent, PatrolControl, PatrolHandle, PatrolStatus};
 
 use crate::Platform;
 use crate::judge::JudgeSampling;
-use crate::patrol_agent::{PatrolAgent, PatrolConfig, PatrolControl};
+use crate::patrol_agent::PatrolConfig;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,10 +30,10 @@ pub struct RuntimeConfig {
 /// Starts the background work on the current tokio runtime; returns the
 /// control of the patrol agent (pause, resume, cadence), empty without one.
 pub fn start(platform: &Arc<Platform>, config: RuntimeConfig) -> PatrolControl {
-    crate::fixed::spawn_scheduler(platform.clone());
-    crate::audit::spawn_retention(platform.clone(), config.audit_retention_days);
+    scheduler::spawn(platform.clone());
+    retention::spawn(platform.clone(), config.audit_retention_days);
     let sampling = JudgeSampling::default();
-    crate::judge::spawn_worker(platform.clone(), sampling);
+    judge_worker::spawn(platform.clone(), sampling);
     PatrolControl::new(config.patrol_interval.map(|interval| {
         PatrolAgent::spawn(
             platform.clone(),

@@ -6,7 +6,7 @@
 //! permissions. A stored reference is `enc:v1:<hex nonce><hex ciphertext>`:
 //! useless without the key, and never printed.
 
-use crate::error::{Context, Error, ErrorCode, Result};
+use agenteval_domain::error::{Context, Error, ErrorCode, Result};
 use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use rand::RngCore;

@@ -133,7 +133,7 @@ impl FindingsAcc {
         // Each phrasing as reported, then (for the built-in virtual user's
         // catalogue) the same issue in the other language.
         for reported in std::iter::once(text).chain(texts.iter().map(String::as_str)) {
-            let both = super::issue_keys::both_phrasings(reported);
+            let both = crate::domain::issue_keys::both_phrasings(reported);
             for t in std::iter::once(reported).chain(both.iter().flatten().map(String::as_str)) {
                 if issue.texts.len() < ISSUE_TEXTS_LISTED && !issue.texts.iter().any(|x| x == t) {
                     issue.texts.push(t.to_string());

@@ -53,7 +53,7 @@ pub(super) fn played_by(
 
 pub(super) fn exploration_appendix(
     md: &mut String,
-    e: &crate::exploration::findings::ExplorationFindings,
+    e: &crate::findings::ExplorationFindings,
     models: &crate::comparison::ModelsUsed,
     calibration: Option<&crate::calibration::JudgeCalibration>,
 ) {
@@ -159,8 +159,8 @@ pub(super) fn exploration_appendix(
         let _ = writeln!(md, "|---|---|---|---|");
         for i in e.issues.iter().take(MAX_ISSUE_ROWS) {
             let kind = match i.kind {
-                crate::exploration::findings::IssueKind::Blocker => "blocker",
-                crate::exploration::findings::IssueKind::Misled => "misled",
+                crate::findings::IssueKind::Blocker => "blocker",
+                crate::findings::IssueKind::Misled => "misled",
             };
             let links: Vec<String> = i.session_ids.iter().take(10).map(session_link).collect();
             let more = i.session_ids.len().saturating_sub(10);

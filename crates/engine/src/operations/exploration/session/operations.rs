@@ -250,7 +250,7 @@ impl Platform {
             // finds a simulator fault in, says nothing about the target.
             let faults = crate::exploration::simulator_faults::check_and_store(tx, session.id)?;
             if end_reason != EndReason::SimulatorError && faults.is_empty() {
-                crate::exploration::findings::issues::record_issues(
+                crate::exploration::issues::record_issues(
                     tx,
                     session.campaign.id,
                     session.id,

@@ -4,20 +4,18 @@
 //! tallies are tested against.
 
 mod aggregate;
-mod issue_keys;
-pub(crate) mod issues;
 mod reviews;
 
+pub use crate::domain::issue_keys::issue_group_key;
 pub use aggregate::*;
-pub use issue_keys::issue_group_key;
-pub(crate) use issues::*;
 use reviews::*;
 
-use super::session::{EndReason, ExperienceRecord, SessionStatus};
 use crate::campaign::SeedSet;
 use crate::error::Result;
+use crate::exploration::issues::{issue_count, reported_issues};
+use crate::exploration::session::{EndReason, SessionStatus};
 use crate::platform::Platform;
-use crate::store::{Read, Tx};
+use crate::store::Read;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use uuid::Uuid;
 

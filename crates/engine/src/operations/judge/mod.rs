@@ -19,7 +19,7 @@ use crate::text::{is_refusal, truncate};
 use crate::virtual_user::{Lang, lang_of};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 mod heuristic;
 mod model;
@@ -33,7 +33,7 @@ pub use model::{
 };
 pub use second_pass::{REVERSED_AND_REWORDED, REVERSED_ROUNDS, reversed_rounds};
 use uuid::Uuid;
-pub use worker::{load_session, review_pending, review_session, spawn_worker};
+pub use worker::{load_session, review_pending, review_session};
 
 pub use crate::domain::judge::*;
 

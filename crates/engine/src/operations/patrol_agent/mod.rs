@@ -11,32 +11,25 @@
 //! are logged and touch nothing but exploration; fixed plans never wait on
 //! it.
 
-use crate::campaign::Line;
 use crate::error::{ErrorCode, Result};
 use crate::exploration::patrol::{CoverageState, PatrolCampaign};
 use crate::exploration::{
     CreateSession, EndReason, ExplorationSession, PlayedBy, SeedRef, Trigger, Variant,
 };
-use crate::judge::{JudgeSampling, review_pending};
+use crate::judge::JudgeSampling;
 use crate::platform::Platform;
 use crate::role_models::RoleClients;
 use crate::virtual_user::{self, SessionOutcome, VariantKind, derive_variant};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Notify;
 use uuid::Uuid;
 
-mod agent;
 mod choose;
-mod handle;
 mod play;
 
-pub use agent::*;
 pub use choose::*;
-pub use handle::*;
 pub use play::*;
 
 /// How the agent runs.
