@@ -10,6 +10,7 @@ use agenteval_engine::calibration::{
     SubmitRunLabel,
 };
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::domain::ids::{CampaignId, RunId, SessionId, TargetId};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, ExplorationSession, ExploreRequest, ExploreStarted, MessageReply,
     SendMessage, SessionTranscript,
@@ -65,20 +66,20 @@ pub async fn create_target(platform: Shared<'_>, req: CreateTarget) -> Reply<Tar
 /// given).
 #[tauri::command]
 #[specta::specta]
-pub async fn update_target(platform: Shared<'_>, id: Uuid, req: UpdateTarget) -> Reply<Target> {
+pub async fn update_target(platform: Shared<'_>, id: TargetId, req: UpdateTarget) -> Reply<Target> {
     platform.update_target(id, req).await.map_err(body)
 }
 
 /// Deletes a target, or archives it when campaigns use it.
 #[tauri::command]
 #[specta::specta]
-pub async fn delete_target(platform: Shared<'_>, id: Uuid) -> Reply<TargetRemoval> {
+pub async fn delete_target(platform: Shared<'_>, id: TargetId) -> Reply<TargetRemoval> {
     platform.delete_target(id).await.map_err(body)
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn test_target(platform: Shared<'_>, id: Uuid) -> Reply<TargetProbe> {
+pub async fn test_target(platform: Shared<'_>, id: TargetId) -> Reply<TargetProbe> {
     platform.test_target(id).await.map_err(body)
 }
 
@@ -96,7 +97,7 @@ pub async fn list_campaigns(platform: Shared<'_>) -> Reply<Vec<Campaign>> {
 
 #[tauri::command]
 #[specta::specta]
-pub async fn get_campaign(platform: Shared<'_>, id: Uuid) -> Reply<Campaign> {
+pub async fn get_campaign(platform: Shared<'_>, id: CampaignId) -> Reply<Campaign> {
     platform.get_campaign(id).await.map_err(body)
 }
 
@@ -108,20 +109,20 @@ pub async fn create_campaign(platform: Shared<'_>, req: CreateCampaign) -> Reply
 
 #[tauri::command]
 #[specta::specta]
-pub async fn finalize_campaign(platform: Shared<'_>, id: Uuid) -> Reply<Campaign> {
+pub async fn finalize_campaign(platform: Shared<'_>, id: CampaignId) -> Reply<Campaign> {
     platform.finalize_campaign(id).await.map_err(body)
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn campaign_report(platform: Shared<'_>, id: Uuid) -> Reply<CampaignReport> {
+pub async fn campaign_report(platform: Shared<'_>, id: CampaignId) -> Reply<CampaignReport> {
     platform.campaign_report(id).await.map_err(body)
 }
 
 /// Fixed-scenario runs of a campaign, in plan order.
 #[tauri::command]
 #[specta::specta]
-pub async fn list_runs(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Vec<Run>> {
+pub async fn list_runs(platform: Shared<'_>, campaign_id: CampaignId) -> Reply<Vec<Run>> {
     platform.list_runs(campaign_id).await.map_err(body)
 }
 
@@ -130,7 +131,7 @@ pub async fn list_runs(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Vec<Run
 #[specta::specta]
 pub async fn search_runs(
     platform: Shared<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     query: RunQuery,
 ) -> Reply<RunPage> {
     platform.search_runs(campaign_id, query).await.map_err(body)
@@ -141,7 +142,7 @@ pub async fn search_runs(
 #[specta::specta]
 pub async fn search_sessions(
     platform: Shared<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     query: SessionQuery,
 ) -> Reply<SessionPage> {
     platform
@@ -152,7 +153,7 @@ pub async fn search_sessions(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn run_turns(platform: Shared<'_>, run_id: Uuid) -> Reply<Vec<RunTurn>> {
+pub async fn run_turns(platform: Shared<'_>, run_id: RunId) -> Reply<Vec<RunTurn>> {
     platform.run_turns(run_id).await.map_err(body)
 }
 
@@ -168,7 +169,7 @@ pub async fn add_review(platform: Shared<'_>, req: CreateReview) -> Reply<HumanR
 #[specta::specta]
 pub async fn blind_queue(
     platform: Shared<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     limit: Option<u32>,
 ) -> Reply<BlindQueue> {
     platform.blind_queue(campaign_id, limit).await.map_err(body)
@@ -187,7 +188,7 @@ pub async fn submit_label(platform: Shared<'_>, req: SubmitLabel) -> Reply<Label
 #[specta::specta]
 pub async fn blind_run_queue(
     platform: Shared<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     limit: Option<u32>,
 ) -> Reply<BlindRunQueue> {
     platform
@@ -210,7 +211,10 @@ pub async fn submit_run_label(
 /// Judge-human agreement per criterion of a campaign.
 #[tauri::command]
 #[specta::specta]
-pub async fn judge_calibration(platform: Shared<'_>, campaign_id: Uuid) -> Reply<JudgeCalibration> {
+pub async fn judge_calibration(
+    platform: Shared<'_>,
+    campaign_id: CampaignId,
+) -> Reply<JudgeCalibration> {
     platform.judge_calibration(campaign_id).await.map_err(body)
 }
 
@@ -225,7 +229,7 @@ pub async fn list_reviews(platform: Shared<'_>, subject_id: Uuid) -> Reply<Vec<H
 /// is configured.
 #[tauri::command]
 #[specta::specta]
-pub async fn generate_analysis(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Analysis> {
+pub async fn generate_analysis(platform: Shared<'_>, campaign_id: CampaignId) -> Reply<Analysis> {
     platform
         .generate_configured_analysis(campaign_id)
         .await
@@ -235,7 +239,7 @@ pub async fn generate_analysis(platform: Shared<'_>, campaign_id: Uuid) -> Reply
 /// The following campaign: same target, plan, seeds and budget.
 #[tauri::command]
 #[specta::specta]
-pub async fn next_period(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Campaign> {
+pub async fn next_period(platform: Shared<'_>, campaign_id: CampaignId) -> Reply<Campaign> {
     platform.next_period(campaign_id).await.map_err(body)
 }
 
@@ -243,7 +247,7 @@ pub async fn next_period(platform: Shared<'_>, campaign_id: Uuid) -> Reply<Campa
 #[specta::specta]
 pub async fn list_sessions(
     platform: Shared<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Reply<Vec<ExplorationSession>> {
     platform.list_sessions(campaign_id).await.map_err(body)
 }
@@ -251,7 +255,7 @@ pub async fn list_sessions(
 /// One session with its whole conversation.
 #[tauri::command]
 #[specta::specta]
-pub async fn session_messages(platform: Shared<'_>, id: Uuid) -> Reply<SessionTranscript> {
+pub async fn session_messages(platform: Shared<'_>, id: SessionId) -> Reply<SessionTranscript> {
     platform.session_messages(id).await.map_err(body)
 }
 
@@ -273,7 +277,11 @@ pub async fn explore(platform: Shared<'_>, req: ExploreRequest) -> Reply<Explore
 
 #[tauri::command]
 #[specta::specta]
-pub async fn send_message(platform: Shared<'_>, id: Uuid, req: SendMessage) -> Reply<MessageReply> {
+pub async fn send_message(
+    platform: Shared<'_>,
+    id: SessionId,
+    req: SendMessage,
+) -> Reply<MessageReply> {
     platform.send_message(id, req).await.map_err(body)
 }
 
@@ -281,7 +289,7 @@ pub async fn send_message(platform: Shared<'_>, id: Uuid, req: SendMessage) -> R
 #[specta::specta]
 pub async fn close_session(
     platform: Shared<'_>,
-    id: Uuid,
+    id: SessionId,
     req: CloseSession,
 ) -> Reply<ExplorationSession> {
     platform.close_session(id, req).await.map_err(body)
@@ -291,7 +299,7 @@ pub async fn close_session(
 #[specta::specta]
 pub async fn export_campaign(
     platform: Shared<'_>,
-    id: Uuid,
+    id: CampaignId,
     format: ExportFormat,
 ) -> Reply<String> {
     platform.export_campaign(id, format).await.map_err(body)
@@ -302,7 +310,7 @@ pub async fn export_campaign(
 #[specta::specta]
 pub async fn save_export(
     platform: Shared<'_>,
-    id: Uuid,
+    id: CampaignId,
     format: ExportFormat,
     path: PathBuf,
 ) -> Reply<()> {

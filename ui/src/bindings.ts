@@ -12,49 +12,49 @@ export const commands = {
 	 *  Replaces a target's settings (the API key stays unless a new one is
 	 *  given).
 	 */
-	updateTarget: (id: string, req: UpdateTarget) => typedError<Target, ErrorBody>(__TAURI_INVOKE("update_target", { id, req })),
+	updateTarget: (id: TargetId, req: UpdateTarget) => typedError<Target, ErrorBody>(__TAURI_INVOKE("update_target", { id, req })),
 	/**  Deletes a target, or archives it when campaigns use it. */
-	deleteTarget: (id: string) => typedError<TargetRemoval, ErrorBody>(__TAURI_INVOKE("delete_target", { id })),
-	testTarget: (id: string) => typedError<TargetProbe, ErrorBody>(__TAURI_INVOKE("test_target", { id })),
+	deleteTarget: (id: TargetId) => typedError<TargetRemoval, ErrorBody>(__TAURI_INVOKE("delete_target", { id })),
+	testTarget: (id: TargetId) => typedError<TargetProbe, ErrorBody>(__TAURI_INVOKE("test_target", { id })),
 	listScenarios: () => typedError<ScenarioSummary[], ErrorBody>(__TAURI_INVOKE("list_scenarios")),
 	listCampaigns: () => typedError<Campaign[], ErrorBody>(__TAURI_INVOKE("list_campaigns")),
-	getCampaign: (id: string) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("get_campaign", { id })),
+	getCampaign: (id: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("get_campaign", { id })),
 	createCampaign: (req: CreateCampaign) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("create_campaign", { req })),
-	finalizeCampaign: (id: string) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("finalize_campaign", { id })),
-	campaignReport: (id: string) => typedError<CampaignReport, ErrorBody>(__TAURI_INVOKE("campaign_report", { id })),
+	finalizeCampaign: (id: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("finalize_campaign", { id })),
+	campaignReport: (id: CampaignId) => typedError<CampaignReport, ErrorBody>(__TAURI_INVOKE("campaign_report", { id })),
 	/**  Fixed-scenario runs of a campaign, in plan order. */
-	listRuns: (campaignId: string) => typedError<Run[], ErrorBody>(__TAURI_INVOKE("list_runs", { campaignId })),
-	runTurns: (runId: string) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
+	listRuns: (campaignId: CampaignId) => typedError<Run[], ErrorBody>(__TAURI_INVOKE("list_runs", { campaignId })),
+	runTurns: (runId: RunId) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
 	/**  A reviewer's 1-5 rating of a run or a session. */
 	addReview: (req: CreateReview) => typedError<HumanReview, ErrorBody>(__TAURI_INVOKE("add_review", { req })),
 	/**  The ratings of one run or session, newest first. */
 	listReviews: (subjectId: string) => typedError<HumanReview[], ErrorBody>(__TAURI_INVOKE("list_reviews", { subjectId })),
 	/**  The next judged sessions nobody labelled, without the judge's scores. */
-	blindQueue: (campaignId: string, limit: number | null) => typedError<BlindQueue, ErrorBody>(__TAURI_INVOKE("blind_queue", { campaignId, limit })),
+	blindQueue: (campaignId: CampaignId, limit: number | null) => typedError<BlindQueue, ErrorBody>(__TAURI_INVOKE("blind_queue", { campaignId, limit })),
 	/**  A person's blind label of a judged session; reveals the judge's scores. */
 	submitLabel: (req: SubmitLabel) => typedError<LabelRevealed, ErrorBody>(__TAURI_INVOKE("submit_label", { req })),
 	/**
 	 *  The next fixed runs whose rubric checks nobody labelled, without the
 	 *  judge's scores.
 	 */
-	blindRunQueue: (campaignId: string, limit: number | null) => typedError<BlindRunQueue, ErrorBody>(__TAURI_INVOKE("blind_run_queue", { campaignId, limit })),
+	blindRunQueue: (campaignId: CampaignId, limit: number | null) => typedError<BlindRunQueue, ErrorBody>(__TAURI_INVOKE("blind_run_queue", { campaignId, limit })),
 	/**
 	 *  A person's blind label of a run's rubric checks; reveals the judge's
 	 *  scores.
 	 */
 	submitRunLabel: (req: SubmitRunLabel) => typedError<RunLabelRevealed, ErrorBody>(__TAURI_INVOKE("submit_run_label", { req })),
 	/**  Judge-human agreement per criterion of a campaign. */
-	judgeCalibration: (campaignId: string) => typedError<JudgeCalibration, ErrorBody>(__TAURI_INVOKE("judge_calibration", { campaignId })),
+	judgeCalibration: (campaignId: CampaignId) => typedError<JudgeCalibration, ErrorBody>(__TAURI_INVOKE("judge_calibration", { campaignId })),
 	/**
 	 *  (Re)generates the analysis; the template analysis when no analyst model
 	 *  is configured.
 	 */
-	generateAnalysis: (campaignId: string) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId })),
+	generateAnalysis: (campaignId: CampaignId) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId })),
 	/**  The following campaign: same target, plan, seeds and budget. */
-	nextPeriod: (campaignId: string) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId })),
-	listSessions: (campaignId: string) => typedError<ExplorationSession[], ErrorBody>(__TAURI_INVOKE("list_sessions", { campaignId })),
+	nextPeriod: (campaignId: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId })),
+	listSessions: (campaignId: CampaignId) => typedError<ExplorationSession[], ErrorBody>(__TAURI_INVOKE("list_sessions", { campaignId })),
 	/**  One session with its whole conversation. */
-	sessionMessages: (id: string) => typedError<SessionTranscript, ErrorBody>(__TAURI_INVOKE("session_messages", { id })),
+	sessionMessages: (id: SessionId) => typedError<SessionTranscript, ErrorBody>(__TAURI_INVOKE("session_messages", { id })),
 	/**
 	 *  Starts a manual (or seeded) exploration session, checked against the
 	 *  campaign's budget.
@@ -66,16 +66,16 @@ export const commands = {
 	 */
 	explore: (req: ExploreRequest) => typedError<ExploreStarted, ErrorBody>(__TAURI_INVOKE("explore", { req })),
 	/**  A page of a campaign's runs, filtered by verdict, scenario and tag. */
-	searchRuns: (campaignId: string, query: RunQuery) => typedError<RunPage, ErrorBody>(__TAURI_INVOKE("search_runs", { campaignId, query })),
+	searchRuns: (campaignId: CampaignId, query: RunQuery) => typedError<RunPage, ErrorBody>(__TAURI_INVOKE("search_runs", { campaignId, query })),
 	/**  A page of a campaign's sessions, filtered by status, seed or ids. */
-	searchSessions: (campaignId: string, query: SessionQuery) => typedError<SessionPage, ErrorBody>(__TAURI_INVOKE("search_sessions", { campaignId, query })),
+	searchSessions: (campaignId: CampaignId, query: SessionQuery) => typedError<SessionPage, ErrorBody>(__TAURI_INVOKE("search_sessions", { campaignId, query })),
 	/**  Which model plays each role now, or the offline fallback; never a key. */
 	roleModelsView: () => typedError<RoleModelsView, ErrorBody>(__TAURI_INVOKE("role_models_view")),
-	sendMessage: (id: string, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
-	closeSession: (id: string, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
-	exportCampaign: (id: string, format: ExportFormat) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format })),
+	sendMessage: (id: SessionId, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
+	closeSession: (id: SessionId, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
+	exportCampaign: (id: CampaignId, format: ExportFormat) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format })),
 	/**  Writes the export to a file the user chose in the save dialog. */
-	saveExport: (id: string, format: ExportFormat, path: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path })),
+	saveExport: (id: CampaignId, format: ExportFormat, path: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path })),
 	getSettings: () => typedError<Settings, ErrorBody>(__TAURI_INVOKE("get_settings")),
 	/**
 	 *  Saves the settings and puts them into effect at once (role models,
@@ -97,7 +97,7 @@ export const events = {
 /* Types */
 export type Analysis = {
 	id: string,
-	campaign_id: string,
+	campaign_id: CampaignId,
 	/**  Model identity, or `template` offline. */
 	model: string,
 	/**  True for the template analysis built without a model. */
@@ -144,7 +144,7 @@ export type AppInfo = {
  *  who spoke, never the judge's verdict.
  */
 export type BlindItem = {
-	session_id: string,
+	session_id: SessionId,
 	persona_name: string,
 	goal_title: string,
 	end_reason: string | null,
@@ -153,8 +153,8 @@ export type BlindItem = {
 
 export type BlindLabel = {
 	id: string,
-	campaign_id: string,
-	session_id: string,
+	campaign_id: CampaignId,
+	session_id: SessionId,
 	scores: CriterionScores,
 	reviewer: string,
 	created_at: string,
@@ -162,7 +162,7 @@ export type BlindLabel = {
 
 /**  The next unlabelled sessions of the judge's sample. */
 export type BlindQueue = {
-	campaign_id: string,
+	campaign_id: CampaignId,
 	items: BlindItem[],
 	/**  Judged sessions not labelled yet, `items` included. */
 	remaining: number,
@@ -190,7 +190,7 @@ export type BlindRubric = {
  *  rubrics of its rubric checks, never the judge's scores.
  */
 export type BlindRunItem = {
-	run_id: string,
+	run_id: RunId,
 	scenario_id: string,
 	scenario_title: string,
 	turns: BlindTurn[],
@@ -199,7 +199,7 @@ export type BlindRunItem = {
 
 /**  The next unlabelled fixed runs with rubric checks. */
 export type BlindRunQueue = {
-	campaign_id: string,
+	campaign_id: CampaignId,
 	items: BlindRunItem[],
 	/**  Runs with judged rubric checks not labelled yet, `items` included. */
 	remaining: number,
@@ -228,9 +228,9 @@ export type Budget = {
 export type BuiltinAgent = "demo";
 
 export type Campaign = {
-	id: string,
+	id: CampaignId,
 	name: string,
-	target_id: string,
+	target_id: TargetId,
 	status: CampaignStatus,
 	line: Line,
 	window_start: string,
@@ -249,6 +249,9 @@ export type Campaign = {
 	created_at: string,
 	updated_at: string,
 };
+
+/**  A campaign's id. */
+export type CampaignId = string;
 
 export type CampaignReport = {
 	campaign: Campaign,
@@ -371,7 +374,7 @@ export type CoverageGrid = {
 
 export type CreateCampaign = {
 	name: string,
-	target_id: string,
+	target_id: TargetId,
 	/**  Shorthand for a plan that runs each scenario once, spread evenly. */
 	scenario_ids?: string[] | null,
 	plan?: Plan | null,
@@ -399,7 +402,7 @@ export type CreateReview = {
 };
 
 export type CreateSession = {
-	campaign_id: string,
+	campaign_id: CampaignId,
 	/**  A JSON object describing the virtual user (or a plain description). */
 	persona: Value,
 	/**  What the user wants: a string or a JSON object. */
@@ -541,7 +544,7 @@ export type ErrorReason = {
 };
 
 /**  Something that changed, for live views (desktop events, UI polling). */
-export type Event = { kind: "campaign_changed"; campaign_id: string } | { kind: "run_finished"; campaign_id: string; run_id: string } | { kind: "session_changed"; campaign_id: string; session_id: string };
+export type Event = { kind: "campaign_changed"; campaign_id: CampaignId } | { kind: "run_finished"; campaign_id: CampaignId; run_id: RunId } | { kind: "session_changed"; campaign_id: CampaignId; session_id: SessionId };
 
 /**  The virtual user's structured self-report, normalised. */
 export type ExperienceRecord = {
@@ -606,9 +609,9 @@ export type ExplorationFindings = {
 };
 
 export type ExplorationSession = {
-	id: string,
-	campaign_id: string,
-	target_id: string,
+	id: SessionId,
+	campaign_id: CampaignId,
+	target_id: TargetId,
 	persona: Value,
 	goal: Value,
 	seed_ref: SeedRef | null,
@@ -638,7 +641,7 @@ export type ExplorationSession = {
 };
 
 export type ExploreRequest = {
-	campaign_id: string,
+	campaign_id: CampaignId,
 	/**
 	 *  The cells to explore, in order; absent or empty: every persona x
 	 *  goal cell that has no session yet.
@@ -686,7 +689,7 @@ export type FailingCheck = {
 	detail: string,
 	count: number,
 	/**  One run where it happened, for drill-down. */
-	example_run_id: string,
+	example_run_id: RunId,
 };
 
 /**  Faults of one kind in a campaign. */
@@ -818,7 +821,7 @@ export type Issue = {
 	 *  The first sessions that reported it, at most 50
 	 *  ([`ISSUE_SESSIONS_LISTED`]); `count` has them all.
 	 */
-	session_ids: string[],
+	session_ids: SessionId[],
 };
 
 export type IssueKind = "blocker" | "misled";
@@ -850,7 +853,7 @@ export type JudgeCalibration = {
 };
 
 export type JudgeFinding = {
-	session_id: string,
+	session_id: SessionId,
 	/**  As the judge wrote it, e.g. `poor`, `fair`, `good`. */
 	severity: string,
 	dimension: string | null,
@@ -940,7 +943,7 @@ export type Language = "en" | "zh";
 export type Line = "formal" | "accelerated";
 
 export type MessageReply = {
-	session_id: string,
+	session_id: SessionId,
 	/**  The target's reply. */
 	reply: string,
 	latency_ms: number,
@@ -1001,7 +1004,7 @@ export type PatrolStatus = {
 };
 
 export type PeriodComparison = {
-	campaign_id: string,
+	campaign_id: CampaignId,
 	pass_rate: number | null,
 	judged_runs: number,
 	/**  pass^k of this campaign where scenarios repeat. */
@@ -1016,7 +1019,7 @@ export type PeriodComparison = {
 };
 
 export type PeriodDelta = {
-	campaign_id: string,
+	campaign_id: CampaignId,
 	campaign_name: string,
 	window_start: string,
 	pass_rate: number | null,
@@ -1219,8 +1222,8 @@ export type RubricScore = {
 
 /**  A run as listed in reports and the UI. */
 export type Run = {
-	id: string,
-	campaign_id: string,
+	id: RunId,
+	campaign_id: CampaignId,
 	scenario_id: string,
 	seq: number,
 	/**  Campaign-time offset from the window start, in milliseconds. */
@@ -1236,10 +1239,13 @@ export type Run = {
 	finished_at: string | null,
 };
 
+/**  A fixed run's id. */
+export type RunId = string;
+
 /**  What a run label reveals once it is stored. */
 export type RunLabelRevealed = {
-	run_id: string,
-	campaign_id: string,
+	run_id: RunId,
+	campaign_id: CampaignId,
 	reviewer: string,
 	created_at: string,
 	checks: RevealedRubric[],
@@ -1344,6 +1350,9 @@ export type SendMessage = {
 	content: string,
 };
 
+/**  An exploration session's id. */
+export type SessionId = string;
+
 export type SessionPage = {
 	sessions: ExplorationSession[],
 	/**  Sessions matching the filters, on every page. */
@@ -1358,7 +1367,7 @@ export type SessionQuery = {
 	/**  Sessions seeded from this goal. */
 	goal_id?: string | null,
 	/**  Only these sessions (e.g. the sessions behind one issue); at most 500. */
-	ids?: string[] | null,
+	ids?: SessionId[] | null,
 	/**  Rows to skip (default 0). */
 	offset?: number | null,
 	/**  Rows per page: 1 to 500 (default 100). */
@@ -1423,7 +1432,7 @@ export type SubjectKind = "run" | "session";
 
 /**  A person's blind label of one judged session. */
 export type SubmitLabel = {
-	session_id: string,
+	session_id: SessionId,
 	scores: CriterionScores,
 	/**  Who labelled (free text, optional). */
 	reviewer?: string,
@@ -1431,7 +1440,7 @@ export type SubmitLabel = {
 
 /**  A person's blind label of a run: a score for each of its rubric checks. */
 export type SubmitRunLabel = {
-	run_id: string,
+	run_id: RunId,
 	scores: RubricScore[],
 	/**  Who labelled (free text, optional). */
 	reviewer?: string,
@@ -1450,7 +1459,7 @@ export type Tally = {
 };
 
 export type Target = {
-	id: string,
+	id: TargetId,
 	name: string,
 	channel: ChannelConfig,
 	/**  Maximum simultaneous requests to this target. */
@@ -1472,6 +1481,9 @@ export type Target = {
 	 */
 	archived_at: string | null,
 };
+
+/**  A target's id. */
+export type TargetId = string;
 
 /**
  *  The outcome of a connection test. A target that does not answer is a
@@ -1504,7 +1516,7 @@ export type TargetProbe = {
 };
 
 export type TargetRemoval = {
-	id: string,
+	id: TargetId,
 	outcome: RemovalOutcome,
 };
 

@@ -142,7 +142,7 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
         finished += u64::from(t.runs_executed);
         bar.set_position(finished);
     });
-    let exploration = explore_all(&platform, campaign.id, &seeds);
+    let exploration = explore_all(&platform, campaign.id.into(), &seeds);
     let (fixed, explored) = tokio::join!(fixed, exploration);
     fixed.map_err(user_error)?;
     bar.finish_with_message("done");
@@ -211,7 +211,7 @@ async fn explore_all(
     for persona in &seeds.personas {
         for goal in &seeds.goals {
             let seed = ExploreSeed {
-                campaign_id,
+                campaign_id: agenteval_engine::CampaignId(campaign_id),
                 persona_id: persona.id.clone(),
                 goal_id: goal.id.clone(),
                 variant: None,

@@ -404,7 +404,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let text = runtime()?.block_on(async {
                 let platform = open(&data_dir).await?;
                 platform
-                    .export_campaign(campaign, format.into())
+                    .export_campaign(agenteval_engine::CampaignId(campaign), format.into())
                     .await
                     .map_err(user_error)
             })?;

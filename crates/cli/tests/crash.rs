@@ -358,7 +358,7 @@ async fn crash_loop(kills: usize) {
     let mut lost = Vec::new();
     for ((run, seq), content) in &seen.run_turns {
         let kept = stored
-            .run_turn_content(id(run), *seq as u32)
+            .run_turn_content(agenteval_engine::RunId(id(run)), *seq as u32)
             .await
             .expect("run turn");
         if kept.as_deref() != Some(content.as_str()) {
@@ -367,7 +367,7 @@ async fn crash_loop(kills: usize) {
     }
     for ((session, seq), content) in &seen.session_turns {
         let kept = stored
-            .session_turn_content(id(session), *seq as u32)
+            .session_turn_content(agenteval_engine::SessionId(id(session)), *seq as u32)
             .await
             .expect("session turn");
         if kept.as_deref() != Some(content.as_str()) {
@@ -383,7 +383,7 @@ async fn crash_loop(kills: usize) {
     let campaign = id(&campaign);
     let planned = scenarios.as_array().map_or(0, Vec::len) as i64 * i64::from(ROUNDS);
     let runs: Vec<RunRow> = stored
-        .campaign_runs(campaign)
+        .campaign_runs(agenteval_engine::CampaignId(campaign))
         .await
         .expect("runs")
         .into_iter()
@@ -421,14 +421,17 @@ async fn crash_loop(kills: usize) {
     assert_eq!(gaps, 0, "run turns are contiguous");
 
     // The ledger matches the rows it accounts for.
-    let session_rows = stored.campaign_sessions(campaign).await.expect("sessions");
+    let session_rows = stored
+        .campaign_sessions(agenteval_engine::CampaignId(campaign))
+        .await
+        .expect("sessions");
     let with_status =
         |status: &str| session_rows.iter().filter(|s| s.status == status).count() as i64;
     let ledger = |action: &'static str| {
         let stored = stored.clone();
         async move {
             stored
-                .allowed_ledger_entries(campaign, action)
+                .allowed_ledger_entries(agenteval_engine::CampaignId(campaign), action)
                 .await
                 .expect(action)
         }
@@ -436,7 +439,7 @@ async fn crash_loop(kills: usize) {
     let sessions = session_rows.len() as i64;
     let ledger_creates = ledger("create").await;
     let user_turns = stored
-        .session_user_turns(campaign)
+        .session_user_turns(agenteval_engine::CampaignId(campaign))
         .await
         .expect("user turns");
     let ledger_messages = ledger("message").await;
@@ -468,7 +471,7 @@ async fn crash_loop(kills: usize) {
     // The report's tallies, written with the rows they count, agree with
     // them whatever the kills cut.
     let verdicts = stored
-        .runs_by_verdict(campaign)
+        .runs_by_verdict(agenteval_engine::CampaignId(campaign))
         .await
         .expect("runs by verdict");
     assert_eq!(
@@ -476,7 +479,7 @@ async fn crash_loop(kills: usize) {
         "the tallied runs by verdict are the stored ones"
     );
     let latencies = stored
-        .reply_latencies(campaign)
+        .reply_latencies(agenteval_engine::CampaignId(campaign))
         .await
         .expect("reply latencies");
     assert_eq!(
@@ -484,7 +487,7 @@ async fn crash_loop(kills: usize) {
         "the tallied reply latencies are the stored ones"
     );
     let statuses = stored
-        .sessions_by_status(campaign)
+        .sessions_by_status(agenteval_engine::CampaignId(campaign))
         .await
         .expect("sessions by status");
     assert_eq!(

@@ -1,6 +1,7 @@
 //! The judge calibrated against people: what a person's blind label of
 //! the judge's work is, as stored.
 
+use crate::ids::{CampaignId, RunId, SessionId};
 use crate::judge::Dimensions;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -10,8 +11,8 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct RunLabel {
     pub id: Uuid,
-    pub campaign_id: Uuid,
-    pub run_id: Uuid,
+    pub campaign_id: CampaignId,
+    pub run_id: RunId,
     pub check_index: u32,
     pub score: u8,
     pub reviewer: String,
@@ -50,8 +51,8 @@ impl CriterionScores {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct BlindLabel {
     pub id: Uuid,
-    pub campaign_id: Uuid,
-    pub session_id: Uuid,
+    pub campaign_id: CampaignId,
+    pub session_id: SessionId,
     pub scores: CriterionScores,
     pub reviewer: String,
     pub created_at: DateTime<Utc>,

@@ -2,12 +2,12 @@
 //! findings, coverage, simulator faults; and what the aggregation reads of
 //! a session or of a tally row of like sessions.
 
+use crate::ids::SessionId;
 use crate::session::{
     EndReason, ExperienceRecord, SeedRef, SessionStatus, SimulatorFault, Trigger,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use uuid::Uuid;
 
 /// How many sessions an issue lists; its count has them all.
 pub const ISSUE_SESSIONS_LISTED: usize = 50;
@@ -105,7 +105,7 @@ pub struct Issue {
     pub count: u32,
     /// The first sessions that reported it, at most 50
     /// ([`ISSUE_SESSIONS_LISTED`]); `count` has them all.
-    pub session_ids: Vec<Uuid>,
+    pub session_ids: Vec<SessionId>,
 }
 
 #[derive(
@@ -127,7 +127,7 @@ pub struct DimensionScore {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct JudgeFinding {
-    pub session_id: Uuid,
+    pub session_id: SessionId,
     /// As the judge wrote it, e.g. `poor`, `fair`, `good`.
     pub severity: String,
     pub dimension: Option<String>,
@@ -168,7 +168,7 @@ pub struct CoverageCell {
 /// What the aggregation needs of one session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionFacts {
-    pub id: Uuid,
+    pub id: SessionId,
     pub status: SessionStatus,
     pub end_reason: Option<EndReason>,
     pub trigger: Trigger,

@@ -2,6 +2,7 @@
 //! refused with its reason code.
 
 use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{CampaignId, SessionId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -43,9 +44,9 @@ impl LedgerAction {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct LedgerEntry {
     pub id: Uuid,
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     /// The session acted on; for a refused create, none.
-    pub session_id: Option<Uuid>,
+    pub session_id: Option<SessionId>,
     pub action: LedgerAction,
     pub allowed: bool,
     /// The refusal's error code (a guardrail reason code, or e.g.
@@ -58,8 +59,8 @@ pub struct LedgerEntry {
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
     pub id: Uuid,
-    pub campaign_id: Uuid,
-    pub session_id: Option<Uuid>,
+    pub campaign_id: CampaignId,
+    pub session_id: Option<SessionId>,
     pub action: LedgerAction,
     pub at: i64,
 }

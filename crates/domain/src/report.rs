@@ -2,6 +2,7 @@
 //! models that played each role, the outcomes a comparison reads, what a
 //! report shows of a scenario.
 
+use crate::ids::{CampaignId, RunId};
 use crate::models::OutputMode;
 use crate::run::Verdict;
 use chrono::{DateTime, Utc};
@@ -26,7 +27,7 @@ pub struct Claim {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Analysis {
     pub id: Uuid,
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     /// Model identity, or `template` offline.
     pub model: String,
     /// True for the template analysis built without a model.
@@ -131,7 +132,7 @@ pub struct FailingCheck {
     pub detail: String,
     pub count: u32,
     /// One run where it happened, for drill-down.
-    pub example_run_id: Uuid,
+    pub example_run_id: RunId,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]

@@ -2,9 +2,9 @@
 //! checks' results, its figures and its verdict.
 
 use crate::chat::ToolCall;
+use crate::ids::{CampaignId, RunId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 /// The outcome of one check on one turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -93,8 +93,8 @@ pub struct RunMetrics {
 /// A run as listed in reports and the UI.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Run {
-    pub id: Uuid,
-    pub campaign_id: Uuid,
+    pub id: RunId,
+    pub campaign_id: CampaignId,
     pub scenario_id: String,
     pub seq: u32,
     /// Campaign-time offset from the window start, in milliseconds.

@@ -6,6 +6,7 @@ use crate::campaign::{Campaign, CampaignStatus};
 use crate::chat::ToolCall;
 use crate::clock::to_ms;
 use crate::error::{Error, ErrorCode, Result};
+use crate::ids::{CampaignId, SessionId, TargetId};
 use crate::ledger::{Entry, LedgerAction};
 use crate::text::Lang;
 use chrono::{DateTime, Utc};
@@ -286,9 +287,9 @@ pub struct ExperienceRecord {
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct ExplorationSession {
-    pub id: Uuid,
-    pub campaign_id: Uuid,
-    pub target_id: Uuid,
+    pub id: SessionId,
+    pub campaign_id: CampaignId,
+    pub target_id: TargetId,
     #[schema(value_type = Object)]
     pub persona: serde_json::Value,
     #[schema(value_type = Object)]
@@ -320,7 +321,7 @@ pub struct ExplorationSession {
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CreateSession {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     /// A JSON object describing the virtual user (or a plain description).
     #[schema(value_type = Object)]
     pub persona: serde_json::Value,
@@ -346,7 +347,7 @@ pub struct SendMessage {
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct MessageReply {
-    pub session_id: Uuid,
+    pub session_id: SessionId,
     /// The target's reply.
     pub reply: String,
     pub latency_ms: u64,
@@ -565,7 +566,7 @@ impl CloseSession {
 /// window (which never changes).
 #[derive(Debug, Clone, Copy)]
 pub struct CampaignWindow {
-    pub id: Uuid,
+    pub id: CampaignId,
     pub status: CampaignStatus,
     pub start: DateTime<Utc>,
     pub end: DateTime<Utc>,
@@ -611,9 +612,9 @@ impl CampaignWindow {
 /// A session as a decision reads it, with its campaign's state, inside the
 /// writer's transaction.
 pub struct SessionState {
-    pub id: Uuid,
+    pub id: SessionId,
     pub campaign: CampaignWindow,
-    pub target_id: Uuid,
+    pub target_id: TargetId,
     pub status: SessionStatus,
     pub end_reason: Option<EndReason>,
     pub turn_count: u32,

@@ -5,9 +5,9 @@
 //! restart recovery, finalize's skips), and nothing else writes the
 //! tallies, so that they stay equal to what the runs add up to.
 
+use crate::ids::CampaignId;
 use crate::run::{CheckResult, RunMetrics};
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// Slices of the campaign window in the report's timeline.
 pub const TIMELINE_SLICES: i64 = 12;
@@ -86,7 +86,7 @@ impl RunSums {
 /// What a finished run adds besides its verdict, known when it finishes.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub scenario_id: Arc<str>,
     pub offset_ms: i64,
     pub sums: RunSums,
@@ -99,7 +99,7 @@ pub struct RunOutcome {
 
 impl RunOutcome {
     pub fn new(
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         scenario_id: Arc<str>,
         offset_ms: i64,
         metrics: Option<&RunMetrics>,
@@ -121,7 +121,7 @@ impl RunOutcome {
     }
 
     /// A run that ends without metrics or checks (interrupted, skipped).
-    pub fn bare(campaign_id: Uuid, scenario_id: Arc<str>, offset_ms: i64) -> Self {
+    pub fn bare(campaign_id: CampaignId, scenario_id: Arc<str>, offset_ms: i64) -> Self {
         Self::new(campaign_id, scenario_id, offset_ms, None, Vec::new(), None)
     }
 }

@@ -2,9 +2,9 @@
 //! checks their settings pass.
 
 use crate::error::{Error, Result};
+use crate::ids::TargetId;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 /// How the platform talks to a target.
 ///
@@ -78,7 +78,7 @@ impl ChannelConfig {
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Target {
-    pub id: Uuid,
+    pub id: TargetId,
     pub name: String,
     pub channel: ChannelConfig,
     /// Maximum simultaneous requests to this target.
@@ -172,7 +172,7 @@ pub enum RemovalOutcome {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct TargetRemoval {
-    pub id: Uuid,
+    pub id: TargetId,
     pub outcome: RemovalOutcome,
 }
 
@@ -191,7 +191,7 @@ impl Settings {
     /// Target `id` with these settings.
     pub fn target(
         self,
-        id: Uuid,
+        id: TargetId,
         channel: ChannelConfig,
         created_at: DateTime<Utc>,
         archived_at: Option<DateTime<Utc>>,

@@ -35,5 +35,6 @@ pub use operations::{
 };
 pub use reporting::{analysis, comparison, export, findings, report};
 
+pub use domain::ids::{CampaignId, RunId, SessionId, TargetId};
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use platform::{Event, Platform};

@@ -144,6 +144,8 @@ pub async fn method_not_allowed() -> Response {
 }
 
 /// Parses an id from the path; anything that is not a UUID names nothing.
-pub fn parse_id(kind: &str, raw: &str) -> ApiResult<uuid::Uuid> {
-    uuid::Uuid::parse_str(raw).map_err(|_| ApiError(Error::not_found(kind, raw)))
+pub fn parse_id<T: From<uuid::Uuid>>(kind: &str, raw: &str) -> ApiResult<T> {
+    uuid::Uuid::parse_str(raw)
+        .map(T::from)
+        .map_err(|_| ApiError(Error::not_found(kind, raw)))
 }

@@ -5,6 +5,7 @@ use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id
 use agenteval_engine::Error;
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::domain::ids::CampaignId;
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExplorationSession, FailSession, LedgerEntry,
     MessageReply, PatrolReport, SendMessage, SessionTranscript,
@@ -262,7 +263,7 @@ pub async fn create_session(
     // A campaign_id that is not a UUID names no campaign: 404, like an
     // unknown UUID, rather than a structural error.
     if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
-        parse_id("campaign", id)?;
+        parse_id::<CampaignId>("campaign", id)?;
     }
     let req: CreateSession = decode(&raw)?;
     Ok(Json(st.platform.create_session(req).await?))
@@ -480,7 +481,7 @@ pub async fn explore(
 ) -> ApiResult<Json<agenteval_engine::exploration::ExploreStarted>> {
     // As for sessions: a campaign_id that is not a UUID names nothing.
     if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
-        parse_id("campaign", id)?;
+        parse_id::<CampaignId>("campaign", id)?;
     }
     let req: agenteval_engine::exploration::ExploreRequest = decode(&raw)?;
     Ok(Json(st.platform.explore(req).await?))
@@ -644,7 +645,7 @@ pub async fn search_sessions(
                     .map(str::trim)
                     .filter(|s| !s.is_empty())
                     .map(|s| {
-                        uuid::Uuid::parse_str(s).map_err(|_| {
+                        s.parse::<agenteval_engine::SessionId>().map_err(|_| {
                             ApiError(Error::invalid(
                                 format!("ids: {s:?} is not a session id"),
                                 "Send session ids (UUIDs) separated by commas.",

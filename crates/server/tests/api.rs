@@ -619,14 +619,22 @@ async fn fifty_parallel_creates_never_exceed_the_session_budget() {
     let cid = c["id"].as_str().expect("id");
     let cid: uuid::Uuid = cid.parse().expect("campaign id");
     let stored = app.platform.inspect();
-    let rows = stored.campaign_sessions(cid).await.expect("sessions").len();
+    let rows = stored
+        .campaign_sessions(agenteval_engine::CampaignId(cid))
+        .await
+        .expect("sessions")
+        .len();
     assert_eq!(rows, 3, "the database holds the budget, no more");
     let allowed = stored
-        .allowed_ledger_entries(cid, "create")
+        .allowed_ledger_entries(agenteval_engine::CampaignId(cid), "create")
         .await
         .expect("count");
     let refused = stored
-        .refused_ledger_entries(cid, "create", "SESSION_BUDGET_EXHAUSTED")
+        .refused_ledger_entries(
+            agenteval_engine::CampaignId(cid),
+            "create",
+            "SESSION_BUDGET_EXHAUSTED",
+        )
         .await
         .expect("count");
     assert_eq!((allowed, refused), (3, 47), "one ledger row per decision");

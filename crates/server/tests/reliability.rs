@@ -693,7 +693,7 @@ async fn with_every_role_model_unreachable_fixed_plans_complete_and_the_report_s
     let campaign = app
         .create("/api/campaigns", campaign_body(&target, &ids, 6))
         .await;
-    let campaign_id: uuid::Uuid = campaign.parse().expect("uuid");
+    let campaign_id: agenteval_engine::CampaignId = campaign.parse().expect("uuid");
 
     // Exploration with the model virtual user: it cannot speak, so the
     // sessions end as simulator errors (never blamed on the target).
@@ -937,7 +937,7 @@ async fn finalize_racing_many_clients_never_exceeds_a_budget_or_accepts_a_late_m
 
     // The database agrees with what the clients saw.
     let stored = app.platform.inspect();
-    let campaign_id: uuid::Uuid = campaign.parse().expect("campaign id");
+    let campaign_id: agenteval_engine::CampaignId = campaign.parse().expect("campaign id");
     let sessions = stored
         .campaign_sessions(campaign_id)
         .await

@@ -3,10 +3,10 @@
 use super::Store;
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::CampaignId;
 use agenteval_domain::parse_id;
 use agenteval_domain::report::Analysis;
 use sqlx::Row;
-use uuid::Uuid;
 
 impl Store {
     /// Stores an analysis.
@@ -27,7 +27,7 @@ impl Store {
     }
 
     /// The most recent analysis of a campaign, if any.
-    pub async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
+    pub async fn latest_analysis(&self, campaign_id: CampaignId) -> Result<Option<Analysis>> {
         let doing = move || format!("store: reading the latest analysis of campaign {campaign_id}");
         let row = sqlx::query(
             "SELECT id, content, created_at FROM analyses WHERE campaign_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",

@@ -5,6 +5,7 @@ use super::Store;
 use agenteval_domain::calibration::{BlindLabel, CriterionScores};
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::parse_id;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -20,7 +21,7 @@ pub struct UnlabelledSession {
 
 /// What a label is checked against: a session's campaign and judgement.
 pub struct Judgement {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub judge_status: String,
     pub judge_review: Option<String>,
 }
@@ -38,7 +39,7 @@ impl Store {
     /// How many judged sessions of a campaign with scores nobody labelled
     /// yet: counted in the database over the judged sessions only (index
     /// `sessions_judged`), for the calibration's figures in every report.
-    pub async fn unlabelled_judged_session_count(&self, campaign_id: Uuid) -> Result<u32> {
+    pub async fn unlabelled_judged_session_count(&self, campaign_id: CampaignId) -> Result<u32> {
         let n: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM exploration_sessions s INDEXED BY sessions_judged
                  WHERE s.campaign_id = ? AND s.judge_status = 'done'
@@ -60,7 +61,7 @@ impl Store {
     /// [`Store::unlabelled_judged_session_count`] counts).
     pub async fn unlabelled_judged_sessions(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         limit: u32,
     ) -> Result<Vec<UnlabelledSession>> {
         let doing =
@@ -98,7 +99,7 @@ impl Store {
     }
 
     /// How many sessions of a campaign people labelled.
-    pub async fn label_count(&self, campaign_id: Uuid) -> Result<u32> {
+    pub async fn label_count(&self, campaign_id: CampaignId) -> Result<u32> {
         let n: i64 = sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
             .bind(campaign_id.to_string())
             .fetch_one(&self.pool)
@@ -109,7 +110,7 @@ impl Store {
 
     /// A session's campaign and judgement; `None` when there is no such
     /// session.
-    pub async fn judgement(&self, session_id: Uuid) -> Result<Option<Judgement>> {
+    pub async fn judgement(&self, session_id: SessionId) -> Result<Option<Judgement>> {
         let doing = move || format!("store: reading the judgement of session {session_id}");
         let Some(row) = sqlx::query(
             "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
@@ -153,7 +154,7 @@ impl Store {
     }
 
     /// The labels of a campaign, oldest first.
-    pub async fn labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
+    pub async fn labels(&self, campaign_id: CampaignId) -> Result<Vec<BlindLabel>> {
         let doing = move || format!("store: reading the labels of campaign {campaign_id}");
         let rows =
             sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
@@ -180,7 +181,7 @@ impl Store {
     /// session, oldest first.
     pub async fn labels_with_reviews(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
     ) -> Result<Vec<(CriterionScores, Option<String>)>> {
         let doing =
             move || format!("store: reading the labels and reviews of campaign {campaign_id}");
@@ -201,7 +202,10 @@ impl Store {
 
     /// The first and the second judge review (JSON) of each session of a
     /// campaign reviewed twice.
-    pub async fn reviews_twice(&self, campaign_id: Uuid) -> Result<Vec<(Option<String>, String)>> {
+    pub async fn reviews_twice(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<Vec<(Option<String>, String)>> {
         let doing =
             move || format!("store: reading the second judge passes of campaign {campaign_id}");
         let rows = sqlx::query(

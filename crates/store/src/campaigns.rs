@@ -5,6 +5,7 @@ use super::{Store, Tx};
 use agenteval_domain::campaign::{Budget, Campaign, CampaignStatus, Line};
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::CampaignId;
 use agenteval_domain::judge::SessionForReview;
 use agenteval_domain::parse_id;
 use agenteval_domain::report::ModelsUsed;
@@ -93,7 +94,7 @@ impl Store {
     }
 
     /// The campaign `id`, if there is one.
-    pub async fn campaign(&self, id: Uuid) -> Result<Option<Campaign>> {
+    pub async fn campaign(&self, id: CampaignId) -> Result<Option<Campaign>> {
         // On the hot path: each session start and scheduler step.
         let doing = "store: reading a campaign";
         sqlx::query("SELECT * FROM campaigns WHERE id = ?")
@@ -146,7 +147,7 @@ impl Tx<'_> {
                 rusqlite::params![now, key],
             )
             .with_context(doing)?;
-            self.check_unchecked_sessions(Some(id), check)
+            self.check_unchecked_sessions(Some(CampaignId(id)), check)
                 .with_context(doing)?;
         }
         Ok(changed > 0)

@@ -3,19 +3,19 @@
 
 use crate::Store;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::CampaignId;
 use agenteval_domain::models::OutputMode;
 use agenteval_domain::models::Role;
 use agenteval_domain::report::{ModelsUsed, Outcomes};
 use agenteval_domain::run::Verdict;
 use sqlx::Row;
-use uuid::Uuid;
 
 impl Store {
     /// Records how a role model of the campaign was asked for its JSON;
     /// writes only when it changes.
     pub async fn set_output_mode(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         role: Role,
         mode: OutputMode,
     ) -> Result<()> {
@@ -43,7 +43,7 @@ impl Store {
 
     /// Passed/failed outcomes per scenario of a campaign's fixed runs, in
     /// plan order.
-    pub async fn run_outcomes(&self, campaign_id: Uuid) -> Result<Outcomes> {
+    pub async fn run_outcomes(&self, campaign_id: CampaignId) -> Result<Outcomes> {
         let doing = move || format!("store: reading the run outcomes of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT scenario_id, verdict FROM runs WHERE campaign_id = ? AND verdict IN ('passed', 'failed') ORDER BY seq",
@@ -67,7 +67,7 @@ impl Store {
 
     /// The models recorded for a campaign; the default when none were (or
     /// they cannot be read).
-    pub async fn models_used(&self, campaign_id: Uuid) -> Result<ModelsUsed> {
+    pub async fn models_used(&self, campaign_id: CampaignId) -> Result<ModelsUsed> {
         let raw: Option<String> = sqlx::query_scalar("SELECT models FROM campaigns WHERE id = ?")
             .bind(campaign_id.to_string())
             .fetch_optional(&self.pool)

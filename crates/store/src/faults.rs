@@ -4,6 +4,7 @@
 
 use super::Tx;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::judge::{SessionForReview, SessionMessage};
 use agenteval_domain::session::SimulatorFault;
 use rusqlite::params;
@@ -13,7 +14,7 @@ use uuid::Uuid;
 // static.
 impl Tx<'_> {
     /// Session `id`'s transcript as the check of the virtual user reads it.
-    pub fn transcript_to_check(&self, id: Uuid) -> Result<SessionForReview> {
+    pub fn transcript_to_check(&self, id: SessionId) -> Result<SessionForReview> {
         let id = id.to_string();
         let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
         let (persona, goal, experience, end_reason) = self
@@ -59,7 +60,7 @@ impl Tx<'_> {
 
     /// Stores what the check found in session `id` (an empty list when it
     /// found nothing).
-    pub fn store_simulator_faults(&self, id: Uuid, faults: &[SimulatorFault]) -> Result<()> {
+    pub fn store_simulator_faults(&self, id: SessionId, faults: &[SimulatorFault]) -> Result<()> {
         let doing = "store: storing the faults found in a session's virtual user";
         let faults = serde_json::to_string(faults).context(doing)?;
         self.0
@@ -71,7 +72,7 @@ impl Tx<'_> {
 
     /// The ended sessions not checked yet (of campaign `campaign_id`, or
     /// all), in the order they ended.
-    pub fn unchecked_sessions(&self, campaign_id: Option<Uuid>) -> Result<Vec<Uuid>> {
+    pub fn unchecked_sessions(&self, campaign_id: Option<CampaignId>) -> Result<Vec<Uuid>> {
         let doing = "store: reading the sessions whose virtual user is not checked yet";
         let ids: Vec<String> = self
             .0
@@ -96,12 +97,12 @@ impl Tx<'_> {
     /// `campaign_id`, or all) with `check` and stores what it finds.
     pub fn check_unchecked_sessions(
         &self,
-        campaign_id: Option<Uuid>,
+        campaign_id: Option<CampaignId>,
         check: impl Fn(&SessionForReview) -> Vec<SimulatorFault>,
     ) -> Result<()> {
         for id in self.unchecked_sessions(campaign_id)? {
-            let faults = check(&self.transcript_to_check(id)?);
-            self.store_simulator_faults(id, &faults)?;
+            let faults = check(&self.transcript_to_check(SessionId(id))?);
+            self.store_simulator_faults(SessionId(id), &faults)?;
         }
         Ok(())
     }

@@ -9,15 +9,15 @@ use agenteval_domain::error::{Context, Result};
 use agenteval_domain::findings::{
     ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
 };
+use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::parse_id;
 use agenteval_domain::session::{EndReason, Trigger};
 use rusqlite::{OptionalExtension, params};
-use uuid::Uuid;
 
 impl Read<'_> {
     /// The seed set of campaign `campaign_id`; `None` when there is no such
     /// campaign.
-    pub fn campaign_seed_set(&self, campaign_id: Uuid) -> Result<Option<SeedSet>> {
+    pub fn campaign_seed_set(&self, campaign_id: CampaignId) -> Result<Option<SeedSet>> {
         let doing = move || format!("store: reading the seed set of campaign {campaign_id}");
         let seed_set: Option<String> = self
             .0
@@ -37,7 +37,7 @@ impl Read<'_> {
     /// report counts) to `each`.
     pub fn session_tallies(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         mut each: impl FnMut(SessionGroup<'_>),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
@@ -83,7 +83,7 @@ impl Read<'_> {
     /// sessions, faults).
     pub fn fault_tallies(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         mut each: impl FnMut(&str, u32, u32),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
@@ -110,7 +110,7 @@ impl Read<'_> {
     /// of scores, count).
     pub fn dimension_tallies(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         mut each: impl FnMut(&str, f64, u32),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
@@ -137,8 +137,8 @@ impl Read<'_> {
     /// other phrasings, sessions, the first sessions listed).
     pub fn issue_tallies(
         &self,
-        campaign_id: Uuid,
-        mut each: impl FnMut(IssueKind, String, &str, &[String], u32, &[Uuid]),
+        campaign_id: CampaignId,
+        mut each: impl FnMut(IssueKind, String, &str, &[String], u32, &[SessionId]),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
             let mut statement = self.0.prepare_cached(
@@ -151,7 +151,7 @@ impl Read<'_> {
                     Some("misled") => IssueKind::Misled,
                     _ => IssueKind::Blocker,
                 };
-                let ids: Vec<Uuid> =
+                let ids: Vec<SessionId> =
                     serde_json::from_str(text(row, "session_ids")?.unwrap_or("[]"))?;
                 let texts: Vec<String> = serde_json::from_str(text(row, "texts")?.unwrap_or("[]"))?;
                 each(
@@ -173,7 +173,7 @@ impl Read<'_> {
     /// `each`, by session start then in the review's order.
     pub fn judge_findings(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         mut each: impl FnMut(JudgeFinding),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
@@ -200,7 +200,11 @@ impl Read<'_> {
 
     /// Streams who judged a campaign's reviewed sessions to `each` (the
     /// model's name, else the review's method), each once.
-    pub fn session_judges(&self, campaign_id: Uuid, mut each: impl FnMut(&str)) -> Result<()> {
+    pub fn session_judges(
+        &self,
+        campaign_id: CampaignId,
+        mut each: impl FnMut(&str),
+    ) -> Result<()> {
         let mut read = || -> Result<()> {
             // Read from the reviews of the campaign's sessions (a campaign's
             // sessions are bounded by its budget).
@@ -226,8 +230,8 @@ impl Tx<'_> {
     /// campaign's issue tally (migration 0009).
     pub fn add_session_issues(
         &self,
-        campaign_id: Uuid,
-        session_id: Uuid,
+        campaign_id: CampaignId,
+        session_id: SessionId,
         issues: &[(IssueKind, String, &str)],
     ) -> Result<()> {
         // As each session closes (a hot path): the context is static.

@@ -17,9 +17,9 @@
 
 use super::Store;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, RunId, SessionId};
 use serde_json::Value;
 use sqlx::{ConnectOptions, Connection};
-use uuid::Uuid;
 
 /// Writes for tests and benchmarks (see the [module](self)).
 #[derive(Debug, Clone, Copy)]
@@ -49,7 +49,7 @@ impl Fixtures<'_> {
 
     /// Marks a run `running`, started at `started_at_ms`, as a claim cut by
     /// a crash leaves it.
-    pub async fn mark_run_running(&self, run_id: Uuid, started_at_ms: i64) -> Result<()> {
+    pub async fn mark_run_running(&self, run_id: RunId, started_at_ms: i64) -> Result<()> {
         sqlx::query("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?")
             .bind(started_at_ms)
             .bind(run_id.to_string())
@@ -62,7 +62,7 @@ impl Fixtures<'_> {
     /// Stores turn `seq` of a run as committed before a crash.
     pub async fn insert_run_turn(
         &self,
-        run_id: Uuid,
+        run_id: RunId,
         seq: u32,
         role: &str,
         content: &str,
@@ -86,7 +86,7 @@ impl Fixtures<'_> {
     /// whatever shape it has (shapes older judges wrote included).
     pub async fn set_judge_review(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
         status: &str,
         review: &Value,
     ) -> Result<()> {
@@ -194,7 +194,7 @@ impl Fixtures<'_> {
     /// again when it next opens the database.
     pub async fn issue_tally_before_0011(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         issues: &[(&str, &str, &str, u32)],
     ) -> Result<()> {
         let doing = move || {
@@ -240,7 +240,7 @@ impl Fixtures<'_> {
     /// [`Fixtures::queue_backfills`]).
     pub async fn generate_bench_campaign(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         sessions: u64,
         runs: u64,
     ) -> Result<()> {

@@ -15,6 +15,7 @@
 use super::runs::run_from_row;
 use super::{DB_FILE, Store};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, RunId, SessionId};
 use agenteval_domain::run::Run;
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteRow};
 use sqlx::{Row, SqlitePool};
@@ -152,7 +153,7 @@ impl Inspect {
     }
 
     /// A campaign's runs, errors and target replies, counted from the rows.
-    pub async fn campaign_run_counts(&self, campaign_id: Uuid) -> Result<RunCounts> {
+    pub async fn campaign_run_counts(&self, campaign_id: CampaignId) -> Result<RunCounts> {
         let (runs, errors, target_turns): (i64, i64, i64) = sqlx::query_as(
             "SELECT count(*), coalesce(sum(verdict = 'error'), 0),
                     (SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id
@@ -171,7 +172,7 @@ impl Inspect {
     }
 
     /// A campaign's runs as stored, in plan order.
-    pub async fn campaign_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
+    pub async fn campaign_runs(&self, campaign_id: CampaignId) -> Result<Vec<Run>> {
         let doing = move || format!("store: reading the runs of campaign {campaign_id}");
         let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
             .bind(campaign_id.to_string())
@@ -185,7 +186,7 @@ impl Inspect {
     }
 
     /// The content of turn `seq` of a run, if it is stored.
-    pub async fn run_turn_content(&self, run_id: Uuid, seq: u32) -> Result<Option<String>> {
+    pub async fn run_turn_content(&self, run_id: RunId, seq: u32) -> Result<Option<String>> {
         sqlx::query_scalar("SELECT content FROM run_turns WHERE run_id = ? AND seq = ?")
             .bind(run_id.to_string())
             .bind(i64::from(seq))
@@ -196,7 +197,11 @@ impl Inspect {
 
     /// The content of turn `seq` of an exploration session, if it is
     /// stored.
-    pub async fn session_turn_content(&self, session_id: Uuid, seq: u32) -> Result<Option<String>> {
+    pub async fn session_turn_content(
+        &self,
+        session_id: SessionId,
+        seq: u32,
+    ) -> Result<Option<String>> {
         sqlx::query_scalar("SELECT content FROM session_turns WHERE session_id = ? AND seq = ?")
             .bind(session_id.to_string())
             .bind(i64::from(seq))
@@ -218,7 +223,7 @@ impl Inspect {
     }
 
     /// A campaign's exploration sessions as stored, in no set order.
-    pub async fn campaign_sessions(&self, campaign_id: Uuid) -> Result<Vec<StoredSession>> {
+    pub async fn campaign_sessions(&self, campaign_id: CampaignId) -> Result<Vec<StoredSession>> {
         let doing = move || format!("store: reading the sessions of campaign {campaign_id}");
         let rows: Vec<(String, String, i64)> = sqlx::query_as(
             "SELECT id, status, turn_count FROM exploration_sessions WHERE campaign_id = ?",
@@ -240,7 +245,7 @@ impl Inspect {
     }
 
     /// How many user messages the sessions of a campaign hold.
-    pub async fn session_user_turns(&self, campaign_id: Uuid) -> Result<i64> {
+    pub async fn session_user_turns(&self, campaign_id: CampaignId) -> Result<i64> {
         sqlx::query_scalar(
             "SELECT COUNT(*) FROM session_turns t JOIN exploration_sessions s ON s.id = t.session_id
              WHERE s.campaign_id = ? AND t.role = 'user'",
@@ -253,7 +258,11 @@ impl Inspect {
 
     /// How many of a campaign's budget decisions on `action` (`create`,
     /// `message`, `close`) the ledger records as allowed.
-    pub async fn allowed_ledger_entries(&self, campaign_id: Uuid, action: &str) -> Result<i64> {
+    pub async fn allowed_ledger_entries(
+        &self,
+        campaign_id: CampaignId,
+        action: &str,
+    ) -> Result<i64> {
         sqlx::query_scalar(
             "SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = ? AND allowed = 1",
         )
@@ -270,7 +279,7 @@ impl Inspect {
     /// records as refused for `reason_code`.
     pub async fn refused_ledger_entries(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         action: &str,
         reason_code: &str,
     ) -> Result<i64> {
@@ -292,7 +301,10 @@ impl Inspect {
 
     /// A campaign's finished runs per verdict, from the runs and from the
     /// verdict tally (verdicts without runs left out), by verdict.
-    pub async fn runs_by_verdict(&self, campaign_id: Uuid) -> Result<Recount<Vec<(String, i64)>>> {
+    pub async fn runs_by_verdict(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<Recount<Vec<(String, i64)>>> {
         let doing =
             move || format!("store: counting the runs of campaign {campaign_id} by verdict");
         let campaign = campaign_id.to_string();
@@ -317,7 +329,7 @@ impl Inspect {
 
     /// How many target replies with a latency a campaign's finished runs
     /// hold, from the turns and from the latency tally.
-    pub async fn reply_latencies(&self, campaign_id: Uuid) -> Result<Recount<i64>> {
+    pub async fn reply_latencies(&self, campaign_id: CampaignId) -> Result<Recount<i64>> {
         let doing =
             move || format!("store: counting the reply latencies of campaign {campaign_id}");
         let campaign = campaign_id.to_string();
@@ -344,7 +356,7 @@ impl Inspect {
     /// status.
     pub async fn sessions_by_status(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
     ) -> Result<Recount<Vec<(String, i64)>>> {
         let doing =
             move || format!("store: counting the sessions of campaign {campaign_id} by status");

@@ -3,6 +3,7 @@
 
 use super::Store;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::judge::{JudgeReview, SessionForReview, SessionMessage};
 use agenteval_domain::parse_id;
 use serde_json::Value;
@@ -14,7 +15,7 @@ use uuid::Uuid;
 impl Store {
     /// A session's judge status (`pending`, `done`, `failed`, …), `None`
     /// when there is no such session.
-    pub async fn judge_status(&self, session_id: Uuid) -> Result<Option<String>> {
+    pub async fn judge_status(&self, session_id: SessionId) -> Result<Option<String>> {
         sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
             .bind(session_id.to_string())
             .fetch_optional(&self.pool)
@@ -40,7 +41,7 @@ impl Store {
     /// reads them.
     pub async fn session_messages_for_review(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
     ) -> Result<Vec<SessionMessage>> {
         let doing = "store: reading a session's turns for review";
         let turns = sqlx::query(
@@ -67,8 +68,8 @@ impl Store {
     /// there is no such session.
     pub async fn session_for_review(
         &self,
-        session_id: Uuid,
-    ) -> Result<Option<(Uuid, SessionForReview)>> {
+        session_id: SessionId,
+    ) -> Result<Option<(CampaignId, SessionForReview)>> {
         let doing = "store: reading a session for review";
         let Some(row) = sqlx::query(
             "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
@@ -95,7 +96,7 @@ impl Store {
         let (campaign_id, end_reason) = read().context(doing)?;
         let messages = self.session_messages_for_review(session_id).await?;
         Ok(Some((
-            campaign_id,
+            CampaignId(campaign_id),
             SessionForReview {
                 persona: json("persona").unwrap_or(Value::Null),
                 goal: json("goal").unwrap_or(Value::Null),
@@ -111,7 +112,7 @@ impl Store {
     /// keeps its result. Whether this one was stored.
     pub async fn store_judge_review(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
         review: &JudgeReview,
         status: &str,
         at_ms: i64,
@@ -135,8 +136,8 @@ impl Store {
     /// `variation` of what the first pass saw.
     pub async fn store_second_pass(
         &self,
-        session_id: Uuid,
-        campaign_id: Uuid,
+        session_id: SessionId,
+        campaign_id: CampaignId,
         variation: &str,
         review: &JudgeReview,
         at_ms: i64,

@@ -5,16 +5,16 @@
 use super::{Store, Tx};
 use agenteval_domain::clock::from_ms;
 use agenteval_domain::error::{Context, Error, ErrorCode, Result};
+use agenteval_domain::ids::CampaignId;
 use agenteval_domain::ledger::{Entry, LedgerAction, LedgerEntry};
 use agenteval_domain::parse_id;
 use rusqlite::params;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
-use uuid::Uuid;
 
 impl Store {
     /// The ledger of campaign `campaign_id`, oldest first.
-    pub async fn ledger_entries(&self, campaign_id: Uuid) -> Result<Vec<LedgerEntry>> {
+    pub async fn ledger_entries(&self, campaign_id: CampaignId) -> Result<Vec<LedgerEntry>> {
         let doing = move || format!("store: reading the ledger of campaign {campaign_id}");
         let rows =
             sqlx::query("SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid")

@@ -6,9 +6,9 @@ use super::Store;
 use super::sessions::session_from_row;
 use crate::runs::run_from_row;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::run::{Run, Verdict};
 use agenteval_domain::session::{ExplorationSession, SessionStatus};
-use uuid::Uuid;
 
 /// Which of a campaign's runs by their verdict.
 #[derive(Debug, Clone, Copy)]
@@ -37,7 +37,7 @@ pub struct SessionFilter {
     /// Sessions seeded from this goal.
     pub goal_id: Option<String>,
     /// Only these sessions.
-    pub ids: Option<Vec<Uuid>>,
+    pub ids: Option<Vec<SessionId>>,
 }
 
 impl Store {
@@ -45,7 +45,7 @@ impl Store {
     /// (`limit` from `offset`), and how many match in all.
     pub async fn run_page(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         filter: RunFilter,
         limit: i64,
         offset: i64,
@@ -84,7 +84,7 @@ impl Store {
     /// order (`limit` from `offset`), and how many match in all.
     pub async fn session_page(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         filter: SessionFilter,
         limit: i64,
         offset: i64,
@@ -169,7 +169,7 @@ impl Conditions {
         &self,
         db: &sqlx::SqlitePool,
         table: &str,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         order: &str,
         limit: i64,
         offset: i64,

@@ -7,10 +7,10 @@ use super::campaigns::campaign_from_row;
 use agenteval_domain::campaign::Campaign;
 use agenteval_domain::clock::to_ms;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::CampaignId;
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use std::collections::HashSet;
-use uuid::Uuid;
 
 impl Store {
     /// The running or scheduled campaigns of the formal line, each with
@@ -32,7 +32,7 @@ impl Store {
     }
 
     /// Records that campaigns `ids` were patrolled at `now`.
-    pub async fn mark_patrolled(&self, ids: &[Uuid], now: DateTime<Utc>) -> Result<()> {
+    pub async fn mark_patrolled(&self, ids: &[CampaignId], now: DateTime<Utc>) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -49,7 +49,10 @@ impl Store {
 
     /// The seed cells (persona id, goal id) of campaign `campaign_id` that
     /// have a session.
-    pub async fn explored_cells(&self, campaign_id: Uuid) -> Result<HashSet<(String, String)>> {
+    pub async fn explored_cells(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<HashSet<(String, String)>> {
         let doing = move || format!("store: reading the explored cells of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT DISTINCT seed_ref ->> '$.persona_id' AS persona_id, seed_ref ->> '$.goal_id' AS goal_id

@@ -3,11 +3,11 @@
 
 use super::Read;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::CampaignId;
 use agenteval_domain::provenance::{
     Contacts, HostContact, HostRole, Pending, Provenance, is_loopback,
 };
 use std::collections::HashMap;
-use uuid::Uuid;
 
 /// Writes what `contacts` counted since the last batch, in the batch's
 /// transaction; what the transaction did not store is counted again by
@@ -49,7 +49,7 @@ pub fn flush_contacts(contacts: &Contacts, conn: &rusqlite::Connection) -> Resul
 
 impl Read<'_> {
     /// A campaign's provenance as stored.
-    pub fn provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
+    pub fn provenance(&self, campaign_id: CampaignId) -> Result<Provenance> {
         let doing = move || format!("store: reading the provenance of campaign {campaign_id}");
         let mut statement = self
             .0

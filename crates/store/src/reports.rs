@@ -5,6 +5,7 @@
 
 use crate::{Read, text};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, RunId};
 use agenteval_domain::parse_id;
 use agenteval_domain::report::ScenarioInfo;
 use agenteval_domain::run::CheckResult;
@@ -13,11 +14,10 @@ use agenteval_domain::run::Verdict;
 use agenteval_domain::tally::{RunSums, stored_results};
 use serde::Deserialize;
 use std::collections::HashMap;
-use uuid::Uuid;
 
 /// A run finished after a given time, as the report adds it up.
 pub struct FinishedRun<'a> {
-    pub id: Uuid,
+    pub id: RunId,
     pub scenario_id: &'a str,
     pub verdict: Verdict,
     pub offset_ms: i64,
@@ -28,7 +28,7 @@ pub struct FinishedRun<'a> {
 
 impl Read<'_> {
     /// How many runs a campaign plans, and how many of them are running.
-    pub fn planned_and_running_runs(&self, campaign_id: Uuid) -> Result<(u32, u32)> {
+    pub fn planned_and_running_runs(&self, campaign_id: CampaignId) -> Result<(u32, u32)> {
         let doing = move || format!("store: counting the runs of campaign {campaign_id}");
         // The partial index `runs_open` finds the few running ones.
         self.0
@@ -47,7 +47,7 @@ impl Read<'_> {
     /// Returns how many runs are tallied, with or without a verdict.
     pub fn verdict_tallies(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         mut each: impl FnMut(&ScenarioInfo, &str, Verdict, RunSums),
     ) -> Result<u32> {
         let doing = move || format!("store: reading the verdict tallies of campaign {campaign_id}");
@@ -92,7 +92,7 @@ impl Read<'_> {
     /// runs).
     pub fn timeline_tallies(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         mut each: impl FnMut(i64, Verdict, u32),
     ) -> Result<()> {
         let doing =
@@ -118,8 +118,8 @@ impl Read<'_> {
     /// kind, detail, count, an example run).
     pub fn failing_check_tallies(
         &self,
-        campaign_id: Uuid,
-        mut each: impl FnMut(&str, &str, &str, u32, Uuid),
+        campaign_id: CampaignId,
+        mut each: impl FnMut(&str, &str, &str, u32, RunId),
     ) -> Result<()> {
         let doing =
             move || format!("store: reading the failed-check tallies of campaign {campaign_id}");
@@ -149,7 +149,7 @@ impl Read<'_> {
     /// Streams a campaign's error tallies to `each` (reason kind, count).
     pub fn error_tallies(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         mut each: impl FnMut(String, u32),
     ) -> Result<()> {
         let doing = move || format!("store: reading the error tallies of campaign {campaign_id}");
@@ -167,7 +167,11 @@ impl Read<'_> {
     }
 
     /// Streams a campaign's latency tallies to `each` (latency, replies).
-    pub fn latency_tallies(&self, campaign_id: Uuid, mut each: impl FnMut(u64, u64)) -> Result<()> {
+    pub fn latency_tallies(
+        &self,
+        campaign_id: CampaignId,
+        mut each: impl FnMut(u64, u64),
+    ) -> Result<()> {
         let doing = move || format!("store: reading the latency tallies of campaign {campaign_id}");
         let mut statement = self
             .0
@@ -189,7 +193,7 @@ impl Read<'_> {
     /// scenario).
     pub fn runs_finished_since(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         since_ms: i64,
         mut each: impl FnMut(&ScenarioInfo, FinishedRun<'_>),
     ) -> Result<()> {
@@ -235,7 +239,7 @@ impl Read<'_> {
     /// campaign finished after `since_ms` to `each` (latency, replies).
     pub fn latencies_since(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         since_ms: i64,
         mut each: impl FnMut(u64, u64),
     ) -> Result<()> {

@@ -4,6 +4,7 @@
 use crate::Store;
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::CampaignId;
 use agenteval_domain::parse_id;
 use agenteval_domain::review::{HumanReview, SubjectKind};
 use agenteval_domain::run::Verdict;
@@ -74,7 +75,7 @@ impl Store {
     /// verdict.
     pub async fn latest_run_ratings(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
     ) -> Result<Vec<LatestRating<Option<Verdict>>>> {
         let doing = move || format!("store: reading the run ratings of campaign {campaign_id}");
         // Latest review per subject (ids are time-ordered UUID v7).
@@ -103,7 +104,7 @@ impl Store {
     /// with the judge's review of the session (when it can be read).
     pub async fn latest_session_ratings(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
     ) -> Result<Vec<LatestRating<Option<serde_json::Value>>>> {
         let doing = move || format!("store: reading the session ratings of campaign {campaign_id}");
         let rows = sqlx::query(

@@ -6,6 +6,7 @@ use super::Store;
 use agenteval_domain::calibration::RunLabel;
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, RunId};
 use agenteval_domain::parse_id;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
@@ -19,7 +20,7 @@ const HAS_RUBRIC: &str = "instr(r.check_results, '\"kind\":\"rubric\"') > 0";
 /// its scenario (for the rubric texts).
 pub struct RubricRun {
     pub id: Uuid,
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub scenario_id: String,
     /// `None` when the scenario is no longer stored.
     pub scenario_title: Option<String>,
@@ -57,7 +58,7 @@ fn run_label(r: &SqliteRow) -> Result<RunLabel> {
 impl Store {
     /// The finished runs of a campaign with rubric check results that
     /// nobody labelled, in the order they finished.
-    pub async fn unlabelled_rubric_runs(&self, campaign_id: Uuid) -> Result<Vec<RubricRun>> {
+    pub async fn unlabelled_rubric_runs(&self, campaign_id: CampaignId) -> Result<Vec<RubricRun>> {
         let doing =
             move || format!("store: reading the unlabelled rubric runs of campaign {campaign_id}");
         let rows = sqlx::query(&format!(
@@ -83,7 +84,7 @@ impl Store {
     /// a scan of the runs, so that the report can ask it at any size.
     pub async fn rubric_run_count(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         rubric_scenarios: &[&str],
     ) -> Result<u32> {
         let n: i64 = sqlx::query_scalar(
@@ -103,7 +104,7 @@ impl Store {
 
     /// One finished run with its check results and scenario definition;
     /// `None` when there is no such run or it is not finished.
-    pub async fn finished_run_checks(&self, run_id: Uuid) -> Result<Option<RubricRun>> {
+    pub async fn finished_run_checks(&self, run_id: RunId) -> Result<Option<RubricRun>> {
         let doing = move || format!("store: reading the check results of run {run_id}");
         let row = sqlx::query(
             "SELECT r.id, r.campaign_id, r.scenario_id, r.check_results, s.title, s.definition
@@ -118,7 +119,7 @@ impl Store {
     }
 
     /// Whether a run exists at all.
-    pub async fn run_exists(&self, run_id: Uuid) -> Result<bool> {
+    pub async fn run_exists(&self, run_id: RunId) -> Result<bool> {
         let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
             .fetch_optional(&self.pool)
@@ -128,7 +129,7 @@ impl Store {
     }
 
     /// How many runs of a campaign people labelled.
-    pub async fn run_label_count(&self, campaign_id: Uuid) -> Result<u32> {
+    pub async fn run_label_count(&self, campaign_id: CampaignId) -> Result<u32> {
         let n: i64 = sqlx::query_scalar(
             "SELECT count(DISTINCT run_id) FROM judge_run_labels WHERE campaign_id = ?",
         )
@@ -176,7 +177,7 @@ impl Store {
     }
 
     /// The rubric labels of a campaign, oldest first.
-    pub async fn run_labels(&self, campaign_id: Uuid) -> Result<Vec<RunLabel>> {
+    pub async fn run_labels(&self, campaign_id: CampaignId) -> Result<Vec<RunLabel>> {
         let doing = move || format!("store: reading the rubric labels of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT * FROM judge_run_labels WHERE campaign_id = ? ORDER BY created_at, run_id, check_index",
@@ -195,7 +196,7 @@ impl Store {
     /// run, oldest first.
     pub async fn run_labels_with_checks(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
     ) -> Result<Vec<(RunLabel, String)>> {
         let doing = move || {
             format!("store: reading the rubric labels of campaign {campaign_id} with their checks")

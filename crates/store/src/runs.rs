@@ -7,6 +7,7 @@ use crate::writer::ClaimedRow;
 use crate::{Store, Tx};
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::ids::{CampaignId, RunId};
 use agenteval_domain::parse_id;
 use agenteval_domain::run::{Run, RunTurn, Verdict};
 use chrono::{DateTime, Utc};
@@ -69,7 +70,7 @@ impl Store {
 
     /// Claims one run if it is still pending (`pending -> running`, started
     /// at `now`); `None` when it was claimed elsewhere or is not pending.
-    pub async fn claim_run(&self, run_id: Uuid, now: DateTime<Utc>) -> Result<Option<ClaimedRow>> {
+    pub async fn claim_run(&self, run_id: RunId, now: DateTime<Utc>) -> Result<Option<ClaimedRow>> {
         let claimed = sqlx::query(
             "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
              RETURNING id, campaign_id, scenario_id, offset_ms",
@@ -87,7 +88,7 @@ impl Store {
     }
 
     /// The runs of a campaign in plan order.
-    pub async fn campaign_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
+    pub async fn campaign_runs(&self, campaign_id: CampaignId) -> Result<Vec<Run>> {
         let doing = move || format!("store: reading the runs of campaign {campaign_id}");
         let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
             .bind(campaign_id.to_string())
@@ -102,7 +103,7 @@ impl Store {
 
     /// One run's conversation in order; not found when the run does not
     /// exist.
-    pub async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
+    pub async fn run_turns(&self, run_id: RunId) -> Result<Vec<RunTurn>> {
         let doing = move || format!("store: reading the turns of run {run_id}");
         let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())

@@ -7,6 +7,7 @@ use agenteval_domain::campaign::{Budget, CampaignStatus};
 use agenteval_domain::chat::ChatMessage;
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::parse_id;
 use agenteval_domain::session::{CampaignWindow, SessionState};
 use agenteval_domain::session::{
@@ -20,7 +21,7 @@ use uuid::Uuid;
 
 impl Store {
     /// The session `id`, if there is one.
-    pub async fn session(&self, id: Uuid) -> Result<Option<ExplorationSession>> {
+    pub async fn session(&self, id: SessionId) -> Result<Option<ExplorationSession>> {
         let doing = move || format!("store: reading session {id}");
         sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
             .bind(id.to_string())
@@ -33,7 +34,10 @@ impl Store {
     }
 
     /// A campaign's sessions, oldest first.
-    pub async fn campaign_sessions(&self, campaign_id: Uuid) -> Result<Vec<ExplorationSession>> {
+    pub async fn campaign_sessions(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<Vec<ExplorationSession>> {
         let doing = move || format!("store: reading the sessions of campaign {campaign_id}");
         let rows = sqlx::query(
             "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
@@ -49,7 +53,7 @@ impl Store {
     }
 
     /// The sessions among `ids` that exist, in no particular order.
-    pub async fn sessions_among(&self, ids: &[Uuid]) -> Result<Vec<ExplorationSession>> {
+    pub async fn sessions_among(&self, ids: &[SessionId]) -> Result<Vec<ExplorationSession>> {
         let doing = || format!("store: reading {} sessions by id", ids.len());
         let rows = sqlx::query(
             "SELECT * FROM exploration_sessions WHERE id IN (SELECT value FROM json_each(?))",
@@ -66,7 +70,10 @@ impl Store {
 
     /// The turns of the sessions `ids`, each with its session, by session
     /// then in order.
-    pub async fn turns_of_sessions(&self, ids: &[Uuid]) -> Result<Vec<(Uuid, SessionTurn)>> {
+    pub async fn turns_of_sessions(
+        &self,
+        ids: &[SessionId],
+    ) -> Result<Vec<(SessionId, SessionTurn)>> {
         let doing = || format!("store: reading the turns of {} sessions", ids.len());
         let rows = sqlx::query(
             "SELECT session_id, seq, role, content, latency_ms, created_at FROM session_turns
@@ -130,7 +137,7 @@ impl Store {
 // and close (a hot path): their contexts are static.
 impl Tx<'_> {
     /// The status of campaign `id` now.
-    pub fn campaign_status(&self, id: Uuid) -> Result<CampaignStatus> {
+    pub fn campaign_status(&self, id: CampaignId) -> Result<CampaignStatus> {
         let doing = "store: reading a campaign's status";
         let status: String = self
             .0
@@ -142,7 +149,7 @@ impl Tx<'_> {
 
     /// How many sessions campaign `campaign_id` has started, and when the
     /// last one started (ms), if any.
-    pub fn session_counts(&self, campaign_id: Uuid) -> Result<(i64, Option<i64>)> {
+    pub fn session_counts(&self, campaign_id: CampaignId) -> Result<(i64, Option<i64>)> {
         self.0
             .prepare_cached(
                 "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
@@ -198,7 +205,7 @@ impl Tx<'_> {
 
     /// Session `id` as a decision on it reads it, with its campaign's
     /// state; `None` when there is no such session.
-    pub fn session_state(&self, id: Uuid) -> Result<Option<SessionState>> {
+    pub fn session_state(&self, id: SessionId) -> Result<Option<SessionState>> {
         let doing = "store: reading a session's state for a decision";
         let row = self
             .0
@@ -251,7 +258,7 @@ impl Tx<'_> {
 
     /// Expires session `id` at `now` if it is still running (its
     /// campaign's window ended).
-    pub fn expire_session(&self, id: Uuid, now: DateTime<Utc>) -> Result<()> {
+    pub fn expire_session(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
         self.0
             .prepare_cached(
                 "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
@@ -263,7 +270,7 @@ impl Tx<'_> {
     }
 
     /// Counts one more user turn of session `id`, at `now`.
-    pub fn count_user_turn(&self, id: Uuid, now: DateTime<Utc>) -> Result<()> {
+    pub fn count_user_turn(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
         self.0
             .prepare_cached(
                 "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
@@ -277,7 +284,7 @@ impl Tx<'_> {
     pub fn insert_user_turn(
         &self,
         id: Uuid,
-        session_id: Uuid,
+        session_id: SessionId,
         seq: i64,
         content: &str,
         now: DateTime<Utc>,
@@ -302,7 +309,7 @@ impl Tx<'_> {
 
     /// Session `session_id`'s conversation up to and including turn `seq`,
     /// as the target is sent it.
-    pub fn conversation_until(&self, session_id: Uuid, seq: i64) -> Result<Vec<ChatMessage>> {
+    pub fn conversation_until(&self, session_id: SessionId, seq: i64) -> Result<Vec<ChatMessage>> {
         self.0
             .prepare_cached(
                 "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
@@ -324,7 +331,7 @@ impl Tx<'_> {
 
     /// Ends session `id` as `failed` (`target_error`, `reason`) at `at`
     /// (ms) if it is still running: the target did not answer.
-    pub fn fail_session_on_target_error(&self, id: Uuid, reason: &str, at: i64) -> Result<()> {
+    pub fn fail_session_on_target_error(&self, id: SessionId, reason: &str, at: i64) -> Result<()> {
         self.0
             .prepare_cached(
                 "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',

@@ -4,12 +4,12 @@
 //! finish without playing, and the backfill from the runs already finished.
 
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::CampaignId;
 use agenteval_domain::run::Verdict;
 use agenteval_domain::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// What adding a run needs from the database, read before its verdict is
 /// written so that adding it cannot fail.
@@ -20,20 +20,20 @@ pub struct Contribution {
 }
 
 /// Campaign, scenario, check kind and detail of a failed check.
-type FailingKey = (Uuid, Arc<str>, String, String);
+type FailingKey = (CampaignId, Arc<str>, String, String);
 
 /// Tallies being added up for one transaction.
 #[derive(Default)]
 pub struct RunTallies {
     /// Campaign -> window length in campaign time (a window never changes).
-    durations: HashMap<Uuid, i64>,
+    durations: HashMap<CampaignId, i64>,
     /// Keyed by campaign, scenario and verdict ('' for none).
-    verdicts: HashMap<(Uuid, Arc<str>, &'static str), RunSums>,
+    verdicts: HashMap<(CampaignId, Arc<str>, &'static str), RunSums>,
     /// Keyed by campaign, slice and verdict.
-    timeline: HashMap<(Uuid, i64, &'static str), u32>,
+    timeline: HashMap<(CampaignId, i64, &'static str), u32>,
     failing: HashMap<FailingKey, (u32, String)>,
-    errors: HashMap<(Uuid, String), u32>,
-    latencies: HashMap<(Uuid, i64), u32>,
+    errors: HashMap<(CampaignId, String), u32>,
+    latencies: HashMap<(CampaignId, i64), u32>,
 }
 
 impl RunTallies {
@@ -253,7 +253,7 @@ impl RunTallies {
                 Ok((
                     r.get::<_, String>(0)?,
                     RunOutcome::bare(
-                        crate::uuid_at(r, 1)?,
+                        CampaignId(crate::uuid_at(r, 1)?),
                         r.get_ref(2)?.as_str()?.into(),
                         r.get(3)?,
                     ),
@@ -296,7 +296,7 @@ pub fn backfill(conn: &Connection) -> Result<()> {
         let id = text("id")?.unwrap_or_default();
         let (metrics, checks) = stored_results(text("metrics")?, text("check_results")?);
         let run = RunOutcome::new(
-            crate::uuid_at(row, "campaign_id")?,
+            CampaignId(crate::uuid_at(row, "campaign_id")?),
             text("scenario_id")?.unwrap_or_default().into(),
             row.get("offset_ms")?,
             metrics.as_ref(),

@@ -3,11 +3,11 @@
 use super::Store;
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::TargetId;
 use agenteval_domain::parse_id;
 use agenteval_domain::target::Target;
 use chrono::{DateTime, Utc};
 use sqlx::Row;
-use uuid::Uuid;
 
 impl Store {
     /// Stores a new target.
@@ -60,7 +60,7 @@ impl Store {
 
     /// Deletes target `id` if no campaign uses it, in one statement.
     /// Whether it was deleted.
-    pub async fn delete_unused_target(&self, id: Uuid) -> Result<bool> {
+    pub async fn delete_unused_target(&self, id: TargetId) -> Result<bool> {
         let deleted = sqlx::query(
             "DELETE FROM targets WHERE id = ?1
              AND NOT EXISTS (SELECT 1 FROM campaigns WHERE target_id = ?1)",
@@ -74,7 +74,7 @@ impl Store {
     }
 
     /// Archives target `id` at `at`, unless it is archived already.
-    pub async fn archive_target(&self, id: Uuid, at: DateTime<Utc>) -> Result<()> {
+    pub async fn archive_target(&self, id: TargetId, at: DateTime<Utc>) -> Result<()> {
         sqlx::query(
             "UPDATE targets SET archived_at = ?1, updated_at = ?1 WHERE id = ?2 AND archived_at IS NULL",
         )
@@ -105,7 +105,7 @@ impl Store {
     }
 
     /// The target `id`, if there is one.
-    pub async fn target(&self, id: Uuid) -> Result<Option<Target>> {
+    pub async fn target(&self, id: TargetId) -> Result<Option<Target>> {
         // On the hot path: each scheduler step.
         let doing = "store: reading a target";
         sqlx::query("SELECT * FROM targets WHERE id = ?")

@@ -29,6 +29,7 @@
 use crate::tallies::RunTallies;
 use crate::uuid_at;
 use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::ids::{CampaignId, RunId};
 use agenteval_domain::run::Verdict;
 use agenteval_domain::tally::RunOutcome;
 use rusqlite::{Connection, Statement, Transaction, TransactionBehavior, params};
@@ -60,7 +61,7 @@ pub const TURN_LOST: &str = "storage_error: a turn could not be stored";
 /// One turn of a fixed run.
 #[derive(Debug, Clone)]
 pub struct TurnRow {
-    pub run_id: Uuid,
+    pub run_id: RunId,
     pub seq: i64,
     pub role: &'static str,
     pub content: String,
@@ -128,7 +129,7 @@ pub enum Committed {
 #[derive(Debug, Clone)]
 pub struct ClaimedRow {
     pub id: Uuid,
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub scenario_id: Arc<str>,
     pub offset_ms: i64,
 }
@@ -497,7 +498,7 @@ fn claim(conn: &Connection, limit: usize, now: i64) -> Result<Vec<ClaimedRow>> {
         .query_map(params![now, limit as i64], |row| {
             Ok(ClaimedRow {
                 id: uuid_at(row, 0)?,
-                campaign_id: uuid_at(row, 1)?,
+                campaign_id: CampaignId(uuid_at(row, 1)?),
                 scenario_id: row.get_ref(2)?.as_str()?.into(),
                 offset_ms: row.get(3)?,
             })
@@ -545,7 +546,7 @@ fn apply(
     match write {
         Write::Turn(t) => {
             let mut id = Uuid::encode_buffer();
-            let run_id = &*t.run_id.hyphenated().encode_lower(&mut id);
+            let run_id = &*t.run_id.0.hyphenated().encode_lower(&mut id);
             statements
                 .turn
                 .execute(params![
@@ -634,7 +635,7 @@ impl LostTurns {
 
     fn failed(&mut self, write: &Write) {
         if let Write::Turn(t) = write {
-            self.0.insert(t.run_id);
+            self.0.insert(t.run_id.into());
         }
     }
 }
@@ -644,7 +645,7 @@ mod tests {
     use super::*;
     use crate::Store;
 
-    fn turn(run_id: Uuid, seq: i64) -> Write {
+    fn turn(run_id: RunId, seq: i64) -> Write {
         Write::Turn(TurnRow {
             run_id,
             seq,
@@ -658,9 +659,9 @@ mod tests {
         })
     }
 
-    fn finish(run_id: Uuid, campaign_id: Uuid) -> Write {
+    fn finish(run_id: RunId, campaign_id: CampaignId) -> Write {
         Write::Finish(FinishRow {
-            id: run_id,
+            id: run_id.into(),
             verdict: Verdict::Passed,
             check_results: "[]".into(),
             metrics: serde_json::to_string(&agenteval_domain::run::RunMetrics::default()).unwrap(),
@@ -769,7 +770,7 @@ mod tests {
         let store = store(dir.path()).await;
         // A turn of a run that does not exist breaks the turns' foreign key.
         let err = store
-            .enqueue(turn(Uuid::from_u128(7), 0))
+            .enqueue(turn(RunId(Uuid::from_u128(7)), 0))
             .committed()
             .await
             .unwrap_err();
@@ -796,11 +797,11 @@ mod tests {
         // Queued together, so they meet in one batch; the second turn of
         // `lossy` repeats a (run, seq) pair and cannot be stored.
         let queued: Vec<Pending> = [
-            turn(lossy, 0),
-            turn(lossy, 0),
-            turn(sound, 0),
-            finish(lossy, campaign),
-            finish(sound, campaign),
+            turn(RunId(lossy), 0),
+            turn(RunId(lossy), 0),
+            turn(RunId(sound), 0),
+            finish(RunId(lossy), CampaignId(campaign)),
+            finish(RunId(sound), CampaignId(campaign)),
         ]
         .into_iter()
         .map(|w| store.enqueue(w))

@@ -54,7 +54,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let campaign = platform
         .create_campaign(super::bench_campaign(
             "concurrency bench",
-            t.id,
+            t.id.into(),
             24.0,
             Some(budget),
             None,
@@ -71,7 +71,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         .map(|i| {
             let platform = platform.clone();
             let turns = o.turns;
-            tokio::spawn(async move { one_session(&platform, campaign.id, i, turns).await })
+            tokio::spawn(async move { one_session(&platform, campaign.id.into(), i, turns).await })
         })
         .collect();
     let (mut turns, mut failed) = (0u64, 0u64);
@@ -151,7 +151,7 @@ async fn one_session(
 ) -> anyhow::Result<u64> {
     let session = platform
         .create_session(CreateSession {
-            campaign_id,
+            campaign_id: agenteval_engine::CampaignId(campaign_id),
             persona: serde_json::json!({"name": format!("user {i}")}),
             goal: serde_json::json!("track an order"),
             seed_ref: None,

@@ -64,7 +64,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         let c = platform
             .create_campaign(super::bench_campaign(
                 &format!("ledger bench {i}"),
-                target.id,
+                target.id.into(),
                 24.0,
                 Some(budget),
                 None,

@@ -250,7 +250,7 @@ pub fn bench_campaign(
     use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
     CreateCampaign {
         name: name.into(),
-        target_id,
+        target_id: agenteval_engine::TargetId(target_id),
         plan: Some(Plan {
             entries: vec![PlanEntry {
                 scenario_id: BENCH_SCENARIO.into(),

@@ -45,7 +45,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let campaign = platform
         .create_campaign(super::bench_campaign(
             "report bench",
-            target.id,
+            target.id.into(),
             168.0,
             None,
             Some(seeds),

@@ -205,7 +205,7 @@ pub fn side_from_file(path: &Path) -> Result<Side, String> {
 /// Reads a side from a campaign in the data folder.
 pub async fn side_from_campaign(platform: &Platform, id: uuid::Uuid) -> Result<Side, String> {
     let report = platform
-        .campaign_report(id)
+        .campaign_report(agenteval_engine::CampaignId(id))
         .await
         .map_err(|e| format!("{} ({})", e.body.message, e.body.suggestion))?;
     Ok(Side {

@@ -215,7 +215,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
                 explore(
                     &platform,
                     &cfg,
-                    campaign.id,
+                    campaign.id.into(),
                     e.sessions,
                     &clients,
                     &progress,

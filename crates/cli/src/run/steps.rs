@@ -2,6 +2,7 @@
 //! checking the role models, running, exploring, writing the exports.
 
 use super::*;
+use agenteval_engine::domain::ids::RunId;
 
 /// The scenarios the config selects: loaded from its folders (any invalid
 /// file stops the run), narrowed by ids and tags.
@@ -207,7 +208,7 @@ pub(super) async fn check_role_models(
 /// target in flight (the target's channel enforces its own limits).
 pub(super) async fn execute_runs(
     platform: &Arc<Platform>,
-    ids: Vec<uuid::Uuid>,
+    ids: Vec<RunId>,
     concurrency: u32,
     progress: &Progress,
 ) {
@@ -263,7 +264,7 @@ pub(super) async fn explore(
     let mut refusals = Vec::new();
     for (persona_id, goal_id) in cells.iter().cycle().take(sessions as usize) {
         let seed = ExploreSeed {
-            campaign_id,
+            campaign_id: agenteval_engine::CampaignId(campaign_id),
             persona_id: persona_id.clone(),
             goal_id: goal_id.clone(),
             variant: None,

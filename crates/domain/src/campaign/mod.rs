@@ -2,6 +2,7 @@
 //! fixed scenarios, a seed set for exploration and an exploration budget.
 
 use crate::error::{Error, Result};
+use crate::ids::{CampaignId, TargetId};
 use chrono::{DateTime, Duration, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -160,9 +161,9 @@ impl Budget {
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Campaign {
-    pub id: Uuid,
+    pub id: CampaignId,
     pub name: String,
-    pub target_id: Uuid,
+    pub target_id: TargetId,
     pub status: CampaignStatus,
     pub line: Line,
     pub window_start: DateTime<Utc>,
@@ -210,7 +211,7 @@ pub fn real_time(start: DateTime<Utc>, time_scale: f64, offset: Duration) -> Dat
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CreateCampaign {
     pub name: String,
-    pub target_id: Uuid,
+    pub target_id: TargetId,
     /// Shorthand for a plan that runs each scenario once, spread evenly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario_ids: Option<Vec<String>>,

@@ -10,6 +10,7 @@ use crate::campaign::CampaignStatus;
 use crate::channel::{Channel, ChatMessage, ChatRequest};
 use crate::checks::{TurnContext, key_field_coverage, run_checks};
 use crate::clock::to_ms;
+use crate::domain::ids::{CampaignId, RunId};
 pub use crate::domain::run::{CheckResult, Run, RunMetrics, RunTurn, Verdict};
 use crate::domain::tally::RunOutcome;
 use crate::error::{Error, Result};
@@ -19,7 +20,6 @@ use crate::target::Target;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
-use uuid::Uuid;
 
 /// What playing a run gave.
 struct Played {
@@ -97,13 +97,15 @@ impl Platform {
         let started = self.store.start_due_campaigns(self.clock.now()).await?;
         tick.started_campaigns = started.len() as u32;
         for id in started {
-            self.notify(Event::CampaignChanged { campaign_id: id });
+            self.notify(Event::CampaignChanged {
+                campaign_id: CampaignId(id),
+            });
         }
 
         let slots = self.store.most_concurrency_running().await?;
         let most_in_flight =
             (slots.unwrap_or(1).max(1) as usize * RUNS_PER_SLOT).min(MAX_RUNS_IN_FLIGHT);
-        let mut contexts: HashMap<Uuid, Arc<RunContext>> = HashMap::new();
+        let mut contexts: HashMap<CampaignId, Arc<RunContext>> = HashMap::new();
         let mut in_flight = tokio::task::JoinSet::new();
         let mut more_due = true;
         loop {
@@ -144,7 +146,7 @@ impl Platform {
 
         let ending = self.store.campaigns_to_finalize(self.clock.now()).await?;
         for id in ending {
-            self.finalize_campaign(id).await?;
+            self.finalize_campaign(CampaignId(id)).await?;
             tick.finalized_campaigns += 1;
         }
         Ok(tick)
@@ -160,7 +162,7 @@ impl Platform {
 
     /// The target and channel of a campaign's runs; a failure becomes every
     /// run's error reason.
-    async fn run_context(&self, campaign_id: Uuid) -> RunContext {
+    async fn run_context(&self, campaign_id: CampaignId) -> RunContext {
         let resolved = async {
             let campaign = self.get_campaign(campaign_id).await?;
             let target = self.get_target(campaign.target_id).await?;
@@ -177,7 +179,7 @@ impl Platform {
     /// scenario's turns against the target, persists each turn as it
     /// happens, evaluates the checks and records the verdict.
     #[tracing::instrument(skip(self))]
-    pub async fn execute_run(&self, run_id: Uuid) -> Result<Option<Verdict>> {
+    pub async fn execute_run(&self, run_id: RunId) -> Result<Option<Verdict>> {
         let Some(run) = self.store.claim_run(run_id, self.clock.now()).await? else {
             return Ok(None); // already claimed elsewhere, or not pending
         };
@@ -190,7 +192,7 @@ impl Platform {
         let played = match &context.resolved {
             Ok((target, channel)) => {
                 self.play_run(
-                    run.id,
+                    RunId(run.id),
                     run.campaign_id,
                     &run.scenario_id,
                     target,
@@ -245,15 +247,15 @@ impl Platform {
         }
         self.notify(Event::RunFinished {
             campaign_id: run.campaign_id,
-            run_id: run.id,
+            run_id: RunId(run.id),
         });
         Ok(verdict)
     }
 
     async fn play_run(
         &self,
-        run_id: Uuid,
-        campaign_id: Uuid,
+        run_id: RunId,
+        campaign_id: CampaignId,
         scenario_id: &str,
         target: &Target,
         channel: &dyn Channel,
@@ -280,7 +282,7 @@ impl Platform {
             seq += 1;
             let sent = channel.send(&request).await;
             self.note_contact(
-                campaign_id,
+                campaign_id.into(),
                 crate::provenance::HostRole::Target,
                 host.as_deref(),
                 sent.as_ref().ok().and_then(|r| r.usage),
@@ -352,7 +354,7 @@ impl Platform {
     /// run's verdict).
     fn queue_run_turn(
         &self,
-        run_id: Uuid,
+        run_id: RunId,
         seq: u32,
         role: &'static str,
         content: &str,
@@ -380,12 +382,12 @@ impl Platform {
     }
 
     /// The runs of a campaign in plan order.
-    pub async fn list_runs(&self, campaign_id: Uuid) -> Result<Vec<Run>> {
+    pub async fn list_runs(&self, campaign_id: CampaignId) -> Result<Vec<Run>> {
         self.store.campaign_runs(campaign_id).await
     }
 
     /// One run's conversation.
-    pub async fn run_turns(&self, run_id: Uuid) -> Result<Vec<RunTurn>> {
+    pub async fn run_turns(&self, run_id: RunId) -> Result<Vec<RunTurn>> {
         self.store.run_turns(run_id).await
     }
 
@@ -394,7 +396,7 @@ impl Platform {
     /// progress callback).
     pub async fn run_until_finalized(
         self: &Arc<Self>,
-        campaign_ids: &[Uuid],
+        campaign_ids: &[CampaignId],
         poll: Duration,
         mut progress: impl FnMut(&Tick),
     ) -> Result<()> {
@@ -403,7 +405,7 @@ impl Platform {
             progress(&t);
             let mut all_done = true;
             for id in campaign_ids {
-                let c = self.get_campaign(*id).await?;
+                let c = self.get_campaign(CampaignId((*id).into())).await?;
                 if !matches!(
                     c.status,
                     CampaignStatus::Finalized | CampaignStatus::Cancelled

@@ -2,13 +2,13 @@
 //! stay smooth with 100,000 rows: the filters, the order and the page are
 //! applied in SQL, with the total of matching rows beside the page.
 
+use crate::domain::ids::{CampaignId, SessionId};
 use crate::error::{Error, Result};
 use crate::exploration::session::{ExplorationSession, SessionStatus};
 use crate::fixed::{Run, Verdict};
 use crate::platform::Platform;
 use crate::store::paging::{RunFilter, RunVerdict, SessionFilter};
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 /// Rows per page when none is asked for.
 pub const DEFAULT_PAGE: u32 = 100;
@@ -57,7 +57,7 @@ pub struct SessionQuery {
     pub goal_id: Option<String>,
     /// Only these sessions (e.g. the sessions behind one issue); at most 500.
     #[serde(default)]
-    pub ids: Option<Vec<Uuid>>,
+    pub ids: Option<Vec<SessionId>>,
     /// Rows to skip (default 0).
     #[serde(default)]
     pub offset: Option<u32>,
@@ -94,7 +94,7 @@ impl Platform {
     /// A page of a campaign's runs in plan order, filtered by verdict,
     /// scenario and tag, with the number of runs that match.
     #[tracing::instrument(skip(self))]
-    pub async fn search_runs(&self, campaign_id: Uuid, query: RunQuery) -> Result<RunPage> {
+    pub async fn search_runs(&self, campaign_id: CampaignId, query: RunQuery) -> Result<RunPage> {
         let limit = page_limit(query.limit)?;
         let offset = i64::from(query.offset.unwrap_or(0));
         let mut filter = RunFilter::default();
@@ -139,7 +139,7 @@ impl Platform {
     #[tracing::instrument(skip(self))]
     pub async fn search_sessions(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         query: SessionQuery,
     ) -> Result<SessionPage> {
         let limit = page_limit(query.limit)?;

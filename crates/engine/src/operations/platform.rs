@@ -3,6 +3,7 @@
 
 use crate::channel::Channel;
 use crate::clock::{Clock, IdSource, SystemClock, UuidV7};
+use crate::domain::ids::{CampaignId, RunId, SessionId, TargetId};
 use crate::error::{Context, Error, Result};
 use crate::role_models::{LiveRoles, RoleClients, RoleModels};
 use crate::scenario::Catalog;
@@ -18,9 +19,17 @@ use uuid::Uuid;
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
-    CampaignChanged { campaign_id: Uuid },
-    RunFinished { campaign_id: Uuid, run_id: Uuid },
-    SessionChanged { campaign_id: Uuid, session_id: Uuid },
+    CampaignChanged {
+        campaign_id: CampaignId,
+    },
+    RunFinished {
+        campaign_id: CampaignId,
+        run_id: RunId,
+    },
+    SessionChanged {
+        campaign_id: CampaignId,
+        session_id: SessionId,
+    },
 }
 
 pub struct Platform {
@@ -39,7 +48,7 @@ pub struct Platform {
     events: broadcast::Sender<Event>,
     /// One channel per target, so that its concurrency and rate limits are
     /// shared by everything that talks to it.
-    channels: Mutex<HashMap<Uuid, Arc<dyn Channel>>>,
+    channels: Mutex<HashMap<TargetId, Arc<dyn Channel>>>,
     /// Calibration and consistency thresholds (see [`crate::calibration`]).
     pub(crate) judge_policy: std::sync::RwLock<crate::calibration::JudgePolicy>,
     /// Hosts contacted, counted until the writer's next batch stores them.
@@ -242,7 +251,7 @@ impl Platform {
 
     /// Drops a target's channel, so that the next request builds it from
     /// the target's current settings (after an edit or a removal).
-    pub(crate) fn forget_channel(&self, target_id: Uuid) {
+    pub(crate) fn forget_channel(&self, target_id: TargetId) {
         self.channels
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -250,7 +259,7 @@ impl Platform {
     }
 
     /// The channel to a target, built once and shared.
-    pub async fn channel_for(&self, target_id: Uuid) -> Result<Arc<dyn Channel>> {
+    pub async fn channel_for(&self, target_id: TargetId) -> Result<Arc<dyn Channel>> {
         if let Some(c) = self
             .channels
             .lock()

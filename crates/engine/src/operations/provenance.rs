@@ -2,6 +2,7 @@
 //! this machine (the types: [`crate::domain::provenance`]), and the role
 //! models' clients metered and held to offline mode.
 
+use crate::domain::ids::CampaignId;
 use crate::error::Result;
 use uuid::Uuid;
 
@@ -10,7 +11,7 @@ pub use crate::domain::provenance::*;
 impl crate::platform::Platform {
     /// What a campaign sent off this machine, including what was counted a
     /// moment ago (the writer commits it first).
-    pub async fn campaign_provenance(&self, campaign_id: Uuid) -> Result<Provenance> {
+    pub async fn campaign_provenance(&self, campaign_id: CampaignId) -> Result<Provenance> {
         self.store.transact(|_| Ok(())).await?;
         self.store
             .snapshot(move |read| read.provenance(campaign_id))

@@ -2,6 +2,7 @@
 //! 002's satisfaction score) with a comment, and may override the judge.
 //! The report shows the ratings and how often judge and humans agree.
 
+use crate::domain::ids::CampaignId;
 use crate::domain::run::Verdict;
 use crate::error::{Error, Result};
 use crate::platform::Platform;
@@ -63,7 +64,10 @@ impl Platform {
 
     /// Ratings and judge-human agreement of a campaign; `None` when nobody
     /// rated anything in it.
-    pub async fn review_summary(&self, campaign_id: Uuid) -> Result<Option<HumanReviewSummary>> {
+    pub async fn review_summary(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<Option<HumanReviewSummary>> {
         let runs = self.store.latest_run_ratings(campaign_id).await?;
         let sessions = self.store.latest_session_ratings(campaign_id).await?;
         if runs.is_empty() && sessions.is_empty() {

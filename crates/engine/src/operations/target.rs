@@ -1,8 +1,8 @@
 //! Targets: the agents under evaluation and how to reach them.
 
+use crate::domain::ids::TargetId;
 use crate::error::{Error, Result};
 use crate::platform::Platform;
-use uuid::Uuid;
 
 pub use crate::domain::target::*;
 
@@ -63,9 +63,9 @@ impl Platform {
         let settings = Settings::check(&req)?;
         let channel = self.prepare_channel(req.channel, None)?;
         let now = self.clock.now();
-        let target = settings.target(self.ids.next_id(), channel, now, None, now);
+        let target = settings.target(TargetId(self.ids.next_id()), channel, now, None, now);
         self.store.insert_target(&target).await?;
-        self.audit("platform", "target.create", Some(target.id), "ok")
+        self.audit("platform", "target.create", Some(target.id.into()), "ok")
             .await;
         Ok(target)
     }
@@ -73,7 +73,7 @@ impl Platform {
     /// Replaces a target's settings. Campaigns already created keep the
     /// model label they recorded; their next requests use the new settings.
     #[tracing::instrument(skip_all, fields(id = %id))]
-    pub async fn update_target(&self, id: Uuid, req: UpdateTarget) -> Result<Target> {
+    pub async fn update_target(&self, id: TargetId, req: UpdateTarget) -> Result<Target> {
         let current = self.get_target(id).await?;
         let settings = Settings::check(&req)?;
         let channel = self.prepare_channel(req.channel, Some(&current.channel))?;
@@ -87,7 +87,7 @@ impl Platform {
         self.store.update_target(&target).await?;
         // The next request builds the channel with the new settings.
         self.forget_channel(id);
-        self.audit("platform", "target.update", Some(id), "ok")
+        self.audit("platform", "target.update", Some(id.into()), "ok")
             .await;
         self.get_target(id).await
     }
@@ -96,7 +96,7 @@ impl Platform {
     /// (kept for the campaigns' reports, out of the list). Idempotent for
     /// an archived target.
     #[tracing::instrument(skip(self))]
-    pub async fn delete_target(&self, id: Uuid) -> Result<TargetRemoval> {
+    pub async fn delete_target(&self, id: TargetId) -> Result<TargetRemoval> {
         self.get_target(id).await?;
         let now = self.clock.now();
         // One statement each, so that no read lock has to be upgraded while
@@ -113,7 +113,7 @@ impl Platform {
             RemovalOutcome::Deleted => "target.delete",
             RemovalOutcome::Archived => "target.archive",
         };
-        self.audit("platform", action, Some(id), "ok").await;
+        self.audit("platform", action, Some(id.into()), "ok").await;
         Ok(TargetRemoval { id, outcome })
     }
 
@@ -127,7 +127,7 @@ impl Platform {
         self.store.targets(include_archived).await
     }
 
-    pub async fn get_target(&self, id: Uuid) -> Result<Target> {
+    pub async fn get_target(&self, id: TargetId) -> Result<Target> {
         self.store
             .target(id)
             .await?

@@ -2,11 +2,11 @@
 //! channel (policy, limits, secrets) the evaluations use.
 
 use crate::channel::{ChannelError, ChannelErrorKind, ChatMessage, ChatRequest};
+use crate::domain::ids::TargetId;
 use crate::error::Result;
 use crate::platform::Platform;
 use crate::target::ChannelConfig;
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 /// The outcome of a connection test. A target that does not answer is a
 /// result (`ok: false` with the reason in plain words), not an error of
@@ -158,7 +158,7 @@ fn failed(message: String, suggestion: String, detail: String) -> TargetProbe {
 impl Platform {
     /// Sends one short message to the target and reports whether it answered.
     #[tracing::instrument(skip(self))]
-    pub async fn test_target(&self, id: Uuid) -> Result<TargetProbe> {
+    pub async fn test_target(&self, id: TargetId) -> Result<TargetProbe> {
         let target = self.get_target(id).await?;
         let channel = match self.channel_for(id).await {
             Ok(c) => c,
@@ -193,7 +193,7 @@ impl Platform {
         self.audit(
             "platform",
             "target.test",
-            Some(id),
+            Some(id.into()),
             if probe.ok { "ok" } else { "unreachable" },
         )
         .await;

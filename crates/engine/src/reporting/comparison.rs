@@ -5,13 +5,13 @@
 //! per-scenario flip rate; a change inside the noise is said to be so.
 
 use crate::campaign::Campaign;
+use crate::domain::ids::CampaignId;
 use crate::error::Result;
 use crate::platform::Platform;
 use crate::role_models::Role;
 use crate::structured::OutputMode;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 pub use crate::domain::report::{ModelsUsed, Outcomes, RoleOutputModes};
 
@@ -31,7 +31,7 @@ pub struct PassAtK {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct PeriodDelta {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub campaign_name: String,
     pub window_start: chrono::DateTime<chrono::Utc>,
     pub pass_rate: Option<f64>,
@@ -55,7 +55,7 @@ pub struct PeriodDelta {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct PeriodComparison {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub pass_rate: Option<f64>,
     pub judged_runs: u32,
     /// pass^k of this campaign where scenarios repeat.
@@ -175,8 +175,8 @@ pub fn compare(
             let (r, n) = pass_rate(o);
             let flat_b: Vec<bool> = o.values().flatten().copied().collect();
             let delta = rate.zip(r).map(|(a, b)| a - b);
-            let seed = u64::from_le_bytes(campaign.id.as_bytes()[8..16].try_into().unwrap_or([0; 8]))
-                ^ u64::from_le_bytes(c.id.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
+            let seed = u64::from_le_bytes(campaign.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]))
+                ^ u64::from_le_bytes(c.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
             let ci = bootstrap_delta(&flat_a, &flat_b, BOOTSTRAP_RESAMPLES, seed);
             let within_noise = ci.is_none_or(|(lo, hi)| lo <= 0.0 && hi >= 0.0);
             let (flip_rate, flipped_scenarios) = flips(outcomes, o);
@@ -267,7 +267,7 @@ impl Platform {
     /// Records how a role model of the campaign was asked for its JSON
     /// (written only when it changes). A failure is logged: it costs the
     /// report a detail, never the work that produced it.
-    pub async fn note_output_mode(&self, campaign_id: Uuid, role: Role, mode: OutputMode) {
+    pub async fn note_output_mode(&self, campaign_id: CampaignId, role: Role, mode: OutputMode) {
         let done = self.store.set_output_mode(campaign_id, role, mode).await;
         if let Err(e) = done {
             tracing::warn!(%campaign_id, ?role, error = %e, "could not record the output mode");
@@ -275,17 +275,20 @@ impl Platform {
     }
 
     /// Passed/failed outcomes per scenario of a campaign's fixed runs.
-    pub async fn outcomes(&self, campaign_id: Uuid) -> Result<Outcomes> {
+    pub async fn outcomes(&self, campaign_id: CampaignId) -> Result<Outcomes> {
         self.store.run_outcomes(campaign_id).await
     }
 
-    pub async fn models_used(&self, campaign_id: Uuid) -> Result<ModelsUsed> {
+    pub async fn models_used(&self, campaign_id: CampaignId) -> Result<ModelsUsed> {
         self.store.models_used(campaign_id).await
     }
 
     /// This campaign against the earlier campaigns of the same target and
     /// plan (same set of scenarios); `None` when there is no earlier one.
-    pub async fn period_comparison(&self, campaign_id: Uuid) -> Result<Option<PeriodComparison>> {
+    pub async fn period_comparison(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<Option<PeriodComparison>> {
         let campaign = self.get_campaign(campaign_id).await?;
         let key = plan_key(&campaign);
         let mut earlier = Vec::new();
@@ -316,7 +319,7 @@ impl Platform {
     /// Creates the following campaign from this one: same target, plan,
     /// seed set, budget and time scale; the next window of the same length,
     /// starting when this one ends (or now, if that is already past).
-    pub async fn next_period(&self, campaign_id: Uuid) -> Result<Campaign> {
+    pub async fn next_period(&self, campaign_id: CampaignId) -> Result<Campaign> {
         let c = self.get_campaign(campaign_id).await?;
         let start = c.window_end.max(self.clock.now());
         self.create_campaign(crate::campaign::CreateCampaign {
@@ -328,7 +331,7 @@ impl Platform {
             time_scale: Some(c.time_scale),
             seed_set: Some(c.seed_set.clone()),
             budget: c.budget,
-            previous_campaign_id: Some(c.id),
+            previous_campaign_id: Some(c.id.into()),
             ..Default::default()
         })
         .await
@@ -338,6 +341,8 @@ impl Platform {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::ids::TargetId;
+    use uuid::Uuid;
 
     fn outcomes(spec: &[(&str, &[bool])]) -> Outcomes {
         spec.iter()
@@ -375,9 +380,9 @@ mod tests {
     #[test]
     fn different_models_carry_a_warning_and_noise_is_named() {
         let campaign = |name: &str, day: i64| crate::campaign::Campaign {
-            id: Uuid::now_v7(),
+            id: CampaignId(Uuid::now_v7()),
             name: name.into(),
-            target_id: Uuid::nil(),
+            target_id: TargetId::default(),
             status: crate::campaign::CampaignStatus::Finalized,
             line: crate::campaign::Line::Formal,
             window_start: chrono::DateTime::from_timestamp(day * 86_400, 0).unwrap(),

@@ -4,6 +4,7 @@
 
 use crate::campaign::Campaign;
 use crate::clock::to_ms;
+use crate::domain::ids::{CampaignId, RunId};
 use crate::domain::tally::{RunSums, TIMELINE_SLICES, reason_kind};
 use crate::error::Result;
 use crate::findings::ExplorationFindings;
@@ -13,7 +14,6 @@ use crate::store::Read;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use uuid::Uuid;
 
 pub(crate) use crate::domain::report::ScenarioInfo;
 pub use crate::domain::report::{
@@ -73,7 +73,7 @@ struct ScenarioAcc {
     latency_sum: f64,
     latency_n: u32,
     /// (check kind, detail) -> (count, example run)
-    failing: BTreeMap<(String, String), (u32, Uuid)>,
+    failing: BTreeMap<(String, String), (u32, RunId)>,
 }
 
 /// The fixed-scenario figures being added up, from tallies or a scan.
@@ -183,7 +183,7 @@ impl FixedAcc {
         kind: &str,
         detail: &str,
         count: u32,
-        run: Uuid,
+        run: RunId,
     ) {
         if let Some(entry) = self.per_scenario.get_mut(scenario_id) {
             let e = entry
@@ -344,7 +344,7 @@ impl Platform {
 
     /// The campaign's report. The `exploration` block is present only when
     /// the campaign has exploration data.
-    pub async fn campaign_report(&self, id: Uuid) -> Result<CampaignReport> {
+    pub async fn campaign_report(&self, id: CampaignId) -> Result<CampaignReport> {
         let campaign = self.get_campaign(id).await?;
         // The two large aggregations run on read connections of their own,
         // one per core; the rest is read meanwhile.

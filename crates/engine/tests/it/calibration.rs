@@ -7,6 +7,7 @@ use crate::support::{TestPlatform, platform};
 use agenteval_engine::ErrorCode;
 use agenteval_engine::calibration::{CriterionScores, JudgePolicy, SubmitLabel};
 use agenteval_engine::campaign::Budget;
+use agenteval_engine::domain::ids::{CampaignId, SessionId};
 use agenteval_engine::exploration::{CloseSession, CreateSession, SendMessage, Trigger};
 use agenteval_engine::export::ExportFormat;
 use agenteval_engine::judge::{JudgeSampling, review_pending};
@@ -28,7 +29,7 @@ fn answer(attitude: u8, professionalism: u8, hallucination: u8) -> String {
 
 /// A campaign with `n` closed sessions of three rounds each (not yet
 /// reviewed), oldest first.
-async fn closed_sessions(tp: &TestPlatform, n: usize) -> (Uuid, Vec<Uuid>) {
+async fn closed_sessions(tp: &TestPlatform, n: usize) -> (CampaignId, Vec<SessionId>) {
     let c = campaign(
         tp,
         1.0,
@@ -109,7 +110,7 @@ async fn the_queue_hides_the_judge_and_a_label_reveals_it() {
     let queue = tp.platform.blind_queue(campaign_id, None).await.unwrap();
     assert_eq!(queue.remaining, 3, "the three judged sessions wait");
     assert_eq!(queue.labelled, 0);
-    let queued: Vec<Uuid> = queue.items.iter().map(|i| i.session_id).collect();
+    let queued: Vec<SessionId> = queue.items.iter().map(|i| i.session_id).collect();
     assert_eq!(queued, ids, "oldest first, the running session left out");
     assert_eq!(queue.items[0].persona_name, "Persona 0");
     assert_eq!(
@@ -233,7 +234,7 @@ async fn the_queue_hides_the_judge_and_a_label_reveals_it() {
     let unknown = tp
         .platform
         .submit_label(SubmitLabel {
-            session_id: Uuid::now_v7(),
+            session_id: SessionId(Uuid::now_v7()),
             scores: scores(3, 3, 3),
             reviewer: String::new(),
         })
@@ -250,7 +251,7 @@ async fn the_queue_hides_the_judge_and_a_label_reveals_it() {
     );
     assert_eq!(
         tp.platform
-            .blind_queue(Uuid::now_v7(), None)
+            .blind_queue(agenteval_engine::CampaignId(Uuid::now_v7()), None)
             .await
             .unwrap_err()
             .code(),
@@ -586,7 +587,7 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
     tp.clock.advance(chrono::Duration::seconds(5));
     p.tick().await.unwrap();
     assert_eq!(server.attempts(), REPLIES.len(), "every run asked once");
-    (c.id, server)
+    (c.id.into(), server)
 }
 
 /// The reply of a queued run and what the heuristic and the person score it.
@@ -629,7 +630,7 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
 
     let queue = tp
         .platform
-        .blind_run_queue(campaign_id, None)
+        .blind_run_queue(agenteval_engine::CampaignId(campaign_id), None)
         .await
         .unwrap();
     assert_eq!(
@@ -665,7 +666,11 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
             "the queue carries no {word:?}: {wire}"
         );
     }
-    let runs = tp.platform.list_runs(campaign_id).await.unwrap();
+    let runs = tp
+        .platform
+        .list_runs(agenteval_engine::CampaignId(campaign_id))
+        .await
+        .unwrap();
     let stored = runs.iter().find(|r| r.id == item.run_id).unwrap();
     assert!(
         stored.check_results[0].score.is_some(),
@@ -679,7 +684,10 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
         .await
         .unwrap();
     assert_eq!(revealed.run_id, item.run_id);
-    assert_eq!(revealed.campaign_id, campaign_id);
+    assert_eq!(
+        revealed.campaign_id,
+        agenteval_engine::CampaignId(campaign_id)
+    );
     assert_eq!(revealed.reviewer, "Bo");
     let check = &revealed.checks[0];
     assert_eq!(check.mine, mine, "the person's score comes back");
@@ -700,13 +708,17 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
         "{}",
         check.reason
     );
-    let labels = tp.platform.judge_run_labels(campaign_id).await.unwrap();
+    let labels = tp
+        .platform
+        .judge_run_labels(agenteval_engine::CampaignId(campaign_id))
+        .await
+        .unwrap();
     assert_eq!(labels.len(), 1);
     assert_eq!((labels[0].run_id, labels[0].score), (item.run_id, mine));
 
     let queue = tp
         .platform
-        .blind_run_queue(campaign_id, Some(3))
+        .blind_run_queue(agenteval_engine::CampaignId(campaign_id), Some(3))
         .await
         .unwrap();
     assert_eq!(
@@ -727,7 +739,11 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
         "a second label would not be blind"
     );
     assert_eq!(
-        tp.platform.judge_run_labels(campaign_id).await.unwrap()[0].score,
+        tp.platform
+            .judge_run_labels(agenteval_engine::CampaignId(campaign_id))
+            .await
+            .unwrap()[0]
+            .score,
         mine,
         "the first label is kept"
     );
@@ -756,7 +772,7 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
     );
     assert_eq!(
         tp.platform
-            .blind_run_queue(campaign_id, None)
+            .blind_run_queue(agenteval_engine::CampaignId(campaign_id), None)
             .await
             .unwrap()
             .remaining,
@@ -764,7 +780,7 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
         "refused labels store nothing"
     );
     let mut unknown = run_label(next, 3);
-    unknown.run_id = Uuid::now_v7();
+    unknown.run_id = agenteval_engine::RunId(Uuid::now_v7());
     assert_eq!(
         tp.platform
             .submit_run_label(unknown)
@@ -775,14 +791,18 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
     );
     assert_eq!(
         tp.platform
-            .blind_run_queue(campaign_id, Some(51))
+            .blind_run_queue(agenteval_engine::CampaignId(campaign_id), Some(51))
             .await
             .unwrap_err()
             .code(),
         ErrorCode::InvalidInput
     );
     // The session queue of this campaign is empty: runs are queued apart.
-    let sessions = tp.platform.blind_queue(campaign_id, None).await.unwrap();
+    let sessions = tp
+        .platform
+        .blind_queue(agenteval_engine::CampaignId(campaign_id), None)
+        .await
+        .unwrap();
     assert_eq!((sessions.remaining, sessions.items.len()), (0, 0));
 }
 
@@ -799,7 +819,11 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
 async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibrated() {
     let tp = platform().await;
     let (campaign_id, _server) = rubric_campaign(&tp).await;
-    let report = tp.platform.campaign_report(campaign_id).await.unwrap();
+    let report = tp
+        .platform
+        .campaign_report(agenteval_engine::CampaignId(campaign_id))
+        .await
+        .unwrap();
     let c = report
         .judge_calibration
         .expect("judged rubric checks bring the calibration block");
@@ -816,7 +840,7 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
 
     let queue = tp
         .platform
-        .blind_run_queue(campaign_id, Some(50))
+        .blind_run_queue(agenteval_engine::CampaignId(campaign_id), Some(50))
         .await
         .unwrap();
     for item in &queue.items {
@@ -828,7 +852,11 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
             .unwrap();
         assert_eq!(revealed.checks[0].judge, judge, "{:?}", item.turns);
     }
-    let c = tp.platform.judge_calibration(campaign_id).await.unwrap();
+    let c = tp
+        .platform
+        .judge_calibration(agenteval_engine::CampaignId(campaign_id))
+        .await
+        .unwrap();
     assert_eq!((c.runs_labelled, c.runs_unlabelled), (10, 0));
     assert_eq!((c.labelled, c.unlabelled), (0, 0), "no session involved");
     let k = &c.criteria[0];
@@ -850,13 +878,16 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
     );
     assert!(c.advisory("rubric"));
     assert_eq!(
-        tp.platform.judge_calibration(campaign_id).await.unwrap(),
+        tp.platform
+            .judge_calibration(agenteval_engine::CampaignId(campaign_id))
+            .await
+            .unwrap(),
         c,
         "the bootstrap is seeded: the same data, the same interval"
     );
     let md = tp
         .platform
-        .export_campaign(campaign_id, ExportFormat::Md)
+        .export_campaign(agenteval_engine::CampaignId(campaign_id), ExportFormat::Md)
         .await
         .unwrap();
     assert!(md.contains("### Rubric checks"), "{md}");
@@ -877,7 +908,11 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
             ..Default::default()
         })
         .unwrap();
-    let c = tp.platform.judge_calibration(campaign_id).await.unwrap();
+    let c = tp
+        .platform
+        .judge_calibration(agenteval_engine::CampaignId(campaign_id))
+        .await
+        .unwrap();
     assert!(
         c.criteria[0].calibrated,
         "kappa 0.73 over 10 with min_items 10"
@@ -885,7 +920,7 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
     assert!(!c.advisory("rubric"));
     let md = tp
         .platform
-        .export_campaign(campaign_id, ExportFormat::Md)
+        .export_campaign(agenteval_engine::CampaignId(campaign_id), ExportFormat::Md)
         .await
         .unwrap();
     assert!(
@@ -901,7 +936,7 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
         .unwrap();
     assert!(
         tp.platform
-            .judge_calibration(campaign_id)
+            .judge_calibration(agenteval_engine::CampaignId(campaign_id))
             .await
             .unwrap()
             .advisory("rubric"),

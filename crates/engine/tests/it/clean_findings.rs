@@ -5,12 +5,12 @@
 
 use crate::support::{TestPlatform, platform};
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, SeedSet};
+use agenteval_engine::domain::ids::SessionId;
 use agenteval_engine::exploration::{CloseSession, CreateSession, SeedRef, SendMessage, Trigger};
 use agenteval_engine::findings::{IssueKind, issue_group_key};
 use agenteval_engine::judge::{JudgeSampling, review_pending};
 use agenteval_engine::target::CreateTarget;
 use serde_json::json;
-use uuid::Uuid;
 
 async fn campaign(tp: &TestPlatform) -> Campaign {
     let target = tp
@@ -47,7 +47,7 @@ async fn session(
     persona: &str,
     messages: &[&str],
     blockers: &[&str],
-) -> Uuid {
+) -> SessionId {
     let s = tp
         .platform
         .create_session(CreateSession {

@@ -316,7 +316,7 @@ fn facts(
     review: Option<serde_json::Value>,
 ) -> SessionFacts {
     SessionFacts {
-        id: Uuid::now_v7(),
+        id: agenteval_engine::SessionId(Uuid::now_v7()),
         status,
         end_reason: achieved.map(|a| {
             if a {
@@ -765,7 +765,10 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
     p.finalize_campaign(c.id).await.unwrap();
 
     async fn both(p: &Platform, c: Uuid) -> (ExplorationFindings, ExplorationFindings) {
-        let sessions = p.list_sessions(c).await.unwrap();
+        let sessions = p
+            .list_sessions(agenteval_engine::CampaignId(c))
+            .await
+            .unwrap();
         let facts: Vec<SessionFacts> = sessions
             .into_iter()
             .map(|s| SessionFacts {
@@ -780,10 +783,14 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
                 simulator_faults: s.simulator_faults.unwrap_or_default(),
             })
             .collect();
-        let tallied = p.exploration_findings(c).await.unwrap().expect("sessions");
+        let tallied = p
+            .exploration_findings(agenteval_engine::CampaignId(c))
+            .await
+            .unwrap()
+            .expect("sessions");
         (tallied, aggregate(&seeds(), &facts).expect("sessions"))
     }
-    let (tallied, aggregated) = both(p, c.id).await;
+    let (tallied, aggregated) = both(p, c.id.into()).await;
     assert_eq!(tallied, aggregated);
     let f = &tallied;
     assert_eq!(f.sessions_total, 7);
@@ -827,7 +834,7 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
     // issue tally, so it is undone too).
     p.fixtures().undo_session_tally_migrations().await.unwrap();
     let reopened = tp.reopen().await;
-    let (backfilled, aggregated) = both(&reopened, c.id).await;
+    let (backfilled, aggregated) = both(&reopened, c.id.into()).await;
     assert_eq!(backfilled, aggregated);
     assert_eq!(backfilled, tallied);
 }

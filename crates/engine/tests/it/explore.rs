@@ -86,7 +86,11 @@ fn cell(persona: &str, goal: &str) -> SeedCell {
 /// Waits until the background play and the judge review of `id` are done.
 async fn judged(tp: &TestPlatform, id: Uuid) -> agenteval_engine::exploration::SessionTranscript {
     for _ in 0..1000 {
-        let t = tp.platform.session_messages(id).await.expect("session");
+        let t = tp
+            .platform
+            .session_messages(agenteval_engine::SessionId(id))
+            .await
+            .expect("session");
         if t.session.status != SessionStatus::Running && t.session.judge_status == "done" {
             return t;
         }
@@ -162,7 +166,7 @@ async fn explore_uncovered_cells_creates_sessions_then_plays_and_judges_them() {
         assert_eq!(s.played_by, PlayedBy::Builtin);
     }
     for s in &started.sessions {
-        let t = judged(&tp, s.id).await;
+        let t = judged(&tp, s.id.into()).await;
         assert!(
             t.messages.len() >= 2,
             "the persona engine talked with the demo target: {:?}",
@@ -246,7 +250,7 @@ async fn explore_stops_at_the_first_refusal_and_reports_it() {
         refused.next_allowed_at.is_some(),
         "the refusal says when the next session is allowed"
     );
-    judged(&tp, started.sessions[0].id).await;
+    judged(&tp, started.sessions[0].id.into()).await;
 
     let first = tp
         .platform
@@ -286,7 +290,7 @@ async fn explore_on_the_formal_line_is_auto_and_names_the_model() {
     assert_eq!(started.user_model.as_deref(), Some("fake"));
     let s = &started.sessions[0];
     assert_eq!(s.trigger, Trigger::Auto, "the formal line defaults to auto");
-    let t = judged(&tp, s.id).await;
+    let t = judged(&tp, s.id.into()).await;
     assert_eq!(t.session.played_by, PlayedBy::Model);
     assert_eq!(t.session.user_model.as_deref(), Some("fake"));
     assert_eq!(

@@ -3,6 +3,7 @@
 
 use crate::support::{platform, t0};
 use agenteval_engine::campaign::{CampaignStatus, CreateCampaign, Plan, PlanEntry};
+use agenteval_engine::domain::ids::{CampaignId, RunId, TargetId};
 use agenteval_engine::fixed::Verdict;
 use agenteval_engine::scenario::{Scenario, ScenarioTurn};
 use agenteval_engine::target::CreateTarget;
@@ -40,7 +41,7 @@ fn scenario(id: &str, turns: usize) -> Scenario {
 fn planned(target: Uuid, entries: Vec<PlanEntry>, hours: f64) -> CreateCampaign {
     CreateCampaign {
         name: "plan".into(),
-        target_id: target,
+        target_id: agenteval_engine::TargetId(target),
         plan: Some(Plan { entries }),
         duration_hours: Some(hours),
         ..Default::default()
@@ -52,6 +53,7 @@ async fn demo_target(p: &Platform) -> Uuid {
         .await
         .expect("create target")
         .id
+        .into()
 }
 
 /// A target nothing listens on: every request fails to connect.
@@ -61,7 +63,7 @@ async fn dead_target(p: &Platform) -> Uuid {
         timeout_ms: Some(500),
         ..CreateTarget::openai("Dead", "http://127.0.0.1:9/v1", "none")
     };
-    p.create_target(req).await.expect("create target").id
+    p.create_target(req).await.expect("create target").id.into()
 }
 
 fn rounds(id: &str, n: u32) -> PlanEntry {
@@ -83,7 +85,7 @@ async fn runs_execute_when_due_in_campaign_time_and_the_window_finalizes() {
     let c = p
         .create_campaign(CreateCampaign {
             name: "week".into(),
-            target_id: target,
+            target_id: agenteval_engine::TargetId(target),
             plan: Some(Plan {
                 entries: vec![rounds("a", 4)],
             }),
@@ -162,7 +164,7 @@ async fn target_errors_are_counted_apart_from_the_pass_rate() {
     let ok = p
         .create_campaign(CreateCampaign {
             name: "ok".into(),
-            target_id: good,
+            target_id: agenteval_engine::TargetId(good),
             scenario_ids: Some(vec!["a".into()]),
             duration_hours: Some(1.0),
             ..Default::default()
@@ -172,7 +174,7 @@ async fn target_errors_are_counted_apart_from_the_pass_rate() {
     let bad = p
         .create_campaign(CreateCampaign {
             name: "bad".into(),
-            target_id: dead,
+            target_id: agenteval_engine::TargetId(dead),
             scenario_ids: Some(vec!["a".into()]),
             duration_hours: Some(1.0),
             ..Default::default()
@@ -224,7 +226,7 @@ async fn runs_are_claimed_ahead_only_in_proportion_to_the_targets_concurrency() 
     };
     let target = p.create_target(req).await.unwrap().id;
     let c = p
-        .create_campaign(planned(target, vec![rounds("a", 100)], 1.0))
+        .create_campaign(planned(target.into(), vec![rounds("a", 100)], 1.0))
         .await
         .unwrap();
     tp.clock.advance(Duration::hours(2));
@@ -267,7 +269,7 @@ async fn a_large_plan_stores_every_run_once_in_plan_order() {
     let runs = p.list_runs(c.id).await.unwrap();
     assert_eq!(runs.len(), 1201);
     assert!(runs.iter().enumerate().all(|(i, r)| r.seq as usize == i));
-    let ids: std::collections::HashSet<Uuid> = runs.iter().map(|r| r.id).collect();
+    let ids: std::collections::HashSet<RunId> = runs.iter().map(|r| r.id).collect();
     assert_eq!(ids.len(), 1201, "every run has its own id");
     let per = |id: &str| runs.iter().filter(|r| r.scenario_id == id).count();
     assert_eq!((per("a"), per("b")), (600, 601));
@@ -379,7 +381,7 @@ async fn campaign_input_is_validated_with_clear_errors() {
     let target = demo_target(p).await;
     let base = CreateCampaign {
         name: "c".into(),
-        target_id: target,
+        target_id: agenteval_engine::TargetId(target),
         scenario_ids: Some(vec!["a".into()]),
         duration_hours: Some(1.0),
         ..Default::default()
@@ -390,7 +392,7 @@ async fn campaign_input_is_validated_with_clear_errors() {
             ..base.clone()
         },
         CreateCampaign {
-            target_id: Uuid::now_v7(),
+            target_id: TargetId(Uuid::now_v7()),
             ..base.clone()
         },
         CreateCampaign {
@@ -478,18 +480,18 @@ async fn the_report_tallies_equal_the_runs_on_every_path_and_after_a_backfill() 
 
     /// Example runs may differ between the two ways of adding up; each
     /// must be a run of the campaign that failed that check.
-    fn without_examples(mut s: FixedSummary, runs: &[Uuid]) -> FixedSummary {
+    fn without_examples(mut s: FixedSummary, runs: &[RunId]) -> FixedSummary {
         for check in s
             .per_scenario
             .iter_mut()
             .flat_map(|x| &mut x.failing_checks)
         {
             assert!(runs.contains(&check.example_run_id));
-            check.example_run_id = Uuid::nil();
+            check.example_run_id = RunId::default();
         }
         s
     }
-    async fn run_ids(p: &Platform, c: Uuid) -> Vec<Uuid> {
+    async fn run_ids(p: &Platform, c: CampaignId) -> Vec<RunId> {
         p.list_runs(c).await.unwrap().iter().map(|r| r.id).collect()
     }
     let mut before = Vec::new();

@@ -71,7 +71,7 @@ async fn closed_session(
         )
         .await
         .unwrap();
-    (c.id, s.id, sent)
+    (c.id.into(), s.id.into(), sent)
 }
 
 #[tokio::test]
@@ -90,7 +90,11 @@ async fn the_judge_sees_at_most_three_rounds_truncated_to_500_characters() {
         vec!["judge_review"],
         "the judge is asked with its schema"
     );
-    let report = tp.platform.campaign_report(campaign_id).await.unwrap();
+    let report = tp
+        .platform
+        .campaign_report(agenteval_engine::CampaignId(campaign_id))
+        .await
+        .unwrap();
     assert_eq!(
         report.models.output_modes.judge,
         Some(OutputMode::JsonObjectSchema),
@@ -102,7 +106,10 @@ async fn the_judge_sees_at_most_three_rounds_truncated_to_500_characters() {
     );
     let md = tp
         .platform
-        .export_campaign(campaign_id, agenteval_engine::export::ExportFormat::Md)
+        .export_campaign(
+            agenteval_engine::CampaignId(campaign_id),
+            agenteval_engine::export::ExportFormat::Md,
+        )
         .await
         .unwrap();
     assert!(
@@ -132,7 +139,11 @@ async fn the_judge_sees_at_most_three_rounds_truncated_to_500_characters() {
         prompt.contains(&format!("{}…", &sent[0][..500])),
         "it is cut at 500 characters"
     );
-    let s = tp.platform.get_session(id).await.unwrap();
+    let s = tp
+        .platform
+        .get_session(agenteval_engine::SessionId(id))
+        .await
+        .unwrap();
     assert_eq!(s.judge_status, "done");
     let review = s.judge_review.unwrap();
     assert_eq!(review["method"], "model");
@@ -177,7 +188,11 @@ async fn a_failed_judge_is_stored_and_blocks_nothing() {
         1
     );
     assert_eq!(judge.prompts().len(), 2, "malformed output is retried once");
-    let s = tp.platform.get_session(id).await.unwrap();
+    let s = tp
+        .platform
+        .get_session(agenteval_engine::SessionId(id))
+        .await
+        .unwrap();
     assert_eq!(
         s.status,
         SessionStatus::Completed,
@@ -191,7 +206,7 @@ async fn a_failed_judge_is_stored_and_blocks_nothing() {
     );
     let findings = tp
         .platform
-        .exploration_findings(campaign_id)
+        .exploration_findings(agenteval_engine::CampaignId(campaign_id))
         .await
         .unwrap()
         .expect("exploration data");
@@ -216,7 +231,11 @@ async fn a_failed_judge_is_stored_and_blocks_nothing() {
     review_pending(&tp.platform, Some(&unreachable), JudgeSampling::default())
         .await
         .unwrap();
-    let s = tp.platform.get_session(down).await.unwrap();
+    let s = tp
+        .platform
+        .get_session(agenteval_engine::SessionId(down))
+        .await
+        .unwrap();
     assert_eq!(s.judge_status, "failed");
     assert!(
         s.judge_review.unwrap()["error"]
@@ -238,7 +257,11 @@ async fn offline_the_heuristic_judge_reviews_every_pending_session() {
         2
     );
     for id in [a, b] {
-        let s = tp.platform.get_session(id).await.unwrap();
+        let s = tp
+            .platform
+            .get_session(agenteval_engine::SessionId(id))
+            .await
+            .unwrap();
         assert_eq!(s.judge_status, "done");
         let r = s.judge_review.unwrap();
         assert_eq!(r["method"], "heuristic");
@@ -261,7 +284,12 @@ async fn the_judge_worker_reviews_sessions_closed_after_it_started() {
     let (_, session, _) = closed_session(&tp, 2).await;
     let mut status = String::new();
     for _ in 0..500 {
-        status = tp.platform.get_session(session).await.unwrap().judge_status;
+        status = tp
+            .platform
+            .get_session(agenteval_engine::SessionId(session))
+            .await
+            .unwrap()
+            .judge_status;
         if status != "pending" {
             break;
         }

@@ -4,6 +4,7 @@
 use crate::support::platform;
 use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{CreateCampaign, Goal, Persona, Plan, PlanEntry, SeedSet};
+use agenteval_engine::domain::ids::{RunId, SessionId};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, ExplorationSession, SeedRef, SessionStatus, Trigger,
 };
@@ -85,7 +86,7 @@ async fn runs_filter_by_verdict_scenario_and_tag_with_totals_and_pages() {
 
     let all = p.list_runs(c.id).await.unwrap();
     assert_eq!(all.len(), 20);
-    let with = |pred: &dyn Fn(&Run) -> bool| -> Vec<Uuid> {
+    let with = |pred: &dyn Fn(&Run) -> bool| -> Vec<RunId> {
         all.iter().filter(|r| pred(r)).map(|r| r.id).collect()
     };
     let passed = with(&|r| r.verdict == Some(Verdict::Passed));
@@ -209,7 +210,10 @@ async fn runs_filter_by_verdict_scenario_and_tag_with_totals_and_pages() {
         assert_eq!(e.code(), ErrorCode::InvalidInput, "{what}");
     }
     let e = p
-        .search_runs(Uuid::now_v7(), RunQuery::default())
+        .search_runs(
+            agenteval_engine::CampaignId(Uuid::now_v7()),
+            RunQuery::default(),
+        )
         .await
         .expect_err("unknown campaign");
     assert_eq!(e.code(), ErrorCode::NotFound);
@@ -314,7 +318,7 @@ async fn sessions_filter_by_status_seed_and_ids_with_totals_and_pages() {
     let all = p.list_sessions(c.id).await.unwrap();
     assert_eq!(all.len(), 10);
     let ids = |s: &[ExplorationSession]| s.iter().map(|s| s.id).collect::<Vec<_>>();
-    let expected = |pred: &dyn Fn(&ExplorationSession) -> bool| -> Vec<Uuid> {
+    let expected = |pred: &dyn Fn(&ExplorationSession) -> bool| -> Vec<SessionId> {
         all.iter().filter(|s| pred(s)).map(|s| s.id).collect()
     };
     let search = |q: SessionQuery| async move { p.search_sessions(c.id, q).await.unwrap() };
@@ -359,7 +363,12 @@ async fn sessions_filter_by_status_seed_and_ids_with_totals_and_pages() {
         }),
         "filters combine"
     );
-    let chosen = vec![made[7].id, unseeded.id, made[1].id, Uuid::now_v7()];
+    let chosen = vec![
+        made[7].id,
+        unseeded.id,
+        made[1].id,
+        agenteval_engine::SessionId(Uuid::now_v7()),
+    ];
     let by_ids = search(SessionQuery {
         ids: Some(chosen),
         ..Default::default()
@@ -405,7 +414,7 @@ async fn sessions_filter_by_status_seed_and_ids_with_totals_and_pages() {
         .search_sessions(
             c.id,
             SessionQuery {
-                ids: Some(vec![Uuid::now_v7(); 501]),
+                ids: Some(vec![SessionId(Uuid::now_v7()); 501]),
                 ..Default::default()
             },
         )

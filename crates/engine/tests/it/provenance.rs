@@ -27,7 +27,7 @@ fn seeds() -> SeedSet {
 async fn talk(p: &Platform, campaign_id: uuid::Uuid, messages: usize) {
     let s = p
         .create_session(CreateSession {
-            campaign_id,
+            campaign_id: agenteval_engine::CampaignId(campaign_id),
             persona: json!({"name": "P", "language": "en"}),
             goal: json!({"title": "Track my order"}),
             seed_ref: None,
@@ -76,7 +76,7 @@ async fn a_campaign_against_the_demo_target_sends_nothing_off_this_machine() {
         })
         .await
         .unwrap();
-    talk(p, c.id, 3).await;
+    talk(p, c.id.into(), 3).await;
     let report = p.campaign_report(c.id).await.unwrap();
     assert!(
         report.provenance.hosts.is_empty(),
@@ -121,9 +121,9 @@ async fn a_local_http_target_is_recorded_with_its_request_count() {
         })
         .await
         .unwrap();
-    talk(p, c.id, 2).await;
+    talk(p, c.id.into(), 2).await;
     tp.clock.advance(chrono::Duration::hours(1));
-    talk(p, c.id, 3).await;
+    talk(p, c.id.into(), 3).await;
     let provenance = p.campaign_provenance(c.id).await.unwrap();
     let host = server.url("");
     assert_eq!(provenance.hosts.len(), 1, "{:?}", provenance.hosts);

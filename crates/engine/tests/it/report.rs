@@ -36,9 +36,9 @@ fn tally(p: u32, f: u32, e: u32) -> Tally {
 
 fn fixture(name: &str) -> CampaignReport {
     let campaign = Campaign {
-        id: id(1),
+        id: agenteval_engine::CampaignId(id(1)),
         name: name.into(),
-        target_id: id(2),
+        target_id: agenteval_engine::TargetId(id(2)),
         status: CampaignStatus::Finalized,
         line: Line::Accelerated,
         window_start: t0(),
@@ -94,7 +94,7 @@ fn fixture(name: &str) -> CampaignReport {
                     kind: "contains".into(),
                     detail: "reply lacks \"sent\"".into(),
                     count: 1,
-                    example_run_id: id(10),
+                    example_run_id: agenteval_engine::RunId(id(10)),
                 }],
             }],
             per_tag: vec![GroupStat {
@@ -119,7 +119,7 @@ fn fixture(name: &str) -> CampaignReport {
 fn analysis() -> Analysis {
     Analysis {
         id: id(20),
-        campaign_id: id(1),
+        campaign_id: agenteval_engine::CampaignId(id(1)),
         model: "template".into(),
         offline: true,
         summary: "Template analysis (no analyst model). Pass rate 66.7%.".into(),
@@ -136,7 +136,7 @@ fn analysis() -> Analysis {
 
 fn comparison() -> PeriodComparison {
     PeriodComparison {
-        campaign_id: id(1),
+        campaign_id: agenteval_engine::CampaignId(id(1)),
         pass_rate: Some(2.0 / 3.0),
         judged_runs: 3,
         pass_at_k: vec![
@@ -153,7 +153,7 @@ fn comparison() -> PeriodComparison {
         ],
         within_period_flip_rate: Some(1.0),
         periods: vec![PeriodDelta {
-            campaign_id: id(30),
+            campaign_id: agenteval_engine::CampaignId(id(30)),
             campaign_name: "Week 47".into(),
             window_start: t0() - Duration::days(7),
             pass_rate: Some(0.5),
@@ -242,8 +242,8 @@ fn agent_text_cannot_break_the_document() {
 
 fn run(seq: u32, verdict: Verdict, checks: Vec<CheckResult>, reason: Option<&str>) -> Run {
     Run {
-        id: id(100 + u128::from(seq)),
-        campaign_id: id(1),
+        id: agenteval_engine::RunId(id(100 + u128::from(seq))),
+        campaign_id: agenteval_engine::CampaignId(id(1)),
         scenario_id: "email.happy".into(),
         seq,
         offset_ms: 0,
@@ -338,7 +338,7 @@ async fn finished_campaign(p: &Arc<Platform>, target: Uuid, name: &str) -> Uuid 
     let c = p
         .create_campaign(CreateCampaign {
             name: name.into(),
-            target_id: target,
+            target_id: agenteval_engine::TargetId(target),
             plan: Some(Plan {
                 entries: vec![PlanEntry {
                     scenario_id: "s".into(),
@@ -352,7 +352,7 @@ async fn finished_campaign(p: &Arc<Platform>, target: Uuid, name: &str) -> Uuid 
         })
         .await
         .unwrap();
-    c.id
+    c.id.into()
 }
 
 #[tokio::test]
@@ -365,19 +365,29 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
         .await
         .unwrap()
         .id;
-    let first = finished_campaign(p, target, "first").await;
+    let first = finished_campaign(p, target.into(), "first").await;
     tp.clock.advance(Duration::seconds(5));
     p.tick().await.unwrap();
     assert!(
-        p.campaign_report(first).await.unwrap().comparison.is_none(),
+        p.campaign_report(agenteval_engine::CampaignId(first))
+            .await
+            .unwrap()
+            .comparison
+            .is_none(),
         "no earlier period"
     );
 
-    let second = p.next_period(first).await.unwrap();
+    let second = p
+        .next_period(agenteval_engine::CampaignId(first))
+        .await
+        .unwrap();
     assert_eq!(second.previous_campaign_id, Some(first));
     assert_eq!(
         second.plan,
-        p.get_campaign(first).await.unwrap().plan,
+        p.get_campaign(agenteval_engine::CampaignId(first))
+            .await
+            .unwrap()
+            .plan,
         "same plan"
     );
     tp.clock.advance(Duration::seconds(5));
@@ -409,7 +419,7 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
     let runs = p.list_runs(second.id).await.unwrap();
     p.add_review(CreateReview {
         subject_kind: SubjectKind::Run,
-        subject_id: runs[0].id,
+        subject_id: runs[0].id.into(),
         rating: 5,
         comment: "good".into(),
         judge_override: None,
@@ -418,7 +428,7 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
     .unwrap();
     p.add_review(CreateReview {
         subject_kind: SubjectKind::Run,
-        subject_id: runs[1].id,
+        subject_id: runs[1].id.into(),
         rating: 1,
         comment: "".into(),
         judge_override: None,
@@ -428,7 +438,7 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
     let err = p
         .add_review(CreateReview {
             subject_kind: SubjectKind::Run,
-            subject_id: runs[1].id,
+            subject_id: runs[1].id.into(),
             rating: 6,
             comment: "".into(),
             judge_override: None,
@@ -462,7 +472,11 @@ async fn seq_ids_make_reports_reproducible() {
         .create_target(CreateTarget::builtin_demo("Demo"))
         .await
         .unwrap();
-    assert_eq!(t.id, id(1), "ids come from the injected source");
+    assert_eq!(
+        t.id,
+        agenteval_engine::TargetId(id(1)),
+        "ids come from the injected source"
+    );
 }
 
 #[tokio::test]

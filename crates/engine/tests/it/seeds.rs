@@ -34,12 +34,13 @@ async fn target(tp: &TestPlatform) -> uuid::Uuid {
         .await
         .expect("target")
         .id
+        .into()
 }
 
 fn request(target_id: uuid::Uuid) -> CreateCampaign {
     CreateCampaign {
         name: "seeds".into(),
-        target_id,
+        target_id: agenteval_engine::TargetId(target_id),
         duration_hours: Some(24.0),
         seed_set: Some(free_seed_set()),
         budget: Some(Budget {

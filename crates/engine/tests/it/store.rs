@@ -74,7 +74,11 @@ async fn a_failed_database_call_names_what_the_store_was_doing_in_the_log_only()
     tp.platform.fixtures().close().await;
     let run_id = uuid::Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0042);
 
-    let err = tp.platform.run_turns(run_id).await.unwrap_err();
+    let err = tp
+        .platform
+        .run_turns(agenteval_engine::RunId(run_id))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Internal, "{err}");
     assert_eq!(
         err.body.message, "an internal error occurred",
@@ -95,7 +99,11 @@ async fn a_failed_database_call_names_what_the_store_was_doing_in_the_log_only()
 
     // On the hot path the context is static, without the id.
     let campaign_id = uuid::Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0043);
-    let err = tp.platform.get_campaign(campaign_id).await.unwrap_err();
+    let err = tp
+        .platform
+        .get_campaign(agenteval_engine::CampaignId(campaign_id))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Internal, "{err}");
     assert!(!err.body.message.contains("store"), "{}", err.body.message);
     let chain = format!(
@@ -114,7 +122,11 @@ async fn a_failed_session_read_names_the_session_the_store_was_reading() {
     tp.platform.fixtures().close().await;
     let session_id = uuid::Uuid::from_u128(0x0190_0000_0000_7000_8000_0000_0000_0044);
 
-    let err = tp.platform.get_session(session_id).await.unwrap_err();
+    let err = tp
+        .platform
+        .get_session(agenteval_engine::SessionId(session_id))
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Internal, "{err}");
     assert_eq!(
         err.body.message, "an internal error occurred",

@@ -52,7 +52,7 @@ async fn probing_an_unknown_target_is_not_found() {
     let t = support::platform().await;
     let err = t
         .platform
-        .test_target(uuid::Uuid::now_v7())
+        .test_target(agenteval_engine::TargetId(uuid::Uuid::now_v7()))
         .await
         .expect_err("unknown id");
     assert_eq!(

@@ -35,7 +35,7 @@ async fn use_in_campaign(tp: &TestPlatform, target_id: uuid::Uuid) {
     tp.platform
         .create_campaign(CreateCampaign {
             name: "uses it".into(),
-            target_id,
+            target_id: agenteval_engine::TargetId(target_id),
             duration_hours: Some(1.0),
             seed_set: Some(seeds),
             ..Default::default()
@@ -149,7 +149,7 @@ async fn a_target_is_edited_and_the_next_request_uses_the_new_settings() {
     }
     let err = tp
         .platform
-        .update_target(uuid::Uuid::now_v7(), edit)
+        .update_target(agenteval_engine::TargetId(uuid::Uuid::now_v7()), edit)
         .await
         .expect_err("unknown");
     assert_eq!(err.code(), ErrorCode::NotFound);
@@ -239,7 +239,7 @@ async fn a_target_in_use_is_archived_and_an_unused_one_deleted() {
         .create_target(CreateTarget::builtin_demo("used"))
         .await
         .expect("target");
-    use_in_campaign(&tp, used.id).await;
+    use_in_campaign(&tp, used.id.into()).await;
 
     let removed = tp.platform.delete_target(unused.id).await.expect("delete");
     assert_eq!(removed.outcome, RemovalOutcome::Deleted);

@@ -2,6 +2,7 @@
 //! conversation against scripted targets through the session loop.
 
 use agenteval_engine::channel::{Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role};
+use agenteval_engine::domain::ids::SessionId;
 use agenteval_engine::error::{Error, ErrorCode};
 use agenteval_engine::role_models::FakeChatClient;
 use agenteval_engine::virtual_user::{
@@ -68,7 +69,11 @@ impl ChannelPort {
 
 #[async_trait::async_trait]
 impl SessionPort for ChannelPort {
-    async fn send(&self, _session_id: Uuid, content: &str) -> agenteval_engine::Result<String> {
+    async fn send(
+        &self,
+        _session_id: SessionId,
+        content: &str,
+    ) -> agenteval_engine::Result<String> {
         let request = {
             let mut h = self.history.lock().unwrap();
             let sent = h.iter().filter(|m| m.role == Role::User).count();
@@ -97,7 +102,7 @@ impl SessionPort for ChannelPort {
 
     async fn close(
         &self,
-        _session_id: Uuid,
+        _session_id: SessionId,
         record: &ExperienceRecord,
         end: EndReason,
     ) -> agenteval_engine::Result<()> {
@@ -107,7 +112,7 @@ impl SessionPort for ChannelPort {
 
     async fn fail(
         &self,
-        _session_id: Uuid,
+        _session_id: SessionId,
         reason: &str,
         end: EndReason,
     ) -> agenteval_engine::Result<()> {
@@ -202,9 +207,14 @@ async fn drive(
 ) -> (agenteval_engine::virtual_user::SessionOutcome, ChannelPort) {
     let port = ChannelPort::new(target);
     let mut user = PersonaEngine::from_json(persona, goal, seed);
-    let outcome = run_session(&port, Uuid::now_v7(), &mut user, max_turns)
-        .await
-        .expect("the session loop runs");
+    let outcome = run_session(
+        &port,
+        agenteval_engine::SessionId(Uuid::now_v7()),
+        &mut user,
+        max_turns,
+    )
+    .await
+    .expect("the session loop runs");
     (outcome, port)
 }
 
@@ -431,8 +441,15 @@ async fn persona_engine_is_reproducible_per_session_and_varies_across_sessions()
     let id = Uuid::now_v7();
     let run = |id: Uuid| async move {
         let port = ChannelPort::new(email_target());
-        let mut user = for_session(id, &en_persona(3), &en_goal(), None);
-        run_session(&port, id, user.as_mut(), 12).await.unwrap();
+        let mut user = for_session(
+            agenteval_engine::SessionId(id),
+            &en_persona(3),
+            &en_goal(),
+            None,
+        );
+        run_session(&port, agenteval_engine::SessionId(id), user.as_mut(), 12)
+            .await
+            .unwrap();
         port.user_messages()
     };
     assert_eq!(
@@ -473,9 +490,14 @@ async fn max_turns_and_turn_limit_refusals_end_the_session_with_max_turns() {
     let mut limited = ChannelPort::new(echo);
     limited.turn_limit = Some(2);
     let mut user = PersonaEngine::from_json(&en_persona(5), &en_goal(), 2);
-    let outcome = run_session(&limited, Uuid::now_v7(), &mut user, 12)
-        .await
-        .unwrap();
+    let outcome = run_session(
+        &limited,
+        agenteval_engine::SessionId(Uuid::now_v7()),
+        &mut user,
+        12,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         outcome.end_reason,
         EndReason::MaxTurns,
@@ -519,15 +541,20 @@ async fn model_user_decides_in_json_and_files_its_record() {
     ]));
     let port = ChannelPort::new(email_target());
     let mut user = for_session(
-        Uuid::now_v7(),
+        agenteval_engine::SessionId(Uuid::now_v7()),
         &en_persona(3),
         &en_goal(),
         Some(fake.clone()),
     );
     assert_eq!(user.kind(), "model:fake");
-    let outcome = run_session(&port, Uuid::now_v7(), user.as_mut(), 12)
-        .await
-        .unwrap();
+    let outcome = run_session(
+        &port,
+        agenteval_engine::SessionId(Uuid::now_v7()),
+        user.as_mut(),
+        12,
+    )
+    .await
+    .unwrap();
     assert_eq!(outcome.end_reason, EndReason::UserGoalMet);
     assert_eq!(outcome.decisions, vec![Decision::FollowUp, Decision::Done]);
     let (record, _) = port.closed.lock().unwrap().clone().unwrap();
@@ -571,14 +598,19 @@ async fn model_user_malformed_output_is_retried_once_then_ends_with_simulator_er
     ]));
     let port = ChannelPort::new(email_target());
     let mut user = for_session(
-        Uuid::now_v7(),
+        agenteval_engine::SessionId(Uuid::now_v7()),
         &en_persona(3),
         &en_goal(),
         Some(fake.clone()),
     );
-    let outcome = run_session(&port, Uuid::now_v7(), user.as_mut(), 12)
-        .await
-        .unwrap();
+    let outcome = run_session(
+        &port,
+        agenteval_engine::SessionId(Uuid::now_v7()),
+        user.as_mut(),
+        12,
+    )
+    .await
+    .unwrap();
     assert_eq!(outcome.end_reason, EndReason::SimulatorError);
     assert_eq!(
         outcome.user_turns, 1,

@@ -15,12 +15,12 @@
 //! order (and, for a judge model, the rubric reworded); the share of equal
 //! scores between the passes is the judge's self-agreement per criterion.
 
+use crate::domain::ids::{CampaignId, SessionId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::judge::{Dimensions, JudgeMethod, JudgeReview};
 use crate::platform::Platform;
 
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 mod runs;
 mod stats;
@@ -114,7 +114,7 @@ pub struct BlindTurn {
 /// who spoke, never the judge's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct BlindItem {
-    pub session_id: Uuid,
+    pub session_id: SessionId,
     pub persona_name: String,
     pub goal_title: String,
     pub end_reason: Option<String>,
@@ -124,7 +124,7 @@ pub struct BlindItem {
 /// The next unlabelled sessions of the judge's sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct BlindQueue {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub items: Vec<BlindItem>,
     /// Judged sessions not labelled yet, `items` included.
     pub remaining: u32,
@@ -135,7 +135,7 @@ pub struct BlindQueue {
 /// A person's blind label of one judged session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SubmitLabel {
-    pub session_id: Uuid,
+    pub session_id: SessionId,
     pub scores: CriterionScores,
     /// Who labelled (free text, optional).
     #[serde(default)]
@@ -279,8 +279,8 @@ fn judge_dimensions(review: Option<&str>) -> Option<(Dimensions, JudgeMethod)> {
 }
 
 /// A reproducible bootstrap seed per campaign and criterion.
-fn seed(campaign_id: Uuid, criterion: usize) -> u64 {
-    let b = campaign_id.as_bytes();
+fn seed(campaign_id: CampaignId, criterion: usize) -> u64 {
+    let b = campaign_id.0.as_bytes();
     u64::from_le_bytes(b[8..16].try_into().unwrap_or([0; 8])) ^ (criterion as u64 + 1)
 }
 
@@ -294,7 +294,7 @@ fn column(pairs: &[(CriterionScores, CriterionScores)], i: usize) -> Vec<(u8, u8
 
 /// Agreement per criterion of (judge, person) pairs.
 pub fn calibrate(
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     pairs: &[(CriterionScores, CriterionScores)],
     policy: &JudgePolicy,
 ) -> Vec<CriterionCalibration> {
@@ -308,7 +308,7 @@ pub fn calibrate(
 /// Agreement on one criterion of (judge, person) score pairs; `index`
 /// seeds its bootstrap (the criterion's place in the report).
 pub fn calibrate_one(
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
     index: usize,
     criterion: &str,
     p: &[(u8, u8)],
@@ -367,7 +367,11 @@ impl Platform {
     /// The next judged sessions of a campaign that nobody labelled, oldest
     /// first, at most `limit` (default 10, at most 50). The response never
     /// carries the judge's scores: the label is given blind.
-    pub async fn blind_queue(&self, campaign_id: Uuid, limit: Option<u32>) -> Result<BlindQueue> {
+    pub async fn blind_queue(
+        &self,
+        campaign_id: CampaignId,
+        limit: Option<u32>,
+    ) -> Result<BlindQueue> {
         let limit = limit.unwrap_or(10);
         if !(1..=MAX_QUEUE).contains(&limit) {
             return Err(Error::invalid(
@@ -391,7 +395,7 @@ impl Platform {
             let goal = crate::virtual_user::parse_goal(&session.goal);
             let turns = self
                 .store
-                .session_messages_for_review(session.id)
+                .session_messages_for_review(SessionId(session.id))
                 .await?
                 .into_iter()
                 .map(|m| BlindTurn {
@@ -401,7 +405,7 @@ impl Platform {
                 })
                 .collect();
             items.push(BlindItem {
-                session_id: session.id,
+                session_id: SessionId(session.id),
                 persona_name: persona.name,
                 goal_title: goal.title,
                 end_reason: session.end_reason,
@@ -470,8 +474,13 @@ impl Platform {
                 "Each session is labelled once, blind; take the next one from the queue.",
             ));
         }
-        self.audit("platform", "judge_label.create", Some(req.session_id), "ok")
-            .await;
+        self.audit(
+            "platform",
+            "judge_label.create",
+            Some(req.session_id.into()),
+            "ok",
+        )
+        .await;
         Ok(LabelRevealed {
             label,
             judge: RevealedScores::from(&judge),
@@ -480,14 +489,14 @@ impl Platform {
     }
 
     /// The labels of a campaign, oldest first.
-    pub async fn judge_labels(&self, campaign_id: Uuid) -> Result<Vec<BlindLabel>> {
+    pub async fn judge_labels(&self, campaign_id: CampaignId) -> Result<Vec<BlindLabel>> {
         self.store.labels(campaign_id).await
     }
 
     /// Judge-human agreement per criterion of a campaign (the rubric
     /// criterion when fixed runs have judged rubric checks), and the
     /// judge's self-agreement when sessions were reviewed twice.
-    pub async fn judge_calibration(&self, campaign_id: Uuid) -> Result<JudgeCalibration> {
+    pub async fn judge_calibration(&self, campaign_id: CampaignId) -> Result<JudgeCalibration> {
         self.get_campaign(campaign_id).await?;
         let policy = self.judge_policy();
         let labels = self.store.labels_with_reviews(campaign_id).await?;

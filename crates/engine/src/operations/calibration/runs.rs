@@ -5,6 +5,7 @@
 
 use super::{BlindTurn, MAX_QUEUE, SCALE};
 use crate::checks::CheckResult;
+use crate::domain::ids::{CampaignId, RunId};
 use crate::error::{Error, ErrorCode, Result};
 use crate::judge::JudgeMethod;
 use crate::platform::Platform;
@@ -14,7 +15,6 @@ use chrono::{DateTime, Utc};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
-use uuid::Uuid;
 
 /// The calibration criterion of the judge's rubric scores in fixed runs.
 pub const RUBRIC: &str = "rubric";
@@ -35,7 +35,7 @@ pub struct BlindRubric {
 /// rubrics of its rubric checks, never the judge's scores.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct BlindRunItem {
-    pub run_id: Uuid,
+    pub run_id: RunId,
     pub scenario_id: String,
     pub scenario_title: String,
     pub turns: Vec<BlindTurn>,
@@ -45,7 +45,7 @@ pub struct BlindRunItem {
 /// The next unlabelled fixed runs with rubric checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct BlindRunQueue {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub items: Vec<BlindRunItem>,
     /// Runs with judged rubric checks not labelled yet, `items` included.
     pub remaining: u32,
@@ -64,7 +64,7 @@ pub struct RubricScore {
 /// A person's blind label of a run: a score for each of its rubric checks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SubmitRunLabel {
-    pub run_id: Uuid,
+    pub run_id: RunId,
     pub scores: Vec<RubricScore>,
     /// Who labelled (free text, optional).
     #[serde(default)]
@@ -91,8 +91,8 @@ pub struct RevealedRubric {
 /// What a run label reveals once it is stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct RunLabelRevealed {
-    pub run_id: Uuid,
-    pub campaign_id: Uuid,
+    pub run_id: RunId,
+    pub campaign_id: CampaignId,
     pub reviewer: String,
     pub created_at: DateTime<Utc>,
     pub checks: Vec<RevealedRubric>,
@@ -188,7 +188,10 @@ fn judged_rubrics(platform: &Platform, run: &RubricRun) -> Vec<JudgedRubric> {
 }
 
 /// (judge, person) score pairs of a campaign's rubric labels.
-pub(super) async fn rubric_pairs(platform: &Platform, campaign_id: Uuid) -> Result<Vec<(u8, u8)>> {
+pub(super) async fn rubric_pairs(
+    platform: &Platform,
+    campaign_id: CampaignId,
+) -> Result<Vec<(u8, u8)>> {
     let labelled = platform.store.run_labels_with_checks(campaign_id).await?;
     Ok(labelled
         .iter()
@@ -203,7 +206,7 @@ pub(super) async fn rubric_pairs(platform: &Platform, campaign_id: Uuid) -> Resu
 /// Runs with judged rubric checks that nobody labelled, with those checks.
 async fn unlabelled(
     platform: &Platform,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<Vec<(RubricRun, Vec<JudgedRubric>)>> {
     Ok(platform
         .store
@@ -222,7 +225,10 @@ async fn unlabelled(
 /// many of them nobody labelled: counted from the run tallies (runs of
 /// scenarios with rubric checks that finished passed or failed), so that a
 /// report over hundreds of thousands of runs does not read them.
-pub(super) async fn rubric_runs(platform: &Platform, campaign_id: Uuid) -> Result<(bool, u32)> {
+pub(super) async fn rubric_runs(
+    platform: &Platform,
+    campaign_id: CampaignId,
+) -> Result<(bool, u32)> {
     let runs = platform.rubric_run_count(campaign_id).await?;
     if runs == 0 {
         return Ok((false, 0));
@@ -234,7 +240,7 @@ pub(super) async fn rubric_runs(platform: &Platform, campaign_id: Uuid) -> Resul
 impl Platform {
     /// How many runs of a campaign finished passed or failed in a scenario
     /// with rubric checks, from the run tallies (no scan of the runs).
-    pub(crate) async fn rubric_run_count(&self, campaign_id: Uuid) -> Result<u32> {
+    pub(crate) async fn rubric_run_count(&self, campaign_id: CampaignId) -> Result<u32> {
         let all = self.scenarios.all();
         let rubric: Vec<&str> = all
             .iter()
@@ -254,7 +260,7 @@ impl Platform {
     /// conversation and the rubric texts, never the judge's scores.
     pub async fn blind_run_queue(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         limit: Option<u32>,
     ) -> Result<BlindRunQueue> {
         let limit = limit.unwrap_or(10);
@@ -271,7 +277,7 @@ impl Platform {
         for (run, judged) in waiting.iter().take(limit as usize) {
             let turns = self
                 .store
-                .run_turns(run.id)
+                .run_turns(RunId(run.id))
                 .await?
                 .into_iter()
                 .map(|t| BlindTurn {
@@ -281,7 +287,7 @@ impl Platform {
                 })
                 .collect();
             items.push(BlindRunItem {
-                run_id: run.id,
+                run_id: RunId(run.id),
                 scenario_id: run.scenario_id.clone(),
                 scenario_title: self
                     .scenarios
@@ -360,7 +366,7 @@ impl Platform {
             .map(|s| RunLabel {
                 id: self.ids.next_id(),
                 campaign_id: run.campaign_id,
-                run_id: run.id,
+                run_id: RunId(run.id),
                 check_index: s.check_index,
                 score: s.score,
                 reviewer: reviewer.clone(),
@@ -374,8 +380,13 @@ impl Platform {
                 "Each run is labelled once, blind; take the next one from the queue.",
             ));
         }
-        self.audit("platform", "judge_run_label.create", Some(req.run_id), "ok")
-            .await;
+        self.audit(
+            "platform",
+            "judge_run_label.create",
+            Some(req.run_id.into()),
+            "ok",
+        )
+        .await;
         let checks = judged
             .into_iter()
             .map(|j| RevealedRubric {
@@ -392,7 +403,7 @@ impl Platform {
             })
             .collect();
         Ok(RunLabelRevealed {
-            run_id: run.id,
+            run_id: RunId(run.id),
             campaign_id: run.campaign_id,
             reviewer,
             created_at,
@@ -401,12 +412,12 @@ impl Platform {
     }
 
     /// The rubric labels of a campaign, oldest first.
-    pub async fn judge_run_labels(&self, campaign_id: Uuid) -> Result<Vec<RunLabel>> {
+    pub async fn judge_run_labels(&self, campaign_id: CampaignId) -> Result<Vec<RunLabel>> {
         self.store.run_labels(campaign_id).await
     }
 }
 
-fn no_rubric(run_id: Uuid) -> Error {
+fn no_rubric(run_id: RunId) -> Error {
     Error::new(
         ErrorCode::Conflict,
         format!("run {run_id} has no judged rubric check to compare with"),

@@ -4,10 +4,10 @@
 use crate::domain::campaign::plan::RUNS_PER_INSERT;
 use crate::domain::campaign::scale;
 use crate::domain::campaign::*;
+use crate::domain::ids::CampaignId;
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::Platform;
 use chrono::Duration;
-use uuid::Uuid;
 
 impl Platform {
     /// Creates a campaign and schedules its runs. It is `running` when its
@@ -114,7 +114,7 @@ impl Platform {
             ));
         }
         if let Some(prev) = req.previous_campaign_id {
-            self.get_campaign(prev).await?;
+            self.get_campaign(CampaignId(prev)).await?;
         }
         let status = if start <= now {
             CampaignStatus::Running
@@ -124,7 +124,7 @@ impl Platform {
         let duration = scale(end - start, time_scale);
         let schedule = plan.expand(start, duration)?;
         let campaign = Campaign {
-            id: self.ids.next_id(),
+            id: CampaignId(self.ids.next_id()),
             name,
             target_id: req.target_id,
             status,
@@ -164,8 +164,13 @@ impl Platform {
                 || self.ids.next_id(),
             )
             .await?;
-        self.audit("platform", "campaign.create", Some(campaign.id), "ok")
-            .await;
+        self.audit(
+            "platform",
+            "campaign.create",
+            Some(campaign.id.into()),
+            "ok",
+        )
+        .await;
         self.notify(crate::platform::Event::CampaignChanged {
             campaign_id: campaign.id,
         });
@@ -176,7 +181,7 @@ impl Platform {
         self.store.campaigns().await
     }
 
-    pub async fn get_campaign(&self, id: Uuid) -> Result<Campaign> {
+    pub async fn get_campaign(&self, id: CampaignId) -> Result<Campaign> {
         self.store
             .campaign(id)
             .await?
@@ -187,7 +192,7 @@ impl Platform {
     /// marked `skipped`), running exploration sessions expire. Idempotent:
     /// finalizing a finalized campaign returns it unchanged.
     #[tracing::instrument(skip(self))]
-    pub async fn finalize_campaign(&self, id: Uuid) -> Result<Campaign> {
+    pub async fn finalize_campaign(&self, id: CampaignId) -> Result<Campaign> {
         let campaign = self.get_campaign(id).await?;
         if matches!(
             campaign.status,
@@ -199,11 +204,11 @@ impl Platform {
         let changed = self
             .store
             .transact(move |tx| {
-                tx.finalize_campaign(id, now, crate::exploration::simulator_faults::check)
+                tx.finalize_campaign(id.into(), now, crate::exploration::simulator_faults::check)
             })
             .await?;
         if changed {
-            self.audit("platform", "campaign.finalize", Some(id), "ok")
+            self.audit("platform", "campaign.finalize", Some(id.into()), "ok")
                 .await;
             self.notify(crate::platform::Event::CampaignChanged { campaign_id: id });
         }

@@ -8,13 +8,13 @@
 use super::patrol::SeedCell;
 use super::session::{ExplorationSession, PlayedBy, Trigger};
 use crate::campaign::{Campaign, Line};
+use crate::domain::ids::CampaignId;
 use crate::error::{Error, ErrorBody, ErrorCode, Result};
 use crate::judge::JudgeSampling;
 use crate::patrol_agent::{ExploreSeed, play_seed, player, start_seed};
 use crate::platform::Platform;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-use uuid::Uuid;
 
 /// Most cells one request may name (a campaign's budget allows at most
 /// 1,000 sessions anyway).
@@ -22,7 +22,7 @@ pub const MAX_EXPLORE_CELLS: usize = 1000;
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct ExploreRequest {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     /// The cells to explore, in order; absent or empty: every persona x
     /// goal cell that has no session yet.
     #[serde(default)]

@@ -2,11 +2,11 @@
 //! filed, grouped across phrasings.
 
 use crate::domain::findings::IssueKind;
+use crate::domain::ids::{CampaignId, SessionId};
 use crate::domain::issue_keys::issue_group_key;
 use crate::domain::session::ExperienceRecord;
 use crate::error::Result;
 use crate::store::Tx;
-use uuid::Uuid;
 
 /// The issues an experience record reports, each (kind, key) once, with
 /// the text as written.
@@ -37,8 +37,8 @@ pub(crate) fn issue_count(e: &ExperienceRecord) -> u32 {
 /// transaction that closes it (see migration 0009).
 pub(crate) fn record_issues(
     tx: &Tx<'_>,
-    campaign_id: Uuid,
-    session_id: Uuid,
+    campaign_id: CampaignId,
+    session_id: SessionId,
     record: &ExperienceRecord,
 ) -> Result<()> {
     tx.add_session_issues(campaign_id, session_id, &reported_issues(record))

@@ -9,12 +9,12 @@
 //! processes on the same database cannot both read "one session left"
 //! either. A decision is answered only once its transaction committed.
 
+use crate::domain::ids::CampaignId;
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::Platform;
 use crate::store::Tx;
 
 pub use crate::domain::ledger::{Entry, LedgerAction, LedgerEntry};
-use uuid::Uuid;
 
 /// A decision that was recorded: the action allowed (with what it
 /// produced) or refused (with why).
@@ -50,7 +50,7 @@ impl Record for Entry {
 
 impl Platform {
     /// The ledger of a campaign, oldest first.
-    pub async fn ledger(&self, campaign_id: Uuid) -> Result<Vec<LedgerEntry>> {
+    pub async fn ledger(&self, campaign_id: CampaignId) -> Result<Vec<LedgerEntry>> {
         self.get_campaign(campaign_id).await?;
         self.store.ledger_entries(campaign_id).await
     }

@@ -7,6 +7,7 @@
 
 use super::session::{ExplorationSession, SessionStatus, campaign_running, min_interval};
 use crate::campaign::{Campaign, EffectiveBudget, Line};
+use crate::domain::ids::CampaignId;
 use crate::domain::report::FixedSummary;
 use crate::error::Result;
 use crate::platform::Platform;
@@ -30,7 +31,7 @@ pub struct PatrolTarget {
 /// One running formal campaign as the patrol sees it.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct PatrolCampaign {
-    pub id: Uuid,
+    pub id: CampaignId,
     pub name: String,
     pub target: PatrolTarget,
     pub window_start: DateTime<Utc>,
@@ -177,7 +178,7 @@ impl Platform {
                 .iter()
                 .filter(|s| since.is_none_or(|t| s.updated_at > t))
                 .map(|s| PatrolSession {
-                    id: s.id,
+                    id: s.id.into(),
                     status: s.status,
                     persona_id: s.seed_ref.as_ref().map(|r| r.persona_id.clone()),
                     goal_id: s.seed_ref.as_ref().map(|r| r.goal_id.clone()),
@@ -242,7 +243,7 @@ impl Platform {
                 id: campaign.id,
                 name: campaign.name.clone(),
                 target: PatrolTarget {
-                    id: campaign.target_id,
+                    id: campaign.target_id.into(),
                     name: target_name,
                 },
                 window_start: campaign.window_start,
@@ -276,7 +277,7 @@ impl Platform {
                 failed_goals,
             });
         }
-        let ids: Vec<Uuid> = campaigns.iter().map(|c| c.id).collect();
+        let ids: Vec<CampaignId> = campaigns.iter().map(|c| c.id).collect();
         self.store.mark_patrolled(&ids, now).await?;
         self.audit("platform", "exploration.patrol", None, "ok")
             .await;

@@ -29,6 +29,7 @@
 //! engine first opens the database after it (the store's backfills).
 
 use crate::campaign::{Goal, Persona};
+use crate::domain::ids::SessionId;
 use crate::error::Result;
 use crate::exploration::{EndReason, ExperienceRecord};
 use crate::judge::{SessionForReview, SimulatorReview};
@@ -37,7 +38,6 @@ use crate::virtual_user::{Lang, has_cjk, lang_of, parse_goal, parse_persona};
 use regex::Regex;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
-use uuid::Uuid;
 
 pub use crate::domain::session::{SimulatorFault, SimulatorFaultKind};
 
@@ -329,7 +329,7 @@ pub fn simulator_review(faults: &[SimulatorFault], end_reason: Option<&str>) -> 
 
 /// Checks an ended session and stores its faults (an empty list when
 /// there is none), in the caller's transaction; returns them.
-pub(crate) fn check_and_store(tx: &Tx<'_>, session_id: Uuid) -> Result<Vec<SimulatorFault>> {
+pub(crate) fn check_and_store(tx: &Tx<'_>, session_id: SessionId) -> Result<Vec<SimulatorFault>> {
     let faults = check(&tx.transcript_to_check(session_id)?);
     tx.store_simulator_faults(session_id, &faults)?;
     Ok(faults)

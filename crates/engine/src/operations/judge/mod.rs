@@ -32,7 +32,6 @@ pub use model::{
     model_review_worded, parse_judge_output, review_schema,
 };
 pub use second_pass::{REVERSED_AND_REWORDED, REVERSED_ROUNDS, reversed_rounds};
-use uuid::Uuid;
 pub use worker::{load_session, review_pending, review_session};
 
 pub use crate::domain::judge::*;

@@ -7,6 +7,7 @@
 
 use super::model::{RubricWording, model_review_worded};
 use super::*;
+use crate::domain::ids::{CampaignId, SessionId};
 
 /// What was varied in a second pass.
 pub const REVERSED_ROUNDS: &str = "reversed_rounds";
@@ -40,8 +41,8 @@ pub fn reversed_rounds(session: &SessionForReview) -> SessionForReview {
 /// logged and leaves the session without a second pass.
 pub(super) async fn second_pass(
     platform: &Platform,
-    session_id: Uuid,
-    campaign_id: Uuid,
+    session_id: SessionId,
+    campaign_id: CampaignId,
     session: &SessionForReview,
     judge: Option<&dyn ChatClient>,
     sampling: JudgeSampling,

@@ -2,12 +2,13 @@
 //! storing the review, catching up on pending ones, and the worker task.
 
 use super::*;
+use crate::domain::ids::{CampaignId, SessionId};
 
 /// Loads what the judge needs of one session.
 pub async fn load_session(
     platform: &Platform,
-    session_id: Uuid,
-) -> Result<(Uuid, SessionForReview)> {
+    session_id: SessionId,
+) -> Result<(CampaignId, SessionForReview)> {
     platform
         .store
         .session_for_review(session_id)
@@ -20,7 +21,7 @@ pub async fn load_session(
 /// never closed). A model failure is stored as a `failed` review.
 pub async fn review_session(
     platform: &Platform,
-    session_id: Uuid,
+    session_id: SessionId,
     judge: Option<&dyn ChatClient>,
     sampling: JudgeSampling,
 ) -> Result<Option<JudgeReview>> {
@@ -30,7 +31,7 @@ pub async fn review_session(
     }
     let (campaign_id, session) = load_session(platform, session_id).await?;
     let metered =
-        judge.map(|c| platform.metered(c, campaign_id, crate::provenance::HostRole::Judge));
+        judge.map(|c| platform.metered(c, campaign_id.into(), crate::provenance::HostRole::Judge));
     let judge = metered
         .as_ref()
         .map(|c| c as &dyn crate::role_models::ChatClient);
@@ -100,7 +101,7 @@ pub async fn review_pending(
 ) -> Result<usize> {
     let mut reviewed = 0;
     for id in platform.store.sessions_pending_review().await? {
-        if review_session(platform, id, judge, sampling)
+        if review_session(platform, SessionId(id), judge, sampling)
             .await?
             .is_some()
         {

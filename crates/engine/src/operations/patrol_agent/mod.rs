@@ -11,6 +11,7 @@
 //! are logged and touch nothing but exploration; fixed plans never wait on
 //! it.
 
+use crate::domain::ids::CampaignId;
 use crate::error::{ErrorCode, Result};
 use crate::exploration::patrol::{CoverageState, PatrolCampaign};
 use crate::exploration::{
@@ -24,7 +25,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
-use uuid::Uuid;
 
 mod choose;
 mod play;
@@ -72,7 +72,7 @@ pub enum PatrolAction {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CampaignDecision {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub campaign_name: String,
     pub action: PatrolAction,
     pub reason: String,

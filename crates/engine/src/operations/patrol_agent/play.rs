@@ -3,11 +3,12 @@
 //! review it.
 
 use super::*;
+use crate::domain::ids::CampaignId;
 
 /// One seed cell to explore now.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct ExploreSeed {
-    pub campaign_id: Uuid,
+    pub campaign_id: CampaignId,
     pub persona_id: String,
     pub goal_id: String,
     /// Explore a derived variant instead of the seed as it is.
@@ -71,8 +72,8 @@ pub async fn start_seed(
     let (persona, goal, variant) = match seed.variant {
         None | Some(VariantKind::Other) => (persona, goal, None),
         Some(kind) => {
-            let rng_seed =
-                platform.clock.now().timestamp_millis() as u64 ^ virtual_user::seed_of(campaign.id);
+            let rng_seed = platform.clock.now().timestamp_millis() as u64
+                ^ virtual_user::seed_of(campaign.id.into());
             let (p, g, note) = derive_variant(&persona, &goal, kind, rng_seed);
             (p, g, Some(Variant { kind, note }))
         }
@@ -123,7 +124,7 @@ pub async fn play_seed(
     let model = clients.virtual_user.clone().map(|c| {
         Arc::new(platform.metered(
             c,
-            session.campaign_id,
+            session.campaign_id.into(),
             crate::provenance::HostRole::VirtualUser,
         )) as Arc<dyn crate::role_models::ChatClient>
     });

@@ -15,6 +15,7 @@ mod profile;
 mod session;
 mod variant;
 
+use crate::domain::ids::SessionId;
 pub use model_user::ModelUser;
 pub use persona_engine::PersonaEngine;
 pub use profile::{
@@ -157,7 +158,7 @@ pub trait VirtualUser: Send {
 /// The virtual user for a session: the model when one is configured for the
 /// role, else the deterministic persona engine seeded from the session id.
 pub fn for_session(
-    session_id: Uuid,
+    session_id: SessionId,
     persona: &serde_json::Value,
     goal: &serde_json::Value,
     model: Option<Arc<dyn crate::role_models::ChatClient>>,
@@ -168,7 +169,11 @@ pub fn for_session(
             parse_persona(persona),
             parse_goal(goal),
         )),
-        None => Box::new(PersonaEngine::from_json(persona, goal, seed_of(session_id))),
+        None => Box::new(PersonaEngine::from_json(
+            persona,
+            goal,
+            seed_of(session_id.into()),
+        )),
     }
 }
 

@@ -4,11 +4,11 @@
 //! experience record and end reason.
 
 use super::{Decision, EndReason, ExperienceRecord, Speaker, Utterance, VirtualUser};
+use crate::domain::ids::SessionId;
 use crate::error::{ErrorCode, Result};
 use crate::exploration::{CloseSession, SendMessage};
 use crate::platform::Platform;
 use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 /// The session operations the virtual user needs. [`crate::Platform`]
 /// implements it over its exploration operations; the indirection lets
@@ -16,21 +16,21 @@ use uuid::Uuid;
 #[async_trait::async_trait]
 pub trait SessionPort: Send + Sync {
     /// Sends one user message; returns the target's reply.
-    async fn send(&self, session_id: Uuid, content: &str) -> Result<String>;
+    async fn send(&self, session_id: SessionId, content: &str) -> Result<String>;
     /// Closes the session with the experience record.
     async fn close(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
         record: &ExperienceRecord,
         end: EndReason,
     ) -> Result<()>;
     /// Marks the session failed (the target could not be reached).
-    async fn fail(&self, session_id: Uuid, reason: &str, end: EndReason) -> Result<()>;
+    async fn fail(&self, session_id: SessionId, reason: &str, end: EndReason) -> Result<()>;
 }
 
 #[async_trait::async_trait]
 impl SessionPort for Platform {
-    async fn send(&self, session_id: Uuid, content: &str) -> Result<String> {
+    async fn send(&self, session_id: SessionId, content: &str) -> Result<String> {
         let reply = self
             .send_message(
                 session_id,
@@ -44,7 +44,7 @@ impl SessionPort for Platform {
 
     async fn close(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
         record: &ExperienceRecord,
         end: EndReason,
     ) -> Result<()> {
@@ -63,7 +63,7 @@ impl SessionPort for Platform {
         Ok(())
     }
 
-    async fn fail(&self, session_id: Uuid, reason: &str, end: EndReason) -> Result<()> {
+    async fn fail(&self, session_id: SessionId, reason: &str, end: EndReason) -> Result<()> {
         self.fail_session(session_id, reason, end).await?;
         Ok(())
     }
@@ -72,7 +72,7 @@ impl SessionPort for Platform {
 /// How a session went.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SessionOutcome {
-    pub session_id: Uuid,
+    pub session_id: SessionId,
     pub end_reason: EndReason,
     pub user_turns: u32,
     pub decisions: Vec<Decision>,
@@ -92,7 +92,7 @@ pub struct SessionOutcome {
 /// the final turn counts.
 pub async fn run_session(
     port: &dyn SessionPort,
-    session_id: Uuid,
+    session_id: SessionId,
     user: &mut dyn VirtualUser,
     max_turns: u32,
 ) -> Result<SessionOutcome> {
@@ -214,7 +214,7 @@ fn simulator_record(problem: &str) -> ExperienceRecord {
 }
 
 fn outcome(
-    session_id: Uuid,
+    session_id: SessionId,
     end_reason: EndReason,
     transcript: &[Utterance],
     decisions: Vec<Decision>,

@@ -6,12 +6,12 @@
 //! left out is said in `left_out`, so that the analyst knows it reads the
 //! top of longer lists.
 
+use crate::domain::ids::{RunId, SessionId};
 use crate::findings::ExplorationFindings;
 use crate::report::{CampaignReport, FixedSummary};
 use crate::text::truncate;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use uuid::Uuid;
 
 /// The analyst's input budget unless its role model says otherwise
 /// (`input_tokens`: Settings, or `AGENTEVAL_ANALYST_INPUT_TOKENS`): room
@@ -79,7 +79,7 @@ pub struct ScenarioDigest {
 pub struct CheckDigest {
     pub detail: String,
     pub count: u32,
-    pub example_run_id: Uuid,
+    pub example_run_id: RunId,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -104,7 +104,7 @@ pub struct IssueDigest {
     pub kind: String,
     pub text: String,
     pub sessions: u32,
-    pub example_session_ids: Vec<Uuid>,
+    pub example_session_ids: Vec<SessionId>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -112,7 +112,7 @@ pub struct FindingDigest {
     pub severity: String,
     pub dimension: Option<String>,
     pub text: String,
-    pub session_id: Uuid,
+    pub session_id: SessionId,
     pub turn: Option<u32>,
 }
 
@@ -300,6 +300,7 @@ mod tests {
         CoverageCell, CoverageGrid, Issue, IssueKind, JudgeFinding, JudgeSummary,
     };
     use crate::report::{FailingCheck, ScenarioStat, Tally};
+    use uuid::Uuid;
 
     fn id(n: u128) -> Uuid {
         Uuid::from_u128(n)
@@ -330,7 +331,7 @@ mod tests {
                         kind: "contains".into(),
                         detail: format!("reply lacks {c} {}", "y".repeat(300)),
                         count: 5 - c,
-                        example_run_id: id(u128::from(i) * 10 + u128::from(c)),
+                        example_run_id: RunId(id(u128::from(i) * 10 + u128::from(c))),
                     })
                     .collect(),
             })
@@ -355,13 +356,13 @@ mod tests {
                 texts: vec![format!("issue {i}")],
                 count: 10_000 - i,
                 session_ids: (0..50)
-                    .map(|s| id(1_000_000 + u128::from(i) * 100 + s))
+                    .map(|s| SessionId(id(1_000_000 + u128::from(i) * 100 + s)))
                     .collect(),
             })
             .collect();
         let findings = (0..100_000u32)
             .map(|i| JudgeFinding {
-                session_id: id(u128::from(i)),
+                session_id: SessionId(id(u128::from(i))),
                 severity: if i % 3 == 0 {
                     "poor".into()
                 } else {

@@ -7,6 +7,7 @@
 //! and labelled as such.
 
 use crate::channel::ChatMessage;
+use crate::domain::ids::CampaignId;
 use crate::error::Result;
 use crate::export::pct;
 use crate::platform::Platform;
@@ -16,7 +17,6 @@ use crate::structured::OutputSchema;
 use serde::Deserialize;
 use serde_json::json;
 use std::sync::LazyLock;
-use uuid::Uuid;
 
 pub use crate::domain::report::{Analysis, Claim};
 
@@ -175,11 +175,11 @@ pub fn parse_analyst_reply(text: &str) -> Result<(String, Vec<Claim>), String> {
 impl Platform {
     /// (Re)generates the analysis with the analyst model in force (see
     /// [`Platform::role_models`]), or the template without one.
-    pub async fn generate_configured_analysis(&self, campaign_id: Uuid) -> Result<Analysis> {
+    pub async fn generate_configured_analysis(&self, campaign_id: CampaignId) -> Result<Analysis> {
         let analyst = self
             .role_clients()
             .analyst
-            .map(|c| self.metered(c, campaign_id, crate::provenance::HostRole::Analyst));
+            .map(|c| self.metered(c, campaign_id.into(), crate::provenance::HostRole::Analyst));
         self.generate_analysis(
             campaign_id,
             analyst
@@ -194,7 +194,7 @@ impl Platform {
     /// answers unusably, the template analysis is stored with the reason.
     pub async fn generate_analysis(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
         analyst: Option<&dyn ChatClient>,
     ) -> Result<Analysis> {
         let report = self.campaign_report(campaign_id).await?;
@@ -247,13 +247,18 @@ impl Platform {
             created_at: self.clock.now(),
         };
         self.store.insert_analysis(&analysis).await?;
-        self.audit("platform", "analysis.generate", Some(campaign_id), "ok")
-            .await;
+        self.audit(
+            "platform",
+            "analysis.generate",
+            Some(campaign_id.into()),
+            "ok",
+        )
+        .await;
         Ok(analysis)
     }
 
     /// The most recent analysis of a campaign, if any.
-    pub async fn latest_analysis(&self, campaign_id: Uuid) -> Result<Option<Analysis>> {
+    pub async fn latest_analysis(&self, campaign_id: CampaignId) -> Result<Option<Analysis>> {
         self.store.latest_analysis(campaign_id).await
     }
 }

@@ -3,6 +3,7 @@
 
 use super::markdown::*;
 use super::*;
+use crate::domain::ids::SessionId;
 
 /// Issue rows in the Markdown report (most frequent first).
 pub const MAX_ISSUE_ROWS: usize = 50;
@@ -13,17 +14,17 @@ pub const MAX_FINDINGS: usize = 100;
 pub const ALL_TRANSCRIPTS_UP_TO: u32 = 100;
 
 /// The sessions a rendered report links to, in order of first mention.
-pub fn linked_sessions(markdown: &str) -> Vec<uuid::Uuid> {
+pub fn linked_sessions(markdown: &str) -> Vec<SessionId> {
     let mut seen = std::collections::HashSet::new();
     markdown
         .split("(#session-")
         .skip(1)
-        .filter_map(|rest| uuid::Uuid::parse_str(rest.get(..36)?).ok())
+        .filter_map(|rest| rest.get(..36)?.parse::<SessionId>().ok())
         .filter(|id| seen.insert(*id))
         .collect()
 }
 
-pub(super) fn session_link(id: &uuid::Uuid) -> String {
+pub(super) fn session_link(id: &SessionId) -> String {
     let short: String = id
         .to_string()
         .chars()

@@ -3,6 +3,7 @@
 //! (`csv.rs`) and JUnit XML (`junit.rs`). Each is a pure function from
 //! report data to text: the same report always renders to the same bytes.
 
+use crate::domain::ids::{CampaignId, SessionId};
 use crate::report::{CampaignReport, Tally};
 use crate::text::truncate;
 use serde::{Deserialize, Serialize};
@@ -75,7 +76,7 @@ impl crate::platform::Platform {
     /// Renders an export of a campaign from stored data.
     pub async fn export_campaign(
         &self,
-        campaign_id: uuid::Uuid,
+        campaign_id: CampaignId,
         format: ExportFormat,
     ) -> crate::Result<String> {
         let report = self.campaign_report(campaign_id).await?;
@@ -85,7 +86,7 @@ impl crate::platform::Platform {
             ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?),
             ExportFormat::SessionsCsv => sessions_csv(&self.list_sessions(campaign_id).await?),
             ExportFormat::Md => {
-                let ids: Vec<uuid::Uuid> = match &report.exploration {
+                let ids: Vec<SessionId> = match &report.exploration {
                     None => Vec::new(),
                     Some(e) if e.sessions_total <= ALL_TRANSCRIPTS_UP_TO => self
                         .list_sessions(campaign_id)
@@ -122,8 +123,8 @@ mod tests {
 
     #[test]
     fn linked_sessions_are_found_once_in_order() {
-        let a = uuid::Uuid::from_u128(1);
-        let b = uuid::Uuid::from_u128(2);
+        let a = SessionId(uuid::Uuid::from_u128(1));
+        let b = SessionId(uuid::Uuid::from_u128(2));
         let md = format!(
             "see {} and {} then {} and [bad](#session-nope)",
             super::exploration::session_link(&b),

@@ -2,6 +2,7 @@
 //! summary and findings, coverage.
 
 use super::*;
+use crate::domain::ids::{CampaignId, SessionId};
 
 /// The exploration findings being added up, from tallies or from sessions.
 pub(super) struct FindingsAcc {
@@ -109,7 +110,7 @@ impl FindingsAcc {
         text: &str,
         texts: &[String],
         sessions: u32,
-        ids: &[Uuid],
+        ids: &[SessionId],
     ) {
         let issues = &mut self.issues;
         let i = *self
@@ -153,7 +154,7 @@ impl FindingsAcc {
     pub(super) fn finding(&mut self, f: JudgeFinding) {
         if self
             .findings_seen
-            .insert((f.session_id, f.dimension.clone(), f.text.clone()))
+            .insert((f.session_id.into(), f.dimension.clone(), f.text.clone()))
         {
             self.f.findings.push(f);
         }
@@ -308,7 +309,7 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
 /// campaign.
 pub(super) fn campaign_findings(
     read: &Read<'_>,
-    campaign_id: Uuid,
+    campaign_id: CampaignId,
 ) -> Result<Option<ExplorationFindings>> {
     let Some(seed_set) = read.campaign_seed_set(campaign_id)? else {
         return Ok(None);
@@ -332,7 +333,7 @@ impl Platform {
     /// campaign.
     pub async fn exploration_findings(
         &self,
-        campaign_id: Uuid,
+        campaign_id: CampaignId,
     ) -> Result<Option<ExplorationFindings>> {
         self.store
             .snapshot(move |read| campaign_findings(read, campaign_id))

@@ -2,6 +2,7 @@
 //! and whether the virtual user was at fault.
 
 use super::*;
+use crate::domain::ids::SessionId;
 
 pub(super) fn severity_rank(s: &str) -> u8 {
     match s.to_lowercase().as_str() {
@@ -63,7 +64,10 @@ pub(super) fn review_scores(review: &serde_json::Value) -> Vec<(String, f64)> {
 }
 
 /// The findings of a review, from its `findings` list.
-pub(super) fn review_findings(session_id: Uuid, findings: &serde_json::Value) -> Vec<JudgeFinding> {
+pub(super) fn review_findings(
+    session_id: SessionId,
+    findings: &serde_json::Value,
+) -> Vec<JudgeFinding> {
     let Some(items) = findings.as_array() else {
         return Vec::new();
     };

@@ -3,6 +3,7 @@
 //! taken on the writer's thread.
 
 use super::*;
+use crate::domain::ids::{CampaignId, SessionId, TargetId};
 
 /// Whether a campaign accepts exploration now (see [`CampaignWindow`]).
 pub(crate) fn campaign_running(c: &Campaign, now: DateTime<Utc>) -> bool {
@@ -91,7 +92,7 @@ pub(super) fn session_not_running(
 
 /// Reads session `id` and its campaign's state in the decision's
 /// transaction.
-pub(super) fn load_state(tx: &Tx<'_>, id: Uuid) -> Result<SessionState> {
+pub(super) fn load_state(tx: &Tx<'_>, id: SessionId) -> Result<SessionState> {
     tx.session_state(id)?
         .ok_or_else(|| Error::not_found("session", id))
 }
@@ -115,7 +116,7 @@ pub(super) fn check_open(
         Ok(())
     } else {
         Err(session_not_running(
-            state.id,
+            state.id.into(),
             state.status,
             state.end_reason,
         ))
@@ -124,8 +125,8 @@ pub(super) fn check_open(
 
 /// A message's reserved turn.
 pub(super) struct Reserved {
-    pub(super) campaign_id: Uuid,
-    pub(super) target_id: Uuid,
+    pub(super) campaign_id: CampaignId,
+    pub(super) target_id: TargetId,
     /// 0-based index of this user turn.
     pub(super) index: u32,
     pub(super) max_turns: u32,
@@ -160,7 +161,7 @@ impl Platform {
     /// runs `act`, which performs and records the action or refuses it.
     pub(super) async fn decide_on_session<T: Send + 'static>(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
         action: LedgerAction,
         act: impl FnOnce(&Tx<'_>, &SessionState, Entry, DateTime<Utc>) -> Result<Decided<T>>
         + Send
@@ -178,8 +179,14 @@ impl Platform {
     }
 
     /// Audits a session's change of state and tells the listeners.
-    pub(super) async fn session_changed(&self, action: &str, campaign_id: Uuid, session_id: Uuid) {
-        self.audit("platform", action, Some(session_id), "ok").await;
+    pub(super) async fn session_changed(
+        &self,
+        action: &str,
+        campaign_id: CampaignId,
+        session_id: SessionId,
+    ) {
+        self.audit("platform", action, Some(session_id.into()), "ok")
+            .await;
         self.notify(Event::SessionChanged {
             campaign_id,
             session_id,

@@ -3,6 +3,7 @@
 
 use super::guardrails::*;
 use super::*;
+use crate::domain::ids::{CampaignId, SessionId};
 
 impl Platform {
     /// Creates a `running` exploration session after the guardrail checks,
@@ -58,7 +59,7 @@ impl Platform {
                 return entry.refuse(tx, refusal);
             }
             let session = ExplorationSession {
-                id: session_id,
+                id: SessionId(session_id),
                 campaign_id: campaign.id,
                 target_id: campaign.target_id,
                 persona,
@@ -96,7 +97,11 @@ impl Platform {
 
     /// Sends the virtual user's message to the target and returns the reply.
     #[tracing::instrument(skip(self, req))]
-    pub async fn send_message(&self, session_id: Uuid, req: SendMessage) -> Result<MessageReply> {
+    pub async fn send_message(
+        &self,
+        session_id: SessionId,
+        req: SendMessage,
+    ) -> Result<MessageReply> {
         let content = req.content.trim().to_string();
         if content.is_empty() {
             return Err(Error::invalid(
@@ -164,7 +169,7 @@ impl Platform {
                     })
                     .await;
                 self.note_contact(
-                    campaign_id,
+                    campaign_id.into(),
                     crate::provenance::HostRole::Target,
                     channel.host().as_deref(),
                     sent.as_ref().ok().and_then(|r| r.usage),
@@ -215,7 +220,7 @@ impl Platform {
                 self.audit(
                     "platform",
                     "session.fail",
-                    Some(session_id),
+                    Some(session_id.into()),
                     "TARGET_UNAVAILABLE",
                 )
                 .await;
@@ -239,13 +244,13 @@ impl Platform {
     #[tracing::instrument(skip(self, req))]
     pub async fn close_session(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
         req: CloseSession,
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
         let json = serde_json::to_string(&record)?;
         let close = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, now| {
-            tx.complete_session(session.id, end_reason, &json, now)?;
+            tx.complete_session(session.id.into(), end_reason, &json, now)?;
             // A simulator error's record, or that of a session the check
             // finds a simulator fault in, says nothing about the target.
             let faults = crate::exploration::simulator_faults::check_and_store(tx, session.id)?;
@@ -273,7 +278,7 @@ impl Platform {
     #[tracing::instrument(skip(self))]
     pub async fn fail_session(
         &self,
-        session_id: Uuid,
+        session_id: SessionId,
         reason: &str,
         end_reason: EndReason,
     ) -> Result<ExplorationSession> {
@@ -281,11 +286,11 @@ impl Platform {
         let session = self.get_session(session_id).await?;
         let failed = self
             .store
-            .fail_running_session(session_id, end_reason, &reason, self.clock.now())
+            .fail_running_session(session_id.into(), end_reason, &reason, self.clock.now())
             .await?;
         if !failed {
             return Err(session_not_running(
-                session.id,
+                session.id.into(),
                 session.status,
                 session.end_reason,
             ));
@@ -301,12 +306,12 @@ impl Platform {
     }
 
     /// A campaign's sessions, oldest first.
-    pub async fn list_sessions(&self, campaign_id: Uuid) -> Result<Vec<ExplorationSession>> {
+    pub async fn list_sessions(&self, campaign_id: CampaignId) -> Result<Vec<ExplorationSession>> {
         self.get_campaign(campaign_id).await?;
         self.store.campaign_sessions(campaign_id).await
     }
 
-    pub async fn get_session(&self, id: Uuid) -> Result<ExplorationSession> {
+    pub async fn get_session(&self, id: SessionId) -> Result<ExplorationSession> {
         self.store
             .session(id)
             .await?
@@ -314,7 +319,7 @@ impl Platform {
     }
 
     /// One session with its whole conversation.
-    pub async fn session_messages(&self, id: Uuid) -> Result<SessionTranscript> {
+    pub async fn session_messages(&self, id: SessionId) -> Result<SessionTranscript> {
         let session = self.get_session(id).await?;
         let mut transcripts = self.session_transcripts(&[session.id]).await?;
         Ok(transcripts.remove(0))
@@ -323,8 +328,8 @@ impl Platform {
     /// Sessions with their whole conversations, in the order of `ids`
     /// (each once), read in two queries however many there are; unknown
     /// ids are left out.
-    pub async fn session_transcripts(&self, ids: &[Uuid]) -> Result<Vec<SessionTranscript>> {
-        let mut transcripts: std::collections::HashMap<Uuid, SessionTranscript> = self
+    pub async fn session_transcripts(&self, ids: &[SessionId]) -> Result<Vec<SessionTranscript>> {
+        let mut transcripts: std::collections::HashMap<SessionId, SessionTranscript> = self
             .store
             .sessions_among(ids)
             .await?
