@@ -15,6 +15,11 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
+# PostgreSQL for the store's schema tests (initdb and pg_ctl; Debian's
+# `postgresql` package when missing, without its default cluster): the
+# tests start their own server on 127.0.0.1 (scripts/postgres.sh).
+bash scripts/postgres.sh install
+
 if command -v rustup >/dev/null 2>&1; then
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy

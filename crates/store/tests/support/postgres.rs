@@ -1,0 +1,113 @@
+//! A real PostgreSQL server for a test binary, from `scripts/postgres.sh`:
+//! the first test that asks for a database starts it (installing Debian's
+//! `postgresql` package if initdb and pg_ctl are missing), every test gets
+//! a fresh database of its own, and the script's watcher stops the server
+//! and removes its folder once the test binary has exited, however it ends.
+//!
+//! A test that needs PostgreSQL fails when the server cannot be started:
+//! it never skips.
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::{Connection, Executor, PgConnection};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::str::FromStr;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The script that installs, starts and stops test servers.
+pub fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres.sh")
+}
+
+/// A folder for a server of this test binary, unique to this run.
+pub fn server_dir(label: &str) -> PathBuf {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::env::temp_dir().join(format!(
+        "agenteval-postgres-{label}-{}-{nanos}",
+        std::process::id()
+    ))
+}
+
+/// Runs `postgres.sh start DIR --stop-after OWNER` and returns the URL it
+/// prints, or why it failed.
+pub fn start_server(dir: &Path, owner: u32) -> Result<String, String> {
+    let script = script();
+    let shown = format!(
+        "bash {} start {} --stop-after {owner}",
+        script.display(),
+        dir.display()
+    );
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg("start")
+        .arg(dir)
+        .arg("--stop-after")
+        .arg(owner.to_string())
+        .output()
+        .map_err(|e| format!("`{shown}` could not be run: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let url = stdout.lines().last().unwrap_or_default().trim();
+    if !out.status.success() || !url.starts_with("postgres://") {
+        return Err(format!(
+            "`{shown}` failed ({}):\n{stderr}{stdout}",
+            out.status
+        ));
+    }
+    Ok(url.to_string())
+}
+
+/// The server of this test binary: the URL of its `postgres` database, or
+/// why it could not be started.
+fn server() -> &'static str {
+    static SERVER: OnceLock<Result<String, String>> = OnceLock::new();
+    let started = SERVER.get_or_init(|| start_server(&server_dir("tests"), std::process::id()));
+    match started {
+        Ok(url) => url,
+        Err(why) => panic!(
+            "PostgreSQL could not be started, and this test needs a real server \
+             (it fails rather than skips): {why}"
+        ),
+    }
+}
+
+/// A fresh, empty database on the test binary's server.
+pub struct Database {
+    pub name: String,
+    pub options: PgConnectOptions,
+}
+
+impl Database {
+    /// A pool over this database.
+    pub async fn pool(&self) -> PgPool {
+        PgPoolOptions::new()
+            .max_connections(4)
+            .connect_with(self.options.clone())
+            .await
+            .unwrap_or_else(|e| panic!("connecting to the test database {}: {e}", self.name))
+    }
+}
+
+/// Creates a database no other test uses, on the server of this test
+/// binary (started on first use).
+pub async fn fresh_database() -> Database {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let url = server();
+    let name = format!("test_{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut admin = PgConnection::connect(url)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to the test server: {e}"));
+    admin
+        .execute(format!("CREATE DATABASE {name}").as_str())
+        .await
+        .unwrap_or_else(|e| panic!("creating the test database {name}: {e}"));
+    admin.close().await.ok();
+    let options = PgConnectOptions::from_str(url)
+        .unwrap_or_else(|e| panic!("the server's URL: {e}"))
+        .database(&name);
+    Database { name, options }
+}
