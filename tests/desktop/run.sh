@@ -6,11 +6,17 @@
 # and starts the unpacked desktop app under Xvfb on that demo's data folder.
 # Passes when the app renders the campaign list (screenshot in
 # target/screenshot-desktop.png) with the shipped scenario packs loaded.
+# The window is photographed every two seconds until it has rendered, for
+# at most AGENTEVAL_SCREENSHOT_WAIT seconds (default 90): a loaded machine
+# takes longer to start WebKit's processes, a broken UI never renders.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 SHOT="$ROOT/target/screenshot-desktop.png"
-WAIT="${AGENTEVAL_SCREENSHOT_WAIT:-8}"
+WAIT="${AGENTEVAL_SCREENSHOT_WAIT:-90}"
+# A blank screen or a bare page (a few hundred anti-aliased text colours)
+# means the UI did not render; the campaign list has over a thousand.
+MIN_COLOURS=500
 
 bash scripts/package.sh --debug
 deb=$(ls dist/*.deb)
@@ -51,12 +57,19 @@ export AGENTEVAL_DATA_DIR="$TMP/data" XDG_DATA_HOME="$TMP/xdg" XDG_CONFIG_HOME="
 unset WEBKIT_DISABLE_COMPOSITING_MODE WEBKIT_DISABLE_DMABUF_RENDERER LIBGL_ALWAYS_SOFTWARE GDK_GL WEBKIT_WEB_RENDER_DEVICE_FILE
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
   "$0" > "$1/app.log" 2>&1 & app=$!
-  sleep "$2"
-  if ! kill -0 "$app" 2>/dev/null; then echo "the app exited early:"; cat "$1/app.log"; exit 1; fi
-  import -window root "$3"
+  start=$SECONDS
+  while :; do
+    sleep 2
+    if ! kill -0 "$app" 2>/dev/null; then echo "the app exited early:"; cat "$1/app.log"; exit 1; fi
+    import -window root "$3"
+    colours=$(convert "$3" -format %k info:)
+    [ "${colours:-0}" -ge "$4" ] && break
+    [ $((SECONDS - start)) -ge "$2" ] && break
+  done
+  echo "the window had ${colours:-0} colours after $((SECONDS - start)) s"
   grep -oE "[^/]*(LLVM|_dri)[^/]*\.so[.0-9]*" "/proc/$app/maps" | sort -u > "$1/gl-libraries" || true
   kill "$app"; wait "$app" 2>/dev/null || true
-' "$APP" "$TMP" "$WAIT" "$SHOT"
+' "$APP" "$TMP" "$WAIT" "$SHOT" "$MIN_COLOURS"
 cd "$ROOT"
 if ! compgen -G "/dev/dri/renderD*" > /dev/null && [ -s "$TMP/gl-libraries" ]; then
   echo "no GPU render node here, yet the app process loaded a GL driver:"; cat "$TMP/gl-libraries"; exit 1
@@ -66,10 +79,9 @@ log=$(find "$TMP/xdg" -name 'agenteval-desktop.log' | head -1)
 loaded=$(grep -h "scenarios loaded" "$log" 2>/dev/null | tail -1)
 shipped=$(sed -nE 's/.*shipped=([0-9]+).*/\1/p' <<< "$loaded")
 if [ "${shipped:-0}" -lt 1 ]; then echo "the app loaded no shipped scenario packs: ${loaded:-no log line}"; cat "$TMP/app.log"; exit 1; fi
-# A blank screen or a bare page (a few hundred anti-aliased text colours)
-# means the UI did not render; the campaign list has over a thousand.
 colours=$(convert "$SHOT" -format %k info:)
-if [ "${colours:-0}" -lt 500 ]; then
-  echo "the screenshot has only $colours colours: the window did not render"; exit 1
+if [ "${colours:-0}" -lt "$MIN_COLOURS" ]; then
+  echo "the screenshot has only $colours colours: the window did not render; the app said:"
+  tail -40 "$TMP/app.log"; exit 1
 fi
 echo "unpacked app: $shipped shipped scenarios loaded; screenshot $SHOT ($colours colours)"
