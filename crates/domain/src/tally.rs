@@ -1,9 +1,19 @@
-//! The report's fixed-scenario tallies (migration 0008), kept up to date by
-//! the writer as runs finish: what the runs of a batch add is summed in
-//! memory and written once per tally row it touches, in the batch's own
+//! What the report's tallies count, for both evidence lines; the store keeps
+//! them in Rust, in the transaction of each write.
+//!
+//! The fixed-scenario tallies (migration 0008) are kept up to date by the
+//! writer as runs finish: what the runs of a batch add is summed in memory
+//! and written once per tally row it touches, in the batch's own
 //! transaction. Every way a run finishes goes through here (a verdict,
 //! restart recovery, finalize's skips), and nothing else writes the
 //! tallies, so that they stay equal to what the runs add up to.
+//!
+//! The exploration tallies count what each session adds, one pure function
+//! of its stored values ([`SessionTally::of`]), which the store applies as a
+//! difference on every write that changes them.
+
+mod session;
+pub use session::*;
 
 use crate::ids::CampaignId;
 use crate::run::{CheckResult, RunMetrics};

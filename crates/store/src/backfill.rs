@@ -1,6 +1,8 @@
 //! Data that migrations leave for the engine to fill (see migration 0008's
-//! `pending_backfills`): the store reads the rows waiting, the engine
-//! computes what they add up to ([`Backfills`]), the store writes it, once.
+//! `pending_backfills`): the store reads the rows waiting, computes what
+//! they add up to (the tallies, with the domain's functions) or has the
+//! engine compute it ([`Backfills`]: the issues' keys, the check of the
+//! virtual user), and writes it, once.
 
 use super::{Store, Tx, text};
 use agenteval_domain::error::{Context, Result};
@@ -23,12 +25,14 @@ impl Store {
     /// Fills whatever data migrations left for the engine, in one
     /// transaction of the writer's: the run tallies, then the simulator
     /// faults of the sessions that ended before migration 0013, then the
-    /// issue tally (after the faults: a faulty session's issues are not the
-    /// target's). Each is filled once, and marked done.
+    /// session tallies and the issue tally (after the faults: a faulty
+    /// session's record is not the target's). Each is filled once, and
+    /// marked done.
     pub async fn run_backfills(&self, compute: Backfills) -> Result<()> {
         self.transact(move |tx| {
             tx.backfill_run_tallies()?;
             tx.backfill_simulator_faults(compute.simulator_faults)?;
+            super::session_tallies::backfill(tx.0)?;
             tx.backfill_session_issues(compute.issues)
         })
         .await

@@ -5,7 +5,7 @@ use super::{Store, Tx};
 use agenteval_domain::campaign::{Budget, Campaign, CampaignStatus, Line};
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Result};
-use agenteval_domain::ids::CampaignId;
+use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::judge::SessionForReview;
 use agenteval_domain::parse_id;
 use agenteval_domain::report::ModelsUsed;
@@ -141,12 +141,23 @@ impl Tx<'_> {
                 "window_ended",
             )
             .with_context(doing)?;
-            conn.execute(
-                "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
-                 WHERE campaign_id = ?2 AND status = 'running'",
-                rusqlite::params![now, key],
-            )
-            .with_context(doing)?;
+            let running: Vec<SessionId> = conn
+                .prepare(
+                    "SELECT id FROM exploration_sessions WHERE campaign_id = ? AND status = 'running'",
+                )
+                .and_then(|mut st| {
+                    st.query_map([&key], |r| crate::uuid_at(r, 0).map(SessionId))?
+                        .collect::<rusqlite::Result<_>>()
+                })
+                .with_context(doing)?;
+            crate::session_tallies::retally(conn, &running, || {
+                conn.execute(
+                    "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
+                     WHERE campaign_id = ?2 AND status = 'running'",
+                    rusqlite::params![now, key],
+                )
+                .with_context(doing)
+            })?;
             self.check_unchecked_sessions(Some(CampaignId(id)), check)
                 .with_context(doing)?;
         }

@@ -63,10 +63,12 @@ impl Tx<'_> {
     pub fn store_simulator_faults(&self, id: SessionId, faults: &[SimulatorFault]) -> Result<()> {
         let doing = "store: storing the faults found in a session's virtual user";
         let faults = serde_json::to_string(faults).context(doing)?;
-        self.0
-            .prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")
-            .and_then(|mut st| st.execute(params![faults, id.to_string()]))
-            .context(doing)?;
+        crate::session_tallies::retally(self.0, &[id], || {
+            self.0
+                .prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")
+                .and_then(|mut st| st.execute(params![faults, id.to_string()]))
+                .context(doing)
+        })?;
         Ok(())
     }
 

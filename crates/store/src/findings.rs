@@ -1,7 +1,8 @@
 //! The exploration block of the campaign report, as stored: the session
-//! tallies migration 0009 keeps, read in a snapshot and streamed to a
-//! callback without an allocation per row, and the issue tally added to as
-//! sessions close (see `agenteval_engine::findings`).
+//! tallies (migration 0009, kept by `session_tallies.rs`), read in a
+//! snapshot and streamed to a callback without an allocation per row, and
+//! the issue tally added to as sessions close (see
+//! `agenteval_engine::findings`).
 
 use super::{Read, Tx, text};
 use agenteval_domain::campaign::SeedSet;

@@ -16,6 +16,7 @@
 //! Reached through `Platform::fixtures`; never used by the engine.
 
 use super::Store;
+use super::session_tallies::retally;
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, RunId, SessionId};
 use serde_json::Value;
@@ -90,15 +91,20 @@ impl Fixtures<'_> {
         status: &str,
         review: &Value,
     ) -> Result<()> {
-        sqlx::query(
-            "UPDATE exploration_sessions SET judge_review = ?, judge_status = ? WHERE id = ?",
-        )
-        .bind(review.to_string())
-        .bind(status)
-        .bind(session_id.to_string())
-        .execute(&self.store.pool)
-        .await
-        .with_context(|| format!("store: setting the judge review of session {session_id}"))?;
+        let (review, status) = (review.to_string(), status.to_string());
+        self.store
+            .transact(move |tx| {
+                retally(tx.0, &[session_id], || {
+                    tx.0.execute(
+                        "UPDATE exploration_sessions SET judge_review = ?, judge_status = ? WHERE id = ?",
+                        rusqlite::params![review, status, session_id.to_string()],
+                    )
+                    .with_context(|| {
+                        format!("store: setting the judge review of session {session_id}")
+                    })
+                })
+            })
+            .await?;
         Ok(())
     }
 
@@ -128,7 +134,7 @@ impl Fixtures<'_> {
         Ok(())
     }
 
-    /// Leaves the data named `names` (`run_tallies`,
+    /// Leaves the data named `names` (`run_tallies`, `session_tallies`,
     /// `session_issue_tally`, `simulator_faults`) for the engine to fill
     /// when it next opens the database, as a migration does.
     pub async fn queue_backfills(&self, names: &[&str]) -> Result<()> {
@@ -162,29 +168,44 @@ impl Fixtures<'_> {
     /// Forgets every session's simulator-fault check, as sessions that
     /// ended before migration 0013 are stored.
     pub async fn clear_simulator_faults(&self) -> Result<()> {
-        sqlx::query("UPDATE exploration_sessions SET simulator_faults = NULL")
-            .execute(&self.store.pool)
-            .await
-            .context("store: forgetting the simulator-fault checks")?;
+        self.store
+            .transact(|tx| {
+                let doing = "store: forgetting the simulator-fault checks";
+                let checked: Vec<SessionId> =
+                    tx.0.prepare(
+                        "SELECT id FROM exploration_sessions WHERE simulator_faults IS NOT NULL",
+                    )
+                    .and_then(|mut st| {
+                        st.query_map([], |r| crate::uuid_at(r, 0).map(SessionId))?
+                            .collect::<rusqlite::Result<_>>()
+                    })
+                    .context(doing)?;
+                retally(tx.0, &checked, || {
+                    tx.0.execute(
+                        "UPDATE exploration_sessions SET simulator_faults = NULL",
+                        [],
+                    )
+                    .context(doing)
+                })
+            })
+            .await?;
         Ok(())
     }
 
-    /// Undoes migrations 0009 (the session tallies, their triggers and
-    /// views) and 0011 (which adds to its issue tally), leaving the
-    /// sessions as stored before them; the engine applies both again when
-    /// it next opens the database.
+    /// Undoes migrations 0009 (the session tallies, with the triggers and
+    /// views that kept them then), 0011 (which adds to its issue tally)
+    /// and 0019 (which moved the tallies into the store), leaving the
+    /// sessions as stored before them; the engine applies the three again
+    /// when it next opens the database, and fills the tallies.
     pub async fn undo_session_tally_migrations(&self) -> Result<()> {
         sqlx::raw_sql(
-            "DROP TRIGGER sessions_tally_insert; DROP TRIGGER sessions_tally_leave;
-             DROP TRIGGER sessions_tally_enter; DROP VIEW session_scores; DROP VIEW session_facts;
-             DROP VIEW session_review_findings; DROP TABLE session_findings;
-             DROP TABLE session_tally;
+            "DROP TABLE session_findings; DROP TABLE session_tally;
              DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
-             DELETE FROM _sqlx_migrations WHERE version IN (9, 11);",
+             DELETE FROM _sqlx_migrations WHERE version IN (9, 11, 19);",
         )
         .execute(&self.store.pool)
         .await
-        .context("store: undoing migrations 0009 and 0011")?;
+        .context("store: undoing migrations 0009, 0011 and 0019")?;
         Ok(())
     }
 
@@ -236,8 +257,8 @@ impl Fixtures<'_> {
     /// shapes the engine writes (experience records, judge reviews, check
     /// results, metrics) varied by row number. Recursive CTEs in one
     /// transaction, then `ANALYZE`; the report's tallies are not filled
-    /// (queue `run_tallies` and `session_issue_tally`, see
-    /// [`Fixtures::queue_backfills`]).
+    /// (queue `run_tallies`, `session_tallies` and `session_issue_tally`,
+    /// see [`Fixtures::queue_backfills`]).
     pub async fn generate_bench_campaign(
         &self,
         campaign_id: CampaignId,

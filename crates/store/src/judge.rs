@@ -117,19 +117,22 @@ impl Store {
         status: &str,
         at_ms: i64,
     ) -> Result<bool> {
-        let written = sqlx::query(
-            "UPDATE exploration_sessions SET judge_review = ?, judge_status = ?, updated_at = ? \
-             WHERE id = ? AND judge_status = 'pending'",
-        )
-        .bind(serde_json::to_string(review)?)
-        .bind(status)
-        .bind(at_ms)
-        .bind(session_id.to_string())
-        .execute(&self.pool)
+        let review = serde_json::to_string(review)?;
+        let status = status.to_string();
+        self.transact(move |tx| {
+            let written = crate::session_tallies::retally(tx.0, &[session_id], || {
+                tx.0.prepare_cached(
+                    "UPDATE exploration_sessions SET judge_review = ?, judge_status = ?, updated_at = ?
+                     WHERE id = ? AND judge_status = 'pending'",
+                )
+                .and_then(|mut st| {
+                    st.execute(rusqlite::params![review, status, at_ms, session_id.to_string()])
+                })
+                .context("store: storing a session's judge review")
+            })?;
+            Ok(written > 0)
+        })
         .await
-        .context("store: storing a session's judge review")?
-        .rows_affected();
-        Ok(written > 0)
     }
 
     /// Stores (or replaces) a session's second judge pass, made with

@@ -6,6 +6,15 @@
 //! for what it does best: the sqlx pool for the ordinary queries, the
 //! group-commit [`writer`] thread for the hot writes and the exploration
 //! budget decisions, and read-only [`readers`] for the large aggregations.
+//!
+//! The report's tallies, for both evidence lines, are kept by the store in
+//! Rust, in the transaction of the write that changes what they count: a
+//! fixed run is added as it finishes ([`tallies`]), an exploration session
+//! is moved out of the tallies as it was and back in as it is by every
+//! write that changes a tallied column (`session_tallies.rs`). What a run
+//! or a session adds is a pure function of the domain
+//! ([`agenteval_domain::tally`]); no trigger or view holds any of it, so
+//! that another backend ports queries, not logic.
 
 use agenteval_domain::error::Result;
 use sqlx::SqlitePool;
@@ -37,6 +46,7 @@ pub mod run_labels;
 pub mod runs;
 mod scenarios;
 pub mod secrets;
+mod session_tallies;
 mod sessions;
 pub mod tallies;
 mod targets;

@@ -2,6 +2,7 @@
 //! writes of a session in the writer's transaction, and the reads used for
 //! drill-down (see `agenteval_engine::exploration::session`).
 
+use super::session_tallies::{Place, TalliedColumns, retally, tally_new_session};
 use super::{Store, Tx};
 use agenteval_domain::campaign::{Budget, CampaignStatus};
 use agenteval_domain::chat::ChatMessage;
@@ -114,22 +115,9 @@ impl Store {
         reason: &str,
         now: DateTime<Utc>,
     ) -> Result<bool> {
-        let now = to_ms(now);
-        let changed = sqlx::query(
-            "UPDATE exploration_sessions SET status = 'failed', end_reason = ?, failure_reason = ?,
-                ended_at = ?, updated_at = ?
-             WHERE id = ? AND status = 'running'",
-        )
-        .bind(end_reason.as_str())
-        .bind(reason)
-        .bind(now)
-        .bind(now)
-        .bind(id.to_string())
-        .execute(&self.pool)
-        .await
-        .with_context(|| format!("store: failing running session {id}"))?
-        .rows_affected();
-        Ok(changed > 0)
+        let reason = reason.to_string();
+        self.transact(move |tx| tx.fail_running_session(id, end_reason, &reason, now))
+            .await
     }
 }
 
@@ -173,34 +161,50 @@ impl Tx<'_> {
             .map(serde_json::to_string)
             .transpose()
             .context(doing)?;
-        self.0
-            .prepare_cached(
-                "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
-                    trigger_kind, judge_status, turn_count, started_at, created_at, updated_at,
-                    played_by, user_model)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .and_then(|mut st| {
-                st.execute(params![
-                    session.id.to_string(),
-                    session.campaign_id.to_string(),
-                    session.target_id.to_string(),
-                    persona,
-                    goal,
-                    seed_ref,
-                    session.status.as_str(),
-                    session.trigger.as_str(),
-                    session.judge_status,
-                    session.turn_count,
-                    to_ms(session.started_at),
-                    to_ms(session.created_at),
-                    to_ms(session.updated_at),
-                    session.played_by.as_str(),
-                    session.user_model,
-                ])
-            })
-            .context(doing)?;
-        Ok(())
+        // What the tallies count of it, as stored: nothing has ended yet.
+        let place = Place {
+            id: session.id.to_string(),
+            campaign_id: session.campaign_id.to_string(),
+            started_at: to_ms(session.started_at),
+        };
+        let columns = TalliedColumns {
+            status: session.status.as_str().into(),
+            trigger: session.trigger.as_str().into(),
+            judge_status: session.judge_status.clone(),
+            seed_ref,
+            ..Default::default()
+        };
+        let insert = || {
+            self.0
+                .prepare_cached(
+                    "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
+                        trigger_kind, judge_status, turn_count, started_at, created_at, updated_at,
+                        played_by, user_model)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                )
+                .and_then(|mut st| {
+                    st.execute(params![
+                        place.id,
+                        place.campaign_id,
+                        session.target_id.to_string(),
+                        persona,
+                        goal,
+                        columns.seed_ref,
+                        columns.status,
+                        columns.trigger,
+                        columns.judge_status,
+                        session.turn_count,
+                        place.started_at,
+                        to_ms(session.created_at),
+                        to_ms(session.updated_at),
+                        session.played_by.as_str(),
+                        session.user_model,
+                    ])
+                })
+                .map(drop)
+                .context(doing)
+        };
+        tally_new_session(self.0, &place, &columns, insert)
     }
 
     /// Session `id` as a decision on it reads it, with its campaign's
@@ -259,13 +263,15 @@ impl Tx<'_> {
     /// Expires session `id` at `now` if it is still running (its
     /// campaign's window ended).
     pub fn expire_session(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
-        self.0
-            .prepare_cached(
-                "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
-                 WHERE id = ?2 AND status = 'running'",
-            )
-            .and_then(|mut st| st.execute(params![to_ms(now), id.to_string()]))
-            .context("store: expiring a session")?;
+        retally(self.0, &[id], || {
+            self.0
+                .prepare_cached(
+                    "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
+                     WHERE id = ?2 AND status = 'running'",
+                )
+                .and_then(|mut st| st.execute(params![to_ms(now), id.to_string()]))
+                .context("store: expiring a session")
+        })?;
         Ok(())
     }
 
@@ -332,15 +338,42 @@ impl Tx<'_> {
     /// Ends session `id` as `failed` (`target_error`, `reason`) at `at`
     /// (ms) if it is still running: the target did not answer.
     pub fn fail_session_on_target_error(&self, id: SessionId, reason: &str, at: i64) -> Result<()> {
-        self.0
-            .prepare_cached(
-                "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
-                    failure_reason = ?1, ended_at = ?2, updated_at = ?2
-                 WHERE id = ?3 AND status = 'running'",
-            )
-            .and_then(|mut st| st.execute(params![reason, at, id.to_string()]))
-            .context("store: failing a session on a target error")?;
+        retally(self.0, &[id], || {
+            self.0
+                .prepare_cached(
+                    "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
+                        failure_reason = ?1, ended_at = ?2, updated_at = ?2
+                     WHERE id = ?3 AND status = 'running'",
+                )
+                .and_then(|mut st| st.execute(params![reason, at, id.to_string()]))
+                .context("store: failing a session on a target error")
+        })?;
         Ok(())
+    }
+
+    /// Ends session `id` as `failed` with `end_reason` and `reason` at
+    /// `now` if it is still running; whether it was.
+    pub fn fail_running_session(
+        &self,
+        id: Uuid,
+        end_reason: EndReason,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool> {
+        let now = to_ms(now);
+        let changed = retally(self.0, &[SessionId(id)], || {
+            self.0
+                .prepare_cached(
+                    "UPDATE exploration_sessions SET status = 'failed', end_reason = ?1, failure_reason = ?2,
+                        ended_at = ?3, updated_at = ?3
+                     WHERE id = ?4 AND status = 'running'",
+                )
+                .and_then(|mut st| {
+                    st.execute(params![end_reason.as_str(), reason, now, id.to_string()])
+                })
+                .context("store: failing a running session")
+        })?;
+        Ok(changed > 0)
     }
 
     /// Completes session `id` at `now` with `end_reason` and its experience
@@ -352,21 +385,23 @@ impl Tx<'_> {
         experience: &str,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        self.0
-            .prepare_cached(
-                "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
-                    judge_status = 'pending', ended_at = ?3, updated_at = ?3
-                 WHERE id = ?4",
-            )
-            .and_then(|mut st| {
-                st.execute(params![
-                    end_reason.as_str(),
-                    experience,
-                    to_ms(now),
-                    id.to_string()
-                ])
-            })
-            .context("store: completing a session")?;
+        retally(self.0, &[SessionId(id)], || {
+            self.0
+                .prepare_cached(
+                    "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
+                        judge_status = 'pending', ended_at = ?3, updated_at = ?3
+                     WHERE id = ?4",
+                )
+                .and_then(|mut st| {
+                    st.execute(params![
+                        end_reason.as_str(),
+                        experience,
+                        to_ms(now),
+                        id.to_string()
+                    ])
+                })
+                .context("store: completing a session")
+        })?;
         Ok(())
     }
 }

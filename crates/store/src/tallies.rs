@@ -2,6 +2,11 @@
 //! a batch add, summed in memory and written once per tally row it touches
 //! in the batch's own transaction (see [`agenteval_domain::tally`]), the runs that
 //! finish without playing, and the backfill from the runs already finished.
+//!
+//! Both evidence lines' tallies are kept this way, by the store in Rust in
+//! the transaction of the write: the exploration sessions' in
+//! `session_tallies.rs` (since migration 0019; SQL triggers kept them
+//! before).
 
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::CampaignId;

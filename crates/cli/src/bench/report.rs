@@ -65,13 +65,13 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         .generate_bench_campaign(campaign.id, o.sessions, o.runs)
         .await
         .map_err(user_error)?;
-    // The engine adds runs to the report's tallies as they finish, and
-    // groups the issues of experience records as sessions close; for rows
-    // written straight into the tables it does both when it next opens the
-    // database, as after an upgrade.
+    // The store adds runs and sessions to the report's tallies as they are
+    // written, and groups the issues of experience records as sessions
+    // close; for rows written straight into the tables it does all three
+    // when it next opens the database, as after an upgrade.
     platform
         .fixtures()
-        .queue_backfills(&["run_tallies", "session_issue_tally"])
+        .queue_backfills(&["run_tallies", "session_tallies", "session_issue_tally"])
         .await
         .map_err(user_error)?;
     platform.fixtures().close().await;

@@ -24,42 +24,9 @@ use sqlx::postgres::PgPool;
 use sqlx::sqlite::{SqlitePool, SqlitePoolOptions};
 
 /// The differences between the schemas that are meant, each with why.
-/// When SQLite's migration 0019 lands (the session tallies kept in Rust),
-/// the view and trigger entries become stale and this test says so:
-/// delete them; a table or column it changes needs a PostgreSQL migration.
+/// A table or column a SQLite migration changes needs a PostgreSQL
+/// migration; nothing else may differ.
 const EXCEPTIONS: &[(&str, &str)] = &[
-    (
-        "view session_facts: in SQLite only",
-        "what one session adds to session_tally: the PostgreSQL store computes it in Rust",
-    ),
-    (
-        "view session_scores: in SQLite only",
-        "a session's judge scores for session_dimension_tally: computed in Rust",
-    ),
-    (
-        "view session_review_findings: in SQLite only",
-        "a session's findings for session_findings, read only by the tally triggers: computed in Rust",
-    ),
-    (
-        "trigger exploration_sessions.sessions_tally_insert: in SQLite only",
-        "keeps the session tallies: the PostgreSQL store does it in Rust",
-    ),
-    (
-        "trigger exploration_sessions.sessions_tally_leave: in SQLite only",
-        "keeps the session tallies: the PostgreSQL store does it in Rust",
-    ),
-    (
-        "trigger exploration_sessions.sessions_tally_enter: in SQLite only",
-        "keeps the session tallies: the PostgreSQL store does it in Rust",
-    ),
-    (
-        "trigger exploration_sessions.sessions_fault_tally_leave: in SQLite only",
-        "keeps session_fault_tally: the PostgreSQL store does it in Rust",
-    ),
-    (
-        "trigger exploration_sessions.sessions_fault_tally_enter: in SQLite only",
-        "keeps session_fault_tally: the PostgreSQL store does it in Rust",
-    ),
     (
         "column ledger_entries.rowid: in PostgreSQL only",
         "SQLite's implicit rowid made a column: the ledger is read ORDER BY at, rowid \

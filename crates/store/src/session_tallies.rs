@@ -1,0 +1,378 @@
+//! The report's exploration tallies (migrations 0009 and 0013: sessions by
+//! what the report counts them by, judge scores per dimension, findings,
+//! simulator faults per kind), kept by the store in Rust like the
+//! fixed-scenario ones ([`crate::tallies`]): every write that changes a
+//! session's tallied columns goes through [`retally`] (or
+//! [`tally_new_session`] for an insert), which moves the session out of the
+//! tallies as it was and back in as it is, in the write's own transaction.
+//! What a session adds is one pure function of its stored values,
+//! [`SessionTally::of`]; the backfill after migration 0019 fills the
+//! tallies from every session with it. (The issue tally, whose keys the
+//! engine computes, is added to as a session closes: see `findings.rs`.)
+//!
+//! Tallied columns: `campaign_id`, `started_at`, `status`, `end_reason`,
+//! `trigger_kind`, `judge_status`, `seed_ref`, `experience`,
+//! `judge_review`, `simulator_faults`. Turn counts and times change on
+//! every message and are not tallied.
+
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::SessionId;
+use agenteval_domain::tally::{SessionTally, SessionTallyKey, StoredFinding, StoredSession};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use std::collections::HashMap;
+
+/// Where a session's tallies are kept: campaign (as stored), start time
+/// (ms) and id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub campaign_id: String,
+    pub started_at: i64,
+    pub id: String,
+}
+
+/// A session's tallied columns, as stored.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TalliedColumns {
+    pub status: String,
+    pub end_reason: Option<String>,
+    pub trigger: String,
+    pub judge_status: String,
+    pub seed_ref: Option<String>,
+    pub experience: Option<String>,
+    pub judge_review: Option<String>,
+    pub simulator_faults: Option<String>,
+}
+
+impl TalliedColumns {
+    /// What the session adds to the tallies.
+    pub fn tally(&self) -> SessionTally {
+        SessionTally::of(&StoredSession {
+            status: &self.status,
+            end_reason: self.end_reason.as_deref(),
+            trigger: &self.trigger,
+            judge_status: &self.judge_status,
+            seed_ref: self.seed_ref.as_deref(),
+            experience: self.experience.as_deref(),
+            judge_review: self.judge_review.as_deref(),
+            simulator_faults: self.simulator_faults.as_deref(),
+        })
+    }
+}
+
+/// The tallied columns of every session, the select list of
+/// [`tallied_from_row`].
+const TALLIED: &str = "SELECT id, campaign_id, started_at, status, end_reason, trigger_kind,
+    judge_status, seed_ref, experience, judge_review, simulator_faults FROM exploration_sessions";
+
+fn tallied_from_row(row: &Row<'_>) -> rusqlite::Result<(Place, SessionTally)> {
+    let place = Place {
+        id: row.get(0)?,
+        campaign_id: row.get(1)?,
+        started_at: row.get(2)?,
+    };
+    let columns = TalliedColumns {
+        status: row.get(3)?,
+        end_reason: row.get(4)?,
+        trigger: row.get(5)?,
+        judge_status: row.get(6)?,
+        seed_ref: row.get(7)?,
+        experience: row.get(8)?,
+        judge_review: row.get(9)?,
+        simulator_faults: row.get(10)?,
+    };
+    Ok((place, columns.tally()))
+}
+
+/// What session `id` adds to the tallies now, and where; `None` when there
+/// is no such session.
+fn tallied(conn: &Connection, id: &str) -> Result<Option<(Place, SessionTally)>> {
+    // Twice per write that changes a session (a hot path): the context is
+    // static.
+    conn.prepare_cached(&format!("{TALLIED} WHERE id = ?"))
+        .and_then(|mut st| st.query_row([id], tallied_from_row).optional())
+        .context("store: reading a session's tallied columns")
+}
+
+/// Runs `write`, which changes tallied columns of the sessions `ids`
+/// (distinct, and no other session), and moves each of them in the
+/// tallies: what it added before leaves, what it adds now comes in. Write
+/// and tallies are kept or undone together.
+pub(crate) fn retally<T>(
+    conn: &Connection,
+    ids: &[SessionId],
+    write: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    atomically(conn, || {
+        let ids: Vec<String> = ids.iter().map(SessionId::to_string).collect();
+        let before = ids
+            .iter()
+            .map(|id| tallied(conn, id))
+            .collect::<Result<Vec<_>>>()?;
+        let written = write()?;
+        let mut tallies = SessionTallies::default();
+        for (id, before) in ids.iter().zip(before) {
+            let after = tallied(conn, id)?;
+            tallies.change(before.as_ref().map(pair), after.as_ref().map(pair));
+        }
+        tallies.flush(conn)?;
+        Ok(written)
+    })
+}
+
+/// Runs `insert`, which stores a new session at `place` with `columns`
+/// (known to the caller, so not read back), and adds it to the tallies.
+pub(crate) fn tally_new_session(
+    conn: &Connection,
+    place: &Place,
+    columns: &TalliedColumns,
+    insert: impl FnOnce() -> Result<()>,
+) -> Result<()> {
+    atomically(conn, || {
+        insert()?;
+        let mut tallies = SessionTallies::default();
+        tallies.change(None, Some((place, &columns.tally())));
+        tallies.flush(conn)
+    })
+}
+
+fn pair((place, tally): &(Place, SessionTally)) -> (&Place, &SessionTally) {
+    (place, tally)
+}
+
+/// Runs `work` in a savepoint: kept on `Ok`, undone on `Err`, so that a
+/// write never lands without its tallies, whatever its caller does with the
+/// error.
+fn atomically<T>(conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    conn.execute_batch("SAVEPOINT retally")
+        .context("store: opening a savepoint for a session's tallies")?;
+    let result = work();
+    let end = match result {
+        Ok(_) => "RELEASE retally",
+        Err(_) => "ROLLBACK TO retally; RELEASE retally",
+    };
+    match conn.execute_batch(end) {
+        Ok(()) => result,
+        // The transaction itself ended (its owner fails and says why).
+        Err(_) if conn.is_autocommit() => result,
+        Err(e) => Err(agenteval_domain::error::Error::from(e)
+            .context("store: closing the savepoint of a session's tallies")),
+    }
+}
+
+/// Differences to the session tallies being added up, keyed as the tables
+/// are, then written once per row they touch ([`SessionTallies::flush`]).
+#[derive(Debug, Default)]
+pub(crate) struct SessionTallies {
+    /// (campaign, key) -> (sessions, issues).
+    sessions: HashMap<(String, SessionTallyKey), (i64, i64)>,
+    /// (campaign, dimension) -> (sum of scores, count).
+    scores: HashMap<(String, String), (f64, i64)>,
+    /// (campaign, fault kind) -> (sessions, faults).
+    faults: HashMap<(String, String), (i64, i64)>,
+    /// Sessions whose findings leave.
+    findings_out: Vec<Place>,
+    /// Findings that come in, with their session.
+    findings_in: Vec<(Place, StoredFinding)>,
+}
+
+impl SessionTallies {
+    /// Moves a session from what it added (`before`, `None` when it did
+    /// not exist) to what it adds (`after`, `None` when it is gone), part
+    /// by part: a part that did not change is not touched.
+    pub fn change(
+        &mut self,
+        before: Option<(&Place, &SessionTally)>,
+        after: Option<(&Place, &SessionTally)>,
+    ) {
+        let unchanged = |part: fn(&SessionTally, &SessionTally) -> bool| match (before, after) {
+            (Some((pb, b)), Some((pa, a))) => pb == pa && part(b, a),
+            _ => false,
+        };
+        let counts = !unchanged(|b, a| b.key == a.key && b.issues == a.issues);
+        let scores = !unchanged(|b, a| b.scores == a.scores);
+        let faults = !unchanged(|b, a| b.faults == a.faults);
+        let findings = !unchanged(|b, a| b.findings == a.findings);
+        for (side, sign) in [(before, -1), (after, 1)] {
+            let Some((place, t)) = side else { continue };
+            let campaign = &place.campaign_id;
+            if counts {
+                let n = self
+                    .sessions
+                    .entry((campaign.clone(), t.key.clone()))
+                    .or_default();
+                n.0 += sign;
+                n.1 += sign * i64::from(t.issues);
+            }
+            if scores {
+                for (name, score) in &t.scores {
+                    let d = self
+                        .scores
+                        .entry((campaign.clone(), name.clone()))
+                        .or_default();
+                    d.0 += sign as f64 * score;
+                    d.1 += sign;
+                }
+            }
+            if faults {
+                for (kind, n) in &t.faults {
+                    let f = self
+                        .faults
+                        .entry((campaign.clone(), kind.clone()))
+                        .or_default();
+                    f.0 += sign;
+                    f.1 += sign * i64::from(*n);
+                }
+            }
+            if findings && !t.findings.is_empty() {
+                match sign {
+                    -1 => self.findings_out.push(place.clone()),
+                    _ => self
+                        .findings_in
+                        .extend(t.findings.iter().map(|f| (place.clone(), f.clone()))),
+                }
+            }
+        }
+    }
+
+    /// Adds every session to the tallies (which are empty), for the
+    /// backfill and for a recount.
+    pub fn recount(conn: &Connection) -> Result<Self> {
+        let doing = "store: recounting the session tallies from the sessions";
+        let mut tallies = SessionTallies::default();
+        let mut statement = conn.prepare(TALLIED).context(doing)?;
+        let mut rows = statement.query([]).context(doing)?;
+        while let Some(row) = rows.next().context(doing)? {
+            let (place, tally) = tallied_from_row(row).context(doing)?;
+            tallies.change(None, Some((&place, &tally)));
+        }
+        Ok(tallies)
+    }
+
+    /// Writes the differences added up, and forgets them.
+    pub fn flush(&mut self, conn: &Connection) -> Result<()> {
+        // As each session changes (a hot path): the contexts are static.
+        let doing = "store: adding to the session tally";
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO session_tally (campaign_id, status, end_reason, trigger_kind, judge_status,
+                     seeded, persona_id, goal_id, has_experience, record, goal_achieved, emotion,
+                     simulator_fault, sessions, issues)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions,
+                     issues = issues + excluded.issues",
+            )
+            .context(doing)?;
+        for ((campaign, k), (sessions, issues)) in self.sessions.drain() {
+            if (sessions, issues) == (0, 0) {
+                continue;
+            }
+            upsert
+                .execute(params![
+                    campaign,
+                    k.status,
+                    k.end_reason,
+                    k.trigger,
+                    k.judge_status,
+                    k.persona_id.is_some(),
+                    k.persona_id.as_deref().unwrap_or_default(),
+                    k.goal_id,
+                    k.has_experience,
+                    k.record,
+                    k.goal_achieved,
+                    k.emotion,
+                    k.simulator_fault,
+                    sessions,
+                    issues
+                ])
+                .context(doing)?;
+        }
+        let doing = "store: adding to the judge score tally";
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO session_dimension_tally (campaign_id, name, score_sum, count)
+                 VALUES (?, ?, ?, ?)
+                 ON CONFLICT DO UPDATE SET score_sum = score_sum + excluded.score_sum,
+                     count = count + excluded.count",
+            )
+            .context(doing)?;
+        for ((campaign, name), (sum, count)) in self.scores.drain() {
+            if (sum, count) == (0.0, 0) {
+                continue;
+            }
+            upsert
+                .execute(params![campaign, name, sum, count])
+                .context(doing)?;
+        }
+        let doing = "store: adding to the simulator fault tally";
+        let mut upsert = conn
+            .prepare_cached(
+                "INSERT INTO session_fault_tally (campaign_id, kind, sessions, faults) VALUES (?, ?, ?, ?)
+                 ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions,
+                     faults = faults + excluded.faults",
+            )
+            .context(doing)?;
+        for ((campaign, kind), (sessions, faults)) in self.faults.drain() {
+            if (sessions, faults) == (0, 0) {
+                continue;
+            }
+            upsert
+                .execute(params![campaign, kind, sessions, faults])
+                .context(doing)?;
+        }
+        let doing = "store: removing a session's judge findings";
+        let mut delete = conn
+            .prepare_cached(
+                "DELETE FROM session_findings WHERE campaign_id = ? AND started_at = ? AND session_id = ?",
+            )
+            .context(doing)?;
+        for p in self.findings_out.drain(..) {
+            delete
+                .execute(params![p.campaign_id, p.started_at, p.id])
+                .context(doing)?;
+        }
+        let doing = "store: storing a session's judge findings";
+        let mut insert = conn
+            .prepare_cached(
+                "INSERT INTO session_findings (campaign_id, started_at, session_id, seq, severity,
+                     dimension, text, evidence, turn)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            )
+            .context(doing)?;
+        for (p, f) in self.findings_in.drain(..) {
+            insert
+                .execute(params![
+                    p.campaign_id,
+                    p.started_at,
+                    p.id,
+                    f.seq,
+                    f.severity,
+                    f.dimension,
+                    f.text,
+                    f.evidence,
+                    f.turn
+                ])
+                .context(doing)?;
+        }
+        Ok(())
+    }
+}
+
+/// Fills the session tallies from every session, once, when a database is
+/// first opened after migration 0019 (which moved them from SQL triggers to
+/// the store), or when marked for it again.
+pub(crate) fn backfill(conn: &Connection) -> Result<()> {
+    let doing = "store: filling the session tallies from the sessions";
+    if !super::backfill::backfill_pending(conn, "session_tallies").context(doing)? {
+        return Ok(());
+    }
+    conn.execute_batch(
+        "DELETE FROM session_tally; DELETE FROM session_dimension_tally;
+         DELETE FROM session_fault_tally; DELETE FROM session_findings;",
+    )
+    .context(doing)?;
+    SessionTallies::recount(conn)?.flush(conn).context(doing)?;
+    super::backfill::backfill_done(conn, "session_tallies").context(doing)
+}
+
+#[cfg(test)]
+mod tests;
