@@ -93,6 +93,19 @@ fn hello_scenario(app: &App) -> &'static str {
     "test.hello"
 }
 
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
 fn assert_forbidden(status: StatusCode, body: &Value, what: &str) {
     assert_eq!(status, StatusCode::FORBIDDEN, "{what}: {body}");
     assert_eq!(body["code"], "FORBIDDEN", "{what}: {body}");
@@ -424,6 +437,23 @@ async fn an_admin_key_creates_lists_and_revokes_a_key_which_is_then_refused() {
 
     let (s, _) = app.get_with(&secret, "/api/campaigns").await;
     assert_eq!(s, StatusCode::OK, "the new key works");
+    // Nor is it anywhere in the data folder's files (the database, its
+    // WAL), not even its last characters.
+    let files = files_under(app.dir.path());
+    assert!(
+        files.iter().any(|f| f.to_string_lossy().ends_with("-wal")),
+        "the WAL is searched while the database is open: {files:?}"
+    );
+    for file in files {
+        let bytes = std::fs::read(&file).expect("a data file");
+        for form in [&secret[..], &secret[secret.len() - 12..]] {
+            assert!(
+                !bytes.windows(form.len()).any(|w| w == form.as_bytes()),
+                "{form} is in {}",
+                file.display()
+            );
+        }
+    }
 
     let revoke = |name: &str| app.http.delete(format!("{}/api/keys/{name}", app.base));
     let (s, revoked) = app.send_with(&admin, revoke("alice")).await;
