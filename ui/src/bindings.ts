@@ -506,6 +506,12 @@ export type ErrorCode =
 "INVALID_INPUT" | 
 /**  Missing or wrong API key (HTTP 401). */
 "UNAUTHORIZED" | 
+/**
+ *  The API key is valid but its role does not allow the call: a viewer
+ *  changing something, a key other than an admin managing keys (HTTP
+ *  403).
+ */
+"FORBIDDEN" | 
 /**  The id names nothing (HTTP 404). */
 "NOT_FOUND" | 
 /**  The request body is larger than allowed (HTTP 413). */

@@ -9,6 +9,7 @@ mod compare;
 mod demo;
 mod init;
 mod judge_flags;
+mod keys_cmd;
 mod run;
 mod scenarios_cmd;
 
@@ -70,7 +71,7 @@ enum Command {
         /// Address to bind; loopback unless told otherwise.
         #[arg(long, default_value = "127.0.0.1:8787")]
         bind: SocketAddr,
-        /// API key clients must send as X-API-Key (or AGENTEVAL_API_KEY); generated and printed when absent.
+        /// API key clients must send as X-API-Key (or AGENTEVAL_API_KEY), an admin key named server-key; generated and printed when absent. Named keys with roles come from `agenteval keys`.
         #[arg(long, env = "AGENTEVAL_API_KEY", hide_env_values = true)]
         api_key: Option<String>,
         /// More scenario packs (also AGENTEVAL_SCENARIOS), besides your packs in <data-dir>/scenarios and the shipped ones; a pack here replaces the shipped pack of its name.
@@ -171,6 +172,11 @@ enum Command {
         /// Data folder holding campaigns given by id.
         #[arg(long)]
         data_dir: Option<PathBuf>,
+    },
+    /// Named API keys with roles (viewer, editor, admin) for a shared `agenteval serve`: create, list, revoke.
+    Keys {
+        #[command(subcommand)]
+        command: keys_cmd::KeysCommand,
     },
     /// Scenario packs: validate, or derive from a skill manifest.
     Scenarios {
@@ -362,6 +368,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             judge_policy: judge.policy(),
         })),
         Command::Compare { a, b, data_dir } => Ok(compare::main(&a, &b, data_dir)),
+        Command::Keys { command } => {
+            keys_cmd::run(command)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Scenarios {
             command: ScenariosCommand::Check { dir },
         } => Ok(if scenarios_cmd::check(&dir)? {

@@ -375,3 +375,140 @@ fn offline_refuses_a_judge_off_this_machine_and_without_it_the_judge_is_accepted
         "without offline mode the judge is accepted; only the campaign is unknown: {stderr}"
     );
 }
+
+/// `keys create`, `list` and `revoke` on a data folder: the key is printed
+/// once and is the one a platform on that folder recognises, until it is
+/// revoked; the list never shows it; refusals say why.
+#[test]
+fn keys_are_created_listed_and_revoked_on_a_data_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = |args: &[&str]| {
+        bin()
+            .arg("keys")
+            .args(args)
+            .arg("--data-dir")
+            .arg(dir.path())
+            .output()
+            .expect("run agenteval keys")
+    };
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // The caller the folder's platform recognises by `key`.
+    let recognised = |key: &str| {
+        rt.block_on(async {
+            let platform = Platform::builder(dir.path())
+                .role_models(RoleModels::default())
+                .open()
+                .await
+                .unwrap();
+            let caller = platform.authenticate(key).await.unwrap();
+            platform.fixtures().close().await;
+            caller.map(|c| (c.name, c.role.to_string()))
+        })
+    };
+
+    let created = keys(&["create", "--name", "alice", "--role", "viewer"]);
+    let (stdout, stderr) = (text(&created.stdout), text(&created.stderr));
+    assert!(created.status.success(), "{stdout}\n{stderr}");
+    let key = stdout.lines().next().unwrap_or("").trim().to_string();
+    assert!(
+        key.starts_with("aek_") && key.len() == 68,
+        "the key alone on the first line of stdout: {stdout}"
+    );
+    assert!(
+        stderr.contains("shown only once"),
+        "it says the key is shown only once: {stderr}"
+    );
+    assert_eq!(
+        recognised(&key),
+        Some(("alice".into(), "viewer".into())),
+        "the printed key is alice's, a viewer"
+    );
+
+    let again = keys(&["create", "--name", "alice", "--role", "editor"]);
+    assert!(!again.status.success(), "a taken name is refused");
+    assert!(
+        text(&again.stderr).contains("exists already"),
+        "{}",
+        text(&again.stderr)
+    );
+    let bad_role = keys(&["create", "--name", "bob", "--role", "owner"]);
+    assert!(!bad_role.status.success(), "an unknown role is refused");
+    assert!(
+        text(&bad_role.stderr).contains("viewer, editor, admin"),
+        "the roles are named: {}",
+        text(&bad_role.stderr)
+    );
+    let bad_name = keys(&["create", "--name", "al/ice", "--role", "admin"]);
+    assert!(!bad_name.status.success());
+    assert!(text(&bad_name.stderr).contains("INVALID_INPUT"));
+
+    let list = keys(&["list"]);
+    let listed = text(&list.stdout);
+    assert!(list.status.success(), "{listed}");
+    let mut lines = listed.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap()
+        .split("  ")
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        header.iter().map(|c| c.trim()).collect::<Vec<_>>(),
+        ["NAME", "ROLE", "PREFIX", "CREATED", "LAST USED", "REVOKED"]
+    );
+    let alice = lines.next().expect("alice's line");
+    assert!(
+        alice.starts_with("alice") && alice.contains("viewer") && alice.contains(&key[..12]),
+        "name, role and prefix: {alice}"
+    );
+    assert!(alice.trim_end().ends_with('-'), "not revoked: {alice}");
+    assert!(
+        lines.next().is_none(),
+        "the refused keys were not made: {listed}"
+    );
+    assert!(
+        !listed.contains(&key[12..]),
+        "the list never shows the key: {listed}"
+    );
+
+    let revoked = keys(&["revoke", "alice"]);
+    assert!(revoked.status.success(), "{}", text(&revoked.stderr));
+    assert!(text(&revoked.stdout).contains("revoked key alice"));
+    assert_eq!(recognised(&key), None, "a revoked key is not recognised");
+    let listed = text(&keys(&["list"]).stdout);
+    let alice = listed.lines().nth(1).expect("alice's line");
+    assert!(
+        alice.trim_end().ends_with("UTC"),
+        "revoked, with its date: {alice}"
+    );
+    let missing = keys(&["revoke", "nobody"]);
+    assert!(!missing.status.success());
+    assert!(
+        text(&missing.stderr).contains("no key named nobody"),
+        "{}",
+        text(&missing.stderr)
+    );
+
+    let audit = rt.block_on(async {
+        Inspect::open_read_only(dir.path())
+            .await
+            .unwrap()
+            .audit_events()
+            .await
+            .unwrap()
+    });
+    for action in ["key.create", "key.revoke"] {
+        assert!(
+            audit.iter().any(|e| e.action == action && e.actor == "cli"),
+            "{action} is audited as the command line's: {audit:?}"
+        );
+    }
+
+    let help = bin().args(["keys", "create", "--help"]).output().unwrap();
+    let help = text(&help.stdout);
+    assert!(
+        help.contains("shown") && help.contains("viewer") && help.contains("--data-dir"),
+        "{help}"
+    );
+}

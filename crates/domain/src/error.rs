@@ -20,6 +20,10 @@ pub enum ErrorCode {
     InvalidInput,
     /// Missing or wrong API key (HTTP 401).
     Unauthorized,
+    /// The API key is valid but its role does not allow the call: a viewer
+    /// changing something, a key other than an admin managing keys (HTTP
+    /// 403).
+    Forbidden,
     /// The id names nothing (HTTP 404).
     NotFound,
     /// The request body is larger than allowed (HTTP 413).
@@ -70,6 +74,7 @@ impl ErrorCode {
         match self {
             Self::InvalidInput => "INVALID_INPUT",
             Self::Unauthorized => "UNAUTHORIZED",
+            Self::Forbidden => "FORBIDDEN",
             Self::NotFound => "NOT_FOUND",
             Self::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
             Self::Unprocessable => "UNPROCESSABLE",

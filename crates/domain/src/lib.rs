@@ -5,6 +5,7 @@
 //! types, the channels, operations, runtime and reporting build on them,
 //! and nothing here can name any of those.
 
+pub mod api_key;
 pub mod calibration;
 pub mod campaign;
 pub mod chat;

@@ -14,6 +14,7 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
     match code {
         ErrorCode::InvalidInput => StatusCode::BAD_REQUEST,
         ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
         ErrorCode::NotFound => StatusCode::NOT_FOUND,
         ErrorCode::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
         ErrorCode::Unprocessable => StatusCode::UNPROCESSABLE_ENTITY,
@@ -120,6 +121,19 @@ pub fn unauthorized() -> ApiError {
         ErrorCode::Unauthorized,
         "missing or wrong API key",
         "Send the key in the X-API-Key header (see `agenteval serve --api-key` or AGENTEVAL_API_KEY).",
+    ))
+}
+
+/// 403: `caller`'s role does not allow the call; `what` says what the
+/// role may not do.
+pub fn forbidden(caller: &agenteval_engine::keys::Caller, what: &str) -> ApiError {
+    ApiError(Error::new(
+        ErrorCode::Forbidden,
+        format!(
+            "the key {} has the role {}, which {what}",
+            caller.name, caller.role
+        ),
+        "Ask an admin for a key with a role that allows this call (agenteval keys create --role editor).",
     ))
 }
 

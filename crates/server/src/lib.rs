@@ -1,23 +1,29 @@
 //! AgentEval HTTP API: an axum router over the engine's operations.
 //!
 //! Every route is under `/api` and needs the `X-API-Key` header, except
-//! `GET /api/health`. Errors are `{code, message, suggestion}` with the
-//! status from [`error::status_of`]. When a built UI folder is given it is
-//! served at `/`.
+//! `GET /api/health`: the server's own key (an admin, named
+//! [`SERVER_KEY_NAME`]) or a named key, whose role decides what it may
+//! call (see [`authorize`]). Errors are `{code, message, suggestion}` with
+//! the status from [`error::status_of`]. When a built UI folder is given it
+//! is served at `/`.
 
 pub mod demo_target;
 pub mod error;
 pub mod judge_routes;
+pub mod key_routes;
 pub mod openapi;
 pub mod routes;
 
+use agenteval_engine::keys::Caller;
+pub use agenteval_engine::keys::SERVER_KEY_NAME;
 use agenteval_engine::runtime::PatrolControl;
-use agenteval_engine::{ErrorCode, Platform};
+use agenteval_engine::{Error, ErrorCode, Platform};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::http::{HeaderValue, Method};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -71,7 +77,15 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         patrol: config.patrol,
     };
     use routes as r;
+    let keys = Router::new()
+        .route(
+            "/api/keys",
+            get(key_routes::list_keys).post(key_routes::create_key),
+        )
+        .route("/api/keys/{name}", delete(key_routes::revoke_key))
+        .route_layer(middleware::from_fn(require_admin));
     let protected = Router::new()
+        .merge(keys)
         .route("/api/openapi.json", get(r::openapi))
         .route("/api/targets", post(r::create_target).get(r::list_targets))
         .route(
@@ -154,9 +168,17 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .with_state(state)
 }
 
-/// Checks the API key in constant time and records an audit event for the
-/// call, whatever its outcome.
-async fn authorize(State(st): State<AppState>, req: Request, next: Next) -> Response {
+/// Recognises the caller by its `X-API-Key`, refuses what its role may
+/// not do, and records an audit event for the call, whatever its outcome,
+/// naming the key (`key:<name>`; `anonymous` without a valid one).
+///
+/// The server's own key (`--api-key`, compared in constant time) is an
+/// admin named [`SERVER_KEY_NAME`]; any other key is looked up among the
+/// named keys by its hash (a revoked one is refused: 401). A viewer may
+/// only read (GET, which covers the exports, the reports and the live
+/// events): any other method is 403 `FORBIDDEN`. The key routes need an
+/// admin besides ([`require_admin`]).
+async fn authorize(State(st): State<AppState>, mut req: Request, next: Next) -> Response {
     let action = format!(
         "{} {}",
         req.method(),
@@ -170,31 +192,76 @@ async fn authorize(State(st): State<AppState>, req: Request, next: Next) -> Resp
         .path()
         .split('/')
         .find_map(|seg| uuid::Uuid::parse_str(seg).ok());
-    let authorized = req
-        .headers()
-        .get("x-api-key")
-        .is_some_and(|k| bool::from(k.as_bytes().ct_eq(st.api_key.as_bytes())));
-    if !authorized {
+    let presented = req.headers().get("x-api-key").cloned();
+    let caller = match caller_of(&st, presented.as_ref()).await {
+        Ok(Some(caller)) => caller,
+        Ok(None) => {
+            st.platform
+                .audit(
+                    "anonymous",
+                    &action,
+                    subject,
+                    ErrorCode::Unauthorized.as_str(),
+                )
+                .await;
+            return error::unauthorized().into_response();
+        }
+        Err(e) => {
+            let e = error::ApiError(e);
+            st.platform
+                .audit("anonymous", &action, subject, e.0.code().as_str())
+                .await;
+            return e.into_response();
+        }
+    };
+    let actor = caller.actor();
+    if !caller.role.may_change() && !reads_only(req.method()) {
         st.platform
-            .audit(
-                "anonymous",
-                &action,
-                subject,
-                ErrorCode::Unauthorized.as_str(),
-            )
+            .audit(&actor, &action, subject, ErrorCode::Forbidden.as_str())
             .await;
-        return error::unauthorized().into_response();
+        return error::forbidden(&caller, "may only read (GET)").into_response();
     }
+    req.extensions_mut().insert(caller);
     let response = next.run(req).await;
     let outcome = response
         .extensions()
         .get::<ErrorCode>()
         .map(|c| c.as_str())
         .unwrap_or("ok");
-    st.platform
-        .audit("api-key", &action, subject, outcome)
-        .await;
+    st.platform.audit(&actor, &action, subject, outcome).await;
     response
+}
+
+/// Whether a method only reads.
+fn reads_only(method: &Method) -> bool {
+    method == Method::GET || method == Method::HEAD
+}
+
+/// The caller whose key (`X-API-Key`) a request carries, or `None`
+/// without a valid one.
+async fn caller_of(st: &AppState, key: Option<&HeaderValue>) -> Result<Option<Caller>, Error> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
+    if bool::from(key.as_bytes().ct_eq(st.api_key.as_bytes())) {
+        return Ok(Some(Caller::server_key()));
+    }
+    match key.to_str() {
+        Ok(key) if !key.is_empty() => st.platform.authenticate(key).await,
+        _ => Ok(None),
+    }
+}
+
+/// The key routes are an admin's alone: 403 `FORBIDDEN` for any other
+/// key. Runs inside [`authorize`], which audits the refusal.
+async fn require_admin(req: Request, next: Next) -> Response {
+    match req.extensions().get::<Caller>().cloned() {
+        Some(caller) if caller.role.may_manage_keys() => next.run(req).await,
+        Some(caller) => {
+            error::forbidden(&caller, "may not manage keys (admin only)").into_response()
+        }
+        None => error::unauthorized().into_response(),
+    }
 }
 
 /// The content security policy of the served UI, as strict as the desktop

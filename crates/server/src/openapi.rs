@@ -1,6 +1,6 @@
 //! The OpenAPI document, generated from the handlers' annotations.
 
-use crate::{judge_routes, routes};
+use crate::{judge_routes, key_routes, routes};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -8,7 +8,7 @@ use utoipa::{Modify, OpenApi};
 #[openapi(
     info(
         title = "AgentEval API",
-        description = "Campaigns, fixed-scenario reports and exploration sessions. Every route except GET /api/health needs the X-API-Key header. Errors are {code, message, suggestion}."
+        description = "Campaigns, fixed-scenario reports and exploration sessions. Every route except GET /api/health needs the X-API-Key header: the server's own key (an admin) or a named key, whose role decides what it may call (viewer: GET only; editor: everything but /api/keys; admin: everything). Errors are {code, message, suggestion}."
     ),
     paths(
         routes::health,
@@ -54,6 +54,9 @@ use utoipa::{Modify, OpenApi};
         judge_routes::blind_run_queue,
         judge_routes::submit_run_label,
         judge_routes::judge_calibration,
+        key_routes::list_keys,
+        key_routes::create_key,
+        key_routes::revoke_key,
     ),
     components(schemas(agenteval_engine::ErrorCode, agenteval_engine::ErrorBody)),
     modifiers(&ApiKeyScheme, &CommonResponses),
@@ -74,7 +77,8 @@ impl Modify for ApiKeyScheme {
 }
 
 /// The answers any route can give besides its own: 401 on every protected
-/// route, 400 / 413 / 422 wherever a body is read, 500 for real faults.
+/// route, 403 on every one that changes something (a viewer key may only
+/// read), 400 / 413 / 422 wherever a body is read, 500 for real faults.
 /// Declared once here so that the document matches what the router does.
 struct CommonResponses;
 
@@ -94,13 +98,14 @@ impl Modify for CommonResponses {
         };
         for (path, item) in openapi.paths.paths.iter_mut() {
             let operations = [
-                &mut item.get,
-                &mut item.post,
-                &mut item.put,
-                &mut item.delete,
-                &mut item.patch,
+                (false, &mut item.get),
+                (true, &mut item.post),
+                (true, &mut item.put),
+                (true, &mut item.delete),
+                (true, &mut item.patch),
             ];
-            for op in operations.into_iter().flatten() {
+            for (changes, op) in operations {
+                let Some(op) = op else { continue };
                 let mut add = |status: &str, description: &str| {
                     op.responses
                         .responses
@@ -108,7 +113,13 @@ impl Modify for CommonResponses {
                         .or_insert_with(|| error(description).into());
                 };
                 if path != "/api/health" {
-                    add("401", "missing or wrong X-API-Key (UNAUTHORIZED)");
+                    add("401", "missing, wrong or revoked X-API-Key (UNAUTHORIZED)");
+                }
+                if changes {
+                    add(
+                        "403",
+                        "the key's role may not change anything: a viewer key only reads (FORBIDDEN)",
+                    );
                 }
                 add(
                     "500",

@@ -25,7 +25,7 @@ use uuid::Uuid;
 /// Reads of what is stored (see the [module](self)).
 #[derive(Debug, Clone)]
 pub struct Inspect {
-    pool: SqlitePool,
+    pub(crate) pool: SqlitePool,
 }
 
 /// One row of the audit trail, as stored.

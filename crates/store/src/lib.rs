@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod analysis;
+mod api_keys;
 mod audit;
 mod backfill;
 pub mod calibration;

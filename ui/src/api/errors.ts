@@ -20,6 +20,7 @@ export class ApiError extends Error {
 const KNOWN: Record<ErrorCode, true> = {
   INVALID_INPUT: true,
   UNAUTHORIZED: true,
+  FORBIDDEN: true,
   NOT_FOUND: true,
   PAYLOAD_TOO_LARGE: true,
   UNPROCESSABLE: true,

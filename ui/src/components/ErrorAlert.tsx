@@ -6,16 +6,18 @@ import type { ApiError } from "../api";
 export function ErrorAlert({ error, onClose }: { error: ApiError | null; onClose?: () => void }) {
   const { t } = useTranslation();
   if (!error) return null;
+  const forbidden = error.code === "FORBIDDEN";
   return (
     <Alert
       color="red"
-      title={t("error.title")}
+      title={forbidden ? t("error.FORBIDDEN.title") : t("error.title")}
       withCloseButton={Boolean(onClose)}
       onClose={onClose}
       data-testid="error-alert"
     >
       <Text size="sm">
-        {error.message} <Text span c="dimmed" size="xs">({error.code})</Text>
+        {forbidden ? t("error.FORBIDDEN.sentence") : error.message}{" "}
+        <Text span c="dimmed" size="xs">({error.code})</Text>
       </Text>
       {error.suggestion && (
         <Text size="sm" mt={4}>

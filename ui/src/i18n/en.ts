@@ -21,7 +21,14 @@ export const en = {
     refresh: "Refresh",
     back: "Back",
   },
-  error: { title: "Something went wrong", suggestion: "What to do" },
+  error: {
+    title: "Something went wrong",
+    suggestion: "What to do",
+    FORBIDDEN: {
+      title: "Not allowed with this key",
+      sentence: "The role of this API key does not allow this action: a viewer key only reads, and only an admin key manages keys.",
+    },
+  },
   key: {
     title: "API key",
     intro: "This server needs its API key. It was printed when `agenteval serve` started.",

@@ -26,7 +26,14 @@ export const zh: DeepStrings<Dict> = {
     refresh: "刷新",
     back: "返回",
   },
-  error: { title: "出错了", suggestion: "建议" },
+  error: {
+    title: "出错了",
+    suggestion: "建议",
+    FORBIDDEN: {
+      title: "此密钥无权执行该操作",
+      sentence: "此 API 密钥的角色不允许该操作：查看者（viewer）密钥只能读取，只有管理员（admin）密钥能管理密钥。",
+    },
+  },
   key: {
     title: "API 密钥",
     intro: "此服务器需要 API 密钥，启动 `agenteval serve` 时已打印。",

@@ -10,6 +10,7 @@ pub mod checks;
 pub mod exploration;
 pub mod fixed;
 pub mod judge;
+pub mod keys;
 pub mod paging;
 pub mod patrol_agent;
 pub mod platform;

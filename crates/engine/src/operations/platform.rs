@@ -58,6 +58,8 @@ pub struct Platform {
     offline_forced: crate::provenance::Offline,
     /// Offline mode as the settings say (see [`Platform::apply_offline`]).
     offline_switch: std::sync::atomic::AtomicBool,
+    /// When this process last recorded each named key's use.
+    pub(crate) key_uses: crate::keys::KeyUses,
 }
 
 impl std::fmt::Debug for Platform {
@@ -141,6 +143,7 @@ impl PlatformBuilder {
             data_dir: self.data_dir,
             events,
             channels: Mutex::new(HashMap::new()),
+            key_uses: Default::default(),
         });
         // Data that migrations leave for the engine to fill.
         platform

@@ -203,6 +203,47 @@ macro_rules! exercise {
         .execute(&pool)
         .await;
         seen.push(format!("campaign of an unknown target: {}", outcome(r)));
+
+        let insert_key = sql(
+            "INSERT INTO api_keys (id, name, role, key_hash, prefix, created_at)
+             VALUES (?, ?, ?, ?, 'aek_0000', ?)",
+        );
+        let key = |id: &'static str, name: &'static str, role: &'static str, hash: &'static str| {
+            sqlx::query(&insert_key)
+                .bind(id.to_string())
+                .bind(name)
+                .bind(role)
+                .bind(hash)
+                .bind(now)
+        };
+        seen.push(format!("viewer key: {}", outcome(key("k1", "alice", "viewer", "h1").execute(&pool).await)));
+        seen.push(format!("key of an unknown role: {}", outcome(key("k2", "bob", "owner", "h2").execute(&pool).await)));
+        seen.push(format!("key of a taken name: {}", outcome(key("k3", "alice", "admin", "h3").execute(&pool).await)));
+        seen.push(format!("key of a taken hash: {}", outcome(key("k4", "carol", "admin", "h1").execute(&pool).await)));
+        // The store's insert and revocation, as written.
+        let skipped = sqlx::query(&sql(
+            "INSERT INTO api_keys (id, name, role, key_hash, prefix, created_at)
+             VALUES ('k5', 'alice', 'admin', 'h5', 'aek_0000', ?)
+             ON CONFLICT (name) DO NOTHING",
+        ))
+        .bind(now)
+        .execute(&pool)
+        .await
+        .expect("a taken name is skipped, not an error")
+        .rows_affected();
+        seen.push(format!("key of a taken name, skipped: {skipped} stored"));
+        for at in [now + 1, now + 2] {
+            let revoked: Option<i64> = sqlx::query_scalar(&sql(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE name = ?
+                 RETURNING revoked_at",
+            ))
+            .bind(at)
+            .bind("alice")
+            .fetch_one(&pool)
+            .await
+            .expect("the key revoked");
+            seen.push(format!("revoked after: {:?}", revoked.map(|t| t - now)));
+        }
         seen
     }};
 }
@@ -228,6 +269,13 @@ async fn the_same_rust_values_bind_and_read_back_alike_on_both_backends() {
         "run label scored 5: accepted".to_string(),
         "run label scored 6: refused".to_string(),
         "campaign of an unknown target: refused".to_string(),
+        "viewer key: accepted".to_string(),
+        "key of an unknown role: refused".to_string(),
+        "key of a taken name: refused".to_string(),
+        "key of a taken hash: refused".to_string(),
+        "key of a taken name, skipped: 0 stored".to_string(),
+        "revoked after: Some(1)".to_string(),
+        "revoked after: Some(1)".to_string(),
     ];
     assert_eq!(on_postgres, expected);
 }

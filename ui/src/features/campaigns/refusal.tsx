@@ -59,16 +59,17 @@ export function RefusalAlert({
   const { t } = useTranslation();
   if (!error) return null;
   const r = refusalText(t, error, campaign);
+  const forbidden = error.code === "FORBIDDEN";
   return (
     <Alert
       color={r ? "orange" : "red"}
-      title={r ? r.title : t("refusal.failedTitle")}
+      title={r ? r.title : forbidden ? t("error.FORBIDDEN.title") : t("refusal.failedTitle")}
       withCloseButton={Boolean(onClose)}
       onClose={onClose}
       data-testid={testId}
       data-code={error.code}
     >
-      <Text size="sm">{r ? r.sentence : error.message}</Text>
+      <Text size="sm">{r ? r.sentence : forbidden ? t("error.FORBIDDEN.sentence") : error.message}</Text>
       {(r?.suggestion ?? error.suggestion) && (
         <Text size="sm" mt={4} c="dimmed">
           {r?.suggestion ?? error.suggestion}
