@@ -222,7 +222,8 @@ async fn authorize(State(st): State<AppState>, mut req: Request, next: Next) -> 
         return error::forbidden(&caller, "may only read (GET)").into_response();
     }
     req.extensions_mut().insert(caller);
-    let response = next.run(req).await;
+    // The rows the operation records itself name the key too.
+    let response = agenteval_engine::audit::acting_for(actor.clone(), next.run(req)).await;
     let outcome = response
         .extensions()
         .get::<ErrorCode>()

@@ -319,6 +319,23 @@ async fn an_editor_creates_a_campaign_but_cannot_manage_keys() {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "an editor creates a campaign: {c}");
+    let events = app.platform.inspect().audit_events().await.expect("audit");
+    let created = events
+        .iter()
+        .find(|e| e.action == "campaign.create" && e.subject.as_deref() == c["id"].as_str())
+        .unwrap_or_else(|| panic!("creating the campaign is audited: {events:?}"));
+    assert_eq!(
+        created.actor, "key:ed",
+        "the row the operation records itself names the key that called it"
+    );
+    let setup = events
+        .iter()
+        .find(|e| e.action == "target.create" && e.subject.as_deref() == Some(target.as_str()))
+        .expect("the target's creation is audited");
+    assert_eq!(
+        setup.actor, "key:server-key",
+        "each row names its own caller"
+    );
 
     let (s, body) = app
         .post_with(

@@ -1,11 +1,42 @@
-//! Audit retention: audit events older than the retention period are
-//! deleted, at start and then daily. The pruning is itself audited, so the
-//! trail shows when and how much was removed.
+//! Who an operation's audit row names, and audit retention.
+//!
+//! A shell that knows its caller (the HTTP server knows the key) runs the
+//! operation inside [`acting_for`]; the rows the operation records itself
+//! (`target.create`, `campaign.finalize`, ...) then name that caller, as
+//! the server's own row of the call does. Work with no caller (the desktop
+//! app, the scheduler, the patrol agent, a task spawned off the call) is
+//! named [`PLATFORM`].
+//!
+//! Retention: audit events older than the retention period are deleted, at
+//! start and then daily. The pruning is itself audited, so the trail shows
+//! when and how much was removed.
 
 use crate::clock::to_ms;
 use crate::error::{Error, Result};
 use crate::platform::Platform;
+use std::future::Future;
 use std::time::Duration;
+
+/// The actor of the rows recorded with no caller.
+pub const PLATFORM: &str = "platform";
+
+tokio::task_local! {
+    /// The caller of the operation running on this task.
+    static CALLER: String;
+}
+
+/// Runs `work` on behalf of `caller` (e.g. `key:alice`): the audit rows
+/// its operations record name it.
+pub async fn acting_for<F: Future>(caller: String, work: F) -> F::Output {
+    CALLER.scope(caller, work).await
+}
+
+/// The caller the current task acts for, else [`PLATFORM`].
+pub fn current_actor() -> String {
+    CALLER
+        .try_with(Clone::clone)
+        .unwrap_or_else(|_| PLATFORM.to_string())
+}
 
 /// Days audit events are kept unless configured otherwise.
 pub const DEFAULT_RETENTION_DAYS: u32 = 90;

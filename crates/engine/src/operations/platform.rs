@@ -287,6 +287,13 @@ impl Platform {
         Ok(map.entry(target_id).or_insert(channel).clone())
     }
 
+    /// Records an audit row of an operation, naming the caller it acts for
+    /// ([`crate::audit::acting_for`]), else the platform.
+    pub async fn audit_operation(&self, action: &str, subject: Option<Uuid>, outcome: &str) {
+        let actor = crate::audit::current_actor();
+        self.audit(&actor, action, subject, outcome).await;
+    }
+
     /// Records an audit event (group-committed with other writes; returns
     /// once it is stored). Failure to audit is logged, never fatal to the
     /// operation it describes.

@@ -52,7 +52,7 @@ impl Platform {
             created_at: self.clock.now(),
         };
         self.store.insert_review(&review).await?;
-        self.audit("platform", "review.create", Some(review.subject_id), "ok")
+        self.audit_operation("review.create", Some(review.subject_id), "ok")
             .await;
         Ok(review)
     }

@@ -65,7 +65,7 @@ impl Platform {
         let now = self.clock.now();
         let target = settings.target(TargetId(self.ids.next_id()), channel, now, None, now);
         self.store.insert_target(&target).await?;
-        self.audit("platform", "target.create", Some(target.id.into()), "ok")
+        self.audit_operation("target.create", Some(target.id.into()), "ok")
             .await;
         Ok(target)
     }
@@ -87,7 +87,7 @@ impl Platform {
         self.store.update_target(&target).await?;
         // The next request builds the channel with the new settings.
         self.forget_channel(id);
-        self.audit("platform", "target.update", Some(id.into()), "ok")
+        self.audit_operation("target.update", Some(id.into()), "ok")
             .await;
         self.get_target(id).await
     }
@@ -113,7 +113,7 @@ impl Platform {
             RemovalOutcome::Deleted => "target.delete",
             RemovalOutcome::Archived => "target.archive",
         };
-        self.audit("platform", action, Some(id.into()), "ok").await;
+        self.audit_operation(action, Some(id.into()), "ok").await;
         Ok(TargetRemoval { id, outcome })
     }
 

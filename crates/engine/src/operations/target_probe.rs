@@ -190,8 +190,7 @@ impl Platform {
                 failed(message, suggestion, e.message)
             }
         };
-        self.audit(
-            "platform",
+        self.audit_operation(
             "target.test",
             Some(id.into()),
             if probe.ok { "ok" } else { "unreachable" },

@@ -474,13 +474,8 @@ impl Platform {
                 "Each session is labelled once, blind; take the next one from the queue.",
             ));
         }
-        self.audit(
-            "platform",
-            "judge_label.create",
-            Some(req.session_id.into()),
-            "ok",
-        )
-        .await;
+        self.audit_operation("judge_label.create", Some(req.session_id.into()), "ok")
+            .await;
         Ok(LabelRevealed {
             label,
             judge: RevealedScores::from(&judge),

@@ -380,13 +380,8 @@ impl Platform {
                 "Each run is labelled once, blind; take the next one from the queue.",
             ));
         }
-        self.audit(
-            "platform",
-            "judge_run_label.create",
-            Some(req.run_id.into()),
-            "ok",
-        )
-        .await;
+        self.audit_operation("judge_run_label.create", Some(req.run_id.into()), "ok")
+            .await;
         let checks = judged
             .into_iter()
             .map(|j| RevealedRubric {

@@ -164,13 +164,8 @@ impl Platform {
                 || self.ids.next_id(),
             )
             .await?;
-        self.audit(
-            "platform",
-            "campaign.create",
-            Some(campaign.id.into()),
-            "ok",
-        )
-        .await;
+        self.audit_operation("campaign.create", Some(campaign.id.into()), "ok")
+            .await;
         self.notify(crate::platform::Event::CampaignChanged {
             campaign_id: campaign.id,
         });
@@ -208,7 +203,7 @@ impl Platform {
             })
             .await?;
         if changed {
-            self.audit("platform", "campaign.finalize", Some(id.into()), "ok")
+            self.audit_operation("campaign.finalize", Some(id.into()), "ok")
                 .await;
             self.notify(crate::platform::Event::CampaignChanged { campaign_id: id });
         }

@@ -279,8 +279,7 @@ impl Platform {
         }
         let ids: Vec<CampaignId> = campaigns.iter().map(|c| c.id).collect();
         self.store.mark_patrolled(&ids, now).await?;
-        self.audit("platform", "exploration.patrol", None, "ok")
-            .await;
+        self.audit_operation("exploration.patrol", None, "ok").await;
         Ok(PatrolReport {
             generated_at: now,
             campaigns,

@@ -247,13 +247,8 @@ impl Platform {
             created_at: self.clock.now(),
         };
         self.store.insert_analysis(&analysis).await?;
-        self.audit(
-            "platform",
-            "analysis.generate",
-            Some(campaign_id.into()),
-            "ok",
-        )
-        .await;
+        self.audit_operation("analysis.generate", Some(campaign_id.into()), "ok")
+            .await;
         Ok(analysis)
     }
 

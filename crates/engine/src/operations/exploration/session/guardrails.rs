@@ -185,7 +185,7 @@ impl Platform {
         campaign_id: CampaignId,
         session_id: SessionId,
     ) {
-        self.audit("platform", action, Some(session_id.into()), "ok")
+        self.audit_operation(action, Some(session_id.into()), "ok")
             .await;
         self.notify(Event::SessionChanged {
             campaign_id,

@@ -217,8 +217,7 @@ impl Platform {
                         Ok(())
                     })
                     .await?;
-                self.audit(
-                    "platform",
+                self.audit_operation(
                     "session.fail",
                     Some(session_id.into()),
                     "TARGET_UNAVAILABLE",
