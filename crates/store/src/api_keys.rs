@@ -31,7 +31,7 @@ impl Store {
         .bind(&key.key_hash)
         .bind(&key.prefix)
         .bind(to_ms(key.created_at))
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: inserting API key {}", key.name))?
         .rows_affected();
@@ -44,7 +44,7 @@ impl Store {
         let rows = sqlx::query(&format!(
             "SELECT {INFO} FROM api_keys ORDER BY created_at, id"
         ))
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .context(doing)?;
         rows.iter()
@@ -59,7 +59,7 @@ impl Store {
         let doing = "store: looking up an API key";
         sqlx::query(&format!("SELECT {INFO} FROM api_keys WHERE key_hash = ?"))
             .bind(key_hash)
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .context(doing)?
             .map(|row| api_key_from_row(&row))
@@ -81,7 +81,7 @@ impl Store {
         ))
         .bind(to_ms(at))
         .bind(name)
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.sqlite_pool()?)
         .await
         .with_context(doing)?
         .map(|row| api_key_from_row(&row))
@@ -94,7 +94,7 @@ impl Store {
         sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
             .bind(to_ms(at))
             .bind(id.to_string())
-            .execute(&self.pool)
+            .execute(self.sqlite_pool()?)
             .await
             .with_context(|| format!("store: recording the use of API key {id}"))?;
         Ok(())

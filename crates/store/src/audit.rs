@@ -11,7 +11,7 @@ impl Store {
     pub async fn delete_audit_events_before(&self, cutoff: DateTime<Utc>) -> Result<u64> {
         Ok(sqlx::query("DELETE FROM audit_events WHERE at < ?")
             .bind(to_ms(cutoff))
-            .execute(&self.pool)
+            .execute(self.sqlite_pool()?)
             .await
             .with_context(|| format!("store: deleting the audit events before {cutoff}"))?
             .rows_affected())
@@ -31,7 +31,7 @@ impl Store {
         .bind(id.to_string())
         .bind(to_ms(at))
         .bind(detail.to_string())
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: recording the audit pruning {id}"))?;
         Ok(())

@@ -32,7 +32,7 @@ impl Store {
         self.transact(move |tx| {
             tx.backfill_run_tallies()?;
             tx.backfill_simulator_faults(compute.simulator_faults)?;
-            super::session_tallies::backfill(tx.0)?;
+            super::session_tallies::backfill(tx.sqlite()?)?;
             tx.backfill_session_issues(compute.issues)
         })
         .await
@@ -43,7 +43,7 @@ impl Tx<'_> {
     /// Fills the run tallies from the runs already finished, once, after
     /// migration 0008 (or when marked for it again).
     fn backfill_run_tallies(&self) -> Result<()> {
-        super::tallies::backfill(self.0)
+        super::tallies::backfill(self.sqlite()?)
     }
 
     /// Checks every session that ended before migration 0013 with `check`
@@ -54,11 +54,11 @@ impl Tx<'_> {
     ) -> Result<()> {
         let doing =
             "store: filling the simulator faults of the sessions ended before migration 0013";
-        if !backfill_pending(self.0, "simulator_faults").context(doing)? {
+        if !backfill_pending(self.sqlite()?, "simulator_faults").context(doing)? {
             return Ok(());
         }
         self.check_unchecked_sessions(None, check).context(doing)?;
-        backfill_done(self.0, "simulator_faults").context(doing)?;
+        backfill_done(self.sqlite()?, "simulator_faults").context(doing)?;
         Ok(())
     }
 
@@ -71,14 +71,14 @@ impl Tx<'_> {
         issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
     ) -> Result<()> {
         let doing = "store: filling the issue tally from the sessions already closed";
-        if !backfill_pending(self.0, "session_issue_tally").context(doing)? {
+        if !backfill_pending(self.sqlite()?, "session_issue_tally").context(doing)? {
             return Ok(());
         }
-        self.0
+        self.sqlite()?
             .execute("DELETE FROM session_issue_tally", [])
             .context(doing)?;
         let read = || -> Result<()> {
-            let mut statement = self.0.prepare(
+            let mut statement = self.sqlite()?.prepare(
                 "SELECT id, campaign_id, experience FROM exploration_sessions
                  WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
                    AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
@@ -98,7 +98,7 @@ impl Tx<'_> {
             Ok(())
         };
         read().context(doing)?;
-        backfill_done(self.0, "session_issue_tally").context(doing)?;
+        backfill_done(self.sqlite()?, "session_issue_tally").context(doing)?;
         Ok(())
     }
 }

@@ -48,7 +48,7 @@ impl Store {
                    AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id)",
         )
         .bind(campaign_id.to_string())
-        .fetch_one(&self.pool)
+        .fetch_one(self.sqlite_pool()?)
         .await
         .with_context(|| {
             format!("store: counting the unlabelled judged sessions of campaign {campaign_id}")
@@ -76,7 +76,7 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -102,7 +102,7 @@ impl Store {
     pub async fn label_count(&self, campaign_id: CampaignId) -> Result<u32> {
         let n: i64 = sqlx::query_scalar("SELECT count(*) FROM judge_labels WHERE campaign_id = ?")
             .bind(campaign_id.to_string())
-            .fetch_one(&self.pool)
+            .fetch_one(self.sqlite_pool()?)
             .await
             .with_context(|| format!("store: counting the labels of campaign {campaign_id}"))?;
         Ok(n as u32)
@@ -116,7 +116,7 @@ impl Store {
             "SELECT campaign_id, judge_status, judge_review FROM exploration_sessions WHERE id = ?",
         )
         .bind(session_id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.sqlite_pool()?)
         .await
         .with_context(doing)?
         else {
@@ -146,7 +146,7 @@ impl Store {
         .bind(i64::from(label.scores.hallucination))
         .bind(&label.reviewer)
         .bind(to_ms(label.created_at))
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: inserting the label of session {}", label.session_id))?
         .rows_affected();
@@ -159,7 +159,7 @@ impl Store {
         let rows =
             sqlx::query("SELECT * FROM judge_labels WHERE campaign_id = ? ORDER BY created_at, id")
                 .bind(campaign_id.to_string())
-                .fetch_all(&self.pool)
+                .fetch_all(self.sqlite_pool()?)
                 .await
                 .with_context(doing)?;
         rows.iter()
@@ -191,7 +191,7 @@ impl Store {
              WHERE l.campaign_id = ? ORDER BY l.created_at, l.id",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -213,7 +213,7 @@ impl Store {
              JOIN exploration_sessions s ON s.id = p.session_id WHERE p.campaign_id = ?",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()

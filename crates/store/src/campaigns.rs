@@ -30,7 +30,7 @@ impl Store {
     ) -> Result<()> {
         let id = campaign.id;
         let doing = move || format!("store: inserting campaign {id}");
-        let mut tx = self.pool.begin().await.with_context(doing)?;
+        let mut tx = self.sqlite_pool()?.begin().await.with_context(doing)?;
         sqlx::query(
             "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
                 previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
@@ -84,7 +84,7 @@ impl Store {
     pub async fn campaigns(&self) -> Result<Vec<Campaign>> {
         let doing = "store: reading the campaigns";
         let rows = sqlx::query("SELECT * FROM campaigns ORDER BY created_at DESC, id DESC")
-            .fetch_all(&self.pool)
+            .fetch_all(self.sqlite_pool()?)
             .await
             .context(doing)?;
         rows.iter()
@@ -99,7 +99,7 @@ impl Store {
         let doing = "store: reading a campaign";
         sqlx::query("SELECT * FROM campaigns WHERE id = ?")
             .bind(id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .context(doing)?
             .map(|row| campaign_from_row(&row))
@@ -120,7 +120,7 @@ impl Tx<'_> {
         check: impl Fn(&SessionForReview) -> Vec<SimulatorFault>,
     ) -> Result<bool> {
         let doing = move || format!("store: finalizing campaign {id}");
-        let conn = self.0;
+        let conn = self.sqlite()?;
         let now = to_ms(now);
         let key = id.to_string();
         let changed = conn

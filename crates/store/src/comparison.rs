@@ -35,7 +35,7 @@ impl Store {
         .bind(&path)
         .bind(mode.as_str())
         .bind(campaign_id.to_string())
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .context("store: recording a role model's output mode")?;
         Ok(())
@@ -49,7 +49,7 @@ impl Store {
             "SELECT scenario_id, verdict FROM runs WHERE campaign_id = ? AND verdict IN ('passed', 'failed') ORDER BY seq",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         let outcomes = || -> Result<Outcomes> {
@@ -70,7 +70,7 @@ impl Store {
     pub async fn models_used(&self, campaign_id: CampaignId) -> Result<ModelsUsed> {
         let raw: Option<String> = sqlx::query_scalar("SELECT models FROM campaigns WHERE id = ?")
             .bind(campaign_id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .with_context(|| format!("store: reading the models of campaign {campaign_id}"))?
             .flatten();

@@ -18,7 +18,7 @@ impl Tx<'_> {
         let id = id.to_string();
         let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
         let (persona, goal, experience, end_reason) = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
             )
@@ -34,7 +34,7 @@ impl Tx<'_> {
             })
             .context("store: reading a session to check its virtual user")?;
         let messages = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
             )
@@ -63,8 +63,8 @@ impl Tx<'_> {
     pub fn store_simulator_faults(&self, id: SessionId, faults: &[SimulatorFault]) -> Result<()> {
         let doing = "store: storing the faults found in a session's virtual user";
         let faults = serde_json::to_string(faults).context(doing)?;
-        crate::session_tallies::retally(self.0, &[id], || {
-            self.0
+        crate::session_tallies::retally(self.sqlite()?, &[id], || {
+            self.sqlite()?
                 .prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")
                 .and_then(|mut st| st.execute(params![faults, id.to_string()]))
                 .context(doing)
@@ -77,7 +77,7 @@ impl Tx<'_> {
     pub fn unchecked_sessions(&self, campaign_id: Option<CampaignId>) -> Result<Vec<Uuid>> {
         let doing = "store: reading the sessions whose virtual user is not checked yet";
         let ids: Vec<String> = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT id FROM exploration_sessions
                  WHERE simulator_faults IS NULL AND status != 'running'

@@ -21,7 +21,7 @@ impl Read<'_> {
     pub fn campaign_seed_set(&self, campaign_id: CampaignId) -> Result<Option<SeedSet>> {
         let doing = move || format!("store: reading the seed set of campaign {campaign_id}");
         let seed_set: Option<String> = self
-            .0
+            .sqlite()?
             .prepare_cached("SELECT seed_set FROM campaigns WHERE id = ?")
             .and_then(|mut st| {
                 st.query_row([campaign_id.to_string()], |r| r.get(0))
@@ -42,7 +42,7 @@ impl Read<'_> {
         mut each: impl FnMut(SessionGroup<'_>),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
-            let mut statement = self.0.prepare_cached(
+            let mut statement = self.sqlite()?.prepare_cached(
                 "SELECT * FROM session_tally WHERE campaign_id = ? AND sessions > 0",
             )?;
             let mut rows = statement.query([campaign_id.to_string()])?;
@@ -88,7 +88,7 @@ impl Read<'_> {
         mut each: impl FnMut(&str, u32, u32),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
-            let mut statement = self.0.prepare_cached(
+            let mut statement = self.sqlite()?.prepare_cached(
                 "SELECT kind, sessions, faults FROM session_fault_tally
                  WHERE campaign_id = ? AND sessions > 0",
             )?;
@@ -115,7 +115,7 @@ impl Read<'_> {
         mut each: impl FnMut(&str, f64, u32),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
-            let mut statement = self.0.prepare_cached(
+            let mut statement = self.sqlite()?.prepare_cached(
                 "SELECT name, score_sum, count FROM session_dimension_tally
                  WHERE campaign_id = ? AND count > 0",
             )?;
@@ -142,7 +142,7 @@ impl Read<'_> {
         mut each: impl FnMut(IssueKind, String, &str, &[String], u32, &[SessionId]),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
-            let mut statement = self.0.prepare_cached(
+            let mut statement = self.sqlite()?.prepare_cached(
                 "SELECT kind, key, text, sessions, session_ids, texts FROM session_issue_tally
                  WHERE campaign_id = ?",
             )?;
@@ -178,7 +178,7 @@ impl Read<'_> {
         mut each: impl FnMut(JudgeFinding),
     ) -> Result<()> {
         let mut read = || -> Result<()> {
-            let mut statement = self.0.prepare_cached(
+            let mut statement = self.sqlite()?.prepare_cached(
                 "SELECT session_id, severity, dimension, text, evidence, turn FROM session_findings
                  WHERE campaign_id = ? ORDER BY started_at, session_id, seq",
             )?;
@@ -209,7 +209,7 @@ impl Read<'_> {
         let mut read = || -> Result<()> {
             // Read from the reviews of the campaign's sessions (a campaign's
             // sessions are bounded by its budget).
-            let mut statement = self.0.prepare_cached(
+            let mut statement = self.sqlite()?.prepare_cached(
                 "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
                  FROM exploration_sessions
                  WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
@@ -237,7 +237,7 @@ impl Tx<'_> {
     ) -> Result<()> {
         // As each session closes (a hot path): the context is static.
         let doing = "store: adding a session's issues to its campaign's tally";
-        let mut upsert = self.0.prepare_cached(
+        let mut upsert = self.sqlite()?.prepare_cached(
             "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids, texts)
              VALUES (?1, ?2, ?3, ?4, 1, json_array(?5), json_array(?4))
              ON CONFLICT DO UPDATE SET sessions = sessions + 1,

@@ -45,7 +45,7 @@ impl Fixtures<'_> {
     /// does, so that the data folder can be opened again as after a
     /// restart; the platform's pool serves nothing after this.
     pub async fn close(&self) {
-        self.store.pool.close().await;
+        self.store.close().await;
     }
 
     /// Marks a run `running`, started at `started_at_ms`, as a claim cut by
@@ -54,7 +54,7 @@ impl Fixtures<'_> {
         sqlx::query("UPDATE runs SET status = 'running', started_at = ? WHERE id = ?")
             .bind(started_at_ms)
             .bind(run_id.to_string())
-            .execute(&self.store.pool)
+            .execute(self.store.sqlite_pool()?)
             .await
             .with_context(|| format!("store: marking run {run_id} running"))?;
         Ok(())
@@ -77,7 +77,7 @@ impl Fixtures<'_> {
         .bind(role)
         .bind(content)
         .bind(created_at_ms)
-        .execute(&self.store.pool)
+        .execute(self.store.sqlite_pool()?)
         .await
         .with_context(|| format!("store: inserting turn {seq} of run {run_id}"))?;
         Ok(())
@@ -94,8 +94,8 @@ impl Fixtures<'_> {
         let (review, status) = (review.to_string(), status.to_string());
         self.store
             .transact(move |tx| {
-                retally(tx.0, &[session_id], || {
-                    tx.0.execute(
+                retally(tx.sqlite()?, &[session_id], || {
+                    tx.sqlite()?.execute(
                         "UPDATE exploration_sessions SET judge_review = ?, judge_status = ? WHERE id = ?",
                         rusqlite::params![review, status, session_id.to_string()],
                     )
@@ -117,7 +117,7 @@ impl Fixtures<'_> {
         )
         .bind(version)
         .bind(description)
-        .execute(&self.store.pool)
+        .execute(self.store.sqlite_pool()?)
         .await
         .with_context(|| format!("store: recording migration {version} as applied"))?;
         Ok(())
@@ -128,7 +128,7 @@ impl Fixtures<'_> {
     pub async fn set_written_by(&self, version: &str) -> Result<()> {
         sqlx::query("UPDATE app_meta SET value = ? WHERE key = 'written_by'")
             .bind(version)
-            .execute(&self.store.pool)
+            .execute(self.store.sqlite_pool()?)
             .await
             .with_context(|| format!("store: recording version {version} as the writer"))?;
         Ok(())
@@ -139,7 +139,12 @@ impl Fixtures<'_> {
     /// when it next opens the database, as a migration does.
     pub async fn queue_backfills(&self, names: &[&str]) -> Result<()> {
         let doing = || format!("store: queueing the backfills {names:?}");
-        let mut tx = self.store.pool.begin().await.with_context(doing)?;
+        let mut tx = self
+            .store
+            .sqlite_pool()?
+            .begin()
+            .await
+            .with_context(doing)?;
         for name in names {
             sqlx::query("INSERT INTO pending_backfills (name) VALUES (?)")
                 .bind(name)
@@ -159,7 +164,7 @@ impl Fixtures<'_> {
              DELETE FROM run_failing_check_tally;
              DELETE FROM run_error_tally; DELETE FROM run_latency_tally;",
         )
-        .execute(&self.store.pool)
+        .execute(self.store.sqlite_pool()?)
         .await
         .context("store: emptying the run tallies")?;
         Ok(())
@@ -171,8 +176,9 @@ impl Fixtures<'_> {
         self.store
             .transact(|tx| {
                 let doing = "store: forgetting the simulator-fault checks";
-                let checked: Vec<SessionId> =
-                    tx.0.prepare(
+                let checked: Vec<SessionId> = tx
+                    .sqlite()?
+                    .prepare(
                         "SELECT id FROM exploration_sessions WHERE simulator_faults IS NOT NULL",
                     )
                     .and_then(|mut st| {
@@ -180,12 +186,13 @@ impl Fixtures<'_> {
                             .collect::<rusqlite::Result<_>>()
                     })
                     .context(doing)?;
-                retally(tx.0, &checked, || {
-                    tx.0.execute(
-                        "UPDATE exploration_sessions SET simulator_faults = NULL",
-                        [],
-                    )
-                    .context(doing)
+                retally(tx.sqlite()?, &checked, || {
+                    tx.sqlite()?
+                        .execute(
+                            "UPDATE exploration_sessions SET simulator_faults = NULL",
+                            [],
+                        )
+                        .context(doing)
                 })
             })
             .await?;
@@ -203,7 +210,7 @@ impl Fixtures<'_> {
              DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
              DELETE FROM _sqlx_migrations WHERE version IN (9, 11, 19);",
         )
-        .execute(&self.store.pool)
+        .execute(self.store.sqlite_pool()?)
         .await
         .context("store: undoing migrations 0009, 0011 and 0019")?;
         Ok(())
@@ -221,7 +228,12 @@ impl Fixtures<'_> {
         let doing = move || {
             format!("store: putting back the issue tally of campaign {campaign_id} before 0011")
         };
-        let mut tx = self.store.pool.begin().await.with_context(doing)?;
+        let mut tx = self
+            .store
+            .sqlite_pool()?
+            .begin()
+            .await
+            .with_context(doing)?;
         sqlx::raw_sql(
             "DELETE FROM session_issue_tally;
              ALTER TABLE session_issue_tally DROP COLUMN texts;",
@@ -275,7 +287,7 @@ impl Fixtures<'_> {
         let start = agenteval_domain::clock::to_ms(campaign.window_start);
         // Bulk loads of a second or more each, by design: on a connection
         // of their own that does not warn about slow statements.
-        let mut conn = (*self.store.pool.connect_options())
+        let mut conn = (*self.store.sqlite_pool()?.connect_options())
             .clone()
             .disable_statement_logging()
             .connect()
@@ -318,7 +330,7 @@ impl Fixtures<'_> {
         tx.commit().await.with_context(doing)?;
         conn.close().await.with_context(doing)?;
         sqlx::query("ANALYZE")
-            .execute(&self.store.pool)
+            .execute(self.store.sqlite_pool()?)
             .await
             .context("store: analyzing the database")?;
         Ok(())

@@ -71,8 +71,11 @@ pub struct Recount<T> {
 impl Store {
     /// Reads of what this store holds (see [`Inspect`]).
     pub fn inspect(&self) -> Inspect {
-        Inspect {
-            pool: self.pool.clone(),
+        match &self.backend {
+            super::Backend::Sqlite { pool, .. } => Inspect { pool: pool.clone() },
+            super::Backend::Postgres { .. } => {
+                unimplemented!("inspecting a PostgreSQL store is not available yet")
+            }
         }
     }
 }

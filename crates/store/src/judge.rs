@@ -18,7 +18,7 @@ impl Store {
     pub async fn judge_status(&self, session_id: SessionId) -> Result<Option<String>> {
         sqlx::query_scalar("SELECT judge_status FROM exploration_sessions WHERE id = ?")
             .bind(session_id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .context("store: reading a session's judge status")
     }
@@ -28,7 +28,7 @@ impl Store {
         let ids: Vec<String> = sqlx::query_scalar(
             "SELECT id FROM exploration_sessions WHERE judge_status = 'pending' ORDER BY ended_at, id",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .context("store: reading the sessions pending review")?;
         ids.iter()
@@ -48,7 +48,7 @@ impl Store {
             "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
         )
         .bind(session_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .context(doing)?;
         turns
@@ -75,7 +75,7 @@ impl Store {
             "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
         )
         .bind(session_id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.sqlite_pool()?)
         .await
         .context(doing)?
         else {
@@ -120,8 +120,8 @@ impl Store {
         let review = serde_json::to_string(review)?;
         let status = status.to_string();
         self.transact(move |tx| {
-            let written = crate::session_tallies::retally(tx.0, &[session_id], || {
-                tx.0.prepare_cached(
+            let written = crate::session_tallies::retally(tx.sqlite()?, &[session_id], || {
+                tx.sqlite()?.prepare_cached(
                     "UPDATE exploration_sessions SET judge_review = ?, judge_status = ?, updated_at = ?
                      WHERE id = ? AND judge_status = 'pending'",
                 )
@@ -155,7 +155,7 @@ impl Store {
         .bind(variation)
         .bind(serde_json::to_string(review)?)
         .bind(at_ms)
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .context("store: storing a session's second judge pass")?;
         Ok(())

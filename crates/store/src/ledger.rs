@@ -2,30 +2,26 @@
 //! transaction, and a campaign's ledger as listed (see
 //! `agenteval_engine::exploration::ledger`).
 
+use super::sql::{Row, args};
 use super::{Store, Tx};
 use agenteval_domain::clock::from_ms;
 use agenteval_domain::error::{Context, Error, ErrorCode, Result};
 use agenteval_domain::ids::CampaignId;
 use agenteval_domain::ledger::{Entry, LedgerAction, LedgerEntry};
 use agenteval_domain::parse_id;
-use rusqlite::params;
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 impl Store {
     /// The ledger of campaign `campaign_id`, oldest first.
     pub async fn ledger_entries(&self, campaign_id: CampaignId) -> Result<Vec<LedgerEntry>> {
-        let doing = move || format!("store: reading the ledger of campaign {campaign_id}");
-        let rows =
-            sqlx::query("SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid")
-                .bind(campaign_id.to_string())
-                .fetch_all(&self.pool)
-                .await
-                .with_context(doing)?;
-        rows.iter()
-            .map(ledger_entry_from_row)
-            .collect::<Result<_>>()
-            .with_context(doing)
+        self.read(move |c| {
+            c.rows(
+                "SELECT * FROM ledger_entries WHERE campaign_id = ? ORDER BY at, rowid",
+                args![campaign_id.to_string()],
+                ledger_entry_from_row,
+            )
+        })
+        .await
+        .with_context(move || format!("store: reading the ledger of campaign {campaign_id}"))
     }
 }
 
@@ -35,12 +31,10 @@ impl Tx<'_> {
     /// refusal's code.
     pub fn append_ledger_entry(&self, entry: &Entry, refusal: Option<ErrorCode>) -> Result<()> {
         self.0
-            .prepare_cached(
+            .exec(
                 "INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)
                  VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .and_then(|mut st| {
-                st.execute(params![
+                args![
                     entry.id.to_string(),
                     entry.campaign_id.to_string(),
                     entry.session_id.map(|s| s.to_string()),
@@ -48,28 +42,22 @@ impl Tx<'_> {
                     refusal.is_none(),
                     refusal.map(|c| c.as_str()),
                     entry.at,
-                ])
-            })
+                ],
+            )
             .context("store: appending a ledger entry")?;
         Ok(())
     }
 }
 
-fn ledger_entry_from_row(row: &SqliteRow) -> Result<LedgerEntry> {
+fn ledger_entry_from_row(row: &Row<'_>) -> Result<LedgerEntry> {
     Ok(LedgerEntry {
-        id: parse_id(row.try_get("id")?)?,
-        campaign_id: parse_id(row.try_get("campaign_id")?)?,
-        session_id: row
-            .try_get::<Option<String>, _>("session_id")?
-            .map(|s| parse_id(&s))
-            .transpose()?,
-        action: LedgerAction::parse(row.try_get("action")?)?,
-        allowed: row.try_get("allowed")?,
-        reason_code: row
-            .try_get::<Option<String>, _>("reason_code")?
-            .map(|s| parse_code(&s))
-            .transpose()?,
-        at: from_ms(row.try_get("at")?),
+        id: parse_id(row.str("id")?)?,
+        campaign_id: parse_id(row.str("campaign_id")?)?,
+        session_id: row.text("session_id")?.map(parse_id).transpose()?,
+        action: LedgerAction::parse(row.str("action")?)?,
+        allowed: row.get("allowed")?,
+        reason_code: row.text("reason_code")?.map(parse_code).transpose()?,
+        at: from_ms(row.get("at")?),
     })
 }
 

@@ -39,6 +39,7 @@ pub mod judge;
 mod ledger;
 pub mod paging;
 mod patrol;
+pub mod postgres;
 mod provenance;
 mod readers;
 mod reports;
@@ -49,6 +50,7 @@ mod scenarios;
 pub mod secrets;
 mod session_tallies;
 mod sessions;
+pub(crate) mod sql;
 pub mod tallies;
 mod targets;
 pub mod writer;
@@ -109,12 +111,21 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
     Ok(pool)
 }
 
-/// The database of a platform: the pool, the group-commit writer and the
-/// read-only readers over one file.
+/// The database of a platform, on either backend.
 pub struct Store {
-    pool: SqlitePool,
-    writer: writer::Writer,
-    readers: Arc<Readers>,
+    backend: Backend,
+}
+
+enum Backend {
+    /// The pool (migrations), the group-commit writer and the read-only
+    /// readers over one file.
+    Sqlite {
+        pool: SqlitePool,
+        writer: writer::Writer,
+        readers: Arc<Readers>,
+    },
+    /// A pool of connections to a server that several processes share.
+    Postgres { pool: sqlx::PgPool },
 }
 
 impl std::fmt::Debug for Store {
@@ -133,21 +144,71 @@ impl Store {
         let pool = open(data_dir).await?;
         let file = data_dir.join(DB_FILE);
         Ok(Self {
-            writer: writer::Writer::open(&file, contacts)?,
-            readers: Arc::new(Readers::new(file)),
-            pool,
+            backend: Backend::Sqlite {
+                writer: writer::Writer::open(&file, contacts)?,
+                readers: Arc::new(Readers::new(file)),
+                pool,
+            },
         })
+    }
+
+    /// Opens the PostgreSQL database at `url` (`postgres://...`) and runs
+    /// its migrations.
+    pub async fn open_postgres(url: &str) -> Result<Self> {
+        Ok(Self {
+            backend: Backend::Postgres {
+                pool: postgres::open(url).await?,
+            },
+        })
+    }
+
+    /// Closes the pooled connections, as a process that stops does; the
+    /// store serves nothing after this.
+    pub async fn close(&self) {
+        match &self.backend {
+            Backend::Sqlite { pool, .. } => pool.close().await,
+            Backend::Postgres { pool } => pool.close().await,
+        }
+    }
+
+    /// Which backend this store is on: `sqlite` or `postgres`.
+    pub fn backend_name(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite { .. } => "sqlite",
+            Backend::Postgres { .. } => "postgres",
+        }
+    }
+
+    /// The SQLite pool, for the queries not yet written against [`sql::Conn`].
+    fn sqlite_pool(&self) -> Result<&SqlitePool> {
+        match &self.backend {
+            Backend::Sqlite { pool, .. } => Ok(pool),
+            Backend::Postgres { .. } => Err(not_on_postgres()),
+        }
+    }
+
+    fn sqlite_writer(&self) -> Result<&writer::Writer> {
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => Ok(writer),
+            Backend::Postgres { .. } => Err(not_on_postgres()),
+        }
     }
 
     /// Queues a hot write for the writer's next batch; the returned
     /// [`writer::Pending`] resolves once it is committed.
     pub fn enqueue(&self, write: writer::Write) -> writer::Pending {
-        self.writer.enqueue(write)
+        match self.sqlite_writer() {
+            Ok(writer) => writer.enqueue(write),
+            Err(e) => writer::Pending::failed(e),
+        }
     }
 
     /// Queues a hot write for the writer's next batch without waiting.
     pub fn queue(&self, write: writer::Write) {
-        self.writer.queue(write)
+        match self.sqlite_writer() {
+            Ok(writer) => writer.queue(write),
+            Err(e) => tracing::error!(error = %e, "store: a write was lost"),
+        }
     }
 
     /// Claims up to `limit` due runs (`pending -> running`) in one
@@ -157,7 +218,7 @@ impl Store {
         limit: usize,
         now_ms: i64,
     ) -> Result<Vec<writer::ClaimedRow>> {
-        self.writer.claim(limit, now_ms).await
+        self.sqlite_writer()?.claim(limit, now_ms).await
     }
 
     /// Runs `work` in a read-only snapshot on a blocking thread: the store
@@ -166,31 +227,95 @@ impl Store {
         &self,
         work: impl FnOnce(&Read<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        self.readers.read(move |conn| work(&Read(conn))).await
+        match &self.backend {
+            Backend::Sqlite { readers, .. } => {
+                readers
+                    .read(move |conn| work(&Read(sql::Conn::Sqlite(conn))))
+                    .await
+            }
+            Backend::Postgres { pool } => {
+                postgres::run(pool, postgres::Mode::Snapshot, move |session| {
+                    work(&Read(sql::Conn::Postgres(session)))
+                })
+                .await
+            }
+        }
     }
 
-    /// Runs `work` in the writer's current batch transaction, after every
-    /// write queued before it; its writes are undone alone if it fails. The
-    /// exploration budget decisions take turns here: the store functions on
-    /// [`Tx`] read, and the caller decides and writes, in one step.
+    /// Runs `work` in one transaction, after every write queued before it;
+    /// its writes are undone alone if it fails. The exploration budget
+    /// decisions take turns here: the store functions on [`Tx`] read, and
+    /// the caller decides and writes, in one step. On SQLite it is a step
+    /// of the writer's current batch; on PostgreSQL a transaction of its
+    /// own, in which a decision locks the rows it decides on.
     pub async fn transact<T: Send + 'static>(
         &self,
         work: impl FnOnce(&Tx<'_>) -> Result<T> + Send + 'static,
     ) -> Result<T> {
-        self.writer.transact(move |conn| work(&Tx(conn))).await
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => {
+                writer
+                    .transact(move |conn| work(&Tx(sql::Conn::Sqlite(conn))))
+                    .await
+            }
+            Backend::Postgres { pool } => {
+                postgres::run(pool, postgres::Mode::Write, move |session| {
+                    work(&Tx(sql::Conn::Postgres(session)))
+                })
+                .await
+            }
+        }
+    }
+
+    /// Runs a store function that reads, on a connection of its own.
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&sql::Conn<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.snapshot(move |read| work(&read.0)).await
+    }
+
+    /// Runs a store function that writes, in one transaction.
+    pub(crate) async fn write<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&sql::Conn<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.transact(move |tx| work(&tx.0)).await
     }
 }
 
-/// A step of the writer's transaction (see [`Store::transact`]). The store
-/// functions that take part in a decision are methods of this type, so
-/// that the caller decides and never holds a connection.
+fn not_on_postgres() -> agenteval_domain::error::Error {
+    agenteval_domain::error::Error::internal(anyhow::anyhow!(
+        "this store function is not available on PostgreSQL yet"
+    ))
+}
+
+/// A step of a transaction (see [`Store::transact`]). The store functions
+/// that take part in a decision are methods of this type, so that the
+/// caller decides and never holds a connection.
 ///
 /// Decisions are synchronous closures on purpose: on SQLite they run on the
-/// writer's thread inside its batch; a backend over the network runs the
-/// same closure on a blocking thread that owns one transaction, its store
-/// functions waiting on each statement, with the campaign's row locked
-/// first so that decisions on one campaign take turns across processes.
-pub struct Tx<'c>(pub(crate) &'c rusqlite::Connection);
+/// writer's thread inside its batch; on PostgreSQL the same closure runs on
+/// a blocking thread that owns one transaction, its store functions waiting
+/// on each statement, with the campaign's row locked first so that
+/// decisions on one campaign take turns across processes.
+pub struct Tx<'c>(pub(crate) sql::Conn<'c>);
 
 /// A read-only snapshot (see [`Store::snapshot`]).
-pub struct Read<'c>(pub(crate) &'c rusqlite::Connection);
+pub struct Read<'c>(pub(crate) sql::Conn<'c>);
+
+impl Tx<'_> {
+    /// The SQLite connection, for statements not yet written against
+    /// [`sql::Conn`].
+    pub(crate) fn sqlite(&self) -> Result<&rusqlite::Connection> {
+        self.0.sqlite()
+    }
+}
+
+impl Read<'_> {
+    /// The SQLite connection, for statements not yet written against
+    /// [`sql::Conn`].
+    pub(crate) fn sqlite(&self) -> Result<&rusqlite::Connection> {
+        self.0.sqlite()
+    }
+}

@@ -69,7 +69,14 @@ impl Store {
             );
         }
         let (rows, total) = conditions
-            .page(&self.pool, "runs", campaign_id, "seq", limit, offset)
+            .page(
+                self.sqlite_pool()?,
+                "runs",
+                campaign_id,
+                "seq",
+                limit,
+                offset,
+            )
             .await
             .with_context(doing)?;
         let runs = rows
@@ -115,7 +122,7 @@ impl Store {
         }
         let (rows, total) = conditions
             .page(
-                &self.pool,
+                self.sqlite_pool()?,
                 "exploration_sessions",
                 campaign_id,
                 "started_at, id",

@@ -22,7 +22,7 @@ impl Store {
              WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
              ORDER BY c.created_at, c.id",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .context(doing)?;
         rows.iter()
@@ -41,7 +41,7 @@ impl Store {
         )
         .bind(to_ms(now))
         .bind(serde_json::to_string(ids)?)
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: marking {} campaigns as patrolled", ids.len()))?;
         Ok(())
@@ -60,7 +60,7 @@ impl Store {
              WHERE campaign_id = ? AND json_valid(seed_ref)",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()

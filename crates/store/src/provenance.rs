@@ -52,7 +52,7 @@ impl Read<'_> {
     pub fn provenance(&self, campaign_id: CampaignId) -> Result<Provenance> {
         let doing = move || format!("store: reading the provenance of campaign {campaign_id}");
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT role, host, requests, tokens_in, tokens_out FROM campaign_hosts
              WHERE campaign_id = ? ORDER BY role, host",

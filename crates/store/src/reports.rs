@@ -31,7 +31,7 @@ impl Read<'_> {
     pub fn planned_and_running_runs(&self, campaign_id: CampaignId) -> Result<(u32, u32)> {
         let doing = move || format!("store: counting the runs of campaign {campaign_id}");
         // The partial index `runs_open` finds the few running ones.
-        self.0
+        self.sqlite()?
             .prepare_cached(
                 "SELECT (SELECT count(*) FROM runs WHERE campaign_id = ?1),
                     (SELECT count(*) FROM runs
@@ -54,7 +54,7 @@ impl Read<'_> {
         let mut scenarios = HashMap::new();
         let mut done = 0;
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT t.*, s.title, s.pack, s.tags, s.definition
          FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
@@ -98,7 +98,7 @@ impl Read<'_> {
         let doing =
             move || format!("store: reading the timeline tallies of campaign {campaign_id}");
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT slice, verdict, runs FROM run_timeline_tally WHERE campaign_id = ? AND runs > 0",
             )
@@ -124,7 +124,7 @@ impl Read<'_> {
         let doing =
             move || format!("store: reading the failed-check tallies of campaign {campaign_id}");
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT scenario_id, kind, detail, count, example_run_id
          FROM run_failing_check_tally WHERE campaign_id = ?",
@@ -154,7 +154,7 @@ impl Read<'_> {
     ) -> Result<()> {
         let doing = move || format!("store: reading the error tallies of campaign {campaign_id}");
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached("SELECT reason, count FROM run_error_tally WHERE campaign_id = ?")
             .with_context(doing)?;
         let mut rows = statement
@@ -174,7 +174,7 @@ impl Read<'_> {
     ) -> Result<()> {
         let doing = move || format!("store: reading the latency tallies of campaign {campaign_id}");
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT latency_ms, count FROM run_latency_tally WHERE campaign_id = ? AND count > 0",
             )
@@ -202,7 +202,7 @@ impl Read<'_> {
         };
         let mut scenarios = HashMap::new();
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
                 r.offset_ms, s.title, s.pack, s.tags, s.definition
@@ -249,7 +249,7 @@ impl Read<'_> {
             )
         };
         let mut statement = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
          FROM run_turns t JOIN runs r ON r.id = t.run_id

@@ -30,7 +30,7 @@ impl Store {
         let exists: Option<i64> =
             sqlx::query_scalar(&format!("SELECT 1 FROM {table} WHERE id = ?"))
                 .bind(id.to_string())
-                .fetch_optional(&self.pool)
+                .fetch_optional(self.sqlite_pool()?)
                 .await
                 .with_context(|| format!("store: looking up review subject {id} in {table}"))?;
         Ok(exists.is_some())
@@ -49,7 +49,7 @@ impl Store {
         .bind(&review.comment)
         .bind(review.judge_override.as_ref().map(serde_json::to_string).transpose()?)
         .bind(to_ms(review.created_at))
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: inserting review {}", review.id))?;
         Ok(())
@@ -62,7 +62,7 @@ impl Store {
             "SELECT * FROM human_reviews WHERE subject_id = ? ORDER BY created_at DESC, id DESC",
         )
         .bind(subject_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -85,7 +85,7 @@ impl Store {
                AND h.id = (SELECT max(id) FROM human_reviews WHERE subject_id = h.subject_id)",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -114,7 +114,7 @@ impl Store {
                AND h.id = (SELECT max(id) FROM human_reviews WHERE subject_id = h.subject_id)",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()

@@ -69,7 +69,7 @@ impl Store {
              ORDER BY r.finished_at, r.id"
         ))
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -96,7 +96,7 @@ impl Store {
         )
         .bind(campaign_id.to_string())
         .bind(serde_json::to_string(rubric_scenarios)?)
-        .fetch_one(&self.pool)
+        .fetch_one(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: counting the rubric runs of campaign {campaign_id}"))?;
         Ok(n as u32)
@@ -112,7 +112,7 @@ impl Store {
              WHERE r.id = ? AND r.status = 'done'",
         )
         .bind(run_id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         row.as_ref().map(rubric_run).transpose().with_context(doing)
@@ -122,7 +122,7 @@ impl Store {
     pub async fn run_exists(&self, run_id: RunId) -> Result<bool> {
         let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .with_context(|| format!("store: looking up run {run_id}"))?;
         Ok(found.is_some())
@@ -134,7 +134,7 @@ impl Store {
             "SELECT count(DISTINCT run_id) FROM judge_run_labels WHERE campaign_id = ?",
         )
         .bind(campaign_id.to_string())
-        .fetch_one(&self.pool)
+        .fetch_one(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: counting the labelled runs of campaign {campaign_id}"))?;
         Ok(n as u32)
@@ -150,7 +150,7 @@ impl Store {
                 run.unwrap_or_default()
             )
         };
-        let mut tx = self.pool.begin().await.with_context(doing)?;
+        let mut tx = self.sqlite_pool()?.begin().await.with_context(doing)?;
         for label in labels {
             let inserted = sqlx::query(
                 "INSERT INTO judge_run_labels (id, campaign_id, run_id, check_index, score, reviewer, created_at)
@@ -183,7 +183,7 @@ impl Store {
             "SELECT * FROM judge_run_labels WHERE campaign_id = ? ORDER BY created_at, run_id, check_index",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -206,7 +206,7 @@ impl Store {
              WHERE l.campaign_id = ? ORDER BY l.created_at, l.run_id, l.check_index",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()

@@ -28,7 +28,7 @@ impl Store {
         )
         .bind(now)
         .bind(now)
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .context("store: starting the due campaigns")?;
         started
@@ -45,7 +45,7 @@ impl Store {
             "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
              WHERE c.status = 'running'",
         )
-        .fetch_one(&self.pool)
+        .fetch_one(self.sqlite_pool()?)
         .await
         .context("store: reading the concurrency of the running campaigns")
     }
@@ -58,7 +58,7 @@ impl Store {
                AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.status != 'done')",
         )
         .bind(to_ms(now))
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .context("store: reading the campaigns to finalize")?;
         ending
@@ -77,7 +77,7 @@ impl Store {
         )
         .bind(to_ms(now))
         .bind(run_id.to_string())
-        .fetch_optional(&self.pool)
+        .fetch_optional(self.sqlite_pool()?)
         .await
         .context("store: claiming a run")?;
         claimed
@@ -92,7 +92,7 @@ impl Store {
         let doing = move || format!("store: reading the runs of campaign {campaign_id}");
         let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
             .bind(campaign_id.to_string())
-            .fetch_all(&self.pool)
+            .fetch_all(self.sqlite_pool()?)
             .await
             .with_context(doing)?;
         rows.iter()
@@ -107,7 +107,7 @@ impl Store {
         let doing = move || format!("store: reading the turns of run {run_id}");
         let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
             .bind(run_id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .with_context(|| format!("store: looking up run {run_id}"))?;
         if exists.is_none() {
@@ -115,7 +115,7 @@ impl Store {
         }
         let rows = sqlx::query("SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq")
             .bind(run_id.to_string())
-            .fetch_all(&self.pool)
+            .fetch_all(self.sqlite_pool()?)
             .await
             .with_context(doing)?;
         rows.iter()
@@ -131,7 +131,7 @@ impl Tx<'_> {
     /// committed turns stay. Returns how many were marked.
     pub fn finish_interrupted_runs(&self, now: DateTime<Utc>) -> Result<u64> {
         RunTallies::finish_bare(
-            self.0,
+            self.sqlite()?,
             "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
              WHERE status != 'done' AND status = 'running'
              RETURNING id, campaign_id, scenario_id, offset_ms",

@@ -16,7 +16,7 @@ impl Store {
     ) -> Result<()> {
         let now = to_ms(loaded_at);
         let doing = "store: storing the loaded scenarios";
-        let mut tx = self.pool.begin().await.context(doing)?;
+        let mut tx = self.sqlite_pool()?.begin().await.context(doing)?;
         for s in scenarios {
             sqlx::query(
                 "INSERT INTO scenarios (id, pack, title, tags, definition, source_file, content_hash, loaded_at)

@@ -26,7 +26,7 @@ impl Store {
         let doing = move || format!("store: reading session {id}");
         sqlx::query("SELECT * FROM exploration_sessions WHERE id = ?")
             .bind(id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .with_context(doing)?
             .map(|row| session_from_row(&row))
@@ -44,7 +44,7 @@ impl Store {
             "SELECT * FROM exploration_sessions WHERE campaign_id = ? ORDER BY started_at, id",
         )
         .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -60,7 +60,7 @@ impl Store {
             "SELECT * FROM exploration_sessions WHERE id IN (SELECT value FROM json_each(?))",
         )
         .bind(serde_json::to_string(ids)?)
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -81,7 +81,7 @@ impl Store {
              WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
         )
         .bind(serde_json::to_string(ids)?)
-        .fetch_all(&self.pool)
+        .fetch_all(self.sqlite_pool()?)
         .await
         .with_context(doing)?;
         rows.iter()
@@ -128,7 +128,7 @@ impl Tx<'_> {
     pub fn campaign_status(&self, id: CampaignId) -> Result<CampaignStatus> {
         let doing = "store: reading a campaign's status";
         let status: String = self
-            .0
+            .sqlite()?
             .prepare_cached("SELECT status FROM campaigns WHERE id = ?")
             .and_then(|mut st| st.query_row(params![id.to_string()], |r| r.get(0)))
             .context(doing)?;
@@ -138,7 +138,7 @@ impl Tx<'_> {
     /// How many sessions campaign `campaign_id` has started, and when the
     /// last one started (ms), if any.
     pub fn session_counts(&self, campaign_id: CampaignId) -> Result<(i64, Option<i64>)> {
-        self.0
+        self.sqlite()?
             .prepare_cached(
                 "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
             )
@@ -175,7 +175,7 @@ impl Tx<'_> {
             ..Default::default()
         };
         let insert = || {
-            self.0
+            self.sqlite()?
                 .prepare_cached(
                     "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
                         trigger_kind, judge_status, turn_count, started_at, created_at, updated_at,
@@ -204,7 +204,7 @@ impl Tx<'_> {
                 .map(drop)
                 .context(doing)
         };
-        tally_new_session(self.0, &place, &columns, insert)
+        tally_new_session(self.sqlite()?, &place, &columns, insert)
     }
 
     /// Session `id` as a decision on it reads it, with its campaign's
@@ -212,7 +212,7 @@ impl Tx<'_> {
     pub fn session_state(&self, id: SessionId) -> Result<Option<SessionState>> {
         let doing = "store: reading a session's state for a decision";
         let row = self
-            .0
+            .sqlite()?
             .prepare_cached(
                 "SELECT s.campaign_id, s.target_id, s.status, s.end_reason, s.turn_count,
                         c.status, c.window_start, c.window_end, c.budget
@@ -263,8 +263,8 @@ impl Tx<'_> {
     /// Expires session `id` at `now` if it is still running (its
     /// campaign's window ended).
     pub fn expire_session(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
-        retally(self.0, &[id], || {
-            self.0
+        retally(self.sqlite()?, &[id], || {
+            self.sqlite()?
                 .prepare_cached(
                     "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
                      WHERE id = ?2 AND status = 'running'",
@@ -277,7 +277,7 @@ impl Tx<'_> {
 
     /// Counts one more user turn of session `id`, at `now`.
     pub fn count_user_turn(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
-        self.0
+        self.sqlite()?
             .prepare_cached(
                 "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
             )
@@ -295,7 +295,7 @@ impl Tx<'_> {
         content: &str,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        self.0
+        self.sqlite()?
             .prepare_cached(
                 "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
                  VALUES (?, ?, ?, 'user', ?, NULL, ?)",
@@ -316,7 +316,7 @@ impl Tx<'_> {
     /// Session `session_id`'s conversation up to and including turn `seq`,
     /// as the target is sent it.
     pub fn conversation_until(&self, session_id: SessionId, seq: i64) -> Result<Vec<ChatMessage>> {
-        self.0
+        self.sqlite()?
             .prepare_cached(
                 "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
             )
@@ -338,8 +338,8 @@ impl Tx<'_> {
     /// Ends session `id` as `failed` (`target_error`, `reason`) at `at`
     /// (ms) if it is still running: the target did not answer.
     pub fn fail_session_on_target_error(&self, id: SessionId, reason: &str, at: i64) -> Result<()> {
-        retally(self.0, &[id], || {
-            self.0
+        retally(self.sqlite()?, &[id], || {
+            self.sqlite()?
                 .prepare_cached(
                     "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
                         failure_reason = ?1, ended_at = ?2, updated_at = ?2
@@ -361,8 +361,8 @@ impl Tx<'_> {
         now: DateTime<Utc>,
     ) -> Result<bool> {
         let now = to_ms(now);
-        let changed = retally(self.0, &[SessionId(id)], || {
-            self.0
+        let changed = retally(self.sqlite()?, &[SessionId(id)], || {
+            self.sqlite()?
                 .prepare_cached(
                     "UPDATE exploration_sessions SET status = 'failed', end_reason = ?1, failure_reason = ?2,
                         ended_at = ?3, updated_at = ?3
@@ -385,8 +385,8 @@ impl Tx<'_> {
         experience: &str,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        retally(self.0, &[SessionId(id)], || {
-            self.0
+        retally(self.sqlite()?, &[SessionId(id)], || {
+            self.sqlite()?
                 .prepare_cached(
                     "UPDATE exploration_sessions SET status = 'completed', end_reason = ?1, experience = ?2,
                         judge_status = 'pending', ended_at = ?3, updated_at = ?3

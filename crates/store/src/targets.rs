@@ -28,7 +28,7 @@ impl Store {
         .bind(target.price_out_per_mtok)
         .bind(to_ms(target.created_at))
         .bind(to_ms(target.updated_at))
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: inserting target {}", target.id))?;
         Ok(())
@@ -52,7 +52,7 @@ impl Store {
         .bind(target.price_out_per_mtok)
         .bind(to_ms(target.updated_at))
         .bind(target.id.to_string())
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: updating target {}", target.id))?;
         Ok(())
@@ -66,7 +66,7 @@ impl Store {
              AND NOT EXISTS (SELECT 1 FROM campaigns WHERE target_id = ?1)",
         )
         .bind(id.to_string())
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: deleting target {id}"))?
         .rows_affected();
@@ -80,7 +80,7 @@ impl Store {
         )
         .bind(to_ms(at))
         .bind(id.to_string())
-        .execute(&self.pool)
+        .execute(self.sqlite_pool()?)
         .await
         .with_context(|| format!("store: archiving target {id}"))?;
         Ok(())
@@ -95,7 +95,7 @@ impl Store {
         };
         let doing = "store: reading the targets";
         let rows = sqlx::query(sql)
-            .fetch_all(&self.pool)
+            .fetch_all(self.sqlite_pool()?)
             .await
             .context(doing)?;
         rows.iter()
@@ -110,7 +110,7 @@ impl Store {
         let doing = "store: reading a target";
         sqlx::query("SELECT * FROM targets WHERE id = ?")
             .bind(id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.sqlite_pool()?)
             .await
             .context(doing)?
             .map(|row| target_from_row(&row))

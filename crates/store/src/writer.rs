@@ -203,6 +203,13 @@ pub struct Writer {
 pub struct Pending(oneshot::Receiver<Outcome>);
 
 impl Pending {
+    /// A write that could not be queued: it resolves to `error`.
+    pub fn failed(error: Error) -> Self {
+        let (done, pending) = oneshot::channel();
+        let _ = done.send(Err(format!("{error:#}")));
+        Self(pending)
+    }
+
     pub async fn committed(self) -> Result<Committed> {
         match self.0.await {
             Ok(outcome) => outcome.map_err(|e| Error::internal(anyhow::anyhow!(e))),
@@ -700,7 +707,7 @@ mod tests {
         .bind(campaign.to_string())
         .bind(runs.0.to_string())
         .bind(runs.1.to_string())
-        .execute(&store.pool)
+        .execute(store.sqlite_pool().unwrap())
         .await
         .unwrap();
         (campaign, runs.0, runs.1)
@@ -727,11 +734,11 @@ mod tests {
         };
         // Queued together, so that they share a batch and its transaction.
         let (failed, kept, written) = tokio::join!(
-            store.writer.transact(move |conn| {
+            store.sqlite_writer().unwrap().transact(move |conn| {
                 insert(conn, "undone")?;
                 Err::<(), _>(Error::invalid("refused", "none"))
             }),
-            store.writer.transact(move |conn| {
+            store.sqlite_writer().unwrap().transact(move |conn| {
                 insert(conn, "kept")?;
                 Ok(42)
             }),
@@ -754,7 +761,7 @@ mod tests {
         assert_eq!(kept.unwrap(), 42);
         assert_eq!(written.unwrap(), Committed::AsQueued);
         let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM audit_events ORDER BY id")
-            .fetch_all(&store.pool)
+            .fetch_all(store.sqlite_pool().unwrap())
             .await
             .unwrap();
         assert_eq!(
@@ -819,7 +826,7 @@ mod tests {
             "SELECT verdict, error_reason, (SELECT count(*) FROM run_turns t WHERE t.run_id = r.id)
              FROM runs r ORDER BY seq",
         )
-        .fetch_all(&store.pool)
+        .fetch_all(store.sqlite_pool().unwrap())
         .await
         .unwrap();
         assert_eq!(
@@ -834,19 +841,19 @@ mod tests {
         // latencies of the turns that were stored, not those sent.
         let verdicts: Vec<(String, i64)> =
             sqlx::query_as("SELECT verdict, runs FROM run_verdict_tally ORDER BY verdict")
-                .fetch_all(&store.pool)
+                .fetch_all(store.sqlite_pool().unwrap())
                 .await
                 .unwrap();
         assert_eq!(verdicts, [("error".into(), 1), ("passed".into(), 1)]);
         let errors: Vec<(String, i64)> =
             sqlx::query_as("SELECT reason, count FROM run_error_tally")
-                .fetch_all(&store.pool)
+                .fetch_all(store.sqlite_pool().unwrap())
                 .await
                 .unwrap();
         assert_eq!(errors, [("storage_error".into(), 1)]);
         let latencies: Vec<(i64, i64)> =
             sqlx::query_as("SELECT latency_ms, count FROM run_latency_tally")
-                .fetch_all(&store.pool)
+                .fetch_all(store.sqlite_pool().unwrap())
                 .await
                 .unwrap();
         assert_eq!(latencies, [(999, 1)], "only the sound run's reply");

@@ -73,7 +73,7 @@ fn stored_and_recounted(conn: &Connection) -> (Tallies, Tallies) {
 
 async fn assert_recounted(store: &Store, after: &str) {
     let (tallied, recounted) = store
-        .transact(|tx| Ok(stored_and_recounted(tx.0)))
+        .transact(|tx| Ok(stored_and_recounted(tx.sqlite().unwrap())))
         .await
         .unwrap();
     assert_eq!(
@@ -91,7 +91,7 @@ async fn campaigns(store: &Store, campaigns: &[Uuid]) -> Uuid {
         "INSERT INTO targets (id, name, channel, created_at, updated_at) VALUES (?, 'demo', '{}', 0, 0)",
     )
     .bind(&target)
-    .execute(&store.pool)
+    .execute(store.sqlite_pool().unwrap())
     .await
     .unwrap();
     for c in campaigns {
@@ -102,7 +102,7 @@ async fn campaigns(store: &Store, campaigns: &[Uuid]) -> Uuid {
         )
         .bind(c.to_string())
         .bind(&target)
-        .execute(&store.pool)
+        .execute(store.sqlite_pool().unwrap())
         .await
         .unwrap();
     }
@@ -335,7 +335,7 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
     let faults: Vec<Vec<Sql>> = store
         .transact(move |tx| {
             Ok(rows(
-                tx.0,
+                tx.sqlite().unwrap(),
                 &format!("SELECT kind, sessions, faults FROM session_fault_tally WHERE campaign_id = '{c2}'"),
             ))
         })
@@ -355,7 +355,7 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
     store.fixtures().clear_simulator_faults().await.unwrap();
     assert_recounted(&store, "the checks forgotten").await;
     let (tallied, _) = store
-        .transact(|tx| Ok(stored_and_recounted(tx.0)))
+        .transact(|tx| Ok(stored_and_recounted(tx.sqlite().unwrap())))
         .await
         .unwrap();
     assert!(tallied.faults.is_empty(), "no fault counted once forgotten");
@@ -374,11 +374,15 @@ async fn a_write_lands_with_its_tallies_or_not_at_all() {
     let id = s.id.to_string();
     let (failed, stored) = store
         .transact(move |tx| {
-            tx.0.execute_batch("ALTER TABLE session_tally RENAME TO away")?;
+            tx.sqlite()
+                .unwrap()
+                .execute_batch("ALTER TABLE session_tally RENAME TO away")?;
             // The caller goes on after the failed insert.
             let failed = tx.insert_session(&s).is_err();
-            tx.0.execute_batch("ALTER TABLE away RENAME TO session_tally")?;
-            let stored: i64 = tx.0.query_row(
+            tx.sqlite()
+                .unwrap()
+                .execute_batch("ALTER TABLE away RENAME TO session_tally")?;
+            let stored: i64 = tx.sqlite().unwrap().query_row(
                 "SELECT count(*) FROM exploration_sessions WHERE id = ?",
                 [&id],
                 |r| r.get(0),

@@ -79,6 +79,8 @@ fn server() -> &'static str {
 pub struct Database {
     pub name: String,
     pub options: PgConnectOptions,
+    /// `postgres://user:password@127.0.0.1:port/name`.
+    pub url: String,
 }
 
 impl Database {
@@ -109,5 +111,14 @@ pub async fn fresh_database() -> Database {
     let options = PgConnectOptions::from_str(url)
         .unwrap_or_else(|e| panic!("the server's URL: {e}"))
         .database(&name);
-    Database { name, options }
+    let url = database_url(url, &name);
+    Database { name, options, url }
+}
+
+/// The URL of database `name` on the server at `server_url`.
+fn database_url(server_url: &str, name: &str) -> String {
+    match server_url.rfind('/') {
+        Some(slash) => format!("{}/{name}", &server_url[..slash]),
+        None => panic!("the server's URL has no database: {server_url}"),
+    }
 }

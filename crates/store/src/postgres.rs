@@ -1,0 +1,187 @@
+//! The PostgreSQL backend: a pool, and a [`Session`] that runs the store
+//! functions on a blocking thread owning one connection in a transaction,
+//! each statement waited on in turn (see [`crate::sql::Conn`]).
+
+use crate::sql::Arg;
+use agenteval_domain::error::{Context, Error, Result};
+use sqlx::postgres::{PgArguments, PgPool, PgPoolOptions, PgRow};
+use sqlx::query::Query;
+use sqlx::{Executor, Postgres};
+use std::cell::RefCell;
+use std::time::Duration;
+
+/// Whether `url` names a PostgreSQL database.
+pub fn is_postgres_url(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
+/// Opens the pool of the database at `url` and runs the migrations; a
+/// database that a newer version migrated is refused.
+pub async fn open(url: &str) -> Result<PgPool> {
+    let pool = PgPoolOptions::new()
+        .max_connections(16)
+        .acquire_timeout(Duration::from_secs(30))
+        .connect(url)
+        .await
+        .map_err(|e| {
+            Error::invalid(
+                format!(
+                    "could not connect to the PostgreSQL database at {}: {e}",
+                    shown_url(url)
+                ),
+                "check that the server runs, that the URL (postgres://user:password@host:port/database) is right and that the user may connect",
+            )
+        })?;
+    // sqlx takes an advisory lock while it migrates, so that workers
+    // starting together migrate once.
+    match sqlx::migrate!("./migrations/postgres").run(&pool).await {
+        Ok(()) => {}
+        Err(sqlx::migrate::MigrateError::VersionMissing(schema)) => {
+            let by: Option<String> =
+                sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
+                    .fetch_optional(&pool)
+                    .await
+                    .ok()
+                    .flatten();
+            return Err(Error::newer_data_folder(schema, by.as_deref()));
+        }
+        Err(e) => return Err(e.into()),
+    }
+    sqlx::query(
+        "INSERT INTO app_meta (key, value) VALUES ('written_by', $1)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )
+    .bind(env!("CARGO_PKG_VERSION"))
+    .execute(&pool)
+    .await?;
+    Ok(pool)
+}
+
+/// `url` with its password hidden, for messages.
+pub fn shown_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.find(':') {
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme + 3],
+                    &credentials[..colon],
+                    &url[at..]
+                ),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// How a session's transaction reads.
+#[derive(Debug, Clone, Copy)]
+pub enum Mode {
+    /// Reads and writes; decisions lock the rows they decide on.
+    Write,
+    /// A read-only snapshot of one moment.
+    Snapshot,
+}
+
+/// One connection in a transaction, driven from a blocking thread.
+pub struct Session {
+    conn: RefCell<sqlx::pool::PoolConnection<Postgres>>,
+    runtime: tokio::runtime::Handle,
+}
+
+/// Runs `work` in a transaction of its own on a connection of `pool`, on a
+/// blocking thread: committed if it returns `Ok`, rolled back otherwise.
+pub async fn run<T: Send + 'static>(
+    pool: &PgPool,
+    mode: Mode,
+    work: impl FnOnce(&Session) -> Result<T> + Send + 'static,
+) -> Result<T> {
+    let conn = pool
+        .acquire()
+        .await
+        .context("store: taking a PostgreSQL connection")?;
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        let session = Session {
+            conn: RefCell::new(conn),
+            runtime,
+        };
+        session.batch(match mode {
+            Mode::Write => "BEGIN",
+            Mode::Snapshot => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        })?;
+        match work(&session) {
+            Ok(value) => {
+                session
+                    .batch("COMMIT")
+                    .context("store: committing a transaction")?;
+                Ok(value)
+            }
+            Err(e) => {
+                if let Err(rollback) = session.batch("ROLLBACK") {
+                    tracing::warn!(error = %rollback, "store: rolling back a transaction failed");
+                }
+                Err(e)
+            }
+        }
+    })
+    .await
+    .map_err(Error::internal)
+    .context("store: running a transaction on a blocking thread")?
+}
+
+fn bind<'q>(sql: &'q str, args: &'q [Arg<'q>]) -> Query<'q, Postgres, PgArguments> {
+    args.iter().fold(sqlx::query(sql), |query, arg| match arg {
+        Arg::Int(v) => query.bind(*v),
+        Arg::Real(v) => query.bind(*v),
+        Arg::Bool(v) => query.bind(*v),
+        Arg::Text(v) => query.bind(v.as_deref()),
+    })
+}
+
+impl Session {
+    pub fn exec(&self, sql: &str, args: &[Arg<'_>]) -> Result<u64> {
+        let mut conn = self.conn.borrow_mut();
+        let done = self
+            .runtime
+            .block_on(bind(sql, args).execute(&mut **conn))?;
+        Ok(done.rows_affected())
+    }
+
+    pub fn fetch(&self, sql: &str, args: &[Arg<'_>]) -> Result<Vec<PgRow>> {
+        let mut conn = self.conn.borrow_mut();
+        Ok(self
+            .runtime
+            .block_on(bind(sql, args).fetch_all(&mut **conn))?)
+    }
+
+    pub fn fetch_optional(&self, sql: &str, args: &[Arg<'_>]) -> Result<Option<PgRow>> {
+        let mut conn = self.conn.borrow_mut();
+        Ok(self
+            .runtime
+            .block_on(bind(sql, args).fetch_optional(&mut **conn))?)
+    }
+
+    pub fn batch(&self, sql: &str) -> Result<()> {
+        let mut conn = self.conn.borrow_mut();
+        self.runtime
+            .block_on((&mut **conn).execute(sqlx::raw_sql(sql)))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shown_url_hides_the_password() {
+        assert_eq!(
+            shown_url("postgres://alice:s3cret@db.local:5432/agenteval"),
+            "postgres://alice:***@db.local:5432/agenteval"
+        );
+        assert_eq!(shown_url("postgres://db.local/x"), "postgres://db.local/x");
+    }
+}
