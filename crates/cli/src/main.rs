@@ -37,6 +37,9 @@ struct Cli {
     /// Offline mode: refuse every target and role model that is not on this machine (localhost, 127.0.0.0/8, ::1); also AGENTEVAL_OFFLINE=1.
     #[arg(long, global = true)]
     offline: bool,
+    /// The shared database, postgres://user:password@host:port/database (also AGENTEVAL_DATABASE_URL), for a team server whose workers share campaigns and budgets; default: the embedded SQLite database in the data folder.
+    #[arg(long, global = true, env = agenteval_engine::DATABASE_URL_ENV, hide_env_values = true)]
+    database_url: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -44,6 +47,10 @@ struct Cli {
 /// `--offline`, set once from the command line, passed to every platform
 /// the command opens.
 static OFFLINE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--database-url`, set once from the command line, used by every
+/// platform the command opens.
+static DATABASE_URL: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
 
 #[derive(Subcommand, Debug)]
 enum Command {
@@ -252,6 +259,7 @@ impl From<ExportFormat> for agenteval_engine::export::ExportFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     OFFLINE.store(cli.offline, std::sync::atomic::Ordering::Relaxed);
+    let _ = DATABASE_URL.set(cli.database_url.clone());
     init_logging(matches!(
         cli.command,
         Command::Serve { .. } | Command::DemoTarget { .. }
@@ -449,12 +457,21 @@ pub fn scenario_sources(dir: Option<PathBuf>, data_dir: &Path) -> anyhow::Result
 }
 
 pub async fn open(data_dir: &Path) -> anyhow::Result<Arc<Platform>> {
+    let database_url = DATABASE_URL.get().cloned().flatten();
+    let opening = match &database_url {
+        Some(url) => format!(
+            "opening the database {}",
+            agenteval_engine::store::postgres::shown_url(url)
+        ),
+        None => format!("opening the data folder {}", data_dir.display()),
+    };
     Platform::builder(data_dir)
         .offline(OFFLINE.load(std::sync::atomic::Ordering::Relaxed))
+        .database_url(database_url)
         .open()
         .await
         .map_err(user_error)
-        .with_context(|| format!("opening the data folder {}", data_dir.display()))
+        .context(opening)
 }
 
 /// An engine error as a readable message with its suggestion.

@@ -177,6 +177,26 @@ impl Error {
     /// The database knows migration `schema`, which this build does not:
     /// a newer AgentEval wrote it (`written_by`, when it recorded itself).
     pub fn newer_data_folder(schema: i64, written_by: Option<&str>) -> Self {
+        Self::newer_schema(
+            "this data folder",
+            "or choose another data folder (AGENTEVAL_DATA_DIR)",
+            schema,
+            written_by,
+        )
+    }
+
+    /// [`Error::newer_data_folder`] for a shared database: every process
+    /// on it must be at least as new as the newest that migrated it.
+    pub fn newer_database(schema: i64, written_by: Option<&str>) -> Self {
+        Self::newer_schema(
+            "this database",
+            "as the other workers on it are",
+            schema,
+            written_by,
+        )
+    }
+
+    fn newer_schema(what: &str, or: &str, schema: i64, written_by: Option<&str>) -> Self {
         let this = env!("CARGO_PKG_VERSION");
         // A development build of the same version may run ahead.
         let written_by = written_by.filter(|v| *v != this);
@@ -187,12 +207,11 @@ impl Error {
         Self::new(
             ErrorCode::Conflict,
             format!(
-                "this data folder was written by {by}: its database is at schema version \
+                "{what} was written by {by}: its database is at schema version \
                  {schema}, which this build does not know"
             ),
             format!(
-                "Open it with AgentEval {} or later, or choose another data folder \
-                 (AGENTEVAL_DATA_DIR).",
+                "Open it with AgentEval {} or later, {or}.",
                 written_by.unwrap_or("the newer")
             ),
         )

@@ -37,4 +37,4 @@ pub use reporting::{analysis, comparison, export, findings, report};
 
 pub use domain::ids::{CampaignId, RunId, SessionId, TargetId};
 pub use error::{Error, ErrorBody, ErrorCode, Result};
-pub use platform::{Event, Platform};
+pub use platform::{DATABASE_URL_ENV, Event, Platform};

@@ -152,6 +152,19 @@ impl Store {
         })
     }
 
+    /// Opens the shared database at `url`, which must be PostgreSQL
+    /// (`postgres://...`): the embedded SQLite database is named by its
+    /// data folder instead ([`Store::open`]).
+    pub async fn open_database(url: &str) -> Result<Self> {
+        if !postgres::is_postgres_url(url) {
+            return Err(agenteval_domain::error::Error::invalid(
+                format!("{} is not a PostgreSQL URL", postgres::shown_url(url)),
+                "Use postgres://user:password@host:port/database, or leave AGENTEVAL_DATABASE_URL unset for the embedded SQLite database in the data folder.",
+            ));
+        }
+        Self::open_postgres(url).await
+    }
+
     /// Opens the PostgreSQL database at `url` (`postgres://...`) and runs
     /// its migrations.
     pub async fn open_postgres(url: &str) -> Result<Self> {

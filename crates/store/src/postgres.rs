@@ -20,7 +20,7 @@ pub fn is_postgres_url(url: &str) -> bool {
 pub async fn open(url: &str) -> Result<PgPool> {
     let pool = PgPoolOptions::new()
         .max_connections(16)
-        .acquire_timeout(Duration::from_secs(30))
+        .acquire_timeout(Duration::from_secs(10))
         .connect(url)
         .await
         .map_err(|e| {
@@ -43,7 +43,7 @@ pub async fn open(url: &str) -> Result<PgPool> {
                     .await
                     .ok()
                     .flatten();
-            return Err(Error::newer_data_folder(schema, by.as_deref()));
+            return Err(Error::newer_database(schema, by.as_deref()));
         }
         Err(e) => return Err(e.into()),
     }

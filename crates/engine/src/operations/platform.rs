@@ -70,9 +70,14 @@ impl std::fmt::Debug for Platform {
     }
 }
 
+/// The environment variable naming the database (see
+/// [`PlatformBuilder::database_url`]).
+pub const DATABASE_URL_ENV: &str = "AGENTEVAL_DATABASE_URL";
+
 /// How to build a [`Platform`].
 pub struct PlatformBuilder {
     data_dir: PathBuf,
+    database_url: Option<String>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     role_models: Option<RoleModels>,
@@ -81,6 +86,17 @@ pub struct PlatformBuilder {
 }
 
 impl PlatformBuilder {
+    /// The database to use instead of the embedded SQLite file in the data
+    /// folder: `postgres://user:password@host:port/database`, a server that
+    /// several processes share (the command line reads it from
+    /// [`DATABASE_URL_ENV`]; default: none). The
+    /// data folder still holds what stays on this machine (the secret key
+    /// unless `AGENTEVAL_SECRET_KEY` is set, scenario packs).
+    pub fn database_url(mut self, url: Option<String>) -> Self {
+        self.database_url = url.filter(|u| !u.is_empty());
+        self
+    }
+
     /// Offline mode (default: `AGENTEVAL_OFFLINE`); `true` here turns it on
     /// whatever the environment says.
     pub fn offline(mut self, offline: bool) -> Self {
@@ -117,7 +133,24 @@ impl PlatformBuilder {
         // The store first: it creates the data folder, and refuses one
         // that a newer version migrated before anything else is read.
         let contacts = Arc::new(crate::provenance::Contacts::default());
-        let store = crate::store::Store::open(&self.data_dir, contacts.clone()).await?;
+        let store = match &self.database_url {
+            Some(url) => {
+                std::fs::create_dir_all(&self.data_dir)
+                    .map_err(Error::internal)
+                    .with_context(|| {
+                        format!("creating the data folder {}", self.data_dir.display())
+                    })?;
+                crate::store::Store::open_database(url)
+                    .await
+                    .with_context(|| {
+                        format!(
+                            "opening the database {}",
+                            crate::store::postgres::shown_url(url)
+                        )
+                    })?
+            }
+            None => crate::store::Store::open(&self.data_dir, contacts.clone()).await?,
+        };
         let secrets = Secrets::open(&self.data_dir)?;
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(256)
@@ -163,6 +196,7 @@ impl Platform {
     pub fn builder(data_dir: &Path) -> PlatformBuilder {
         PlatformBuilder {
             data_dir: data_dir.to_path_buf(),
+            database_url: None,
             clock: Arc::new(SystemClock),
             ids: Arc::new(UuidV7),
             role_models: None,

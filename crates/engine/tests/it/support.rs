@@ -7,10 +7,17 @@ use agenteval_engine::clock::ManualClock;
 use chrono::{DateTime, Utc};
 use std::sync::Arc;
 
+#[path = "../../../store/tests/support/postgres.rs"]
+mod postgres;
+
+use postgres::test_database_url;
+
 pub struct TestPlatform {
     pub platform: Arc<Platform>,
     pub clock: Arc<ManualClock>,
     pub dir: tempfile::TempDir,
+    /// The PostgreSQL database, when the suite runs on one.
+    pub database_url: Option<String>,
 }
 
 impl TestPlatform {
@@ -19,6 +26,7 @@ impl TestPlatform {
     pub async fn reopen(&self) -> Arc<Platform> {
         self.platform.fixtures().close().await;
         Platform::builder(self.dir.path())
+            .database_url(self.database_url.clone())
             .clock(self.clock.clone())
             .role_models(agenteval_engine::role_models::RoleModels::default())
             .open()
@@ -32,11 +40,14 @@ pub fn t0() -> DateTime<Utc> {
     "2026-11-02T08:00:00Z".parse().expect("valid time")
 }
 
-/// A platform on a fresh SQLite file in a temp dir, clock at [`t0`].
+/// A platform on a fresh database (see [`test_database_url`]) with a temp
+/// data folder, clock at [`t0`].
 pub async fn platform() -> TestPlatform {
     let dir = tempfile::tempdir().expect("temp dir");
     let clock = Arc::new(ManualClock::new(t0()));
+    let database_url = test_database_url().await;
     let platform = Platform::builder(dir.path())
+        .database_url(database_url.clone())
         .clock(clock.clone())
         // Offline whatever the environment says; tests set models explicitly.
         .role_models(agenteval_engine::role_models::RoleModels::default())
@@ -47,6 +58,7 @@ pub async fn platform() -> TestPlatform {
         platform,
         clock,
         dir,
+        database_url,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The harness of the API test binaries: a real router on 127.0.0.1, a
-//! real SQLite in a temp dir and a manual clock, driven with reqwest.
+//! real database (SQLite in a temp dir, or PostgreSQL: [`test_database_url`])
+//! and a manual clock, driven with reqwest.
 
 // Each test binary includes this module and uses part of it.
 #![allow(dead_code)]
@@ -16,6 +17,11 @@ use serde_json::Value;
 use std::sync::Arc;
 
 pub const KEY: &str = "test-key-0123456789";
+
+#[path = "../../../store/tests/support/postgres.rs"]
+mod postgres;
+
+use postgres::test_database_url;
 
 pub struct App {
     pub base: String,
@@ -40,6 +46,7 @@ pub async fn app_with_patrol(config: Option<PatrolConfig>) -> App {
     let dir = tempfile::tempdir().expect("temp dir");
     let clock = Arc::new(ManualClock::new(t0()));
     let platform = Platform::builder(dir.path())
+        .database_url(test_database_url().await)
         .clock(clock.clone())
         .role_models(RoleModels::default())
         .open()

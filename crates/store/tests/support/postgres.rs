@@ -122,3 +122,15 @@ fn database_url(server_url: &str, name: &str) -> String {
         None => panic!("the server's URL has no database: {server_url}"),
     }
 }
+
+/// The database the suite runs on: with `AGENTEVAL_TEST_BACKEND=postgres`,
+/// a fresh database of its own on a PostgreSQL server that the test binary
+/// starts (`scripts/postgres.sh`); otherwise (`sqlite`, the default) none,
+/// and the platform keeps SQLite in its data folder.
+pub async fn test_database_url() -> Option<String> {
+    match std::env::var("AGENTEVAL_TEST_BACKEND").as_deref() {
+        Ok("postgres") => Some(fresh_database().await.url),
+        Ok("sqlite") | Err(_) => None,
+        Ok(other) => panic!("AGENTEVAL_TEST_BACKEND={other}: use sqlite or postgres"),
+    }
+}
