@@ -32,7 +32,7 @@ impl Store {
         self.transact(move |tx| {
             tx.backfill_run_tallies()?;
             tx.backfill_simulator_faults(compute.simulator_faults)?;
-            super::session_tallies::backfill(tx.sqlite()?)?;
+            super::session_tallies::backfill(&tx.0)?;
             tx.backfill_session_issues(compute.issues)
         })
         .await

@@ -150,7 +150,7 @@ impl Tx<'_> {
                         .collect::<rusqlite::Result<_>>()
                 })
                 .with_context(doing)?;
-            crate::session_tallies::retally(conn, &running, || {
+            crate::session_tallies::retally(&self.0, &running, || {
                 conn.execute(
                     "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
                      WHERE campaign_id = ?2 AND status = 'running'",

@@ -3,11 +3,11 @@
 //! `agenteval_engine::exploration::simulator_faults`).
 
 use super::Tx;
+use super::sql::{Sql, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::judge::{SessionForReview, SessionMessage};
 use agenteval_domain::session::SimulatorFault;
-use rusqlite::params;
 use uuid::Uuid;
 
 // The check runs as each session ends (a hot path): the contexts are
@@ -16,38 +16,40 @@ impl Tx<'_> {
     /// Session `id`'s transcript as the check of the virtual user reads it.
     pub fn transcript_to_check(&self, id: SessionId) -> Result<SessionForReview> {
         let id = id.to_string();
-        let json = |s: Option<String>| s.and_then(|s| serde_json::from_str(&s).ok());
+        let json = |s: Option<&str>| s.and_then(|s| serde_json::from_str(s).ok());
         let (persona, goal, experience, end_reason) = self
-            .sqlite()?
-            .prepare_cached(
+            .0
+            .row(
                 "SELECT persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
-            )
-            .and_then(|mut st| {
-                st.query_row([&id], |r| {
+                args![&id],
+                |r| {
                     Ok((
-                        json(r.get(0)?),
-                        json(r.get(1)?),
-                        json(r.get(2)?),
-                        r.get::<_, Option<String>>(3)?,
+                        json(r.text(0)?),
+                        json(r.text(1)?),
+                        json(r.text(2)?),
+                        r.get::<Option<String>>(3)?,
                     ))
+                },
+            )
+            .and_then(|found| {
+                found.ok_or_else(|| {
+                    agenteval_domain::error::Error::internal(anyhow::anyhow!("no session {id}"))
                 })
             })
             .context("store: reading a session to check its virtual user")?;
         let messages = self
-            .sqlite()?
-            .prepare_cached(
+            .0
+            .rows(
                 "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
-            )
-            .and_then(|mut st| {
-                st.query_map([&id], |r| {
+                args![&id],
+                |r| {
                     Ok(SessionMessage {
                         role: r.get(0)?,
                         content: r.get(1)?,
                         latency_ms: r.get(2)?,
                     })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
+                },
+            )
             .context("store: reading a session's transcript to check its virtual user")?;
         Ok(SessionForReview {
             persona: persona.unwrap_or_default(),
@@ -63,10 +65,12 @@ impl Tx<'_> {
     pub fn store_simulator_faults(&self, id: SessionId, faults: &[SimulatorFault]) -> Result<()> {
         let doing = "store: storing the faults found in a session's virtual user";
         let faults = serde_json::to_string(faults).context(doing)?;
-        crate::session_tallies::retally(self.sqlite()?, &[id], || {
-            self.sqlite()?
-                .prepare_cached("UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?")
-                .and_then(|mut st| st.execute(params![faults, id.to_string()]))
+        crate::session_tallies::retally(&self.0, &[id], || {
+            self.0
+                .exec(
+                    "UPDATE exploration_sessions SET simulator_faults = ? WHERE id = ?",
+                    args![&faults, id.to_string()],
+                )
                 .context(doing)
         })?;
         Ok(())
@@ -75,24 +79,23 @@ impl Tx<'_> {
     /// The ended sessions not checked yet (of campaign `campaign_id`, or
     /// all), in the order they ended.
     pub fn unchecked_sessions(&self, campaign_id: Option<CampaignId>) -> Result<Vec<Uuid>> {
-        let doing = "store: reading the sessions whose virtual user is not checked yet";
-        let ids: Vec<String> = self
-            .sqlite()?
-            .prepare_cached(
-                "SELECT id FROM exploration_sessions
-                 WHERE simulator_faults IS NULL AND status != 'running'
-                   AND (?1 IS NULL OR campaign_id = ?1)
-                 ORDER BY ended_at, id",
+        let campaign_id = campaign_id.map(|c| c.to_string());
+        self.0
+            .rows(
+                Sql::dialects(
+                    "SELECT id FROM exploration_sessions
+                     WHERE simulator_faults IS NULL AND status != 'running'
+                       AND (?1 IS NULL OR campaign_id = ?1)
+                     ORDER BY ended_at, id",
+                    "SELECT id FROM exploration_sessions
+                     WHERE simulator_faults IS NULL AND status != 'running'
+                       AND (CAST($1 AS text) IS NULL OR campaign_id = $1)
+                     ORDER BY ended_at NULLS FIRST, id",
+                ),
+                args![&campaign_id],
+                |r| r.uuid(0),
             )
-            .and_then(|mut st| {
-                st.query_map([campaign_id.map(|c| c.to_string())], |r| r.get(0))?
-                    .collect::<rusqlite::Result<_>>()
-            })
-            .context(doing)?;
-        ids.iter()
-            .map(|id| agenteval_domain::parse_id(id))
-            .collect::<Result<_>>()
-            .context(doing)
+            .context("store: reading the sessions whose virtual user is not checked yet")
     }
 
     /// Checks the ended sessions not checked yet (of campaign

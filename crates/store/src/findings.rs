@@ -4,34 +4,34 @@
 //! the issue tally added to as sessions close (see
 //! `agenteval_engine::findings`).
 
-use super::{Read, Tx, text};
+use super::sql::{Row, Sql, args};
+use super::{Read, Tx};
 use agenteval_domain::campaign::SeedSet;
-use agenteval_domain::error::{Context, Result};
+use agenteval_domain::error::{Context, Error, Result};
 use agenteval_domain::findings::{
     ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
 };
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::parse_id;
 use agenteval_domain::session::{EndReason, Trigger};
-use rusqlite::{OptionalExtension, params};
+
+/// A count column, as the report takes it.
+fn count(row: &Row<'_>, column: &str) -> Result<u32> {
+    u32::try_from(row.get::<i64>(column)?).map_err(Error::internal)
+}
 
 impl Read<'_> {
     /// The seed set of campaign `campaign_id`; `None` when there is no such
     /// campaign.
     pub fn campaign_seed_set(&self, campaign_id: CampaignId) -> Result<Option<SeedSet>> {
-        let doing = move || format!("store: reading the seed set of campaign {campaign_id}");
-        let seed_set: Option<String> = self
-            .sqlite()?
-            .prepare_cached("SELECT seed_set FROM campaigns WHERE id = ?")
-            .and_then(|mut st| {
-                st.query_row([campaign_id.to_string()], |r| r.get(0))
-                    .optional()
-            })
-            .with_context(doing)?;
-        seed_set
-            .map(|s| serde_json::from_str(&s))
-            .transpose()
-            .with_context(doing)
+        self.0
+            .row(
+                "SELECT seed_set FROM campaigns WHERE id = ?",
+                args![campaign_id.to_string()],
+                |r| Ok(r.text(0)?.map(serde_json::from_str).transpose()?),
+            )
+            .map(Option::flatten)
+            .with_context(move || format!("store: reading the seed set of campaign {campaign_id}"))
     }
 
     /// Streams a campaign's session tallies (sessions alike in what the
@@ -41,43 +41,42 @@ impl Read<'_> {
         campaign_id: CampaignId,
         mut each: impl FnMut(SessionGroup<'_>),
     ) -> Result<()> {
-        let mut read = || -> Result<()> {
-            let mut statement = self.sqlite()?.prepare_cached(
+        self.0
+            .each(
                 "SELECT * FROM session_tally WHERE campaign_id = ? AND sessions > 0",
-            )?;
-            let mut rows = statement.query([campaign_id.to_string()])?;
-            while let Some(row) = rows.next()? {
-                let seeded: bool = row.get("seeded")?;
-                let seed = match seeded {
-                    true => Some((
-                        text(row, "persona_id")?.unwrap_or_default(),
-                        text(row, "goal_id")?.unwrap_or_default(),
-                    )),
-                    false => None,
-                };
-                each(SessionGroup {
-                    status: text(row, "status")?.unwrap_or_default(),
-                    end_reason: text(row, "end_reason")?.and_then(EndReason::parse),
-                    trigger: match text(row, "trigger_kind")? {
-                        Some("manual") => Trigger::Manual,
-                        _ => Trigger::Auto,
-                    },
-                    judge_status: text(row, "judge_status")?.unwrap_or_default(),
-                    seed,
-                    has_experience: row.get("has_experience")?,
-                    record: row.get("record")?,
-                    goal_achieved: row.get("goal_achieved")?,
-                    emotion: text(row, "emotion")?.unwrap_or_default(),
-                    simulator_fault: row.get("simulator_fault")?,
-                    sessions: row.get("sessions")?,
-                    issues: row.get("issues")?,
-                });
-            }
-            Ok(())
-        };
-        read().with_context(|| {
-            format!("store: reading the session tallies of campaign {campaign_id}")
-        })
+                args![campaign_id.to_string()],
+                |row| {
+                    let seeded: bool = row.get("seeded")?;
+                    let seed = match seeded {
+                        true => Some((
+                            row.text("persona_id")?.unwrap_or_default(),
+                            row.text("goal_id")?.unwrap_or_default(),
+                        )),
+                        false => None,
+                    };
+                    each(SessionGroup {
+                        status: row.text("status")?.unwrap_or_default(),
+                        end_reason: row.text("end_reason")?.and_then(EndReason::parse),
+                        trigger: match row.text("trigger_kind")? {
+                            Some("manual") => Trigger::Manual,
+                            _ => Trigger::Auto,
+                        },
+                        judge_status: row.text("judge_status")?.unwrap_or_default(),
+                        seed,
+                        has_experience: row.get("has_experience")?,
+                        record: row.get("record")?,
+                        goal_achieved: row.get("goal_achieved")?,
+                        emotion: row.text("emotion")?.unwrap_or_default(),
+                        simulator_fault: row.get("simulator_fault")?,
+                        sessions: count(row, "sessions")?,
+                        issues: count(row, "issues")?,
+                    });
+                    Ok(())
+                },
+            )
+            .with_context(|| {
+                format!("store: reading the session tallies of campaign {campaign_id}")
+            })
     }
 
     /// Streams a campaign's simulator fault tallies to `each` (fault kind,
@@ -87,24 +86,23 @@ impl Read<'_> {
         campaign_id: CampaignId,
         mut each: impl FnMut(&str, u32, u32),
     ) -> Result<()> {
-        let mut read = || -> Result<()> {
-            let mut statement = self.sqlite()?.prepare_cached(
+        self.0
+            .each(
                 "SELECT kind, sessions, faults FROM session_fault_tally
                  WHERE campaign_id = ? AND sessions > 0",
-            )?;
-            let mut rows = statement.query([campaign_id.to_string()])?;
-            while let Some(row) = rows.next()? {
-                each(
-                    text(row, "kind")?.unwrap_or_default(),
-                    row.get("sessions")?,
-                    row.get("faults")?,
-                );
-            }
-            Ok(())
-        };
-        read().with_context(|| {
-            format!("store: reading the simulator fault tallies of campaign {campaign_id}")
-        })
+                args![campaign_id.to_string()],
+                |row| {
+                    each(
+                        row.text("kind")?.unwrap_or_default(),
+                        count(row, "sessions")?,
+                        count(row, "faults")?,
+                    );
+                    Ok(())
+                },
+            )
+            .with_context(|| {
+                format!("store: reading the simulator fault tallies of campaign {campaign_id}")
+            })
     }
 
     /// Streams a campaign's judge score tallies to `each` (dimension, sum
@@ -114,24 +112,23 @@ impl Read<'_> {
         campaign_id: CampaignId,
         mut each: impl FnMut(&str, f64, u32),
     ) -> Result<()> {
-        let mut read = || -> Result<()> {
-            let mut statement = self.sqlite()?.prepare_cached(
+        self.0
+            .each(
                 "SELECT name, score_sum, count FROM session_dimension_tally
                  WHERE campaign_id = ? AND count > 0",
-            )?;
-            let mut rows = statement.query([campaign_id.to_string()])?;
-            while let Some(row) = rows.next()? {
-                each(
-                    text(row, "name")?.unwrap_or_default(),
-                    row.get("score_sum")?,
-                    row.get("count")?,
-                );
-            }
-            Ok(())
-        };
-        read().with_context(|| {
-            format!("store: reading the judge score tallies of campaign {campaign_id}")
-        })
+                args![campaign_id.to_string()],
+                |row| {
+                    each(
+                        row.text("name")?.unwrap_or_default(),
+                        row.get("score_sum")?,
+                        count(row, "count")?,
+                    );
+                    Ok(())
+                },
+            )
+            .with_context(|| {
+                format!("store: reading the judge score tallies of campaign {campaign_id}")
+            })
     }
 
     /// Streams a campaign's issue tallies to `each` (kind, key, first text,
@@ -141,32 +138,31 @@ impl Read<'_> {
         campaign_id: CampaignId,
         mut each: impl FnMut(IssueKind, String, &str, &[String], u32, &[SessionId]),
     ) -> Result<()> {
-        let mut read = || -> Result<()> {
-            let mut statement = self.sqlite()?.prepare_cached(
+        self.0
+            .each(
                 "SELECT kind, key, text, sessions, session_ids, texts FROM session_issue_tally
                  WHERE campaign_id = ?",
-            )?;
-            let mut rows = statement.query([campaign_id.to_string()])?;
-            while let Some(row) = rows.next()? {
-                let kind = match text(row, "kind")? {
-                    Some("misled") => IssueKind::Misled,
-                    _ => IssueKind::Blocker,
-                };
-                let ids: Vec<SessionId> =
-                    serde_json::from_str(text(row, "session_ids")?.unwrap_or("[]"))?;
-                let texts: Vec<String> = serde_json::from_str(text(row, "texts")?.unwrap_or("[]"))?;
-                each(
-                    kind,
-                    row.get("key")?,
-                    text(row, "text")?.unwrap_or_default(),
-                    &texts,
-                    row.get("sessions")?,
-                    &ids,
-                );
-            }
-            Ok(())
-        };
-        read()
+                args![campaign_id.to_string()],
+                |row| {
+                    let kind = match row.text("kind")? {
+                        Some("misled") => IssueKind::Misled,
+                        _ => IssueKind::Blocker,
+                    };
+                    let ids: Vec<SessionId> =
+                        serde_json::from_str(row.text("session_ids")?.unwrap_or("[]"))?;
+                    let texts: Vec<String> =
+                        serde_json::from_str(row.text("texts")?.unwrap_or("[]"))?;
+                    each(
+                        kind,
+                        row.get("key")?,
+                        row.text("text")?.unwrap_or_default(),
+                        &texts,
+                        count(row, "sessions")?,
+                        &ids,
+                    );
+                    Ok(())
+                },
+            )
             .with_context(|| format!("store: reading the issue tallies of campaign {campaign_id}"))
     }
 
@@ -177,25 +173,27 @@ impl Read<'_> {
         campaign_id: CampaignId,
         mut each: impl FnMut(JudgeFinding),
     ) -> Result<()> {
-        let mut read = || -> Result<()> {
-            let mut statement = self.sqlite()?.prepare_cached(
+        self.0
+            .each(
                 "SELECT session_id, severity, dimension, text, evidence, turn FROM session_findings
                  WHERE campaign_id = ? ORDER BY started_at, session_id, seq",
-            )?;
-            let mut rows = statement.query([campaign_id.to_string()])?;
-            while let Some(row) = rows.next()? {
-                each(JudgeFinding {
-                    session_id: parse_id(text(row, "session_id")?.unwrap_or_default())?,
-                    severity: row.get("severity")?,
-                    dimension: row.get("dimension")?,
-                    text: row.get("text")?,
-                    evidence: row.get("evidence")?,
-                    turn: row.get("turn")?,
-                });
-            }
-            Ok(())
-        };
-        read()
+                args![campaign_id.to_string()],
+                |row| {
+                    each(JudgeFinding {
+                        session_id: parse_id(row.text("session_id")?.unwrap_or_default())?,
+                        severity: row.get("severity")?,
+                        dimension: row.get("dimension")?,
+                        text: row.get("text")?,
+                        evidence: row.get("evidence")?,
+                        turn: row
+                            .get::<Option<i64>>("turn")?
+                            .map(u32::try_from)
+                            .transpose()
+                            .map_err(Error::internal)?,
+                    });
+                    Ok(())
+                },
+            )
             .with_context(|| format!("store: reading the judge findings of campaign {campaign_id}"))
     }
 
@@ -206,23 +204,65 @@ impl Read<'_> {
         campaign_id: CampaignId,
         mut each: impl FnMut(&str),
     ) -> Result<()> {
-        let mut read = || -> Result<()> {
-            // Read from the reviews of the campaign's sessions (a campaign's
-            // sessions are bounded by its budget).
-            let mut statement = self.sqlite()?.prepare_cached(
-                "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
-                 FROM exploration_sessions
-                 WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
-            )?;
-            let mut rows = statement.query([campaign_id.to_string()])?;
-            while let Some(row) = rows.next()? {
-                if let Some(judge) = row.get_ref(0)?.as_str_or_null().ok().flatten() {
-                    each(judge);
-                }
-            }
-            Ok(())
-        };
-        read().with_context(|| format!("store: reading the judges of campaign {campaign_id}"))
+        let doing = || format!("store: reading the judges of campaign {campaign_id}");
+        let campaign_id = campaign_id.to_string();
+        // Read from the reviews of the campaign's sessions (a campaign's
+        // sessions are bounded by its budget).
+        if !self.0.is_postgres() {
+            return self
+                .0
+                .each(
+                    "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
+                     FROM exploration_sessions
+                     WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
+                    args![&campaign_id],
+                    |row| {
+                        if let Ok(Some(judge)) = row.text(0) {
+                            each(judge);
+                        }
+                        Ok(())
+                    },
+                )
+                .with_context(doing);
+        }
+        // PostgreSQL (before 16) cannot tell valid JSON from text without
+        // failing on it: the reviews are read whole and looked into here.
+        let mut seen = std::collections::HashSet::new();
+        self.0
+            .each(
+                "SELECT judge_review FROM exploration_sessions
+                 WHERE campaign_id = ? AND judge_status = 'done' AND judge_review IS NOT NULL",
+                args![&campaign_id],
+                |row| {
+                    if let Some(judge) = row.text(0)?.and_then(judge_of)
+                        && seen.insert(judge.clone())
+                    {
+                        each(&judge);
+                    }
+                    Ok(())
+                },
+            )
+            .with_context(doing)
+    }
+}
+
+/// Who wrote a review (as JSON): its model's name, else its method, as the
+/// text SQLite's `->>` reads of them; `None` when the review is not JSON or
+/// names neither as text.
+fn judge_of(review: &str) -> Option<String> {
+    use serde_json::Value;
+    let review: Value = serde_json::from_str(review).ok()?;
+    let field = |name: &str| match review.get(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(Some(s.clone())),
+        Some(v @ (Value::Array(_) | Value::Object(_))) => Some(Some(v.to_string())),
+        // A number or a flag is not text: `->>` reads it as one.
+        Some(_) => Some(None),
+    };
+    match field("model") {
+        Some(Some(model)) if model.is_empty() => field("method").flatten(),
+        Some(model) => model,
+        None => field("method").flatten(),
     }
 }
 
@@ -237,28 +277,45 @@ impl Tx<'_> {
     ) -> Result<()> {
         // As each session closes (a hot path): the context is static.
         let doing = "store: adding a session's issues to its campaign's tally";
-        let mut upsert = self.sqlite()?.prepare_cached(
-            "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids, texts)
-             VALUES (?1, ?2, ?3, ?4, 1, json_array(?5), json_array(?4))
-             ON CONFLICT DO UPDATE SET sessions = sessions + 1,
-                 session_ids = CASE WHEN json_array_length(session_ids) < ?6
-                                    THEN json_insert(session_ids, '$[#]', ?5) ELSE session_ids END,
-                 texts = CASE WHEN json_array_length(texts) < ?7
-                                   AND NOT EXISTS (SELECT 1 FROM json_each(texts) WHERE value = ?4)
-                              THEN json_insert(texts, '$[#]', ?4) ELSE texts END",
-        )
-        .context(doing)?;
+        let (campaign_id, session_id) = (campaign_id.to_string(), session_id.to_string());
         for (kind, key, text) in issues {
-            upsert
-                .execute(params![
-                    campaign_id.to_string(),
-                    kind.as_str(),
-                    key,
-                    text,
-                    session_id.to_string(),
-                    ISSUE_SESSIONS_LISTED as i64,
-                    ISSUE_TEXTS_LISTED as i64,
-                ])
+            self.0
+                .exec(
+                    Sql::dialects(
+                        "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids, texts)
+                         VALUES (?1, ?2, ?3, ?4, 1, json_array(?5), json_array(?4))
+                         ON CONFLICT DO UPDATE SET sessions = sessions + 1,
+                             session_ids = CASE WHEN json_array_length(session_ids) < ?6
+                                                THEN json_insert(session_ids, '$[#]', ?5) ELSE session_ids END,
+                             texts = CASE WHEN json_array_length(texts) < ?7
+                                               AND NOT EXISTS (SELECT 1 FROM json_each(texts) WHERE value = ?4)
+                                          THEN json_insert(texts, '$[#]', ?4) ELSE texts END",
+                        "INSERT INTO session_issue_tally (campaign_id, kind, key, text, sessions, session_ids, texts)
+                         VALUES ($1, $2, $3, $4, 1, CAST(jsonb_build_array(CAST($5 AS text)) AS text),
+                                 CAST(jsonb_build_array(CAST($4 AS text)) AS text))
+                         ON CONFLICT (campaign_id, kind, key) DO UPDATE SET sessions = session_issue_tally.sessions + 1,
+                             session_ids = CASE WHEN jsonb_array_length(CAST(session_issue_tally.session_ids AS jsonb)) < $6
+                                 THEN CAST(CAST(session_issue_tally.session_ids AS jsonb)
+                                           || jsonb_build_array(CAST($5 AS text)) AS text)
+                                 ELSE session_issue_tally.session_ids END,
+                             texts = CASE WHEN jsonb_array_length(CAST(session_issue_tally.texts AS jsonb)) < $7
+                                               AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(
+                                                   CAST(session_issue_tally.texts AS jsonb)) AS t (value)
+                                                   WHERE t.value = $4)
+                                 THEN CAST(CAST(session_issue_tally.texts AS jsonb)
+                                           || jsonb_build_array(CAST($4 AS text)) AS text)
+                                 ELSE session_issue_tally.texts END",
+                    ),
+                    args![
+                        &campaign_id,
+                        kind.as_str(),
+                        key,
+                        *text,
+                        &session_id,
+                        ISSUE_SESSIONS_LISTED as i64,
+                        ISSUE_TEXTS_LISTED as i64,
+                    ],
+                )
                 .context(doing)?;
         }
         Ok(())

@@ -94,7 +94,7 @@ impl Fixtures<'_> {
         let (review, status) = (review.to_string(), status.to_string());
         self.store
             .transact(move |tx| {
-                retally(tx.sqlite()?, &[session_id], || {
+                retally(&tx.0, &[session_id], || {
                     tx.sqlite()?.execute(
                         "UPDATE exploration_sessions SET judge_review = ?, judge_status = ? WHERE id = ?",
                         rusqlite::params![review, status, session_id.to_string()],
@@ -186,7 +186,7 @@ impl Fixtures<'_> {
                             .collect::<rusqlite::Result<_>>()
                     })
                     .context(doing)?;
-                retally(tx.sqlite()?, &checked, || {
+                retally(&tx.0, &checked, || {
                     tx.sqlite()?
                         .execute(
                             "UPDATE exploration_sessions SET simulator_faults = NULL",

@@ -120,7 +120,7 @@ impl Store {
         let review = serde_json::to_string(review)?;
         let status = status.to_string();
         self.transact(move |tx| {
-            let written = crate::session_tallies::retally(tx.sqlite()?, &[session_id], || {
+            let written = crate::session_tallies::retally(&tx.0, &[session_id], || {
                 tx.sqlite()?.prepare_cached(
                     "UPDATE exploration_sessions SET judge_review = ?, judge_status = ?, updated_at = ?
                      WHERE id = ? AND judge_status = 'pending'",

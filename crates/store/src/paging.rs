@@ -3,9 +3,8 @@
 //! beside the page.
 
 use super::Store;
-use super::sessions::session_from_row;
 use crate::runs::run_from_row;
-use agenteval_domain::error::{Context, Result};
+use agenteval_domain::error::{Context, Error, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::run::{Run, Verdict};
 use agenteval_domain::session::{ExplorationSession, SessionStatus};
@@ -200,4 +199,51 @@ impl Conditions {
             .await?;
         Ok((rows, total as u64))
     }
+}
+
+/// A session from a `SELECT * FROM exploration_sessions` row of the pool.
+fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ExplorationSession> {
+    use agenteval_domain::clock::from_ms;
+    use agenteval_domain::parse_id;
+    use agenteval_domain::session::{EndReason, PlayedBy, Trigger};
+    use sqlx::Row;
+    let json = |col: &str| -> Result<Option<serde_json::Value>> {
+        Ok(row
+            .try_get::<Option<String>, _>(col)?
+            .map(|s| serde_json::from_str(&s))
+            .transpose()?)
+    };
+    Ok(ExplorationSession {
+        id: parse_id(row.try_get("id")?)?,
+        campaign_id: parse_id(row.try_get("campaign_id")?)?,
+        target_id: parse_id(row.try_get("target_id")?)?,
+        persona: json("persona")?.unwrap_or_default(),
+        goal: json("goal")?.unwrap_or_default(),
+        seed_ref: json("seed_ref")?.map(serde_json::from_value).transpose()?,
+        status: SessionStatus::parse(row.try_get("status")?)?,
+        trigger: Trigger::parse(row.try_get("trigger_kind")?),
+        played_by: {
+            let raw: &str = row.try_get("played_by")?;
+            PlayedBy::parse(raw)
+                .ok_or_else(|| Error::internal(anyhow::anyhow!("unknown played_by {raw}")))?
+        },
+        user_model: row.try_get("user_model")?,
+        end_reason: row
+            .try_get::<Option<String>, _>("end_reason")?
+            .and_then(|s| EndReason::parse(&s)),
+        experience: json("experience")?
+            .map(serde_json::from_value)
+            .transpose()?,
+        judge_status: row.try_get("judge_status")?,
+        judge_review: json("judge_review")?,
+        simulator_faults: json("simulator_faults")?
+            .map(serde_json::from_value)
+            .transpose()?,
+        turn_count: row.try_get::<i64, _>("turn_count")? as u32,
+        failure_reason: row.try_get("failure_reason")?,
+        started_at: from_ms(row.try_get("started_at")?),
+        ended_at: row.try_get::<Option<i64>, _>("ended_at")?.map(from_ms),
+        created_at: from_ms(row.try_get("created_at")?),
+        updated_at: from_ms(row.try_get("updated_at")?),
+    })
 }

@@ -15,10 +15,10 @@
 //! `judge_review`, `simulator_faults`. Turn counts and times change on
 //! every message and are not tallied.
 
+use crate::sql::{Conn, Row, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::SessionId;
 use agenteval_domain::tally::{SessionTally, SessionTallyKey, StoredFinding, StoredSession};
-use rusqlite::{Connection, OptionalExtension, Row, params};
 use std::collections::HashMap;
 
 /// Where a session's tallies are kept: campaign (as stored), start time
@@ -60,36 +60,42 @@ impl TalliedColumns {
 }
 
 /// The tallied columns of every session, the select list of
-/// [`tallied_from_row`].
-const TALLIED: &str = "SELECT id, campaign_id, started_at, status, end_reason, trigger_kind,
-    judge_status, seed_ref, experience, judge_review, simulator_faults FROM exploration_sessions";
+/// [`tallied_from_row`], followed by the statement's own text.
+macro_rules! tallied {
+    ($($rest:literal)?) => {
+        concat!(
+            "SELECT id, campaign_id, started_at, status, end_reason, trigger_kind,
+    judge_status, seed_ref, experience, judge_review, simulator_faults FROM exploration_sessions",
+            $($rest)?
+        )
+    };
+}
 
-fn tallied_from_row(row: &Row<'_>) -> rusqlite::Result<(Place, SessionTally)> {
+fn tallied_from_row(row: &Row<'_>) -> Result<(Place, SessionTally)> {
     let place = Place {
         id: row.get(0)?,
         campaign_id: row.get(1)?,
         started_at: row.get(2)?,
     };
-    let columns = TalliedColumns {
-        status: row.get(3)?,
-        end_reason: row.get(4)?,
-        trigger: row.get(5)?,
-        judge_status: row.get(6)?,
-        seed_ref: row.get(7)?,
-        experience: row.get(8)?,
-        judge_review: row.get(9)?,
-        simulator_faults: row.get(10)?,
-    };
-    Ok((place, columns.tally()))
+    let tally = SessionTally::of(&StoredSession {
+        status: row.str(3)?,
+        end_reason: row.text(4)?,
+        trigger: row.str(5)?,
+        judge_status: row.str(6)?,
+        seed_ref: row.text(7)?,
+        experience: row.text(8)?,
+        judge_review: row.text(9)?,
+        simulator_faults: row.text(10)?,
+    });
+    Ok((place, tally))
 }
 
 /// What session `id` adds to the tallies now, and where; `None` when there
 /// is no such session.
-fn tallied(conn: &Connection, id: &str) -> Result<Option<(Place, SessionTally)>> {
+fn tallied(conn: &Conn<'_>, id: &str) -> Result<Option<(Place, SessionTally)>> {
     // Twice per write that changes a session (a hot path): the context is
     // static.
-    conn.prepare_cached(&format!("{TALLIED} WHERE id = ?"))
-        .and_then(|mut st| st.query_row([id], tallied_from_row).optional())
+    conn.row(tallied!(" WHERE id = ?"), args![id], tallied_from_row)
         .context("store: reading a session's tallied columns")
 }
 
@@ -98,7 +104,7 @@ fn tallied(conn: &Connection, id: &str) -> Result<Option<(Place, SessionTally)>>
 /// tallies: what it added before leaves, what it adds now comes in. Write
 /// and tallies are kept or undone together.
 pub(crate) fn retally<T>(
-    conn: &Connection,
+    conn: &Conn<'_>,
     ids: &[SessionId],
     write: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
@@ -122,7 +128,7 @@ pub(crate) fn retally<T>(
 /// Runs `insert`, which stores a new session at `place` with `columns`
 /// (known to the caller, so not read back), and adds it to the tallies.
 pub(crate) fn tally_new_session(
-    conn: &Connection,
+    conn: &Conn<'_>,
     place: &Place,
     columns: &TalliedColumns,
     insert: impl FnOnce() -> Result<()>,
@@ -141,21 +147,21 @@ fn pair((place, tally): &(Place, SessionTally)) -> (&Place, &SessionTally) {
 
 /// Runs `work` in a savepoint: kept on `Ok`, undone on `Err`, so that a
 /// write never lands without its tallies, whatever its caller does with the
-/// error.
-fn atomically<T>(conn: &Connection, work: impl FnOnce() -> Result<T>) -> Result<T> {
-    conn.execute_batch("SAVEPOINT retally")
+/// error. (On PostgreSQL, undoing to the savepoint also lets the
+/// transaction go on after a statement of `work` failed.)
+fn atomically<T>(conn: &Conn<'_>, work: impl FnOnce() -> Result<T>) -> Result<T> {
+    conn.batch("SAVEPOINT retally")
         .context("store: opening a savepoint for a session's tallies")?;
     let result = work();
     let end = match result {
-        Ok(_) => "RELEASE retally",
-        Err(_) => "ROLLBACK TO retally; RELEASE retally",
+        Ok(_) => "RELEASE SAVEPOINT retally",
+        Err(_) => "ROLLBACK TO SAVEPOINT retally; RELEASE SAVEPOINT retally",
     };
-    match conn.execute_batch(end) {
+    match conn.batch(end) {
         Ok(()) => result,
         // The transaction itself ended (its owner fails and says why).
-        Err(_) if conn.is_autocommit() => result,
-        Err(e) => Err(agenteval_domain::error::Error::from(e)
-            .context("store: closing the savepoint of a session's tallies")),
+        Err(_) if matches!(conn, Conn::Sqlite(c) if c.is_autocommit()) => result,
+        Err(e) => Err(e.context("store: closing the savepoint of a session's tallies")),
     }
 }
 
@@ -236,122 +242,105 @@ impl SessionTallies {
 
     /// Adds every session to the tallies (which are empty), for the
     /// backfill and for a recount.
-    pub fn recount(conn: &Connection) -> Result<Self> {
-        let doing = "store: recounting the session tallies from the sessions";
+    pub fn recount(conn: &Conn<'_>) -> Result<Self> {
         let mut tallies = SessionTallies::default();
-        let mut statement = conn.prepare(TALLIED).context(doing)?;
-        let mut rows = statement.query([]).context(doing)?;
-        while let Some(row) = rows.next().context(doing)? {
-            let (place, tally) = tallied_from_row(row).context(doing)?;
+        conn.each(tallied!(), args![], |row| {
+            let (place, tally) = tallied_from_row(row)?;
             tallies.change(None, Some((&place, &tally)));
-        }
+            Ok(())
+        })
+        .context("store: recounting the session tallies from the sessions")?;
         Ok(tallies)
     }
 
     /// Writes the differences added up, and forgets them.
-    pub fn flush(&mut self, conn: &Connection) -> Result<()> {
+    pub fn flush(&mut self, conn: &Conn<'_>) -> Result<()> {
         // As each session changes (a hot path): the contexts are static.
-        let doing = "store: adding to the session tally";
-        let mut upsert = conn
-            .prepare_cached(
-                "INSERT INTO session_tally (campaign_id, status, end_reason, trigger_kind, judge_status,
-                     seeded, persona_id, goal_id, has_experience, record, goal_achieved, emotion,
-                     simulator_fault, sessions, issues)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                 ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions,
-                     issues = issues + excluded.issues",
-            )
-            .context(doing)?;
         for ((campaign, k), (sessions, issues)) in self.sessions.drain() {
             if (sessions, issues) == (0, 0) {
                 continue;
             }
-            upsert
-                .execute(params![
-                    campaign,
-                    k.status,
-                    k.end_reason,
-                    k.trigger,
-                    k.judge_status,
+            conn.exec(
+                "INSERT INTO session_tally (campaign_id, status, end_reason, trigger_kind, judge_status,
+                     seeded, persona_id, goal_id, has_experience, record, goal_achieved, emotion,
+                     simulator_fault, sessions, issues)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT (campaign_id, status, end_reason, trigger_kind, judge_status, seeded,
+                     persona_id, goal_id, has_experience, record, goal_achieved, emotion, simulator_fault)
+                 DO UPDATE SET sessions = session_tally.sessions + excluded.sessions,
+                     issues = session_tally.issues + excluded.issues",
+                args![
+                    &campaign,
+                    &k.status,
+                    &k.end_reason,
+                    &k.trigger,
+                    &k.judge_status,
                     k.persona_id.is_some(),
                     k.persona_id.as_deref().unwrap_or_default(),
-                    k.goal_id,
+                    &k.goal_id,
                     k.has_experience,
                     k.record,
                     k.goal_achieved,
-                    k.emotion,
+                    &k.emotion,
                     k.simulator_fault,
                     sessions,
                     issues
-                ])
-                .context(doing)?;
-        }
-        let doing = "store: adding to the judge score tally";
-        let mut upsert = conn
-            .prepare_cached(
-                "INSERT INTO session_dimension_tally (campaign_id, name, score_sum, count)
-                 VALUES (?, ?, ?, ?)
-                 ON CONFLICT DO UPDATE SET score_sum = score_sum + excluded.score_sum,
-                     count = count + excluded.count",
+                ],
             )
-            .context(doing)?;
+            .context("store: adding to the session tally")?;
+        }
         for ((campaign, name), (sum, count)) in self.scores.drain() {
             if (sum, count) == (0.0, 0) {
                 continue;
             }
-            upsert
-                .execute(params![campaign, name, sum, count])
-                .context(doing)?;
-        }
-        let doing = "store: adding to the simulator fault tally";
-        let mut upsert = conn
-            .prepare_cached(
-                "INSERT INTO session_fault_tally (campaign_id, kind, sessions, faults) VALUES (?, ?, ?, ?)
-                 ON CONFLICT DO UPDATE SET sessions = sessions + excluded.sessions,
-                     faults = faults + excluded.faults",
+            conn.exec(
+                "INSERT INTO session_dimension_tally (campaign_id, name, score_sum, count)
+                 VALUES (?, ?, ?, ?)
+                 ON CONFLICT (campaign_id, name)
+                 DO UPDATE SET score_sum = session_dimension_tally.score_sum + excluded.score_sum,
+                     count = session_dimension_tally.count + excluded.count",
+                args![&campaign, &name, sum, count],
             )
-            .context(doing)?;
+            .context("store: adding to the judge score tally")?;
+        }
         for ((campaign, kind), (sessions, faults)) in self.faults.drain() {
             if (sessions, faults) == (0, 0) {
                 continue;
             }
-            upsert
-                .execute(params![campaign, kind, sessions, faults])
-                .context(doing)?;
-        }
-        let doing = "store: removing a session's judge findings";
-        let mut delete = conn
-            .prepare_cached(
-                "DELETE FROM session_findings WHERE campaign_id = ? AND started_at = ? AND session_id = ?",
+            conn.exec(
+                "INSERT INTO session_fault_tally (campaign_id, kind, sessions, faults) VALUES (?, ?, ?, ?)
+                 ON CONFLICT (campaign_id, kind)
+                 DO UPDATE SET sessions = session_fault_tally.sessions + excluded.sessions,
+                     faults = session_fault_tally.faults + excluded.faults",
+                args![&campaign, &kind, sessions, faults],
             )
-            .context(doing)?;
-        for p in self.findings_out.drain(..) {
-            delete
-                .execute(params![p.campaign_id, p.started_at, p.id])
-                .context(doing)?;
+            .context("store: adding to the simulator fault tally")?;
         }
-        let doing = "store: storing a session's judge findings";
-        let mut insert = conn
-            .prepare_cached(
+        for p in self.findings_out.drain(..) {
+            conn.exec(
+                "DELETE FROM session_findings WHERE campaign_id = ? AND started_at = ? AND session_id = ?",
+                args![&p.campaign_id, p.started_at, &p.id],
+            )
+            .context("store: removing a session's judge findings")?;
+        }
+        for (p, f) in self.findings_in.drain(..) {
+            conn.exec(
                 "INSERT INTO session_findings (campaign_id, started_at, session_id, seq, severity,
                      dimension, text, evidence, turn)
                  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .context(doing)?;
-        for (p, f) in self.findings_in.drain(..) {
-            insert
-                .execute(params![
-                    p.campaign_id,
+                args![
+                    &p.campaign_id,
                     p.started_at,
-                    p.id,
+                    &p.id,
                     f.seq,
-                    f.severity,
-                    f.dimension,
-                    f.text,
-                    f.evidence,
+                    &f.severity,
+                    &f.dimension,
+                    &f.text,
+                    &f.evidence,
                     f.turn
-                ])
-                .context(doing)?;
+                ],
+            )
+            .context("store: storing a session's judge findings")?;
         }
         Ok(())
     }
@@ -360,18 +349,29 @@ impl SessionTallies {
 /// Fills the session tallies from every session, once, when a database is
 /// first opened after migration 0019 (which moved them from SQL triggers to
 /// the store), or when marked for it again.
-pub(crate) fn backfill(conn: &Connection) -> Result<()> {
+pub(crate) fn backfill(conn: &Conn<'_>) -> Result<()> {
     let doing = "store: filling the session tallies from the sessions";
-    if !super::backfill::backfill_pending(conn, "session_tallies").context(doing)? {
+    let pending: bool = conn
+        .value(
+            "SELECT count(*) > 0 FROM pending_backfills WHERE name = 'session_tallies'",
+            args![],
+        )
+        .context(doing)?;
+    if !pending {
         return Ok(());
     }
-    conn.execute_batch(
+    conn.batch(
         "DELETE FROM session_tally; DELETE FROM session_dimension_tally;
          DELETE FROM session_fault_tally; DELETE FROM session_findings;",
     )
     .context(doing)?;
     SessionTallies::recount(conn)?.flush(conn).context(doing)?;
-    super::backfill::backfill_done(conn, "session_tallies").context(doing)
+    conn.exec(
+        "DELETE FROM pending_backfills WHERE name = 'session_tallies'",
+        args![],
+    )
+    .context(doing)?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use agenteval_domain::session::{
     EndReason, ExperienceRecord, ExplorationSession, PlayedBy, SeedRef, SessionStatus,
     SimulatorFault, SimulatorFaultKind, Trigger,
 };
+use rusqlite::Connection;
 use rusqlite::types::Value as Sql;
 use serde_json::json;
 use std::path::Path;
@@ -57,14 +58,15 @@ fn stored(conn: &Connection) -> Tallies {
 
 /// The tallies as stored, and as a full recount from the sessions writes
 /// them (the recount is undone).
-fn stored_and_recounted(conn: &Connection) -> (Tallies, Tallies) {
+fn stored_and_recounted(c: &Conn<'_>) -> (Tallies, Tallies) {
+    let conn = c.sqlite().unwrap();
     let before = stored(conn);
     conn.execute_batch(
         "SAVEPOINT recount; DELETE FROM session_tally; DELETE FROM session_dimension_tally;
          DELETE FROM session_fault_tally; DELETE FROM session_findings;",
     )
     .unwrap();
-    SessionTallies::recount(conn).unwrap().flush(conn).unwrap();
+    SessionTallies::recount(c).unwrap().flush(c).unwrap();
     let recounted = stored(conn);
     conn.execute_batch("ROLLBACK TO recount; RELEASE recount")
         .unwrap();
@@ -73,7 +75,7 @@ fn stored_and_recounted(conn: &Connection) -> (Tallies, Tallies) {
 
 async fn assert_recounted(store: &Store, after: &str) {
     let (tallied, recounted) = store
-        .transact(|tx| Ok(stored_and_recounted(tx.sqlite().unwrap())))
+        .transact(|tx| Ok(stored_and_recounted(&tx.0)))
         .await
         .unwrap();
     assert_eq!(
@@ -86,26 +88,25 @@ async fn assert_recounted(store: &Store, after: &str) {
 /// the target.
 async fn campaigns(store: &Store, campaigns: &[Uuid]) -> Uuid {
     let id = Uuid::now_v7();
-    let target = id.to_string();
-    sqlx::query(
-        "INSERT INTO targets (id, name, channel, created_at, updated_at) VALUES (?, 'demo', '{}', 0, 0)",
-    )
-    .bind(&target)
-    .execute(store.sqlite_pool().unwrap())
-    .await
-    .unwrap();
-    for c in campaigns {
-        sqlx::query(
-            "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, plan,
-                 created_at, updated_at)
-             VALUES (?, 'c', ?, 'running', 0, 86400000, '{}', 0, 0)",
-        )
-        .bind(c.to_string())
-        .bind(&target)
-        .execute(store.sqlite_pool().unwrap())
+    let campaigns: Vec<String> = campaigns.iter().map(Uuid::to_string).collect();
+    store
+        .write(move |c| {
+            c.exec(
+                "INSERT INTO targets (id, name, channel, created_at, updated_at) VALUES (?, 'demo', '{}', 0, 0)",
+                args![id.to_string()],
+            )?;
+            for campaign in &campaigns {
+                c.exec(
+                    "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, plan,
+                         created_at, updated_at)
+                     VALUES (?, 'c', ?, 'running', 0, 86400000, '{}', 0, 0)",
+                    args![campaign, id.to_string()],
+                )?;
+            }
+            Ok(())
+        })
         .await
         .unwrap();
-    }
     id
 }
 
@@ -335,7 +336,7 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
     let faults: Vec<Vec<Sql>> = store
         .transact(move |tx| {
             Ok(rows(
-                tx.sqlite().unwrap(),
+                tx.0.sqlite().unwrap(),
                 &format!("SELECT kind, sessions, faults FROM session_fault_tally WHERE campaign_id = '{c2}'"),
             ))
         })
@@ -355,7 +356,7 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
     store.fixtures().clear_simulator_faults().await.unwrap();
     assert_recounted(&store, "the checks forgotten").await;
     let (tallied, _) = store
-        .transact(|tx| Ok(stored_and_recounted(tx.sqlite().unwrap())))
+        .transact(|tx| Ok(stored_and_recounted(&tx.0)))
         .await
         .unwrap();
     assert!(tallied.faults.is_empty(), "no fault counted once forgotten");
@@ -374,15 +375,15 @@ async fn a_write_lands_with_its_tallies_or_not_at_all() {
     let id = s.id.to_string();
     let (failed, stored) = store
         .transact(move |tx| {
-            tx.sqlite()
+            tx.0.sqlite()
                 .unwrap()
                 .execute_batch("ALTER TABLE session_tally RENAME TO away")?;
             // The caller goes on after the failed insert.
             let failed = tx.insert_session(&s).is_err();
-            tx.sqlite()
+            tx.0.sqlite()
                 .unwrap()
                 .execute_batch("ALTER TABLE away RENAME TO session_tally")?;
-            let stored: i64 = tx.sqlite().unwrap().query_row(
+            let stored: i64 = tx.0.sqlite().unwrap().query_row(
                 "SELECT count(*) FROM exploration_sessions WHERE id = ?",
                 [&id],
                 |r| r.get(0),

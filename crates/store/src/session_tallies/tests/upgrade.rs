@@ -251,7 +251,7 @@ async fn a_database_from_before_0019_gets_the_tallies_its_triggers_kept() {
         .await
         .unwrap();
     let (backfilled, recounted) = store
-        .transact(|tx| Ok(stored_and_recounted(tx.sqlite().unwrap())))
+        .transact(|tx| Ok(stored_and_recounted(&tx.0)))
         .await
         .unwrap();
     assert_eq!(
@@ -265,7 +265,7 @@ async fn a_database_from_before_0019_gets_the_tallies_its_triggers_kept() {
     let left: Vec<Vec<Sql>> = store
         .transact(|tx| {
             Ok(rows(
-                tx.sqlite().unwrap(),
+                tx.0.sqlite().unwrap(),
                 "SELECT name FROM sqlite_master WHERE type IN ('trigger', 'view') AND name LIKE 'session%'
                  UNION ALL SELECT name FROM pending_backfills",
             ))
