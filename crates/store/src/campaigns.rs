@@ -254,3 +254,146 @@ pub fn campaign_from_row(row: &Row<'_>) -> Result<Campaign> {
         updated_at: from_ms(row.get("updated_at")?),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agenteval_domain::campaign::Plan;
+    use agenteval_domain::ids::TargetId;
+    use agenteval_domain::models::{OutputMode, Role};
+    use agenteval_domain::provenance::{Contacts, HostRole};
+    use agenteval_domain::target::Target;
+
+    fn target() -> Target {
+        Target {
+            id: TargetId(Uuid::now_v7()),
+            name: "demo".into(),
+            channel: serde_json::from_value(serde_json::json!({
+                "kind": "openai", "base_url": "http://127.0.0.1:1", "model": "m",
+            }))
+            .unwrap(),
+            concurrency: 4,
+            rate_per_second: None,
+            timeout_ms: 1000,
+            max_retries: 2,
+            price_in_per_mtok: 0.0,
+            price_out_per_mtok: 0.0,
+            created_at: from_ms(0),
+            updated_at: from_ms(0),
+            archived_at: None,
+        }
+    }
+
+    fn campaign(target: TargetId) -> Campaign {
+        Campaign {
+            id: CampaignId(Uuid::now_v7()),
+            name: "c".into(),
+            target_id: target,
+            status: CampaignStatus::Running,
+            line: Line::of(1.0),
+            window_start: from_ms(0),
+            window_end: from_ms(3_600_000),
+            time_scale: 1.0,
+            plan: Plan::default(),
+            seed_set: Default::default(),
+            budget: None,
+            effective_budget: Budget::default().effective(),
+            seed_fingerprint: "f".into(),
+            last_patrolled_at: None,
+            previous_campaign_id: None,
+            finalized_at: None,
+            created_at: from_ms(5),
+            updated_at: from_ms(5),
+        }
+    }
+
+    fn scenario() -> Arc<Scenario> {
+        Arc::new(
+            serde_json::from_value(serde_json::json!({
+                "id": "s \"quoted\"", "title": "t", "pack": "p", "turns": [],
+                "source_file": "p/s.yaml", "source_line": 1, "content_hash": "h",
+            }))
+            .unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_campaign_is_stored_with_its_runs_in_chunks_and_finalized_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let contacts = Arc::new(Contacts::default());
+        let store = Store::open(dir.path(), contacts.clone()).await.unwrap();
+        let target = target();
+        store.insert_target(&target).await.unwrap();
+        let campaign = campaign(target.id);
+        let runs: Vec<_> = (0..5)
+            .map(|seq| (seq, Duration::minutes(seq as i64), scenario()))
+            .collect();
+        store
+            .insert_campaign(&campaign, &ModelsUsed::default(), &runs, 2, Uuid::now_v7)
+            .await
+            .unwrap();
+        let stored = store.campaign(campaign.id).await.unwrap().unwrap();
+        assert_eq!(stored.seed_fingerprint, "f");
+        assert_eq!(store.campaigns().await.unwrap().len(), 1);
+        assert_eq!(store.formal_campaigns_open().await.unwrap().len(), 1);
+
+        store
+            .set_output_mode(campaign.id, Role::Judge, OutputMode::JsonObject)
+            .await
+            .unwrap();
+        let models = store.models_used(campaign.id).await.unwrap();
+        assert_eq!(models.output_modes.judge, Some(OutputMode::JsonObject));
+
+        store
+            .mark_patrolled(&[campaign.id], from_ms(77))
+            .await
+            .unwrap();
+        let stored = store.campaign(campaign.id).await.unwrap().unwrap();
+        assert_eq!(stored.last_patrolled_at, Some(from_ms(77)));
+
+        contacts.note(campaign.id.0, HostRole::Target, "http://h:1", None);
+        store.transact(|_| Ok(())).await.unwrap();
+        contacts.note(campaign.id.0, HostRole::Target, "http://h:1", None);
+        let id = campaign.id;
+        let finalized = store
+            .transact(move |tx| {
+                Ok((
+                    tx.finalize_campaign(id.0, from_ms(10), |_| Vec::new())?,
+                    tx.finalize_campaign(id.0, from_ms(11), |_| Vec::new())?,
+                ))
+            })
+            .await
+            .unwrap();
+        assert_eq!(finalized, (true, false), "finalized once");
+        let provenance = store
+            .snapshot(move |read| read.provenance(id))
+            .await
+            .unwrap();
+        assert_eq!(provenance.hosts.len(), 1);
+        assert_eq!(provenance.hosts[0].requests, 2, "counts add up");
+        let skipped: (i64, String, i64) = store
+            .read(|c| {
+                Ok(c.row(
+                    "SELECT count(*), min(scenario_id), max(seq) FROM runs
+                     WHERE verdict = 'skipped' AND error_reason = 'window_ended'",
+                    crate::sql::args![],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )?
+                .unwrap())
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            skipped,
+            (5, "s \"quoted\"".to_string(), 4),
+            "every run ends skipped"
+        );
+        let outcomes = store.run_outcomes(campaign.id).await.unwrap();
+        assert!(outcomes.is_empty(), "skipped runs are no outcomes");
+        assert!(!store.delete_unused_target(target.id).await.unwrap());
+        store
+            .transact(move |tx| tx.lock_campaign(id))
+            .await
+            .unwrap();
+    }
+}
