@@ -1,6 +1,7 @@
 //! The audit trail's retention.
 
 use super::Store;
+use super::sql::args;
 use agenteval_domain::clock::to_ms;
 use agenteval_domain::error::{Context, Result};
 use chrono::{DateTime, Utc};
@@ -9,12 +10,10 @@ use uuid::Uuid;
 impl Store {
     /// Deletes the audit events from before `cutoff`; how many.
     pub async fn delete_audit_events_before(&self, cutoff: DateTime<Utc>) -> Result<u64> {
-        Ok(sqlx::query("DELETE FROM audit_events WHERE at < ?")
-            .bind(to_ms(cutoff))
-            .execute(self.sqlite_pool()?)
+        let before = to_ms(cutoff);
+        self.write(move |c| c.exec("DELETE FROM audit_events WHERE at < ?", args![before]))
             .await
-            .with_context(|| format!("store: deleting the audit events before {cutoff}"))?
-            .rows_affected())
+            .with_context(|| format!("store: deleting the audit events before {cutoff}"))
     }
 
     /// Records a pruning of the audit trail (`audit.prune` by the engine)
@@ -25,13 +24,13 @@ impl Store {
         at: DateTime<Utc>,
         detail: &serde_json::Value,
     ) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO audit_events (id, at, actor, action, subject, outcome, detail) VALUES (?, ?, 'engine', 'audit.prune', NULL, 'ok', ?)",
-        )
-        .bind(id.to_string())
-        .bind(to_ms(at))
-        .bind(detail.to_string())
-        .execute(self.sqlite_pool()?)
+        let (at, detail) = (to_ms(at), detail.to_string());
+        self.write(move |c| {
+            c.exec(
+                "INSERT INTO audit_events (id, at, actor, action, subject, outcome, detail) VALUES (?, ?, 'engine', 'audit.prune', NULL, 'ok', ?)",
+                args![id.to_string(), at, detail],
+            )
+        })
         .await
         .with_context(|| format!("store: recording the audit pruning {id}"))?;
         Ok(())

@@ -1,6 +1,7 @@
 //! Campaigns: their rows, the runs planned with them, and finalizing a
 //! campaign in the writer's transaction.
 
+use super::sql::{Row, Sql, args};
 use super::{Store, Tx};
 use agenteval_domain::campaign::{Budget, Campaign, CampaignStatus, Line};
 use agenteval_domain::clock::{from_ms, to_ms};
@@ -12,9 +13,22 @@ use agenteval_domain::report::ModelsUsed;
 use agenteval_domain::scenario::Scenario;
 use agenteval_domain::session::SimulatorFault;
 use chrono::{DateTime, Duration, Utc};
-use sqlx::Row;
 use std::sync::Arc;
 use uuid::Uuid;
+
+/// Inserts a chunk of planned runs, given as one JSON array of
+/// `[id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at]`, with
+/// the campaign's id and creation time: one statement and one parameter
+/// per chunk, whatever its size.
+const INSERT_RUNS: Sql = Sql::dialects(
+    "INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status, created_at)
+     SELECT value ->> 0, ?, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, 'pending', ?
+     FROM json_each(?)",
+    "INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status, created_at)
+     SELECT r ->> 0, CAST(? AS TEXT), r ->> 1, r ->> 2, CAST(r ->> 3 AS BIGINT), CAST(r ->> 4 AS BIGINT),
+            CAST(r ->> 5 AS BIGINT), 'pending', CAST(? AS BIGINT)
+     FROM jsonb_array_elements(CAST(? AS jsonb)) AS r",
+);
 
 impl Store {
     /// Stores a new campaign with the models it records and its planned
@@ -30,85 +44,133 @@ impl Store {
     ) -> Result<()> {
         let id = campaign.id;
         let doing = move || format!("store: inserting campaign {id}");
-        let mut tx = self.sqlite_pool()?.begin().await.with_context(doing)?;
-        sqlx::query(
-            "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
-                previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(campaign.id.to_string())
-        .bind(&campaign.name)
-        .bind(campaign.target_id.to_string())
-        .bind(campaign.status.as_str())
-        .bind(to_ms(campaign.window_start))
-        .bind(to_ms(campaign.window_end))
-        .bind(campaign.time_scale)
-        .bind(serde_json::to_string(&campaign.plan)?)
-        .bind(campaign.previous_campaign_id.map(|id| id.to_string()))
-        .bind(to_ms(campaign.created_at))
-        .bind(to_ms(campaign.updated_at))
-        .bind(serde_json::to_string(&campaign.seed_set)?)
-        .bind(campaign.budget.map(|b| serde_json::to_string(&b)).transpose()?)
-        .bind(&campaign.seed_fingerprint)
-        .bind(serde_json::to_string(models)?)
-        .execute(&mut *tx)
+        let (name, target_id, status) = (
+            campaign.name.clone(),
+            campaign.target_id.to_string(),
+            campaign.status.as_str(),
+        );
+        let (window_start, window_end, time_scale) = (
+            to_ms(campaign.window_start),
+            to_ms(campaign.window_end),
+            campaign.time_scale,
+        );
+        let plan = serde_json::to_string(&campaign.plan).with_context(doing)?;
+        let previous = campaign.previous_campaign_id.map(|id| id.to_string());
+        let (created_at, updated_at) = (to_ms(campaign.created_at), to_ms(campaign.updated_at));
+        let seed_set = serde_json::to_string(&campaign.seed_set).with_context(doing)?;
+        let budget = campaign
+            .budget
+            .map(|b| serde_json::to_string(&b))
+            .transpose()
+            .with_context(doing)?;
+        let fingerprint = campaign.seed_fingerprint.clone();
+        let models = serde_json::to_string(models).with_context(doing)?;
+        // The chunks of planned runs, each one JSON array of rows.
+        let chunks = runs
+            .chunks(runs_per_insert.max(1))
+            .map(|chunk| {
+                serde_json::to_string(
+                    &chunk
+                        .iter()
+                        .map(|(seq, offset, scenario)| {
+                            serde_json::json!([
+                                new_id().to_string(),
+                                scenario.id,
+                                scenario.content_hash,
+                                *seq as i64,
+                                offset.num_milliseconds(),
+                                to_ms(campaign.real_time(*offset)),
+                            ])
+                        })
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect::<serde_json::Result<Vec<String>>>()
+            .with_context(doing)?;
+        self.write(move |c| {
+            let campaign_id = id.to_string();
+            c.exec(
+                "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
+                    previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                args![
+                    &campaign_id,
+                    name,
+                    target_id,
+                    status,
+                    window_start,
+                    window_end,
+                    time_scale,
+                    plan,
+                    previous,
+                    created_at,
+                    updated_at,
+                    seed_set,
+                    budget,
+                    fingerprint,
+                    models,
+                ],
+            )
+            .with_context(doing)?;
+            for chunk in &chunks {
+                c.exec(INSERT_RUNS, args![&campaign_id, created_at, chunk])
+                    .with_context(|| format!("store: inserting the planned runs of campaign {id}"))?;
+            }
+            Ok(())
+        })
         .await
-        .with_context(doing)?;
-        let campaign_id = campaign.id.to_string();
-        for chunk in runs.chunks(runs_per_insert) {
-            let mut insert = sqlx::QueryBuilder::new(
-                "INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms, scheduled_at, status, created_at) ",
-            );
-            insert.push_values(chunk, |mut row, (seq, offset, scenario)| {
-                row.push_bind(new_id().to_string())
-                    .push_bind(&campaign_id)
-                    .push_bind(scenario.id.as_str())
-                    .push_bind(scenario.content_hash.as_str())
-                    .push_bind(*seq as i64)
-                    .push_bind(offset.num_milliseconds())
-                    .push_bind(to_ms(campaign.real_time(*offset)))
-                    .push("'pending'")
-                    .push_bind(to_ms(campaign.created_at));
-            });
-            insert
-                .build()
-                .execute(&mut *tx)
-                .await
-                .with_context(|| format!("store: inserting the planned runs of campaign {id}"))?;
-        }
-        tx.commit().await.with_context(doing)?;
-        Ok(())
     }
 
     /// Every campaign, newest first.
     pub async fn campaigns(&self) -> Result<Vec<Campaign>> {
-        let doing = "store: reading the campaigns";
-        let rows = sqlx::query("SELECT * FROM campaigns ORDER BY created_at DESC, id DESC")
-            .fetch_all(self.sqlite_pool()?)
-            .await
-            .context(doing)?;
-        rows.iter()
-            .map(campaign_from_row)
-            .collect::<Result<_>>()
-            .context(doing)
+        self.read(|c| {
+            c.rows(
+                "SELECT * FROM campaigns ORDER BY created_at DESC, id DESC",
+                args![],
+                campaign_from_row,
+            )
+        })
+        .await
+        .context("store: reading the campaigns")
     }
 
     /// The campaign `id`, if there is one.
     pub async fn campaign(&self, id: CampaignId) -> Result<Option<Campaign>> {
         // On the hot path: each session start and scheduler step.
-        let doing = "store: reading a campaign";
-        sqlx::query("SELECT * FROM campaigns WHERE id = ?")
-            .bind(id.to_string())
-            .fetch_optional(self.sqlite_pool()?)
-            .await
-            .context(doing)?
-            .map(|row| campaign_from_row(&row))
-            .transpose()
-            .context(doing)
+        self.read(move |c| {
+            c.row(
+                "SELECT * FROM campaigns WHERE id = ?",
+                args![id.to_string()],
+                campaign_from_row,
+            )
+        })
+        .await
+        .context("store: reading a campaign")
     }
 }
 
 impl Tx<'_> {
+    /// Locks campaign `id` until the end of the transaction, so that the
+    /// budget decisions on one campaign take turns: taken first, before
+    /// the decision reads anything. On PostgreSQL the campaign's row is
+    /// locked (`SELECT ... FOR UPDATE`), and a decision on the same
+    /// campaign in another transaction, of this process or another, waits
+    /// until this one commits or rolls back. On SQLite it does nothing: the
+    /// writer thread runs one transaction at a time, which serialises the
+    /// decisions already. A campaign that does not exist locks nothing.
+    pub fn lock_campaign(&self, id: CampaignId) -> Result<()> {
+        if self.0.is_postgres() {
+            self.0
+                .row(
+                    "SELECT id FROM campaigns WHERE id = ? FOR UPDATE",
+                    args![id.to_string()],
+                    |_| Ok(()),
+                )
+                .context("store: locking a campaign for a decision")?;
+        }
+        Ok(())
+    }
+
     /// Finalizes campaign `id` at `now` unless it is finalized or cancelled:
     /// its pending runs end `skipped` (`window_ended`), its running sessions
     /// expire and the simulator faults left unchecked are checked with
@@ -120,41 +182,40 @@ impl Tx<'_> {
         check: impl Fn(&SessionForReview) -> Vec<SimulatorFault>,
     ) -> Result<bool> {
         let doing = move || format!("store: finalizing campaign {id}");
-        let conn = self.sqlite()?;
+        let c = &self.0;
         let now = to_ms(now);
         let key = id.to_string();
-        let changed = conn
-            .execute(
-                "UPDATE campaigns SET status = 'finalized', finalized_at = ?1, updated_at = ?1
-             WHERE id = ?2 AND status NOT IN ('finalized', 'cancelled')",
-                rusqlite::params![now, key],
+        let changed = c
+            .exec(
+                "UPDATE campaigns SET status = 'finalized', finalized_at = ?, updated_at = ?
+                 WHERE id = ? AND status NOT IN ('finalized', 'cancelled')",
+                args![now, now, &key],
             )
             .with_context(doing)?;
         if changed > 0 {
+            let conn = c.sqlite().with_context(doing)?;
             crate::tallies::RunTallies::finish_bare(
                 conn,
-                "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?1
-                 WHERE campaign_id = ?2 AND status = 'pending'
+                "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?
+                 WHERE campaign_id = ? AND status = 'pending'
                  RETURNING id, campaign_id, scenario_id, offset_ms",
-                rusqlite::params![now, key],
+                (now, key.as_str()),
                 agenteval_domain::run::Verdict::Skipped,
                 "window_ended",
             )
             .with_context(doing)?;
-            let running: Vec<SessionId> = conn
-                .prepare(
+            let running: Vec<SessionId> = c
+                .rows(
                     "SELECT id FROM exploration_sessions WHERE campaign_id = ? AND status = 'running'",
+                    args![&key],
+                    |r| Ok(SessionId(r.uuid(0)?)),
                 )
-                .and_then(|mut st| {
-                    st.query_map([&key], |r| crate::uuid_at(r, 0).map(SessionId))?
-                        .collect::<rusqlite::Result<_>>()
-                })
                 .with_context(doing)?;
-            crate::session_tallies::retally(&self.0, &running, || {
-                conn.execute(
-                    "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?1, updated_at = ?1
-                     WHERE campaign_id = ?2 AND status = 'running'",
-                    rusqlite::params![now, key],
+            crate::session_tallies::retally(c, &running, || {
+                c.exec(
+                    "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?, updated_at = ?
+                     WHERE campaign_id = ? AND status = 'running'",
+                    args![now, now, &key],
                 )
                 .with_context(doing)
             })?;
@@ -165,35 +226,174 @@ impl Tx<'_> {
     }
 }
 
-pub fn campaign_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Campaign> {
-    let time_scale: f64 = row.try_get("time_scale")?;
-    let budget: Option<Budget> = row
-        .try_get::<Option<String>, _>("budget")?
-        .map(|s| serde_json::from_str(&s))
-        .transpose()?;
+/// A campaign from its row (`SELECT *` of `campaigns`).
+pub fn campaign_from_row(row: &Row<'_>) -> Result<Campaign> {
+    let time_scale: f64 = row.get("time_scale")?;
+    let budget: Option<Budget> = row.text("budget")?.map(serde_json::from_str).transpose()?;
     Ok(Campaign {
-        id: parse_id(row.try_get("id")?)?,
-        name: row.try_get("name")?,
-        target_id: parse_id(row.try_get("target_id")?)?,
-        status: CampaignStatus::parse(row.try_get("status")?)?,
+        id: parse_id(row.str("id")?)?,
+        name: row.get("name")?,
+        target_id: parse_id(row.str("target_id")?)?,
+        status: CampaignStatus::parse(row.str("status")?)?,
         line: Line::of(time_scale),
-        window_start: from_ms(row.try_get("window_start")?),
-        window_end: from_ms(row.try_get("window_end")?),
+        window_start: from_ms(row.get("window_start")?),
+        window_end: from_ms(row.get("window_end")?),
         time_scale,
-        plan: serde_json::from_str(row.try_get("plan")?)?,
-        seed_set: serde_json::from_str(row.try_get("seed_set")?)?,
+        plan: serde_json::from_str(row.str("plan")?)?,
+        seed_set: serde_json::from_str(row.str("seed_set")?)?,
         effective_budget: budget.unwrap_or_default().effective(),
         budget,
-        seed_fingerprint: row.try_get("seed_fingerprint")?,
-        last_patrolled_at: row
-            .try_get::<Option<i64>, _>("last_patrolled_at")?
-            .map(from_ms),
+        seed_fingerprint: row.get("seed_fingerprint")?,
+        last_patrolled_at: row.get::<Option<i64>>("last_patrolled_at")?.map(from_ms),
         previous_campaign_id: row
-            .try_get::<Option<String>, _>("previous_campaign_id")?
-            .map(|s| parse_id(&s))
+            .text("previous_campaign_id")?
+            .map(parse_id)
             .transpose()?,
-        finalized_at: row.try_get::<Option<i64>, _>("finalized_at")?.map(from_ms),
-        created_at: from_ms(row.try_get("created_at")?),
-        updated_at: from_ms(row.try_get("updated_at")?),
+        finalized_at: row.get::<Option<i64>>("finalized_at")?.map(from_ms),
+        created_at: from_ms(row.get("created_at")?),
+        updated_at: from_ms(row.get("updated_at")?),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agenteval_domain::campaign::Plan;
+    use agenteval_domain::ids::TargetId;
+    use agenteval_domain::models::{OutputMode, Role};
+    use agenteval_domain::provenance::{Contacts, HostRole};
+    use agenteval_domain::target::Target;
+
+    fn target() -> Target {
+        Target {
+            id: TargetId(Uuid::now_v7()),
+            name: "demo".into(),
+            channel: serde_json::from_value(serde_json::json!({
+                "kind": "openai", "base_url": "http://127.0.0.1:1", "model": "m",
+            }))
+            .unwrap(),
+            concurrency: 4,
+            rate_per_second: None,
+            timeout_ms: 1000,
+            max_retries: 2,
+            price_in_per_mtok: 0.0,
+            price_out_per_mtok: 0.0,
+            created_at: from_ms(0),
+            updated_at: from_ms(0),
+            archived_at: None,
+        }
+    }
+
+    fn campaign(target: TargetId) -> Campaign {
+        Campaign {
+            id: CampaignId(Uuid::now_v7()),
+            name: "c".into(),
+            target_id: target,
+            status: CampaignStatus::Running,
+            line: Line::of(1.0),
+            window_start: from_ms(0),
+            window_end: from_ms(3_600_000),
+            time_scale: 1.0,
+            plan: Plan::default(),
+            seed_set: Default::default(),
+            budget: None,
+            effective_budget: Budget::default().effective(),
+            seed_fingerprint: "f".into(),
+            last_patrolled_at: None,
+            previous_campaign_id: None,
+            finalized_at: None,
+            created_at: from_ms(5),
+            updated_at: from_ms(5),
+        }
+    }
+
+    fn scenario() -> Arc<Scenario> {
+        Arc::new(
+            serde_json::from_value(serde_json::json!({
+                "id": "s \"quoted\"", "title": "t", "pack": "p", "turns": [],
+                "source_file": "p/s.yaml", "source_line": 1, "content_hash": "h",
+            }))
+            .unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_campaign_is_stored_with_its_runs_in_chunks_and_finalized_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let contacts = Arc::new(Contacts::default());
+        let store = Store::open(dir.path(), contacts.clone()).await.unwrap();
+        let target = target();
+        store.insert_target(&target).await.unwrap();
+        let campaign = campaign(target.id);
+        let runs: Vec<_> = (0..5)
+            .map(|seq| (seq, Duration::minutes(seq as i64), scenario()))
+            .collect();
+        store
+            .insert_campaign(&campaign, &ModelsUsed::default(), &runs, 2, Uuid::now_v7)
+            .await
+            .unwrap();
+        let stored = store.campaign(campaign.id).await.unwrap().unwrap();
+        assert_eq!(stored.seed_fingerprint, "f");
+        assert_eq!(store.campaigns().await.unwrap().len(), 1);
+        assert_eq!(store.formal_campaigns_open().await.unwrap().len(), 1);
+
+        store
+            .set_output_mode(campaign.id, Role::Judge, OutputMode::JsonObject)
+            .await
+            .unwrap();
+        let models = store.models_used(campaign.id).await.unwrap();
+        assert_eq!(models.output_modes.judge, Some(OutputMode::JsonObject));
+
+        store
+            .mark_patrolled(&[campaign.id], from_ms(77))
+            .await
+            .unwrap();
+        let stored = store.campaign(campaign.id).await.unwrap().unwrap();
+        assert_eq!(stored.last_patrolled_at, Some(from_ms(77)));
+
+        contacts.note(campaign.id.0, HostRole::Target, "http://h:1", None);
+        store.transact(|_| Ok(())).await.unwrap();
+        contacts.note(campaign.id.0, HostRole::Target, "http://h:1", None);
+        let id = campaign.id;
+        let finalized = store
+            .transact(move |tx| {
+                Ok((
+                    tx.finalize_campaign(id.0, from_ms(10), |_| Vec::new())?,
+                    tx.finalize_campaign(id.0, from_ms(11), |_| Vec::new())?,
+                ))
+            })
+            .await
+            .unwrap();
+        assert_eq!(finalized, (true, false), "finalized once");
+        let provenance = store
+            .snapshot(move |read| read.provenance(id))
+            .await
+            .unwrap();
+        assert_eq!(provenance.hosts.len(), 1);
+        assert_eq!(provenance.hosts[0].requests, 2, "counts add up");
+        let skipped: (i64, String, i64) = store
+            .read(|c| {
+                Ok(c.row(
+                    "SELECT count(*), min(scenario_id), max(seq) FROM runs
+                     WHERE verdict = 'skipped' AND error_reason = 'window_ended'",
+                    crate::sql::args![],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )?
+                .unwrap())
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            skipped,
+            (5, "s \"quoted\"".to_string(), 4),
+            "every run ends skipped"
+        );
+        let outcomes = store.run_outcomes(campaign.id).await.unwrap();
+        assert!(outcomes.is_empty(), "skipped runs are no outcomes");
+        assert!(!store.delete_unused_target(target.id).await.unwrap());
+        store
+            .transact(move |tx| tx.lock_campaign(id))
+            .await
+            .unwrap();
+    }
 }

@@ -4,31 +4,49 @@
 
 use super::Store;
 use super::campaigns::campaign_from_row;
+use super::sql::{Sql, args};
 use agenteval_domain::campaign::Campaign;
 use agenteval_domain::clock::to_ms;
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::CampaignId;
 use chrono::{DateTime, Utc};
-use sqlx::Row;
 use std::collections::HashSet;
+
+/// Stamps the campaigns of a JSON array of ids.
+const MARK_PATROLLED: Sql = Sql::dialects(
+    "UPDATE campaigns SET last_patrolled_at = ? WHERE id IN (SELECT value FROM json_each(?))",
+    "UPDATE campaigns SET last_patrolled_at = ?
+     WHERE id IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))",
+);
+
+/// The distinct (persona id, goal id) of a campaign's seeded sessions.
+/// PostgreSQL refuses to parse a document with a `\u0000` escape (a
+/// variant's note may hold one): it reads those as `\u0001`.
+const EXPLORED_CELLS: Sql = Sql::dialects(
+    "SELECT DISTINCT seed_ref ->> '$.persona_id' AS persona_id, seed_ref ->> '$.goal_id' AS goal_id
+     FROM exploration_sessions
+     WHERE campaign_id = ? AND json_valid(seed_ref)",
+    r"SELECT DISTINCT CAST(replace(seed_ref, E'\\u0000', E'\\u0001') AS json) ->> 'persona_id' AS persona_id,
+            CAST(replace(seed_ref, E'\\u0000', E'\\u0001') AS json) ->> 'goal_id' AS goal_id
+     FROM exploration_sessions
+     WHERE campaign_id = ? AND seed_ref IS NOT NULL",
+);
 
 impl Store {
     /// The running or scheduled campaigns of the formal line, each with
     /// its target's name, oldest first.
     pub async fn formal_campaigns_open(&self) -> Result<Vec<(Campaign, String)>> {
-        let doing = "store: reading the open campaigns of the formal line";
-        let rows = sqlx::query(
-            "SELECT c.*, t.name AS target_name FROM campaigns c JOIN targets t ON t.id = c.target_id
-             WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
-             ORDER BY c.created_at, c.id",
-        )
-        .fetch_all(self.sqlite_pool()?)
+        self.read(|c| {
+            c.rows(
+                "SELECT c.*, t.name AS target_name FROM campaigns c JOIN targets t ON t.id = c.target_id
+                 WHERE c.status IN ('running', 'scheduled') AND c.time_scale <= 1
+                 ORDER BY c.created_at, c.id",
+                args![],
+                |row| Ok((campaign_from_row(row)?, row.get("target_name")?)),
+            )
+        })
         .await
-        .context(doing)?;
-        rows.iter()
-            .map(|row| Ok((campaign_from_row(row)?, row.try_get("target_name")?)))
-            .collect::<Result<_>>()
-            .context(doing)
+        .context("store: reading the open campaigns of the formal line")
     }
 
     /// Records that campaigns `ids` were patrolled at `now`.
@@ -36,14 +54,11 @@ impl Store {
         if ids.is_empty() {
             return Ok(());
         }
-        sqlx::query(
-            "UPDATE campaigns SET last_patrolled_at = ? WHERE id IN (SELECT value FROM json_each(?))",
-        )
-        .bind(to_ms(now))
-        .bind(serde_json::to_string(ids)?)
-        .execute(self.sqlite_pool()?)
-        .await
-        .with_context(|| format!("store: marking {} campaigns as patrolled", ids.len()))?;
+        let n = ids.len();
+        let ids = serde_json::to_string(ids)?;
+        self.write(move |c| c.exec(MARK_PATROLLED, args![to_ms(now), ids]))
+            .await
+            .with_context(|| format!("store: marking {n} campaigns as patrolled"))?;
         Ok(())
     }
 
@@ -53,26 +68,20 @@ impl Store {
         &self,
         campaign_id: CampaignId,
     ) -> Result<HashSet<(String, String)>> {
-        let doing = move || format!("store: reading the explored cells of campaign {campaign_id}");
-        let rows = sqlx::query(
-            "SELECT DISTINCT seed_ref ->> '$.persona_id' AS persona_id, seed_ref ->> '$.goal_id' AS goal_id
-             FROM exploration_sessions
-             WHERE campaign_id = ? AND json_valid(seed_ref)",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(self.sqlite_pool()?)
+        self.read(move |c| {
+            let mut cells = HashSet::new();
+            c.each(EXPLORED_CELLS, args![campaign_id.to_string()], |r| {
+                cells.insert((
+                    r.text("persona_id")?.unwrap_or_default().to_owned(),
+                    r.text("goal_id")?.unwrap_or_default().to_owned(),
+                ));
+                Ok(())
+            })?;
+            Ok(cells)
+        })
         .await
-        .with_context(doing)?;
-        rows.iter()
-            .map(|r| {
-                Ok((
-                    r.try_get::<Option<String>, _>("persona_id")?
-                        .unwrap_or_default(),
-                    r.try_get::<Option<String>, _>("goal_id")?
-                        .unwrap_or_default(),
-                ))
-            })
-            .collect::<Result<_>>()
-            .with_context(doing)
+        .with_context(move || {
+            format!("store: reading the explored cells of campaign {campaign_id}")
+        })
     }
 }

@@ -1,6 +1,7 @@
 //! The loaded scenarios as stored.
 
 use super::Store;
+use super::sql::args;
 use agenteval_domain::clock::to_ms;
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::scenario::Scenario;
@@ -15,30 +16,37 @@ impl Store {
         loaded_at: DateTime<Utc>,
     ) -> Result<()> {
         let now = to_ms(loaded_at);
-        let doing = "store: storing the loaded scenarios";
-        let mut tx = self.sqlite_pool()?.begin().await.context(doing)?;
-        for s in scenarios {
-            sqlx::query(
-                "INSERT INTO scenarios (id, pack, title, tags, definition, source_file, content_hash, loaded_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                 ON CONFLICT(id) DO UPDATE SET pack = excluded.pack, title = excluded.title,
-                   tags = excluded.tags, definition = excluded.definition,
-                   source_file = excluded.source_file, content_hash = excluded.content_hash,
-                   loaded_at = excluded.loaded_at",
-            )
-            .bind(&s.id)
-            .bind(&s.pack)
-            .bind(&s.title)
-            .bind(serde_json::to_string(&s.tags)?)
-            .bind(serde_json::to_string(s)?)
-            .bind(&s.source_file)
-            .bind(&s.content_hash)
-            .bind(now)
-            .execute(&mut *tx)
-            .await
-            .with_context(|| format!("store: storing scenario {}", s.id))?;
-        }
-        tx.commit().await.context(doing)?;
-        Ok(())
+        // (id, pack, title, tags, definition, source_file, content_hash)
+        let rows = scenarios
+            .iter()
+            .map(|s| {
+                Ok((
+                    s.id.clone(),
+                    s.pack.clone(),
+                    s.title.clone(),
+                    serde_json::to_string(&s.tags)?,
+                    serde_json::to_string(s)?,
+                    s.source_file.clone(),
+                    s.content_hash.clone(),
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.write(move |c| {
+            for (id, pack, title, tags, definition, source_file, content_hash) in &rows {
+                c.exec(
+                    "INSERT INTO scenarios (id, pack, title, tags, definition, source_file, content_hash, loaded_at)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                     ON CONFLICT (id) DO UPDATE SET pack = excluded.pack, title = excluded.title,
+                       tags = excluded.tags, definition = excluded.definition,
+                       source_file = excluded.source_file, content_hash = excluded.content_hash,
+                       loaded_at = excluded.loaded_at",
+                    args![id, pack, title, tags, definition, source_file, content_hash, now],
+                )
+                .with_context(|| format!("store: storing scenario {id}"))?;
+            }
+            Ok(())
+        })
+        .await
+        .context("store: storing the loaded scenarios")
     }
 }

@@ -421,7 +421,7 @@ fn commit(
     if let Err(e) = tallies.flush(&tx) {
         return all_failed(batch, done, lost, &why(&e));
     }
-    let hosts = match super::provenance::flush_contacts(contacts, &tx) {
+    let hosts = match super::provenance::flush_contacts(contacts, &super::sql::Conn::Sqlite(&tx)) {
         Ok(hosts) => hosts,
         Err(e) => return all_failed(batch, done, lost, &why(&e)),
     };
