@@ -6,26 +6,48 @@
 //! check. They let the test suites, the crash test and the benchmarks hold
 //! the product to its database without a connection or SQL of their own.
 //!
-//! On a running platform through `Platform::inspect` (the platform's own
-//! pool, so that a timed count costs what it costs the engine); on a data
+//! On a running platform through `Platform::inspect` (the connections the
+//! engine reads on, so that a timed count costs what it costs the engine:
+//! SQLite's read-only connections, or the PostgreSQL pool); on a data
 //! folder that another process wrote (a server that was killed, a command
 //! that ran) through [`Inspect::open_read_only`], which changes nothing in
 //! the folder, so that it is seen as that process left it.
 
-use super::runs::run_from_row;
+use super::paging::run_from_row;
+use super::readers::Readers;
+use super::sql::{Conn, Row, args};
 use super::{DB_FILE, Store};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, RunId, SessionId};
 use agenteval_domain::run::Run;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions, SqliteRow};
-use sqlx::{Row, SqlitePool};
 use std::path::Path;
+use std::sync::Arc;
 use uuid::Uuid;
 
 /// Reads of what is stored (see the [module](self)).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Inspect {
-    pub(crate) pool: SqlitePool,
+    db: Db,
+}
+
+/// Where [`Inspect`] reads: SQLite's read-only connections, or the
+/// PostgreSQL pool.
+#[derive(Clone)]
+enum Db {
+    Sqlite(Arc<Readers>),
+    Postgres(sqlx::PgPool),
+}
+
+impl std::fmt::Debug for Inspect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let backend = match self.db {
+            Db::Sqlite(_) => "sqlite",
+            Db::Postgres(_) => "postgres",
+        };
+        f.debug_struct("Inspect")
+            .field("backend", &backend)
+            .finish()
+    }
 }
 
 /// One row of the audit trail, as stored.
@@ -71,12 +93,11 @@ pub struct Recount<T> {
 impl Store {
     /// Reads of what this store holds (see [`Inspect`]).
     pub fn inspect(&self) -> Inspect {
-        match &self.backend {
-            super::Backend::Sqlite { pool, .. } => Inspect { pool: pool.clone() },
-            super::Backend::Postgres { .. } => {
-                unimplemented!("inspecting a PostgreSQL store is not available yet")
-            }
-        }
+        let db = match &self.backend {
+            super::Backend::Sqlite { readers, .. } => Db::Sqlite(readers.clone()),
+            super::Backend::Postgres { pool } => Db::Postgres(pool.clone()),
+        };
+        Inspect { db }
     }
 }
 
@@ -84,62 +105,87 @@ impl Inspect {
     /// Opens the database in `data_dir` read-only, without migrating or
     /// repairing anything: fails when there is no database there.
     pub async fn open_read_only(data_dir: &Path) -> Result<Self> {
-        let options = SqliteConnectOptions::new()
-            .filename(data_dir.join(DB_FILE))
-            .read_only(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
+        let inspect = Self {
+            db: Db::Sqlite(Arc::new(Readers::new(data_dir.join(DB_FILE)))),
+        };
+        inspect
+            .read(|c| c.value::<i64>("SELECT count(*) FROM sqlite_master", args![]))
             .await
             .with_context(|| format!("store: opening {} read-only", data_dir.display()))?;
-        Ok(Self { pool })
+        Ok(inspect)
+    }
+
+    /// Runs `work` on a connection of its own: one of SQLite's read-only
+    /// connections, or a PostgreSQL read-only snapshot.
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Conn<'_>) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        match &self.db {
+            Db::Sqlite(readers) => readers.read(move |conn| work(&Conn::Sqlite(conn))).await,
+            Db::Postgres(pool) => {
+                super::postgres::run(pool, super::postgres::Mode::Snapshot, move |session| {
+                    work(&Conn::Postgres(session))
+                })
+                .await
+            }
+        }
     }
 
     /// SQLite's integrity check: `ok` for a sound file, else what is wrong.
+    ///
+    /// On PostgreSQL always `ok`: the server checks its own pages and
+    /// keeps its own consistency (write-ahead log, checksums when the
+    /// cluster has them), and has no check a client can run in its place.
     pub async fn integrity_check(&self) -> Result<String> {
-        sqlx::query_scalar("PRAGMA integrity_check")
-            .fetch_one(&self.pool)
-            .await
-            .context("store: checking the database's integrity")
+        self.read(|c| {
+            if c.is_postgres() {
+                return Ok("ok".to_string());
+            }
+            c.value("PRAGMA integrity_check", args![])
+        })
+        .await
+        .context("store: checking the database's integrity")
     }
 
     /// The version of AgentEval that last opened the database.
     pub async fn written_by(&self) -> Result<Option<String>> {
-        sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
-            .fetch_optional(&self.pool)
-            .await
-            .context("store: reading the version that wrote the database")
+        self.read(|c| {
+            c.row(
+                "SELECT value FROM app_meta WHERE key = 'written_by'",
+                args![],
+                |r| r.get(0),
+            )
+        })
+        .await
+        .context("store: reading the version that wrote the database")
     }
 
     /// The whole audit trail, oldest first (then by action).
     pub async fn audit_events(&self) -> Result<Vec<AuditEvent>> {
-        let doing = "store: reading the audit trail";
-        let rows = sqlx::query(
-            "SELECT id, at, actor, action, subject, outcome, detail FROM audit_events
-             ORDER BY at, action",
-        )
-        .fetch_all(&self.pool)
+        self.read(|c| {
+            c.rows(
+                "SELECT id, at, actor, action, subject, outcome, detail FROM audit_events
+                 ORDER BY at, action",
+                args![],
+                audit_event_from_row,
+            )
+        })
         .await
-        .context(doing)?;
-        rows.iter()
-            .map(audit_event_from_row)
-            .collect::<Result<_>>()
-            .context(doing)
+        .context("store: reading the audit trail")
     }
 
     /// How many scenarios are stored.
     pub async fn scenario_count(&self) -> Result<i64> {
-        sqlx::query_scalar("SELECT COUNT(*) FROM scenarios")
-            .fetch_one(&self.pool)
+        self.read(|c| c.value("SELECT COUNT(*) FROM scenarios", args![]))
             .await
             .context("store: counting the scenarios")
     }
 
     /// How many fixed runs, of every campaign, have `status`.
     pub async fn run_count_with_status(&self, status: &str) -> Result<i64> {
-        sqlx::query_scalar("SELECT count(*) FROM runs WHERE status = ?")
-            .bind(status)
-            .fetch_one(&self.pool)
+        let owned = status.to_string();
+        self.read(move |c| c.value("SELECT count(*) FROM runs WHERE status = ?", args![owned]))
             .await
             .with_context(|| format!("store: counting the runs with status {status}"))
     }
@@ -147,26 +193,38 @@ impl Inspect {
     /// How many turns are stored, sessions' and runs' together: a bare
     /// scan of the two turn tables, the floor a report is measured against.
     pub async fn turn_count(&self) -> Result<i64> {
-        sqlx::query_scalar(
-            "SELECT (SELECT count(*) FROM session_turns) + (SELECT count(*) FROM run_turns)",
-        )
-        .fetch_one(&self.pool)
+        self.read(|c| {
+            c.value(
+                "SELECT (SELECT count(*) FROM session_turns) + (SELECT count(*) FROM run_turns)",
+                args![],
+            )
+        })
         .await
         .context("store: counting the turns")
     }
 
     /// A campaign's runs, errors and target replies, counted from the rows.
     pub async fn campaign_run_counts(&self, campaign_id: CampaignId) -> Result<RunCounts> {
-        let (runs, errors, target_turns): (i64, i64, i64) = sqlx::query_as(
-            "SELECT count(*), coalesce(sum(verdict = 'error'), 0),
-                    (SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id
-                     WHERE r.campaign_id = ?1 AND t.role = 'target')
-             FROM runs WHERE campaign_id = ?1",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_one(&self.pool)
-        .await
-        .with_context(|| format!("store: counting the runs of campaign {campaign_id}"))?;
+        let campaign = campaign_id.to_string();
+        let (runs, errors, target_turns) = self
+            .read(move |c| {
+                c.row(
+                    "SELECT count(*),
+                            CAST(coalesce(sum(CASE WHEN verdict = 'error' THEN 1 ELSE 0 END), 0) AS BIGINT),
+                            (SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id
+                             WHERE r.campaign_id = ? AND t.role = 'target')
+                     FROM runs WHERE campaign_id = ?",
+                    args![&campaign, &campaign],
+                    |r| Ok((r.get::<i64>(0)?, r.get::<i64>(1)?, r.get::<i64>(2)?)),
+                )?
+                .ok_or_else(|| {
+                    agenteval_domain::error::Error::internal(anyhow::anyhow!(
+                        "a count returned no row"
+                    ))
+                })
+            })
+            .await
+            .with_context(|| format!("store: counting the runs of campaign {campaign_id}"))?;
         Ok(RunCounts {
             runs: runs as u64,
             errors: errors as u64,
@@ -176,26 +234,28 @@ impl Inspect {
 
     /// A campaign's runs as stored, in plan order.
     pub async fn campaign_runs(&self, campaign_id: CampaignId) -> Result<Vec<Run>> {
-        let doing = move || format!("store: reading the runs of campaign {campaign_id}");
-        let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
-            .bind(campaign_id.to_string())
-            .fetch_all(&self.pool)
-            .await
-            .with_context(doing)?;
-        rows.iter()
-            .map(run_from_row)
-            .collect::<Result<_>>()
-            .with_context(doing)
+        self.read(move |c| {
+            c.rows(
+                "SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq",
+                args![campaign_id.to_string()],
+                run_from_row,
+            )
+        })
+        .await
+        .with_context(move || format!("store: reading the runs of campaign {campaign_id}"))
     }
 
     /// The content of turn `seq` of a run, if it is stored.
     pub async fn run_turn_content(&self, run_id: RunId, seq: u32) -> Result<Option<String>> {
-        sqlx::query_scalar("SELECT content FROM run_turns WHERE run_id = ? AND seq = ?")
-            .bind(run_id.to_string())
-            .bind(i64::from(seq))
-            .fetch_optional(&self.pool)
-            .await
-            .with_context(|| format!("store: reading turn {seq} of run {run_id}"))
+        self.read(move |c| {
+            c.row(
+                "SELECT content FROM run_turns WHERE run_id = ? AND seq = ?",
+                args![run_id.to_string(), seq],
+                |r| r.get(0),
+            )
+        })
+        .await
+        .with_context(|| format!("store: reading turn {seq} of run {run_id}"))
     }
 
     /// The content of turn `seq` of an exploration session, if it is
@@ -205,56 +265,59 @@ impl Inspect {
         session_id: SessionId,
         seq: u32,
     ) -> Result<Option<String>> {
-        sqlx::query_scalar("SELECT content FROM session_turns WHERE session_id = ? AND seq = ?")
-            .bind(session_id.to_string())
-            .bind(i64::from(seq))
-            .fetch_optional(&self.pool)
-            .await
-            .with_context(|| format!("store: reading turn {seq} of session {session_id}"))
+        self.read(move |c| {
+            c.row(
+                "SELECT content FROM session_turns WHERE session_id = ? AND seq = ?",
+                args![session_id.to_string(), seq],
+                |r| r.get(0),
+            )
+        })
+        .await
+        .with_context(|| format!("store: reading turn {seq} of session {session_id}"))
     }
 
     /// How many runs, of every campaign, have turns missing or doubled:
     /// their turns' numbers are not one contiguous range.
     pub async fn runs_with_turn_gaps(&self) -> Result<i64> {
-        sqlx::query_scalar(
-            "SELECT COUNT(*) FROM (SELECT run_id, COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi
-             FROM run_turns GROUP BY run_id) WHERE hi - lo + 1 != n",
-        )
-        .fetch_one(&self.pool)
+        self.read(|c| {
+            c.value(
+                "SELECT COUNT(*) FROM (SELECT run_id, COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi
+                 FROM run_turns GROUP BY run_id) AS ranges WHERE hi - lo + 1 != n",
+                args![],
+            )
+        })
         .await
         .context("store: counting the runs with turns missing")
     }
 
     /// A campaign's exploration sessions as stored, in no set order.
     pub async fn campaign_sessions(&self, campaign_id: CampaignId) -> Result<Vec<StoredSession>> {
-        let doing = move || format!("store: reading the sessions of campaign {campaign_id}");
-        let rows: Vec<(String, String, i64)> = sqlx::query_as(
-            "SELECT id, status, turn_count FROM exploration_sessions WHERE campaign_id = ?",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_all(&self.pool)
+        self.read(move |c| {
+            c.rows(
+                "SELECT id, status, turn_count FROM exploration_sessions WHERE campaign_id = ?",
+                args![campaign_id.to_string()],
+                |r| {
+                    Ok(StoredSession {
+                        id: r.uuid("id")?,
+                        status: r.get("status")?,
+                        turn_count: r.get("turn_count")?,
+                    })
+                },
+            )
+        })
         .await
-        .with_context(doing)?;
-        rows.into_iter()
-            .map(|(id, status, turn_count)| {
-                Ok(StoredSession {
-                    id: agenteval_domain::parse_id(&id)?,
-                    status,
-                    turn_count,
-                })
-            })
-            .collect::<Result<_>>()
-            .with_context(doing)
+        .with_context(move || format!("store: reading the sessions of campaign {campaign_id}"))
     }
 
     /// How many user messages the sessions of a campaign hold.
     pub async fn session_user_turns(&self, campaign_id: CampaignId) -> Result<i64> {
-        sqlx::query_scalar(
-            "SELECT COUNT(*) FROM session_turns t JOIN exploration_sessions s ON s.id = t.session_id
-             WHERE s.campaign_id = ? AND t.role = 'user'",
-        )
-        .bind(campaign_id.to_string())
-        .fetch_one(&self.pool)
+        self.read(move |c| {
+            c.value(
+                "SELECT COUNT(*) FROM session_turns t JOIN exploration_sessions s ON s.id = t.session_id
+                 WHERE s.campaign_id = ? AND t.role = 'user'",
+                args![campaign_id.to_string()],
+            )
+        })
         .await
         .with_context(|| format!("store: counting the user turns of campaign {campaign_id}"))
     }
@@ -266,12 +329,14 @@ impl Inspect {
         campaign_id: CampaignId,
         action: &str,
     ) -> Result<i64> {
-        sqlx::query_scalar(
-            "SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = ? AND allowed = 1",
-        )
-        .bind(campaign_id.to_string())
-        .bind(action)
-        .fetch_one(&self.pool)
+        let owned = action.to_string();
+        self.read(move |c| {
+            c.value(
+                "SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = ?
+                 AND allowed = TRUE",
+                args![campaign_id.to_string(), owned],
+            )
+        })
         .await
         .with_context(|| {
             format!("store: counting the allowed {action} decisions of campaign {campaign_id}")
@@ -286,14 +351,14 @@ impl Inspect {
         action: &str,
         reason_code: &str,
     ) -> Result<i64> {
-        sqlx::query_scalar(
-            "SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = ? AND allowed = 0
-             AND reason_code = ?",
-        )
-        .bind(campaign_id.to_string())
-        .bind(action)
-        .bind(reason_code)
-        .fetch_one(&self.pool)
+        let (owned_action, owned_code) = (action.to_string(), reason_code.to_string());
+        self.read(move |c| {
+            c.value(
+                "SELECT COUNT(*) FROM ledger_entries WHERE campaign_id = ? AND action = ?
+                 AND allowed = FALSE AND reason_code = ?",
+                args![campaign_id.to_string(), owned_action, owned_code],
+            )
+        })
         .await
         .with_context(|| {
             format!(
@@ -308,50 +373,50 @@ impl Inspect {
         &self,
         campaign_id: CampaignId,
     ) -> Result<Recount<Vec<(String, i64)>>> {
-        let doing =
-            move || format!("store: counting the runs of campaign {campaign_id} by verdict");
         let campaign = campaign_id.to_string();
-        let rows = sqlx::query_as(
-            "SELECT verdict, count(*) FROM runs WHERE campaign_id = ? AND status = 'done'
-             AND verdict IS NOT NULL GROUP BY verdict ORDER BY verdict",
-        )
-        .bind(&campaign)
-        .fetch_all(&self.pool)
+        self.read(move |c| {
+            let rows = c.rows(
+                "SELECT verdict, count(*) FROM runs WHERE campaign_id = ? AND status = 'done'
+                 AND verdict IS NOT NULL GROUP BY verdict ORDER BY verdict",
+                args![&campaign],
+                text_and_count,
+            )?;
+            let tallied = c.rows(
+                "SELECT verdict, CAST(sum(runs) AS BIGINT) FROM run_verdict_tally
+                 WHERE campaign_id = ? GROUP BY verdict HAVING sum(runs) > 0 ORDER BY verdict",
+                args![&campaign],
+                text_and_count,
+            )?;
+            Ok(Recount { rows, tallied })
+        })
         .await
-        .with_context(doing)?;
-        let tallied = sqlx::query_as(
-            "SELECT verdict, sum(runs) FROM run_verdict_tally WHERE campaign_id = ?
-             GROUP BY verdict HAVING sum(runs) > 0 ORDER BY verdict",
-        )
-        .bind(&campaign)
-        .fetch_all(&self.pool)
-        .await
-        .with_context(doing)?;
-        Ok(Recount { rows, tallied })
+        .with_context(move || {
+            format!("store: counting the runs of campaign {campaign_id} by verdict")
+        })
     }
 
     /// How many target replies with a latency a campaign's finished runs
     /// hold, from the turns and from the latency tally.
     pub async fn reply_latencies(&self, campaign_id: CampaignId) -> Result<Recount<i64>> {
-        let doing =
-            move || format!("store: counting the reply latencies of campaign {campaign_id}");
         let campaign = campaign_id.to_string();
-        let rows = sqlx::query_scalar(
-            "SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id WHERE r.campaign_id = ?
-             AND r.status = 'done' AND t.role = 'target' AND t.latency_ms IS NOT NULL",
-        )
-        .bind(&campaign)
-        .fetch_one(&self.pool)
+        self.read(move |c| {
+            let rows = c.value(
+                "SELECT count(*) FROM run_turns t JOIN runs r ON r.id = t.run_id
+                 WHERE r.campaign_id = ? AND r.status = 'done' AND t.role = 'target'
+                 AND t.latency_ms IS NOT NULL",
+                args![&campaign],
+            )?;
+            let tallied = c.value(
+                "SELECT CAST(coalesce(sum(count), 0) AS BIGINT) FROM run_latency_tally
+                 WHERE campaign_id = ?",
+                args![&campaign],
+            )?;
+            Ok(Recount { rows, tallied })
+        })
         .await
-        .with_context(doing)?;
-        let tallied = sqlx::query_scalar(
-            "SELECT coalesce(sum(count), 0) FROM run_latency_tally WHERE campaign_id = ?",
-        )
-        .bind(&campaign)
-        .fetch_one(&self.pool)
-        .await
-        .with_context(doing)?;
-        Ok(Recount { rows, tallied })
+        .with_context(move || {
+            format!("store: counting the reply latencies of campaign {campaign_id}")
+        })
     }
 
     /// A campaign's exploration sessions per status, from the sessions and
@@ -361,37 +426,41 @@ impl Inspect {
         &self,
         campaign_id: CampaignId,
     ) -> Result<Recount<Vec<(String, i64)>>> {
-        let doing =
-            move || format!("store: counting the sessions of campaign {campaign_id} by status");
         let campaign = campaign_id.to_string();
-        let rows = sqlx::query_as(
-            "SELECT status, count(*) FROM exploration_sessions WHERE campaign_id = ?
-             GROUP BY status ORDER BY status",
-        )
-        .bind(&campaign)
-        .fetch_all(&self.pool)
+        self.read(move |c| {
+            let rows = c.rows(
+                "SELECT status, count(*) FROM exploration_sessions WHERE campaign_id = ?
+                 GROUP BY status ORDER BY status",
+                args![&campaign],
+                text_and_count,
+            )?;
+            let tallied = c.rows(
+                "SELECT status, CAST(sum(sessions) AS BIGINT) FROM session_tally
+                 WHERE campaign_id = ? GROUP BY status HAVING sum(sessions) > 0 ORDER BY status",
+                args![&campaign],
+                text_and_count,
+            )?;
+            Ok(Recount { rows, tallied })
+        })
         .await
-        .with_context(doing)?;
-        let tallied = sqlx::query_as(
-            "SELECT status, sum(sessions) FROM session_tally WHERE campaign_id = ?
-             GROUP BY status HAVING sum(sessions) > 0 ORDER BY status",
-        )
-        .bind(&campaign)
-        .fetch_all(&self.pool)
-        .await
-        .with_context(doing)?;
-        Ok(Recount { rows, tallied })
+        .with_context(move || {
+            format!("store: counting the sessions of campaign {campaign_id} by status")
+        })
     }
 }
 
-fn audit_event_from_row(row: &SqliteRow) -> Result<AuditEvent> {
+fn text_and_count(row: &Row<'_>) -> Result<(String, i64)> {
+    Ok((row.get(0)?, row.get(1)?))
+}
+
+fn audit_event_from_row(row: &Row<'_>) -> Result<AuditEvent> {
     Ok(AuditEvent {
-        id: row.try_get("id")?,
-        at_ms: row.try_get("at")?,
-        actor: row.try_get("actor")?,
-        action: row.try_get("action")?,
-        subject: row.try_get("subject")?,
-        outcome: row.try_get("outcome")?,
-        detail: row.try_get("detail")?,
+        id: row.get("id")?,
+        at_ms: row.get("at")?,
+        actor: row.get("actor")?,
+        action: row.get("action")?,
+        subject: row.get("subject")?,
+        outcome: row.get("outcome")?,
+        detail: row.get("detail")?,
     })
 }

@@ -3,11 +3,16 @@
 //! beside the page.
 
 use super::Store;
-use crate::runs::run_from_row;
-use agenteval_domain::error::{Context, Error, Result};
+use super::sessions::session_from_row;
+use super::sql::{Arg, Conn, Row, Sql};
+use agenteval_domain::clock::from_ms;
+use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
+use agenteval_domain::parse_id;
 use agenteval_domain::run::{Run, Verdict};
 use agenteval_domain::session::{ExplorationSession, SessionStatus};
+use std::collections::HashSet;
+use std::sync::{Mutex, OnceLock};
 
 /// Which of a campaign's runs by their verdict.
 #[derive(Debug, Clone, Copy)]
@@ -62,28 +67,17 @@ impl Store {
             conditions.add("scenario_id = ?", scenario);
         }
         if let Some(scenarios) = filter.scenario_ids {
-            conditions.add(
+            conditions.add_dialects(
                 "scenario_id IN (SELECT value FROM json_each(?))",
+                "scenario_id IN (SELECT json_array_elements_text(CAST(? AS json)))",
                 serde_json::to_string(&scenarios)?,
             );
         }
-        let (rows, total) = conditions
-            .page(
-                self.sqlite_pool()?,
-                "runs",
-                campaign_id,
-                "seq",
-                limit,
-                offset,
-            )
-            .await
-            .with_context(doing)?;
-        let runs = rows
-            .iter()
-            .map(run_from_row)
-            .collect::<Result<_>>()
-            .with_context(doing)?;
-        Ok((runs, total))
+        self.read(move |c| {
+            conditions.page(c, "runs", campaign_id, "seq", limit, offset, run_from_row)
+        })
+        .await
+        .with_context(doing)
     }
 
     /// One page of a campaign's sessions that match `filter`, in start
@@ -101,149 +95,144 @@ impl Store {
         if let Some(status) = filter.status {
             conditions.add("status = ?", status.as_str().into());
         }
+        // A seed that is not JSON (none the store writes) matches no seed
+        // filter on SQLite; PostgreSQL refuses to read it.
         if let Some(persona) = filter.persona_id {
-            conditions.add(
+            conditions.add_dialects(
                 "(CASE WHEN json_valid(seed_ref) THEN seed_ref ->> '$.persona_id' END) = ?",
+                "(CAST(seed_ref AS json) ->> 'persona_id') = ?",
                 persona,
             );
         }
         if let Some(goal) = filter.goal_id {
-            conditions.add(
+            conditions.add_dialects(
                 "(CASE WHEN json_valid(seed_ref) THEN seed_ref ->> '$.goal_id' END) = ?",
+                "(CAST(seed_ref AS json) ->> 'goal_id') = ?",
                 goal,
             );
         }
         if let Some(ids) = filter.ids {
-            conditions.add(
+            conditions.add_dialects(
                 "id IN (SELECT value FROM json_each(?))",
+                "id IN (SELECT json_array_elements_text(CAST(? AS json)))",
                 serde_json::to_string(&ids)?,
             );
         }
-        let (rows, total) = conditions
-            .page(
-                self.sqlite_pool()?,
+        self.read(move |c| {
+            conditions.page(
+                c,
                 "exploration_sessions",
                 campaign_id,
                 "started_at, id",
                 limit,
                 offset,
+                session_from_row,
             )
-            .await
-            .with_context(doing)?;
-        let sessions = rows
-            .iter()
-            .map(session_from_row)
-            .collect::<Result<_>>()
-            .with_context(doing)?;
-        Ok((sessions, total))
+        })
+        .await
+        .with_context(doing)
     }
 }
 
-/// Conditions joined with AND and their bound values, in order.
+/// Conditions joined with AND, as each backend spells them, and their
+/// bound values, in order.
 #[derive(Default)]
 struct Conditions {
-    conditions: Vec<&'static str>,
+    sqlite: Vec<&'static str>,
+    postgres: Vec<&'static str>,
     values: Vec<String>,
 }
 
 impl Conditions {
     fn add(&mut self, condition: &'static str, value: String) {
-        self.conditions.push(condition);
+        self.add_dialects(condition, condition, value);
+    }
+
+    fn add_dialects(&mut self, sqlite: &'static str, postgres: &'static str, value: String) {
+        self.sqlite.push(sqlite);
+        self.postgres.push(postgres);
         self.values.push(value);
     }
 
-    fn sql(&self) -> String {
-        self.conditions
-            .iter()
-            .map(|c| format!(" AND {c}"))
-            .collect()
+    /// `SELECT {what} FROM {table} WHERE campaign_id = ? AND ...{rest}`,
+    /// for both backends.
+    fn statement(&self, what: &str, table: &str, rest: &str) -> Sql {
+        let text = |conditions: &[&str]| {
+            let and: String = conditions.iter().map(|c| format!(" AND {c}")).collect();
+            interned(format!(
+                "SELECT {what} FROM {table} WHERE campaign_id = ?{and}{rest}"
+            ))
+        };
+        Sql::dialects(text(&self.sqlite), text(&self.postgres))
     }
 
-    fn bind<'q>(
-        &'q self,
-        mut query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
-    ) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments<'q>> {
-        for v in &self.values {
-            query = query.bind(v.as_str());
-        }
-        query
-    }
-
-    /// The rows of `table` in `campaign_id` that match, `order`ed, one page
-    /// of them, and how many match in all.
-    async fn page(
+    /// The rows of `table` in `campaign_id` that match, `order`ed (by
+    /// columns that hold no NULL), one page of them, and how many match in
+    /// all.
+    #[allow(clippy::too_many_arguments)]
+    fn page<T>(
         &self,
-        db: &sqlx::SqlitePool,
+        c: &Conn<'_>,
         table: &str,
         campaign_id: CampaignId,
         order: &str,
         limit: i64,
         offset: i64,
-    ) -> Result<(Vec<sqlx::sqlite::SqliteRow>, u64)> {
+        map: impl FnMut(&Row<'_>) -> Result<T>,
+    ) -> Result<(Vec<T>, u64)> {
         let id = campaign_id.to_string();
-        let where_ = format!("WHERE campaign_id = ?{}", self.sql());
-        let count_sql = format!("SELECT COUNT(*) FROM {table} {where_}");
-        let total: i64 = sqlx::Row::try_get(
-            &self
-                .bind(sqlx::query(&count_sql).bind(&id))
-                .fetch_one(db)
-                .await?,
-            0,
+        let mut args: Vec<Arg<'_>> = std::iter::once(Arg::from(&id))
+            .chain(self.values.iter().map(Arg::from))
+            .collect();
+        let total: i64 = c.value(self.statement("COUNT(*)", table, ""), &args)?;
+        args.extend([Arg::from(limit), Arg::from(offset)]);
+        let rows = c.rows(
+            self.statement("*", table, &format!(" ORDER BY {order} LIMIT ? OFFSET ?")),
+            &args,
+            map,
         )?;
-        let sql = format!("SELECT * FROM {table} {where_} ORDER BY {order} LIMIT ? OFFSET ?");
-        let rows = self
-            .bind(sqlx::query(&sql).bind(&id))
-            .bind(limit)
-            .bind(offset)
-            .fetch_all(db)
-            .await?;
         Ok((rows, total as u64))
     }
 }
 
-/// A session from a `SELECT * FROM exploration_sessions` row of the pool.
-fn session_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<ExplorationSession> {
-    use agenteval_domain::clock::from_ms;
-    use agenteval_domain::parse_id;
-    use agenteval_domain::session::{EndReason, PlayedBy, Trigger};
-    use sqlx::Row;
-    let json = |col: &str| -> Result<Option<serde_json::Value>> {
-        Ok(row
-            .try_get::<Option<String>, _>(col)?
-            .map(|s| serde_json::from_str(&s))
-            .transpose()?)
-    };
-    Ok(ExplorationSession {
-        id: parse_id(row.try_get("id")?)?,
-        campaign_id: parse_id(row.try_get("campaign_id")?)?,
-        target_id: parse_id(row.try_get("target_id")?)?,
-        persona: json("persona")?.unwrap_or_default(),
-        goal: json("goal")?.unwrap_or_default(),
-        seed_ref: json("seed_ref")?.map(serde_json::from_value).transpose()?,
-        status: SessionStatus::parse(row.try_get("status")?)?,
-        trigger: Trigger::parse(row.try_get("trigger_kind")?),
-        played_by: {
-            let raw: &str = row.try_get("played_by")?;
-            PlayedBy::parse(raw)
-                .ok_or_else(|| Error::internal(anyhow::anyhow!("unknown played_by {raw}")))?
-        },
-        user_model: row.try_get("user_model")?,
-        end_reason: row
-            .try_get::<Option<String>, _>("end_reason")?
-            .and_then(|s| EndReason::parse(&s)),
-        experience: json("experience")?
-            .map(serde_json::from_value)
-            .transpose()?,
-        judge_status: row.try_get("judge_status")?,
-        judge_review: json("judge_review")?,
-        simulator_faults: json("simulator_faults")?
-            .map(serde_json::from_value)
-            .transpose()?,
-        turn_count: row.try_get::<i64, _>("turn_count")? as u32,
-        failure_reason: row.try_get("failure_reason")?,
-        started_at: from_ms(row.try_get("started_at")?),
-        ended_at: row.try_get::<Option<i64>, _>("ended_at")?.map(from_ms),
-        created_at: from_ms(row.try_get("created_at")?),
-        updated_at: from_ms(row.try_get("updated_at")?),
+/// The text of a statement built from a fixed set of parts, kept for the
+/// life of the process (the statements are cached by their text): there are
+/// as many as combinations of filters.
+fn interned(text: String) -> &'static str {
+    static TEXTS: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut texts = TEXTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    match texts.get(text.as_str()) {
+        Some(kept) => kept,
+        None => {
+            let kept: &'static str = Box::leak(text.into_boxed_str());
+            texts.insert(kept);
+            kept
+        }
+    }
+}
+
+/// A run from a `SELECT * FROM runs` row.
+pub(crate) fn run_from_row(row: &Row<'_>) -> Result<Run> {
+    Ok(Run {
+        id: parse_id(row.str("id")?)?,
+        campaign_id: parse_id(row.str("campaign_id")?)?,
+        scenario_id: row.get("scenario_id")?,
+        seq: row.get::<i64>("seq")? as u32,
+        offset_ms: row.get("offset_ms")?,
+        scheduled_at: from_ms(row.get("scheduled_at")?),
+        status: row.get("status")?,
+        verdict: row.text("verdict")?.and_then(Verdict::parse),
+        check_results: row
+            .text("check_results")?
+            .map(serde_json::from_str)
+            .transpose()?
+            .unwrap_or_default(),
+        metrics: row.text("metrics")?.map(serde_json::from_str).transpose()?,
+        error_reason: row.get("error_reason")?,
+        started_at: row.get::<Option<i64>>("started_at")?.map(from_ms),
+        finished_at: row.get::<Option<i64>>("finished_at")?.map(from_ms),
     })
 }
