@@ -171,6 +171,23 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// [`Tx::lock_campaign`] on the campaign of session `id` (a session
+    /// never changes campaign): how a decision on a session's message or
+    /// close takes its turn.
+    pub fn lock_campaign_of_session(&self, id: SessionId) -> Result<()> {
+        if self.0.is_postgres() {
+            self.0
+                .row(
+                    "SELECT c.id FROM campaigns c JOIN exploration_sessions s ON s.campaign_id = c.id
+                     WHERE s.id = ? FOR UPDATE OF c",
+                    args![id.to_string()],
+                    |_| Ok(()),
+                )
+                .context("store: locking a session's campaign for a decision")?;
+        }
+        Ok(())
+    }
+
     /// Finalizes campaign `id` at `now` unless it is finalized or cancelled:
     /// its pending runs end `skipped` (`window_ended`), its running sessions
     /// expire and the simulator faults left unchecked are checked with

@@ -1,6 +1,6 @@
 //! The guardrail machinery: what a decision reads of a campaign and a
 //! session, the shaping of what a request carries, and budget decisions
-//! taken on the writer's thread.
+//! taken in one transaction each, campaign by campaign in turn.
 
 use super::*;
 use crate::domain::ids::{CampaignId, SessionId, TargetId};
@@ -134,20 +134,38 @@ pub(super) struct Reserved {
     pub(super) history: Vec<ChatMessage>,
 }
 
+/// The campaign whose budget a decision spends: decisions on one campaign
+/// take turns, across processes too.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Decides {
+    /// A new session of this campaign.
+    Campaign(CampaignId),
+    /// An action on this session, on its campaign's budget.
+    Session(SessionId),
+}
+
 impl Platform {
-    /// Takes a budget decision on the writer's thread: `decide` gets the
-    /// transaction, the id of its ledger row and the time of the decision
-    /// (read there, so that decisions taken in turn are stamped in turn),
-    /// and records the action allowed or refused.
+    /// Takes a budget decision in one transaction, its campaign locked
+    /// first (see [`Decides`]): `decide` gets the transaction, the id of
+    /// its ledger row and the time of the decision (read once the lock is
+    /// held, so that decisions taken in turn are stamped in turn), and
+    /// records the action allowed or refused.
     pub(super) async fn decide<T: Send + 'static>(
         &self,
+        on: Decides,
         decide: impl FnOnce(&Tx<'_>, Uuid, DateTime<Utc>) -> Result<Decided<T>> + Send + 'static,
     ) -> Result<T> {
         let entry_id = self.ids.next_id();
         let clock = self.clock.clone();
         match self
             .store
-            .transact(move |tx| decide(tx, entry_id, clock.now()))
+            .transact(move |tx| {
+                match on {
+                    Decides::Campaign(id) => tx.lock_campaign(id)?,
+                    Decides::Session(id) => tx.lock_campaign_of_session(id)?,
+                }
+                decide(tx, entry_id, clock.now())
+            })
             .await?
         {
             Decided::Allowed(done) => Ok(done),
@@ -155,8 +173,8 @@ impl Platform {
         }
     }
 
-    /// Takes a decision on an action on a session (message, close) on the
-    /// writer's thread: reads the session and its campaign's state, refuses
+    /// Takes a decision on an action on a session (message, close), its
+    /// campaign locked: reads the session and its campaign's state, refuses
     /// (and records) the action if the session is not open, and otherwise
     /// runs `act`, which performs and records the action or refuses it.
     pub(super) async fn decide_on_session<T: Send + 'static>(
@@ -167,7 +185,7 @@ impl Platform {
         + Send
         + 'static,
     ) -> Result<T> {
-        self.decide(move |tx, entry_id, now| {
+        self.decide(Decides::Session(session_id), move |tx, entry_id, now| {
             let mut session = load_state(tx, session_id)?;
             let entry = session.entry(entry_id, action, now);
             if let Err(refusal) = check_open(&mut session, tx, now)? {

@@ -2,7 +2,8 @@
 //! used for drill-down.
 //!
 //! Every create/message/close is a budget decision taken against the ledger
-//! (see [`super::ledger`]), taken on the group-commit writer's thread. The
+//! (see [`super::ledger`]), taken in one transaction with the campaign
+//! locked (on SQLite, a step of the group-commit writer's thread). The
 //! target is never called inside a decision: a message first reserves its
 //! turn (check + increment + ledger row, committed), then talks to the
 //! target, then stores the reply. Concurrent messages therefore can never

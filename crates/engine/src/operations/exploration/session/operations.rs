@@ -35,6 +35,7 @@ impl Platform {
         // status is read again inside the decision.
         let campaign = self.get_campaign(req.campaign_id).await?;
         let session_id = self.ids.next_id();
+        let decides = Decides::Campaign(campaign.id);
         let create = move |tx: &Tx<'_>, entry_id: Uuid, now: DateTime<Utc>| {
             let entry = Entry {
                 id: entry_id,
@@ -89,7 +90,7 @@ impl Platform {
             .allow(tx)?;
             Ok(Decided::Allowed(session))
         };
-        let session = self.decide(create).await?;
+        let session = self.decide(decides, create).await?;
         self.session_changed("session.create", session.campaign_id, session.id)
             .await;
         Ok(session)
