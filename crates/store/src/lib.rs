@@ -124,8 +124,12 @@ enum Backend {
         writer: writer::Writer,
         readers: Arc<Readers>,
     },
-    /// A pool of connections to a server that several processes share.
-    Postgres { pool: sqlx::PgPool },
+    /// A pool of connections to a server that several processes share,
+    /// and the hot writes, each in a transaction of its own.
+    Postgres {
+        pool: sqlx::PgPool,
+        writes: Arc<writer::PostgresWrites>,
+    },
 }
 
 impl std::fmt::Debug for Store {
@@ -155,9 +159,14 @@ impl Store {
     /// Opens the PostgreSQL database at `url` (`postgres://...`) and runs
     /// its migrations.
     pub async fn open_postgres(url: &str) -> Result<Self> {
+        let pool = postgres::open(url).await?;
         Ok(Self {
             backend: Backend::Postgres {
-                pool: postgres::open(url).await?,
+                writes: Arc::new(writer::PostgresWrites::new(
+                    pool.clone(),
+                    Default::default(),
+                )),
+                pool,
             },
         })
     }
@@ -167,7 +176,7 @@ impl Store {
     pub async fn close(&self) {
         match &self.backend {
             Backend::Sqlite { pool, .. } => pool.close().await,
-            Backend::Postgres { pool } => pool.close().await,
+            Backend::Postgres { pool, .. } => pool.close().await,
         }
     }
 
@@ -187,27 +196,20 @@ impl Store {
         }
     }
 
-    fn sqlite_writer(&self) -> Result<&writer::Writer> {
-        match &self.backend {
-            Backend::Sqlite { writer, .. } => Ok(writer),
-            Backend::Postgres { .. } => Err(not_on_postgres()),
-        }
-    }
-
     /// Queues a hot write for the writer's next batch; the returned
     /// [`writer::Pending`] resolves once it is committed.
     pub fn enqueue(&self, write: writer::Write) -> writer::Pending {
-        match self.sqlite_writer() {
-            Ok(writer) => writer.enqueue(write),
-            Err(e) => writer::Pending::failed(e),
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => writer.enqueue(write),
+            Backend::Postgres { writes, .. } => writes.enqueue(write),
         }
     }
 
     /// Queues a hot write for the writer's next batch without waiting.
     pub fn queue(&self, write: writer::Write) {
-        match self.sqlite_writer() {
-            Ok(writer) => writer.queue(write),
-            Err(e) => tracing::error!(error = %e, "store: a write was lost"),
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => writer.queue(write),
+            Backend::Postgres { writes, .. } => writes.queue(write),
         }
     }
 
@@ -218,7 +220,15 @@ impl Store {
         limit: usize,
         now_ms: i64,
     ) -> Result<Vec<writer::ClaimedRow>> {
-        self.sqlite_writer()?.claim(limit, now_ms).await
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => writer.claim(limit, now_ms).await,
+            Backend::Postgres { pool, .. } => {
+                postgres::run(pool, postgres::Mode::Write, move |session| {
+                    writer::claim(&sql::Conn::Postgres(session), limit, now_ms)
+                })
+                .await
+            }
+        }
     }
 
     /// Runs `work` in a read-only snapshot on a blocking thread: the store
@@ -233,7 +243,7 @@ impl Store {
                     .read(move |conn| work(&Read(sql::Conn::Sqlite(conn))))
                     .await
             }
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 postgres::run(pool, postgres::Mode::Snapshot, move |session| {
                     work(&Read(sql::Conn::Postgres(session)))
                 })
@@ -258,7 +268,7 @@ impl Store {
                     .transact(move |conn| work(&Tx(sql::Conn::Sqlite(conn))))
                     .await
             }
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 postgres::run(pool, postgres::Mode::Write, move |session| {
                     work(&Tx(sql::Conn::Postgres(session)))
                 })
