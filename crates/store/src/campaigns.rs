@@ -132,11 +132,11 @@ impl Tx<'_> {
             .with_context(doing)?;
         if changed > 0 {
             crate::tallies::RunTallies::finish_bare(
-                conn,
+                &crate::sql::Conn::Sqlite(conn),
                 "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?1
                  WHERE campaign_id = ?2 AND status = 'pending'
                  RETURNING id, campaign_id, scenario_id, offset_ms",
-                rusqlite::params![now, key],
+                crate::sql::args![now, &key],
                 agenteval_domain::run::Verdict::Skipped,
                 "window_ended",
             )

@@ -12,7 +12,7 @@
 //! that ran) through [`Inspect::open_read_only`], which changes nothing in
 //! the folder, so that it is seen as that process left it.
 
-use super::runs::run_from_row;
+use super::paging::run_from_row;
 use super::{DB_FILE, Store};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, RunId, SessionId};

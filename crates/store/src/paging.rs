@@ -4,7 +4,6 @@
 
 use super::Store;
 use super::sessions::session_from_row;
-use crate::runs::run_from_row;
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::run::{Run, Verdict};
@@ -200,4 +199,35 @@ impl Conditions {
             .await?;
         Ok((rows, total as u64))
     }
+}
+
+/// A run from a `SELECT * FROM runs` row.
+pub(crate) fn run_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Run> {
+    use agenteval_domain::{clock::from_ms, parse_id};
+    use sqlx::Row;
+    Ok(Run {
+        id: parse_id(row.try_get("id")?)?,
+        campaign_id: parse_id(row.try_get("campaign_id")?)?,
+        scenario_id: row.try_get("scenario_id")?,
+        seq: row.try_get::<i64, _>("seq")? as u32,
+        offset_ms: row.try_get("offset_ms")?,
+        scheduled_at: from_ms(row.try_get("scheduled_at")?),
+        status: row.try_get("status")?,
+        verdict: row
+            .try_get::<Option<String>, _>("verdict")?
+            .as_deref()
+            .and_then(Verdict::parse),
+        check_results: row
+            .try_get::<Option<String>, _>("check_results")?
+            .map(|s| serde_json::from_str(&s))
+            .transpose()?
+            .unwrap_or_default(),
+        metrics: row
+            .try_get::<Option<String>, _>("metrics")?
+            .map(|s| serde_json::from_str(&s))
+            .transpose()?,
+        error_reason: row.try_get("error_reason")?,
+        started_at: row.try_get::<Option<i64>, _>("started_at")?.map(from_ms),
+        finished_at: row.try_get::<Option<i64>, _>("finished_at")?.map(from_ms),
+    })
 }

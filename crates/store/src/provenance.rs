@@ -2,6 +2,7 @@
 //! the writer's batches, and read back for the campaign's provenance.
 
 use super::Read;
+use super::sql::{Conn, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::CampaignId;
 use agenteval_domain::provenance::{
@@ -12,27 +13,29 @@ use std::collections::HashMap;
 /// Writes what `contacts` counted since the last batch, in the batch's
 /// transaction; what the transaction did not store is counted again by
 /// [`Contacts::restore`].
-pub fn flush_contacts(contacts: &Contacts, conn: &rusqlite::Connection) -> Result<Pending> {
+pub fn flush_contacts(contacts: &Contacts, conn: &Conn<'_>) -> Result<Pending> {
     let counts = contacts.take();
     if counts.is_empty() {
         return Ok(Pending(HashMap::new()));
     }
-    let write = || -> rusqlite::Result<()> {
-        let mut upsert = conn.prepare_cached(
-                "INSERT INTO campaign_hosts (campaign_id, role, host, requests, tokens_in, tokens_out)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT DO UPDATE SET requests = requests + excluded.requests,
-                     tokens_in = tokens_in + excluded.tokens_in, tokens_out = tokens_out + excluded.tokens_out",
-            )?;
+    let write = || -> Result<()> {
         for ((campaign, role, host), c) in &counts {
-            upsert.execute(rusqlite::params![
-                campaign.to_string(),
-                role.as_str(),
-                host,
-                c.requests as i64,
-                c.tokens_in as i64,
-                c.tokens_out as i64,
-            ])?;
+            conn.exec(
+                "INSERT INTO campaign_hosts (campaign_id, role, host, requests, tokens_in, tokens_out)
+                 VALUES (?, ?, ?, ?, ?, ?)
+                 ON CONFLICT (campaign_id, role, host) DO UPDATE SET
+                     requests = campaign_hosts.requests + excluded.requests,
+                     tokens_in = campaign_hosts.tokens_in + excluded.tokens_in,
+                     tokens_out = campaign_hosts.tokens_out + excluded.tokens_out",
+                args![
+                    campaign.to_string(),
+                    role.as_str(),
+                    host,
+                    c.requests as i64,
+                    c.tokens_in as i64,
+                    c.tokens_out as i64,
+                ],
+            )?;
         }
         Ok(())
     };

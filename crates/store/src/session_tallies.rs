@@ -360,18 +360,19 @@ impl SessionTallies {
 /// Fills the session tallies from every session, once, when a database is
 /// first opened after migration 0019 (which moved them from SQL triggers to
 /// the store), or when marked for it again.
-pub(crate) fn backfill(conn: &Connection) -> Result<()> {
+pub(crate) fn backfill(marks: &crate::sql::Conn<'_>) -> Result<()> {
     let doing = "store: filling the session tallies from the sessions";
-    if !super::backfill::backfill_pending(conn, "session_tallies").context(doing)? {
+    if !super::backfill::backfill_pending(marks, "session_tallies").context(doing)? {
         return Ok(());
     }
+    let conn = marks.sqlite()?;
     conn.execute_batch(
         "DELETE FROM session_tally; DELETE FROM session_dimension_tally;
          DELETE FROM session_fault_tally; DELETE FROM session_findings;",
     )
     .context(doing)?;
     SessionTallies::recount(conn)?.flush(conn).context(doing)?;
-    super::backfill::backfill_done(conn, "session_tallies").context(doing)
+    super::backfill::backfill_done(marks, "session_tallies").context(doing)
 }
 
 #[cfg(test)]
