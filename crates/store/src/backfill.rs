@@ -4,13 +4,13 @@
 //! engine compute it ([`Backfills`]: the issues' keys, the check of the
 //! virtual user), and writes it, once.
 
-use super::{Store, Tx, text};
+use super::sql::{Conn, Sql, args};
+use super::{Store, Tx};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::findings::IssueKind;
 use agenteval_domain::judge::SessionForReview;
 use agenteval_domain::parse_id;
 use agenteval_domain::session::{ExperienceRecord, SimulatorFault};
-use rusqlite::Connection;
 
 /// What the backfills compute from the rows they read.
 pub struct Backfills {
@@ -43,7 +43,7 @@ impl Tx<'_> {
     /// Fills the run tallies from the runs already finished, once, after
     /// migration 0008 (or when marked for it again).
     fn backfill_run_tallies(&self) -> Result<()> {
-        super::tallies::backfill(self.sqlite()?)
+        super::tallies::backfill(&self.0)
     }
 
     /// Checks every session that ended before migration 0013 with `check`
@@ -54,11 +54,11 @@ impl Tx<'_> {
     ) -> Result<()> {
         let doing =
             "store: filling the simulator faults of the sessions ended before migration 0013";
-        if !backfill_pending(self.sqlite()?, "simulator_faults").context(doing)? {
+        if !backfill_pending(&self.0, "simulator_faults").context(doing)? {
             return Ok(());
         }
         self.check_unchecked_sessions(None, check).context(doing)?;
-        backfill_done(self.sqlite()?, "simulator_faults").context(doing)?;
+        backfill_done(&self.0, "simulator_faults").context(doing)?;
         Ok(())
     }
 
@@ -71,52 +71,55 @@ impl Tx<'_> {
         issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
     ) -> Result<()> {
         let doing = "store: filling the issue tally from the sessions already closed";
-        if !backfill_pending(self.sqlite()?, "session_issue_tally").context(doing)? {
+        if !backfill_pending(&self.0, "session_issue_tally").context(doing)? {
             return Ok(());
         }
-        self.sqlite()?
-            .execute("DELETE FROM session_issue_tally", [])
+        self.0
+            .exec("DELETE FROM session_issue_tally", args![])
             .context(doing)?;
+        // On PostgreSQL the store wrote every `simulator_faults` as a JSON
+        // array (or left it NULL), so it casts without a validity check.
+        let sql = Sql::dialects(
+            "SELECT id, campaign_id, experience FROM exploration_sessions
+             WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
+               AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
+             ORDER BY ended_at, id",
+            "SELECT id, campaign_id, experience FROM exploration_sessions
+             WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
+               AND NOT coalesce(jsonb_array_length(CAST(simulator_faults AS jsonb)) > 0, FALSE)
+             ORDER BY ended_at NULLS FIRST, id",
+        );
         let read = || -> Result<()> {
-            let mut statement = self.sqlite()?.prepare(
-                "SELECT id, campaign_id, experience FROM exploration_sessions
-                 WHERE experience IS NOT NULL AND coalesce(end_reason, '') != 'simulator_error'
-                   AND NOT coalesce(json_valid(simulator_faults) AND json_array_length(simulator_faults) > 0, 0)
-                 ORDER BY ended_at, id",
-            )?;
-            let mut rows = statement.query([])?;
-            while let Some(row) = rows.next()? {
-                let Ok(record) = serde_json::from_str::<ExperienceRecord>(
-                    text(row, "experience")?.unwrap_or_default(),
-                ) else {
-                    continue;
+            self.0.each(sql, args![], |row| {
+                // A record that does not parse adds nothing.
+                let Ok(record) = serde_json::from_str::<ExperienceRecord>(row.str("experience")?)
+                else {
+                    return Ok(());
                 };
-                let session = parse_id(text(row, "id")?.unwrap_or_default())?;
-                let campaign = parse_id(text(row, "campaign_id")?.unwrap_or_default())?;
-                self.add_session_issues(campaign, session, &issues(&record))?;
-            }
-            Ok(())
+                let session = parse_id(row.str("id")?)?;
+                let campaign = parse_id(row.str("campaign_id")?)?;
+                self.add_session_issues(campaign, session, &issues(&record))
+            })
         };
         read().context(doing)?;
-        backfill_done(self.sqlite()?, "session_issue_tally").context(doing)?;
+        backfill_done(&self.0, "session_issue_tally").context(doing)?;
         Ok(())
     }
 }
 
 /// Whether the data named `name` waits to be filled by the engine after a
 /// migration (see migration 0008).
-pub(crate) fn backfill_pending(conn: &Connection, name: &str) -> Result<bool> {
-    conn.query_row(
+pub(crate) fn backfill_pending(conn: &Conn<'_>, name: &str) -> Result<bool> {
+    conn.value(
         "SELECT count(*) > 0 FROM pending_backfills WHERE name = ?",
-        [name],
-        |r| r.get(0),
+        args![name],
     )
     .with_context(|| format!("store: reading whether {name} waits to be filled"))
 }
 
 /// Marks the data named `name` filled.
-pub(crate) fn backfill_done(conn: &Connection, name: &str) -> Result<()> {
-    conn.execute("DELETE FROM pending_backfills WHERE name = ?", [name])
+pub(crate) fn backfill_done(conn: &Conn<'_>, name: &str) -> Result<()> {
+    conn.exec("DELETE FROM pending_backfills WHERE name = ?", args![name])
         .map(drop)
         .with_context(|| format!("store: marking {name} filled"))
 }

@@ -210,13 +210,12 @@ impl Tx<'_> {
             )
             .with_context(doing)?;
         if changed > 0 {
-            let conn = c.sqlite().with_context(doing)?;
             crate::tallies::RunTallies::finish_bare(
-                conn,
+                c,
                 "UPDATE runs SET status = 'done', verdict = 'skipped', error_reason = 'window_ended', finished_at = ?
                  WHERE campaign_id = ? AND status = 'pending'
                  RETURNING id, campaign_id, scenario_id, offset_ms",
-                (now, key.as_str()),
+                args![now, key.as_str()],
                 agenteval_domain::run::Verdict::Skipped,
                 "window_ended",
             )

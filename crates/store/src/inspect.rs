@@ -13,8 +13,8 @@
 //! that ran) through [`Inspect::open_read_only`], which changes nothing in
 //! the folder, so that it is seen as that process left it.
 
-use super::paging::run_from_row;
 use super::readers::Readers;
+use super::runs::run_from_row;
 use super::sql::{Conn, Row, args};
 use super::{DB_FILE, Store};
 use agenteval_domain::error::{Context, Result};
@@ -95,7 +95,7 @@ impl Store {
     pub fn inspect(&self) -> Inspect {
         let db = match &self.backend {
             super::Backend::Sqlite { readers, .. } => Db::Sqlite(readers.clone()),
-            super::Backend::Postgres { pool } => Db::Postgres(pool.clone()),
+            super::Backend::Postgres { pool, .. } => Db::Postgres(pool.clone()),
         };
         Inspect { db }
     }

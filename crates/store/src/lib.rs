@@ -124,8 +124,12 @@ enum Backend {
         writer: writer::Writer,
         readers: Arc<Readers>,
     },
-    /// A pool of connections to a server that several processes share.
-    Postgres { pool: sqlx::PgPool },
+    /// A pool of connections to a server that several processes share,
+    /// and the hot writes, each in a transaction of its own.
+    Postgres {
+        pool: sqlx::PgPool,
+        writes: Arc<writer::PostgresWrites>,
+    },
 }
 
 impl std::fmt::Debug for Store {
@@ -153,24 +157,24 @@ impl Store {
     }
 
     /// Opens the shared database at `url`, which must be PostgreSQL
-    /// (`postgres://...`): the embedded SQLite database is named by its
-    /// data folder instead ([`Store::open`]).
-    pub async fn open_database(url: &str) -> Result<Self> {
+    /// (`postgres://...`), and runs its migrations; `contacts` are stored
+    /// with each write. The embedded SQLite database is named by its data
+    /// folder instead ([`Store::open`]).
+    pub async fn open_database(
+        url: &str,
+        contacts: Arc<agenteval_domain::provenance::Contacts>,
+    ) -> Result<Self> {
         if !postgres::is_postgres_url(url) {
             return Err(agenteval_domain::error::Error::invalid(
                 format!("{} is not a PostgreSQL URL", postgres::shown_url(url)),
                 "Use postgres://user:password@host:port/database, or leave AGENTEVAL_DATABASE_URL unset for the embedded SQLite database in the data folder.",
             ));
         }
-        Self::open_postgres(url).await
-    }
-
-    /// Opens the PostgreSQL database at `url` (`postgres://...`) and runs
-    /// its migrations.
-    pub async fn open_postgres(url: &str) -> Result<Self> {
+        let pool = postgres::open(url).await?;
         Ok(Self {
             backend: Backend::Postgres {
-                pool: postgres::open(url).await?,
+                writes: Arc::new(writer::PostgresWrites::new(pool.clone(), contacts)),
+                pool,
             },
         })
     }
@@ -180,7 +184,7 @@ impl Store {
     pub async fn close(&self) {
         match &self.backend {
             Backend::Sqlite { pool, .. } => pool.close().await,
-            Backend::Postgres { pool } => pool.close().await,
+            Backend::Postgres { pool, .. } => pool.close().await,
         }
     }
 
@@ -192,35 +196,20 @@ impl Store {
         }
     }
 
-    /// The SQLite pool, for the queries not yet written against [`sql::Conn`].
-    fn sqlite_pool(&self) -> Result<&SqlitePool> {
-        match &self.backend {
-            Backend::Sqlite { pool, .. } => Ok(pool),
-            Backend::Postgres { .. } => Err(not_on_postgres()),
-        }
-    }
-
-    fn sqlite_writer(&self) -> Result<&writer::Writer> {
-        match &self.backend {
-            Backend::Sqlite { writer, .. } => Ok(writer),
-            Backend::Postgres { .. } => Err(not_on_postgres()),
-        }
-    }
-
     /// Queues a hot write for the writer's next batch; the returned
     /// [`writer::Pending`] resolves once it is committed.
     pub fn enqueue(&self, write: writer::Write) -> writer::Pending {
-        match self.sqlite_writer() {
-            Ok(writer) => writer.enqueue(write),
-            Err(e) => writer::Pending::failed(e),
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => writer.enqueue(write),
+            Backend::Postgres { writes, .. } => writes.enqueue(write),
         }
     }
 
     /// Queues a hot write for the writer's next batch without waiting.
     pub fn queue(&self, write: writer::Write) {
-        match self.sqlite_writer() {
-            Ok(writer) => writer.queue(write),
-            Err(e) => tracing::error!(error = %e, "store: a write was lost"),
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => writer.queue(write),
+            Backend::Postgres { writes, .. } => writes.queue(write),
         }
     }
 
@@ -231,7 +220,15 @@ impl Store {
         limit: usize,
         now_ms: i64,
     ) -> Result<Vec<writer::ClaimedRow>> {
-        self.sqlite_writer()?.claim(limit, now_ms).await
+        match &self.backend {
+            Backend::Sqlite { writer, .. } => writer.claim(limit, now_ms).await,
+            Backend::Postgres { pool, .. } => {
+                postgres::run(pool, postgres::Mode::Write, move |session| {
+                    writer::claim(&sql::Conn::Postgres(session), limit, now_ms)
+                })
+                .await
+            }
+        }
     }
 
     /// Runs `work` in a read-only snapshot on a blocking thread: the store
@@ -246,7 +243,7 @@ impl Store {
                     .read(move |conn| work(&Read(sql::Conn::Sqlite(conn))))
                     .await
             }
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 postgres::run(pool, postgres::Mode::Snapshot, move |session| {
                     work(&Read(sql::Conn::Postgres(session)))
                 })
@@ -271,7 +268,7 @@ impl Store {
                     .transact(move |conn| work(&Tx(sql::Conn::Sqlite(conn))))
                     .await
             }
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 postgres::run(pool, postgres::Mode::Write, move |session| {
                     work(&Tx(sql::Conn::Postgres(session)))
                 })
@@ -297,12 +294,6 @@ impl Store {
     }
 }
 
-fn not_on_postgres() -> agenteval_domain::error::Error {
-    agenteval_domain::error::Error::internal(anyhow::anyhow!(
-        "this store function is not available on PostgreSQL yet"
-    ))
-}
-
 /// A step of a transaction (see [`Store::transact`]). The store functions
 /// that take part in a decision are methods of this type, so that the
 /// caller decides and never holds a connection.
@@ -316,19 +307,3 @@ pub struct Tx<'c>(pub(crate) sql::Conn<'c>);
 
 /// A read-only snapshot (see [`Store::snapshot`]).
 pub struct Read<'c>(pub(crate) sql::Conn<'c>);
-
-impl Tx<'_> {
-    /// The SQLite connection, for statements not yet written against
-    /// [`sql::Conn`].
-    pub(crate) fn sqlite(&self) -> Result<&rusqlite::Connection> {
-        self.0.sqlite()
-    }
-}
-
-impl Read<'_> {
-    /// The SQLite connection, for statements not yet written against
-    /// [`sql::Conn`].
-    pub(crate) fn sqlite(&self) -> Result<&rusqlite::Connection> {
-        self.0.sqlite()
-    }
-}

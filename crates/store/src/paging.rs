@@ -3,12 +3,11 @@
 //! beside the page.
 
 use super::Store;
+use super::runs::run_from_row;
 use super::sessions::session_from_row;
 use super::sql::{Arg, Conn, Row, Sql};
-use agenteval_domain::clock::from_ms;
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
-use agenteval_domain::parse_id;
 use agenteval_domain::run::{Run, Verdict};
 use agenteval_domain::session::{ExplorationSession, SessionStatus};
 use std::collections::HashSet;
@@ -212,27 +211,4 @@ fn interned(text: String) -> &'static str {
             kept
         }
     }
-}
-
-/// A run from a `SELECT * FROM runs` row.
-pub(crate) fn run_from_row(row: &Row<'_>) -> Result<Run> {
-    Ok(Run {
-        id: parse_id(row.str("id")?)?,
-        campaign_id: parse_id(row.str("campaign_id")?)?,
-        scenario_id: row.get("scenario_id")?,
-        seq: row.get::<i64>("seq")? as u32,
-        offset_ms: row.get("offset_ms")?,
-        scheduled_at: from_ms(row.get("scheduled_at")?),
-        status: row.get("status")?,
-        verdict: row.text("verdict")?.and_then(Verdict::parse),
-        check_results: row
-            .text("check_results")?
-            .map(serde_json::from_str)
-            .transpose()?
-            .unwrap_or_default(),
-        metrics: row.text("metrics")?.map(serde_json::from_str).transpose()?,
-        error_reason: row.get("error_reason")?,
-        started_at: row.get::<Option<i64>>("started_at")?.map(from_ms),
-        finished_at: row.get::<Option<i64>>("finished_at")?.map(from_ms),
-    })
 }

@@ -3,7 +3,8 @@
 //! keeps, new results from the runs themselves. Each function streams what
 //! it reads to a callback, without an allocation per row.
 
-use crate::{Read, text};
+use crate::Read;
+use crate::sql::{Row, Sql, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, RunId};
 use agenteval_domain::parse_id;
@@ -30,15 +31,17 @@ impl Read<'_> {
     /// How many runs a campaign plans, and how many of them are running.
     pub fn planned_and_running_runs(&self, campaign_id: CampaignId) -> Result<(u32, u32)> {
         let doing = move || format!("store: counting the runs of campaign {campaign_id}");
+        let id = campaign_id.to_string();
         // The partial index `runs_open` finds the few running ones.
-        self.sqlite()?
-            .prepare_cached(
-                "SELECT (SELECT count(*) FROM runs WHERE campaign_id = ?1),
+        self.0
+            .row(
+                "SELECT (SELECT count(*) FROM runs WHERE campaign_id = ?),
                     (SELECT count(*) FROM runs
-                     WHERE status != 'done' AND status = 'running' AND campaign_id = ?1)",
+                     WHERE status != 'done' AND status = 'running' AND campaign_id = ?)",
+                args![&id, &id],
+                |r| Ok((r.get::<i64>(0)? as u32, r.get::<i64>(1)? as u32)),
             )
-            .with_context(doing)?
-            .query_row([campaign_id.to_string()], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map(Option::unwrap_or_default)
             .with_context(doing)
     }
 
@@ -53,38 +56,40 @@ impl Read<'_> {
         let doing = move || format!("store: reading the verdict tallies of campaign {campaign_id}");
         let mut scenarios = HashMap::new();
         let mut done = 0;
-        let mut statement = self
-            .sqlite()?
-            .prepare_cached(
+        self.0
+            .each(
                 "SELECT t.*, s.title, s.pack, s.tags, s.definition
-         FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
-         WHERE t.campaign_id = ? AND t.runs > 0",
+                 FROM run_verdict_tally t LEFT JOIN scenarios s ON s.id = t.scenario_id
+                 WHERE t.campaign_id = ? AND t.runs > 0",
+                args![campaign_id.to_string()],
+                |row| {
+                    let runs = row.get::<i64>("runs")? as u32;
+                    done += runs;
+                    let Some(verdict) = row.text("verdict")?.and_then(Verdict::parse) else {
+                        return Ok(());
+                    };
+                    let scenario_id = row.str("scenario_id")?;
+                    let info = scenario_info(&mut scenarios, scenario_id, row)?;
+                    let count = |column| {
+                        Ok::<_, agenteval_domain::error::Error>(row.get::<i64>(column)? as u32)
+                    };
+                    let sums = RunSums {
+                        runs,
+                        with_metrics: count("with_metrics")?,
+                        completed: count("completed")?,
+                        latency_runs: count("latency_runs")?,
+                        latency_mean_sum: row.get("latency_mean_sum")?,
+                        tokens_in: row.get::<i64>("tokens_in")? as u64,
+                        tokens_out: row.get::<i64>("tokens_out")? as u64,
+                        cost: row.get("cost")?,
+                        coverage_runs: count("coverage_runs")?,
+                        coverage_sum: row.get("coverage_sum")?,
+                    };
+                    each(info, scenario_id, verdict, sums);
+                    Ok(())
+                },
             )
             .with_context(doing)?;
-        let mut rows = statement
-            .query([campaign_id.to_string()])
-            .with_context(doing)?;
-        while let Some(row) = rows.next().with_context(doing)? {
-            done += row.get::<_, u32>("runs")?;
-            let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
-                continue;
-            };
-            let scenario_id: String = row.get("scenario_id")?;
-            let info = scenario_info(&mut scenarios, &scenario_id, row).with_context(doing)?;
-            let sums = RunSums {
-                runs: row.get("runs")?,
-                with_metrics: row.get("with_metrics")?,
-                completed: row.get("completed")?,
-                latency_runs: row.get("latency_runs")?,
-                latency_mean_sum: row.get("latency_mean_sum")?,
-                tokens_in: row.get("tokens_in")?,
-                tokens_out: row.get("tokens_out")?,
-                cost: row.get("cost")?,
-                coverage_runs: row.get("coverage_runs")?,
-                coverage_sum: row.get("coverage_sum")?,
-            };
-            each(info, &scenario_id, verdict, sums);
-        }
         Ok(done)
     }
 
@@ -97,21 +102,18 @@ impl Read<'_> {
     ) -> Result<()> {
         let doing =
             move || format!("store: reading the timeline tallies of campaign {campaign_id}");
-        let mut statement = self
-            .sqlite()?
-            .prepare_cached(
+        self.0
+            .each(
                 "SELECT slice, verdict, runs FROM run_timeline_tally WHERE campaign_id = ? AND runs > 0",
+                args![campaign_id.to_string()],
+                |row| {
+                    if let Some(verdict) = row.text("verdict")?.and_then(Verdict::parse) {
+                        each(row.get("slice")?, verdict, row.get::<i64>("runs")? as u32);
+                    }
+                    Ok(())
+                },
             )
-            .with_context(doing)?;
-        let mut rows = statement
-            .query([campaign_id.to_string()])
-            .with_context(doing)?;
-        while let Some(row) = rows.next().with_context(doing)? {
-            if let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) {
-                each(row.get("slice")?, verdict, row.get("runs")?);
-            }
-        }
-        Ok(())
+            .with_context(doing)
     }
 
     /// Streams a campaign's failed-check tallies to `each` (scenario, check
@@ -123,27 +125,24 @@ impl Read<'_> {
     ) -> Result<()> {
         let doing =
             move || format!("store: reading the failed-check tallies of campaign {campaign_id}");
-        let mut statement = self
-            .sqlite()?
-            .prepare_cached(
+        self.0
+            .each(
                 "SELECT scenario_id, kind, detail, count, example_run_id
-         FROM run_failing_check_tally WHERE campaign_id = ?",
+                 FROM run_failing_check_tally WHERE campaign_id = ?",
+                args![campaign_id.to_string()],
+                |row| {
+                    let run = parse_id(row.str("example_run_id")?)?;
+                    each(
+                        row.str("scenario_id")?,
+                        row.str("kind")?,
+                        row.str("detail")?,
+                        row.get::<i64>("count")? as u32,
+                        run,
+                    );
+                    Ok(())
+                },
             )
-            .with_context(doing)?;
-        let mut rows = statement
-            .query([campaign_id.to_string()])
-            .with_context(doing)?;
-        while let Some(row) = rows.next().with_context(doing)? {
-            let run = parse_id(text(row, "example_run_id")?.unwrap_or_default())?;
-            each(
-                text(row, "scenario_id")?.unwrap_or_default(),
-                text(row, "kind")?.unwrap_or_default(),
-                text(row, "detail")?.unwrap_or_default(),
-                row.get("count")?,
-                run,
-            );
-        }
-        Ok(())
+            .with_context(doing)
     }
 
     /// Streams a campaign's error tallies to `each` (reason kind, count).
@@ -153,17 +152,16 @@ impl Read<'_> {
         mut each: impl FnMut(String, u32),
     ) -> Result<()> {
         let doing = move || format!("store: reading the error tallies of campaign {campaign_id}");
-        let mut statement = self
-            .sqlite()?
-            .prepare_cached("SELECT reason, count FROM run_error_tally WHERE campaign_id = ?")
-            .with_context(doing)?;
-        let mut rows = statement
-            .query([campaign_id.to_string()])
-            .with_context(doing)?;
-        while let Some(row) = rows.next().with_context(doing)? {
-            each(row.get("reason")?, row.get::<_, u32>("count")?);
-        }
-        Ok(())
+        self.0
+            .each(
+                "SELECT reason, count FROM run_error_tally WHERE campaign_id = ?",
+                args![campaign_id.to_string()],
+                |row| {
+                    each(row.get("reason")?, row.get::<i64>("count")? as u32);
+                    Ok(())
+                },
+            )
+            .with_context(doing)
     }
 
     /// Streams a campaign's latency tallies to `each` (latency, replies).
@@ -173,19 +171,19 @@ impl Read<'_> {
         mut each: impl FnMut(u64, u64),
     ) -> Result<()> {
         let doing = move || format!("store: reading the latency tallies of campaign {campaign_id}");
-        let mut statement = self
-            .sqlite()?
-            .prepare_cached(
+        self.0
+            .each(
                 "SELECT latency_ms, count FROM run_latency_tally WHERE campaign_id = ? AND count > 0",
+                args![campaign_id.to_string()],
+                |row| {
+                    each(
+                        row.get::<i64>("latency_ms")? as u64,
+                        row.get::<i64>("count")? as u64,
+                    );
+                    Ok(())
+                },
             )
-            .with_context(doing)?;
-        let mut rows = statement
-            .query([campaign_id.to_string()])
-            .with_context(doing)?;
-        while let Some(row) = rows.next().with_context(doing)? {
-            each(row.get("latency_ms")?, row.get("count")?);
-        }
-        Ok(())
+            .with_context(doing)
     }
 
     /// Streams the runs of a campaign that finished after `since_ms` with a
@@ -201,38 +199,35 @@ impl Read<'_> {
             format!("store: reading the runs of campaign {campaign_id} finished since {since_ms}")
         };
         let mut scenarios = HashMap::new();
-        let mut statement = self
-            .sqlite()?
-            .prepare_cached(
+        self.0
+            .each(
                 "SELECT r.id, r.scenario_id, r.verdict, r.metrics, r.check_results, r.error_reason,
-                r.offset_ms, s.title, s.pack, s.tags, s.definition
-         FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
-         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?",
+                    r.offset_ms, s.title, s.pack, s.tags, s.definition
+                 FROM runs r LEFT JOIN scenarios s ON s.id = r.scenario_id
+                 WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?",
+                args![campaign_id.to_string(), since_ms],
+                |row| {
+                    let Some(verdict) = row.text("verdict")?.and_then(Verdict::parse) else {
+                        return Ok(());
+                    };
+                    let scenario_id = row.str("scenario_id")?;
+                    let info = scenario_info(&mut scenarios, scenario_id, row)?;
+                    let (metrics, checks) =
+                        stored_results(row.text("metrics")?, row.text("check_results")?);
+                    let run = FinishedRun {
+                        id: parse_id(row.str("id")?)?,
+                        scenario_id,
+                        verdict,
+                        offset_ms: row.get("offset_ms")?,
+                        metrics,
+                        checks,
+                        error_reason: row.text("error_reason")?,
+                    };
+                    each(info, run);
+                    Ok(())
+                },
             )
-            .with_context(doing)?;
-        let mut rows = statement
-            .query(rusqlite::params![campaign_id.to_string(), since_ms])
-            .with_context(doing)?;
-        while let Some(row) = rows.next().with_context(doing)? {
-            let Some(verdict) = text(row, "verdict")?.and_then(Verdict::parse) else {
-                continue;
-            };
-            let scenario_id: String = row.get("scenario_id")?;
-            let info = scenario_info(&mut scenarios, &scenario_id, row).with_context(doing)?;
-            let (metrics, checks) =
-                stored_results(text(row, "metrics")?, text(row, "check_results")?);
-            let run = FinishedRun {
-                id: parse_id(text(row, "id")?.unwrap_or_default())?,
-                scenario_id: &scenario_id,
-                verdict,
-                offset_ms: row.get("offset_ms")?,
-                metrics,
-                checks,
-                error_reason: text(row, "error_reason")?,
-            };
-            each(info, run);
-        }
-        Ok(())
+            .with_context(doing)
     }
 
     /// Streams the latencies of the target's replies in the runs of a
@@ -248,23 +243,30 @@ impl Read<'_> {
                 "store: reading the reply latencies of campaign {campaign_id} finished since {since_ms}"
             )
         };
-        let mut statement = self
-            .sqlite()?
-            .prepare_cached(
-                "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
-         FROM run_turns t JOIN runs r ON r.id = t.run_id
-         WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?
-           AND t.role = 'target' AND t.latency_ms IS NOT NULL
-         GROUP BY 1",
+        self.0
+            .each(
+                Sql::dialects(
+                    "SELECT max(t.latency_ms, 0) AS latency_ms, count(*) AS count
+                     FROM run_turns t JOIN runs r ON r.id = t.run_id
+                     WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?
+                       AND t.role = 'target' AND t.latency_ms IS NOT NULL
+                     GROUP BY 1",
+                    "SELECT GREATEST(t.latency_ms, 0) AS latency_ms, count(*) AS count
+                     FROM run_turns t JOIN runs r ON r.id = t.run_id
+                     WHERE r.campaign_id = ? AND r.status = 'done' AND r.finished_at > ?
+                       AND t.role = 'target' AND t.latency_ms IS NOT NULL
+                     GROUP BY 1",
+                ),
+                args![campaign_id.to_string(), since_ms],
+                |row| {
+                    each(
+                        row.get::<i64>("latency_ms")? as u64,
+                        row.get::<i64>("count")? as u64,
+                    );
+                    Ok(())
+                },
             )
-            .with_context(doing)?;
-        let mut rows = statement
-            .query(rusqlite::params![campaign_id.to_string(), since_ms])
-            .with_context(doing)?;
-        while let Some(row) = rows.next().with_context(doing)? {
-            each(row.get("latency_ms")?, row.get("count")?);
-        }
-        Ok(())
+            .with_context(doing)
     }
 }
 
@@ -273,7 +275,7 @@ impl Read<'_> {
 fn scenario_info<'s>(
     scenarios: &'s mut HashMap<String, ScenarioInfo>,
     scenario_id: &str,
-    row: &rusqlite::Row<'_>,
+    row: &Row<'_>,
 ) -> Result<&'s ScenarioInfo> {
     if !scenarios.contains_key(scenario_id) {
         scenarios.insert(scenario_id.to_string(), scenario_info_from_row(row)?);
@@ -283,7 +285,7 @@ fn scenario_info<'s>(
 
 /// From the `title`, `pack`, `tags` and `definition` columns of
 /// `scenarios` (all NULL when the scenario is no longer stored).
-fn scenario_info_from_row(row: &rusqlite::Row<'_>) -> Result<ScenarioInfo> {
+fn scenario_info_from_row(row: &Row<'_>) -> Result<ScenarioInfo> {
     /// The one field of a stored scenario definition the report needs.
     #[derive(Deserialize)]
     struct ScenarioGroup {
@@ -292,10 +294,12 @@ fn scenario_info_from_row(row: &rusqlite::Row<'_>) -> Result<ScenarioInfo> {
     Ok(ScenarioInfo {
         title: row.get("title")?,
         pack: row.get("pack")?,
-        tags: text(row, "tags")?
+        tags: row
+            .text("tags")?
             .and_then(|s| serde_json::from_str(s).ok())
             .unwrap_or_default(),
-        group: text(row, "definition")?
+        group: row
+            .text("definition")?
             .and_then(|s| serde_json::from_str::<ScenarioGroup>(s).ok())
             .and_then(|d| d.group),
     })

@@ -2,6 +2,7 @@
 //! recovery, and the runs and turns as listed (the hot claims, turns and
 //! verdicts go through the [`writer`](super::writer)).
 
+use crate::sql::{Row, args};
 use crate::tallies::RunTallies;
 use crate::writer::ClaimedRow;
 use crate::{Store, Tx};
@@ -11,8 +12,6 @@ use agenteval_domain::ids::{CampaignId, RunId};
 use agenteval_domain::parse_id;
 use agenteval_domain::run::{Run, RunTurn, Verdict};
 use chrono::{DateTime, Utc};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 use uuid::Uuid;
 
 // The scheduler's queries run each step and claiming runs once per run (a
@@ -22,30 +21,28 @@ impl Store {
     /// their ids.
     pub async fn start_due_campaigns(&self, now: DateTime<Utc>) -> Result<Vec<Uuid>> {
         let now = to_ms(now);
-        let started: Vec<String> = sqlx::query_scalar(
-            "UPDATE campaigns SET status = 'running', updated_at = ? WHERE status = 'scheduled' AND window_start <= ?
-             RETURNING id",
-        )
-        .bind(now)
-        .bind(now)
-        .fetch_all(self.sqlite_pool()?)
+        self.write(move |c| {
+            c.rows(
+                "UPDATE campaigns SET status = 'running', updated_at = ? WHERE status = 'scheduled' AND window_start <= ?
+                 RETURNING id",
+                args![now, now],
+                |r| parse_id(r.str(0)?),
+            )
+        })
         .await
-        .context("store: starting the due campaigns")?;
-        started
-            .iter()
-            .map(|id| parse_id(id))
-            .collect::<Result<_>>()
-            .context("store: starting the due campaigns")
+        .context("store: starting the due campaigns")
     }
 
     /// The largest concurrency limit among the targets of running
     /// campaigns; `None` when no campaign runs.
     pub async fn most_concurrency_running(&self) -> Result<Option<i64>> {
-        sqlx::query_scalar(
-            "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
-             WHERE c.status = 'running'",
-        )
-        .fetch_one(self.sqlite_pool()?)
+        self.read(|c| {
+            c.value(
+                "SELECT max(t.concurrency) FROM campaigns c JOIN targets t ON t.id = c.target_id
+                 WHERE c.status = 'running'",
+                args![],
+            )
+        })
         .await
         .context("store: reading the concurrency of the running campaigns")
     }
@@ -53,75 +50,67 @@ impl Store {
     /// The running campaigns whose window ended by `now` and whose runs
     /// are all done.
     pub async fn campaigns_to_finalize(&self, now: DateTime<Utc>) -> Result<Vec<Uuid>> {
-        let ending: Vec<String> = sqlx::query_scalar(
-            "SELECT id FROM campaigns c WHERE status = 'running' AND window_end <= ?
-               AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.status != 'done')",
-        )
-        .bind(to_ms(now))
-        .fetch_all(self.sqlite_pool()?)
+        let now = to_ms(now);
+        self.read(move |c| {
+            c.rows(
+                "SELECT id FROM campaigns c WHERE status = 'running' AND window_end <= ?
+                   AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.campaign_id = c.id AND r.status != 'done')",
+                args![now],
+                |r| parse_id(r.str(0)?),
+            )
+        })
         .await
-        .context("store: reading the campaigns to finalize")?;
-        ending
-            .iter()
-            .map(|id| parse_id(id))
-            .collect::<Result<_>>()
-            .context("store: reading the campaigns to finalize")
+        .context("store: reading the campaigns to finalize")
     }
 
     /// Claims one run if it is still pending (`pending -> running`, started
     /// at `now`); `None` when it was claimed elsewhere or is not pending.
     pub async fn claim_run(&self, run_id: RunId, now: DateTime<Utc>) -> Result<Option<ClaimedRow>> {
-        let claimed = sqlx::query(
-            "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
-             RETURNING id, campaign_id, scenario_id, offset_ms",
-        )
-        .bind(to_ms(now))
-        .bind(run_id.to_string())
-        .fetch_optional(self.sqlite_pool()?)
+        let now = to_ms(now);
+        self.write(move |c| {
+            c.row(
+                "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
+                 RETURNING id, campaign_id, scenario_id, offset_ms",
+                args![now, run_id.to_string()],
+                claimed_from_row,
+            )
+        })
         .await
-        .context("store: claiming a run")?;
-        claimed
-            .as_ref()
-            .map(claimed_from_row)
-            .transpose()
-            .context("store: claiming a run")
+        .context("store: claiming a run")
     }
 
     /// The runs of a campaign in plan order.
     pub async fn campaign_runs(&self, campaign_id: CampaignId) -> Result<Vec<Run>> {
-        let doing = move || format!("store: reading the runs of campaign {campaign_id}");
-        let rows = sqlx::query("SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq")
-            .bind(campaign_id.to_string())
-            .fetch_all(self.sqlite_pool()?)
-            .await
-            .with_context(doing)?;
-        rows.iter()
-            .map(run_from_row)
-            .collect::<Result<_>>()
-            .with_context(doing)
+        self.read(move |c| {
+            c.rows(
+                "SELECT * FROM runs WHERE campaign_id = ? ORDER BY seq",
+                args![campaign_id.to_string()],
+                run_from_row,
+            )
+        })
+        .await
+        .with_context(move || format!("store: reading the runs of campaign {campaign_id}"))
     }
 
     /// One run's conversation in order; not found when the run does not
     /// exist.
     pub async fn run_turns(&self, run_id: RunId) -> Result<Vec<RunTurn>> {
-        let doing = move || format!("store: reading the turns of run {run_id}");
-        let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM runs WHERE id = ?")
-            .bind(run_id.to_string())
-            .fetch_optional(self.sqlite_pool()?)
-            .await
-            .with_context(|| format!("store: looking up run {run_id}"))?;
-        if exists.is_none() {
-            return Err(Error::not_found("run", run_id));
-        }
-        let rows = sqlx::query("SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq")
-            .bind(run_id.to_string())
-            .fetch_all(self.sqlite_pool()?)
-            .await
-            .with_context(doing)?;
-        rows.iter()
-            .map(run_turn_from_row)
-            .collect::<Result<_>>()
-            .with_context(doing)
+        self.read(move |c| {
+            let id = run_id.to_string();
+            let exists = c
+                .row("SELECT 1 FROM runs WHERE id = ?", args![&id], |_| Ok(()))
+                .with_context(|| format!("store: looking up run {run_id}"))?;
+            if exists.is_none() {
+                return Err(Error::not_found("run", run_id));
+            }
+            c.rows(
+                "SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq",
+                args![&id],
+                run_turn_from_row,
+            )
+            .with_context(move || format!("store: reading the turns of run {run_id}"))
+        })
+        .await
     }
 }
 
@@ -131,11 +120,11 @@ impl Tx<'_> {
     /// committed turns stay. Returns how many were marked.
     pub fn finish_interrupted_runs(&self, now: DateTime<Utc>) -> Result<u64> {
         RunTallies::finish_bare(
-            self.sqlite()?,
+            &self.0,
             "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
              WHERE status != 'done' AND status = 'running'
              RETURNING id, campaign_id, scenario_id, offset_ms",
-            [to_ms(now)],
+            args![to_ms(now)],
             Verdict::Error,
             "interrupted",
         )
@@ -143,58 +132,52 @@ impl Tx<'_> {
     }
 }
 
-/// A run claimed one by one, through the pool (see [`Store::claim_run`]).
-fn claimed_from_row(row: &SqliteRow) -> Result<ClaimedRow> {
+/// A claimed run, from a row of `id, campaign_id, scenario_id, offset_ms`.
+pub(crate) fn claimed_from_row(row: &Row<'_>) -> Result<ClaimedRow> {
     Ok(ClaimedRow {
-        id: parse_id(row.try_get("id")?)?,
-        campaign_id: parse_id(row.try_get("campaign_id")?)?,
-        scenario_id: row.try_get::<&str, _>("scenario_id")?.into(),
-        offset_ms: row.try_get("offset_ms")?,
+        id: row.uuid(0)?,
+        campaign_id: CampaignId(row.uuid(1)?),
+        scenario_id: row.str(2)?.into(),
+        offset_ms: row.get(3)?,
     })
 }
 
-fn run_turn_from_row(r: &SqliteRow) -> Result<RunTurn> {
+fn run_turn_from_row(r: &Row<'_>) -> Result<RunTurn> {
     Ok(RunTurn {
-        seq: r.try_get::<i64, _>("seq")? as u32,
-        role: r.try_get("role")?,
-        content: r.try_get("content")?,
-        latency_ms: r.try_get::<Option<i64>, _>("latency_ms")?.map(|v| v as u64),
-        tokens_in: r.try_get::<Option<i64>, _>("tokens_in")?.map(|v| v as u32),
-        tokens_out: r.try_get::<Option<i64>, _>("tokens_out")?.map(|v| v as u32),
+        seq: r.get::<i64>("seq")? as u32,
+        role: r.get("role")?,
+        content: r.get("content")?,
+        latency_ms: r.get::<Option<i64>>("latency_ms")?.map(|v| v as u64),
+        tokens_in: r.get::<Option<i64>>("tokens_in")?.map(|v| v as u32),
+        tokens_out: r.get::<Option<i64>>("tokens_out")?.map(|v| v as u32),
         tool_calls: r
-            .try_get::<Option<String>, _>("tool_calls")?
-            .map(|s| serde_json::from_str(&s))
+            .text("tool_calls")?
+            .map(serde_json::from_str)
             .transpose()?
             .unwrap_or_default(),
-        created_at: from_ms(r.try_get("created_at")?),
+        created_at: from_ms(r.get("created_at")?),
     })
 }
 
 /// A run from a `SELECT * FROM runs` row.
-pub fn run_from_row(row: &SqliteRow) -> Result<Run> {
+pub fn run_from_row(row: &Row<'_>) -> Result<Run> {
     Ok(Run {
-        id: parse_id(row.try_get("id")?)?,
-        campaign_id: parse_id(row.try_get("campaign_id")?)?,
-        scenario_id: row.try_get("scenario_id")?,
-        seq: row.try_get::<i64, _>("seq")? as u32,
-        offset_ms: row.try_get("offset_ms")?,
-        scheduled_at: from_ms(row.try_get("scheduled_at")?),
-        status: row.try_get("status")?,
-        verdict: row
-            .try_get::<Option<String>, _>("verdict")?
-            .as_deref()
-            .and_then(Verdict::parse),
+        id: parse_id(row.str("id")?)?,
+        campaign_id: parse_id(row.str("campaign_id")?)?,
+        scenario_id: row.get("scenario_id")?,
+        seq: row.get::<i64>("seq")? as u32,
+        offset_ms: row.get("offset_ms")?,
+        scheduled_at: from_ms(row.get("scheduled_at")?),
+        status: row.get("status")?,
+        verdict: row.text("verdict")?.and_then(Verdict::parse),
         check_results: row
-            .try_get::<Option<String>, _>("check_results")?
-            .map(|s| serde_json::from_str(&s))
+            .text("check_results")?
+            .map(serde_json::from_str)
             .transpose()?
             .unwrap_or_default(),
-        metrics: row
-            .try_get::<Option<String>, _>("metrics")?
-            .map(|s| serde_json::from_str(&s))
-            .transpose()?,
-        error_reason: row.try_get("error_reason")?,
-        started_at: row.try_get::<Option<i64>, _>("started_at")?.map(from_ms),
-        finished_at: row.try_get::<Option<i64>, _>("finished_at")?.map(from_ms),
+        metrics: row.text("metrics")?.map(serde_json::from_str).transpose()?,
+        error_reason: row.get("error_reason")?,
+        started_at: row.get::<Option<i64>>("started_at")?.map(from_ms),
+        finished_at: row.get::<Option<i64>>("finished_at")?.map(from_ms),
     })
 }

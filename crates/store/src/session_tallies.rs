@@ -351,13 +351,7 @@ impl SessionTallies {
 /// the store), or when marked for it again.
 pub(crate) fn backfill(conn: &Conn<'_>) -> Result<()> {
     let doing = "store: filling the session tallies from the sessions";
-    let pending: bool = conn
-        .value(
-            "SELECT count(*) > 0 FROM pending_backfills WHERE name = 'session_tallies'",
-            args![],
-        )
-        .context(doing)?;
-    if !pending {
+    if !crate::backfill::backfill_pending(conn, "session_tallies")? {
         return Ok(());
     }
     conn.batch(
@@ -366,12 +360,7 @@ pub(crate) fn backfill(conn: &Conn<'_>) -> Result<()> {
     )
     .context(doing)?;
     SessionTallies::recount(conn)?.flush(conn).context(doing)?;
-    conn.exec(
-        "DELETE FROM pending_backfills WHERE name = 'session_tallies'",
-        args![],
-    )
-    .context(doing)?;
-    Ok(())
+    crate::backfill::backfill_done(conn, "session_tallies")
 }
 
 #[cfg(test)]

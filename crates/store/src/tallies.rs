@@ -8,12 +8,13 @@
 //! `session_tallies.rs` (since migration 0019; SQL triggers kept them
 //! before).
 
+use crate::sql::{Arg, Conn, Sql, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::CampaignId;
 use agenteval_domain::run::Verdict;
 use agenteval_domain::tally::{RunOutcome, RunSums, reason_kind, slice, stored_results};
-use rusqlite::{Connection, params};
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
 
 /// What adding a run needs from the database, read before its verdict is
@@ -45,7 +46,7 @@ impl RunTallies {
     /// Reads what adding `run` needs: its slice and its replies' latencies.
     pub fn prepare(
         &mut self,
-        conn: &Connection,
+        conn: &Conn<'_>,
         run_id: &str,
         run: &RunOutcome,
     ) -> Result<Contribution> {
@@ -53,12 +54,16 @@ impl RunTallies {
             Some(d) => *d,
             None => {
                 let (start, end, scale): (i64, i64, f64) = conn
-                    .prepare_cached(
+                    .row(
                         "SELECT window_start, window_end, time_scale FROM campaigns WHERE id = ?",
+                        args![run.campaign_id.to_string()],
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                     )
-                    .and_then(|mut st| {
-                        st.query_row([run.campaign_id.to_string()], |r| {
-                            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    .and_then(|row| {
+                        row.ok_or_else(|| {
+                            agenteval_domain::error::Error::internal(anyhow::anyhow!(
+                                "the run's campaign is not stored"
+                            ))
                         })
                     })
                     .context("store: reading a campaign's window for the run tallies")?;
@@ -70,14 +75,12 @@ impl RunTallies {
         let latencies = match run.latencies {
             Some(_) => None,
             None => Some(
-                conn.prepare_cached(
+                conn.rows(
                     "SELECT latency_ms FROM run_turns
                      WHERE run_id = ? AND role = 'target' AND latency_ms IS NOT NULL",
+                    args![run_id],
+                    |r| r.get::<i64>(0),
                 )
-                .and_then(|mut st| {
-                    st.query_map([run_id], |r| r.get(0))?
-                        .collect::<rusqlite::Result<Vec<i64>>>()
-                })
                 .context("store: reading a run's latencies for the run tallies")?,
             ),
         };
@@ -134,101 +137,81 @@ impl RunTallies {
         }
     }
 
-    /// Writes what was added since the last flush.
-    pub fn flush(&mut self, conn: &Connection) -> Result<()> {
+    /// Writes what was added since the last flush. Each row is added to
+    /// the stored one by an upsert, so that writers in concurrent
+    /// transactions (PostgreSQL) add up exactly; there the rows are written
+    /// in key order, so that two transactions never wait on each other's
+    /// rows in opposite orders.
+    pub fn flush(&mut self, conn: &Conn<'_>) -> Result<()> {
         // Once per batch of the writer's (a hot path): the contexts are
         // static.
-        let doing = "store: adding to the run verdict tally";
-        let mut upsert = conn.prepare_cached(
-            "INSERT INTO run_verdict_tally (campaign_id, scenario_id, verdict, runs, with_metrics,
-                 completed, latency_runs, latency_mean_sum, tokens_in, tokens_out, cost, coverage_runs, coverage_sum)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT DO UPDATE SET runs = runs + excluded.runs,
-                 with_metrics = with_metrics + excluded.with_metrics,
-                 completed = completed + excluded.completed,
-                 latency_runs = latency_runs + excluded.latency_runs,
-                 latency_mean_sum = latency_mean_sum + excluded.latency_mean_sum,
-                 tokens_in = tokens_in + excluded.tokens_in,
-                 tokens_out = tokens_out + excluded.tokens_out,
-                 cost = cost + excluded.cost,
-                 coverage_runs = coverage_runs + excluded.coverage_runs,
-                 coverage_sum = coverage_sum + excluded.coverage_sum",
+        let ordered = conn.is_postgres();
+        drain(
+            &mut self.verdicts,
+            ordered,
+            |(campaign, scenario, verdict), s| {
+                conn.exec(
+                    ADD_VERDICTS,
+                    args![
+                        campaign.to_string(),
+                        &*scenario,
+                        verdict,
+                        s.runs,
+                        s.with_metrics,
+                        s.completed,
+                        s.latency_runs,
+                        s.latency_mean_sum,
+                        s.tokens_in as i64,
+                        s.tokens_out as i64,
+                        s.cost,
+                        s.coverage_runs,
+                        s.coverage_sum
+                    ],
+                )
+                .context("store: adding to the run verdict tally")
+            },
+        )?;
+        drain(
+            &mut self.timeline,
+            ordered,
+            |(campaign, slice, verdict), runs| {
+                conn.exec(
+                    ADD_TIMELINE,
+                    args![campaign.to_string(), slice, verdict, runs],
+                )
+                .context("store: adding to the run timeline tally")
+            },
+        )?;
+        drain(
+            &mut self.failing,
+            ordered,
+            |(campaign, scenario, kind, detail), (count, example)| {
+                conn.exec(
+                    ADD_FAILING,
+                    args![
+                        campaign.to_string(),
+                        &*scenario,
+                        kind,
+                        detail,
+                        count,
+                        example
+                    ],
+                )
+                .context("store: adding to the failing check tally")
+            },
+        )?;
+        drain(&mut self.errors, ordered, |(campaign, reason), count| {
+            conn.exec(ADD_ERRORS, args![campaign.to_string(), reason, count])
+                .context("store: adding to the run error tally")
+        })?;
+        drain(
+            &mut self.latencies,
+            ordered,
+            |(campaign, latency), count| {
+                conn.exec(ADD_LATENCIES, args![campaign.to_string(), latency, count])
+                    .context("store: adding to the run latency tally")
+            },
         )
-        .context(doing)?;
-        for ((campaign, scenario, verdict), s) in self.verdicts.drain() {
-            upsert
-                .execute(params![
-                    campaign.to_string(),
-                    &*scenario,
-                    verdict,
-                    s.runs,
-                    s.with_metrics,
-                    s.completed,
-                    s.latency_runs,
-                    s.latency_mean_sum,
-                    s.tokens_in as i64,
-                    s.tokens_out as i64,
-                    s.cost,
-                    s.coverage_runs,
-                    s.coverage_sum
-                ])
-                .context(doing)?;
-        }
-        let doing = "store: adding to the run timeline tally";
-        let mut upsert = conn.prepare_cached(
-            "INSERT INTO run_timeline_tally (campaign_id, slice, verdict, runs) VALUES (?, ?, ?, ?)
-             ON CONFLICT DO UPDATE SET runs = runs + excluded.runs",
-        )
-        .context(doing)?;
-        for ((campaign, slice, verdict), runs) in self.timeline.drain() {
-            upsert
-                .execute(params![campaign.to_string(), slice, verdict, runs])
-                .context(doing)?;
-        }
-        let doing = "store: adding to the failing check tally";
-        let mut upsert = conn.prepare_cached(
-            "INSERT INTO run_failing_check_tally (campaign_id, scenario_id, kind, detail, count, example_run_id)
-             VALUES (?, ?, ?, ?, ?, ?)
-             ON CONFLICT DO UPDATE SET count = count + excluded.count",
-        )
-        .context(doing)?;
-        for ((campaign, scenario, kind, detail), (count, example)) in self.failing.drain() {
-            upsert
-                .execute(params![
-                    campaign.to_string(),
-                    &*scenario,
-                    kind,
-                    detail,
-                    count,
-                    example
-                ])
-                .context(doing)?;
-        }
-        let doing = "store: adding to the run error tally";
-        let mut upsert = conn
-            .prepare_cached(
-                "INSERT INTO run_error_tally (campaign_id, reason, count) VALUES (?, ?, ?)
-             ON CONFLICT DO UPDATE SET count = count + excluded.count",
-            )
-            .context(doing)?;
-        for ((campaign, reason), count) in self.errors.drain() {
-            upsert
-                .execute(params![campaign.to_string(), reason, count])
-                .context(doing)?;
-        }
-        let doing = "store: adding to the run latency tally";
-        let mut upsert = conn
-            .prepare_cached(
-                "INSERT INTO run_latency_tally (campaign_id, latency_ms, count) VALUES (?, ?, ?)
-             ON CONFLICT DO UPDATE SET count = count + excluded.count",
-            )
-            .context(doing)?;
-        for ((campaign, latency), count) in self.latencies.drain() {
-            upsert
-                .execute(params![campaign.to_string(), latency, count])
-                .context(doing)?;
-        }
-        Ok(())
     }
 
     /// Forgets what was added since the last flush (its transaction was
@@ -246,25 +229,18 @@ impl RunTallies {
     /// `error_reason`, and writes the tallies: for the runs that end
     /// without playing (interrupted, skipped).
     pub fn finish_bare(
-        conn: &Connection,
-        finish: &str,
-        finish_params: impl rusqlite::Params,
+        conn: &Conn<'_>,
+        finish: impl Into<Sql>,
+        finish_args: &[Arg<'_>],
         verdict: Verdict,
         error_reason: &str,
     ) -> Result<u64> {
         // The caller names what `finish` does.
-        let runs = conn.prepare(finish).and_then(|mut st| {
-            st.query_map(finish_params, |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    RunOutcome::bare(
-                        CampaignId(crate::uuid_at(r, 1)?),
-                        r.get_ref(2)?.as_str()?.into(),
-                        r.get(3)?,
-                    ),
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()
+        let runs = conn.rows(finish, finish_args, |r| {
+            Ok((
+                r.get::<String>(0)?,
+                RunOutcome::bare(CampaignId(r.uuid(1)?), r.str(2)?.into(), r.get(3)?),
+            ))
         })?;
         let mut tallies = RunTallies::default();
         for (id, run) in &runs {
@@ -276,42 +252,95 @@ impl RunTallies {
     }
 }
 
+/// Calls `each` on every entry of `map`, emptying it; in key order if
+/// `ordered`.
+fn drain<K: Ord + Eq + Hash, V>(
+    map: &mut HashMap<K, V>,
+    ordered: bool,
+    mut each: impl FnMut(K, V) -> Result<u64>,
+) -> Result<()> {
+    if ordered {
+        let mut entries: Vec<(K, V)> = map.drain().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (k, v) in entries {
+            each(k, v)?;
+        }
+    } else {
+        for (k, v) in map.drain() {
+            each(k, v)?;
+        }
+    }
+    Ok(())
+}
+
+// The upserts of the tallies. The conflict target is named and the stored
+// row's columns are qualified by its table, as PostgreSQL requires.
+
+const ADD_VERDICTS: &str = "INSERT INTO run_verdict_tally (campaign_id, scenario_id, verdict, runs, with_metrics,
+         completed, latency_runs, latency_mean_sum, tokens_in, tokens_out, cost, coverage_runs, coverage_sum)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (campaign_id, scenario_id, verdict) DO UPDATE SET
+         runs = run_verdict_tally.runs + excluded.runs,
+         with_metrics = run_verdict_tally.with_metrics + excluded.with_metrics,
+         completed = run_verdict_tally.completed + excluded.completed,
+         latency_runs = run_verdict_tally.latency_runs + excluded.latency_runs,
+         latency_mean_sum = run_verdict_tally.latency_mean_sum + excluded.latency_mean_sum,
+         tokens_in = run_verdict_tally.tokens_in + excluded.tokens_in,
+         tokens_out = run_verdict_tally.tokens_out + excluded.tokens_out,
+         cost = run_verdict_tally.cost + excluded.cost,
+         coverage_runs = run_verdict_tally.coverage_runs + excluded.coverage_runs,
+         coverage_sum = run_verdict_tally.coverage_sum + excluded.coverage_sum";
+
+const ADD_TIMELINE: &str =
+    "INSERT INTO run_timeline_tally (campaign_id, slice, verdict, runs) VALUES (?, ?, ?, ?)
+     ON CONFLICT (campaign_id, slice, verdict) DO UPDATE SET runs = run_timeline_tally.runs + excluded.runs";
+
+const ADD_FAILING: &str = "INSERT INTO run_failing_check_tally (campaign_id, scenario_id, kind, detail, count, example_run_id)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (campaign_id, scenario_id, kind, detail) DO UPDATE SET
+         count = run_failing_check_tally.count + excluded.count";
+
+const ADD_ERRORS: &str = "INSERT INTO run_error_tally (campaign_id, reason, count) VALUES (?, ?, ?)
+     ON CONFLICT (campaign_id, reason) DO UPDATE SET count = run_error_tally.count + excluded.count";
+
+const ADD_LATENCIES: &str = "INSERT INTO run_latency_tally (campaign_id, latency_ms, count) VALUES (?, ?, ?)
+     ON CONFLICT (campaign_id, latency_ms) DO UPDATE SET count = run_latency_tally.count + excluded.count";
+
 /// Fills the tallies from the runs already finished, once, when a database
 /// is first opened after migration 0008 (or marked for it again).
-pub fn backfill(conn: &Connection) -> Result<()> {
+pub fn backfill(conn: &Conn<'_>) -> Result<()> {
     let doing = "store: filling the run tallies from the finished runs";
     if !super::backfill::backfill_pending(conn, "run_tallies").context(doing)? {
         return Ok(());
     }
-    conn.execute_batch(
+    conn.batch(
         "DELETE FROM run_verdict_tally; DELETE FROM run_timeline_tally; DELETE FROM run_failing_check_tally;
          DELETE FROM run_error_tally; DELETE FROM run_latency_tally;",
     )
     .context(doing)?;
-    let mut statement = conn
-        .prepare(
-            "SELECT id, campaign_id, scenario_id, offset_ms, verdict, metrics, check_results, error_reason
-         FROM runs WHERE status = 'done' ORDER BY finished_at, id",
-        )
-        .context(doing)?;
-    let mut rows = statement.query([]).context(doing)?;
     let mut tallies = RunTallies::default();
-    while let Some(row) = rows.next().context(doing)? {
-        let text = |column| crate::text(row, column);
-        let id = text("id")?.unwrap_or_default();
-        let (metrics, checks) = stored_results(text("metrics")?, text("check_results")?);
-        let run = RunOutcome::new(
-            CampaignId(crate::uuid_at(row, "campaign_id")?),
-            text("scenario_id")?.unwrap_or_default().into(),
-            row.get("offset_ms")?,
-            metrics.as_ref(),
-            checks,
-            None,
-        );
-        let c = tallies.prepare(conn, id, &run).context(doing)?;
-        let verdict = text("verdict")?.and_then(Verdict::parse);
-        tallies.add(id, &run, verdict, text("error_reason")?, c);
-    }
+    conn.each(
+        "SELECT id, campaign_id, scenario_id, offset_ms, verdict, metrics, check_results, error_reason
+         FROM runs WHERE status = 'done' ORDER BY finished_at, id",
+        args![],
+        |row| {
+            let id = row.str("id")?;
+            let (metrics, checks) = stored_results(row.text("metrics")?, row.text("check_results")?);
+            let run = RunOutcome::new(
+                CampaignId(row.uuid("campaign_id")?),
+                row.str("scenario_id")?.into(),
+                row.get("offset_ms")?,
+                metrics.as_ref(),
+                checks,
+                None,
+            );
+            let c = tallies.prepare(conn, id, &run)?;
+            let verdict = row.text("verdict")?.and_then(Verdict::parse);
+            tallies.add(id, &run, verdict, row.text("error_reason")?, c);
+            Ok(())
+        },
+    )
+    .context(doing)?;
     tallies.flush(conn).context(doing)?;
     super::backfill::backfill_done(conn, "run_tallies").context(doing)?;
     Ok(())

@@ -25,18 +25,26 @@
 //! same path, so that an API call's audit row never competes with the
 //! call's own writes for SQLite's write lock (whose busy handler sleeps for
 //! milliseconds).
+//!
+//! On PostgreSQL, where several processes write at once, the same writes
+//! ([`PostgresWrites`]) are each committed in a transaction of their own,
+//! with the run tallies they change added by upserts in that transaction,
+//! and due runs are claimed with the rows locked and the locked ones
+//! skipped ([`claim`]).
 
+use crate::postgres::Mode;
+use crate::sql::{Arg, Conn, Sql, args};
 use crate::tallies::RunTallies;
-use crate::uuid_at;
 use agenteval_domain::error::{Context, Error, Result};
 use agenteval_domain::ids::{CampaignId, RunId};
+use agenteval_domain::provenance::Contacts;
 use agenteval_domain::run::Verdict;
 use agenteval_domain::tally::RunOutcome;
-use rusqlite::{Connection, Statement, Transaction, TransactionBehavior, params};
-use std::collections::HashSet;
+use rusqlite::{Connection, Statement, Transaction, TransactionBehavior};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use uuid::Uuid;
@@ -387,13 +395,15 @@ fn commit(
         Ok(tx) => tx,
         Err(e) => return all_failed(batch, done, lost, &why(&e)),
     };
+    let conn = Conn::Sqlite(&tx);
     for job in batch.iter_mut() {
         let result = match job {
             Job::Write(write, _) => {
                 let committed = lost.downgrade(write);
-                apply(&tx, statements, write, tallies).map(|()| Done::Written(committed))
+                apply(&conn, Some(&mut *statements), write, tallies)
+                    .map(|()| Done::Written(committed))
             }
-            Job::Claim { limit, now, .. } => claim(&tx, *limit, *now).map(Done::Claimed),
+            Job::Claim { limit, now, .. } => claim(&conn, *limit, *now).map(Done::Claimed),
             Job::Task(task) => Ok(Done::Ran(task.take().expect("a task runs once")(&tx))),
         };
         // Some errors (a full disk, I/O) roll the whole transaction back;
@@ -418,10 +428,10 @@ fn commit(
             }
         }
     }
-    if let Err(e) = tallies.flush(&tx) {
+    if let Err(e) = tallies.flush(&conn) {
         return all_failed(batch, done, lost, &why(&e));
     }
-    let hosts = match super::provenance::flush_contacts(contacts, &super::sql::Conn::Sqlite(&tx)) {
+    let hosts = match super::provenance::flush_contacts(contacts, &conn) {
         Ok(hosts) => hosts,
         Err(e) => return all_failed(batch, done, lost, &why(&e)),
     };
@@ -488,31 +498,34 @@ fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T
     }
 }
 
-/// Claims due runs of running campaigns (`pending -> running`).
-fn claim(conn: &Connection, limit: usize, now: i64) -> Result<Vec<ClaimedRow>> {
-    let doing = "store: claiming the due runs";
-    let prepared = conn.prepare_cached(
-        "UPDATE runs SET status = 'running', started_at = ?1
-         WHERE rowid IN (SELECT r.rowid FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-                         WHERE r.status != 'done' AND r.status = 'pending' -- the partial index `runs_open`
-                           AND r.scheduled_at <= ?1 AND c.status = 'running'
-                         ORDER BY r.scheduled_at, r.seq LIMIT ?2)
-           AND +status = 'pending' -- a guard, not an index choice
-         RETURNING id, campaign_id, scenario_id, offset_ms",
-    );
-    let mut statement = prepared.context(doing)?;
-    let rows = statement
-        .query_map(params![now, limit as i64], |row| {
-            Ok(ClaimedRow {
-                id: uuid_at(row, 0)?,
-                campaign_id: CampaignId(uuid_at(row, 1)?),
-                scenario_id: row.get_ref(2)?.as_str()?.into(),
-                offset_ms: row.get(3)?,
-            })
-        })
-        .context(doing)?;
-    rows.collect::<rusqlite::Result<_>>().context(doing)
+/// Claims up to `limit` due runs of running campaigns (`pending ->
+/// running`), oldest first. On PostgreSQL the runs are locked as they are
+/// picked and the runs another transaction holds are skipped, so that
+/// processes claiming at once never claim the same run.
+pub(crate) fn claim(conn: &Conn<'_>, limit: usize, now: i64) -> Result<Vec<ClaimedRow>> {
+    conn.rows(
+        CLAIM,
+        args![now, limit as i64],
+        crate::runs::claimed_from_row,
+    )
+    .context("store: claiming the due runs")
 }
+
+const CLAIM: Sql = Sql::dialects(
+    "UPDATE runs SET status = 'running', started_at = ?1
+     WHERE rowid IN (SELECT r.rowid FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+                     WHERE r.status != 'done' AND r.status = 'pending' -- the partial index `runs_open`
+                       AND r.scheduled_at <= ?1 AND c.status = 'running'
+                     ORDER BY r.scheduled_at, r.seq LIMIT ?2)
+       AND +status = 'pending' -- a guard, not an index choice
+     RETURNING id, campaign_id, scenario_id, offset_ms",
+    "UPDATE runs SET status = 'running', started_at = $1
+     WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
+                  WHERE r.status = 'pending' AND r.scheduled_at <= $1 AND c.status = 'running'
+                  ORDER BY r.scheduled_at, r.seq LIMIT $2
+                  FOR UPDATE OF r SKIP LOCKED)
+     RETURNING id, campaign_id, scenario_id, offset_ms",
+);
 
 /// The statements of a fixed run's rows, prepared once for the writer's
 /// life: a run writes a few rows, and looking a statement up in the
@@ -525,28 +538,57 @@ struct RunStatements<'c> {
 impl<'c> RunStatements<'c> {
     fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
         Ok(Self {
-            turn: conn.prepare(
-                "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            )?,
-            // A verdict is final (migration 0008): a run already finished,
-            // by restart recovery say, keeps its first one.
-            finish: conn.prepare(
-                "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
-                     error_reason = ?, finished_at = ?
-                 WHERE id = ? AND status != 'done'",
-            )?,
+            turn: conn.prepare(INSERT_TURN)?,
+            finish: conn.prepare(FINISH_RUN)?,
         })
     }
 }
 
-/// Runs one write's statements; those of other rows than a fixed run's are
-/// prepared once per connection and looked up in its cache. Each statement
-/// names what it was doing when it fails, in static text (nothing is
-/// allocated for a write that is stored).
+const INSERT_TURN: &str = "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+// A verdict is final (migration 0008): a run already finished, by restart
+// recovery say, keeps its first one.
+const FINISH_RUN: &str =
+    "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
+         error_reason = ?, finished_at = ?
+     WHERE id = ? AND status != 'done'";
+
+const INSERT_REPLY: &str =
+    "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
+     VALUES (?, ?, ?, 'target', ?, ?, ?)";
+
+const DATE_SESSION: Sql = Sql::dialects(
+    "UPDATE exploration_sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
+    "UPDATE exploration_sessions SET updated_at = GREATEST(updated_at, ?) WHERE id = ?",
+);
+
+const INSERT_AUDIT: &str = "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
+     VALUES (?, ?, ?, ?, ?, ?)";
+
+/// Runs `sql` with `args`: through `prepared` when the writer's thread
+/// prepared it, else through the connection.
+fn execute(
+    conn: &Conn<'_>,
+    prepared: Option<&mut Statement<'_>>,
+    sql: &'static str,
+    args: &[Arg<'_>],
+) -> Result<u64> {
+    match prepared {
+        Some(statement) => Ok(statement.execute(rusqlite::params_from_iter(args))? as u64),
+        None => conn.exec(sql, args),
+    }
+}
+
+/// Runs one write's statements and adds a verdict to `tallies`. The
+/// statements of a fixed run's rows run through `statements` when given
+/// (the SQLite writer's, prepared once); the others, and all of them on
+/// PostgreSQL, through the connection. Each statement names what it was
+/// doing when it fails, in static text (nothing is allocated for a write
+/// that is stored).
 fn apply(
-    conn: &Connection,
-    statements: &mut RunStatements<'_>,
+    conn: &Conn<'_>,
+    mut statements: Option<&mut RunStatements<'_>>,
     write: &Write,
     tallies: &mut RunTallies,
 ) -> Result<()> {
@@ -554,20 +596,23 @@ fn apply(
         Write::Turn(t) => {
             let mut id = Uuid::encode_buffer();
             let run_id = &*t.run_id.0.hyphenated().encode_lower(&mut id);
-            statements
-                .turn
-                .execute(params![
+            execute(
+                conn,
+                statements.as_mut().map(|s| &mut s.turn),
+                INSERT_TURN,
+                args![
                     run_id,
                     t.seq,
                     t.role,
-                    t.content,
+                    &t.content,
                     t.latency_ms,
                     t.tokens_in,
                     t.tokens_out,
-                    t.tool_calls,
+                    &t.tool_calls,
                     t.created_at
-                ])
-                .context("store: writing a run's turn")?;
+                ],
+            )
+            .context("store: writing a run's turn")?;
         }
         Write::Finish(f) => {
             let mut id = Uuid::encode_buffer();
@@ -575,45 +620,39 @@ fn apply(
             // Read first, so that once the verdict is written adding it to
             // the tallies cannot fail.
             let contribution = tallies.prepare(conn, id, &f.outcome)?;
-            let changed = statements
-                .finish
-                .execute(params![
+            let changed = execute(
+                conn,
+                statements.as_mut().map(|s| &mut s.finish),
+                FINISH_RUN,
+                args![
                     f.verdict.as_str(),
-                    f.check_results,
-                    f.metrics,
-                    f.error_reason,
+                    &f.check_results,
+                    &f.metrics,
+                    &f.error_reason,
                     f.finished_at,
                     id
-                ])
-                .context("store: writing a run's verdict")?;
+                ],
+            )
+            .context("store: writing a run's verdict")?;
             if changed == 1 {
                 let reason = f.error_reason.as_deref();
                 tallies.add(id, &f.outcome, Some(f.verdict), reason, contribution);
             }
         }
         Write::Reply(r) => {
-            conn.prepare_cached(
-                "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
-                 VALUES (?, ?, ?, 'target', ?, ?, ?)",
+            conn.exec(
+                INSERT_REPLY,
+                args![&r.id, &r.session_id, r.seq, &r.content, r.latency_ms, r.at],
             )
-            .and_then(|mut st| {
-                st.execute(params![r.id, r.session_id, r.seq, r.content, r.latency_ms, r.at])
-            })
             .context("store: writing a session's reply")?;
-            conn.prepare_cached(
-                "UPDATE exploration_sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
-            )
-            .and_then(|mut st| st.execute(params![r.at, r.session_id]))
-            .context("store: dating a session by its reply")?;
+            conn.exec(DATE_SESSION, args![r.at, &r.session_id])
+                .context("store: dating a session by its reply")?;
         }
         Write::Audit(a) => {
-            conn.prepare_cached(
-                "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
-                 VALUES (?, ?, ?, ?, ?, ?)",
+            conn.exec(
+                INSERT_AUDIT,
+                args![&a.id, a.at, &a.actor, &a.action, &a.subject, &a.outcome],
             )
-            .and_then(|mut st| {
-                st.execute(params![a.id, a.at, a.actor, a.action, a.subject, a.outcome])
-            })
             .context("store: writing an audit event")?;
         }
     }
@@ -647,215 +686,8 @@ impl LostTurns {
     }
 }
 
+mod postgres;
+pub use postgres::PostgresWrites;
+
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Store;
-
-    fn turn(run_id: RunId, seq: i64) -> Write {
-        Write::Turn(TurnRow {
-            run_id,
-            seq,
-            role: "user",
-            content: format!("turn {seq}"),
-            latency_ms: None,
-            tokens_in: None,
-            tokens_out: None,
-            tool_calls: None,
-            created_at: 1,
-        })
-    }
-
-    fn finish(run_id: RunId, campaign_id: CampaignId) -> Write {
-        Write::Finish(FinishRow {
-            id: run_id.into(),
-            verdict: Verdict::Passed,
-            check_results: "[]".into(),
-            metrics: serde_json::to_string(&agenteval_domain::run::RunMetrics::default()).unwrap(),
-            error_reason: None,
-            finished_at: 2,
-            // As the engine sends it: with the latency of the reply it
-            // played (a value no stored turn has).
-            outcome: Box::new(RunOutcome {
-                latencies: Some(vec![999]),
-                ..RunOutcome::bare(campaign_id, "s".into(), 0)
-            }),
-        })
-    }
-
-    async fn store(dir: &Path) -> Store {
-        Store::open(dir, Default::default()).await.unwrap()
-    }
-
-    /// A target, a one-hour campaign and its two pending runs of scenario
-    /// `s`, as the campaign operations store them.
-    async fn campaign_with_two_runs(store: &Store) -> (Uuid, Uuid, Uuid) {
-        let (target, campaign) = (Uuid::now_v7(), Uuid::now_v7());
-        let runs = (Uuid::now_v7(), Uuid::now_v7());
-        sqlx::query(
-            "INSERT INTO targets (id, name, channel, created_at, updated_at)
-             VALUES (?1, 'demo', '{}', 0, 0);
-             INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, plan,
-                 created_at, updated_at)
-             VALUES (?2, 'c', ?1, 'running', 0, 3600000, '{}', 0, 0);
-             INSERT INTO runs (id, campaign_id, scenario_id, scenario_hash, seq, offset_ms,
-                 scheduled_at, status, created_at)
-             VALUES (?3, ?2, 's', 'h', 0, 0, 0, 'running', 0),
-                    (?4, ?2, 's', 'h', 1, 0, 0, 'running', 0)",
-        )
-        .bind(target.to_string())
-        .bind(campaign.to_string())
-        .bind(runs.0.to_string())
-        .bind(runs.1.to_string())
-        .execute(store.sqlite_pool().unwrap())
-        .await
-        .unwrap();
-        (campaign, runs.0, runs.1)
-    }
-
-    #[test]
-    fn a_writer_over_a_database_without_the_schema_is_refused_at_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let refused = Writer::open(&dir.path().join("empty.db"), Default::default());
-        let cause = refused.err().expect("no run_turns table").cause.unwrap();
-        assert!(cause.to_string().contains("run_turns"), "{cause}");
-    }
-
-    #[tokio::test]
-    async fn a_task_that_fails_undoes_only_its_own_writes() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store(dir.path()).await;
-        let insert = |conn: &Connection, id: &str| {
-            conn.execute(
-                "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
-                 VALUES (?, 1, 'test', 'task', NULL, 'ok')",
-                params![id],
-            )
-        };
-        // Queued together, so that they share a batch and its transaction.
-        let (failed, kept, written) = tokio::join!(
-            store.sqlite_writer().unwrap().transact(move |conn| {
-                insert(conn, "undone")?;
-                Err::<(), _>(Error::invalid("refused", "none"))
-            }),
-            store.sqlite_writer().unwrap().transact(move |conn| {
-                insert(conn, "kept")?;
-                Ok(42)
-            }),
-            store
-                .enqueue(Write::Audit(AuditRow {
-                    id: "written".into(),
-                    at: 1,
-                    actor: "test".into(),
-                    action: "write".into(),
-                    subject: None,
-                    outcome: "ok".into(),
-                }))
-                .committed(),
-        );
-        assert_eq!(
-            failed.unwrap_err().code(),
-            agenteval_domain::error::ErrorCode::InvalidInput,
-            "the task's own error comes back"
-        );
-        assert_eq!(kept.unwrap(), 42);
-        assert_eq!(written.unwrap(), Committed::AsQueued);
-        let ids: Vec<String> = sqlx::query_scalar("SELECT id FROM audit_events ORDER BY id")
-            .fetch_all(store.sqlite_pool().unwrap())
-            .await
-            .unwrap();
-        assert_eq!(
-            ids,
-            ["kept", "written"],
-            "only the failed task's row is undone"
-        );
-    }
-
-    #[tokio::test]
-    async fn a_write_that_fails_names_the_statement_the_writer_was_running() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store(dir.path()).await;
-        // A turn of a run that does not exist breaks the turns' foreign key.
-        let err = store
-            .enqueue(turn(RunId(Uuid::from_u128(7)), 0))
-            .committed()
-            .await
-            .unwrap_err();
-        let chain = format!(
-            "{:#}",
-            err.cause.expect("an internal error keeps its cause")
-        );
-        assert!(
-            chain.starts_with("store: writing a run's turn: "),
-            "the log names what the writer was doing: {chain}"
-        );
-        assert!(
-            chain.contains("FOREIGN KEY"),
-            "then the database's error: {chain}"
-        );
-    }
-
-    #[tokio::test]
-    async fn a_verdict_over_a_lost_turn_is_stored_as_an_error_and_the_rest_of_the_batch_lands() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store(dir.path()).await;
-        let (campaign, lossy, sound) = campaign_with_two_runs(&store).await;
-
-        // Queued together, so they meet in one batch; the second turn of
-        // `lossy` repeats a (run, seq) pair and cannot be stored.
-        let queued: Vec<Pending> = [
-            turn(RunId(lossy), 0),
-            turn(RunId(lossy), 0),
-            turn(RunId(sound), 0),
-            finish(RunId(lossy), CampaignId(campaign)),
-            finish(RunId(sound), CampaignId(campaign)),
-        ]
-        .into_iter()
-        .map(|w| store.enqueue(w))
-        .collect();
-        let mut outcomes = Vec::new();
-        for q in queued {
-            outcomes.push(q.committed().await.map_err(|e| e.body.code));
-        }
-        assert!(outcomes[0].is_ok() && outcomes[2].is_ok(), "{outcomes:?}");
-        assert!(outcomes[1].is_err(), "the repeated turn fails alone");
-        assert_eq!(outcomes[3], Ok(Committed::TurnsMissing));
-        assert_eq!(outcomes[4], Ok(Committed::AsQueued));
-
-        let runs: Vec<(String, Option<String>, i64)> = sqlx::query_as(
-            "SELECT verdict, error_reason, (SELECT count(*) FROM run_turns t WHERE t.run_id = r.id)
-             FROM runs r ORDER BY seq",
-        )
-        .fetch_all(store.sqlite_pool().unwrap())
-        .await
-        .unwrap();
-        assert_eq!(
-            runs,
-            [
-                ("error".into(), Some(TURN_LOST.into()), 1),
-                ("passed".into(), None, 1)
-            ]
-        );
-
-        // The report's tallies count the verdict as stored, and the
-        // latencies of the turns that were stored, not those sent.
-        let verdicts: Vec<(String, i64)> =
-            sqlx::query_as("SELECT verdict, runs FROM run_verdict_tally ORDER BY verdict")
-                .fetch_all(store.sqlite_pool().unwrap())
-                .await
-                .unwrap();
-        assert_eq!(verdicts, [("error".into(), 1), ("passed".into(), 1)]);
-        let errors: Vec<(String, i64)> =
-            sqlx::query_as("SELECT reason, count FROM run_error_tally")
-                .fetch_all(store.sqlite_pool().unwrap())
-                .await
-                .unwrap();
-        assert_eq!(errors, [("storage_error".into(), 1)]);
-        let latencies: Vec<(i64, i64)> =
-            sqlx::query_as("SELECT latency_ms, count FROM run_latency_tally")
-                .fetch_all(store.sqlite_pool().unwrap())
-                .await
-                .unwrap();
-        assert_eq!(latencies, [(999, 1)], "only the sound run's reply");
-    }
-}
+mod tests;

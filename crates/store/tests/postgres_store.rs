@@ -10,10 +10,14 @@ use sqlx::Executor;
 #[tokio::test]
 async fn a_database_is_migrated_once_and_opened_again_as_it_is() {
     let db = support::postgres::fresh_database().await;
-    let store = Store::open_database(&db.url).await.expect("first open");
+    let store = Store::open_database(&db.url, Default::default())
+        .await
+        .expect("first open");
     assert_eq!(store.backend_name(), "postgres");
     store.close().await;
-    let again = Store::open_database(&db.url).await.expect("second open");
+    let again = Store::open_database(&db.url, Default::default())
+        .await
+        .expect("second open");
     again.close().await;
 
     let pool = db.pool().await;
@@ -36,7 +40,11 @@ async fn a_database_is_migrated_once_and_opened_again_as_it_is() {
 #[tokio::test]
 async fn a_database_a_newer_version_migrated_is_refused() {
     let db = support::postgres::fresh_database().await;
-    Store::open_database(&db.url).await.unwrap().close().await;
+    Store::open_database(&db.url, Default::default())
+        .await
+        .unwrap()
+        .close()
+        .await;
     let pool = db.pool().await;
     pool.execute(
         "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
@@ -45,7 +53,9 @@ async fn a_database_a_newer_version_migrated_is_refused() {
     )
     .await
     .unwrap();
-    let err = Store::open_database(&db.url).await.unwrap_err();
+    let err = Store::open_database(&db.url, Default::default())
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), agenteval_domain::error::ErrorCode::Conflict);
     assert!(
         err.body.message.contains("99.0.0") && err.body.message.contains("9999"),
@@ -56,7 +66,7 @@ async fn a_database_a_newer_version_migrated_is_refused() {
 
 #[tokio::test]
 async fn a_url_that_is_not_postgres_is_refused_with_what_to_use() {
-    let err = Store::open_database("mysql://root:hunter2@localhost/db")
+    let err = Store::open_database("mysql://root:hunter2@localhost/db", Default::default())
         .await
         .unwrap_err();
     assert_eq!(err.code(), agenteval_domain::error::ErrorCode::InvalidInput);
@@ -75,7 +85,9 @@ async fn a_server_that_does_not_answer_is_named_without_its_password() {
     let port = listener.local_addr().unwrap().port();
     drop(listener);
     let url = format!("postgres://agenteval:s3cret@127.0.0.1:{port}/agenteval");
-    let err = Store::open_database(&url).await.unwrap_err();
+    let err = Store::open_database(&url, Default::default())
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), agenteval_domain::error::ErrorCode::InvalidInput);
     assert!(
         err.body.message.contains(&format!(

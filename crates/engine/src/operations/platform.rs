@@ -140,7 +140,7 @@ impl PlatformBuilder {
                     .with_context(|| {
                         format!("creating the data folder {}", self.data_dir.display())
                     })?;
-                crate::store::Store::open_database(url)
+                crate::store::Store::open_database(url, contacts.clone())
                     .await
                     .with_context(|| {
                         format!(
