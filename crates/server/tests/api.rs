@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 mod support;
 
-use support::{App, KEY, app, app_with_patrol, t0};
+use support::{App, KEY, app, app_with_patrol, hello_scenario, t0};
 
 impl App {
     async fn target(&self) -> String {
@@ -83,17 +83,6 @@ fn assert_error_shape(body: &Value, code: &str) {
         body["suggestion"].as_str().is_some_and(|m| !m.is_empty()),
         "every error has a suggestion: {body}"
     );
-}
-
-/// Loads a one-turn scenario and returns its id.
-fn hello_scenario(app: &App) -> &'static str {
-    let scenario = serde_json::from_value(json!({
-        "id": "test.hello", "title": "hello", "pack": "test", "turns": [{"user": "hello"}],
-        "source_file": "(test)", "source_line": 1, "content_hash": "test",
-    }))
-    .expect("a scenario");
-    app.platform.scenarios.insert_all([scenario]);
-    "test.hello"
 }
 
 fn no_interval() -> Value {

@@ -9,6 +9,8 @@
 //!   in after expiry, or a 5xx out;
 //! - oversized bodies and unknown fields are handled as documented.
 
+mod support;
+
 use agenteval_engine::Platform;
 use agenteval_engine::clock::ManualClock;
 use agenteval_engine::exploration::Trigger;
@@ -345,19 +347,6 @@ fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(files_under(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
-}
-
 // ------------------------------------------------------------ secret leak
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -586,7 +575,7 @@ async fn no_secret_reaches_the_database_exports_logs_or_api_bodies() {
         API_SECRET,
         WRONG_API_SECRET,
     ];
-    let files = files_under(app.dir.path());
+    let files = support::files_under(app.dir.path());
     assert!(
         files.iter().any(|f| f.to_string_lossy().ends_with("-wal")),
         "the WAL file is searched while the database is open: {files:?}"

@@ -183,7 +183,10 @@ impl Store {
     /// store serves nothing after this.
     pub async fn close(&self) {
         match &self.backend {
-            Backend::Sqlite { pool, .. } => pool.close().await,
+            Backend::Sqlite { pool, readers, .. } => {
+                readers.close();
+                pool.close().await
+            }
             Backend::Postgres { pool, .. } => pool.close().await,
         }
     }

@@ -10,6 +10,7 @@ use std::time::Duration;
 pub struct Readers {
     path: std::path::PathBuf,
     idle: std::sync::Mutex<Vec<rusqlite::Connection>>,
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// A text column of a row read by [`Readers`], borrowed from the row.
@@ -38,7 +39,16 @@ impl Readers {
         Self {
             path,
             idle: Default::default(),
+            closed: Default::default(),
         }
+    }
+
+    /// Closes the idle connections; every read after this fails, as on a
+    /// closed pool.
+    pub fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// Runs `read` on a read-only connection on a blocking thread.
@@ -46,6 +56,11 @@ impl Readers {
         self: &std::sync::Arc<Self>,
         read: impl FnOnce(&rusqlite::Connection) -> Result<T> + Send + 'static,
     ) -> Result<T> {
+        if self.closed.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(agenteval_domain::error::Error::internal(anyhow::anyhow!(
+                "the store's read connections are closed (closed pool)"
+            )));
+        }
         let readers = self.clone();
         tokio::task::spawn_blocking(move || {
             let conn = match readers.take() {

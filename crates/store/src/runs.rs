@@ -95,22 +95,28 @@ impl Store {
     /// One run's conversation in order; not found when the run does not
     /// exist.
     pub async fn run_turns(&self, run_id: RunId) -> Result<Vec<RunTurn>> {
+        let exists = self
+            .read(move |c| {
+                c.row(
+                    "SELECT 1 FROM runs WHERE id = ?",
+                    args![run_id.to_string()],
+                    |_| Ok(()),
+                )
+            })
+            .await
+            .with_context(|| format!("store: looking up run {run_id}"))?;
+        if exists.is_none() {
+            return Err(Error::not_found("run", run_id));
+        }
         self.read(move |c| {
-            let id = run_id.to_string();
-            let exists = c
-                .row("SELECT 1 FROM runs WHERE id = ?", args![&id], |_| Ok(()))
-                .with_context(|| format!("store: looking up run {run_id}"))?;
-            if exists.is_none() {
-                return Err(Error::not_found("run", run_id));
-            }
             c.rows(
                 "SELECT * FROM run_turns WHERE run_id = ? ORDER BY seq",
-                args![&id],
+                args![run_id.to_string()],
                 run_turn_from_row,
             )
-            .with_context(move || format!("store: reading the turns of run {run_id}"))
         })
         .await
+        .with_context(move || format!("store: reading the turns of run {run_id}"))
     }
 }
 

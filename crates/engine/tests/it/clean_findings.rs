@@ -3,7 +3,7 @@
 //! session, coverage names and the judge named; and a data folder of the
 //! previous version read the same way.
 
-use crate::support::{TestPlatform, platform};
+use crate::support::{TestPlatform, platform, sqlite_platform};
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, SeedSet};
 use agenteval_engine::domain::ids::SessionId;
 use agenteval_engine::exploration::{CloseSession, CreateSession, SeedRef, SendMessage, Trigger};
@@ -216,7 +216,8 @@ async fn a_judge_finding_is_listed_once_per_session_and_the_judge_is_named() {
 
 #[tokio::test]
 async fn a_data_folder_of_the_previous_version_groups_its_issues_by_key() {
-    let tp = platform().await;
+    // An upgrade of SQLite's migration 0011; PostgreSQL's schema starts after it.
+    let tp = sqlite_platform().await;
     let c = campaign(&tp).await;
     session(
         &tp,

@@ -426,6 +426,7 @@ async fn two_platforms_on_one_database_share_the_budget() {
     // transaction keeps the budget.
     let tp = platform().await;
     let other = agenteval_engine::Platform::builder(tp.dir.path())
+        .database_url(tp.database_url.clone())
         .clock(tp.clock.clone())
         .open()
         .await
@@ -831,7 +832,11 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
     assert_eq!(f.coverage.unseeded_sessions, 1);
 
     // The same data as stored before migration 0009 (0011 adds to its
-    // issue tally, so it is undone too).
+    // issue tally, so it is undone too). PostgreSQL's schema starts after
+    // those migrations: it has nothing to backfill.
+    if tp.database_url.is_some() {
+        return;
+    }
     p.fixtures().undo_session_tally_migrations().await.unwrap();
     let reopened = tp.reopen().await;
     let (backfilled, aggregated) = both(&reopened, c.id.into()).await;

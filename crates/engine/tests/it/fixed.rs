@@ -340,6 +340,7 @@ async fn a_restart_marks_cut_runs_interrupted_and_never_runs_them_twice() {
     // Restart on the same data folder, later in the window.
     tp.clock.advance(Duration::hours(3));
     let restarted = Platform::builder(&dir)
+        .database_url(tp.database_url.clone())
         .clock(tp.clock.clone())
         .open()
         .await

@@ -1,4 +1,5 @@
-//! The data folder: what opening it says when it cannot be used.
+//! The data folder, or the database: what opening it says when it cannot
+//! be used.
 
 use crate::support::platform;
 use agenteval_engine::{ErrorCode, Platform};
@@ -13,14 +14,27 @@ async fn a_data_folder_from_a_newer_version_is_refused_with_a_clear_error() {
         .await
         .unwrap();
     tp.platform.fixtures().close().await;
-    let err = Platform::builder(tp.dir.path()).open().await.unwrap_err();
+    let err = Platform::builder(tp.dir.path())
+        .database_url(tp.database_url.clone())
+        .open()
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Conflict);
     assert!(
         err.body.message.contains("newer AgentEval") && err.body.message.contains("9999"),
         "{}",
         err.body.message
     );
-    assert!(err.body.suggestion.contains("AGENTEVAL_DATA_DIR"));
+    let what = if tp.database_url.is_some() {
+        "other workers"
+    } else {
+        "AGENTEVAL_DATA_DIR"
+    };
+    assert!(
+        err.body.suggestion.contains(what),
+        "{}",
+        err.body.suggestion
+    );
 }
 
 #[tokio::test]
@@ -50,7 +64,11 @@ async fn a_refused_data_folder_names_the_version_that_wrote_it() {
         .await
         .unwrap();
     tp.platform.fixtures().close().await;
-    let err = Platform::builder(tp.dir.path()).open().await.unwrap_err();
+    let err = Platform::builder(tp.dir.path())
+        .database_url(tp.database_url.clone())
+        .open()
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Conflict);
     assert!(
         err.body.message.contains(&format!(

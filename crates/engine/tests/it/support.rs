@@ -43,9 +43,19 @@ pub fn t0() -> DateTime<Utc> {
 /// A platform on a fresh database (see [`test_database_url`]) with a temp
 /// data folder, clock at [`t0`].
 pub async fn platform() -> TestPlatform {
+    platform_on(test_database_url().await).await
+}
+
+/// A platform on SQLite in a temp data folder whatever the suite's
+/// backend: for what only SQLite has (its file, upgrades from its older
+/// migrations).
+pub async fn sqlite_platform() -> TestPlatform {
+    platform_on(None).await
+}
+
+async fn platform_on(database_url: Option<String>) -> TestPlatform {
     let dir = tempfile::tempdir().expect("temp dir");
     let clock = Arc::new(ManualClock::new(t0()));
-    let database_url = test_database_url().await;
     let platform = Platform::builder(dir.path())
         .database_url(database_url.clone())
         .clock(clock.clone())

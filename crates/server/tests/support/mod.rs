@@ -29,6 +29,8 @@ pub struct App {
     pub clock: Arc<ManualClock>,
     pub platform: Arc<Platform>,
     pub dir: tempfile::TempDir,
+    /// The PostgreSQL database, when the suite runs on one.
+    pub database_url: Option<String>,
 }
 
 pub fn t0() -> DateTime<Utc> {
@@ -45,8 +47,9 @@ pub async fn app() -> App {
 pub async fn app_with_patrol(config: Option<PatrolConfig>) -> App {
     let dir = tempfile::tempdir().expect("temp dir");
     let clock = Arc::new(ManualClock::new(t0()));
+    let database_url = test_database_url().await;
     let platform = Platform::builder(dir.path())
-        .database_url(test_database_url().await)
+        .database_url(database_url.clone())
         .clock(clock.clone())
         .role_models(RoleModels::default())
         .open()
@@ -71,6 +74,7 @@ pub async fn app_with_patrol(config: Option<PatrolConfig>) -> App {
         clock,
         platform,
         dir,
+        database_url,
     }
 }
 
@@ -94,4 +98,29 @@ impl App {
         self.send(self.http.post(format!("{}{path}", self.base)).json(&body))
             .await
     }
+}
+
+/// Loads a one-turn scenario and returns its id.
+pub fn hello_scenario(app: &App) -> &'static str {
+    let scenario = serde_json::from_value(serde_json::json!({
+        "id": "test.hello", "title": "hello", "pack": "test", "turns": [{"user": "hello"}],
+        "source_file": "(test)", "source_line": 1, "content_hash": "test",
+    }))
+    .expect("a scenario");
+    app.platform.scenarios.insert_all([scenario]);
+    "test.hello"
+}
+
+/// Every file under `dir`, in its subfolders too.
+pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
