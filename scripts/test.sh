@@ -37,6 +37,12 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
 cargo test --workspace --locked
 
+# The same binaries, each test on a fresh database of a PostgreSQL server
+# that the test binary starts (scripts/postgres.sh) and stops.
+step "the engine and API suites again, on PostgreSQL"
+AGENTEVAL_TEST_BACKEND=postgres cargo test --locked -p agenteval-engine --test it
+AGENTEVAL_TEST_BACKEND=postgres cargo test --locked -p agenteval-server --tests
+
 if [ -f ui/package.json ]; then
   step "bindings up to date"
   git diff --exit-code -- ui/src/bindings.ts
