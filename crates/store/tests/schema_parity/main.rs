@@ -113,9 +113,9 @@ async fn the_postgres_schema_matches_the_sqlite_schema() {
 
 #[tokio::test]
 async fn a_column_added_to_sqlite_alone_fails_the_comparison() {
-    let found = differences(&["ALTER TABLE runs ADD COLUMN lease_until INTEGER"], &[]).await;
+    let found = differences(&["ALTER TABLE runs ADD COLUMN worker_note INTEGER"], &[]).await;
     let (new, _) = unexplained(&found);
-    assert_eq!(new, ["column runs.lease_until: in SQLite only"]);
+    assert_eq!(new, ["column runs.worker_note: in SQLite only"]);
 }
 
 #[tokio::test]
@@ -132,7 +132,7 @@ async fn every_kind_of_difference_is_named() {
              ADD PRIMARY KEY (reason, campaign_id)",
             "DROP INDEX sessions_judged",
             "CREATE INDEX sessions_judged ON exploration_sessions (campaign_id)",
-            "CREATE TABLE leases (name text PRIMARY KEY)",
+            "CREATE TABLE locks (name text PRIMARY KEY)",
         ],
     )
     .await;
@@ -148,7 +148,7 @@ async fn every_kind_of_difference_is_named() {
         "index on exploration_sessions (campaign_id): in PostgreSQL only",
         "index on runs (campaign_id, verdict) where verdict IS NOT NULL: in SQLite only",
         "table judge_labels: 3 CHECK constraints in SQLite, 2 in PostgreSQL",
-        "table leases: in PostgreSQL only",
+        "table locks: in PostgreSQL only",
         "table run_error_tally: primary key (campaign_id, reason) in SQLite, (reason, campaign_id) \
          in PostgreSQL",
     ];
