@@ -456,8 +456,13 @@ pub fn scenario_sources(dir: Option<PathBuf>, data_dir: &Path) -> anyhow::Result
     Ok(agenteval_engine::scenario::pack_sources(dir, data_dir))
 }
 
+/// `--database-url` (or `AGENTEVAL_DATABASE_URL`), if given.
+pub fn database_url() -> Option<String> {
+    DATABASE_URL.get().cloned().flatten()
+}
+
 pub async fn open(data_dir: &Path) -> anyhow::Result<Arc<Platform>> {
-    let database_url = DATABASE_URL.get().cloned().flatten();
+    let database_url = database_url();
     let opening = match &database_url {
         Some(url) => format!(
             "opening the database {}",

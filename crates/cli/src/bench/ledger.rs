@@ -33,6 +33,10 @@ pub struct Options {
     /// Keep the database in this folder instead of a temporary one.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    /// API servers sharing the database of --database-url (as `agenteval
+    /// serve` processes would), the clients spread over them.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub workers: u32,
 }
 
 const KEY: &str = "bench-ledger-key";
@@ -49,7 +53,11 @@ struct Outcome {
 
 pub async fn run(o: Options) -> anyhow::Result<()> {
     // One tiny scenario: the campaigns' fixed plans are not what is measured.
-    let (platform, _tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
+    let (platforms, _tmp) = super::bench_platforms(o.data_dir.as_deref(), o.workers).await?;
+    for platform in &platforms {
+        platform.scenarios.insert_all([super::bench_scenario()?]);
+    }
+    let platform = &platforms[0];
     let target = platform
         .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
         .await
@@ -73,29 +81,40 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             .map_err(user_error)?;
         campaigns.push(c.id);
     }
-    let (addr, _server) = agenteval_server::spawn(
-        platform.clone(),
-        agenteval_server::ServeConfig {
-            bind: "127.0.0.1:0".parse()?,
-            api_key: KEY.into(),
-            ui_dir: None,
-            patrol: agenteval_engine::runtime::PatrolControl::none(),
-        },
-    )
-    .await?;
+    let mut bases = Vec::new();
+    let mut _servers = Vec::new();
+    for platform in &platforms {
+        let (addr, server) = agenteval_server::spawn(
+            platform.clone(),
+            agenteval_server::ServeConfig {
+                bind: "127.0.0.1:0".parse()?,
+                api_key: KEY.into(),
+                ui_dir: None,
+                patrol: agenteval_engine::runtime::PatrolControl::none(),
+            },
+        )
+        .await?;
+        bases.push(format!("http://{addr}/api/exploration"));
+        _servers.push(server);
+    }
     println!(
-        "bench ledger: {} requests from {} clients over {} campaigns (budget {} sessions x {} turns) at http://{addr}",
+        "bench ledger: {} requests from {} clients over {} campaigns (budget {} sessions x {} turns), {} server(s) on {}",
         o.requests,
         o.clients,
         campaigns.len(),
         o.max_sessions,
-        o.max_turns
+        o.max_turns,
+        bases.len(),
+        if crate::database_url().is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        },
     );
 
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(o.clients as usize)
         .build()?;
-    let base = format!("http://{addr}/api/exploration");
     let issued = Arc::new(AtomicU64::new(0));
     let outcome = Arc::new(Mutex::new(Outcome::default()));
     let campaigns = Arc::new(campaigns);
@@ -104,7 +123,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         .map(|worker| {
             let (client, base, issued, outcome, campaigns) = (
                 client.clone(),
-                base.clone(),
+                bases[worker as usize % bases.len()].clone(),
                 issued.clone(),
                 outcome.clone(),
                 campaigns.clone(),

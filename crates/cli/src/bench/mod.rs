@@ -228,13 +228,40 @@ pub async fn bench_platform(
     std::sync::Arc<agenteval_engine::Platform>,
     Option<tempfile::TempDir>,
 )> {
-    let (dir, guard) = data_dir(keep)?;
-    let platform = agenteval_engine::Platform::builder(&dir)
-        .open()
-        .await
-        .map_err(crate::user_error)?;
+    let (mut platforms, guard) = bench_platforms(keep, 1).await?;
+    let platform = platforms.remove(0);
     platform.scenarios.insert_all([bench_scenario()?]);
     Ok((platform, guard))
+}
+
+/// `workers` platforms on one database: the database of `--database-url` (a scratch database: the bench
+/// leaves its campaigns there), else SQLite in a fresh data folder (or
+/// `keep`), removed when the returned guard is dropped. Several workers
+/// need `--database-url`: they stand for `agenteval serve` processes
+/// sharing a PostgreSQL database, here in one process.
+pub async fn bench_platforms(
+    keep: Option<&std::path::Path>,
+    workers: u32,
+) -> anyhow::Result<(
+    Vec<std::sync::Arc<agenteval_engine::Platform>>,
+    Option<tempfile::TempDir>,
+)> {
+    let database_url = crate::database_url();
+    anyhow::ensure!(
+        workers == 1 || database_url.is_some(),
+        "--workers {workers} needs a database the workers share: pass --database-url postgres://..."
+    );
+    let (dir, guard) = data_dir(keep)?;
+    let mut platforms = Vec::new();
+    for _ in 0..workers.max(1) {
+        let platform = agenteval_engine::Platform::builder(&dir)
+            .database_url(database_url.clone())
+            .open()
+            .await
+            .map_err(crate::user_error)?;
+        platforms.push(platform);
+    }
+    Ok((platforms, guard))
 }
 
 /// A campaign of `hours` running [`bench_scenario`] once, on the

@@ -33,23 +33,42 @@ pub struct Options {
     /// Keep the database in this folder instead of a temporary one.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    /// Workers executing the campaign's runs, each a platform with its own
+    /// scheduler and its own concurrency limit on the target, sharing the
+    /// database of --database-url (as `agenteval serve` processes would).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub workers: u32,
+    /// Milliseconds the demo target waits before each answer (a target
+    /// with latency, where more workers help).
+    #[arg(long, default_value_t = 0)]
+    pub target_latency_ms: u64,
 }
 
 pub async fn run(o: Options) -> anyhow::Result<()> {
-    let target = DemoTargetProcess::start(0)?;
+    let target = DemoTargetProcess::start(o.target_latency_ms)?;
     println!(
-        "bench throughput: demo target at {}, concurrency {}",
+        "bench throughput: demo target at {} (latency {} ms), concurrency {} per worker, {} worker(s) on {}",
         target.base_url(),
-        o.concurrency
+        o.target_latency_ms,
+        o.concurrency,
+        o.workers,
+        if crate::database_url().is_some() {
+            "PostgreSQL"
+        } else {
+            "SQLite"
+        },
     );
-    let (dir, _tmp) = super::data_dir(o.data_dir.as_deref())?;
-    let platform = Platform::builder(&dir).open().await.map_err(user_error)?;
-    load_scenarios(&platform, &crate::scenario_sources(o.scenarios, &dir)?).await?;
+    let (platforms, _tmp) = super::bench_platforms(o.data_dir.as_deref(), o.workers).await?;
+    let sources = crate::scenario_sources(o.scenarios, &platforms[0].data_dir)?;
+    for platform in &platforms {
+        load_scenarios(platform, &sources).await?;
+    }
+    let platform = &platforms[0];
 
     // The target's ceiling is measured in two halves, before and after the
     // engine, so that a change of machine speed during the run weighs on
     // both sides of the ratio alike.
-    let bodies = first_turn_requests(&platform);
+    let bodies = first_turn_requests(platform);
     let half = Duration::from_secs_f64(o.ceiling_seconds.max(1) as f64 / 2.0);
     let before = ceiling(&target, &bodies, o.concurrency, half).await?;
     println!(
@@ -59,7 +78,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
 
     let cpu = super::cpu_seconds;
     let target1 = cpu(target.pid());
-    let engine = engine_run(&platform, &target.base_url(), o.concurrency, o.rounds).await?;
+    let engine = engine_run(&platforms, &target.base_url(), o.concurrency, o.rounds).await?;
     let target_engine_us = (cpu(target.pid()) - target1) / engine.turns.max(1) as f64 * 1e6;
     let engine_us = engine.cpu_seconds / engine.turns.max(1) as f64 * 1e6;
     let switches_per_turn = engine.context_switches as f64 / engine.turns.max(1) as f64;
@@ -273,12 +292,13 @@ struct EngineRun {
 /// A campaign running every scenario `rounds` times in a compressed
 /// window, stepped by the scheduler until every run is done.
 async fn engine_run(
-    platform: &Arc<Platform>,
+    platforms: &[Arc<Platform>],
     base_url: &str,
     concurrency: u32,
     rounds: u32,
 ) -> anyhow::Result<EngineRun> {
     let me = std::process::id();
+    let platform = &platforms[0];
     let target = platform
         .create_target(CreateTarget {
             concurrency: Some(concurrency),
@@ -311,23 +331,35 @@ async fn engine_run(
         .map_err(user_error)?;
     // The whole window passes in 3.6 ms: every run is due at once.
     tokio::time::sleep(Duration::from_millis(10)).await;
-    // Stepped from a task of its own, as the app's scheduler is.
-    let stepping = platform.clone();
+    // Each worker stepped from a task of its own, as the app's scheduler
+    // is, until the campaign is finalized (by whichever worker sees its
+    // last run done).
     let start = Instant::now();
     let (cpu0, switches0) = (super::cpu_seconds(me), super::context_switches(me));
-    tokio::spawn(async move {
-        loop {
-            let tick = stepping.tick().await?;
-            if tick.finalized_campaigns > 0 {
-                return Ok::<_, agenteval_engine::Error>(());
-            }
-            if tick.runs_executed == 0 {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        }
-    })
-    .await?
-    .map_err(user_error)?;
+    let stepping: Vec<_> = platforms
+        .iter()
+        .map(|worker| {
+            let worker = worker.clone();
+            tokio::spawn(async move {
+                loop {
+                    let tick = worker.tick().await?;
+                    if tick.finalized_campaigns > 0 {
+                        return Ok::<_, agenteval_engine::Error>(());
+                    }
+                    if tick.runs_executed == 0 {
+                        let status = worker.get_campaign(campaign.id).await?.status;
+                        if status == agenteval_engine::campaign::CampaignStatus::Finalized {
+                            return Ok(());
+                        }
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                    }
+                }
+            })
+        })
+        .collect();
+    for worker in stepping {
+        worker.await?.map_err(user_error)?;
+    }
     let elapsed = start.elapsed();
     let cpu_seconds = super::cpu_seconds(me) - cpu0;
     let context_switches = super::context_switches(me) - switches0;
