@@ -16,6 +16,7 @@
 //! every message and are not tallied.
 
 use crate::sql::{Conn, Row, args};
+use crate::tallies::drain;
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::SessionId;
 use agenteval_domain::tally::{SessionTally, SessionTallyKey, StoredFinding, StoredSession};
@@ -256,11 +257,16 @@ impl SessionTallies {
     /// Writes the differences added up, and forgets them.
     pub fn flush(&mut self, conn: &Conn<'_>) -> Result<()> {
         // As each session changes (a hot path): the contexts are static.
-        for ((campaign, k), (sessions, issues)) in self.sessions.drain() {
-            if (sessions, issues) == (0, 0) {
-                continue;
-            }
-            conn.exec(
+        // In key order on PostgreSQL (see `tallies::drain`).
+        let ordered = conn.is_postgres();
+        drain(
+            &mut self.sessions,
+            ordered,
+            |(campaign, k), (sessions, issues)| {
+                if (sessions, issues) == (0, 0) {
+                    return Ok(0);
+                }
+                conn.exec(
                 "INSERT INTO session_tally (campaign_id, status, end_reason, trigger_kind, judge_status,
                      seeded, persona_id, goal_id, has_experience, record, goal_achieved, emotion,
                      simulator_fault, sessions, issues)
@@ -287,35 +293,44 @@ impl SessionTallies {
                     issues
                 ],
             )
-            .context("store: adding to the session tally")?;
-        }
-        for ((campaign, name), (sum, count)) in self.scores.drain() {
-            if (sum, count) == (0.0, 0) {
-                continue;
-            }
-            conn.exec(
-                "INSERT INTO session_dimension_tally (campaign_id, name, score_sum, count)
+            .context("store: adding to the session tally")
+            },
+        )?;
+        drain(
+            &mut self.scores,
+            ordered,
+            |(campaign, name), (sum, count)| {
+                if (sum, count) == (0.0, 0) {
+                    return Ok(0);
+                }
+                conn.exec(
+                    "INSERT INTO session_dimension_tally (campaign_id, name, score_sum, count)
                  VALUES (?, ?, ?, ?)
                  ON CONFLICT (campaign_id, name)
                  DO UPDATE SET score_sum = session_dimension_tally.score_sum + excluded.score_sum,
                      count = session_dimension_tally.count + excluded.count",
-                args![&campaign, &name, sum, count],
-            )
-            .context("store: adding to the judge score tally")?;
-        }
-        for ((campaign, kind), (sessions, faults)) in self.faults.drain() {
-            if (sessions, faults) == (0, 0) {
-                continue;
-            }
-            conn.exec(
+                    args![&campaign, &name, sum, count],
+                )
+                .context("store: adding to the judge score tally")
+            },
+        )?;
+        drain(
+            &mut self.faults,
+            ordered,
+            |(campaign, kind), (sessions, faults)| {
+                if (sessions, faults) == (0, 0) {
+                    return Ok(0);
+                }
+                conn.exec(
                 "INSERT INTO session_fault_tally (campaign_id, kind, sessions, faults) VALUES (?, ?, ?, ?)
                  ON CONFLICT (campaign_id, kind)
                  DO UPDATE SET sessions = session_fault_tally.sessions + excluded.sessions,
                      faults = session_fault_tally.faults + excluded.faults",
                 args![&campaign, &kind, sessions, faults],
             )
-            .context("store: adding to the simulator fault tally")?;
-        }
+            .context("store: adding to the simulator fault tally")
+            },
+        )?;
         for p in self.findings_out.drain(..) {
             conn.exec(
                 "DELETE FROM session_findings WHERE campaign_id = ? AND started_at = ? AND session_id = ?",

@@ -253,8 +253,10 @@ impl RunTallies {
 }
 
 /// Calls `each` on every entry of `map`, emptying it; in key order if
-/// `ordered`.
-fn drain<K: Ord + Eq + Hash, V>(
+/// `ordered`. Upserts of tally rows are made in key order on PostgreSQL:
+/// two transactions updating the same rows in different orders would each
+/// wait for the other (a deadlock, one of them failing).
+pub(crate) fn drain<K: Ord + Eq + Hash, V>(
     map: &mut HashMap<K, V>,
     ordered: bool,
     mut each: impl FnMut(K, V) -> Result<u64>,

@@ -45,6 +45,11 @@ pub async fn app() -> App {
 /// With a resident patrol agent (started by `config`) behind the
 /// `/api/patrol-agent` routes.
 pub async fn app_with_patrol(config: Option<PatrolConfig>) -> App {
+    // The platform's log, shown with a failing test's output (RUST_LOG).
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_test_writer()
+        .try_init();
     let dir = tempfile::tempdir().expect("temp dir");
     let clock = Arc::new(ManualClock::new(t0()));
     let database_url = test_database_url().await;
