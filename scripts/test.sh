@@ -37,11 +37,13 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 step "cargo test"
 cargo test --workspace --locked
 
-# The same binaries, each test on a fresh database of a PostgreSQL server
+# The same binaries (--workspace: the features of the build above, nothing
+# compiled again), each test on a fresh database of a PostgreSQL server
 # that the test binary starts (scripts/postgres.sh) and stops.
 step "the engine and API suites again, on PostgreSQL"
-AGENTEVAL_TEST_BACKEND=postgres cargo test --locked -p agenteval-engine --test it
-AGENTEVAL_TEST_BACKEND=postgres cargo test --locked -p agenteval-server --tests
+server_suites=()
+for f in crates/server/tests/*.rs; do server_suites+=(--test "$(basename "$f" .rs)"); done
+AGENTEVAL_TEST_BACKEND=postgres cargo test --workspace --locked --test it "${server_suites[@]}"
 
 if [ -f ui/package.json ]; then
   step "bindings up to date"

@@ -1243,6 +1243,13 @@ export type Run = {
 	error_reason: string | null,
 	started_at: string | null,
 	finished_at: string | null,
+	/**
+	 *  How many times the run was claimed: 1 normally; 2 or more when a
+	 *  worker of a team server died while executing it and another took it
+	 *  over after its lease expired (its turns were played again). 0 for a
+	 *  run never claimed, and in exports written before it was recorded.
+	 */
+	attempts?: number,
 };
 
 /**  A fixed run's id. */

@@ -108,6 +108,12 @@ pub struct Run {
     pub error_reason: Option<String>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// How many times the run was claimed: 1 normally; 2 or more when a
+    /// worker of a team server died while executing it and another took it
+    /// over after its lease expired (its turns were played again). 0 for a
+    /// run never claimed, and in exports written before it was recorded.
+    #[serde(default)]
+    pub attempts: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]

@@ -290,6 +290,22 @@ impl Inspect {
         .context("store: counting the runs with turns missing")
     }
 
+    /// The runs being played now, per worker that claimed them (a worker
+    /// is named `worker-<pid>-<random>`), by worker name.
+    pub async fn running_runs_by_worker(&self) -> Result<Vec<(String, i64)>> {
+        self.read(|c| {
+            c.rows(
+                "SELECT claimed_by, count(*) FROM runs
+                 WHERE status = 'running' AND claimed_by IS NOT NULL
+                 GROUP BY claimed_by ORDER BY claimed_by",
+                args![],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })
+        .await
+        .context("store: counting the runs being played per worker")
+    }
+
     /// A campaign's exploration sessions as stored, in no set order.
     pub async fn campaign_sessions(&self, campaign_id: CampaignId) -> Result<Vec<StoredSession>> {
         self.read(move |c| {

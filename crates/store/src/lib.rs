@@ -114,6 +114,17 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
 /// The database of a platform, on either backend.
 pub struct Store {
     backend: Backend,
+    /// This process's name among the workers sharing the database: it
+    /// claims runs and holds leases under it.
+    worker: Arc<str>,
+}
+
+/// A name for this process among the workers of one database: its pid
+/// and a random part (a pid alone repeats across machines and restarts).
+fn worker_name() -> Arc<str> {
+    // A v7 id ends in random bits.
+    let id = uuid::Uuid::now_v7().simple().to_string();
+    format!("worker-{}-{}", std::process::id(), &id[24..]).into()
 }
 
 enum Backend {
@@ -153,6 +164,7 @@ impl Store {
                 readers: Arc::new(Readers::new(file)),
                 pool,
             },
+            worker: worker_name(),
         })
     }
 
@@ -176,6 +188,7 @@ impl Store {
                 writes: Arc::new(writer::PostgresWrites::new(pool.clone(), contacts)),
                 pool,
             },
+            worker: worker_name(),
         })
     }
 
@@ -199,6 +212,12 @@ impl Store {
         }
     }
 
+    /// This process's name among the workers sharing the database (in the
+    /// `claimed_by` of the runs it claims and the holder of its leases).
+    pub fn worker(&self) -> &str {
+        &self.worker
+    }
+
     /// Queues a hot write for the writer's next batch; the returned
     /// [`writer::Pending`] resolves once it is committed.
     pub fn enqueue(&self, write: writer::Write) -> writer::Pending {
@@ -217,17 +236,22 @@ impl Store {
     }
 
     /// Claims up to `limit` due runs (`pending -> running`) in one
-    /// statement, oldest first, through the writer.
+    /// statement, oldest first, through the writer, under a lease of
+    /// [`runs::RUN_LEASE`] for this worker (see [`writer::claim`]).
     pub async fn claim_due_runs(
         &self,
         limit: usize,
         now_ms: i64,
     ) -> Result<Vec<writer::ClaimedRow>> {
+        let lease = writer::Lease {
+            worker: self.worker.clone(),
+            until: now_ms + runs::RUN_LEASE.as_millis() as i64,
+        };
         match &self.backend {
-            Backend::Sqlite { writer, .. } => writer.claim(limit, now_ms).await,
+            Backend::Sqlite { writer, .. } => writer.claim(limit, now_ms, lease).await,
             Backend::Postgres { pool, .. } => {
                 postgres::run(pool, postgres::Mode::Write, move |session| {
-                    writer::claim(&sql::Conn::Postgres(session), limit, now_ms)
+                    writer::claim(&sql::Conn::Postgres(session), limit, now_ms, &lease)
                 })
                 .await
             }

@@ -2,7 +2,7 @@
 //! recovery, and the runs and turns as listed (the hot claims, turns and
 //! verdicts go through the [`writer`](super::writer)).
 
-use crate::sql::{Row, args};
+use crate::sql::{Row, Sql, args};
 use crate::tallies::RunTallies;
 use crate::writer::ClaimedRow;
 use crate::{Store, Tx};
@@ -12,7 +12,20 @@ use agenteval_domain::ids::{CampaignId, RunId};
 use agenteval_domain::parse_id;
 use agenteval_domain::run::{Run, RunTurn, Verdict};
 use chrono::{DateTime, Utc};
+use std::time::Duration;
 use uuid::Uuid;
+
+/// How long a claim holds a run for its worker without being renewed: a
+/// run still `running` after that lost its worker and is taken over by
+/// another ([`crate::writer::claim`], on PostgreSQL).
+pub const RUN_LEASE: Duration = Duration::from_secs(30);
+/// How often a worker renews the leases of the runs it executes: three
+/// renewals fit in one lease, so that one late renewal loses nothing.
+pub const RENEW_RUN_LEASES_EVERY: Duration = Duration::from_secs(10);
+
+fn lease_until(now: i64) -> i64 {
+    now + RUN_LEASE.as_millis() as i64
+}
 
 // The scheduler's queries run each step and claiming runs once per run (a
 // hot path): their contexts are static.
@@ -67,16 +80,62 @@ impl Store {
     /// at `now`); `None` when it was claimed elsewhere or is not pending.
     pub async fn claim_run(&self, run_id: RunId, now: DateTime<Utc>) -> Result<Option<ClaimedRow>> {
         let now = to_ms(now);
+        let worker = self.worker.clone();
         self.write(move |c| {
             c.row(
-                "UPDATE runs SET status = 'running', started_at = ? WHERE id = ? AND status = 'pending'
-                 RETURNING id, campaign_id, scenario_id, offset_ms",
-                args![now, run_id.to_string()],
+                "UPDATE runs SET status = 'running', started_at = ?, claimed_by = ?, lease_until = ?,
+                     attempts = attempts + 1
+                 WHERE id = ? AND status = 'pending'
+                 RETURNING id, campaign_id, scenario_id, offset_ms, attempts",
+                args![now, &*worker, lease_until(now), run_id.to_string()],
                 claimed_from_row,
             )
         })
         .await
         .context("store: claiming a run")
+    }
+
+    /// Renews the leases of the runs this worker executes, until
+    /// [`RUN_LEASE`] after `now`; returns how many it holds.
+    pub async fn renew_run_leases(&self, now: DateTime<Utc>) -> Result<u64> {
+        let now = to_ms(now);
+        let worker = self.worker.clone();
+        self.write(move |c| {
+            c.exec(
+                "UPDATE runs SET lease_until = ? WHERE status = 'running' AND claimed_by = ?",
+                args![lease_until(now), &*worker],
+            )
+        })
+        .await
+        .context("store: renewing the leases of the runs being executed")
+    }
+
+    /// Takes (or keeps) the cluster-wide lease `name` for this worker until
+    /// `until`, if no other worker holds it past `now`; returns whether
+    /// this worker holds it. A job that one worker of the cluster runs at a
+    /// time (the patrol agent's wake-up) runs only while it holds its
+    /// lease.
+    pub async fn take_lease(
+        &self,
+        name: &'static str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<bool> {
+        let (now, until) = (to_ms(now), to_ms(until));
+        let worker = self.worker.clone();
+        self.write(move |c| {
+            c.row(
+                "INSERT INTO leases (name, holder, until) VALUES (?, ?, ?)
+                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
+                 WHERE leases.until <= ? OR leases.holder = excluded.holder
+                 RETURNING holder",
+                args![name, &*worker, until, now],
+                |_| Ok(()),
+            )
+        })
+        .await
+        .map(|taken| taken.is_some())
+        .with_context(move || format!("store: taking the lease {name}"))
     }
 
     /// The runs of a campaign in plan order.
@@ -124,12 +183,24 @@ impl Tx<'_> {
     /// Marks the runs cut mid-flight by a crash (still `running`) as
     /// `error` / `interrupted`, finished at `now`, with their tallies; their
     /// committed turns stay. Returns how many were marked.
+    ///
+    /// On SQLite the process that starts owns the database, so every run
+    /// still running was cut. On PostgreSQL other workers may be executing
+    /// theirs: only runs claimed without a lease are marked; a run whose
+    /// worker died is taken over once its lease expires
+    /// ([`crate::writer::claim`]).
     pub fn finish_interrupted_runs(&self, now: DateTime<Utc>) -> Result<u64> {
-        RunTallies::finish_bare(
-            &self.0,
+        const INTERRUPTED: Sql = Sql::dialects(
             "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
              WHERE status != 'done' AND status = 'running'
              RETURNING id, campaign_id, scenario_id, offset_ms",
+            "UPDATE runs SET status = 'done', verdict = 'error', error_reason = 'interrupted', finished_at = ?
+             WHERE status = 'running' AND lease_until IS NULL
+             RETURNING id, campaign_id, scenario_id, offset_ms",
+        );
+        RunTallies::finish_bare(
+            &self.0,
+            INTERRUPTED,
             args![to_ms(now)],
             Verdict::Error,
             "interrupted",
@@ -145,6 +216,7 @@ pub(crate) fn claimed_from_row(row: &Row<'_>) -> Result<ClaimedRow> {
         campaign_id: CampaignId(row.uuid(1)?),
         scenario_id: row.str(2)?.into(),
         offset_ms: row.get(3)?,
+        attempt: row.get(4)?,
     })
 }
 
@@ -185,5 +257,6 @@ pub fn run_from_row(row: &Row<'_>) -> Result<Run> {
         error_reason: row.get("error_reason")?,
         started_at: row.get::<Option<i64>>("started_at")?.map(from_ms),
         finished_at: row.get::<Option<i64>>("finished_at")?.map(from_ms),
+        attempts: row.get::<i64>("attempts")? as u32,
     })
 }

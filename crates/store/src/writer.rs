@@ -36,7 +36,7 @@ use crate::postgres::Mode;
 use crate::sql::{Arg, Conn, Sql, args};
 use crate::tallies::RunTallies;
 use agenteval_domain::error::{Context, Error, Result};
-use agenteval_domain::ids::{CampaignId, RunId};
+use agenteval_domain::ids::RunId;
 use agenteval_domain::provenance::Contacts;
 use agenteval_domain::run::Verdict;
 use agenteval_domain::tally::RunOutcome;
@@ -89,6 +89,9 @@ pub struct FinishRow {
     pub metrics: String,
     pub error_reason: Option<String>,
     pub finished_at: i64,
+    /// The claim that played the run ([`ClaimedRow::attempt`]): the verdict
+    /// is not stored once a later claim took the run over.
+    pub attempt: i64,
     /// What the run adds to the report's tallies.
     pub outcome: Box<RunOutcome>,
 }
@@ -133,15 +136,6 @@ pub enum Committed {
     TurnsMissing,
 }
 
-/// A due run claimed for execution (`pending -> running`).
-#[derive(Debug, Clone)]
-pub struct ClaimedRow {
-    pub id: Uuid,
-    pub campaign_id: CampaignId,
-    pub scenario_id: Arc<str>,
-    pub offset_ms: i64,
-}
-
 type Outcome = std::result::Result<Committed, String>;
 type Claimed = std::result::Result<Vec<ClaimedRow>, String>;
 
@@ -160,6 +154,7 @@ enum Job {
     Claim {
         limit: usize,
         now: i64,
+        lease: Lease,
         done: oneshot::Sender<Claimed>,
     },
 }
@@ -314,9 +309,14 @@ impl Writer {
     /// Claims up to `limit` runs due at `now` (campaign running), oldest
     /// first, in the next batch: statement and rows never leave the
     /// writer's thread until the claim is committed.
-    pub async fn claim(&self, limit: usize, now: i64) -> Result<Vec<ClaimedRow>> {
+    pub async fn claim(&self, limit: usize, now: i64, lease: Lease) -> Result<Vec<ClaimedRow>> {
         let (done, claimed) = oneshot::channel();
-        let _ = self.queue.send(Job::Claim { limit, now, done });
+        let _ = self.queue.send(Job::Claim {
+            limit,
+            now,
+            lease,
+            done,
+        });
         match claimed.await {
             Ok(rows) => rows.map_err(|e| Error::internal(anyhow::anyhow!(e))),
             Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
@@ -403,7 +403,9 @@ fn commit(
                 apply(&conn, Some(&mut *statements), write, tallies)
                     .map(|()| Done::Written(committed))
             }
-            Job::Claim { limit, now, .. } => claim(&conn, *limit, *now).map(Done::Claimed),
+            Job::Claim {
+                limit, now, lease, ..
+            } => claim(&conn, *limit, *now, lease).map(Done::Claimed),
             Job::Task(task) => Ok(Done::Ran(task.take().expect("a task runs once")(&tx))),
         };
         // Some errors (a full disk, I/O) roll the whole transaction back;
@@ -498,35 +500,6 @@ fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T
     }
 }
 
-/// Claims up to `limit` due runs of running campaigns (`pending ->
-/// running`), oldest first. On PostgreSQL the runs are locked as they are
-/// picked and the runs another transaction holds are skipped, so that
-/// processes claiming at once never claim the same run.
-pub(crate) fn claim(conn: &Conn<'_>, limit: usize, now: i64) -> Result<Vec<ClaimedRow>> {
-    conn.rows(
-        CLAIM,
-        args![now, limit as i64],
-        crate::runs::claimed_from_row,
-    )
-    .context("store: claiming the due runs")
-}
-
-const CLAIM: Sql = Sql::dialects(
-    "UPDATE runs SET status = 'running', started_at = ?1
-     WHERE rowid IN (SELECT r.rowid FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-                     WHERE r.status != 'done' AND r.status = 'pending' -- the partial index `runs_open`
-                       AND r.scheduled_at <= ?1 AND c.status = 'running'
-                     ORDER BY r.scheduled_at, r.seq LIMIT ?2)
-       AND +status = 'pending' -- a guard, not an index choice
-     RETURNING id, campaign_id, scenario_id, offset_ms",
-    "UPDATE runs SET status = 'running', started_at = $1
-     WHERE id IN (SELECT r.id FROM runs r JOIN campaigns c ON c.id = r.campaign_id
-                  WHERE r.status = 'pending' AND r.scheduled_at <= $1 AND c.status = 'running'
-                  ORDER BY r.scheduled_at, r.seq LIMIT $2
-                  FOR UPDATE OF r SKIP LOCKED)
-     RETURNING id, campaign_id, scenario_id, offset_ms",
-);
-
 /// The statements of a fixed run's rows, prepared once for the writer's
 /// life: a run writes a few rows, and looking a statement up in the
 /// connection's cache (hashing its text, twice) cost as much as binding it.
@@ -548,11 +521,12 @@ const INSERT_TURN: &str = "INSERT INTO run_turns (run_id, seq, role, content, la
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 // A verdict is final (migration 0008): a run already finished, by restart
-// recovery say, keeps its first one.
+// recovery say, keeps its first one. A verdict from a claim that another
+// worker's later claim took over (attempts grew meanwhile) is not stored.
 const FINISH_RUN: &str =
     "UPDATE runs SET status = 'done', verdict = ?, check_results = ?, metrics = ?,
          error_reason = ?, finished_at = ?
-     WHERE id = ? AND status != 'done'";
+     WHERE id = ? AND status != 'done' AND attempts <= ?";
 
 const INSERT_REPLY: &str =
     "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
@@ -630,7 +604,8 @@ fn apply(
                     &f.metrics,
                     &f.error_reason,
                     f.finished_at,
-                    id
+                    id,
+                    f.attempt
                 ],
             )
             .context("store: writing a run's verdict")?;
@@ -686,7 +661,10 @@ impl LostTurns {
     }
 }
 
+mod claim;
 mod postgres;
+pub(crate) use claim::claim;
+pub use claim::{ClaimedRow, Lease};
 pub use postgres::PostgresWrites;
 
 #[cfg(test)]

@@ -80,6 +80,17 @@ fn turn(run: Uuid, seq: i64, latency_ms: Option<i64>) -> Write {
 }
 
 fn finish(run: Uuid, campaign: CampaignId, verdict: Verdict, latencies: Vec<i64>) -> Write {
+    finish_attempt(run, campaign, verdict, latencies, 1)
+}
+
+/// A verdict from the `attempt`-th claim of a run.
+fn finish_attempt(
+    run: Uuid,
+    campaign: CampaignId,
+    verdict: Verdict,
+    latencies: Vec<i64>,
+    attempt: i64,
+) -> Write {
     Write::Finish(FinishRow {
         id: run,
         verdict,
@@ -87,6 +98,7 @@ fn finish(run: Uuid, campaign: CampaignId, verdict: Verdict, latencies: Vec<i64>
         metrics: serde_json::to_string(&RunMetrics::default()).unwrap(),
         error_reason: None,
         finished_at: 2,
+        attempt,
         outcome: Box::new(RunOutcome {
             latencies: Some(latencies),
             ..RunOutcome::bare(campaign, "s".into(), 0)
@@ -145,12 +157,89 @@ async fn runs_are_claimed_once_written_in_order_and_tallied_exactly() {
     assert_eq!(turns.len(), 2);
     assert_eq!(turns[1].latency_ms, Some(40));
 
-    // Runs 21..24 are still running: a restart marks them interrupted.
+    // Runs 21..24 are still running, as if their worker had died. A worker
+    // starting on PostgreSQL does not mark them interrupted (other workers
+    // may be playing theirs): they wait for their leases, claimed at 10 ms
+    // until 10 ms + RUN_LEASE.
     let interrupted = store
         .transact(|tx| tx.finish_interrupted_runs(Utc.timestamp_millis_opt(3).unwrap()))
         .await
         .unwrap();
-    assert_eq!(interrupted, 3);
+    assert_eq!(interrupted, 0, "runs under a lease are not interrupted");
+    let expiry = 10 + agenteval_store::runs::RUN_LEASE.as_millis() as i64;
+    let other = Store::open_database(&db.url, Default::default())
+        .await
+        .unwrap();
+    assert_ne!(
+        other.worker(),
+        store.worker(),
+        "each process is a worker of its own"
+    );
+    assert!(
+        other
+            .claim_due_runs(10, expiry - 1)
+            .await
+            .unwrap()
+            .is_empty(),
+        "no run is taken over while its lease holds"
+    );
+    // The dead worker had stored a turn of run 21.
+    store
+        .enqueue(turn(runs[21], 0, None))
+        .committed()
+        .await
+        .unwrap();
+    let mut taken = other.claim_due_runs(10, expiry + 1).await.unwrap();
+    taken.sort_by_key(|r| r.id);
+    assert_eq!(
+        taken.iter().map(|r| r.id).collect::<Vec<_>>(),
+        runs[21..24],
+        "the runs whose lease expired are taken over, and only they"
+    );
+    assert!(
+        taken.iter().all(|r| r.attempt == 2),
+        "a takeover is the run's second attempt"
+    );
+    assert!(
+        store.run_turns(RunId(runs[21])).await.unwrap().is_empty(),
+        "the turns of the lost attempt are deleted: the run plays again from its start"
+    );
+    // A late verdict from the lost attempt is not stored; the new one is.
+    store
+        .enqueue(finish_attempt(
+            runs[21],
+            campaign,
+            Verdict::Failed,
+            vec![],
+            1,
+        ))
+        .committed()
+        .await
+        .unwrap();
+    for &run in &runs[21..24] {
+        other
+            .enqueue(finish_attempt(run, campaign, Verdict::Passed, vec![], 2))
+            .committed()
+            .await
+            .unwrap();
+    }
+    let retried: (String, i64, String) =
+        sqlx::query_as("SELECT verdict, attempts, claimed_by FROM runs WHERE id = $1")
+            .bind(runs[21].to_string())
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        retried,
+        ("passed".into(), 2, other.worker().to_string()),
+        "the verdict of the worker that took the run over stands"
+    );
+    let listed = store.campaign_runs(campaign).await.unwrap();
+    assert_eq!(
+        listed.iter().filter(|r| r.attempts == 2).count(),
+        3,
+        "the listed runs say they were retried"
+    );
 
     let report = store
         .snapshot(move |read| {
@@ -185,8 +274,8 @@ async fn runs_are_claimed_once_written_in_order_and_tallied_exactly() {
     assert_eq!(
         verdicts,
         [
-            ("s".into(), Verdict::Error, 4),
-            ("s".into(), Verdict::Passed, 20)
+            ("s".into(), Verdict::Error, 1),
+            ("s".into(), Verdict::Passed, 23)
         ]
     );
     assert_eq!(
@@ -195,10 +284,7 @@ async fn runs_are_claimed_once_written_in_order_and_tallied_exactly() {
         "the lossy run's reply was not stored"
     );
     errors.sort();
-    assert_eq!(
-        errors,
-        [("interrupted".into(), 3), ("storage_error".into(), 1)]
-    );
+    assert_eq!(errors, [("storage_error".into(), 1)]);
     assert_eq!(timeline, 24);
     assert_eq!(since, 24);
     assert_eq!(replies, [(40, 20)]);

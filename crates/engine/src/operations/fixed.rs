@@ -83,6 +83,13 @@ impl Platform {
         Ok(n)
     }
 
+    /// Renews the leases of the runs this worker plays, so that the other
+    /// workers sharing the database leave them alone (see the scheduler);
+    /// returns how many it holds.
+    pub async fn renew_run_leases(&self) -> Result<u64> {
+        self.store.renew_run_leases(self.clock.now()).await
+    }
+
     /// One scheduler step: starts campaigns whose window began, executes
     /// every due run (waiting for them), finalizes campaigns whose window
     /// ended and whose runs are done.
@@ -189,6 +196,10 @@ impl Platform {
 
     /// Plays a claimed run and commits its verdict.
     async fn execute_claimed(&self, run: ClaimedRow, context: &RunContext) -> Result<Verdict> {
+        if run.attempt > 1 {
+            tracing::warn!(run = %run.id, attempt = run.attempt,
+                "a run whose worker stopped is played again (its lease expired)");
+        }
         let played = match &context.resolved {
             Ok((target, channel)) => {
                 self.play_run(
@@ -228,6 +239,7 @@ impl Platform {
             metrics: serde_json::to_string(&metrics)?,
             error_reason: reason,
             finished_at: to_ms(self.clock.now()),
+            attempt: run.attempt,
             outcome: Box::new(RunOutcome::new(
                 run.campaign_id,
                 run.scenario_id,

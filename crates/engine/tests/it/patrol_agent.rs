@@ -628,3 +628,36 @@ async fn a_new_cadence_replans_the_next_wake_up() {
     assert!(paused.paused && paused.next_wake_at.is_none());
     handle.stop();
 }
+
+#[tokio::test]
+async fn one_worker_of_a_cluster_holds_the_patrol_lease_per_cadence() {
+    let t = platform().await;
+    let other = t.another_worker().await;
+    let cadence = std::time::Duration::from_secs(3600);
+    assert!(
+        t.platform.take_patrol_lease(cadence).await.unwrap(),
+        "the first worker to wake takes the lease"
+    );
+    assert!(
+        !other.take_patrol_lease(cadence).await.unwrap(),
+        "another worker waking within the same cadence leaves the wake-up to it"
+    );
+    // One cadence later the holder wakes on time and keeps it.
+    t.clock.advance(Duration::hours(1));
+    assert!(t.platform.take_patrol_lease(cadence).await.unwrap());
+    t.clock.advance(Duration::minutes(30));
+    assert!(
+        !other.take_patrol_lease(cadence).await.unwrap(),
+        "still held: the other worker does not wake"
+    );
+    // The holder stops: once its lease ran out, the other worker takes it.
+    t.clock.advance(Duration::minutes(31));
+    assert!(
+        other.take_patrol_lease(cadence).await.unwrap(),
+        "a lease its holder did not renew passes to another worker"
+    );
+    assert!(
+        !t.platform.take_patrol_lease(cadence).await.unwrap(),
+        "and the old holder, back, finds it taken"
+    );
+}

@@ -260,6 +260,7 @@ fn run(seq: u32, verdict: Verdict, checks: Vec<CheckResult>, reason: Option<&str
         error_reason: reason.map(str::to_string),
         started_at: Some(t0()),
         finished_at: Some(t0()),
+        attempts: 1,
     }
 }
 

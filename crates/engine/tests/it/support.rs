@@ -25,13 +25,19 @@ impl TestPlatform {
     /// restart.
     pub async fn reopen(&self) -> Arc<Platform> {
         self.platform.fixtures().close().await;
+        self.another_worker().await
+    }
+
+    /// A second platform on the same database, open beside this one, as
+    /// another worker of a team server is (on the same clock).
+    pub async fn another_worker(&self) -> Arc<Platform> {
         Platform::builder(self.dir.path())
             .database_url(self.database_url.clone())
             .clock(self.clock.clone())
             .role_models(agenteval_engine::role_models::RoleModels::default())
             .open()
             .await
-            .expect("reopen platform")
+            .expect("open another worker")
     }
 }
 

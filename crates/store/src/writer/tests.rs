@@ -1,5 +1,6 @@
 use super::*;
 use crate::Store;
+use agenteval_domain::ids::CampaignId;
 
 fn turn(run_id: RunId, seq: i64) -> Write {
     Write::Turn(TurnRow {
@@ -23,6 +24,7 @@ fn finish(run_id: RunId, campaign_id: CampaignId) -> Write {
         metrics: serde_json::to_string(&agenteval_domain::run::RunMetrics::default()).unwrap(),
         error_reason: None,
         finished_at: 2,
+        attempt: 1,
         // As the engine sends it: with the latency of the reply it
         // played (a value no stored turn has).
         outcome: Box::new(RunOutcome {

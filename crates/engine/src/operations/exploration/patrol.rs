@@ -161,7 +161,26 @@ fn budget_remaining(
     }
 }
 
+/// The lease under which one worker of a cluster wakes the patrol agent.
+pub const PATROL_LEASE: &str = "patrol-agent";
+
 impl Platform {
+    /// Takes the cluster-wide patrol lease for one wake-up of the resident
+    /// patrol agent, until almost `cadence` from now; `false` when another
+    /// worker sharing the database holds it, so that the agent wakes once
+    /// per cadence across the cluster, not once per worker. A worker that
+    /// holds it keeps it at its next wake-up; another takes it once the
+    /// holder missed one (stopped, or paused).
+    pub async fn take_patrol_lease(&self, cadence: std::time::Duration) -> Result<bool> {
+        let now = self.clock.now();
+        // A second short of the cadence, so that the holder's next wake-up,
+        // on time, finds its own lease and not yet a free one.
+        let held =
+            chrono::Duration::from_std(cadence.saturating_sub(std::time::Duration::from_secs(1)))
+                .unwrap_or(chrono::Duration::MAX);
+        self.store.take_lease(PATROL_LEASE, now, now + held).await
+    }
+
     /// Running formal campaigns with what changed since the previous patrol;
     /// then records this patrol's time on each of them.
     #[tracing::instrument(skip(self))]

@@ -41,14 +41,27 @@ impl PatrolHandle {
             let schedule = schedule.clone();
             async move {
                 loop {
+                    // One worker of a cluster wakes per cadence (a
+                    // single process always holds the lease); a paused
+                    // agent leaves it to the others.
                     if !agent.is_paused() {
-                        match agent.wake_once().await {
-                            Ok(outcome) => tracing::info!(
-                                campaigns = outcome.campaigns.len(),
-                                reviewed = outcome.reviewed,
-                                "patrol wake-up done"
-                            ),
-                            Err(e) => tracing::warn!(error = %e, "patrol wake-up failed"),
+                        match agent.platform.take_patrol_lease(schedule.interval()).await {
+                            Ok(true) => match agent.wake_once().await {
+                                Ok(outcome) => tracing::info!(
+                                    campaigns = outcome.campaigns.len(),
+                                    reviewed = outcome.reviewed,
+                                    "patrol wake-up done"
+                                ),
+                                Err(e) => tracing::warn!(error = %e, "patrol wake-up failed"),
+                            },
+                            Ok(false) => {
+                                tracing::debug!(
+                                    "another worker holds the patrol lease: no wake-up here"
+                                )
+                            }
+                            Err(e) => {
+                                tracing::warn!(error = %e, "the patrol lease could not be taken")
+                            }
                         }
                     }
                     let slept_at = tokio::time::Instant::now();

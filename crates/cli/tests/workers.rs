@@ -1,0 +1,471 @@
+//! Several workers on one PostgreSQL database: three `agenteval serve`
+//! processes share a database (a real server, `scripts/postgres.sh`) and
+//! run one accelerated campaign against a target that counts the requests
+//! it answers, while clients on two of them race for the campaign's
+//! exploration budget. The third worker is killed with SIGKILL midway; the
+//! runs it held are taken over once their leases expire.
+//!
+//! Afterwards: every planned run finished once, with one verdict and
+//! contiguous turns; the target answered exactly the requests of the stored
+//! turns (a run taken over from the dead worker may have been asked more,
+//! within its own turns, and says so with `attempts: 2`); the budget was
+//! never exceeded (sessions, turns per session, ledger = rows); the report's
+//! tallies equal a recount from the rows.
+
+#[path = "../../store/tests/support/postgres.rs"]
+#[allow(dead_code)]
+mod postgres;
+
+use agenteval_engine::CampaignId;
+use agenteval_engine::store::Store;
+use agenteval_server::demo_target::{DemoTargetOptions, router};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+const KEY: &str = "workers-test-key";
+/// Runs per scenario, spread across the window.
+const ROUNDS: u32 = 3;
+/// The window, in real seconds.
+const WINDOW_SECS: f64 = 12.0;
+/// The exploration budget the clients race for.
+const MAX_SESSIONS: i64 = 6;
+const MAX_TURNS: i64 = 3;
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    l.local_addr().expect("addr").port()
+}
+
+/// A worker process, killed when dropped so that a failing assertion
+/// leaves nothing behind.
+struct Worker {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_worker(database_url: &str, data: &Path, log: &Path) -> Worker {
+    let port = free_port();
+    let log = std::fs::File::create(log).expect("log file");
+    let child = Command::new(env!("CARGO_BIN_EXE_agenteval"))
+        .args(["serve", "--no-patrol", "--api-key", KEY, "--bind"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--scenarios")
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"))
+        .arg("--ui-dir")
+        .arg(data.join("no-ui"))
+        .env("AGENTEVAL_DATABASE_URL", database_url)
+        .env("AGENTEVAL_SECRET_KEY", "one passphrase for every worker")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::from(log.try_clone().expect("log")))
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("start agenteval serve");
+    Worker {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+#[derive(Clone)]
+struct Client {
+    http: reqwest::Client,
+    base: String,
+}
+
+impl Client {
+    async fn call(&self, req: reqwest::RequestBuilder) -> (u16, Value) {
+        let res = req
+            .header("X-API-Key", KEY)
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("a request to the worker at {}: {e}", self.base));
+        let status = res.status().as_u16();
+        let text = res.text().await.expect("body");
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    async fn get(&self, path: &str) -> (u16, Value) {
+        self.call(self.http.get(format!("{}{path}", self.base)))
+            .await
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.call(self.http.post(format!("{}{path}", self.base)).json(&body))
+            .await
+    }
+
+    async fn wait_healthy(&self, worker: &mut Worker, log: &Path) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Ok(r) = self
+                .http
+                .get(format!("{}/api/health", self.base))
+                .send()
+                .await
+                && r.status().is_success()
+            {
+                return;
+            }
+            if let Ok(Some(status)) = worker.child.try_wait() {
+                panic!(
+                    "a worker exited during start-up ({status}):\n{}",
+                    std::fs::read_to_string(log).unwrap_or_default()
+                );
+            }
+            assert!(Instant::now() < deadline, "a worker did not come up");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// What one racing client got from the API.
+#[derive(Default, Debug)]
+struct Raced {
+    sessions: u64,
+    messages: u64,
+    refused_creates: u64,
+    refused_messages: u64,
+}
+
+/// Creates sessions and sends messages until the budget refuses a new
+/// session; every refusal must be a guardrail's 409.
+async fn race(client: Client, campaign: String, stop: Arc<AtomicBool>) -> Raced {
+    let mut raced = Raced::default();
+    while !stop.load(Ordering::SeqCst) {
+        let (s, session) = client
+            .post(
+                "/api/exploration/sessions",
+                json!({"campaign_id": campaign, "persona": {"name": "racer"},
+                       "goal": "send an email", "trigger": "manual"}),
+            )
+            .await;
+        if s == 409 {
+            assert_eq!(
+                session["code"], "SESSION_BUDGET_EXHAUSTED",
+                "a refused create names its reason: {session}"
+            );
+            raced.refused_creates += 1;
+            break;
+        }
+        assert_eq!(s, 200, "{session}");
+        raced.sessions += 1;
+        let id = session["id"].as_str().expect("session id").to_string();
+        // One message more than the budget allows.
+        for n in 0..=MAX_TURNS {
+            let (s, reply) = client
+                .post(
+                    &format!("/api/exploration/sessions/{id}/messages"),
+                    json!({"content": format!("message {n}: please email boss@example.com")}),
+                )
+                .await;
+            match s {
+                200 => raced.messages += 1,
+                409 => {
+                    assert_eq!(reply["code"], "TURN_LIMIT_REACHED", "{reply}");
+                    raced.refused_messages += 1;
+                    break;
+                }
+                _ => panic!("message {n} of session {id}: {s} {reply}"),
+            }
+        }
+        let (s, closed) = client
+            .post(
+                &format!("/api/exploration/sessions/{id}/close"),
+                json!({"goal_achieved": true, "blockers": [], "misled": [],
+                       "emotion": "satisfied", "notes": ""}),
+            )
+            .await;
+        assert_eq!(s, 200, "{closed}");
+    }
+    raced
+}
+
+#[test]
+fn three_workers_on_postgres_run_a_campaign_once_through_a_sigkill() {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(three_workers());
+}
+
+async fn three_workers() {
+    let db = postgres::fresh_database().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    // The target: the demo agent with 200 ms of latency (runs are in
+    // flight long enough to be cut), counting the chat requests it answers.
+    let requests = Arc::new(AtomicU64::new(0));
+    let counted = requests.clone();
+    let target = router(DemoTargetOptions {
+        latency: Duration::from_millis(200),
+    })
+    .layer(axum::middleware::from_fn(
+        move |req: axum::extract::Request, next: axum::middleware::Next| {
+            if req.uri().path() == "/v1/chat/completions" {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            next.run(req)
+        },
+    ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind the target");
+    let target_addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, target).await });
+
+    // Three workers, started together: they migrate the database once.
+    let logs: Vec<PathBuf> = (0..3)
+        .map(|i| dir.path().join(format!("worker{i}.log")))
+        .collect();
+    let mut workers: Vec<Worker> = (0..3)
+        .map(|i| start_worker(&db.url, &dir.path().join(format!("data{i}")), &logs[i]))
+        .collect();
+    let http = reqwest::Client::new();
+    let clients: Vec<Client> = workers
+        .iter()
+        .map(|w| Client {
+            http: http.clone(),
+            base: w.base.clone(),
+        })
+        .collect();
+    for (i, worker) in workers.iter_mut().enumerate() {
+        clients[i].wait_healthy(worker, &logs[i]).await;
+    }
+
+    let (s, target) = clients[0]
+        .post(
+            "/api/targets",
+            json!({"name": "counted demo", "concurrency": 8, "channel": {
+                "kind": "openai", "base_url": format!("http://{target_addr}/v1"), "model": "demo"}}),
+        )
+        .await;
+    assert_eq!(s, 200, "{target}");
+    let (_, scenarios) = clients[0].get("/api/scenarios").await;
+    let plan: Vec<Value> = scenarios
+        .as_array()
+        .expect("scenario list")
+        .iter()
+        .map(|s| json!({"scenario_id": s["id"], "rounds": ROUNDS}))
+        .collect();
+    let planned = (plan.len() as u32 * ROUNDS) as usize;
+    let (s, campaign) = clients[0]
+        .post(
+            "/api/campaigns",
+            json!({"name": "three workers", "target_id": target["id"], "plan": {"entries": plan},
+                   "duration_hours": 20, "time_scale": 20.0 * 3600.0 / WINDOW_SECS,
+                   "budget": {"max_sessions": MAX_SESSIONS, "max_turns": MAX_TURNS,
+                              "min_interval_minutes": 0}}),
+        )
+        .await;
+    assert_eq!(s, 200, "{campaign}");
+    let campaign_id = campaign["id"].as_str().expect("campaign id").to_string();
+
+    // Clients on workers 0 and 1 race for the budget (three each).
+    let stop = Arc::new(AtomicBool::new(false));
+    let racers: Vec<_> = (0..6)
+        .map(|i| {
+            tokio::spawn(race(
+                clients[i % 2].clone(),
+                campaign_id.clone(),
+                stop.clone(),
+            ))
+        })
+        .collect();
+
+    // A third of the way through the window, worker 2 dies while it plays
+    // runs: once it holds a few (it claims them under its own name,
+    // `worker-<pid>-...`).
+    tokio::time::sleep(Duration::from_secs_f64(WINDOW_SECS / 3.0)).await;
+    let mut killed = workers.pop().expect("worker 2");
+    let observer = Store::open_database(&db.url, Default::default())
+        .await
+        .expect("open the database");
+    let name = format!("worker-{}-", killed.child.id());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let held: i64 = observer
+            .inspect()
+            .running_runs_by_worker()
+            .await
+            .expect("count the runs each worker plays")
+            .into_iter()
+            .filter(|(worker, _)| worker.starts_with(&name))
+            .map(|(_, n)| n)
+            .sum();
+        if held >= 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "worker 2 claims runs beside the others"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    killed.child.kill().expect("SIGKILL worker 2");
+    killed.child.wait().expect("reap worker 2");
+
+    let mut raced = Vec::new();
+    for r in racers {
+        raced.push(r.await.expect("racing client"));
+    }
+    stop.store(true, Ordering::SeqCst);
+
+    // The campaign ends once every run is done: the dead worker's runs wait
+    // for their leases (30 s) and are then played by another worker.
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let (_, c) = clients[0]
+            .get(&format!("/api/campaigns/{campaign_id}"))
+            .await;
+        if c["status"] == "finalized" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the campaign is finalized after the dead worker's leases expired: {c}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let asked = requests.load(Ordering::SeqCst);
+
+    let stored = observer.inspect();
+    let campaign = CampaignId(campaign_id.parse().expect("campaign id"));
+
+    // Every planned run finished once, with one verdict.
+    let runs = stored.campaign_runs(campaign).await.expect("runs");
+    assert_eq!(runs.len(), planned, "one row per planned run");
+    let mut retried = Vec::new();
+    for run in &runs {
+        assert_eq!(run.status, "done", "run {} finished", run.id);
+        assert!(
+            matches!(run.verdict.map(|v| v.as_str()), Some("passed" | "failed")),
+            "the target is always up: no run is in error ({:?}, {:?})",
+            run.verdict,
+            run.error_reason
+        );
+        assert!(run.attempts >= 1, "run {} was claimed", run.id);
+        if run.attempts > 1 {
+            retried.push(run.id);
+        }
+    }
+    assert!(
+        !retried.is_empty(),
+        "the runs worker 2 held when it died were taken over, and say so"
+    );
+    assert_eq!(
+        stored.runs_with_turn_gaps().await.expect("gaps"),
+        0,
+        "run turns are contiguous: no turn stored twice, none skipped"
+    );
+
+    // Exactly once, as the target saw it: it answered one request per
+    // stored reply, plus at most the replies a retried run played again.
+    let counts = stored.campaign_run_counts(campaign).await.expect("counts");
+    let session_messages = stored
+        .session_user_turns(campaign)
+        .await
+        .expect("user turns") as u64;
+    let run_requests = asked - session_messages;
+    let mut retried_replies = 0;
+    for id in &retried {
+        let (_, turns) = clients[0].get(&format!("/api/runs/{id}/turns")).await;
+        retried_replies += turns
+            .as_array()
+            .expect("turns")
+            .iter()
+            .filter(|t| t["role"] == "target")
+            .count() as u64;
+    }
+    assert!(
+        run_requests >= counts.target_turns
+            && run_requests <= counts.target_turns + retried_replies,
+        "the target answered {run_requests} run requests for {} stored replies \
+         ({} runs retried, {retried_replies} replies of theirs)",
+        counts.target_turns,
+        retried.len()
+    );
+    if retried.is_empty() {
+        assert_eq!(
+            run_requests, counts.target_turns,
+            "with no run taken over, each request of a run was made once"
+        );
+    }
+
+    // The budget held across workers: no overrun.
+    let sessions = stored.campaign_sessions(campaign).await.expect("sessions");
+    assert_eq!(
+        sessions.len() as i64,
+        MAX_SESSIONS,
+        "the racing clients got exactly the budget's sessions: {raced:?}"
+    );
+    assert_eq!(
+        raced.iter().map(|r| r.sessions).sum::<u64>() as i64,
+        MAX_SESSIONS,
+        "every session stored was acknowledged to one client"
+    );
+    assert!(
+        sessions.iter().all(|s| s.turn_count <= MAX_TURNS),
+        "no session went past its turn limit"
+    );
+    assert_eq!(
+        raced.iter().map(|r| r.messages).sum::<u64>(),
+        session_messages,
+        "every acknowledged message is stored, and only those"
+    );
+    let ledger = |action: &'static str| {
+        let stored = stored.clone();
+        async move {
+            stored
+                .allowed_ledger_entries(campaign, action)
+                .await
+                .expect(action)
+        }
+    };
+    assert_eq!(
+        ledger("create").await,
+        MAX_SESSIONS,
+        "ledger creates = sessions"
+    );
+    assert_eq!(
+        ledger("message").await as u64,
+        session_messages,
+        "ledger messages = user turns"
+    );
+
+    // The report's tallies, kept by three writers at once, equal a recount.
+    let verdicts = stored.runs_by_verdict(campaign).await.expect("verdicts");
+    assert_eq!(verdicts.tallied, verdicts.rows, "runs by verdict");
+    let latencies = stored.reply_latencies(campaign).await.expect("latencies");
+    assert_eq!(latencies.tallied, latencies.rows, "reply latencies");
+    let statuses = stored.sessions_by_status(campaign).await.expect("statuses");
+    assert_eq!(statuses.tallied, statuses.rows, "sessions by status");
+
+    println!(
+        "three workers: {planned} runs ({} taken over from the killed worker), {asked} target requests \
+         ({run_requests} for runs, {session_messages} for sessions), {} sessions, \
+         {} refused creates, {} refused messages, overruns: 0",
+        retried.len(),
+        sessions.len(),
+        raced.iter().map(|r| r.refused_creates).sum::<u64>(),
+        raced.iter().map(|r| r.refused_messages).sum::<u64>(),
+    );
+}
