@@ -153,16 +153,22 @@ impl Tx<'_> {
     /// Locks campaign `id` until the end of the transaction, so that the
     /// budget decisions on one campaign take turns: taken first, before
     /// the decision reads anything. On PostgreSQL the campaign's row is
-    /// locked (`SELECT ... FOR UPDATE`), and a decision on the same
+    /// locked (`SELECT ... FOR NO KEY UPDATE`), and a decision on the same
     /// campaign in another transaction, of this process or another, waits
-    /// until this one commits or rolls back. On SQLite it does nothing: the
+    /// until this one commits or rolls back. The mode is the one that does
+    /// not conflict with the key-share locks that foreign keys take: a
+    /// transaction inserting rows of the campaign (a tally, a turn, a host)
+    /// neither waits for a decision nor makes it wait, so that the two can
+    /// never wait on each other in a circle (`FOR UPDATE` did: a decision
+    /// queued behind a judge review's tally insert deadlocked with it).
+    /// On SQLite it does nothing: the
     /// writer thread runs one transaction at a time, which serialises the
     /// decisions already. A campaign that does not exist locks nothing.
     pub fn lock_campaign(&self, id: CampaignId) -> Result<()> {
         if self.0.is_postgres() {
             self.0
                 .row(
-                    "SELECT id FROM campaigns WHERE id = ? FOR UPDATE",
+                    "SELECT id FROM campaigns WHERE id = ? FOR NO KEY UPDATE",
                     args![id.to_string()],
                     |_| Ok(()),
                 )
@@ -179,7 +185,7 @@ impl Tx<'_> {
             self.0
                 .row(
                     "SELECT c.id FROM campaigns c JOIN exploration_sessions s ON s.campaign_id = c.id
-                     WHERE s.id = ? FOR UPDATE OF c",
+                     WHERE s.id = ? FOR NO KEY UPDATE OF c",
                     args![id.to_string()],
                     |_| Ok(()),
                 )

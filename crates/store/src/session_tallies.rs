@@ -110,7 +110,22 @@ pub(crate) fn retally<T>(
     write: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     atomically(conn, || {
-        let ids: Vec<String> = ids.iter().map(SessionId::to_string).collect();
+        let mut ids: Vec<String> = ids.iter().map(SessionId::to_string).collect();
+        if conn.is_postgres() {
+            // Another transaction may be changing the same sessions (two
+            // workers reviewing one): their rows are locked before they are
+            // read, in one order, so that what they were is what this write
+            // changes, never a state another write already moved them from.
+            ids.sort_unstable();
+            for id in &ids {
+                conn.row(
+                    "SELECT id FROM exploration_sessions WHERE id = ? FOR NO KEY UPDATE",
+                    args![id],
+                    |_| Ok(()),
+                )
+                .context("store: locking a session to change its tallies")?;
+            }
+        }
         let before = ids
             .iter()
             .map(|id| tallied(conn, id))
