@@ -292,15 +292,22 @@ export type CampaignStatus = "draft" | "scheduled" | "running" | "finalized" | "
  */
 export type ChannelConfig = 
 /**  An OpenAI-compatible `/chat/completions` endpoint. */
-{ kind: "openai"; base_url: string; model: string; 
+{ kind: "openai"; 
+/**  An http:// or https:// URL, e.g. http://127.0.0.1:8000/v1. */
+base_url: string; model: string; 
 /**  Write-only: accepted on create, never returned or stored in clear. */
 api_key?: string | null; 
 /**  Name of an environment variable holding the key. */
 api_key_env?: string | null; 
-/**  Reference into the secret store (set by the platform). */
+/**
+ *  Reference into the secret store (set by the platform; an update
+ *  may send the target's own back).
+ */
 api_key_ref?: string | null; headers?: Header[] } | 
 /**  A generic HTTP JSON endpoint. */
-{ kind: "http"; url: string; 
+{ kind: "http"; 
+/**  An http:// or https:// URL. */
+url: string; 
 /**  JSON body template; `{{message}}` and `{{history}}` are replaced. */
 request_template?: Value | null; 
 /**  JSONPath to the reply text in the response, default `$.reply`. */
@@ -403,9 +410,15 @@ export type CreateReview = {
 
 export type CreateSession = {
 	campaign_id: CampaignId,
-	/**  A JSON object describing the virtual user (or a plain description). */
+	/**
+	 *  A JSON object describing the virtual user (or a plain description),
+	 *  not empty, at most 16 KiB.
+	 */
 	persona: Value,
-	/**  What the user wants: a string or a JSON object. */
+	/**
+	 *  What the user wants: a string or a JSON object, not empty, at most
+	 *  16 KiB.
+	 */
 	goal: Value,
 	seed_ref?: SeedRef | null,
 	trigger?: Trigger | null,
@@ -416,11 +429,16 @@ export type CreateSession = {
 };
 
 export type CreateTarget = {
+	/**  1-200 characters, not only spaces. */
 	name: string,
 	channel: ChannelConfig,
+	/**  Requests at once, 1-1024 (default 4). */
 	concurrency?: number | null,
+	/**  Requests per second at most, 0.001-100000; left out: no limit. */
 	rate_per_second?: number | null,
+	/**  100-600000 ms (default 15000). */
 	timeout_ms?: number | null,
+	/**  0-10 (default 2). */
 	max_retries?: number | null,
 	price_in_per_mtok?: number | null,
 	price_out_per_mtok?: number | null,
@@ -650,7 +668,7 @@ export type ExploreRequest = {
 	campaign_id: CampaignId,
 	/**
 	 *  The cells to explore, in order; absent or empty: every persona x
-	 *  goal cell that has no session yet.
+	 *  goal cell that has no session yet. At most 1,000.
 	 */
 	cells?: SeedCell[] | null,
 	/**
@@ -1360,6 +1378,10 @@ export type SeedSet = {
 };
 
 export type SendMessage = {
+	/**
+	 *  What the virtual user says: not only spaces, at most 8 KiB (2,048
+	 *  characters always fit).
+	 */
 	content: string,
 };
 
@@ -1564,11 +1586,16 @@ export type TurnRole = "user" | "target";
  *  `api_key_ref`, when sent back, must be the target's own.
  */
 export type UpdateTarget = {
+	/**  1-200 characters, not only spaces. */
 	name: string,
 	channel: ChannelConfig,
+	/**  Requests at once, 1-1024 (default 4). */
 	concurrency?: number | null,
+	/**  Requests per second at most, 0.001-100000; left out: no limit. */
 	rate_per_second?: number | null,
+	/**  100-600000 ms (default 15000). */
 	timeout_ms?: number | null,
+	/**  0-10 (default 2). */
 	max_retries?: number | null,
 	price_in_per_mtok?: number | null,
 	price_out_per_mtok?: number | null,

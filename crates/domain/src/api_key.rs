@@ -111,9 +111,11 @@ pub struct NewApiKey {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CreateApiKey {
     /// 1-64 letters, digits, `.`, `_` or `-`, beginning with a letter or a
-    /// digit; unique.
+    /// digit; unique; not `server-key` (the server's own key).
+    #[schema(pattern = r"^(?!server-key$)[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
     pub name: String,
     /// `viewer`, `editor` or `admin`.
+    #[schema(value_type = ApiKeyRole)]
     pub role: String,
 }
 

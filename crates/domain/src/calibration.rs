@@ -25,8 +25,11 @@ pub struct RunLabel {
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
 pub struct CriterionScores {
+    #[schema(minimum = 1, maximum = 5)]
     pub attitude: u8,
+    #[schema(minimum = 1, maximum = 5)]
     pub professionalism: u8,
+    #[schema(minimum = 1, maximum = 5)]
     pub hallucination: u8,
 }
 

@@ -34,6 +34,7 @@ pub struct JudgeOverride {
     /// For sessions: the reviewer's overall quality score 1-5 replacing
     /// the judge's.
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 5)]
     pub score: Option<u8>,
     #[serde(default)]
     pub note: String,
@@ -44,6 +45,7 @@ pub struct CreateReview {
     pub subject_kind: SubjectKind,
     pub subject_id: Uuid,
     /// 1 (poor) to 5 (excellent).
+    #[schema(minimum = 1, maximum = 5)]
     pub rating: u8,
     #[serde(default)]
     pub comment: String,

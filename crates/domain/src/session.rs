@@ -319,14 +319,25 @@ pub struct ExplorationSession {
     pub updated_at: DateTime<Utc>,
 }
 
+/// A JSON object with at least one property, as the OpenAPI document
+/// declares a persona or a goal (a plain sentence is accepted too).
+fn non_empty_object() -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Object)
+        .min_properties(Some(1))
+        .build()
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CreateSession {
     pub campaign_id: CampaignId,
-    /// A JSON object describing the virtual user (or a plain description).
-    #[schema(value_type = Object)]
+    /// A JSON object describing the virtual user (or a plain description),
+    /// not empty, at most 16 KiB.
+    #[schema(schema_with = non_empty_object)]
     pub persona: serde_json::Value,
-    /// What the user wants: a string or a JSON object.
-    #[schema(value_type = Object)]
+    /// What the user wants: a string or a JSON object, not empty, at most
+    /// 16 KiB.
+    #[schema(schema_with = non_empty_object)]
     pub goal: serde_json::Value,
     #[serde(default)]
     pub seed_ref: Option<SeedRef>,
@@ -342,6 +353,9 @@ pub struct CreateSession {
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SendMessage {
+    /// What the virtual user says: not only spaces, at most 8 KiB (2,048
+    /// characters always fit).
+    #[schema(min_length = 1, max_length = 2048, pattern = r"\S")]
     pub content: String,
 }
 

@@ -17,7 +17,10 @@ use serde::{Deserialize, Serialize};
 pub enum ChannelConfig {
     /// An OpenAI-compatible `/chat/completions` endpoint.
     Openai {
+        /// An http:// or https:// URL, e.g. http://127.0.0.1:8000/v1.
+        #[schema(pattern = r"^https?://")]
         base_url: String,
+        #[schema(min_length = 1, pattern = r"\S")]
         model: String,
         /// Write-only: accepted on create, never returned or stored in clear.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -25,14 +28,18 @@ pub enum ChannelConfig {
         /// Name of an environment variable holding the key.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         api_key_env: Option<String>,
-        /// Reference into the secret store (set by the platform).
+        /// Reference into the secret store (set by the platform; an update
+        /// may send the target's own back).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schema(read_only)]
         api_key_ref: Option<String>,
         #[serde(default)]
         headers: Vec<Header>,
     },
     /// A generic HTTP JSON endpoint.
     Http {
+        /// An http:// or https:// URL.
+        #[schema(pattern = r"^https?://")]
         url: String,
         /// JSON body template; `{{message}}` and `{{history}}` are replaced.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,19 +113,31 @@ pub const DEFAULT_CONCURRENCY: u32 = 4;
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CreateTarget {
+    /// 1-200 characters, not only spaces.
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
     pub name: String,
     pub channel: ChannelConfig,
+    /// Requests at once, 1-1024 (default 4).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 1024)]
     pub concurrency: Option<u32>,
+    /// Requests per second at most, 0.001-100000; left out: no limit.
     #[serde(default)]
+    #[schema(minimum = 0.001, maximum = 100000.0)]
     pub rate_per_second: Option<f64>,
+    /// 100-600000 ms (default 15000).
     #[serde(default)]
+    #[schema(minimum = 100, maximum = 600000)]
     pub timeout_ms: Option<u64>,
+    /// 0-10 (default 2).
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 10)]
     pub max_retries: Option<u32>,
     #[serde(default)]
+    #[schema(minimum = 0.0)]
     pub price_in_per_mtok: Option<f64>,
     #[serde(default)]
+    #[schema(minimum = 0.0)]
     pub price_out_per_mtok: Option<f64>,
 }
 
@@ -127,19 +146,31 @@ pub struct CreateTarget {
 /// `api_key_ref`, when sent back, must be the target's own.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct UpdateTarget {
+    /// 1-200 characters, not only spaces.
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
     pub name: String,
     pub channel: ChannelConfig,
+    /// Requests at once, 1-1024 (default 4).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 1024)]
     pub concurrency: Option<u32>,
+    /// Requests per second at most, 0.001-100000; left out: no limit.
     #[serde(default)]
+    #[schema(minimum = 0.001, maximum = 100000.0)]
     pub rate_per_second: Option<f64>,
+    /// 100-600000 ms (default 15000).
     #[serde(default)]
+    #[schema(minimum = 100, maximum = 600000)]
     pub timeout_ms: Option<u64>,
+    /// 0-10 (default 2).
     #[serde(default)]
+    #[schema(minimum = 0, maximum = 10)]
     pub max_retries: Option<u32>,
     #[serde(default)]
+    #[schema(minimum = 0.0)]
     pub price_in_per_mtok: Option<f64>,
     #[serde(default)]
+    #[schema(minimum = 0.0)]
     pub price_out_per_mtok: Option<f64>,
 }
 
@@ -218,6 +249,10 @@ impl Settings {
 pub const MAX_TIMEOUT_MS: u64 = 600_000;
 /// The most retries a target may have.
 pub const MAX_RETRIES: u32 = 10;
+/// The slowest rate limit a target may have: one request per 1,000 s.
+pub const MIN_RATE_PER_SECOND: f64 = 0.001;
+/// The fastest rate limit a target may have.
+pub const MAX_RATE_PER_SECOND: f64 = 100_000.0;
 
 impl Settings {
     pub fn check(req: &UpdateTarget) -> Result<Self> {
@@ -236,11 +271,13 @@ impl Settings {
             ));
         }
         if let Some(r) = req.rate_per_second
-            && !(r.is_finite() && r > 0.0)
+            && !(MIN_RATE_PER_SECOND..=MAX_RATE_PER_SECOND).contains(&r)
         {
             return Err(Error::invalid(
-                format!("rate_per_second must be a positive number, got {r}"),
-                "Leave it out for no rate limit.",
+                format!(
+                    "rate_per_second must be from {MIN_RATE_PER_SECOND} to {MAX_RATE_PER_SECOND}, got {r}"
+                ),
+                "Give the requests per second the target allows (0.5: one every two seconds), or leave it out for no rate limit.",
             ));
         }
         let timeout_ms = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);

@@ -90,6 +90,28 @@ where
     }
 }
 
+/// The body again with every whole number written as a float (`5.0`)
+/// written as an integer (`5`); `None` when it has none (or is not JSON).
+fn whole_numbers_as_integers(bytes: &[u8]) -> Option<Vec<u8>> {
+    fn rewrite(v: &mut serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Number(n) if n.is_f64() => {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                let whole = f.fract() == 0.0 && f.abs() < 9.0e15;
+                if whole {
+                    *n = serde_json::Number::from(f as i64);
+                }
+                whole
+            }
+            serde_json::Value::Array(items) => items.iter_mut().fold(false, |c, v| rewrite(v) | c),
+            serde_json::Value::Object(map) => map.values_mut().fold(false, |c, v| rewrite(v) | c),
+            _ => false,
+        }
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    rewrite(&mut value).then(|| serde_json::to_vec(&value).ok())?
+}
+
 /// Decodes JSON with the same error mapping as [`ApiJson`].
 pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> ApiResult<T> {
     let bytes = serde_json::to_vec(value).map_err(|e| ApiError(Error::internal(e)))?;
@@ -99,6 +121,15 @@ pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> ApiResult<T> {
 fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     match Json::<T>::from_bytes(bytes) {
         Ok(Json(v)) => Ok(v),
+        // JSON has one kind of number: `5.0` is the whole number 5, as the
+        // OpenAPI document's `integer` fields allow. Only a body refused as
+        // it is gets looked at again, with such numbers written as integers.
+        Err(JsonRejection::JsonDataError(_))
+            if let Some(Json(v)) = whole_numbers_as_integers(bytes)
+                .and_then(|b| Json::<T>::from_bytes(&b).ok()) =>
+        {
+            Ok(v)
+        }
         Err(JsonRejection::JsonDataError(e)) => Err(Error::new(
             ErrorCode::Unprocessable,
             e.body_text(),

@@ -17,6 +17,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct QueueQuery {
     /// Items to return, 1-50 (default 10).
+    #[param(minimum = 1, maximum = 50)]
     pub limit: Option<u32>,
 }
 

@@ -421,8 +421,10 @@ pub async fn add_review(
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ReviewListQuery {
     /// The run or session whose ratings to list.
+    #[param(format = Uuid)]
     pub subject_id: String,
 }
 
@@ -471,8 +473,8 @@ pub async fn next_period(
     request_body = agenteval_engine::exploration::ExploreRequest,
     responses((status = 200, body = agenteval_engine::exploration::ExploreStarted,
             description = "the sessions started; `refused` says why the remaining cells were not"),
-        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: a cell not in the seed set"),
-        (status = 404, body = ErrorResponse),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: more cells than one request takes"),
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: the campaign, or a cell's persona or goal not in its seed set"),
         (status = 409, body = ErrorResponse, description = "the first cell was refused (CAMPAIGN_NOT_RUNNING, AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE, SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED with next_allowed_at), or CONFLICT: no uncovered cell left"),
         (status = 422, body = ErrorResponse)))]
 pub async fn explore(
@@ -552,6 +554,7 @@ fn page_number(name: &str, value: &str) -> ApiResult<u32> {
 #[into_params(parameter_in = Query)]
 pub struct RunSearchParams {
     /// `passed`, `failed`, `error`, `skipped` or `pending`.
+    #[param(pattern = "^(passed|failed|error|skipped|pending)$")]
     pub verdict: Option<String>,
     pub scenario_id: Option<String>,
     /// Runs of the scenarios with this tag.
@@ -559,6 +562,7 @@ pub struct RunSearchParams {
     /// Rows to skip (default 0).
     pub offset: Option<u32>,
     /// Rows per page, 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 
@@ -593,16 +597,21 @@ pub async fn search_runs(
 #[into_params(parameter_in = Query)]
 pub struct SessionSearchParams {
     /// `running`, `completed`, `failed` or `expired`.
+    #[param(pattern = "^(running|completed|failed|expired)$")]
     pub status: Option<String>,
     /// Sessions seeded from this persona.
     pub persona_id: Option<String>,
     /// Sessions seeded from this goal.
     pub goal_id: Option<String>,
     /// Session ids, comma separated (at most 500).
+    #[param(
+        pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(,[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}){0,499}$"
+    )]
     pub ids: Option<String>,
     /// Rows to skip (default 0).
     pub offset: Option<u32>,
     /// Rows per page, 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 

@@ -1245,8 +1245,12 @@ async fn explore_starts_sessions_that_play_in_the_background() {
             json!({"campaign_id": c["id"], "cells": [{"persona_id": "p-nobody", "goal_id": "g-email"}]}),
         )
         .await;
-    assert_eq!(s, StatusCode::BAD_REQUEST, "{unknown}");
-    assert_error_shape(&unknown, "INVALID_INPUT");
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "a persona the seed set does not have is not found: {unknown}"
+    );
+    assert_error_shape(&unknown, "NOT_FOUND");
     let (s, shape) = app
         .post(
             "/api/exploration/explore",
@@ -1944,4 +1948,42 @@ async fn the_blind_queue_carries_no_judge_scores_and_bad_labels_are_refused() {
     ] {
         assert!(doc["paths"][path].is_object(), "{path} is documented");
     }
+}
+
+#[tokio::test]
+async fn whole_numbers_written_as_floats_are_integers_and_fractions_are_refused() {
+    let app = app().await;
+    let (s, target) = app
+        .post(
+            "/api/targets",
+            json!({"name": "floats", "channel": {"kind": "builtin", "agent": "demo"},
+                   "concurrency": 4.0, "max_retries": 1.0, "timeout_ms": 20000.0}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::OK,
+        "4.0 is the whole number 4 in JSON: {target}"
+    );
+    assert_eq!(target["concurrency"], 4);
+    assert_eq!(target["max_retries"], 1);
+    let (s, e) = app
+        .post(
+            "/api/targets",
+            json!({"name": "fraction", "channel": {"kind": "builtin", "agent": "demo"},
+                   "concurrency": 4.5}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{e}");
+    assert!(
+        e["message"].as_str().unwrap_or("").contains("concurrency"),
+        "the refusal names the field: {e}"
+    );
+    let (_, targets) = app.get("/api/targets").await;
+    assert!(
+        targets
+            .as_array()
+            .is_some_and(|t| t.iter().all(|t| t["name"] != "fraction")),
+        "nothing was stored for the refused body"
+    );
 }

@@ -235,6 +235,8 @@ pub struct CreateCampaign {
     pub budget: Option<Budget>,
     /// The campaign this one follows, for period comparison.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = Uuid,
+             pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     pub previous_campaign_id: Option<Uuid>,
 }
 

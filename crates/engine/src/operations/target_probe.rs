@@ -175,7 +175,7 @@ impl Platform {
             messages: vec![ChatMessage::user(PROBE_MESSAGE)],
             tools: Default::default(),
         };
-        let probe = match channel.send(&request).await {
+        let probe = match channel.probe(&request).await {
             Ok(reply) => TargetProbe {
                 ok: true,
                 latency_ms: Some(reply.latency_ms),

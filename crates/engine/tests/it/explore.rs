@@ -220,7 +220,11 @@ async fn explore_uncovered_cells_creates_sessions_then_plays_and_judges_them() {
         })
         .await
         .expect_err("a cell outside the seed set");
-    assert_eq!(unknown.code(), ErrorCode::InvalidInput);
+    assert_eq!(
+        unknown.code(),
+        ErrorCode::NotFound,
+        "a seed the campaign does not have is not found"
+    );
     assert!(unknown.body.message.contains("cells[1].goal_id"));
     assert_eq!(
         tp.platform.list_sessions(c.id).await.unwrap().len(),

@@ -61,3 +61,48 @@ async fn probing_an_unknown_target_is_not_found() {
         "an id that names no target is a 404-class error"
     );
 }
+
+#[tokio::test]
+async fn the_connection_test_is_not_paced_by_the_targets_rate_limit() {
+    let t = support::platform().await;
+    let target = t
+        .platform
+        .create_target(CreateTarget {
+            // One request per 1,000 s: the second test would wait that long.
+            rate_per_second: Some(0.001),
+            ..CreateTarget::builtin_demo("Slow to allow")
+        })
+        .await
+        .expect("create target");
+    for n in 1..=3 {
+        let probe = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            t.platform.test_target(target.id),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("test {n} waited for the rate limit"))
+        .expect("probe runs");
+        assert!(probe.ok, "test {n} answered: {probe:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_rate_limit_out_of_range_is_refused_with_its_bounds() {
+    let t = support::platform().await;
+    for rate in [0.0, 1e-9, 1e9, f64::NAN] {
+        let e = t
+            .platform
+            .create_target(CreateTarget {
+                rate_per_second: Some(rate),
+                ..CreateTarget::builtin_demo("Rated")
+            })
+            .await
+            .expect_err("out of range");
+        assert_eq!(e.code(), agenteval_engine::ErrorCode::InvalidInput);
+        assert!(
+            e.body.message.contains("0.001") && e.body.message.contains("100000"),
+            "the refusal names the bounds: {}",
+            e.body.message
+        );
+    }
+}

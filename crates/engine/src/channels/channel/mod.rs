@@ -70,6 +70,14 @@ impl ChannelError {
 pub trait Channel: Send + Sync {
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError>;
 
+    /// Sends one request now, as a connection test does: not paced by the
+    /// target's rate limit, which spaces the evaluations' requests (a test
+    /// behind a limit of one request per minute would otherwise wait for
+    /// the evaluations queued before it). The default sends as `send`.
+    async fn probe(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
+        self.send(request).await
+    }
+
     /// `scheme://host:port` of the endpoint it talks to (see
     /// [`crate::domain::provenance::host_of`]); `None` for an in-process agent.
     fn host(&self) -> Option<String> {

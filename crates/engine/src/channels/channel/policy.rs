@@ -80,8 +80,12 @@ struct RateLimit {
 impl RateLimit {
     fn new(rate_per_second: Option<f64>) -> Option<Self> {
         let rate = rate_per_second.filter(|r| r.is_finite() && *r > 0.0)?;
+        // A target's rate is at least MIN_RATE_PER_SECOND (checked when it
+        // is saved); a smaller one stored before is held to it rather than
+        // overflowing a Duration.
+        let slowest = Duration::from_secs_f64(1.0 / crate::domain::target::MIN_RATE_PER_SECOND);
         Some(Self {
-            interval: Duration::from_secs_f64(1.0 / rate),
+            interval: Duration::try_from_secs_f64(1.0 / rate).map_or(slowest, |d| d.min(slowest)),
             next_slot: Mutex::new(None),
         })
     }
@@ -120,7 +124,8 @@ impl Policy {
         }
     }
 
-    async fn attempt(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
+    /// One attempt, paced by the rate limit when `paced`.
+    async fn attempt(&self, request: &ChatRequest, paced: bool) -> Result<ChatReply, ChannelError> {
         // The permit is held only for the attempt, not during backoff, so a
         // failing request does not block the others.
         let _permit = self
@@ -128,7 +133,7 @@ impl Policy {
             .acquire()
             .await
             .expect("the semaphore is never closed");
-        if let Some(rate) = &self.rate {
+        if let Some(rate) = self.rate.as_ref().filter(|_| paced) {
             rate.wait().await;
         }
         self.inner.send(request).await
@@ -150,10 +155,25 @@ impl Channel for Policy {
     }
 
     async fn send(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
+        self.send_with_retries(request, true).await
+    }
+
+    async fn probe(&self, request: &ChatRequest) -> Result<ChatReply, ChannelError> {
+        self.send_with_retries(request, false).await
+    }
+}
+
+impl Policy {
+    /// Sends `request` with the target's retries (see [`Policy::attempt`]).
+    async fn send_with_retries(
+        &self,
+        request: &ChatRequest,
+        paced: bool,
+    ) -> Result<ChatReply, ChannelError> {
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            match self.attempt(request).await {
+            match self.attempt(request, paced).await {
                 Ok(reply) => return Ok(reply),
                 Err(mut e) => {
                     let retries_done = attempts - 1;

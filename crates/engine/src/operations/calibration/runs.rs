@@ -58,6 +58,7 @@ pub struct BlindRunQueue {
 pub struct RubricScore {
     pub check_index: u32,
     /// 1 (does not meet the rubric) to 5 (fully meets it).
+    #[schema(minimum = 1, maximum = 5)]
     pub score: u8,
 }
 

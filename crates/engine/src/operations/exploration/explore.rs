@@ -24,8 +24,9 @@ pub const MAX_EXPLORE_CELLS: usize = 1000;
 pub struct ExploreRequest {
     pub campaign_id: CampaignId,
     /// The cells to explore, in order; absent or empty: every persona x
-    /// goal cell that has no session yet.
+    /// goal cell that has no session yet. At most 1,000.
     #[serde(default)]
+    #[schema(max_items = 1000)]
     pub cells: Option<Vec<SeedCell>>,
     /// Default `auto` on the formal line, `manual` on the accelerated line
     /// (where `auto` is refused).
@@ -170,7 +171,8 @@ fn checked_cells(campaign: &Campaign, cells: Vec<SeedCell>) -> Result<Vec<SeedCe
             } else {
                 ("persona_id", &cell.persona_id)
             };
-            return Err(Error::invalid(
+            return Err(Error::new(
+                ErrorCode::NotFound,
                 format!(
                     "cells[{i}].{field} {id:?} is not in the seed set of campaign {}",
                     campaign.id
