@@ -70,6 +70,9 @@ pub const TURN_LOST: &str = "storage_error: a turn could not be stored";
 #[derive(Debug, Clone)]
 pub struct TurnRow {
     pub run_id: RunId,
+    /// The claim that played it ([`ClaimedRow::attempt`]): on PostgreSQL a
+    /// turn of a claim that another worker took over is not stored.
+    pub attempt: i64,
     pub seq: i64,
     pub role: &'static str,
     pub content: String,
@@ -520,6 +523,14 @@ impl<'c> RunStatements<'c> {
 const INSERT_TURN: &str = "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
+// On PostgreSQL, where another worker may have taken the run over, a turn
+// is stored only while its claim is the run's latest. The run is read with
+// a lock that waits for a takeover in flight (its claim holds the run's
+// row) and then reads the run as the takeover left it.
+const INSERT_TURN_OF_CLAIM: &str = "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+     WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND attempts = ? FOR KEY SHARE)";
+
 // A verdict is final (migration 0008): a run already finished, by restart
 // recovery say, keeps its first one. A verdict from a claim that another
 // worker's later claim took over (attempts grew meanwhile) is not stored.
@@ -570,23 +581,37 @@ fn apply(
         Write::Turn(t) => {
             let mut id = Uuid::encode_buffer();
             let run_id = &*t.run_id.0.hyphenated().encode_lower(&mut id);
-            execute(
-                conn,
-                statements.as_mut().map(|s| &mut s.turn),
-                INSERT_TURN,
-                args![
-                    run_id,
-                    t.seq,
-                    t.role,
-                    &t.content,
-                    t.latency_ms,
-                    t.tokens_in,
-                    t.tokens_out,
-                    &t.tool_calls,
-                    t.created_at
-                ],
-            )
-            .context("store: writing a run's turn")?;
+            let row = args![
+                run_id,
+                t.seq,
+                t.role,
+                &t.content,
+                t.latency_ms,
+                t.tokens_in,
+                t.tokens_out,
+                &t.tool_calls,
+                t.created_at
+            ];
+            if conn.is_postgres() {
+                let stored = conn
+                    .exec(
+                        INSERT_TURN_OF_CLAIM,
+                        &[row, args![run_id, t.attempt]].concat(),
+                    )
+                    .context("store: writing a run's turn")?;
+                if stored == 0 {
+                    tracing::warn!(run = %run_id, attempt = t.attempt,
+                        "a turn of a claim another worker took over is not stored");
+                }
+            } else {
+                execute(
+                    conn,
+                    statements.as_mut().map(|s| &mut s.turn),
+                    INSERT_TURN,
+                    row,
+                )
+                .context("store: writing a run's turn")?;
+            }
         }
         Write::Finish(f) => {
             let mut id = Uuid::encode_buffer();

@@ -64,6 +64,7 @@ async fn campaign(pool: &PgPool, runs: usize) -> (CampaignId, Vec<Uuid>) {
 fn turn(run: Uuid, seq: i64, latency_ms: Option<i64>) -> Write {
     Write::Turn(TurnRow {
         run_id: RunId(run),
+        attempt: 1,
         seq,
         role: if latency_ms.is_some() {
             "target"
@@ -203,6 +204,16 @@ async fn runs_are_claimed_once_written_in_order_and_tallied_exactly() {
     assert!(
         store.run_turns(RunId(runs[21])).await.unwrap().is_empty(),
         "the turns of the lost attempt are deleted: the run plays again from its start"
+    );
+    // A late turn from the lost attempt is not stored either.
+    store
+        .enqueue(turn(runs[21], 0, None))
+        .committed()
+        .await
+        .unwrap();
+    assert!(
+        store.run_turns(RunId(runs[21])).await.unwrap().is_empty(),
+        "a turn of the claim that was taken over is not stored"
     );
     // A late verdict from the lost attempt is not stored; the new one is.
     store

@@ -201,16 +201,7 @@ impl Platform {
                 "a run whose worker stopped is played again (its lease expired)");
         }
         let played = match &context.resolved {
-            Ok((target, channel)) => {
-                self.play_run(
-                    RunId(run.id),
-                    run.campaign_id,
-                    &run.scenario_id,
-                    target,
-                    channel.as_ref(),
-                )
-                .await
-            }
+            Ok((target, channel)) => self.play_run(&run, target, channel.as_ref()).await,
             Err(reason) => Ok(Played::error(reason.clone())),
         };
         let Played {
@@ -266,12 +257,11 @@ impl Platform {
 
     async fn play_run(
         &self,
-        run_id: RunId,
-        campaign_id: CampaignId,
-        scenario_id: &str,
+        run: &ClaimedRow,
         target: &Target,
         channel: &dyn Channel,
     ) -> Result<Played> {
+        let (campaign_id, scenario_id) = (run.campaign_id, &*run.scenario_id);
         let host = channel.host();
         let mut metrics = RunMetrics::default();
         let Some(scenario) = self.scenarios.get(scenario_id) else {
@@ -290,7 +280,7 @@ impl Platform {
         let mut seq = 0u32;
         for (i, turn) in scenario.turns.iter().enumerate() {
             request.messages.push(ChatMessage::user(&turn.user));
-            self.queue_run_turn(run_id, seq, "user", &turn.user, None, &[])?;
+            self.queue_run_turn(run, seq, "user", &turn.user, None, &[])?;
             seq += 1;
             let sent = channel.send(&request).await;
             self.note_contact(
@@ -311,7 +301,7 @@ impl Platform {
                 }
             };
             self.queue_run_turn(
-                run_id,
+                run,
                 seq,
                 "target",
                 &reply.content,
@@ -366,7 +356,7 @@ impl Platform {
     /// run's verdict).
     fn queue_run_turn(
         &self,
-        run_id: RunId,
+        run: &ClaimedRow,
         seq: u32,
         role: &'static str,
         content: &str,
@@ -375,7 +365,8 @@ impl Platform {
     ) -> Result<()> {
         let usage = reply.and_then(|r| r.usage);
         let turn = TurnRow {
-            run_id,
+            run_id: RunId(run.id),
+            attempt: run.attempt,
             seq: i64::from(seq),
             role,
             content: content.to_string(),

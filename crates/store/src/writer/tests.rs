@@ -5,6 +5,7 @@ use agenteval_domain::ids::CampaignId;
 fn turn(run_id: RunId, seq: i64) -> Write {
     Write::Turn(TurnRow {
         run_id,
+        attempt: 1,
         seq,
         role: "user",
         content: format!("turn {seq}"),
