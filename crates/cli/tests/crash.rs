@@ -8,6 +8,8 @@
 //! `AGENTEVAL_CRASH_KILLS` sets the number of kills (default 4 here;
 //! `scripts/crash-test.sh` runs 20).
 
+mod support;
+
 use agenteval_engine::store::inspect::Inspect;
 use rand::Rng;
 use serde_json::{Value, json};
@@ -17,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use support::free_port;
 use tokio::sync::Mutex;
 use uuid::Uuid;
 
@@ -27,11 +30,6 @@ const ROUNDS: u32 = 6;
 
 /// scenario, slot (seq), status, verdict, error reason.
 type RunRow = (String, i64, String, Option<String>, Option<String>);
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
 
 fn repo_scenarios() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
@@ -77,6 +75,10 @@ struct Client {
 }
 
 impl Client {
+    async fn wait_healthy(&self, server: &mut Proc, log: &Path) {
+        support::wait_healthy(&self.http, &self.base, &mut server.0, log).await;
+    }
+
     async fn call(&self, req: reqwest::RequestBuilder) -> Option<(u16, Value)> {
         let res = req
             .header("X-API-Key", KEY)
@@ -100,26 +102,6 @@ impl Client {
     async fn post(&self, path: &str, body: Value) -> Option<(u16, Value)> {
         self.call(self.http.post(format!("{}{path}", self.base)).json(&body))
             .await
-    }
-
-    async fn wait_healthy(&self, server: &mut Proc) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(r) = self
-                .http
-                .get(format!("{}/api/health", self.base))
-                .send()
-                .await
-                && r.status().is_success()
-            {
-                return;
-            }
-            if let Ok(Some(status)) = server.0.try_wait() {
-                panic!("agenteval serve exited during start-up: {status}");
-            }
-            assert!(Instant::now() < deadline, "agenteval serve did not come up");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
     }
 }
 
@@ -266,7 +248,7 @@ async fn crash_loop(kills: usize) {
         base: format!("http://127.0.0.1:{port}"),
     });
     let mut server = start_serve(&data, port, &log);
-    client.wait_healthy(&mut server).await;
+    client.wait_healthy(&mut server, &log).await;
 
     // The target: the demo agent over HTTP, a separate process that
     // outlives every kill.
@@ -319,7 +301,7 @@ async fn crash_loop(kills: usize) {
         stop.store(true, Ordering::SeqCst);
         load.await.expect("traffic task");
         server = start_serve(&data, port, &log);
-        client.wait_healthy(&mut server).await;
+        client.wait_healthy(&mut server, &log).await;
     }
 
     // Let the campaign finish after the last restart.

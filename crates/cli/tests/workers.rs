@@ -12,6 +12,8 @@
 //! never exceeded (sessions, turns per session, ledger = rows); the report's
 //! tallies equal a recount from the rows.
 
+mod support;
+
 #[path = "../../store/tests/support/postgres.rs"]
 #[allow(dead_code)]
 mod postgres;
@@ -25,6 +27,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use support::free_port;
 
 const KEY: &str = "workers-test-key";
 /// Runs per scenario, spread across the window: more than one worker
@@ -37,11 +40,6 @@ const WINDOW_SECS: f64 = 12.0;
 /// The exploration budget the clients race for.
 const MAX_SESSIONS: i64 = 6;
 const MAX_TURNS: i64 = 3;
-
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    l.local_addr().expect("addr").port()
-}
 
 /// The workers' logs, printed when the test fails.
 struct Logs(Vec<PathBuf>);
@@ -129,26 +127,7 @@ impl Client {
     }
 
     async fn wait_healthy(&self, worker: &mut Worker, log: &Path) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            if let Ok(r) = self
-                .http
-                .get(format!("{}/api/health", self.base))
-                .send()
-                .await
-                && r.status().is_success()
-            {
-                return;
-            }
-            if let Ok(Some(status)) = worker.child.try_wait() {
-                panic!(
-                    "a worker exited during start-up ({status}):\n{}",
-                    std::fs::read_to_string(log).unwrap_or_default()
-                );
-            }
-            assert!(Instant::now() < deadline, "a worker did not come up");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        support::wait_healthy(&self.http, &self.base, &mut worker.child, log).await;
     }
 }
 
