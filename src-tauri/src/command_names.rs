@@ -41,4 +41,10 @@ pub const COMMANDS: &[&str] = &[
     "pause_patrol",
     "resume_patrol",
     "app_info",
+    "whoami",
+    "connection",
+    "connect_server",
+    "disconnect_server",
+    "remote_call",
+    "remote_save",
 ];

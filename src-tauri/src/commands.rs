@@ -3,6 +3,7 @@
 
 use crate::Resident;
 use crate::keychain::KeyStorage;
+use crate::remote::{RemoteAnswer, ServerConnection, TeamServer};
 use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::calibration::{
@@ -17,6 +18,7 @@ use agenteval_engine::exploration::{
 };
 use agenteval_engine::export::ExportFormat;
 use agenteval_engine::fixed::{Run, RunTurn};
+use agenteval_engine::keys::{Caller, Identity};
 use agenteval_engine::paging::{RunPage, RunQuery, SessionPage, SessionQuery};
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::review::{CreateReview, HumanReview};
@@ -410,4 +412,67 @@ pub async fn app_info(
         scenario_errors: info.scenario_errors.clone(),
         key_storage: store.key_storage(),
     })
+}
+
+/// Who the user is. On the app's own database: its owner, an admin. (On a
+/// team server the UI asks the server's `GET /api/whoami` instead.)
+#[tauri::command]
+#[specta::specta]
+pub async fn whoami() -> Reply<Identity> {
+    Ok(Caller::desktop_user().identity())
+}
+
+/// The team server the app works on, or `null` on its own database.
+#[tauri::command]
+#[specta::specta]
+pub async fn connection(team: State<'_, TeamServer>) -> Reply<Option<ServerConnection>> {
+    Ok(team.connection())
+}
+
+/// Connects to a team server: saved, with the key in the keychain, only
+/// when the server knows the key. The window reloads to use it.
+#[tauri::command]
+#[specta::specta]
+pub async fn connect_server(
+    platform: Shared<'_>,
+    team: State<'_, TeamServer>,
+    url: String,
+    api_key: String,
+) -> Reply<ServerConnection> {
+    team.connect(&platform.secrets, &url, &api_key)
+        .await
+        .map_err(body)
+}
+
+/// Back to the app's own database; the saved connection and key are removed.
+#[tauri::command]
+#[specta::specta]
+pub async fn disconnect_server(team: State<'_, TeamServer>) -> Reply<()> {
+    team.disconnect().map_err(body)
+}
+
+/// One call of the team server's API, the key added here; the answer as
+/// the server gave it.
+#[tauri::command]
+#[specta::specta]
+pub async fn remote_call(
+    team: State<'_, TeamServer>,
+    method: String,
+    path: String,
+    body: Option<serde_json::Value>,
+) -> Reply<RemoteAnswer> {
+    team.call(&method, &path, body).await.map_err(self::body)
+}
+
+/// Saves the team server's answer to a GET (an export) where the user chose.
+#[tauri::command]
+#[specta::specta]
+pub async fn remote_save(
+    team: State<'_, TeamServer>,
+    path: String,
+    destination: String,
+) -> Reply<()> {
+    team.save(&path, std::path::Path::new(&destination))
+        .await
+        .map_err(body)
 }

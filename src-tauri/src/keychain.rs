@@ -31,13 +31,13 @@ pub enum KeyStorage {
     EncryptedFile,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct KeyVault {
     /// Set when the OS keychain answered the probe.
     keychain: Option<Keychain>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Keychain {
     service: String,
     /// Accounts are per data folder, so that two data folders (tests, a

@@ -7,6 +7,7 @@
 mod command_names;
 pub mod commands;
 pub mod keychain;
+pub mod remote;
 pub mod rendering;
 pub mod settings;
 
@@ -78,6 +79,12 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::pause_patrol,
             commands::resume_patrol,
             commands::app_info,
+            commands::whoami,
+            commands::connection,
+            commands::connect_server,
+            commands::disconnect_server,
+            commands::remote_call,
+            commands::remote_save,
         ])
         .events(tauri_specta::collect_events![PlatformEvent])
         .dangerously_cast_bigints_to_number()
@@ -298,7 +305,15 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
         tracing::warn!(error = %e, "could not create the demo target");
     }
     let vault = keychain::KeyVault::detect(&data_dir);
-    let settings = SettingsStore::open(&data_dir, &platform.secrets, vault)?;
+    let settings = SettingsStore::open(&data_dir, &platform.secrets, vault.clone())?;
+    let emitter = app.handle().clone();
+    let emit: remote::Emit = Arc::new(move |event| {
+        if let Err(e) = PlatformEvent(event).emit(&emitter) {
+            tracing::debug!(error = %e, "could not emit event");
+        }
+    });
+    let team = remote::TeamServer::open(&data_dir, &platform.secrets, vault, emit)?;
+    tauri::async_runtime::block_on(async { team.follow_events() });
     let current = settings.get();
     // Before anything runs: the saved role models, over the environment's.
     platform.set_role_models(effective_role_models(&platform, &settings, &current));
@@ -333,6 +348,7 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     app.manage(resident);
     app.manage(platform);
     app.manage(settings);
+    app.manage(team);
     app.manage(Startup {
         data_dir,
         log_dir,
@@ -348,6 +364,11 @@ async fn forward_events(
     use tokio::sync::broadcast::error::RecvError;
     loop {
         match events.recv().await {
+            // On a team server the UI follows the server's events instead.
+            Ok(_)
+                if handle
+                    .try_state::<remote::TeamServer>()
+                    .is_some_and(|t| t.connection().is_some()) => {}
             Ok(event) => {
                 if let Err(e) = PlatformEvent(event).emit(&handle) {
                     tracing::debug!(error = %e, "could not emit event");

@@ -366,16 +366,21 @@ impl SettingsStore {
             settings,
             api_key_ref: Some(current.api_key_ref.clone()),
         };
-        let text = serde_json::to_string_pretty(&disk)?;
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, text).map_err(Error::internal)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))
-                .map_err(Error::internal)?;
-        }
-        std::fs::rename(&tmp, &self.path).map_err(Error::internal)?;
-        Ok(())
+        write_private(&self.path, &serde_json::to_string_pretty(&disk)?)
     }
+}
+
+/// Replaces `path` with `text` at once (a temporary file renamed over it),
+/// readable by its owner only.
+pub(crate) fn write_private(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text).map_err(Error::internal)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o600))
+            .map_err(Error::internal)?;
+    }
+    std::fs::rename(&tmp, path).map_err(Error::internal)?;
+    Ok(())
 }

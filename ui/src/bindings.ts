@@ -87,6 +87,27 @@ export const commands = {
 	pausePatrol: () => typedError<PatrolStatus, ErrorBody>(__TAURI_INVOKE("pause_patrol")),
 	resumePatrol: () => typedError<PatrolStatus, ErrorBody>(__TAURI_INVOKE("resume_patrol")),
 	appInfo: () => typedError<AppInfo, ErrorBody>(__TAURI_INVOKE("app_info")),
+	/**
+	 *  Who the user is. On the app's own database: its owner, an admin. (On a
+	 *  team server the UI asks the server's `GET /api/whoami` instead.)
+	 */
+	whoami: () => typedError<Identity, ErrorBody>(__TAURI_INVOKE("whoami")),
+	/**  The team server the app works on, or `null` on its own database. */
+	connection: () => typedError<ServerConnection | null, ErrorBody>(__TAURI_INVOKE("connection")),
+	/**
+	 *  Connects to a team server: saved, with the key in the keychain, only
+	 *  when the server knows the key. The window reloads to use it.
+	 */
+	connectServer: (url: string, apiKey: string) => typedError<ServerConnection, ErrorBody>(__TAURI_INVOKE("connect_server", { url, apiKey })),
+	/**  Back to the app's own database; the saved connection and key are removed. */
+	disconnectServer: () => typedError<null, ErrorBody>(__TAURI_INVOKE("disconnect_server")),
+	/**
+	 *  One call of the team server's API, the key added here; the answer as
+	 *  the server gave it.
+	 */
+	remoteCall: (method: string, path: string, body: Value | null) => typedError<RemoteAnswer, ErrorBody>(__TAURI_INVOKE("remote_call", { method, path, body })),
+	/**  Saves the team server's answer to a GET (an export) where the user chose. */
+	remoteSave: (path: string, destination: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("remote_save", { path, destination })),
 };
 
 /** Events */
@@ -111,6 +132,15 @@ export type Analysis = {
 	output_mode?: OutputMode | null,
 	created_at: string,
 };
+
+/**  What a key may do. */
+export type ApiKeyRole = 
+/**  Reads only: every GET, the exports, the reports and the live events. */
+"viewer" | 
+/**  Everything in the API except managing keys. */
+"editor" | 
+/**  Everything, managing keys included. */
+"admin";
 
 export type ApiSettings = {
 	/**  Serve the HTTP API (for external assistants) while the app runs. */
@@ -825,6 +855,23 @@ export type HumanReviewSummary = {
 	agreement: number | null,
 };
 
+/**
+ *  Who a key is and what it may do (`GET /api/whoami`): a client shows the
+ *  name and role and hides the actions the role may not take.
+ */
+export type Identity = {
+	/**
+	 *  The key's name (`server-key` for the server's own key, `desktop` for
+	 *  the desktop app on its own database).
+	 */
+	name: string,
+	role: ApiKeyRole,
+	/**  Whether calls that change something are allowed (not a viewer). */
+	may_change: boolean,
+	/**  Whether the key routes are allowed (an admin). */
+	may_manage_keys: boolean,
+};
+
 export type Issue = {
 	kind: IssueKind,
 	/**
@@ -1134,6 +1181,15 @@ export type Provenance = {
 	nothing_left_machine: boolean,
 };
 
+/**
+ *  An answer of the team server, handed to the UI as it came: the UI reads
+ *  its status and body as it reads the server's in a browser.
+ */
+export type RemoteAnswer = {
+	status: number,
+	body: string,
+};
+
 /**  What became of a removed target. */
 export type RemovalOutcome = 
 /**  No campaign used it: it is gone. */
@@ -1383,6 +1439,17 @@ export type SendMessage = {
 	 *  characters always fit).
 	 */
 	content: string,
+};
+
+/**  The team server the app works on, as the header and Settings show it. */
+export type ServerConnection = {
+	/**  Its base URL, e.g. `https://agenteval.example.com`. */
+	url: string,
+	/**
+	 *  Who the key is there and what its role may do, as the server said
+	 *  when the app connected.
+	 */
+	identity: Identity,
 };
 
 /**  An exploration session's id. */

@@ -13,7 +13,9 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 /// What a key may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema, specta::Type,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ApiKeyRole {
     /// Reads only: every GET, the exports, the reports and the live events.
@@ -149,6 +151,41 @@ impl Caller {
     pub fn actor(&self) -> String {
         format!("key:{}", self.name)
     }
+
+    /// The person at the desktop app on its own database: it is theirs.
+    pub fn desktop_user() -> Self {
+        Self {
+            name: DESKTOP_USER_NAME.to_string(),
+            role: ApiKeyRole::Admin,
+        }
+    }
+
+    /// Who this caller is and what it may do, as `GET /api/whoami` says.
+    pub fn identity(&self) -> Identity {
+        Identity {
+            name: self.name.clone(),
+            role: self.role,
+            may_change: self.role.may_change(),
+            may_manage_keys: self.role.may_manage_keys(),
+        }
+    }
+}
+
+/// The name the desktop app's own user acts under on its local database.
+pub const DESKTOP_USER_NAME: &str = "desktop";
+
+/// Who a key is and what it may do (`GET /api/whoami`): a client shows the
+/// name and role and hides the actions the role may not take.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema, specta::Type)]
+pub struct Identity {
+    /// The key's name (`server-key` for the server's own key, `desktop` for
+    /// the desktop app on its own database).
+    pub name: String,
+    pub role: ApiKeyRole,
+    /// Whether calls that change something are allowed (not a viewer).
+    pub may_change: bool,
+    /// Whether the key routes are allowed (an admin).
+    pub may_manage_keys: bool,
 }
 
 /// A key name as given, or why it is refused (nothing is trimmed or

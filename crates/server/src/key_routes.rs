@@ -4,9 +4,16 @@
 
 use crate::AppState;
 use crate::error::{ApiJson, ApiResult, ErrorResponse};
-use agenteval_engine::keys::{ApiKeyInfo, Caller, CreateApiKey, CreatedApiKey};
+use agenteval_engine::keys::{ApiKeyInfo, Caller, CreateApiKey, CreatedApiKey, Identity};
 use axum::extract::{Path, State};
 use axum::{Extension, Json};
+
+/// Who the request's key is and what its role may do, so that a client
+/// can show it and hide what a viewer may not do. Any valid key may ask.
+#[utoipa::path(get, path = "/api/whoami", responses((status = 200, body = Identity)))]
+pub async fn whoami(Extension(caller): Extension<Caller>) -> Json<Identity> {
+    Json(caller.identity())
+}
 
 /// Every key, revoked ones too, oldest first: never a key nor its hash.
 #[utoipa::path(get, path = "/api/keys",

@@ -86,6 +86,7 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .route_layer(middleware::from_fn(require_admin));
     let protected = Router::new()
         .merge(keys)
+        .route("/api/whoami", get(key_routes::whoami))
         .route("/api/openapi.json", get(r::openapi))
         .route("/api/targets", post(r::create_target).get(r::list_targets))
         .route(

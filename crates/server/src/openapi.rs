@@ -54,6 +54,7 @@ use utoipa::{Modify, OpenApi};
         judge_routes::blind_run_queue,
         judge_routes::submit_run_label,
         judge_routes::judge_calibration,
+        key_routes::whoami,
         key_routes::list_keys,
         key_routes::create_key,
         key_routes::revoke_key,

@@ -526,6 +526,45 @@ async fn the_server_key_is_an_admin_named_server_key() {
 }
 
 #[tokio::test]
+async fn whoami_names_each_key_and_what_its_role_may_do() {
+    let app = app().await;
+    let viewer = app.key("manager", "viewer").await;
+    let editor = app.key("ci", "editor").await;
+    let expected = [
+        (
+            KEY.to_string(),
+            json!({"name": "server-key", "role": "admin", "may_change": true, "may_manage_keys": true}),
+        ),
+        (
+            viewer,
+            json!({"name": "manager", "role": "viewer", "may_change": false, "may_manage_keys": false}),
+        ),
+        (
+            editor.clone(),
+            json!({"name": "ci", "role": "editor", "may_change": true, "may_manage_keys": false}),
+        ),
+    ];
+    for (key, identity) in expected {
+        let (s, body) = app.get_with(&key, "/api/whoami").await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+        assert_eq!(body, identity);
+    }
+    let (s, body) = app.get_with("not-a-key", "/api/whoami").await;
+    assert_eq!(
+        s,
+        StatusCode::UNAUTHORIZED,
+        "an unknown key is nobody: {body}"
+    );
+    assert_eq!(body["code"], "UNAUTHORIZED");
+    app.platform
+        .revoke_api_key("ci", "test")
+        .await
+        .expect("revoke");
+    let (s, _) = app.get_with(&editor, "/api/whoami").await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "a revoked key is nobody");
+}
+
+#[tokio::test]
 async fn a_keys_use_is_recorded_at_most_once_a_minute() {
     let app = app().await;
     let key = app.key("watcher", "viewer").await;

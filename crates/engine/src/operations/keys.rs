@@ -12,7 +12,8 @@ use std::sync::Mutex;
 use uuid::Uuid;
 
 pub use crate::domain::api_key::{
-    ApiKeyInfo, ApiKeyRole, Caller, CreateApiKey, CreatedApiKey, SERVER_KEY_NAME,
+    ApiKeyInfo, ApiKeyRole, Caller, CreateApiKey, CreatedApiKey, DESKTOP_USER_NAME, Identity,
+    SERVER_KEY_NAME,
 };
 
 /// A key's last use is written at most this often: a request does not pay

@@ -16,7 +16,7 @@ use tokio::sync::broadcast;
 use uuid::Uuid;
 
 /// Something that changed, for live views (desktop events, UI polling).
-#[derive(Debug, Clone, Serialize, specta::Type)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, specta::Type)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Event {
     CampaignChanged {
