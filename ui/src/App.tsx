@@ -14,8 +14,9 @@ import {
 import { useDisclosure, useMediaQuery } from "@mantine/hooks";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, apiKey, asApiError, type ApiError } from "./api";
+import { api, apiKey, asApiError, type ApiError, type Identity } from "./api";
 import { ErrorAlert } from "./components/ErrorAlert";
+import { IdentityContext, WhoBadge } from "./components/identity";
 import { CampaignList } from "./features/campaigns/CampaignList";
 import { CampaignView } from "./features/campaigns/CampaignView";
 import { SettingsPage } from "./features/settings/SettingsPage";
@@ -23,15 +24,14 @@ import { TargetsPage } from "./features/targets/TargetsPage";
 import { setLanguage, type UiLanguage } from "./i18n";
 import { navigate, useRoute } from "./routing";
 
-function KeyPrompt({ onDone }: { onDone: () => void }) {
+function KeyPrompt({ onDone }: { onDone: (who: Identity) => void }) {
   const { t } = useTranslation();
   const [key, setKey] = useState("");
   const [error, setError] = useState<ApiError | null>(null);
   const submit = async () => {
     apiKey.set(key.trim());
     try {
-      await api.listTargets();
-      onDone();
+      onDone(await api.whoami());
     } catch (e) {
       setError(asApiError(e));
     }
@@ -62,7 +62,10 @@ export function App() {
   const { t, i18n } = useTranslation();
   const route = useRoute();
   const [needKey, setNeedKey] = useState(false);
-  const [ready, setReady] = useState(!apiKey.needed());
+  const [ready, setReady] = useState(false);
+  const [identity, setIdentity] = useState<Identity | null>(null);
+  // Why the backend could not say who the user is (a team server down).
+  const [startError, setStartError] = useState<ApiError | null>(null);
   // Narrow windows (or a 200 % zoom) fold the navigation behind a menu button.
   const [navOpen, nav] = useDisclosure(false);
   // Folded away, the links are out of the keyboard's reach too.
@@ -70,94 +73,108 @@ export function App() {
   useEffect(nav.close, [route, nav.close]);
 
   useEffect(() => {
-    if (!apiKey.needed()) return;
     api
-      .listTargets()
-      .then(() => setReady(true))
+      .whoami()
+      .then((who) => {
+        setIdentity(who);
+        setReady(true);
+      })
       .catch((e: unknown) => {
-        if (asApiError(e).code === "UNAUTHORIZED") setNeedKey(true);
-        else setReady(true);
+        const error = asApiError(e);
+        if (error.code === "UNAUTHORIZED" && apiKey.needed()) {
+          setNeedKey(true);
+          return;
+        }
+        setStartError(error);
+        setReady(true);
       });
   }, []);
 
   const lang: UiLanguage = i18n.language.startsWith("zh") ? "zh" : "en";
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: "sm", collapsed: { mobile: !navOpen } }} padding="md">
-      <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group gap="xs" wrap="nowrap">
-            <Burger opened={navOpen} onClick={nav.toggle} hiddenFrom="sm" size="sm" aria-label={t("nav.menu")} aria-expanded={navOpen} data-testid="nav-menu" />
-            <Title order={3} c="indigo.7">
-              {t("app.title")}
-            </Title>
-            <Text size="sm" c="dimmed" visibleFrom="md">
-              {t("app.subtitle")}
-            </Text>
+    <IdentityContext.Provider value={identity}>
+      <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: "sm", collapsed: { mobile: !navOpen } }} padding="md">
+        <AppShell.Header>
+          <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+            <Group gap="xs" wrap="nowrap">
+              <Burger opened={navOpen} onClick={nav.toggle} hiddenFrom="sm" size="sm" aria-label={t("nav.menu")} aria-expanded={navOpen} data-testid="nav-menu" />
+              <Title order={3} c="indigo.7">
+                {t("app.title")}
+              </Title>
+              <Text size="sm" c="dimmed" visibleFrom="md">
+                {t("app.subtitle")}
+              </Text>
+            </Group>
+            <Group gap="sm" wrap="nowrap">
+              <WhoBadge />
+              <SegmentedControl
+                size="xs"
+                value={lang}
+                onChange={(v) => setLanguage(v === "zh" ? "zh" : "en")}
+                data={[
+                  { value: "en", label: t("lang.en") },
+                  { value: "zh", label: t("lang.zh") },
+                ]}
+                data-testid="language-switch"
+              />
+            </Group>
           </Group>
-          <SegmentedControl
-            size="xs"
-            value={lang}
-            onChange={(v) => setLanguage(v === "zh" ? "zh" : "en")}
-            data={[
-              { value: "en", label: t("lang.en") },
-              { value: "zh", label: t("lang.zh") },
-            ]}
-            data-testid="language-switch"
-          />
-        </Group>
-      </AppShell.Header>
-      <AppShell.Navbar p="xs" inert={folded}>
-        <NavLink
-          label={t("nav.campaigns")}
-          href="#/campaigns"
-          active={route.kind !== "targets" && route.kind !== "settings"}
-          onClick={(e) => {
-            e.preventDefault();
-            navigate({ kind: "campaigns" });
-          }}
-          data-testid="nav-campaigns"
-        />
-        <NavLink
-          label={t("nav.targets")}
-          href="#/targets"
-          active={route.kind === "targets"}
-          onClick={(e) => {
-            e.preventDefault();
-            navigate({ kind: "targets" });
-          }}
-          data-testid="nav-targets"
-        />
-        <NavLink
-          label={t("nav.settings")}
-          href="#/settings"
-          active={route.kind === "settings"}
-          onClick={(e) => {
-            e.preventDefault();
-            navigate({ kind: "settings" });
-          }}
-          data-testid="nav-settings"
-        />
-      </AppShell.Navbar>
-      <AppShell.Main>
-        {needKey && (
-          <KeyPrompt
-            onDone={() => {
-              setNeedKey(false);
-              setReady(true);
+        </AppShell.Header>
+        <AppShell.Navbar p="xs" inert={folded}>
+          <NavLink
+            label={t("nav.campaigns")}
+            href="#/campaigns"
+            active={route.kind !== "targets" && route.kind !== "settings"}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ kind: "campaigns" });
             }}
+            data-testid="nav-campaigns"
           />
-        )}
-        {ready && route.kind === "campaigns" && (
-          <CampaignList onOpen={(id) => navigate({ kind: "campaign", id, query: {} })} />
-        )}
-        {ready &&
-          (route.kind === "campaign" || route.kind === "report" || route.kind === "session" || route.kind === "run" || route.kind === "blind") && (
-            <CampaignView key={route.id} id={route.id} route={route} />
+          <NavLink
+            label={t("nav.targets")}
+            href="#/targets"
+            active={route.kind === "targets"}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ kind: "targets" });
+            }}
+            data-testid="nav-targets"
+          />
+          <NavLink
+            label={t("nav.settings")}
+            href="#/settings"
+            active={route.kind === "settings"}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ kind: "settings" });
+            }}
+            data-testid="nav-settings"
+          />
+        </AppShell.Navbar>
+        <AppShell.Main>
+          {needKey && (
+            <KeyPrompt
+              onDone={(who) => {
+                setIdentity(who);
+                setNeedKey(false);
+                setReady(true);
+              }}
+            />
           )}
-        {ready && route.kind === "targets" && <TargetsPage />}
-        {ready && route.kind === "settings" && <SettingsPage />}
-      </AppShell.Main>
-    </AppShell>
+          <ErrorAlert error={startError} onClose={() => setStartError(null)} />
+          {ready && route.kind === "campaigns" && (
+            <CampaignList onOpen={(id) => navigate({ kind: "campaign", id, query: {} })} />
+          )}
+          {ready &&
+            (route.kind === "campaign" || route.kind === "report" || route.kind === "session" || route.kind === "run" || route.kind === "blind") && (
+              <CampaignView key={route.id} id={route.id} route={route} />
+            )}
+          {ready && route.kind === "targets" && <TargetsPage />}
+          {ready && route.kind === "settings" && <SettingsPage />}
+        </AppShell.Main>
+      </AppShell>
+    </IdentityContext.Provider>
   );
 }

@@ -5,6 +5,7 @@ import { MantineProvider } from "@mantine/core";
 import { StrictMode, useMemo } from "react";
 import { createRoot } from "react-dom/client";
 import { useTranslation } from "react-i18next";
+import { startApi } from "./api";
 import { App } from "./App";
 import { cssVariables, makeTheme } from "./components/theme";
 
@@ -32,10 +33,13 @@ function Root() {
 }
 
 const root = document.getElementById("root");
-if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <Root />
-    </StrictMode>,
-  );
-}
+// The backend is chosen first: the desktop app may work on a team server.
+void startApi().then(() => {
+  if (root) {
+    createRoot(root).render(
+      <StrictMode>
+        <Root />
+      </StrictMode>,
+    );
+  }
+});

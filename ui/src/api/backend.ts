@@ -10,6 +10,7 @@ import type {
   LabelRevealed,
   SubmitLabel,
   HumanReview,
+  Identity,
   Run,
   RunTurn,
   CampaignReport,
@@ -31,14 +32,21 @@ import type {
   RunPage,
   RunQuery,
   SessionPage,
+  ServerConnection,
   SessionQuery,
 } from "../bindings";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 import type { LiveListener } from "./live";
 
+/**
+ * Where the UI works: the desktop app on its own database, a browser on
+ * `agenteval serve`, or the desktop app connected to a team server.
+ */
+export type BackendMode = "desktop" | "browser" | "server";
+
 /** Facts about the running backend shown on the settings page. */
 export type BackendInfo = {
-  mode: "desktop" | "browser";
+  mode: BackendMode;
   version: string;
   /** The git revision and the day of the build. */
   revision: string;
@@ -51,12 +59,18 @@ export type BackendInfo = {
   scenarioErrors?: string[];
   /** Where role-model and API keys are kept (desktop only). */
   keyStorage?: KeyStorage;
+  /** The team server the desktop app works on (mode `server`). */
+  server?: ServerConnection;
 };
 
 /** Everything the UI asks of the backend. Errors are thrown as ApiError. */
 export interface Backend {
-  readonly mode: "desktop" | "browser";
+  readonly mode: BackendMode;
+  /** The team server the desktop app works on (mode `server`), else `null`. */
+  readonly server: ServerConnection | null;
   info(): Promise<BackendInfo>;
+  /** Who the user is there and what their role may do. */
+  whoami(): Promise<Identity>;
   listTargets(): Promise<Target[]>;
   createTarget(req: CreateTarget): Promise<Target>;
   testTarget(id: string): Promise<TargetProbe>;
@@ -115,7 +129,6 @@ export interface Backend {
   searchRuns(campaignId: string, query: RunQuery): Promise<RunPage>;
   /** One page of a campaign's sessions, filtered by status, seeds or ids. */
   searchSessions(campaignId: string, query: SessionQuery): Promise<SessionPage>;
-  /** The latest human rating of a run or session, if any. */
   /** The newest rating of a run or session, or `null` when nobody rated it. */
   latestReview(subjectId: string): Promise<HumanReview | null>;
 }

@@ -10,6 +10,7 @@ import type {
   LabelRevealed,
   SubmitLabel,
   HumanReview,
+  Identity,
   Run,
   RunTurn,
   CampaignReport,
@@ -29,77 +30,59 @@ import type {
   RoleModelsView,
   RunPage,
   RunQuery,
+  ServerConnection,
   SessionPage,
   SessionQuery,
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError, toErrorBody } from "./errors";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
-import { EventHub, sseConnector, type LiveListener } from "./live";
+import { EventHub, type Connector, type LiveListener } from "./live";
 import { queryString } from "./paging";
 
-const KEY_STORAGE = "agenteval.apiKey";
+/** One answer of the API: its status and its body as text. */
+export type Answer = { status: number; text: string };
 
-/** The API key: `?key=` on the first load, then localStorage. */
-export function initialApiKey(): string | null {
-  const url = new URL(window.location.href);
-  const fromUrl = url.searchParams.get("key");
-  if (fromUrl) {
-    window.localStorage.setItem(KEY_STORAGE, fromUrl);
-    url.searchParams.delete("key");
-    window.history.replaceState(null, "", url.toString());
-    return fromUrl;
-  }
-  return window.localStorage.getItem(KEY_STORAGE);
+/** How an HttpBackend reaches the API. */
+export interface Transport {
+  /** Sends one call; throws ApiError only when the server cannot be reached. */
+  send(method: string, path: string, body?: unknown): Promise<Answer>;
+  /** The live events' connection. */
+  readonly connector: Connector;
+  /**
+   * Saves the answer of the GET `path` (an export) where the user says;
+   * false when the user cancelled. `text` fetches it, errors checked.
+   */
+  save(path: string, format: ExportFormat, fileName: string, text: () => Promise<string>): Promise<boolean>;
 }
 
-export function storeApiKey(key: string): void {
-  window.localStorage.setItem(KEY_STORAGE, key);
-}
-
-/** The HTTP API on the same origin (`agenteval serve`). */
+/**
+ * The HTTP API of `agenteval serve`: from a browser on the same origin
+ * (`browser`), or from the desktop app connected to a team server
+ * (`server`, each call sent by the app with the key it keeps).
+ */
 export class HttpBackend implements Backend {
-  readonly mode = "browser" as const;
-  private key: string | null;
+  private readonly hub: EventHub;
 
-  constructor(key: string | null) {
-    this.key = key;
+  constructor(
+    readonly mode: "browser" | "server",
+    private readonly transport: Transport,
+    readonly server: ServerConnection | null = null,
+  ) {
+    this.hub = new EventHub(transport.connector);
   }
 
-  setKey(key: string): void {
-    this.key = key;
-    storeApiKey(key);
-  }
-
-  private async send(method: string, path: string, body?: unknown): Promise<Response> {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    if (this.key) headers["X-API-Key"] = this.key;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    let res: Response;
-    try {
-      res = await fetch(path, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch (e) {
-      throw new ApiError({
-        code: "INTERNAL",
-        message: `the server cannot be reached (${e instanceof Error ? e.message : String(e)})`,
-        suggestion: "Check that `agenteval serve` is running, then retry.",
-        next_allowed_at: null,
-      });
-    }
-    if (!res.ok) {
+  private async send(method: string, path: string, body?: unknown): Promise<Answer> {
+    const res = await this.transport.send(method, path, body);
+    if (res.status < 200 || res.status > 299) {
       let parsed: unknown = null;
       try {
-        parsed = await res.json();
+        parsed = JSON.parse(res.text);
       } catch {
         parsed = null;
       }
-      const body = toErrorBody(parsed);
       throw new ApiError(
-        body ?? {
+        toErrorBody(parsed) ?? {
           code: res.status === 401 ? "UNAUTHORIZED" : res.status === 404 ? "NOT_FOUND" : "INTERNAL",
           message: `${method} ${path} failed with HTTP ${res.status}`,
           suggestion:
@@ -115,14 +98,17 @@ export class HttpBackend implements Backend {
 
   private async json<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.send(method, path, body);
-    if (res.status === 204) return undefined as T;
-    const data: unknown = await res.json();
+    if (res.status === 204 || res.text === "") return undefined as T;
+    const data: unknown = JSON.parse(res.text);
     return data as T;
   }
 
   async info(): Promise<BackendInfo> {
     const h = await this.json<{ version: string; revision: string; built: string }>("GET", "/api/health");
-    return { mode: "browser", version: h.version, revision: h.revision, built: h.built };
+    return { mode: this.mode, version: h.version, revision: h.revision, built: h.built, server: this.server ?? undefined };
+  }
+  whoami() {
+    return this.json<Identity>("GET", "/api/whoami");
   }
   listTargets() {
     return this.json<Target[]>("GET", "/api/targets");
@@ -166,25 +152,14 @@ export class HttpBackend implements Backend {
   campaignReport(id: string) {
     return this.json<CampaignReport>("GET", `/api/campaigns/${encodeURIComponent(id)}/report`);
   }
-  async exportCampaign(id: string, format: ExportFormat): Promise<string> {
-    const res = await this.send(
-      "GET",
-      `/api/campaigns/${encodeURIComponent(id)}/export?format=${encodeURIComponent(format)}`,
-    );
-    return res.text();
+  private exportPath(id: string, format: ExportFormat): string {
+    return `/api/campaigns/${encodeURIComponent(id)}/export?format=${encodeURIComponent(format)}`;
   }
-  async saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean> {
-    const text = await this.exportCampaign(id, format);
-    const type = format === "json" ? "application/json" : format === "junit" ? "application/xml" : "text/plain";
-    const url = URL.createObjectURL(new Blob([text], { type }));
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = fileName;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    return true;
+  async exportCampaign(id: string, format: ExportFormat): Promise<string> {
+    return (await this.send("GET", this.exportPath(id, format))).text;
+  }
+  saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean> {
+    return this.transport.save(this.exportPath(id, format), format, fileName, () => this.exportCampaign(id, format));
   }
   listSessions(campaignId: string) {
     return this.json<ExplorationSession[]>(
@@ -254,7 +229,7 @@ export class HttpBackend implements Backend {
     return Promise.reject(
       new ApiError({
         code: "CONFLICT",
-        message: "settings are managed by the server's operator in browser mode",
+        message: "settings are managed by the server's operator on a team server",
         suggestion: "Change them in the desktop app or with the server's command-line options.",
         next_allowed_at: null,
       }),
@@ -273,13 +248,12 @@ export class HttpBackend implements Backend {
     return Promise.reject(
       new ApiError({
         code: "CONFLICT",
-        message: "folders of the server cannot be shown in a browser",
+        message: "folders of the server cannot be shown from here",
         suggestion: "Look at the server's data folder on the machine that runs it.",
         next_allowed_at: null,
       }),
     );
   }
-  private readonly hub = new EventHub(sseConnector(() => this.key));
   subscribe(onChange: () => void): () => void {
     return this.hub.listen(() => onChange());
   }

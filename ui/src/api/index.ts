@@ -3,10 +3,12 @@
 // HTTP API on the same origin in a browser.
 
 import type { Backend } from "./backend";
-import { HttpBackend, initialApiKey } from "./http";
+import { BrowserTransport } from "./browser";
+import { HttpBackend } from "./http";
+import { RemoteTransport, teamServer } from "./remote";
 import { TauriBackend } from "./tauri";
 
-export type { Backend, BackendInfo } from "./backend";
+export type { Backend, BackendInfo, BackendMode } from "./backend";
 export { ApiError, asApiError } from "./errors";
 export * from "./exploration";
 export type { LiveEvent, LiveListener } from "./live";
@@ -29,6 +31,9 @@ export type {
   Campaign,
   CheckResult,
   HumanReview,
+  Identity,
+  ApiKeyRole,
+  ServerConnection,
   PeriodComparison,
   Run,
   RunTurn,
@@ -72,12 +77,32 @@ function inTauri(): boolean {
   return typeof window !== "undefined" && "__TAURI_INTERNALS__" in window;
 }
 
-const http = inTauri() ? null : new HttpBackend(initialApiKey());
+const browser = inTauri() ? null : new BrowserTransport();
 
-export const api: Backend = http ?? new TauriBackend();
+/** The backend, chosen once by `startApi` before the UI renders. */
+export let api: Backend = browser ? new HttpBackend("browser", browser) : new TauriBackend();
 
-/** In browser mode: whether a key is known, and how to set it. */
+/**
+ * Chooses the transport: the HTTP API on the same origin in a browser; in
+ * the desktop app its own database, or the team server it is connected to.
+ */
+export async function startApi(): Promise<void> {
+  if (browser) return;
+  try {
+    const server = await teamServer.current();
+    if (server) api = new HttpBackend("server", new RemoteTransport(), server);
+  } catch {
+    // The app's own database stays in use; Settings shows the connection.
+  }
+}
+
+/** The team server of the desktop app (`null` in a browser). */
+export const desktopConnection = inTauri() ? teamServer : null;
+
+/** In a browser: whether a key is known, and how to set or forget it. */
 export const apiKey = {
-  needed: (): boolean => http !== null,
-  set: (key: string): void => http?.setKey(key),
+  needed: (): boolean => browser !== null,
+  given: (): boolean => browser?.hasKey() ?? false,
+  set: (key: string): void => browser?.setKey(key),
+  forget: (): void => browser?.forgetKey(),
 };

@@ -14,6 +14,7 @@ import {
   type LabelRevealed,
   type SubmitLabel,
   type HumanReview,
+  type Identity,
   type Run,
   type RunTurn,
   type CampaignReport,
@@ -40,21 +41,36 @@ import {
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError } from "./errors";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
-import { EventHub, type LiveListener } from "./live";
+import { EventHub, type Connector, type LiveListener } from "./live";
 
 type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: ErrorBody };
 
-async function unwrap<T>(call: Promise<CommandResult<T>>): Promise<T> {
+export async function unwrap<T>(call: Promise<CommandResult<T>>): Promise<T> {
   const r = await call;
   if (r.status === "error") throw new ApiError(r.error);
   return r.data;
 }
 
-const EXTENSIONS: Record<ExportFormat, string> = { md: "md", json: "json", csv: "csv", sessions_csv: "csv", junit: "xml" };
+export const EXTENSIONS: Record<ExportFormat, string> = { md: "md", json: "json", csv: "csv", sessions_csv: "csv", junit: "xml" };
+
+/** The app's own live events (`platform-event`), a team server's too when connected. */
+export const tauriConnector: Connector = (emit) => {
+  let stop: (() => void) | null = null;
+  let cancelled = false;
+  void events.platformEvent.listen((e) => emit(e.payload)).then((unlisten) => {
+    if (cancelled) unlisten();
+    else stop = unlisten;
+  });
+  return () => {
+    cancelled = true;
+    stop?.();
+  };
+};
 
 /** The desktop app: commands through the generated bindings, live events. */
 export class TauriBackend implements Backend {
   readonly mode = "desktop" as const;
+  readonly server = null;
 
   async info(): Promise<BackendInfo> {
     const i = await unwrap(commands.appInfo());
@@ -70,6 +86,9 @@ export class TauriBackend implements Backend {
       scenarioErrors: i.scenario_errors,
       keyStorage: i.key_storage,
     };
+  }
+  whoami(): Promise<Identity> {
+    return unwrap(commands.whoami());
   }
   listTargets(): Promise<Target[]> {
     return unwrap(commands.listTargets(false));
@@ -197,18 +216,7 @@ export class TauriBackend implements Backend {
       });
     }
   }
-  private readonly hub = new EventHub((emit) => {
-    let stop: (() => void) | null = null;
-    let cancelled = false;
-    void events.platformEvent.listen((e) => emit(e.payload)).then((unlisten) => {
-      if (cancelled) unlisten();
-      else stop = unlisten;
-    });
-    return () => {
-      cancelled = true;
-      stop?.();
-    };
-  });
+  private readonly hub = new EventHub(tauriConnector);
   subscribe(onChange: () => void): () => void {
     return this.hub.listen(() => onChange());
   }

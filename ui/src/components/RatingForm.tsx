@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError } from "../api";
 import { ErrorAlert } from "./ErrorAlert";
+import { useMayChange } from "./identity";
 import { when } from "./format";
 
 /** A reviewer's 1-5 rating of a run or session; the saved rating shows again on reopen. */
@@ -12,6 +13,7 @@ export function RatingForm({ kind, subjectId, testPrefix }: { kind: "run" | "ses
   const [comment, setComment] = useState("");
   const [savedAt, setSavedAt] = useState<string | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
+  const mayChange = useMayChange();
 
   useEffect(() => {
     let cancelled = false;
@@ -38,6 +40,23 @@ export function RatingForm({ kind, subjectId, testPrefix }: { kind: "run" | "ses
       setError(asApiError(e));
     }
   };
+
+  if (!mayChange) {
+    // A viewer reads the latest rating, if any, and cannot rate.
+    if (!savedAt) return null;
+    return (
+      <Stack gap="xs">
+        <Title order={5}>{t("session.rating")}</Title>
+        <Group align="center">
+          <Rating value={rating} readOnly data-testid={`${testPrefix}-rating`} />
+          {comment && <Text size="sm">{comment}</Text>}
+        </Group>
+        <Text size="sm" c="dimmed" data-testid={`${testPrefix}-rated`}>
+          {t("ev.ratedAt", { rating, at: when(savedAt) })}
+        </Text>
+      </Stack>
+    );
+  }
 
   return (
     <Stack gap="xs">

@@ -3,6 +3,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, type Campaign, type CampaignReport, type Target } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { useMayChange } from "../../components/identity";
 import { num, pct } from "../../components/format";
 import { Link } from "../../components/Link";
 import { useLoad } from "../../components/useLoad";
@@ -23,6 +24,7 @@ async function loadRows(): Promise<{ rows: Row[]; targets: Target[] }> {
 export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
   const { t } = useTranslation();
   const [creating, setCreating] = useState(false);
+  const mayChange = useMayChange();
   const { data, error, reload } = useLoad(loadRows, [], (e) => e.kind !== "session_changed");
   const targetName = (id: string) => data?.targets.find((x) => x.id === id)?.name ?? id.slice(0, 8);
 
@@ -30,9 +32,11 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{t("campaigns.title")}</Title>
-        <Button onClick={() => setCreating(true)} data-testid="new-campaign">
-          {t("campaigns.new")}
-        </Button>
+        {mayChange && (
+          <Button onClick={() => setCreating(true)} data-testid="new-campaign">
+            {t("campaigns.new")}
+          </Button>
+        )}
       </Group>
       <PatrolAgentBar />
       <ErrorAlert error={error} />
@@ -40,11 +44,13 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
         <Card withBorder padding="xl" data-testid="campaigns-empty">
           <Title order={4}>{t("campaigns.emptyTitle")}</Title>
           <Text mt="sm" c="dimmed">
-            {t("campaigns.emptyBody")}
+            {mayChange ? t("campaigns.emptyBody") : t("campaigns.emptyBodyViewer")}
           </Text>
-          <Button mt="md" w="fit-content" variant="light" onClick={() => setCreating(true)}>
-            {t("campaigns.new")}
-          </Button>
+          {mayChange && (
+            <Button mt="md" w="fit-content" variant="light" onClick={() => setCreating(true)}>
+              {t("campaigns.new")}
+            </Button>
+          )}
         </Card>
       )}
       {data && data.rows.length > 0 && (

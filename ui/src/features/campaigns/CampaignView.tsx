@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { useMayChange } from "../../components/identity";
 import { num, when } from "../../components/format";
 import { Link } from "../../components/Link";
 import { useLoad } from "../../components/useLoad";
@@ -46,6 +47,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
   const [confirmFinalize, setConfirmFinalize] = useState(false);
   const [actionError, setActionError] = useState<ApiError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const mayChange = useMayChange();
   const status = data?.report.campaign.status;
   useEffect(() => {
     setSettled(status === "finalized" || status === "cancelled");
@@ -121,17 +123,21 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
           <Button onClick={() => navigate({ kind: "report", id, tab: "scores" })} data-testid="open-report">
             {t("view.report")}
           </Button>
-          <Button
-            variant="light"
-            disabled={!report.judge_calibration}
-            onClick={() => navigate({ kind: "blind", id })}
-            data-testid="open-blind-review"
-          >
-            {t("blind.open")}
-          </Button>
-          <Button variant="light" disabled={!open} onClick={() => setExploring(true)} data-testid="open-explore">
-            {t("view.explore")}
-          </Button>
+          {mayChange && (
+            <Button
+              variant="light"
+              disabled={!report.judge_calibration}
+              onClick={() => navigate({ kind: "blind", id })}
+              data-testid="open-blind-review"
+            >
+              {t("blind.open")}
+            </Button>
+          )}
+          {mayChange && (
+            <Button variant="light" disabled={!open} onClick={() => setExploring(true)} data-testid="open-explore">
+              {t("view.explore")}
+            </Button>
+          )}
           <Menu>
             <Menu.Target>
               <Button variant="default" data-testid="export-menu">
@@ -146,15 +152,16 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
               ))}
             </Menu.Dropdown>
           </Menu>
-          {open ? (
-            <Button color="red" variant="outline" onClick={() => setConfirmFinalize(true)} data-testid="finalize">
-              {t("view.finalize")}
-            </Button>
-          ) : (
-            <Button variant="default" onClick={() => void nextPeriod()} data-testid="next-period">
-              {t("view.nextPeriod")}
-            </Button>
-          )}
+          {mayChange &&
+            (open ? (
+              <Button color="red" variant="outline" onClick={() => setConfirmFinalize(true)} data-testid="finalize">
+                {t("view.finalize")}
+              </Button>
+            ) : (
+              <Button variant="default" onClick={() => void nextPeriod()} data-testid="next-period">
+                {t("view.nextPeriod")}
+              </Button>
+            ))}
         </Group>
       </Group>
       <ErrorAlert error={error ?? actionError} onClose={() => setActionError(null)} />
@@ -201,7 +208,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
           turn={route.turn}
           targetName={targetName}
           onClose={() => leave(campaignRoute)}
-          onResume={open ? setResuming : undefined}
+          onResume={open && mayChange ? setResuming : undefined}
         />
       )}
       {resuming && (

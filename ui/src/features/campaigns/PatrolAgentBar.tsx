@@ -3,6 +3,7 @@ import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type PatrolStatus } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { useMayChange } from "../../components/identity";
 import { when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 
@@ -13,6 +14,7 @@ export function PatrolAgentBar() {
   const [status, setStatus] = useState<PatrolStatus | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
+  const mayChange = useMayChange();
   // The answer of a pause/resume shows until the next refresh arrives.
   useEffect(() => {
     setStatus(null);
@@ -55,9 +57,11 @@ export function PatrolAgentBar() {
             <Text size="xs" c="dimmed">
               {t("patrolAgent.nextWake")}: {when(s.next_wake_at)}
             </Text>
-            <Button size="compact-sm" variant="light" loading={busy} onClick={() => void toggle()} data-testid="patrol-toggle">
-              {s.paused ? t("patrolAgent.resume") : t("patrolAgent.pause")}
-            </Button>
+            {mayChange && (
+              <Button size="compact-sm" variant="light" loading={busy} onClick={() => void toggle()} data-testid="patrol-toggle">
+                {s.paused ? t("patrolAgent.resume") : t("patrolAgent.pause")}
+              </Button>
+            )}
           </>
         )}
       </Group>

@@ -5,6 +5,7 @@ import { api, asApiError, type ApiError, type JudgePolicy, type RoleModel, type 
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useLoad } from "../../components/useLoad";
 import { setLanguage } from "../../i18n";
+import { TeamServerCard } from "./TeamServerCard";
 import { outOfRange, type Range } from "../campaigns/limits";
 
 const PATROL_RANGE: Range = { min: 1, max: 1440, integer: true };
@@ -43,7 +44,7 @@ function RoleModelsOverview() {
     <Card withBorder data-testid="role-models-view">
       <Title order={4}>{t("settings.whoPlays")}</Title>
       <Text size="xs" c="dimmed" mb="sm">
-        {api.mode === "browser" ? t("settings.whoPlaysBrowser") : t("settings.whoPlaysHelp")}
+        {api.mode !== "desktop" ? t("settings.whoPlaysBrowser") : t("settings.whoPlaysHelp")}
       </Text>
       <ErrorAlert error={view.error} />
       {view.data && (
@@ -209,6 +210,8 @@ export function SettingsPage() {
         />
       </Card>
       {api.mode === "browser" && <Text c="dimmed">{t("settings.browserNote")}</Text>}
+      <TeamServerCard />
+      {api.mode === "server" && <Text c="dimmed">{t("settings.serverNote")}</Text>}
       <RoleModelsOverview />
       {draft && (
         <>

@@ -29,6 +29,7 @@ import {
   type Value,
 } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { useMayChange } from "../../components/identity";
 import { num, when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { LIMITS, numberOf, outOfRange } from "../campaigns/limits";
@@ -242,6 +243,7 @@ export function TargetsPage() {
   const [editing, setEditing] = useState<Target | null>(null);
   const [deleting, setDeleting] = useState<Target | null>(null);
   const [notice, setNotice] = useState<{ text: string; color: string; probe?: TargetProbe } | null>(null);
+  const mayChange = useMayChange();
 
   const test = async (id: string) => {
     setProbes((p) => ({ ...p, [id]: "testing" }));
@@ -322,10 +324,12 @@ export function TargetsPage() {
                     </Table.Td>
                     <Table.Td>
                       <Group gap="xs" wrap="wrap" justify="flex-end">
-                        <Button size="xs" variant="light" loading={probe === "testing"} onClick={() => void test(target.id)} data-testid="target-test">
-                          {t("targets.test")}
-                        </Button>
-                        {!target.archived_at && (
+                        {mayChange && (
+                          <Button size="xs" variant="light" loading={probe === "testing"} onClick={() => void test(target.id)} data-testid="target-test">
+                            {t("targets.test")}
+                          </Button>
+                        )}
+                        {mayChange && !target.archived_at && (
                           <>
                             <Button size="xs" variant="default" onClick={() => setEditing(target)} data-testid="target-edit">
                               {t("targets.edit")}
@@ -351,19 +355,21 @@ export function TargetsPage() {
           </Table.Tbody>
         </Table>
       )}
-      <Card withBorder data-testid="new-target">
-        <Title order={4} mb="sm">
-          {t("targets.new")}
-        </Title>
-        <TargetForm
-          onSaved={(created, probe) => {
-            if (probe && !probe.ok) setNotice({ text: t("targets.createdProbeFailed", { name: created.name }), color: "yellow", probe });
-            else setNotice({ text: t("targets.created", { name: created.name }), color: "teal", probe: probe ?? undefined });
-            if (probe) setProbes((p) => ({ ...p, [created.id]: probe }));
-            reload();
-          }}
-        />
-      </Card>
+      {mayChange && (
+        <Card withBorder data-testid="new-target">
+          <Title order={4} mb="sm">
+            {t("targets.new")}
+          </Title>
+          <TargetForm
+            onSaved={(created, probe) => {
+              if (probe && !probe.ok) setNotice({ text: t("targets.createdProbeFailed", { name: created.name }), color: "yellow", probe });
+              else setNotice({ text: t("targets.created", { name: created.name }), color: "teal", probe: probe ?? undefined });
+              if (probe) setProbes((p) => ({ ...p, [created.id]: probe }));
+              reload();
+            }}
+          />
+        </Card>
+      )}
       {editing && (
         <Modal opened onClose={() => setEditing(null)} title={t("targets.editTitle", { name: editing.name })} size="lg" data-testid="target-edit-modal">
           <TargetForm

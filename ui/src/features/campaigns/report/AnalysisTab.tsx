@@ -3,6 +3,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, goalTitle, personaName, type ApiError, type CampaignReport, type Claim, type ExplorationSession } from "../../../api";
 import { ErrorAlert } from "../../../components/ErrorAlert";
+import { useMayChange } from "../../../components/identity";
 import { num, shortId, when } from "../../../components/format";
 import { Link } from "../../../components/Link";
 import { useLoad } from "../../../components/useLoad";
@@ -56,6 +57,7 @@ export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onC
   const { t } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
+  const mayChange = useMayChange();
   const analysis = report.analysis;
   const cited = [...new Set((analysis?.claims ?? []).flatMap((c) => c.session_ids ?? []))];
   const sessions = useLoad(
@@ -107,9 +109,11 @@ export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onC
       ) : (
         <Text c="dimmed">{t("report.noAnalysis")}</Text>
       )}
-      <Button w="fit-content" variant="light" loading={busy} onClick={() => void analyse()} data-testid="generate-analysis">
-        {analysis ? t("report.regenerate") : t("report.generate")}
-      </Button>
+      {mayChange && (
+        <Button w="fit-content" variant="light" loading={busy} onClick={() => void analyse()} data-testid="generate-analysis">
+          {analysis ? t("report.regenerate") : t("report.generate")}
+        </Button>
+      )}
       <ErrorAlert error={error} onClose={() => setError(null)} />
     </Stack>
   );
