@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
-for pkg in libwebkit2gtk-4.1-dev libdbus-1-dev pkg-config build-essential xvfb xauth chromium imagemagick fonts-wqy-microhei; do
+for pkg in libwebkit2gtk-4.1-dev libdbus-1-dev pkg-config build-essential xvfb xauth chromium imagemagick fonts-wqy-microhei webkit2gtk-driver; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then

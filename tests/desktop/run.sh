@@ -6,6 +6,9 @@
 # and starts the unpacked desktop app under Xvfb on that demo's data folder.
 # Passes when the app renders the campaign list (screenshot in
 # target/screenshot-desktop.png) with the shipped scenario packs loaded.
+# Then the same window is driven as a client of a team server: the unpacked
+# `agenteval serve` on a folder of its own, the app through tauri-driver and
+# WebKitWebDriver (tests/desktop/team-server.test.mjs).
 # The window is photographed every two seconds until it has rendered, for
 # at most AGENTEVAL_SCREENSHOT_WAIT seconds (default 90): a loaded machine
 # takes longer to start WebKit's processes, a broken UI never renders.
@@ -22,7 +25,12 @@ bash scripts/package.sh --debug
 deb=$(ls dist/*.deb)
 
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+SERVER=""
+cleanup() {
+  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
 mkdir -p "$ROOT/target"
 rm -f "$SHOT"
 
@@ -85,3 +93,34 @@ if [ "${colours:-0}" -lt "$MIN_COLOURS" ]; then
   tail -40 "$TMP/app.log"; exit 1
 fi
 echo "unpacked app: $shipped shipped scenarios loaded; screenshot $SHOT ($colours colours)"
+
+# The app as a team server's client, in its real window. The server runs the
+# unpacked `agenteval` on its own folder; keys stay out of any keychain.
+"$CLI" demo --seconds 3 --data-dir "$TMP/server" --out "$TMP/server-demo.md" > "$TMP/server-demo.log" 2>&1 \
+  || { echo "the team server's demo failed:"; cat "$TMP/server-demo.log"; exit 1; }
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+SERVER_KEY="desktop-test-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
+"$CLI" serve --data-dir "$TMP/server" --bind "127.0.0.1:$PORT" --api-key "$SERVER_KEY" > "$TMP/server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 150); do
+  curl -fsS "http://127.0.0.1:$PORT/api/health" > /dev/null 2>&1 && break
+  kill -0 "$SERVER" 2>/dev/null || { echo "the team server exited:"; cat "$TMP/server.log"; exit 1; }
+  sleep 0.2
+done
+DRIVER_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+NATIVE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+export AGENTEVAL_KEYCHAIN=off AGENTEVAL_APP="$APP" AGENTEVAL_SERVER_URL="http://127.0.0.1:$PORT" \
+  AGENTEVAL_SERVER_KEY="$SERVER_KEY" AGENTEVAL_DRIVER_URL="http://127.0.0.1:$DRIVER_PORT/"
+status=0
+xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
+  "$0" --port "$1" --native-port "$2" > "$3/driver.log" 2>&1 & driver=$!
+  for _ in $(seq 1 50); do curl -fsS "http://127.0.0.1:$1/status" > /dev/null 2>&1 && break; sleep 0.2; done
+  node --test tests/desktop/team-server.test.mjs; s=$?
+  kill "$driver" 2>/dev/null; wait "$driver" 2>/dev/null
+  exit $s
+' "$ROOT/ui/node_modules/.bin/tauri-driver" "$DRIVER_PORT" "$NATIVE_PORT" "$TMP" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "--- tauri-driver"; tail -20 "$TMP/driver.log"
+  echo "--- team server"; tail -20 "$TMP/server.log"
+  exit "$status"
+fi
