@@ -107,10 +107,20 @@ for _ in $(seq 1 150); do
   kill -0 "$SERVER" 2>/dev/null || { echo "the team server exited:"; cat "$TMP/server.log"; exit 1; }
   sleep 0.2
 done
+# tauri-driver and a WebDriver client, pinned, kept apart from the UI's
+# packages: its npm package lists platform builds the registry does not have,
+# which a lock file would then require.
+DRIVER_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/tauri-driver"
+if [ ! -x "$DRIVER_DIR/node_modules/.bin/tauri-driver" ] || [ ! -d "$DRIVER_DIR/node_modules/selenium-webdriver" ]; then
+  mkdir -p "$DRIVER_DIR"
+  npm install --prefix "$DRIVER_DIR" --no-audit --no-fund --loglevel=error \
+    @crabnebula/tauri-driver@2.0.9 selenium-webdriver@4.46.0
+fi
 DRIVER_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 NATIVE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
 export AGENTEVAL_KEYCHAIN=off AGENTEVAL_APP="$APP" AGENTEVAL_SERVER_URL="http://127.0.0.1:$PORT" \
-  AGENTEVAL_SERVER_KEY="$SERVER_KEY" AGENTEVAL_DRIVER_URL="http://127.0.0.1:$DRIVER_PORT/"
+  AGENTEVAL_SERVER_KEY="$SERVER_KEY" AGENTEVAL_DRIVER_URL="http://127.0.0.1:$DRIVER_PORT/" \
+  AGENTEVAL_DRIVER_MODULES="$DRIVER_DIR"
 status=0
 xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
   "$0" --port "$1" --native-port "$2" > "$3/driver.log" 2>&1 & driver=$!
@@ -118,7 +128,7 @@ xvfb-run -a -s "-screen 0 1280x800x24 -nolisten tcp" bash -c '
   node --test tests/desktop/team-server.test.mjs; s=$?
   kill "$driver" 2>/dev/null; wait "$driver" 2>/dev/null
   exit $s
-' "$ROOT/ui/node_modules/.bin/tauri-driver" "$DRIVER_PORT" "$NATIVE_PORT" "$TMP" || status=$?
+' "$DRIVER_DIR/node_modules/.bin/tauri-driver" "$DRIVER_PORT" "$NATIVE_PORT" "$TMP" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "--- tauri-driver"; tail -20 "$TMP/driver.log"
   echo "--- team server"; tail -20 "$TMP/server.log"

@@ -16,7 +16,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-const require = createRequire(new URL("../../ui/package.json", import.meta.url));
+// run.sh installs selenium-webdriver beside tauri-driver, apart from the UI's packages.
+const require = createRequire(join(process.env.AGENTEVAL_DRIVER_MODULES ?? ".", "package.json"));
 const { Builder, By, Capabilities, until } = require("selenium-webdriver");
 
 const APP = process.env.AGENTEVAL_APP;
