@@ -15,6 +15,7 @@ use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct QueueQuery {
     /// Items to return, 1-50 (default 10).
     #[param(minimum = 1, maximum = 50)]

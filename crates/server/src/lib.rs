@@ -11,6 +11,7 @@ pub mod demo_target;
 pub mod error;
 pub mod judge_routes;
 pub mod key_routes;
+mod links;
 pub mod openapi;
 pub mod routes;
 

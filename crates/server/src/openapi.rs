@@ -139,9 +139,12 @@ impl Modify for CommonResponses {
     }
 }
 
-/// The OpenAPI 3 document of every route.
-pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+/// The OpenAPI 3 document of every route, with the links between
+/// operations ([`crate::links`]).
+pub fn document() -> serde_json::Value {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+    crate::links::add(&mut doc);
+    doc
 }
 
 #[cfg(test)]
@@ -152,14 +155,10 @@ mod tests {
     fn the_architecture_names_the_core_function_of_every_operation() {
         let doc = include_str!("../../../docs/ARCHITECTURE.md");
         let mut missing = Vec::new();
-        for (path, item) in super::document().paths.paths {
-            let methods = [
-                ("GET", item.get.is_some()),
-                ("POST", item.post.is_some()),
-                ("PUT", item.put.is_some()),
-                ("DELETE", item.delete.is_some()),
-            ];
-            for (method, _) in methods.iter().filter(|(_, has)| *has) {
+        let api = super::document();
+        for (path, item) in api["paths"].as_object().expect("paths") {
+            for method in item.as_object().expect("item").keys() {
+                let method = method.to_uppercase();
                 if !doc.contains(&format!("`{method} {path}`")) {
                     missing.push(format!("{method} {path}"));
                 }
@@ -169,6 +168,34 @@ mod tests {
             missing.is_empty(),
             "docs/ARCHITECTURE.md has no line for: {missing:?}"
         );
+    }
+
+    /// A parameter said to be in the path is one of the path's `{...}`
+    /// segments, and each segment is declared: a query struct without
+    /// `#[into_params(parameter_in = Query)]` would land in the path.
+    #[test]
+    fn path_parameters_are_the_paths_own_segments() {
+        let doc = super::document();
+        let mut wrong = Vec::new();
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("item") {
+                let declared: Vec<&str> = op["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|p| p["in"] == "path")
+                    .filter_map(|p| p["name"].as_str())
+                    .collect();
+                let segments: Vec<&str> = path
+                    .split('/')
+                    .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+                    .collect();
+                if declared != segments {
+                    wrong.push(format!("{method} {path}: {declared:?} for {segments:?}"));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{wrong:#?}");
     }
 
     /// Each line of the table names the file its core function is in:

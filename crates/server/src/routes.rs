@@ -43,7 +43,7 @@ pub async fn health() -> Json<Health> {
 }
 
 #[utoipa::path(get, path = "/api/openapi.json", responses((status = 200, description = "this document")))]
-pub async fn openapi() -> Json<utoipa::openapi::OpenApi> {
+pub async fn openapi() -> Json<serde_json::Value> {
     Json(crate::openapi::document())
 }
 
@@ -57,6 +57,7 @@ pub async fn create_target(
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct TargetListQuery {
     /// `true` to list archived targets too (default `false`).
     pub include_archived: Option<bool>,
@@ -179,6 +180,7 @@ pub async fn campaign_report(
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ExportQuery {
     /// `md` (default), `json`, `csv` (fixed runs), `sessions_csv` (exploration
     /// sessions) or `junit` (fixed runs as JUnit XML).
