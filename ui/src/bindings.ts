@@ -380,7 +380,7 @@ export type CloseSession = {
 	notes?: string | null,
 	/**
 	 *  Defaults to `user_goal_met` when the goal was achieved, else
-	 *  `user_gave_up`.
+	 *  `user_gave_up`; `target_error` and `expired` are the platform's.
 	 */
 	end_reason?: EndReason | null,
 };
@@ -419,9 +419,12 @@ export type CreateCampaign = {
 	window_start?: string | null,
 	/**  Real end of the window; or give `duration_hours`. */
 	window_end?: string | null,
-	/**  Window length in campaign time. */
+	/**
+	 *  Window length in campaign time: from 0.01 (36 seconds) to 8760 (a
+	 *  year).
+	 */
 	duration_hours?: number | null,
-	/**  1 = formal line (real time); > 1 = accelerated line. */
+	/**  1 = formal line (real time); > 1 = accelerated line (at most 10000). */
 	time_scale?: number | null,
 	seed_set?: SeedSet | null,
 	budget?: Budget | null,
@@ -1543,6 +1546,7 @@ export type SubmitLabel = {
 /**  A person's blind label of a run: a score for each of its rubric checks. */
 export type SubmitRunLabel = {
 	run_id: RunId,
+	/**  One score per rubric check of the queue item, by its check_index. */
 	scores: RubricScore[],
 	/**  Who labelled (free text, optional). */
 	reviewer?: string,

@@ -255,6 +255,16 @@ impl EndReason {
         }
     }
 
+    /// The reasons a client may give on close; the others are the
+    /// platform's to set.
+    pub const ON_CLOSE: [Self; 5] = [
+        Self::UserGoalMet,
+        Self::UserGaveUp,
+        Self::MaxTurns,
+        Self::SimulatorError,
+        Self::BudgetExhausted,
+    ];
+
     pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "user_goal_met" => Self::UserGoalMet,
@@ -348,6 +358,7 @@ pub struct CreateSession {
     pub played_by: Option<PlayedBy>,
     /// The model's name, only with `played_by: "model"`.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
     pub user_model: Option<String>,
 }
 
@@ -386,9 +397,24 @@ pub struct CloseSession {
     #[serde(default)]
     pub notes: Option<String>,
     /// Defaults to `user_goal_met` when the goal was achieved, else
-    /// `user_gave_up`.
+    /// `user_gave_up`; `target_error` and `expired` are the platform's.
     #[serde(default)]
+    #[schema(schema_with = end_reasons_on_close)]
     pub end_reason: Option<EndReason>,
+}
+
+/// [`EndReason::ON_CLOSE`], or null, for the OpenAPI document.
+fn end_reasons_on_close() -> utoipa::openapi::Object {
+    use utoipa::openapi::schema::{SchemaType, Type};
+    let mut values: Vec<serde_json::Value> = EndReason::ON_CLOSE
+        .iter()
+        .map(|r| r.as_str().into())
+        .collect();
+    values.push(serde_json::Value::Null);
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .enum_values(Some(values))
+        .build()
 }
 
 /// A session the virtual user or the agent could not carry on.
@@ -541,7 +567,7 @@ impl CloseSession {
         let end_reason = match self.end_reason {
             None if self.goal_achieved => EndReason::UserGoalMet,
             None => EndReason::UserGaveUp,
-            Some(r @ (EndReason::TargetError | EndReason::Expired)) => {
+            Some(r) if !EndReason::ON_CLOSE.contains(&r) => {
                 return Err(Error::invalid(
                     format!(
                         "end_reason {} is set by the platform, not on close",

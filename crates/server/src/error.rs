@@ -144,6 +144,21 @@ fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     }
 }
 
+/// A query string that `Query` could not decode (a duplicate or malformed
+/// parameter) as 400 `INVALID_INPUT` in the error shape; `suggestion` says
+/// what the route's parameters look like.
+pub fn query<T>(
+    query: Result<axum::extract::Query<T>, axum::extract::rejection::QueryRejection>,
+    suggestion: &str,
+) -> ApiResult<T> {
+    query.map(|q| q.0).map_err(|e| {
+        ApiError(Error::invalid(
+            format!("the query is not valid: {}", e.body_text()),
+            suggestion,
+        ))
+    })
+}
+
 /// The error body, for the OpenAPI document.
 pub type ErrorResponse = ErrorBody;
 

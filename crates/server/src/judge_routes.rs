@@ -3,8 +3,7 @@
 //! calibration per criterion.
 
 use crate::AppState;
-use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, parse_id};
-use agenteval_engine::Error;
+use crate::error::{ApiJson, ApiResult, ErrorResponse, parse_id};
 use agenteval_engine::calibration::{
     BlindQueue, BlindRunQueue, JudgeCalibration, LabelRevealed, RunLabelRevealed, SubmitLabel,
     SubmitRunLabel,
@@ -41,13 +40,10 @@ pub async fn blind_queue(
 
 /// The queue's `?limit=`, or the app's error shape for a malformed one.
 fn queue_query(query: Result<Query<QueueQuery>, QueryRejection>) -> ApiResult<QueueQuery> {
-    let Query(q) = query.map_err(|e| {
-        ApiError(Error::invalid(
-            format!("the query is not valid: {}", e.body_text()),
-            "Give limit as a number from 1 to 50, e.g. ?limit=10.",
-        ))
-    })?;
-    Ok(q)
+    crate::error::query(
+        query,
+        "Give limit as a number from 1 to 50, e.g. ?limit=10.",
+    )
 }
 
 /// The next fixed runs whose rubric checks the judge scored and nobody
@@ -72,7 +68,7 @@ pub async fn blind_run_queue(
 #[utoipa::path(post, path = "/api/judge-run-labels", request_body = SubmitRunLabel,
     responses((status = 200, body = RunLabelRevealed), (status = 400, body = ErrorResponse),
         (status = 404, body = ErrorResponse),
-        (status = 409, body = ErrorResponse, description = "CONFLICT: already labelled, or the run has no judged rubric check")))]
+        (status = 409, body = ErrorResponse, description = "CONFLICT: already labelled, the run has no judged rubric check, or the scores do not name its checks")))]
 pub async fn submit_run_label(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<SubmitRunLabel>,

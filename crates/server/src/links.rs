@@ -13,7 +13,7 @@ enum Fill {
     /// A query parameter, from the answer.
     Query(&'static str, &'static str),
     /// Fields of the request body, merged into a generated one.
-    Body(fn() -> Value),
+    Body(Value),
 }
 
 /// One link: from the 200 answer of `from` to the operation `to`.
@@ -61,78 +61,98 @@ const TARGET_ROUTES: &[(&str, &str)] = &[
     ("DeleteTarget", "delete_target"),
 ];
 
+/// The first item's id of a list.
+const FIRST_ID: &str = "$response.body#/0/id";
+
 fn links() -> Vec<Link> {
     let mut out = Vec::new();
-    let by_id = |from, routes: &[(&'static str, &'static str)], out: &mut Vec<Link>| {
+    let by_id = |from, expr, routes: &[(&'static str, &'static str)], out: &mut Vec<Link>| {
         for &(name, to) in routes {
             out.push(Link {
                 from,
                 name,
                 to,
-                fill: Fill::Path("id", ID),
+                fill: Fill::Path("id", expr),
             });
         }
     };
-    by_id("create_target", TARGET_ROUTES, &mut out);
-    by_id("create_campaign", CAMPAIGN_ROUTES, &mut out);
-    by_id("next_period", CAMPAIGN_ROUTES, &mut out);
-    by_id("create_session", SESSION_ROUTES, &mut out);
-    out.extend([
-        Link {
-            from: "create_target",
+    by_id("create_target", ID, TARGET_ROUTES, &mut out);
+    by_id("list_targets", FIRST_ID, TARGET_ROUTES, &mut out);
+    by_id("create_campaign", ID, CAMPAIGN_ROUTES, &mut out);
+    by_id("next_period", ID, CAMPAIGN_ROUTES, &mut out);
+    by_id("list_campaigns", FIRST_ID, CAMPAIGN_ROUTES, &mut out);
+    by_id("create_session", ID, SESSION_ROUTES, &mut out);
+    by_id("list_sessions", FIRST_ID, SESSION_ROUTES, &mut out);
+    for (from, expr) in [("list_targets", FIRST_ID), ("create_target", ID)] {
+        out.push(Link {
+            from,
             name: "CreateCampaign",
             to: "create_campaign",
-            fill: Fill::Body(|| json!({"target_id": ID})),
-        },
-        Link {
-            from: "create_campaign",
+            fill: Fill::Body(json!({"target_id": expr})),
+        });
+    }
+    for (from, expr) in [
+        ("list_campaigns", FIRST_ID),
+        ("create_campaign", ID),
+        ("next_period", ID),
+    ] {
+        out.push(Link {
+            from,
             name: "CreateSession",
             to: "create_session",
-            fill: Fill::Body(|| json!({"campaign_id": ID})),
-        },
-        Link {
-            from: "create_campaign",
+            fill: Fill::Body(json!({"campaign_id": expr})),
+        });
+        out.push(Link {
+            from,
             name: "Explore",
             to: "explore",
-            fill: Fill::Body(|| json!({"campaign_id": ID})),
-        },
-        Link {
-            from: "create_session",
+            fill: Fill::Body(json!({"campaign_id": expr})),
+        });
+    }
+    for (from, expr) in [("list_sessions", FIRST_ID), ("create_session", ID)] {
+        out.push(Link {
+            from,
             name: "Review",
             to: "add_review",
-            fill: Fill::Body(|| json!({"subject_kind": "session", "subject_id": ID})),
-        },
-        Link {
-            from: "create_session",
+            fill: Fill::Body(json!({"subject_kind": "session", "subject_id": expr})),
+        });
+        out.push(Link {
+            from,
             name: "Reviews",
             to: "list_reviews",
-            fill: Fill::Query("subject_id", ID),
+            fill: Fill::Query("subject_id", expr),
+        });
+    }
+    out.extend([
+        Link {
+            from: "list_sessions",
+            name: "Label",
+            to: "submit_label",
+            fill: Fill::Body(json!({"session_id": FIRST_ID})),
         },
         Link {
             from: "list_runs",
             name: "Turns",
             to: "run_turns",
-            fill: Fill::Path("id", "$response.body#/0/id"),
+            fill: Fill::Path("id", FIRST_ID),
         },
         Link {
             from: "list_runs",
             name: "Review",
             to: "add_review",
-            fill: Fill::Body(
-                || json!({"subject_kind": "run", "subject_id": "$response.body#/0/id"}),
-            ),
+            fill: Fill::Body(json!({"subject_kind": "run", "subject_id": FIRST_ID})),
         },
         Link {
             from: "blind_queue",
             name: "Label",
             to: "submit_label",
-            fill: Fill::Body(|| json!({"session_id": "$response.body#/items/0/session_id"})),
+            fill: Fill::Body(json!({"session_id": "$response.body#/items/0/session_id"})),
         },
         Link {
             from: "blind_run_queue",
             name: "Label",
             to: "submit_run_label",
-            fill: Fill::Body(|| json!({"run_id": "$response.body#/items/0/run_id"})),
+            fill: Fill::Body(json!({"run_id": "$response.body#/items/0/run_id"})),
         },
         Link {
             from: "create_key",
@@ -165,7 +185,7 @@ pub fn add(doc: &mut Value) {
         match link.fill {
             Fill::Path(name, expr) => built["parameters"] = json!({format!("path.{name}"): expr}),
             Fill::Query(name, expr) => built["parameters"] = json!({format!("query.{name}"): expr}),
-            Fill::Body(body) => built["requestBody"] = body(),
+            Fill::Body(body) => built["requestBody"] = body,
         }
         let links = ok.entry("links").or_insert_with(|| json!({}));
         links[link.name] = built;

@@ -140,11 +140,32 @@ impl Modify for CommonResponses {
 }
 
 /// The OpenAPI 3 document of every route, with the links between
-/// operations ([`crate::links`]).
+/// operations ([`crate::links`]) and the rules across fields.
 pub fn document() -> serde_json::Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     crate::links::add(&mut doc);
+    add_rules_across_fields(&mut doc);
     doc
+}
+
+/// What the server enforces across fields, in JSON Schema (2020-12, as
+/// OpenAPI 3.1 has it), which the derive macros cannot say: a session's
+/// `user_model` comes only with `played_by: "model"`, and an automatic
+/// session (the default trigger) names its seeds (`seed_ref`); a campaign gives
+/// either `scenario_ids` or `plan`, and its window as either `window_end`
+/// or `duration_hours`. A campaign's window must also end after it starts
+/// and its seeds' ids be unique, which JSON Schema cannot say.
+fn add_rules_across_fields(doc: &mut serde_json::Value) {
+    use serde_json::json;
+    let given = |field: &str| json!({"required": [field], "properties": {field: {"not": {"type": "null"}}}});
+    let schemas = &mut doc["components"]["schemas"];
+    let is = |field: &str, value: &str| json!({"required": [field], "properties": {field: {"const": value}}});
+    schemas["CreateSession"]["allOf"] = json!([
+        {"if": given("user_model"), "then": is("played_by", "model")},
+        {"if": {"not": is("trigger", "manual")}, "then": given("seed_ref")},
+    ]);
+    schemas["CreateCampaign"]["not"] = json!({"allOf": [given("scenario_ids"), given("plan")]});
+    schemas["CreateCampaign"]["oneOf"] = json!([given("window_end"), given("duration_hours")]);
 }
 
 #[cfg(test)]
@@ -196,6 +217,29 @@ mod tests {
             }
         }
         assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// The document's bounds are the engine's.
+    #[test]
+    fn the_campaign_bounds_are_the_engines() {
+        use agenteval_engine::domain::campaign::{
+            MAX_DURATION_HOURS, MAX_TIME_SCALE, MIN_DURATION_HOURS,
+        };
+        let doc = super::document();
+        let fields = &doc["components"]["schemas"]["CreateCampaign"]["properties"];
+        assert_eq!(fields["duration_hours"]["maximum"], MAX_DURATION_HOURS);
+        assert_eq!(fields["duration_hours"]["minimum"], MIN_DURATION_HOURS);
+        assert_eq!(fields["time_scale"]["maximum"], MAX_TIME_SCALE);
+        assert_eq!(fields["time_scale"]["minimum"], 1.0);
+        let session = &doc["components"]["schemas"]["CreateSession"];
+        assert_eq!(
+            session["properties"]["user_model"]["maxLength"],
+            agenteval_engine::domain::session::MAX_USER_MODEL_CHARS
+        );
+        assert_eq!(
+            session["allOf"][0]["then"]["properties"]["played_by"]["const"],
+            "model"
+        );
     }
 
     /// Each line of the table names the file its core function is in:

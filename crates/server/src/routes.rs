@@ -70,12 +70,10 @@ pub async fn list_targets(
     State(st): State<AppState>,
     query: Result<Query<TargetListQuery>, QueryRejection>,
 ) -> ApiResult<Json<Vec<Target>>> {
-    let Query(q) = query.map_err(|e| {
-        ApiError(Error::invalid(
-            format!("the query is not valid: {}", e.body_text()),
-            "Use include_archived=true or include_archived=false.",
-        ))
-    })?;
+    let q = crate::error::query(
+        query,
+        "Use include_archived=true or include_archived=false.",
+    )?;
     Ok(Json(
         st.platform
             .list_targets_with(q.include_archived.unwrap_or(false))
@@ -126,7 +124,10 @@ pub async fn list_scenarios(State(st): State<AppState>) -> Json<Vec<ScenarioSumm
 }
 
 #[utoipa::path(post, path = "/api/campaigns", request_body = CreateCampaign,
-    responses((status = 200, body = Campaign), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
+    responses((status = 200, body = Campaign), (status = 400, body = ErrorResponse),
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: target_id, a scenario or previous_campaign_id names nothing"),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: the target is archived"),
+        (status = 422, body = ErrorResponse)))]
 pub async fn create_campaign(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<CreateCampaign>,
@@ -183,7 +184,9 @@ pub async fn campaign_report(
 #[into_params(parameter_in = Query)]
 pub struct ExportQuery {
     /// `md` (default), `json`, `csv` (fixed runs), `sessions_csv` (exploration
-    /// sessions) or `junit` (fixed runs as JUnit XML).
+    /// sessions) or `junit` (fixed runs as JUnit XML). The server also takes
+    /// the aliases `markdown`, `runs_csv` and `xml`, in any case.
+    #[param(value_type = Option<agenteval_engine::export::ExportFormat>, inline)]
     pub format: Option<String>,
 }
 
@@ -194,10 +197,11 @@ pub struct ExportQuery {
 pub async fn export_campaign(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    Query(q): Query<ExportQuery>,
+    query: Result<Query<ExportQuery>, QueryRejection>,
 ) -> ApiResult<Response> {
     use agenteval_engine::export::ExportFormat;
     let id = parse_id("campaign", &id)?;
+    let q = crate::error::query(query, "Give one format, e.g. ?format=md.")?;
     let requested = q.format.unwrap_or_else(|| "md".into());
     let format = ExportFormat::parse(&requested).ok_or_else(|| {
         ApiError(Error::invalid(
@@ -255,7 +259,7 @@ pub async fn resume_patrol_agent(State(st): State<AppState>) -> ApiResult<Json<P
 /// Creates a running session within the campaign's budget.
 #[utoipa::path(post, path = "/api/exploration/sessions", request_body = CreateSession,
     responses((status = 200, body = ExplorationSession), (status = 400, body = ErrorResponse),
-        (status = 404, body = ErrorResponse),
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: the campaign, or seed_ref's persona or goal in its seed set"),
         (status = 409, body = ErrorResponse, description = "CAMPAIGN_NOT_RUNNING, AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE, SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED (with next_allowed_at), CONFLICT (auto session on a campaign without seeds)"),
         (status = 422, body = ErrorResponse)))]
 pub async fn create_session(
@@ -439,12 +443,7 @@ pub async fn list_reviews(
     State(st): State<AppState>,
     query: Result<Query<ReviewListQuery>, QueryRejection>,
 ) -> ApiResult<Json<Vec<agenteval_engine::review::HumanReview>>> {
-    let Query(q) = query.map_err(|e| {
-        ApiError(Error::invalid(
-            format!("the query is not valid: {}", e.body_text()),
-            "Name the run or session as ?subject_id=<id>.",
-        ))
-    })?;
+    let q = crate::error::query(query, "Name the run or session as ?subject_id=<id>.")?;
     let id = uuid::Uuid::parse_str(&q.subject_id).map_err(|_| {
         ApiError(Error::invalid(
             format!("subject_id {:?} is not a run or session id", q.subject_id),
@@ -457,8 +456,9 @@ pub async fn list_reviews(
 /// Creates the following period: same target, plan, seeds and budget.
 #[utoipa::path(post, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
     responses((status = 200, body = Campaign),
-        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the campaign cannot be repeated as it is (e.g. its target is archived)"),
-        (status = 404, body = ErrorResponse)))]
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the campaign cannot be repeated as it is"),
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: the campaign, or a scenario of its plan, is not there"),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: its target is archived")))]
 pub async fn next_period(
     State(st): State<AppState>,
     Path(id): Path<String>,
@@ -526,20 +526,24 @@ pub async fn events(
 }
 
 /// Query parameters as name/value pairs; a query string that cannot be
-/// decoded is 400 in the error shape. Blank values count as absent.
+/// decoded is 400 in the error shape. A blank filter counts as absent; a
+/// blank `offset` or `limit` is not a number (400).
 fn query_pairs(
     query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Vec<(String, String)>> {
-    let Query(pairs) = query.map_err(|e| {
-        ApiError(Error::invalid(
-            format!("the query string could not be read: {}", e.body_text()),
-            "Send the parameters as name=value pairs, URL-encoded.",
-        ))
-    })?;
-    Ok(pairs
-        .into_iter()
-        .filter(|(_, v)| !v.trim().is_empty())
-        .collect())
+    let pairs = crate::error::query(
+        query,
+        "Send the parameters as name=value pairs, URL-encoded.",
+    )?;
+    let mut given = Vec::with_capacity(pairs.len());
+    for (name, value) in pairs {
+        if !value.trim().is_empty() {
+            given.push((name, value));
+        } else if matches!(name.as_str(), "offset" | "limit") {
+            page_number(&name, &value)?;
+        }
+    }
+    Ok(given)
 }
 
 fn page_number(name: &str, value: &str) -> ApiResult<u32> {
@@ -555,13 +559,15 @@ fn page_number(name: &str, value: &str) -> ApiResult<u32> {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct RunSearchParams {
-    /// `passed`, `failed`, `error`, `skipped` or `pending`.
-    #[param(pattern = "^(passed|failed|error|skipped|pending)$")]
+    /// `passed`, `failed`, `error`, `skipped` or `pending`; blank for any
+    /// (as is every blank parameter).
+    #[param(pattern = "^(passed|failed|error|skipped|pending)?$")]
     pub verdict: Option<String>,
     pub scenario_id: Option<String>,
     /// Runs of the scenarios with this tag.
     pub tag: Option<String>,
     /// Rows to skip (default 0).
+    #[param(value_type = Option<u64>, maximum = 4294967295_u64)]
     pub offset: Option<u32>,
     /// Rows per page, 1 to 500 (default 100).
     #[param(minimum = 1, maximum = 500)]
@@ -598,8 +604,9 @@ pub async fn search_runs(
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SessionSearchParams {
-    /// `running`, `completed`, `failed` or `expired`.
-    #[param(pattern = "^(running|completed|failed|expired)$")]
+    /// `running`, `completed`, `failed` or `expired`; blank for any (as is
+    /// every blank parameter).
+    #[param(pattern = "^(running|completed|failed|expired)?$")]
     pub status: Option<String>,
     /// Sessions seeded from this persona.
     pub persona_id: Option<String>,
@@ -607,10 +614,11 @@ pub struct SessionSearchParams {
     pub goal_id: Option<String>,
     /// Session ids, comma separated (at most 500).
     #[param(
-        pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(,[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}){0,499}$"
+        pattern = "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(,[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}){0,499})?$"
     )]
     pub ids: Option<String>,
     /// Rows to skip (default 0).
+    #[param(value_type = Option<u64>, maximum = 4294967295_u64)]
     pub offset: Option<u32>,
     /// Rows per page, 1 to 500 (default 100).
     #[param(minimum = 1, maximum = 500)]

@@ -1537,14 +1537,8 @@ async fn runs_and_sessions_search_filter_and_page_over_http() {
     let (s, all) = app.get(&runs("")).await;
     assert_eq!(s, StatusCode::OK, "{all}");
     assert_eq!(all["total"], 3, "one run per scenario: {all}");
-    let (s, pending) = app
-        .get(&runs("?verdict=pending&scenario_id=&tag=&offset=&limit="))
-        .await;
-    assert_eq!(
-        s,
-        StatusCode::OK,
-        "blank parameters are no filter: {pending}"
-    );
+    let (s, pending) = app.get(&runs("?verdict=pending&scenario_id=&tag=")).await;
+    assert_eq!(s, StatusCode::OK, "blank filters are no filter: {pending}");
     assert_eq!(pending["total"], 3, "no scheduler runs here: all pending");
     let (_, passed) = app.get(&runs("?verdict=passed")).await;
     assert_eq!(
@@ -1570,6 +1564,8 @@ async fn runs_and_sessions_search_filter_and_page_over_http() {
 
     for bad in [
         "?verdict=green",
+        "?offset=",
+        "?limit=",
         "?limit=0",
         "?limit=501",
         "?limit=-1",

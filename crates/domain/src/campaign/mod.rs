@@ -97,6 +97,9 @@ pub const MAX_TURNS: u32 = 100;
 pub const MAX_INTERVAL_MINUTES: f64 = 10_080.0;
 /// The longest window, in hours of campaign time (a year).
 pub const MAX_DURATION_HOURS: f64 = 8760.0;
+/// The shortest window, in hours of campaign time (36 seconds): even at
+/// the largest time scale it lasts a few real milliseconds.
+pub const MIN_DURATION_HOURS: f64 = 0.01;
 /// The largest time scale of the accelerated line.
 pub const MAX_TIME_SCALE: f64 = 10_000.0;
 /// The most rounds a plan entry may ask.
@@ -210,6 +213,7 @@ pub fn real_time(start: DateTime<Utc>, time_scale: f64, offset: Duration) -> Dat
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CreateCampaign {
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
     pub name: String,
     pub target_id: TargetId,
     /// Shorthand for a plan that runs each scenario once, spread evenly.
@@ -223,11 +227,14 @@ pub struct CreateCampaign {
     /// Real end of the window; or give `duration_hours`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_end: Option<DateTime<Utc>>,
-    /// Window length in campaign time.
+    /// Window length in campaign time: from 0.01 (36 seconds) to 8760 (a
+    /// year).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 0.01, maximum = 8760.0)]
     pub duration_hours: Option<f64>,
-    /// 1 = formal line (real time); > 1 = accelerated line.
+    /// 1 = formal line (real time); > 1 = accelerated line (at most 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1.0, maximum = 10000.0)]
     pub time_scale: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_set: Option<SeedSet>,
@@ -289,6 +296,11 @@ mod tests {
         assert!(both.expand(t0(), Duration::days(1)).is_err());
         assert!(parse_period("5x").is_err());
         assert!(parse_period("0h").is_err());
+        // A unit of several bytes is refused, not cut in the middle.
+        assert!(parse_period("5ó").is_err());
+        assert!(parse_period("ô\u{ff5eb}ó").is_err());
+        assert!(parse_period("h").is_err());
+        assert_eq!(parse_period(" 2d ").ok(), Some(Duration::days(2)));
         let huge = Plan {
             entries: vec![PlanEntry {
                 scenario_id: "a".into(),

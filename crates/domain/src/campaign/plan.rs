@@ -43,18 +43,18 @@ pub fn parse_period(s: &str) -> Result<Duration> {
             "Write a period such as 30m, 6h or 1d.",
         )
     };
-    if s.len() < 2 {
+    // The unit is the last character, whatever its width in bytes.
+    let Some((at, unit)) = s.char_indices().last() else {
         return Err(bad());
-    }
-    let (n, unit) = s.split_at(s.len() - 1);
-    let n: i64 = n.parse().map_err(|_| bad())?;
+    };
+    let n: i64 = s[..at].parse().map_err(|_| bad())?;
     if n <= 0 {
         return Err(bad());
     }
     match unit {
-        "m" => Ok(Duration::minutes(n)),
-        "h" => Ok(Duration::hours(n)),
-        "d" => Ok(Duration::days(n)),
+        'm' => Ok(Duration::minutes(n)),
+        'h' => Ok(Duration::hours(n)),
+        'd' => Ok(Duration::days(n)),
         _ => Err(bad()),
     }
 }

@@ -760,8 +760,8 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
     let unnamed = tp.platform.submit_run_label(unnamed).await.unwrap_err();
     assert_eq!(
         unnamed.code(),
-        ErrorCode::InvalidInput,
-        "check 1 is the latency check, not a rubric"
+        ErrorCode::Conflict,
+        "check 1 is the latency check, not a rubric: the scores do not fit this run"
     );
     let mut none = run_label(next, 3);
     none.scores.clear();

@@ -387,34 +387,51 @@ async fn campaign_input_is_validated_with_clear_errors() {
         duration_hours: Some(1.0),
         ..Default::default()
     };
+    // A field the request gets wrong is INVALID_INPUT; an id that names
+    // nothing is NOT_FOUND, as it is in a path.
     let cases = [
-        CreateCampaign {
-            scenario_ids: Some(vec!["nope".into()]),
-            ..base.clone()
-        },
-        CreateCampaign {
-            target_id: TargetId(Uuid::now_v7()),
-            ..base.clone()
-        },
-        CreateCampaign {
-            duration_hours: None,
-            ..base.clone()
-        },
-        CreateCampaign {
-            time_scale: Some(0.5),
-            ..base.clone()
-        },
-        CreateCampaign {
-            name: "  ".into(),
-            ..base.clone()
-        },
+        (
+            CreateCampaign {
+                scenario_ids: Some(vec!["nope".into()]),
+                ..base.clone()
+            },
+            ErrorCode::NotFound,
+        ),
+        (
+            CreateCampaign {
+                target_id: TargetId(Uuid::now_v7()),
+                ..base.clone()
+            },
+            ErrorCode::NotFound,
+        ),
+        (
+            CreateCampaign {
+                duration_hours: None,
+                ..base.clone()
+            },
+            ErrorCode::InvalidInput,
+        ),
+        (
+            CreateCampaign {
+                time_scale: Some(0.5),
+                ..base.clone()
+            },
+            ErrorCode::InvalidInput,
+        ),
+        (
+            CreateCampaign {
+                name: "  ".into(),
+                ..base.clone()
+            },
+            ErrorCode::InvalidInput,
+        ),
     ];
-    for case in cases {
+    for (case, code) in cases {
         let err = p
             .create_campaign(case)
             .await
             .expect_err("invalid input is refused");
-        assert_eq!(err.code(), ErrorCode::InvalidInput);
+        assert_eq!(err.code(), code, "{}", err.body.message);
         assert!(
             !err.body.suggestion.is_empty(),
             "every error suggests what to do"

@@ -206,21 +206,29 @@ async fn campaign_numbers_out_of_range_are_refused_never_corrected() {
                 duration_hours: Some(-5.0),
                 ..request(target_id)
             },
-            "duration_hours must be more than 0 and at most 8760",
+            "duration_hours must be from 0.01 (36 seconds) to 8760",
         ),
         (
             CreateCampaign {
                 duration_hours: Some(0.0),
                 ..request(target_id)
             },
-            "duration_hours must be more than 0",
+            "duration_hours must be from 0.01",
+        ),
+        (
+            CreateCampaign {
+                // A window of no real time, even at the largest scale.
+                duration_hours: Some(0.005),
+                ..request(target_id)
+            },
+            "duration_hours must be from 0.01",
         ),
         (
             CreateCampaign {
                 duration_hours: Some(9000.0),
                 ..request(target_id)
             },
-            "at most 8760",
+            "to 8760 (a year)",
         ),
         (
             CreateCampaign {

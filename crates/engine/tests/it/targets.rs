@@ -293,7 +293,11 @@ async fn a_target_in_use_is_archived_and_an_unused_one_deleted() {
         })
         .await
         .expect_err("an archived target takes no new campaign");
-    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert_eq!(
+        err.code(),
+        ErrorCode::Conflict,
+        "a state refusal, not a bad field"
+    );
     assert!(err.body.message.contains("is archived"));
     assert_eq!(
         tp.platform.list_campaigns().await.expect("campaigns").len(),

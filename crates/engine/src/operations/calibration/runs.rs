@@ -66,6 +66,8 @@ pub struct RubricScore {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SubmitRunLabel {
     pub run_id: RunId,
+    /// One score per rubric check of the queue item, by its check_index.
+    #[schema(min_items = 1)]
     pub scores: Vec<RubricScore>,
     /// Who labelled (free text, optional).
     #[serde(default)]
@@ -319,6 +321,12 @@ impl Platform {
     /// for each) and reveals the judge's scores. A run is labelled once:
     /// a second label would no longer be blind.
     pub async fn submit_run_label(&self, req: SubmitRunLabel) -> Result<RunLabelRevealed> {
+        if req.scores.is_empty() {
+            return Err(Error::invalid(
+                "scores is empty",
+                "Score every rubric check the queue item lists, by its check_index.",
+            ));
+        }
         for s in &req.scores {
             if !SCALE.contains(&s.score) {
                 return Err(Error::invalid(
@@ -352,7 +360,9 @@ impl Platform {
         wanted.sort_unstable();
         given.sort_unstable();
         if given != wanted {
-            return Err(Error::invalid(
+            // The body is well formed; it does not fit this run's checks.
+            return Err(Error::new(
+                ErrorCode::Conflict,
                 format!(
                     "scores must name each rubric check of run {} once: checks {wanted:?}, got {given:?}",
                     req.run_id

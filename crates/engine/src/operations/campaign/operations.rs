@@ -23,7 +23,8 @@ impl Platform {
         }
         let target = self.get_target(req.target_id).await.map_err(|e| {
             if e.code() == ErrorCode::NotFound {
-                Error::invalid(
+                Error::new(
+                    ErrorCode::NotFound,
                     format!("target_id {} names no target", req.target_id),
                     "Create the target first (POST /api/targets) or pick one from GET /api/targets.",
                 )
@@ -32,7 +33,8 @@ impl Platform {
             }
         })?;
         if target.archived_at.is_some() {
-            return Err(Error::invalid(
+            return Err(Error::new(
+                ErrorCode::Conflict,
                 format!("target {} ({}) is archived", target.name, target.id),
                 "Pick a target in use (GET /api/targets) or create a new one.",
             ));
@@ -58,7 +60,8 @@ impl Platform {
         plan.validate()?;
         for entry in &plan.entries {
             if self.scenarios.get(&entry.scenario_id).is_none() {
-                return Err(Error::invalid(
+                return Err(Error::new(
+                    ErrorCode::NotFound,
                     format!("scenario {:?} is not loaded", entry.scenario_id),
                     "List the loaded scenarios with GET /api/scenarios and use their ids.",
                 ));
@@ -68,7 +71,9 @@ impl Platform {
         let start = req.window_start.unwrap_or(now);
         let end = match (req.window_end, req.duration_hours) {
             (Some(end), None) => end,
-            (None, Some(h)) if h.is_finite() && h > 0.0 && h <= MAX_DURATION_HOURS => {
+            (None, Some(h))
+                if h.is_finite() && (MIN_DURATION_HOURS..=MAX_DURATION_HOURS).contains(&h) =>
+            {
                 start
                     + scale(
                         Duration::milliseconds((h * 3_600_000.0) as i64),
@@ -78,7 +83,7 @@ impl Platform {
             (None, Some(h)) => {
                 return Err(Error::invalid(
                     format!(
-                        "duration_hours must be more than 0 and at most {MAX_DURATION_HOURS} (a year), got {h}"
+                        "duration_hours must be from {MIN_DURATION_HOURS} (36 seconds) to {MAX_DURATION_HOURS} (a year), got {h}"
                     ),
                     "E.g. 168 for a one-week window.",
                 ));
@@ -148,7 +153,8 @@ impl Platform {
         let mut rows = Vec::with_capacity(schedule.len());
         for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {
             let scenario = self.scenarios.get(scenario_id).ok_or_else(|| {
-                Error::invalid(
+                Error::new(
+                    ErrorCode::NotFound,
                     format!("scenario {scenario_id:?} is not loaded"),
                     "Reload the scenarios.",
                 )

@@ -255,7 +255,8 @@ pub(super) fn create_decision(
                 .iter()
                 .any(|p| p.id == s.persona_id)
             {
-                return Err(Error::invalid(
+                return Err(Error::new(
+                    ErrorCode::NotFound,
                     format!(
                         "seed_ref.persona_id {:?} is not a persona of the campaign's seed set",
                         s.persona_id
@@ -264,7 +265,8 @@ pub(super) fn create_decision(
                 ));
             }
             if !campaign.seed_set.goals.iter().any(|g| g.id == s.goal_id) {
-                return Err(Error::invalid(
+                return Err(Error::new(
+                    ErrorCode::NotFound,
                     format!(
                         "seed_ref.goal_id {:?} is not a goal of the campaign's seed set",
                         s.goal_id
