@@ -245,7 +245,7 @@ impl Store {
     ) -> Result<Vec<writer::ClaimedRow>> {
         let lease = writer::Lease {
             worker: self.worker.clone(),
-            until: now_ms + runs::RUN_LEASE.as_millis() as i64,
+            until: runs::lease_until(now_ms),
         };
         match &self.backend {
             Backend::Sqlite { writer, .. } => writer.claim(limit, now_ms, lease).await,

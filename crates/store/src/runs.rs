@@ -23,7 +23,8 @@ pub const RUN_LEASE: Duration = Duration::from_secs(30);
 /// renewals fit in one lease, so that one late renewal loses nothing.
 pub const RENEW_RUN_LEASES_EVERY: Duration = Duration::from_secs(10);
 
-fn lease_until(now: i64) -> i64 {
+/// When a lease taken or renewed at `now` (epoch ms) ends.
+pub(crate) fn lease_until(now: i64) -> i64 {
     now + RUN_LEASE.as_millis() as i64
 }
 

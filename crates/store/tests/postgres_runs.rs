@@ -450,3 +450,84 @@ async fn replies_and_audit_events_are_written() {
         .unwrap();
     assert_eq!(audits, 1);
 }
+
+/// A worker that renews its leases keeps its runs past the first lease; a
+/// renewal holds only the renewing worker's runs; once the renewals stop,
+/// the runs are taken over a lease after the last one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn renewed_leases_keep_a_live_workers_runs() {
+    use agenteval_store::runs::RUN_LEASE;
+    let db = support::postgres::fresh_database().await;
+    // Opening a store migrates the database.
+    let live = Store::open_database(&db.url, Default::default())
+        .await
+        .unwrap();
+    let other = Store::open_database(&db.url, Default::default())
+        .await
+        .unwrap();
+    let pool = db.pool().await;
+    let (_, runs) = campaign(&pool, 4).await;
+    let lease = RUN_LEASE.as_millis() as i64;
+    let at = |ms: i64| Utc.timestamp_millis_opt(ms).unwrap();
+
+    let mut held: Vec<Uuid> = live
+        .claim_due_runs(2, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    held.sort();
+    assert_eq!(held, runs[..2], "the first two runs, in plan order");
+    let mut others: Vec<Uuid> = other
+        .claim_due_runs(2, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    others.sort();
+    assert_eq!(others, runs[2..]);
+
+    // Two thirds into the lease, only the live worker renews.
+    let renewed_at = 10 + lease * 2 / 3;
+    assert_eq!(
+        live.renew_run_leases(at(renewed_at)).await.unwrap(),
+        2,
+        "a renewal holds the renewing worker's runs and no other"
+    );
+    // Past the first lease: the silent worker's runs are taken over, the
+    // live worker's are not.
+    let mut taken: Vec<Uuid> = live
+        .claim_due_runs(10, 10 + lease + 1)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    taken.sort();
+    assert_eq!(
+        taken,
+        runs[2..],
+        "only the runs of the worker that did not renew are taken over"
+    );
+    assert!(
+        other
+            .claim_due_runs(10, renewed_at + lease - 1)
+            .await
+            .unwrap()
+            .is_empty(),
+        "the renewed runs are held until a lease after the renewal"
+    );
+    let retaken = other
+        .claim_due_runs(10, renewed_at + lease + 1)
+        .await
+        .unwrap();
+    let mut retaken: Vec<(Uuid, i64)> = retaken.iter().map(|r| (r.id, r.attempt)).collect();
+    retaken.sort();
+    assert_eq!(
+        retaken,
+        vec![(runs[0], 2), (runs[1], 2)],
+        "once the renewals stop, the runs are taken over, as second attempts"
+    );
+}
