@@ -24,8 +24,10 @@ use tauri::Manager;
 use tauri_specta::Event as _;
 
 /// Something changed in the platform; the UI refreshes what shows it.
+/// `None`: events may have been missed (a lagging reader, the team
+/// server's stream reconnected), so the UI refreshes everything it shows.
 #[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
-pub struct PlatformEvent(pub Event);
+pub struct PlatformEvent(pub Option<Event>);
 
 /// What start-up found, shown on the settings page.
 #[derive(Debug)]
@@ -307,11 +309,7 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     let vault = keychain::KeyVault::detect(&data_dir);
     let settings = SettingsStore::open(&data_dir, &platform.secrets, vault.clone())?;
     let emitter = app.handle().clone();
-    let emit: remote::Emit = Arc::new(move |event| {
-        if let Err(e) = PlatformEvent(event).emit(&emitter) {
-            tracing::debug!(error = %e, "could not emit event");
-        }
-    });
+    let emit: remote::Emit = Arc::new(move |event| emit_platform_event(&emitter, event));
     let team = remote::TeamServer::open(&data_dir, &platform.secrets, vault, emit)?;
     tauri::async_runtime::block_on(async { team.follow_events() });
     let current = settings.get();
@@ -357,6 +355,12 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
     Ok(())
 }
 
+fn emit_platform_event(handle: &tauri::AppHandle, event: Option<Event>) {
+    if let Err(e) = PlatformEvent(event).emit(handle) {
+        tracing::debug!(error = %e, "could not emit event");
+    }
+}
+
 async fn forward_events(
     handle: tauri::AppHandle,
     mut events: tokio::sync::broadcast::Receiver<Event>,
@@ -369,13 +373,9 @@ async fn forward_events(
                 if handle
                     .try_state::<remote::TeamServer>()
                     .is_some_and(|t| t.connection().is_some()) => {}
-            Ok(event) => {
-                if let Err(e) = PlatformEvent(event).emit(&handle) {
-                    tracing::debug!(error = %e, "could not emit event");
-                }
-            }
-            // Views refresh on the next event; a missed one only delays it.
-            Err(RecvError::Lagged(_)) => continue,
+            Ok(event) => emit_platform_event(&handle, Some(event)),
+            // Events were missed: every view refreshes.
+            Err(RecvError::Lagged(_)) => emit_platform_event(&handle, None),
             Err(RecvError::Closed) => break,
         }
     }

@@ -64,7 +64,10 @@ struct Live {
 }
 
 /// What the app does with each live event of the server.
-pub type Emit = Arc<dyn Fn(Event) + Send + Sync>;
+/// Hands the server's events to the UI; `None`: some may have been missed
+/// (the stream reconnected, or the server dropped events for this reader),
+/// so the UI refreshes everything.
+pub type Emit = Arc<dyn Fn(Option<Event>) + Send + Sync>;
 
 /// The connection to a team server, if the app has one.
 pub struct TeamServer {
@@ -304,7 +307,15 @@ impl TeamServer {
     pub fn follow_events(&self) {
         self.stop_following();
         let Some(live) = self.current() else { return };
-        let task = tokio::spawn(follow(self.http.clone(), live, self.emit.clone()));
+        let Ok(url) = endpoint(&live.base, "/api/events") else {
+            return;
+        };
+        let task = tokio::spawn(follow(
+            self.http.clone(),
+            url,
+            live.key.clone(),
+            self.emit.clone(),
+        ));
         *self.follower.lock().unwrap_or_else(|p| p.into_inner()) = Some(task);
     }
 
@@ -326,28 +337,32 @@ impl Drop for TeamServer {
     }
 }
 
-/// Reads the server's event stream until aborted, reconnecting with
-/// backoff after a drop.
-async fn follow(http: reqwest::Client, live: Arc<Live>, emit: Emit) {
+/// Reads the server's event stream at `url` until aborted, reconnecting
+/// with backoff after a drop.
+async fn follow(http: reqwest::Client, url: Url, key: String, emit: Emit) {
     let mut backoff = Duration::from_secs(1);
-    let Ok(url) = endpoint(&live.base, "/api/events") else {
-        return;
-    };
+    let mut connected_before = false;
     loop {
         let res = http
             .get(url.clone())
-            .header("X-API-Key", &live.key)
+            .header("X-API-Key", &key)
             .header(reqwest::header::ACCEPT, "text/event-stream")
             .send()
             .await;
         match res {
             Ok(res) if res.status().is_success() => {
                 backoff = Duration::from_secs(1);
+                if connected_before {
+                    // Events may have been missed while disconnected.
+                    emit(None);
+                }
+                connected_before = true;
                 let mut stream = res.bytes_stream().eventsource();
                 while let Some(Ok(message)) = stream.next().await {
-                    // `lagged` and comments carry no event of the platform.
-                    if let Ok(event) = serde_json::from_str::<Event>(&message.data) {
-                        emit(event);
+                    if message.event == "lagged" {
+                        emit(None);
+                    } else if let Ok(event) = serde_json::from_str::<Event>(&message.data) {
+                        emit(Some(event));
                     }
                 }
                 tracing::debug!("the team server's event stream ended; reconnecting");
@@ -473,7 +488,10 @@ mod tests {
     }
 
     /// The app's side: a data folder without a keychain, events into a channel.
-    fn client(dir: &Path, secrets: &Secrets) -> (TeamServer, mpsc::UnboundedReceiver<Event>) {
+    fn client(
+        dir: &Path,
+        secrets: &Secrets,
+    ) -> (TeamServer, mpsc::UnboundedReceiver<Option<Event>>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let emit: Emit = Arc::new(move |e| {
             let _ = tx.send(e);
@@ -663,7 +681,7 @@ mod tests {
             }
         }
         assert!(
-            matches!(received, Some(Event::CampaignChanged { .. })),
+            matches!(received, Some(Some(Event::CampaignChanged { .. }))),
             "the server's event reached the app: {received:?}"
         );
         team.disconnect().expect("disconnect");
@@ -681,5 +699,69 @@ mod tests {
             events.try_recv().is_err(),
             "nothing is forwarded after disconnecting"
         );
+    }
+
+    /// A stream that drops and comes back, or that says events were
+    /// dropped for this reader, makes the UI refresh everything (`None`).
+    #[tokio::test]
+    async fn a_reconnection_or_a_lagging_stream_asks_for_a_full_refresh() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = Url::parse(&format!(
+            "http://{}/api/events",
+            listener.local_addr().expect("addr")
+        ))
+        .expect("url");
+        let event = Event::CampaignChanged {
+            campaign_id: agenteval_engine::CampaignId(uuid::Uuid::nil()),
+        };
+        let first = format!("data: {}\n\n", serde_json::to_string(&event).expect("json"));
+        // Each connection gets its messages; the first is then closed, the
+        // second stays open.
+        let server = tokio::spawn(async move {
+            let mut open = Vec::new();
+            for body in [
+                first.as_str(),
+                "event: lagged\ndata: {\"kind\":\"lagged\",\"missed\":3}\n\n",
+            ] {
+                let (mut socket, _) = listener.accept().await.expect("accept");
+                let mut request = [0u8; 4096];
+                let n = socket.read(&mut request).await.expect("request");
+                assert!(
+                    String::from_utf8_lossy(&request[..n]).contains("x-api-key: k"),
+                    "the key is sent"
+                );
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+                socket.write_all(head.as_bytes()).await.expect("head");
+                socket.write_all(body.as_bytes()).await.expect("body");
+                open.push(socket);
+                if open.len() == 1 {
+                    open.clear();
+                }
+            }
+            open
+        });
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let emit: Emit = Arc::new(move |e| {
+            let _ = tx.send(e);
+        });
+        let follower = tokio::spawn(follow(reqwest::Client::new(), url, "k".into(), emit));
+        let mut next = async || {
+            tokio::time::timeout(Duration::from_secs(10), rx.recv())
+                .await
+                .expect("in time")
+                .expect("an event")
+        };
+        assert_eq!(next().await, Some(event), "the event itself");
+        assert_eq!(next().await, None, "reconnected: refresh everything");
+        assert_eq!(
+            next().await,
+            None,
+            "the server dropped events: refresh everything"
+        );
+        follower.abort();
+        let _still_open = server.await.expect("server");
     }
 }

@@ -1163,8 +1163,12 @@ export type PlanEntry = {
 	at?: string | null,
 };
 
-/**  Something changed in the platform; the UI refreshes what shows it. */
-export type PlatformEvent = Event;
+/**
+ *  Something changed in the platform; the UI refreshes what shows it.
+ *  `None`: events may have been missed (a lagging reader, the team
+ *  server's stream reconnected), so the UI refreshes everything it shows.
+ */
+export type PlatformEvent = Event | null;
 
 /**
  *  Who played the user in a session: a person typing in the app, an
