@@ -118,25 +118,44 @@ impl Store {
     /// lease.
     pub async fn take_lease(
         &self,
-        name: &'static str,
+        name: &str,
         now: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<bool> {
         let (now, until) = (to_ms(now), to_ms(until));
         let worker = self.worker.clone();
+        let name = name.to_string();
+        let named = name.clone();
         self.write(move |c| {
             c.row(
                 "INSERT INTO leases (name, holder, until) VALUES (?, ?, ?)
                  ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until = excluded.until
                  WHERE leases.until <= ? OR leases.holder = excluded.holder
                  RETURNING holder",
-                args![name, &*worker, until, now],
+                args![&*named, &*worker, until, now],
                 |_| Ok(()),
             )
         })
         .await
         .map(|taken| taken.is_some())
         .with_context(move || format!("store: taking the lease {name}"))
+    }
+
+    /// Gives up the lease `name` if this worker holds it, so that the job
+    /// it guarded is free again at once rather than when it would expire.
+    pub async fn release_lease(&self, name: &str) -> Result<()> {
+        let worker = self.worker.clone();
+        let name = name.to_string();
+        let named = name.clone();
+        self.write(move |c| {
+            c.exec(
+                "DELETE FROM leases WHERE name = ? AND holder = ?",
+                args![&*named, &*worker],
+            )
+        })
+        .await
+        .map(drop)
+        .with_context(move || format!("store: releasing the lease {name}"))
     }
 
     /// The runs of a campaign in plan order.

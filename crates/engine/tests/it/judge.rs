@@ -6,11 +6,12 @@ use crate::patrol_agent::campaign;
 use crate::support::platform;
 use agenteval_engine::campaign::Budget;
 use agenteval_engine::channel::{ChannelError, ChannelErrorKind};
+use agenteval_engine::channel::{ChatMessage, ChatReply};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, SendMessage, SessionStatus, Trigger,
 };
 use agenteval_engine::judge::{JudgeSampling, review_pending};
-use agenteval_engine::role_models::FakeChatClient;
+use agenteval_engine::role_models::{ChatClient, FakeChatClient};
 use agenteval_engine::structured::OutputMode;
 use serde_json::json;
 use uuid::Uuid;
@@ -300,4 +301,71 @@ async fn the_judge_worker_reviews_sessions_closed_after_it_started() {
         status, "done",
         "the worker reviewed the session with the heuristic judge"
     );
+}
+
+/// A judge that answers only once let go, so that a review stays in
+/// flight while another worker looks at the same session.
+struct HeldJudge {
+    inner: FakeChatClient,
+    asked: tokio::sync::Notify,
+    go: tokio::sync::Notify,
+}
+
+#[async_trait::async_trait]
+impl ChatClient for HeldJudge {
+    async fn complete(&self, messages: &[ChatMessage]) -> Result<ChatReply, ChannelError> {
+        self.asked.notify_one();
+        self.go.notified().await;
+        self.inner.complete(messages).await
+    }
+    fn model_name(&self) -> String {
+        self.inner.model_name()
+    }
+}
+
+/// Two workers of a team server on one database: while one reviews a
+/// session, the other does not ask its judge about it, and once the review
+/// is stored nobody asks again. The judge is asked once per session.
+#[tokio::test]
+async fn a_session_is_reviewed_by_one_worker_of_the_cluster() {
+    let tp = platform().await;
+    let (_, id, _) = closed_session(&tp, 1).await;
+    let other = tp.another_worker().await;
+    let held = std::sync::Arc::new(HeldJudge {
+        inner: FakeChatClient::new([JUDGE_OK]),
+        asked: tokio::sync::Notify::new(),
+        go: tokio::sync::Notify::new(),
+    });
+    let first = {
+        let (platform, held) = (tp.platform.clone(), held.clone());
+        tokio::spawn(async move {
+            review_pending(&platform, Some(&*held), JudgeSampling::default()).await
+        })
+    };
+    held.asked.notified().await;
+    let second = FakeChatClient::new([JUDGE_OK]);
+    assert_eq!(
+        review_pending(&other, Some(&second), JudgeSampling::default())
+            .await
+            .unwrap(),
+        0,
+        "the session under review is left to the worker reviewing it"
+    );
+    assert!(second.prompts().is_empty(), "the other judge was not asked");
+    held.go.notify_one();
+    assert_eq!(first.await.unwrap().unwrap(), 1);
+    assert_eq!(held.inner.prompts().len(), 1);
+    let s = other
+        .get_session(agenteval_engine::SessionId(id))
+        .await
+        .unwrap();
+    assert_eq!(s.judge_status, "done");
+    assert_eq!(
+        review_pending(&other, Some(&second), JudgeSampling::default())
+            .await
+            .unwrap(),
+        0,
+        "a stored review is not asked for again"
+    );
+    assert!(second.prompts().is_empty());
 }

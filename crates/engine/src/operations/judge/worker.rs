@@ -16,10 +16,42 @@ pub async fn load_session(
         .ok_or_else(|| crate::Error::not_found("session", session_id))
 }
 
+/// How long a worker may take over one review (the judge's retries
+/// included) before another worker of the cluster may review the session
+/// instead: a worker that died mid-review loses the session after this.
+pub const JUDGE_LEASE: chrono::Duration = chrono::Duration::minutes(10);
+
 /// Reviews one session whose judge review is pending and stores the
 /// result; returns `None` when it was not pending (already reviewed, or
-/// never closed). A model failure is stored as a `failed` review.
+/// never closed) or another worker sharing the database is reviewing it (it
+/// holds the session's lease: the judge is asked once per session across
+/// the cluster). A model failure is stored as a `failed` review.
 pub async fn review_session(
+    platform: &Platform,
+    session_id: SessionId,
+    judge: Option<&dyn ChatClient>,
+    sampling: JudgeSampling,
+) -> Result<Option<JudgeReview>> {
+    let lease = format!("judge:{session_id}");
+    let now = platform.clock.now();
+    if !platform
+        .store
+        .take_lease(&lease, now, now + JUDGE_LEASE)
+        .await?
+    {
+        return Ok(None);
+    }
+    let reviewed = review_leased(platform, session_id, judge, sampling).await;
+    if let Err(e) = platform.store.release_lease(&lease).await {
+        tracing::warn!(%session_id, error = ?e, "could not release the judge's lease");
+    }
+    reviewed
+}
+
+/// [`review_session`] once this worker holds the session's lease. The
+/// status is read under the lease: a worker that reviewed the session
+/// stored its review before letting the lease go.
+async fn review_leased(
     platform: &Platform,
     session_id: SessionId,
     judge: Option<&dyn ChatClient>,
