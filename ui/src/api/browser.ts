@@ -10,6 +10,7 @@ import type { ExportFormat } from "../bindings";
 import { ApiError } from "./errors";
 import type { Answer, Transport } from "./http";
 import { sseConnector } from "./live";
+import { downloadText } from "../download";
 
 const KEY_STORAGE = "agenteval.apiKey";
 
@@ -82,14 +83,7 @@ export class BrowserTransport implements Transport {
   }
 
   async save(_path: string, format: ExportFormat, fileName: string, text: () => Promise<string>): Promise<boolean> {
-    const url = URL.createObjectURL(new Blob([await text()], { type: TYPES[format] }));
-    const a = document.createElement("a");
-    a.href = url;
-    a.download = fileName;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    downloadText(fileName, await text(), TYPES[format]);
     return true;
   }
 }

@@ -19,6 +19,7 @@ import {
 import { useState, type ComponentProps } from "react";
 import { useTranslation } from "react-i18next";
 import type { Campaign } from "../../api";
+import { downloadText } from "../../download";
 import {
   goalDraft,
   newGoal,
@@ -54,16 +55,6 @@ function ExtraFields({ extra }: { extra: Record<string, unknown> }) {
   );
 }
 
-function download(name: string, text: string, type: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement("a");
-  a.href = url;
-  a.download = name;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 /** Personas and goals with every field the virtual user reads. */
 export function SeedSetEditor(props: {
@@ -103,7 +94,7 @@ export function SeedSetEditor(props: {
   };
 
   const exportAs = (format: SeedFormat) =>
-    download(`seed-set.${format === "json" ? "json" : "yaml"}`, seedFileText(personas, goals, format), format === "json" ? "application/json" : "application/yaml");
+    downloadText(`seed-set.${format === "json" ? "json" : "yaml"}`, seedFileText(personas, goals, format), format === "json" ? "application/json" : "application/yaml");
 
   const fromPrevious = (id: string | null) => {
     const c = props.previous?.find((x) => x.id === id);
