@@ -401,8 +401,12 @@ async fn every_guardrail_refusal_is_a_409_with_its_reason_code() {
     // Seeds.
     let c = app.campaign(no_interval()).await;
     let (s, body) = app.session(&c, "p-nobody", "g-email").await;
-    assert_eq!(s, StatusCode::BAD_REQUEST);
-    assert_error_shape(&body, "INVALID_INPUT");
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "a seed the campaign does not have"
+    );
+    assert_error_shape(&body, "NOT_FOUND");
     assert!(
         body["message"].as_str().unwrap_or("").contains("p-nobody"),
         "the unknown seed id is named: {body}"
@@ -1390,7 +1394,7 @@ async fn campaign_numbers_out_of_range_are_refused_over_http() {
     let cases = [
         (
             json!({"duration_hours": -5}),
-            "duration_hours must be more than 0 and at most 8760",
+            "duration_hours must be from 0.01 (36 seconds) to 8760",
         ),
         (
             json!({"time_scale": 0}),

@@ -114,7 +114,19 @@ async fn rubric_runs_are_labelled_blind_over_http_and_calibrate_the_rubric_crite
             json!({"run_id": run_id, "scores": [{"check_index": 0, "score": 3}]}),
         )
         .await;
-    assert_eq!(s, StatusCode::BAD_REQUEST, "check 0 is no rubric: {bad}");
+    assert_eq!(
+        s,
+        StatusCode::CONFLICT,
+        "check 0 is no rubric of this run: {bad}"
+    );
+    assert_error_shape(&bad, "CONFLICT");
+    let (s, bad) = app
+        .post(
+            "/api/judge-run-labels",
+            json!({"run_id": run_id, "scores": []}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "no score at all: {bad}");
     assert_error_shape(&bad, "INVALID_INPUT");
     let (s, bad) = app
         .post(
