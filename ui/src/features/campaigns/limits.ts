@@ -5,8 +5,7 @@
 export type Range = { min: number; max: number; minExclusive?: boolean; integer?: boolean };
 
 export const LIMITS = {
-  /** From 36 seconds of campaign time to a year. */
-  durationHours: { min: 0.01, max: 8760 },
+  durationHours: { min: 0, max: 8760, minExclusive: true },
   /** The accelerated line is any time scale above 1. */
   timeScale: { min: 1, max: 10000, minExclusive: true },
   maxSessions: { min: 1, max: 1000, integer: true },
