@@ -487,6 +487,33 @@ mod tests {
         platform.create_api_key(req, "test").await.expect("key").key
     }
 
+    /// A team server with a key `name` of `role`, and the app's own data
+    /// folder and secrets.
+    struct Setup {
+        _server_dir: tempfile::TempDir,
+        server: Arc<Platform>,
+        url: String,
+        key: String,
+        app_dir: tempfile::TempDir,
+        secrets: Secrets,
+    }
+
+    async fn setup(name: &str, role: &str) -> Setup {
+        let server_dir = tempfile::tempdir().expect("temp dir");
+        let (server, url) = team_server(server_dir.path()).await;
+        let key = key(&server, name, role).await;
+        let app_dir = tempfile::tempdir().expect("temp dir");
+        let secrets = Secrets::open(app_dir.path()).expect("secrets");
+        Setup {
+            _server_dir: server_dir,
+            server,
+            url,
+            key,
+            app_dir,
+            secrets,
+        }
+    }
+
     /// The app's side: a data folder without a keychain, events into a channel.
     fn client(
         dir: &Path,
@@ -502,11 +529,14 @@ mod tests {
 
     #[tokio::test]
     async fn connects_with_a_known_key_only_and_works_through_it() {
-        let server_dir = tempfile::tempdir().expect("temp dir");
-        let (server, url) = team_server(server_dir.path()).await;
-        let viewer = key(&server, "manager", "viewer").await;
-        let app_dir = tempfile::tempdir().expect("temp dir");
-        let secrets = Secrets::open(app_dir.path()).expect("secrets");
+        let Setup {
+            _server_dir,
+            server,
+            url,
+            key: viewer,
+            app_dir,
+            secrets,
+        } = setup("manager", "viewer").await;
         let (team, _events) = client(app_dir.path(), &secrets);
         assert_eq!(
             team.connection(),
@@ -636,11 +666,14 @@ mod tests {
 
     #[tokio::test]
     async fn the_servers_live_events_are_forwarded_until_disconnected() {
-        let server_dir = tempfile::tempdir().expect("temp dir");
-        let (server, url) = team_server(server_dir.path()).await;
-        let editor = key(&server, "ci", "editor").await;
-        let app_dir = tempfile::tempdir().expect("temp dir");
-        let secrets = Secrets::open(app_dir.path()).expect("secrets");
+        let Setup {
+            _server_dir,
+            server,
+            url,
+            key: editor,
+            app_dir,
+            secrets,
+        } = setup("ci", "editor").await;
         let (team, mut events) = client(app_dir.path(), &secrets);
         team.connect(&secrets, &url, &editor)
             .await
