@@ -11,6 +11,9 @@ export default defineConfig({
     port: 5173,
     strictPort: true,
     proxy: { "/api": "http://127.0.0.1:8787" },
+    // The engine's message catalogue (crates/domain/locales) is read
+    // from the workspace.
+    fs: { allow: [".."] },
   },
   build: {
     outDir: "dist",

@@ -322,6 +322,7 @@ pub async fn save_export(
         message: format!("could not write {}: {e}", path.display()),
         suggestion: "Choose a folder you can write to.".into(),
         next_allowed_at: None,
+        text: None,
     })
 }
 

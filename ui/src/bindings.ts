@@ -124,10 +124,10 @@ export type Analysis = {
 	/**  True for the template analysis built without a model. */
 	offline: boolean,
 	/**  The conclusion in a few sentences. */
-	summary: string,
+	summary: Text,
 	claims: Claim[],
 	/**  Why the template was used although a model was configured. */
-	fallback_reason?: string | null,
+	fallback_reason?: Text | null,
 	/**  How the analyst model was asked for its JSON (model analyses only). */
 	output_mode?: OutputMode | null,
 	created_at: string,
@@ -168,6 +168,23 @@ export type AppInfo = {
 	/**  Where role-model and API keys are kept. */
 	key_storage: KeyStorage,
 };
+
+/**  One argument of a message. */
+export type Arg = 
+/**  A count: selects plural forms. */
+number | number | null | 
+/**
+ *  A name, an id, a figure already formatted, or quoted text: shown
+ *  as it is, never translated.
+ */
+string | 
+/**  Quoted texts, each quoted and joined as the language does. */
+string[] | 
+/**
+ *  Another message, rendered in the same language first (a slot's
+ *  label, the name of an end reason).
+ */
+Msg;
 
 /**
  *  A judged session waiting for a person's label: the conversation and
@@ -353,7 +370,7 @@ export type CheckResult = {
 	kind: string,
 	passed: boolean,
 	/**  Why it passed or failed, in plain words. */
-	detail: string,
+	detail: Text,
 	/**  The judge's 1-5 score of a `rubric` check. */
 	score?: number | null,
 	/**
@@ -365,7 +382,7 @@ export type CheckResult = {
 
 /**  One claim and the evidence behind it. */
 export type Claim = {
-	text: string,
+	text: Text,
 	run_ids?: string[],
 	session_ids?: string[],
 	turn_ids?: string[],
@@ -544,6 +561,12 @@ export type ErrorBody = {
 	suggestion: string,
 	/**  For `INTERVAL_NOT_ELAPSED`: when the next session is allowed. */
 	next_allowed_at?: string | null,
+	/**
+	 *  The message and the suggestion as catalogue messages, for a reader
+	 *  in another language; `message` and `suggestion` are them rendered
+	 *  in the request's language (English where none was asked for).
+	 */
+	text?: ErrorText | null,
 };
 
 /**
@@ -598,6 +621,12 @@ export type ErrorCode =
 export type ErrorReason = {
 	reason: string,
 	count: number,
+};
+
+/**  An error's words as catalogue messages. */
+export type ErrorText = {
+	message: Msg,
+	suggestion: Msg,
 };
 
 /**  Something that changed, for live views (desktop events, UI polling). */
@@ -743,7 +772,7 @@ export type ExportFormat =
 
 export type FailingCheck = {
 	kind: string,
-	detail: string,
+	detail: Text,
 	count: number,
 	/**  One run where it happened, for drill-down. */
 	example_run_id: RunId,
@@ -885,6 +914,12 @@ export type Issue = {
 	/**  The text as first reported. */
 	text: string,
 	/**
+	 *  The issue in one phrasing per language, when it is one of the
+	 *  built-in virtual user's (a count it carries is a parameter, so one
+	 *  issue is one line); `None` for free text, shown as written.
+	 */
+	msg?: Msg | null,
+	/**
 	 *  Every distinct phrasing reported (e.g. in English and Chinese), in
 	 *  the order first seen; at most [`ISSUE_TEXTS_LISTED`].
 	 */
@@ -931,8 +966,8 @@ export type JudgeFinding = {
 	/**  As the judge wrote it, e.g. `poor`, `fair`, `good`. */
 	severity: string,
 	dimension: string | null,
-	text: string,
-	evidence: string | null,
+	text: Text,
+	evidence: Text | null,
 	/**  The round (1-based user turn) the finding refers to, when known. */
 	turn: number | null,
 };
@@ -1040,6 +1075,17 @@ export type ModelsUsed = {
 	output_modes?: RoleOutputModes,
 };
 
+/**
+ *  A sentence of the engine: a catalogue key and its arguments.
+ * 
+ *  Serialized as `{key, args}`; inside a [`scope`] (an HTTP response in
+ *  the request's language) also with `text`, the message rendered.
+ */
+export type Msg = {
+	key: string,
+	args?: { [key in string]: Arg },
+};
+
 /**  How a role model was asked for its JSON answer. */
 export type OutputMode = 
 /**  `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`. */
@@ -1112,9 +1158,9 @@ export type PeriodDelta = {
 	flip_rate: number | null,
 	flipped_scenarios: string[],
 	/**  Warnings such as a different target, user or judge model. */
-	warnings: string[],
+	warnings: Text[],
 	/**  One sentence in plain words. */
-	verdict: string,
+	verdict: Text,
 };
 
 /**
@@ -1629,6 +1675,13 @@ export type TargetRemoval = {
 	id: TargetId,
 	outcome: RemovalOutcome,
 };
+
+/**
+ *  Words shown to a reader: a message of the catalogue, or text somebody
+ *  wrote (a model, a person; or a sentence stored before messages
+ *  existed), shown as written.
+ */
+export type Text = Msg | string;
 
 /**  A slice of the window in campaign time, for the pass-rate chart. */
 export type TimelinePoint = {

@@ -52,7 +52,10 @@ pub fn main(a: &str, b: &str, data_dir: Option<PathBuf>) -> ExitCode {
         eprintln!("error: nothing to compare");
         return ExitCode::from(exit::USAGE);
     };
-    println!("  change:   {}", p.verdict);
+    println!(
+        "  change:   {}",
+        p.verdict.render(agenteval_engine::Lang::En)
+    );
     if let Some(f) = p.flip_rate {
         println!(
             "  flips:    {} of the common scenarios changed their majority verdict{}",
@@ -71,7 +74,7 @@ pub fn main(a: &str, b: &str, data_dir: Option<PathBuf>) -> ExitCode {
         );
     }
     for w in &p.warnings {
-        println!("  warning:  {w}");
+        println!("  warning:  {}", w.render(agenteval_engine::Lang::En));
     }
     for n in &notes {
         println!("  note:     {n}");

@@ -4,6 +4,7 @@
 //! status in one place and the desktop shell passes the same body to the UI.
 //! Internal details (SQL errors, I/O) are logged, never shown to the user.
 
+use crate::i18n::{Lang, Msg};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +109,29 @@ pub struct ErrorBody {
     /// For `INTERVAL_NOT_ELAPSED`: when the next session is allowed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_allowed_at: Option<DateTime<Utc>>,
+    /// The message and the suggestion as catalogue messages, for a reader
+    /// in another language; `message` and `suggestion` are them rendered
+    /// in the request's language (English where none was asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<ErrorText>,
+}
+
+/// An error's words as catalogue messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ErrorText {
+    pub message: Msg,
+    pub suggestion: Msg,
+}
+
+impl ErrorBody {
+    /// The body with its message and suggestion in `lang`.
+    pub fn in_lang(mut self, lang: Lang) -> Self {
+        if let Some(t) = &self.text {
+            self.message = t.message.render(lang);
+            self.suggestion = t.suggestion.render(lang);
+        }
+        self
+    }
 }
 
 /// The engine's error: a user-facing body plus, for internal faults, the
@@ -132,20 +156,39 @@ impl Error {
                 message: message.into(),
                 suggestion: suggestion.into(),
                 next_allowed_at: None,
+                text: None,
             },
             cause: None,
         }
+    }
+
+    /// An error whose words are catalogue messages, rendered in the
+    /// reader's language.
+    pub fn msg(code: ErrorCode, message: Msg, suggestion: Msg) -> Self {
+        let mut e = Self::new(code, message.render(Lang::En), suggestion.render(Lang::En));
+        e.body.text = Some(ErrorText {
+            message,
+            suggestion,
+        });
+        e
     }
 
     pub fn invalid(message: impl Into<String>, suggestion: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidInput, message, suggestion)
     }
 
+    /// `what` names the kind of thing (`campaign`, `session`, ...): an
+    /// `error-thing-<what>` message of the catalogue.
     pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {
-        Self::new(
+        let thing = Msg::name("error-thing", what);
+        Self::msg(
             ErrorCode::NotFound,
-            format!("{what} {id} does not exist"),
-            format!("List the existing {what}s and use one of their ids."),
+            crate::msg!(
+                "error-not-found",
+                thing = thing.clone(),
+                id = id.to_string()
+            ),
+            crate::msg!("error-not-found-suggestion", thing = thing),
         )
     }
 
@@ -158,6 +201,10 @@ impl Error {
                 message: "an internal error occurred".into(),
                 suggestion: "Retry; if it persists, see the log for details.".into(),
                 next_allowed_at: None,
+                text: Some(ErrorText {
+                    message: crate::msg!("error-internal"),
+                    suggestion: crate::msg!("error-internal-suggestion"),
+                }),
             },
             cause: Some(cause.into()),
         }

@@ -2,6 +2,7 @@
 //! findings, coverage, simulator faults; and what the aggregation reads of
 //! a session or of a tally row of like sessions.
 
+use crate::i18n::{Msg, Text};
 use crate::ids::SessionId;
 use crate::session::{
     EndReason, ExperienceRecord, SeedRef, SessionStatus, SimulatorFault, Trigger,
@@ -98,6 +99,11 @@ pub struct Issue {
     pub key: String,
     /// The text as first reported.
     pub text: String,
+    /// The issue in one phrasing per language, when it is one of the
+    /// built-in virtual user's (a count it carries is a parameter, so one
+    /// issue is one line); `None` for free text, shown as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub msg: Option<Msg>,
     /// Every distinct phrasing reported (e.g. in English and Chinese), in
     /// the order first seen; at most [`ISSUE_TEXTS_LISTED`].
     pub texts: Vec<String>,
@@ -131,8 +137,8 @@ pub struct JudgeFinding {
     /// As the judge wrote it, e.g. `poor`, `fair`, `good`.
     pub severity: String,
     pub dimension: Option<String>,
-    pub text: String,
-    pub evidence: Option<String>,
+    pub text: Text,
+    pub evidence: Option<Text>,
     /// The round (1-based user turn) the finding refers to, when known.
     pub turn: Option<u32>,
 }

@@ -2,6 +2,7 @@
 //! findings, the virtual user's check, the sample it saw; and the session
 //! as the judge reads it, in rounds.
 
+use crate::i18n::Text;
 use crate::models::OutputMode;
 pub use crate::run::JudgeMethod;
 use serde::{Deserialize, Serialize};
@@ -14,7 +15,7 @@ pub struct DimensionScore {
     /// 1 (poor) to 5 (excellent). For hallucination, 5 = nothing invented.
     pub score: u8,
     /// Quoted evidence from the conversation behind the score.
-    pub evidence: String,
+    pub evidence: Text,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -64,7 +65,7 @@ pub struct JudgeFinding {
     pub severity: Option<Grade>,
     /// `attitude`, `professionalism`, `hallucination` or `simulator`.
     pub dimension: String,
-    pub text: String,
+    pub text: Text,
     /// The round (1-based user turn) it refers to, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,

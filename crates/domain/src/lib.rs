@@ -12,6 +12,7 @@ pub mod chat;
 pub mod clock;
 pub mod error;
 pub mod findings;
+pub mod i18n;
 pub mod ids;
 pub mod issue_keys;
 pub mod judge;
@@ -28,4 +29,5 @@ pub mod target;
 pub mod text;
 
 pub use error::{Error, ErrorBody, ErrorCode, Result};
+pub use i18n::{Lang, Msg, Text};
 pub use ids::parse_id;

@@ -2,6 +2,7 @@
 //! models that played each role, the outcomes a comparison reads, what a
 //! report shows of a scenario.
 
+use crate::i18n::Text;
 use crate::ids::{CampaignId, RunId};
 use crate::models::OutputMode;
 use crate::run::Verdict;
@@ -15,7 +16,7 @@ use uuid::Uuid;
     Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
 pub struct Claim {
-    pub text: String,
+    pub text: Text,
     #[serde(default)]
     pub run_ids: Vec<String>,
     #[serde(default)]
@@ -33,11 +34,11 @@ pub struct Analysis {
     /// True for the template analysis built without a model.
     pub offline: bool,
     /// The conclusion in a few sentences.
-    pub summary: String,
+    pub summary: Text,
     pub claims: Vec<Claim>,
     /// Why the template was used although a model was configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback_reason: Option<String>,
+    pub fallback_reason: Option<Text>,
     /// How the analyst model was asked for its JSON (model analyses only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_mode: Option<OutputMode>,
@@ -129,7 +130,7 @@ pub struct ScenarioStat {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct FailingCheck {
     pub kind: String,
-    pub detail: String,
+    pub detail: Text,
     pub count: u32,
     /// One run where it happened, for drill-down.
     pub example_run_id: RunId,

@@ -2,6 +2,7 @@
 //! checks' results, its figures and its verdict.
 
 use crate::chat::ToolCall;
+use crate::i18n::Text;
 use crate::ids::{CampaignId, RunId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -15,7 +16,7 @@ pub struct CheckResult {
     pub kind: String,
     pub passed: bool,
     /// Why it passed or failed, in plain words.
-    pub detail: String,
+    pub detail: Text,
     /// The judge's 1-5 score of a `rubric` check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<u8>,

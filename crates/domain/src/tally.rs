@@ -100,7 +100,8 @@ pub struct RunOutcome {
     pub scenario_id: Arc<str>,
     pub offset_ms: i64,
     pub sums: RunSums,
-    /// (check kind, detail) of each failed check.
+    /// (check kind, detail) of each failed check, the detail as
+    /// [`crate::i18n::Text::to_key`].
     pub failing: Vec<(String, String)>,
     /// The latencies of the target's replies, when the caller knows them
     /// all; otherwise they are read from the stored turns.
@@ -124,7 +125,7 @@ impl RunOutcome {
             failing: checks
                 .into_iter()
                 .filter(|c| !c.passed)
-                .map(|c| (c.kind, c.detail))
+                .map(|c| (c.kind, c.detail.to_key()))
                 .collect(),
             latencies,
         }

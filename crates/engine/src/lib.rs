@@ -22,7 +22,7 @@ pub mod runtime;
 
 /// The domain types, the error and the clock, from their own crate (the
 /// lowest layer), under the paths the engine has always used.
-pub use agenteval_domain::{self as domain, clock, error, text};
+pub use agenteval_domain::{self as domain, clock, error, i18n, msg, text};
 /// The store, the only code with SQL, from its own crate (over the domain
 /// alone), under the path the engine has always used.
 pub use agenteval_store::{self as store, secrets};
@@ -37,4 +37,5 @@ pub use reporting::{analysis, comparison, export, findings, report};
 
 pub use domain::ids::{CampaignId, RunId, SessionId, TargetId};
 pub use error::{Error, ErrorBody, ErrorCode, Result};
+pub use i18n::{Lang, Msg, Text};
 pub use platform::{DATABASE_URL_ENV, Event, Platform};

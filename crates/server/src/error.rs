@@ -48,7 +48,8 @@ impl IntoResponse for ApiError {
             // The cause stays in the log; the client sees the generic body.
             tracing::error!(error = ?cause, code = %code, "request failed");
         }
-        let mut response = (status_of(code), Json(self.0.body)).into_response();
+        let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
+        let mut response = (status_of(code), Json(self.0.body.in_lang(lang))).into_response();
         // Read back by the audit layer to record the outcome.
         response.extensions_mut().insert(code);
         response
@@ -199,6 +200,7 @@ pub async fn method_not_allowed() -> Response {
         message: "method not allowed on this route".into(),
         suggestion: "See GET /api/openapi.json for the methods of each route.".into(),
         next_allowed_at: None,
+        text: None,
     };
     (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
 }

@@ -18,7 +18,7 @@ pub mod routes;
 use agenteval_engine::keys::Caller;
 pub use agenteval_engine::keys::SERVER_KEY_NAME;
 use agenteval_engine::runtime::PatrolControl;
-use agenteval_engine::{Error, ErrorCode, Platform};
+use agenteval_engine::{Error, ErrorCode, Lang, Platform, i18n};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method};
@@ -166,8 +166,41 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .method_not_allowed_fallback(error::method_not_allowed)
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(middleware::from_fn(in_reader_language))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Answers in the reader's language: `?lang=zh|en`, else the first of
+/// `Accept-Language` the catalogue has, else English. Every message the
+/// answer holds carries its `text` in that language, and an error its
+/// `message` and `suggestion`. An unknown `lang` is 400.
+async fn in_reader_language(req: Request, next: Next) -> Response {
+    let asked = req.uri().query().and_then(|q| {
+        url::form_urlencoded::parse(q.as_bytes())
+            .find(|(k, _)| k == "lang")
+            .map(|(_, v)| v.into_owned())
+    });
+    let lang = match asked {
+        Some(v) => match Lang::parse(&v) {
+            Some(lang) if !v.trim().is_empty() => lang,
+            _ => {
+                let e = Error::msg(
+                    ErrorCode::InvalidInput,
+                    agenteval_engine::msg!("error-unknown-language", lang = v),
+                    agenteval_engine::msg!("error-unknown-language-suggestion"),
+                );
+                return error::ApiError(e).into_response();
+            }
+        },
+        None => req
+            .headers()
+            .get(axum::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(Lang::from_accept_language)
+            .unwrap_or_default(),
+    };
+    i18n::scope(lang, next.run(req)).await
 }
 
 /// Recognises the caller by its `X-API-Key`, refuses what its role may

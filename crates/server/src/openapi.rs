@@ -145,7 +145,42 @@ pub fn document() -> serde_json::Value {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
     crate::links::add(&mut doc);
     add_rules_across_fields(&mut doc);
+    add_reader_language(&mut doc);
     doc
+}
+
+/// Every operation answers in the reader's language (the server's
+/// `in_reader_language` layer): `?lang=zh|en`, else `Accept-Language`.
+fn add_reader_language(doc: &mut serde_json::Value) {
+    use serde_json::json;
+    let lang = json!({
+        "name": "lang",
+        "in": "query",
+        "required": false,
+        "description": "The language of the answer's texts (every message's `text`, an error's `message` and `suggestion`, an export); else the first of `Accept-Language` the server speaks, else English.",
+        "schema": {"type": "string", "enum": ["zh", "en"]}
+    });
+    let Some(paths) = doc.get_mut("paths").and_then(|p| p.as_object_mut()) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            if !["get", "post", "put", "delete", "patch"].contains(&method.as_str()) {
+                continue;
+            }
+            if let Some(op) = op.as_object_mut() {
+                let params = op.entry("parameters").or_insert_with(|| json!([]));
+                if let Some(list) = params.as_array_mut()
+                    && !list.iter().any(|p| p["name"] == "lang")
+                {
+                    list.push(lang.clone());
+                }
+            }
+        }
+    }
 }
 
 /// What the server enforces across fields, in JSON Schema (2020-12, as

@@ -11,6 +11,7 @@ use agenteval_domain::error::{Context, Error, Result};
 use agenteval_domain::findings::{
     ISSUE_SESSIONS_LISTED, ISSUE_TEXTS_LISTED, IssueKind, JudgeFinding, SessionGroup,
 };
+use agenteval_domain::i18n::Text;
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::parse_id;
 use agenteval_domain::session::{EndReason, Trigger};
@@ -183,8 +184,11 @@ impl Read<'_> {
                         session_id: parse_id(row.text("session_id")?.unwrap_or_default())?,
                         severity: row.get("severity")?,
                         dimension: row.get("dimension")?,
-                        text: row.get("text")?,
-                        evidence: row.get("evidence")?,
+                        // A message is kept as its JSON (Text::to_key).
+                        text: Text::from_key(&row.get::<String>("text")?),
+                        evidence: row
+                            .get::<Option<String>>("evidence")?
+                            .map(|e| Text::from_key(&e)),
                         turn: row
                             .get::<Option<i64>>("turn")?
                             .map(u32::try_from)

@@ -1,10 +1,12 @@
-import type { ErrorBody, ErrorCode } from "../bindings";
+import type { ErrorBody, ErrorCode, ErrorText, Msg } from "../bindings";
 
 /** Every failure the backend reports, in its `{code, message, suggestion}` shape. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly suggestion: string;
   readonly nextAllowedAt: string | null;
+  /** The message and suggestion as catalogue messages, to render in the UI's language. */
+  readonly text: ErrorText | null;
 
   constructor(body: ErrorBody) {
     super(body.message);
@@ -12,6 +14,7 @@ export class ApiError extends Error {
     this.code = body.code;
     this.suggestion = body.suggestion;
     this.nextAllowedAt = body.next_allowed_at ?? null;
+    this.text = body.text ?? null;
   }
 }
 
@@ -48,13 +51,26 @@ export function toErrorBody(v: unknown): ErrorBody | null {
   const message: unknown = Reflect.get(v, "message");
   const suggestion: unknown = Reflect.get(v, "suggestion");
   const next: unknown = Reflect.get(v, "next_allowed_at");
+  const text: unknown = Reflect.get(v, "text");
   if (typeof message !== "string") return null;
   return {
     code: isErrorCode(code) ? code : "INTERNAL",
     message,
     suggestion: typeof suggestion === "string" ? suggestion : "",
     next_allowed_at: typeof next === "string" ? next : null,
+    text: toErrorText(text),
   };
+}
+
+function isMsg(v: unknown): v is Msg {
+  return typeof v === "object" && v !== null && typeof Reflect.get(v, "key") === "string";
+}
+
+function toErrorText(v: unknown): ErrorText | null {
+  if (typeof v !== "object" || v === null) return null;
+  const message: unknown = Reflect.get(v, "message");
+  const suggestion: unknown = Reflect.get(v, "suggestion");
+  return isMsg(message) && isMsg(suggestion) ? { message, suggestion } : null;
 }
 
 /** Any thrown value as an ApiError (transport failures included). */

@@ -71,6 +71,9 @@ export type {
   Settings,
   Target,
   TargetProbe,
+  Arg,
+  Msg,
+  Text,
 } from "../bindings";
 
 function inTauri(): boolean {

@@ -84,10 +84,13 @@ pub fn scenario_results(fixed: &FixedSummary) -> Vec<ScenarioResult> {
                 failed: f,
                 errors: s.tally.errors,
                 outcome,
-                first_failure: s
-                    .failing_checks
-                    .first()
-                    .map(|c| format!("{}: {}", c.kind, c.detail)),
+                first_failure: s.failing_checks.first().map(|c| {
+                    format!(
+                        "{}: {}",
+                        c.kind,
+                        c.detail.render(agenteval_engine::Lang::En)
+                    )
+                }),
             }
         })
         .collect()

@@ -488,7 +488,7 @@ fn print_comparison(
         b.campaign.name,
         pct(p.pass_rate),
         pct(cmp.pass_rate),
-        p.verdict
+        p.verdict.render(agenteval_engine::Lang::En)
     );
     if !p.flipped_scenarios.is_empty() {
         println!(
@@ -503,7 +503,7 @@ fn print_comparison(
         );
     }
     for w in &p.warnings {
-        println!("    warning: {w}");
+        println!("    warning: {}", w.render(agenteval_engine::Lang::En));
     }
     for n in notes {
         println!("    note: {n}");

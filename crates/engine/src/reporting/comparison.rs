@@ -7,6 +7,7 @@
 use crate::campaign::Campaign;
 use crate::domain::ids::CampaignId;
 use crate::error::Result;
+use crate::i18n::Text;
 use crate::platform::Platform;
 use crate::role_models::Role;
 use crate::structured::OutputMode;
@@ -48,9 +49,9 @@ pub struct PeriodDelta {
     pub flip_rate: Option<f64>,
     pub flipped_scenarios: Vec<String>,
     /// Warnings such as a different target, user or judge model.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Text>,
     /// One sentence in plain words.
-    pub verdict: String,
+    pub verdict: Text,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -218,8 +219,8 @@ pub fn compare(
                 within_noise,
                 flip_rate,
                 flipped_scenarios,
-                warnings,
-                verdict,
+                warnings: warnings.into_iter().map(Into::into).collect(),
+                verdict: verdict.into(),
             }
         })
         .collect();
@@ -419,7 +420,7 @@ mod tests {
         assert_eq!(p.delta, Some(0.0));
         assert!(p.within_noise, "identical outcomes are within noise");
         assert!(
-            p.verdict.contains("within noise"),
+            p.verdict.to_string().contains("within noise"),
             "said in plain words: {}",
             p.verdict
         );
@@ -429,7 +430,7 @@ mod tests {
             "only the judge differs: {:?}",
             p.warnings
         );
-        assert!(p.warnings[0].contains("judge"));
+        assert!(p.warnings[0].to_string().contains("judge"));
     }
 
     #[test]

@@ -221,7 +221,7 @@ impl FixedAcc {
                     .into_iter()
                     .map(|((kind, detail), (count, example_run_id))| FailingCheck {
                         kind,
-                        detail,
+                        detail: crate::i18n::Text::from_key(&detail),
                         count,
                         example_run_id,
                     })
@@ -315,7 +315,7 @@ fn from_runs(read: &Read<'_>, campaign: &Campaign, since: DateTime<Utc>) -> Resu
             return;
         }
         for c in run.checks.iter().filter(|c| !c.passed) {
-            acc.failing_check(run.scenario_id, &c.kind, &c.detail, 1, run.id);
+            acc.failing_check(run.scenario_id, &c.kind, &c.detail.to_key(), 1, run.id);
         }
         if verdict == Verdict::Error {
             let reason = reason_kind(run.error_reason).to_string();

@@ -95,7 +95,11 @@ async fn contains_is_case_insensitive_by_default_and_supports_any() {
     };
     let res = run_one(strict, &r).await;
     assert!(!res.passed, "case-sensitive must not match ORDER");
-    assert!(res.detail.contains("does not contain"), "{}", res.detail);
+    assert!(
+        res.detail.to_string().contains("does not contain"),
+        "{}",
+        res.detail
+    );
     let any = Check::Contains {
         value: None,
         any: vec!["refund".into(), "shipped".into()],
@@ -110,7 +114,7 @@ async fn contains_is_case_insensitive_by_default_and_supports_any() {
     let res = run_one(none, &r).await;
     assert!(!res.passed);
     assert!(
-        res.detail.contains("refund") && res.detail.contains("cancel"),
+        res.detail.to_string().contains("refund") && res.detail.to_string().contains("cancel"),
         "{}",
         res.detail
     );
@@ -130,7 +134,7 @@ async fn not_contains_names_the_forbidden_text() {
     );
     let res = run_one(check, &reply("I PROMISE it arrives today.")).await;
     assert!(!res.passed);
-    assert!(res.detail.contains("promise"), "{}", res.detail);
+    assert!(res.detail.to_string().contains("promise"), "{}", res.detail);
 }
 
 #[tokio::test]
@@ -140,7 +144,7 @@ async fn regex_matches_and_fails() {
     };
     let ok = run_one(check.clone(), &reply("Order ORD-12345 shipped")).await;
     assert!(
-        ok.passed && ok.detail.contains("ORD-12345"),
+        ok.passed && ok.detail.to_string().contains("ORD-12345"),
         "{}",
         ok.detail
     );
@@ -161,10 +165,18 @@ async fn json_path_reads_embedded_json_and_tool_arguments() {
     )
     .await;
     assert!(!wrong.passed);
-    assert!(wrong.detail.contains("Gadget"), "{}", wrong.detail);
+    assert!(
+        wrong.detail.to_string().contains("Gadget"),
+        "{}",
+        wrong.detail
+    );
     let nothing = run_one(check, &reply("no json here")).await;
     assert!(!nothing.passed);
-    assert!(nothing.detail.contains("no JSON"), "{}", nothing.detail);
+    assert!(
+        nothing.detail.to_string().contains("no JSON"),
+        "{}",
+        nothing.detail
+    );
 
     let on_args = Check::JsonPath {
         path: "$.to[0]".into(),
@@ -193,7 +205,11 @@ async fn max_latency_compares_the_reply_latency() {
     r.latency_ms = 900;
     assert!(run_one(Check::MaxLatencyMs { ms: 1000 }, &r).await.passed);
     let res = run_one(Check::MaxLatencyMs { ms: 500 }, &r).await;
-    assert!(!res.passed && res.detail.contains("900"), "{}", res.detail);
+    assert!(
+        !res.passed && res.detail.to_string().contains("900"),
+        "{}",
+        res.detail
+    );
 }
 
 #[tokio::test]
@@ -226,17 +242,21 @@ async fn tool_called_validates_arguments_against_the_schema() {
         !res.passed,
         "invalid address and long subject break the schema"
     );
-    assert!(res.detail.contains("/to/0"), "names where: {}", res.detail);
+    assert!(
+        res.detail.to_string().contains("/to/0"),
+        "names where: {}",
+        res.detail
+    );
     let other = with_call("", "create_event", json!({}));
     let res = run_one(check.clone(), &other).await;
     assert!(
-        !res.passed && res.detail.contains("create_event"),
+        !res.passed && res.detail.to_string().contains("create_event"),
         "{}",
         res.detail
     );
     let res = run_one(check, &reply("Email sent!")).await;
     assert!(
-        !res.passed && res.detail.contains("no tool call"),
+        !res.passed && res.detail.to_string().contains("no tool call"),
         "{}",
         res.detail
     );
@@ -265,7 +285,7 @@ async fn asks_clarification_needs_a_question_the_field_and_no_action() {
     assert!(!res.passed, "asks about something else, not the recipient");
     let res = run_one(to.clone(), &reply("Email sent to the team.")).await;
     assert!(
-        !res.passed && res.detail.contains("asks nothing"),
+        !res.passed && res.detail.to_string().contains("asks nothing"),
         "{}",
         res.detail
     );
@@ -311,11 +331,15 @@ async fn number_gate_accepts_given_numbers_in_any_notation() {
     .await;
     assert!(!bad.passed);
     assert!(
-        bad.detail.contains("8.3%") && bad.detail.contains("15%"),
+        bad.detail.to_string().contains("8.3%") && bad.detail.to_string().contains("15%"),
         "names each unverified number: {}",
         bad.detail
     );
-    assert!(!bad.detail.contains("1,200.50"), "{}", bad.detail);
+    assert!(
+        !bad.detail.to_string().contains("1,200.50"),
+        "{}",
+        bad.detail
+    );
     let cjk = run_one_with(
         check.clone(),
         &s,
@@ -361,7 +385,11 @@ async fn rubric_without_judge_uses_a_labelled_heuristic() {
     )
     .await;
     assert!(good.passed, "{}", good.detail);
-    assert!(good.detail.contains("offline heuristic"), "{}", good.detail);
+    assert!(
+        good.detail.to_string().contains("offline heuristic"),
+        "{}",
+        good.detail
+    );
     assert_eq!(
         (good.score, good.judged_by),
         (Some(4), Some(JudgeMethod::Heuristic)),
@@ -427,7 +455,11 @@ async fn rubric_with_judge_parses_its_score() {
     )
     .await;
     assert!(res.passed, "{}", res.detail);
-    assert!(res.detail.contains("judge scored 5/5"), "{}", res.detail);
+    assert!(
+        res.detail.to_string().contains("judge scored 5/5"),
+        "{}",
+        res.detail
+    );
     assert_eq!(
         (res.score, res.judged_by),
         (Some(5), Some(JudgeMethod::Model))
@@ -448,7 +480,7 @@ async fn rubric_with_judge_parses_its_score() {
     )
     .await;
     assert!(
-        !res.passed && res.detail.contains("terse"),
+        !res.passed && res.detail.to_string().contains("terse"),
         "{}",
         res.detail
     );
@@ -459,7 +491,7 @@ async fn rubric_with_judge_parses_its_score() {
     };
     let res = run_one_with(check, &scenario(&[]), "hi", &reply("Hello."), Some(&down)).await;
     assert!(
-        res.detail.contains("offline heuristic"),
+        res.detail.to_string().contains("offline heuristic"),
         "an unreachable judge falls back to the heuristic: {}",
         res.detail
     );
@@ -513,7 +545,11 @@ async fn number_gate_reads_long_sources_and_repeated_ones_alike() {
                 None,
             )
             .await;
-            assert!(!bad.passed && bad.detail.contains("4760"), "{}", bad.detail);
+            assert!(
+                !bad.passed && bad.detail.to_string().contains("4760"),
+                "{}",
+                bad.detail
+            );
         }
     }
 }

@@ -198,7 +198,7 @@ async fn a_judge_finding_is_listed_once_per_session_and_the_judge_is_named() {
     let listed: Vec<(String, String)> = f
         .findings
         .iter()
-        .map(|x| (x.dimension.clone().unwrap_or_default(), x.text.clone()))
+        .map(|x| (x.dimension.clone().unwrap_or_default(), x.text.to_string()))
         .collect();
     assert_eq!(repeats(&listed), 1, "listed once: {listed:?}");
     let mut distinct = listed.clone();
@@ -208,7 +208,11 @@ async fn a_judge_finding_is_listed_once_per_session_and_the_judge_is_named() {
     let first = f
         .findings
         .iter()
-        .find(|x| x.text.starts_with("the target repeated its previous reply"))
+        .find(|x| {
+            x.text
+                .to_string()
+                .starts_with("the target repeated its previous reply")
+        })
         .expect("the repeat");
     assert_eq!(first.turn, Some(2), "the first turn it happened is kept");
     assert_eq!(f.judge_models, vec!["heuristic"]);

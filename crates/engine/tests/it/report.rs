@@ -208,10 +208,10 @@ fn agent_text_cannot_break_the_document() {
         let mut r = fixture(nasty);
         r.target_name = nasty.to_string();
         r.fixed.per_scenario[0].title = nasty.to_string();
-        r.fixed.per_scenario[0].failing_checks[0].detail = nasty.to_string();
+        r.fixed.per_scenario[0].failing_checks[0].detail = nasty.to_string().into();
         let mut a = analysis();
-        a.summary = nasty.to_string();
-        a.claims[0].text = nasty.to_string();
+        a.summary = nasty.to_string().into();
+        a.claims[0].text = nasty.to_string().into();
         r.analysis = Some(a);
         let md = markdown(&r);
         let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();

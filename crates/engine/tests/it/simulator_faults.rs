@@ -331,7 +331,7 @@ fn the_heuristic_judge_reports_what_the_check_found() {
         review
             .findings
             .iter()
-            .any(|f| f.dimension == "simulator" && f.text.contains("5531")),
+            .any(|f| f.dimension == "simulator" && f.text.to_string().contains("5531")),
         "the finding says what was invented: {:?}",
         review.findings
     );

@@ -11,6 +11,7 @@ import { RatingForm } from "../../components/RatingForm";
 import { useLoad } from "../../components/useLoad";
 import { VerdictBadge } from "./labels";
 import { knownRuns } from "./RunsCard";
+import { useEngineText } from "../../i18n/engine";
 
 async function loadRun(campaignId: string, runId: string): Promise<Run> {
   const cached = knownRuns.get(runId);
@@ -44,6 +45,7 @@ export function RunDrawer({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const run = useLoad(() => loadRun(campaignId, runId), [campaignId, runId], (e) => e.kind === "run_finished" && e.run_id === runId);
   const r = run.data;
   const turns = useLoad(
@@ -61,7 +63,7 @@ export function RunDrawer({
     list.push(
       <Group gap={4} wrap="nowrap" align="flex-start">
         <CheckKindBadge kind={c.kind} passed={false} />
-        <Text size="xs">{c.detail}</Text>
+        <Text size="xs">{tx(c.detail)}</Text>
       </Group>,
     );
     notes.set(c.turn + 1, list);
@@ -113,7 +115,7 @@ export function RunDrawer({
                     <CheckKindBadge kind={c.kind} passed={c.passed} />
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{c.detail}</Text>
+                    <Text size="sm">{tx(c.detail)}</Text>
                   </Table.Td>
                 </Table.Tr>
               ))}

@@ -5,9 +5,11 @@ import { when } from "../../components/format";
 import { EndReasonBadge, PlayedByBadge, SessionStatusBadge, TriggerBadge } from "../../components/labels";
 import { Link } from "../../components/Link";
 import { navigate, type Route } from "../../routing";
+import { useEngineText } from "../../i18n/engine";
+import type { Text as EngineText } from "../../api";
 
 /** Where a session row leads: the session, at a round when one is known. */
-export type SessionLink = { turn: number | null; note?: string | null };
+export type SessionLink = { turn: number | null; note?: EngineText | null };
 
 /** Sessions with who played the user, status, end reason; each row opens the session. */
 export function SessionTable({
@@ -23,6 +25,7 @@ export function SessionTable({
   testId?: string;
 }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   return (
     <Table highlightOnHover verticalSpacing="xs" data-testid="session-table">
       <Table.Thead>
@@ -81,7 +84,7 @@ export function SessionTable({
                   {link.turn !== null ? (
                     <Text size="sm" data-testid="session-evidence-turn">
                       {t("ev.turnN", { n: link.turn })}
-                      {link.note ? ` · ${link.note}` : ""}
+                      {link.note ? ` · ${tx(link.note)}` : ""}
                     </Text>
                   ) : (
                     <Text size="xs" c="dimmed">

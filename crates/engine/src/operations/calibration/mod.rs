@@ -162,7 +162,7 @@ impl From<&Dimensions> for RevealedScores {
     fn from(d: &Dimensions) -> Self {
         let one = |s: &crate::judge::DimensionScore| RevealedScore {
             score: s.score,
-            evidence: s.evidence.clone(),
+            evidence: s.evidence.render(crate::i18n::Lang::En),
         };
         Self {
             attitude: one(&d.attitude),

@@ -122,8 +122,9 @@ fn judge_score(c: &CheckResult) -> Option<(u8, JudgeMethod)> {
     if let Some(score) = c.score {
         return Some((score, c.judged_by.unwrap_or(JudgeMethod::Heuristic)));
     }
-    let score = SCORED.captures(&c.detail)?[1].parse().ok()?;
-    let method = if c.detail.starts_with("judge scored") {
+    let detail = c.detail.render(crate::i18n::Lang::En);
+    let score = SCORED.captures(&detail)?[1].parse().ok()?;
+    let method = if detail.starts_with("judge scored") {
         JudgeMethod::Model
     } else {
         JudgeMethod::Heuristic
@@ -183,7 +184,7 @@ fn judged_rubrics(platform: &Platform, run: &RubricRun) -> Vec<JudgedRubric> {
             turn: c.turn,
             rubric,
             score,
-            detail: c.detail.clone(),
+            detail: c.detail.render(crate::i18n::Lang::En),
             judged_by,
         });
     }

@@ -57,7 +57,7 @@ pub async fn run_checks(
             turn: ctx.turn as u32,
             kind: check.kind().into(),
             passed,
-            detail,
+            detail: detail.into(),
             score: graded.map(|g| g.0),
             judged_by: graded.map(|g| g.1),
         });

@@ -31,7 +31,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             grade,
             severity: None,
             dimension: dimension.into(),
-            text,
+            text: text.into(),
             turn,
         })
     };
@@ -172,18 +172,21 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             } else {
                 refusals.min(2)
             }),
-            evidence: att_evidence.unwrap_or_else(|| clean("refusal")),
+            evidence: att_evidence.unwrap_or_else(|| clean("refusal")).into(),
         },
         professionalism: DimensionScore {
             score: score(empty * 2 + repeated + slow),
-            evidence: prof_evidence.unwrap_or_else(|| clean("empty, repeated or slow reply")),
+            evidence: prof_evidence
+                .unwrap_or_else(|| clean("empty, repeated or slow reply"))
+                .into(),
         },
         hallucination: DimensionScore {
             score: score(unverified.len() as u32 * 2),
             evidence: unverified
                 .first()
                 .map(|(_, _, reply)| quote(reply))
-                .unwrap_or_else(|| clean("unverified figure")),
+                .unwrap_or_else(|| clean("unverified figure"))
+                .into(),
         },
     };
 

@@ -84,7 +84,7 @@ mod tests {
         )
         .expect("an answer of the schema, in a code fence, is usable");
         assert_eq!(d.attitude.score, 4);
-        assert_eq!(d.attitude.evidence, "Sure");
+        assert_eq!(d.attitude.evidence, "Sure".into());
         assert_eq!(d.professionalism.score, 3);
         assert_eq!(d.hallucination.score, 5);
         assert_eq!(f.len(), 1);
@@ -181,18 +181,23 @@ mod tests {
             "an unverified figure lowers the score"
         );
         assert!(
-            d.hallucination.evidence.contains("37%") || d.hallucination.evidence.contains("37")
+            d.hallucination.evidence.to_string().contains("37%")
+                || d.hallucination.evidence.to_string().contains("37")
         );
         assert!(r.findings.iter().any(|f| f.dimension == "hallucination"
             && f.grade == Grade::Poor
-            && f.text.contains("37")
+            && f.text.to_string().contains("37")
             && f.turn == Some(1)));
         assert!(
             r.findings
                 .iter()
-                .any(|f| f.dimension == "attitude" && f.text.contains("refusal loop"))
+                .any(|f| f.dimension == "attitude" && f.text.to_string().contains("refusal loop"))
         );
-        assert!(r.findings.iter().any(|f| f.text.contains("repeated")));
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.text.to_string().contains("repeated"))
+        );
         assert_eq!(r.findings[0].grade, Grade::Poor, "poor findings come first");
         let sim = r.simulator.expect("simulator reviewed");
         assert!(

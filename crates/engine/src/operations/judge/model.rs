@@ -201,7 +201,7 @@ pub(super) fn parse_dimension(v: &Value, name: &str) -> Result<DimensionScore, S
     };
     Ok(DimensionScore {
         score: score.round() as u8,
-        evidence: truncate(&evidence, 500),
+        evidence: truncate(&evidence, 500).into(),
     })
 }
 
@@ -251,7 +251,7 @@ pub fn parse_judge_output(
                             .unwrap_or("general")
                             .trim()
                             .to_lowercase(),
-                        text: truncate(&text, 500),
+                        text: truncate(&text, 500).into(),
                         turn: f
                             .get("turn")
                             .and_then(Value::as_u64)

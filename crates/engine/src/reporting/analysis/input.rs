@@ -207,7 +207,10 @@ fn build(
                     .iter()
                     .take(2)
                     .map(|c| CheckDigest {
-                        detail: truncate(&format!("{}: {}", c.kind, c.detail), TEXT_CHARS),
+                        detail: truncate(
+                            &format!("{}: {}", c.kind, c.detail.render(crate::i18n::Lang::En)),
+                            TEXT_CHARS,
+                        ),
                         count: c.count,
                         example_run_id: c.example_run_id,
                     })
@@ -276,7 +279,7 @@ fn build(
                 .map(|f| FindingDigest {
                     severity: f.severity.clone(),
                     dimension: f.dimension.clone(),
-                    text: truncate(&f.text, TEXT_CHARS),
+                    text: truncate(&f.text.render(crate::i18n::Lang::En), TEXT_CHARS),
                     session_id: f.session_id,
                     turn: f.turn,
                 })
@@ -329,7 +332,7 @@ mod tests {
                 failing_checks: (0..5)
                     .map(|c| FailingCheck {
                         kind: "contains".into(),
-                        detail: format!("reply lacks {c} {}", "y".repeat(300)),
+                        detail: format!("reply lacks {c} {}", "y".repeat(300)).into(),
                         count: 5 - c,
                         example_run_id: RunId(id(u128::from(i) * 10 + u128::from(c))),
                     })
@@ -353,6 +356,7 @@ mod tests {
                 },
                 key: format!("k{i}"),
                 text: format!("issue {i} {}", "z".repeat(400)),
+                msg: None,
                 texts: vec![format!("issue {i}")],
                 count: 10_000 - i,
                 session_ids: (0..50)
@@ -369,8 +373,8 @@ mod tests {
                     "good".into()
                 },
                 dimension: Some("attitude".into()),
-                text: format!("finding {i} {}", "w".repeat(300)),
-                evidence: Some("q".repeat(500)),
+                text: format!("finding {i} {}", "w".repeat(300)).into(),
+                evidence: Some("q".repeat(500).into()),
                 turn: Some(i % 8 + 1),
             })
             .collect();

@@ -67,7 +67,7 @@ pub fn template_analysis(report: &CampaignReport) -> (String, Vec<Claim>) {
         let why = s
             .failing_checks
             .first()
-            .map(|c| format!(": {} ({})", c.detail, c.kind))
+            .map(|c| format!(": {} ({})", c.detail.render(crate::i18n::Lang::En), c.kind))
             .unwrap_or_default();
         claims.push(Claim {
             text: format!(
@@ -76,7 +76,8 @@ pub fn template_analysis(report: &CampaignReport) -> (String, Vec<Claim>) {
                 s.tally.failed,
                 s.tally.passed + s.tally.failed,
                 why
-            ),
+            )
+            .into(),
             run_ids,
             ..Default::default()
         });
@@ -112,7 +113,8 @@ pub fn template_analysis(report: &CampaignReport) -> (String, Vec<Claim>) {
                     })
                     .unwrap_or_default();
                 claims.push(Claim {
-                    text: format!("Virtual users ran into \"{text}\" in {count} session(s)."),
+                    text: format!("Virtual users ran into \"{text}\" in {count} session(s).")
+                        .into(),
                     session_ids,
                     ..Default::default()
                 });
@@ -240,9 +242,9 @@ impl Platform {
             campaign_id,
             model,
             offline,
-            summary,
+            summary: summary.into(),
             claims,
-            fallback_reason,
+            fallback_reason: fallback_reason.map(Into::into),
             output_mode,
             created_at: self.clock.now(),
         };

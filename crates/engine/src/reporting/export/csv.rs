@@ -102,7 +102,7 @@ pub fn runs_csv(runs: &[crate::fixed::Run]) -> String {
             .check_results
             .iter()
             .filter(|c| !c.passed)
-            .map(|c| format!("{}: {}", c.kind, c.detail))
+            .map(|c| format!("{}: {}", c.kind, c.detail.render(crate::i18n::Lang::En)))
             .collect();
         let _ = w.write_record([
             r.id.to_string(),

@@ -198,15 +198,16 @@ pub(super) fn exploration_appendix(
                 .unwrap_or_default();
             let evidence = f
                 .evidence
-                .as_deref()
+                .as_ref()
+                .map(|x| x.render(crate::i18n::Lang::En))
                 .filter(|x| !x.trim().is_empty())
-                .map(|x| format!(" — \"{}\"", escape_inline(&truncate(x, 200))))
+                .map(|x| format!(" — \"{}\"", escape_inline(&truncate(&x, 200))))
                 .unwrap_or_default();
             let _ = writeln!(
                 md,
                 "- **{}**{dim}: {}{evidence} ({})",
                 escape_inline(&f.severity),
-                escape_inline(&truncate(&f.text, 300)),
+                escape_inline(&truncate(&f.text.render(crate::i18n::Lang::En), 300)),
                 session_link(&f.session_id)
             );
         }

@@ -53,7 +53,12 @@ pub fn junit(report: &CampaignReport, runs: &[crate::fixed::Run]) -> String {
                                     .iter()
                                     .filter(|c| !c.passed)
                                     .map(|c| {
-                                        format!("turn {} {}: {}", c.turn + 1, c.kind, c.detail)
+                                        format!(
+                                            "turn {} {}: {}",
+                                            c.turn + 1,
+                                            c.kind,
+                                            c.detail.render(crate::i18n::Lang::En)
+                                        )
                                     })
                                     .collect();
                                 let message =

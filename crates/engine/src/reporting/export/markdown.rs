@@ -194,7 +194,7 @@ pub fn markdown(report: &CampaignReport) -> String {
                 escape_inline(&s.title),
                 code(&c.kind),
                 c.count,
-                escape_inline(&truncate(&c.detail, 300)),
+                escape_inline(&truncate(&c.detail.render(crate::i18n::Lang::En), 300)),
                 c.example_run_id
             );
         }
@@ -278,10 +278,18 @@ pub(super) fn analysis_appendix(md: &mut String, a: &crate::analysis::Analysis) 
     );
     if let Some(r) = &a.fallback_reason {
         let _ = writeln!(md);
-        let _ = writeln!(md, "> Note: {}", escape_inline(r));
+        let _ = writeln!(
+            md,
+            "> Note: {}",
+            escape_inline(&r.render(crate::i18n::Lang::En))
+        );
     }
     let _ = writeln!(md);
-    let _ = writeln!(md, "{}", escape_inline(&a.summary));
+    let _ = writeln!(
+        md,
+        "{}",
+        escape_inline(&a.summary.render(crate::i18n::Lang::En))
+    );
     let _ = writeln!(md);
     for c in &a.claims {
         let mut cites: Vec<String> = Vec::new();
@@ -306,7 +314,11 @@ pub(super) fn analysis_appendix(md: &mut String, a: &crate::analysis::Analysis) 
         } else {
             format!(" ({})", cites.join(", "))
         };
-        let _ = writeln!(md, "- {}{cites}", escape_inline(&c.text));
+        let _ = writeln!(
+            md,
+            "- {}{cites}",
+            escape_inline(&c.text.render(crate::i18n::Lang::En))
+        );
     }
     if !a.claims.is_empty() {
         let _ = writeln!(md);
@@ -362,7 +374,7 @@ pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::Period
             change,
             ci,
             pct(p.flip_rate),
-            escape_inline(&p.verdict)
+            escape_inline(&p.verdict.render(crate::i18n::Lang::En))
         );
     }
     let _ = writeln!(md);
@@ -372,7 +384,7 @@ pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::Period
                 md,
                 "> Warning ({}): {}",
                 escape_inline(&p.campaign_name),
-                escape_inline(w)
+                escape_inline(&w.render(crate::i18n::Lang::En))
             );
         }
         if !p.flipped_scenarios.is_empty() {

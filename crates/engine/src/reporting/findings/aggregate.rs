@@ -121,6 +121,7 @@ impl FindingsAcc {
                     kind,
                     key,
                     text: text.to_string(),
+                    msg: None,
                     texts: Vec::new(),
                     count: 0,
                     session_ids: Vec::new(),
@@ -154,7 +155,7 @@ impl FindingsAcc {
     pub(super) fn finding(&mut self, f: JudgeFinding) {
         if self
             .findings_seen
-            .insert((f.session_id.into(), f.dimension.clone(), f.text.clone()))
+            .insert((f.session_id.into(), f.dimension.clone(), f.text.to_key()))
         {
             self.f.findings.push(f);
         }

@@ -78,7 +78,7 @@ pub(super) fn review_findings(
                 session_id,
                 severity: "unrated".into(),
                 dimension: None,
-                text: s.trim().to_string(),
+                text: s.trim().into(),
                 evidence: None,
                 turn: None,
             }),
@@ -99,8 +99,8 @@ pub(super) fn review_findings(
                     severity: first_str(obj, &["severity", "grade", "level", "rating", "verdict"])
                         .unwrap_or_else(|| "unrated".into()),
                     dimension: first_str(obj, &["dimension", "category"]),
-                    text,
-                    evidence: first_str(obj, &["evidence", "quote"]),
+                    text: text.into(),
+                    evidence: first_str(obj, &["evidence", "quote"]).map(Into::into),
                     turn: obj
                         .get("turn")
                         .and_then(|t| t.as_u64())

@@ -8,6 +8,7 @@ import { num, shortId, when } from "../../../components/format";
 import { Link } from "../../../components/Link";
 import { useLoad } from "../../../components/useLoad";
 import { parseTurnId } from "./evidence";
+import { useEngineText } from "../../../i18n/engine";
 
 function Citations({ claim, campaignId, sessions }: { claim: Claim; campaignId: string; sessions: Map<string, ExplorationSession> }) {
   const { t } = useTranslation();
@@ -55,6 +56,7 @@ function Citations({ claim, campaignId, sessions }: { claim: Claim; campaignId: 
 /** The analysis: summary and claims, each claim citing the runs, sessions and turns it rests on as links. */
 export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onChanged: () => void }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const mayChange = useMayChange();
@@ -93,14 +95,14 @@ export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onC
           </Group>
           {analysis.fallback_reason && (
             <Text size="xs" c="orange">
-              {analysis.fallback_reason}
+              {tx(analysis.fallback_reason)}
             </Text>
           )}
-          <Text style={{ whiteSpace: "pre-wrap" }}>{analysis.summary}</Text>
+          <Text style={{ whiteSpace: "pre-wrap" }}>{tx(analysis.summary)}</Text>
           <List size="sm" spacing="xs">
             {analysis.claims.map((c, i) => (
               <List.Item key={i} data-testid="analysis-claim">
-                {c.text}
+                {tx(c.text)}
                 <Citations claim={c} campaignId={report.campaign.id} sessions={sessions.data ?? new Map()} />
               </List.Item>
             ))}

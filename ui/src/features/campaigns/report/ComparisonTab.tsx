@@ -4,10 +4,12 @@ import { useTranslation } from "react-i18next";
 import type { CampaignReport, ScenarioSummary } from "../../../api";
 import { num, pct, signedPct, when } from "../../../components/format";
 import { Link } from "../../../components/Link";
+import { useEngineText } from "../../../i18n/engine";
 
 /** Earlier periods: pass rates, the noise floor, and the scenarios that flipped (each opens its runs). */
 export function ComparisonTab({ report, scenarios }: { report: CampaignReport; scenarios: ScenarioSummary[] }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const cmp = report.comparison;
   const fixed = report.fixed;
   const id = report.campaign.id;
@@ -72,10 +74,10 @@ export function ComparisonTab({ report, scenarios }: { report: CampaignReport; s
                 )}
               </Table.Td>
               <Table.Td>
-                <Text size="sm">{p.verdict}</Text>
+                <Text size="sm">{tx(p.verdict)}</Text>
                 {p.warnings.map((w, i) => (
                   <Text key={i} size="xs" c="orange">
-                    {w}
+                    {tx(w)}
                   </Text>
                 ))}
                 {p.flipped_scenarios.length > 0 && (

@@ -14,6 +14,7 @@ import { CoverageGrid } from "./CoverageGrid";
 import { EvidenceSessions } from "./EvidenceSessions";
 import { issueKey, issueTexts } from "./evidence";
 import { Stat } from "./Stat";
+import { useEngineText } from "../../../i18n/engine";
 
 const FINDINGS_SHOWN = 15;
 const SESSIONS_PAGE = 20;
@@ -31,6 +32,7 @@ export function ExplorationTab({
   live: boolean;
 }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const ex = explorationOf(report);
   const c = report.campaign;
   const [allFindings, setAllFindings] = useState(false);
@@ -160,7 +162,7 @@ export function ExplorationTab({
               <GradeBadge grade={f.severity} />
               <Text size="sm" style={{ minWidth: 0, flex: 1 }}>
                 {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-                {f.text}
+                {tx(f.text)}
               </Text>
               <Link
                 to={{ kind: "session", id: c.id, sid: f.session_id, turn: f.turn }}

@@ -1,7 +1,8 @@
 // Where a finding came from: the session and the round behind an issue, the
 // session and turn an analysis citation names.
 
-import type { Issue, JudgeFinding } from "../../../api";
+import type { Issue, JudgeFinding, Text } from "../../../api";
+import { renderText } from "../../../i18n/engine";
 
 /** The language-independent key of an issue. */
 export function issueKey(issue: Issue): string {
@@ -24,11 +25,12 @@ export function turnForIssue(
   findings: JudgeFinding[],
   sessionId: string,
   issueTexts: string[],
-): { turn: number; note: string } | null {
+): { turn: number; note: Text } | null {
   const mine = findings.filter((f) => f.session_id === sessionId && f.turn !== null && f.turn > 0);
   if (mine.length === 0) return null;
   const themes = THEMES.filter((re) => issueTexts.some((x) => re.test(x)));
-  const same = mine.find((f) => themes.some((re) => re.test(f.text)));
+  // The themes are read in English, the language both catalogues share keys with.
+  const same = mine.find((f) => themes.some((re) => re.test(renderText(f.text, "en"))));
   const poor = mine.find((f) => f.severity === "poor" || f.severity === "severe");
   const pick = same ?? poor ?? mine[0];
   return pick && pick.turn !== null ? { turn: pick.turn, note: pick.text } : null;

@@ -1,0 +1,72 @@
+# Names the engine's sentences use: end reasons, statuses, emotions,
+# verdicts, grades, dimensions, check kinds, who played a session.
+# A name is `<family>-<value>`, the value as the API spells it.
+
+end-reason-user_goal_met = goal met
+end-reason-user_gave_up = user gave up
+end-reason-max_turns = turn limit reached
+end-reason-target_error = target error
+end-reason-simulator_error = virtual user error
+end-reason-budget_exhausted = budget used up
+end-reason-expired = expired
+
+session-status-running = running
+session-status-completed = completed
+session-status-failed = failed
+session-status-expired = expired
+
+campaign-status-draft = draft
+campaign-status-scheduled = scheduled
+campaign-status-running = running
+campaign-status-finalized = finalized
+campaign-status-cancelled = cancelled
+
+emotion-satisfied = satisfied
+emotion-neutral = neutral
+emotion-confused = confused
+emotion-frustrated = frustrated
+emotion-angry = angry
+emotion-delighted = delighted
+emotion-anxious = anxious
+
+verdict-passed = passed
+verdict-failed = failed
+verdict-error = error
+verdict-skipped = skipped
+verdict-pending = pending
+
+grade-poor = poor
+grade-fair = fair
+grade-good = good
+
+dimension-attitude = attitude
+dimension-professionalism = professionalism
+dimension-hallucination = hallucination
+dimension-simulator = virtual user
+
+check-kind-contains = contains
+check-kind-not_contains = does not contain
+check-kind-regex = matches a pattern
+check-kind-json_path = JSON path
+check-kind-max_latency_ms = latency limit
+check-kind-tool_called = tool called
+check-kind-asks_clarification = asks back
+check-kind-no_unverified_numbers = no unverified figures
+check-kind-rubric = rubric
+
+fault-kind-invented_fact = invented a fact
+fault-kind-left_language = left the persona's language
+fault-kind-quit_early = quit too early
+fault-kind-went_on_after_goal = went on after the goal was met
+fault-kind-drifted = drifted from the goal
+
+played-by-person = a person
+played-by-assistant = an external assistant
+played-by-builtin = the built-in persona engine
+played-by-model = a model
+
+trigger-auto = automatic
+trigger-manual = manual
+
+issue-kind-blocker = blocker
+issue-kind-misled = misled

@@ -1,0 +1,71 @@
+# 引擎句子里用到的名称：结束原因、状态、情绪、结论、等级、维度、检查类型、
+# 会话由谁扮演。名称的键为 `<类别>-<取值>`，取值与 API 中的写法相同。
+
+end-reason-user_goal_met = 目标达成
+end-reason-user_gave_up = 用户放弃
+end-reason-max_turns = 达到轮数上限
+end-reason-target_error = 评测对象出错
+end-reason-simulator_error = 虚拟用户出错
+end-reason-budget_exhausted = 预算用尽
+end-reason-expired = 已过期
+
+session-status-running = 进行中
+session-status-completed = 已完成
+session-status-failed = 失败
+session-status-expired = 已过期
+
+campaign-status-draft = 草稿
+campaign-status-scheduled = 已排期
+campaign-status-running = 运行中
+campaign-status-finalized = 已结算
+campaign-status-cancelled = 已取消
+
+emotion-satisfied = 满意
+emotion-neutral = 平静
+emotion-confused = 困惑
+emotion-frustrated = 沮丧
+emotion-angry = 生气
+emotion-delighted = 愉快
+emotion-anxious = 焦虑
+
+verdict-passed = 通过
+verdict-failed = 未通过
+verdict-error = 出错
+verdict-skipped = 已跳过
+verdict-pending = 待运行
+
+grade-poor = 差
+grade-fair = 一般
+grade-good = 好
+
+dimension-attitude = 态度
+dimension-professionalism = 专业性
+dimension-hallucination = 编造事实
+dimension-simulator = 虚拟用户
+
+check-kind-contains = 包含
+check-kind-not_contains = 不包含
+check-kind-regex = 匹配正则
+check-kind-json_path = JSON 路径
+check-kind-max_latency_ms = 延迟上限
+check-kind-tool_called = 调用工具
+check-kind-asks_clarification = 追问澄清
+check-kind-no_unverified_numbers = 无未经核实的数字
+check-kind-rubric = 评分标准
+
+fault-kind-invented_fact = 编造了事实
+fault-kind-left_language = 没有使用人设的语言
+fault-kind-quit_early = 过早放弃
+fault-kind-went_on_after_goal = 目标达成后仍继续
+fault-kind-drifted = 偏离了目标
+
+played-by-person = 真人
+played-by-assistant = 外部助手
+played-by-builtin = 内置人设引擎
+played-by-model = 模型
+
+trigger-auto = 自动
+trigger-manual = 手动
+
+issue-kind-blocker = 卡点
+issue-kind-misled = 被误导
