@@ -2,7 +2,7 @@
 // free JSON values in the engine (an external assistant may send any
 // shape); these read the parts the UI shows without trusting the shape.
 
-import type { Value } from "../bindings";
+import type { Msg, Text, Value } from "../bindings";
 
 export type {
   CloseSession,
@@ -31,6 +31,16 @@ function text(v: Value | undefined): string | null {
   return null;
 }
 
+/** Words of the engine (a catalogue message) or somebody's own (a string). */
+function engineText(v: Value | undefined): Text | null {
+  if (typeof v === "string") return v.trim() ? v : null;
+  if (v !== null && typeof v === "object" && !Array.isArray(v) && typeof v.key === "string") {
+    const args = v.args;
+    return { key: v.key, args: args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Msg["args"]) : {} };
+  }
+  return text(v);
+}
+
 /** A persona's display name: its `name`, its `id`, or the plain text. */
 export function personaName(v: Value): string {
   return text(field(v, "name")) ?? text(field(v, "id")) ?? text(v) ?? "—";
@@ -41,7 +51,7 @@ export function goalTitle(v: Value): string {
   return text(field(v, "title")) ?? text(field(v, "id")) ?? text(v) ?? "—";
 }
 
-export type JudgeScoreView = { dimension: string; score: number | null; evidence: string | null };
+export type JudgeScoreView = { dimension: string; score: number | null; evidence: Text | null };
 
 /** The judge review's per-dimension scores, whatever the nesting. */
 export function judgeScores(review: Value | null): JudgeScoreView[] {
@@ -55,7 +65,7 @@ export function judgeScores(review: Value | null): JudgeScoreView[] {
     out.push({
       dimension,
       score: typeof score === "number" ? score : null,
-      evidence: text(field(d, "evidence")) ?? text(field(d, "reason")),
+      evidence: engineText(field(d, "evidence")) ?? engineText(field(d, "reason")),
     });
   }
   return out;
@@ -75,11 +85,11 @@ export function judgeFacts(review: Value | null): { key: string; value: string }
 /** The judge's findings (text with grade, dimension and the round it points at). */
 export function judgeFindings(
   review: Value | null,
-): { grade: string; dimension: string; text: string; turn: number | null }[] {
+): { grade: string; dimension: string; text: Text; turn: number | null }[] {
   const list = review === null ? undefined : field(review, "findings");
   if (!Array.isArray(list)) return [];
   return list.flatMap((f) => {
-    const t = text(field(f, "text"));
+    const t = engineText(field(f, "text")) ?? (typeof f === "string" ? engineText(f) : null);
     const turn = field(f, "turn");
     return t
       ? [

@@ -64,9 +64,14 @@ export function isMsg(t: Text | null | undefined): t is Msg {
   return t != null && typeof t !== "string";
 }
 
+/** The UI's current language, following its switch. */
+export function useUiLanguage(): UiLanguage {
+  const { i18n } = useTranslation();
+  return i18n.language === "zh" ? "zh" : "en";
+}
+
 /** `tx(text)` renders engine text in the UI's current language. */
 export function useEngineText(): (t: Text | null | undefined) => string {
-  const { i18n } = useTranslation();
-  const lang: UiLanguage = i18n.language === "zh" ? "zh" : "en";
+  const lang = useUiLanguage();
   return (t) => renderText(t, lang);
 }

@@ -27,6 +27,7 @@ import {
 } from "../../components/labels";
 import { RatingForm } from "../../components/RatingForm";
 import { useLoad } from "../../components/useLoad";
+import { useEngineText } from "../../i18n/engine";
 
 /** Who spoke the user's turns, in words. */
 function userSpeaker(t: TFunction, s: ExplorationSession): string {
@@ -57,6 +58,7 @@ export function SessionDrawer({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const transcript = useLoad(
     () => api.sessionMessages(sessionId),
     [sessionId],
@@ -73,7 +75,7 @@ export function SessionDrawer({
     list.push(
       <Text size="xs">
         {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-        {f.text}
+        {tx(f.text)}
       </Text>,
     );
     notes.set(round, list);
@@ -201,7 +203,7 @@ export function SessionDrawer({
                   <Badge variant="light" miw={160} style={{ flexShrink: 0 }}>
                     {codeLabel(t, "dimension", d.dimension)}: {d.score ?? "—"}
                   </Badge>
-                  <Text size="sm">{d.evidence ?? ""}</Text>
+                  <Text size="sm">{tx(d.evidence)}</Text>
                 </Group>
               ))}
               {findings.map((f, i) => {
@@ -211,7 +213,7 @@ export function SessionDrawer({
                     <GradeBadge grade={f.grade} />
                     <Text size="sm" style={{ minWidth: 0 }}>
                       {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-                      {f.text}{" "}
+                      {tx(f.text)}{" "}
                       {round !== null && (
                         <Link to={{ kind: "session", id: campaign.id, sid: session.id, turn: round }} replace size="sm">
                           {t("ev.turnN", { n: num(round) })}

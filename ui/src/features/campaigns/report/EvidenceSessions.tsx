@@ -9,6 +9,7 @@ import { leave } from "../../../routing";
 import { SessionTable } from "../SessionTable";
 import { seedNames } from "./CoverageGrid";
 import { issueKey, issueTexts, turnForIssue } from "./evidence";
+import { useUiLanguage } from "../../../i18n/engine";
 
 /**
  * The sessions behind an issue (its `session_ids`) or behind a coverage
@@ -28,7 +29,10 @@ export function EvidenceSessions({
   const { t } = useTranslation();
   const issue = issueParam ? findings.issues.find((i) => issueKey(i) === issueParam || i.text === issueParam) : undefined;
   const [personaId, goalId] = cell ? cell.split("|") : [];
-  const texts = issue ? issueTexts(issue) : [];
+  const lang = useUiLanguage();
+  const texts = issue ? issueTexts(issue, lang) : [];
+  // The round an issue points at is found by its theme, read in English.
+  const themeTexts = issue ? [...issueTexts(issue, "en"), ...issue.texts] : [];
   const query: SessionQuery | null = issue
     ? { ids: issue.session_ids, limit: 500 }
     : personaId && goalId
@@ -72,7 +76,7 @@ export function EvidenceSessions({
             campaignId={campaign.id}
             sessions={sessions.data}
             testId="evidence-session-row"
-            linkOf={(s) => turnForIssue(findings.findings, s.id, texts) ?? { turn: null }}
+            linkOf={(s) => turnForIssue(findings.findings, s.id, themeTexts) ?? { turn: null }}
           />
         )}
       </Stack>

@@ -14,7 +14,7 @@ import { CoverageGrid } from "./CoverageGrid";
 import { EvidenceSessions } from "./EvidenceSessions";
 import { issueKey, issueTexts } from "./evidence";
 import { Stat } from "./Stat";
-import { useEngineText } from "../../../i18n/engine";
+import { useEngineText, useUiLanguage } from "../../../i18n/engine";
 
 const FINDINGS_SHOWN = 15;
 const SESSIONS_PAGE = 20;
@@ -33,6 +33,7 @@ export function ExplorationTab({
 }) {
   const { t } = useTranslation();
   const tx = useEngineText();
+  const lang = useUiLanguage();
   const ex = explorationOf(report);
   const c = report.campaign;
   const [allFindings, setAllFindings] = useState(false);
@@ -111,7 +112,7 @@ export function ExplorationTab({
                     <IssueKindBadge kind={i.kind} />
                   </Table.Td>
                   <Table.Td>
-                    {issueTexts(i).map((x) => (
+                    {issueTexts(i, lang).map((x) => (
                       <Text key={x} size="sm">
                         {x}
                       </Text>

@@ -2,15 +2,21 @@
 // session and turn an analysis citation names.
 
 import type { Issue, JudgeFinding, Text } from "../../../api";
-import { renderText } from "../../../i18n/engine";
+import { renderMsg, renderText } from "../../../i18n/engine";
+import type { UiLanguage } from "../../../i18n";
 
 /** The language-independent key of an issue. */
 export function issueKey(issue: Issue): string {
   return issue.key || issue.text;
 }
 
-/** Every phrasing of an issue seen (English and Chinese sessions alike), once each. */
-export function issueTexts(issue: Issue): string[] {
+/**
+ * How an issue reads: one line in the reader's language when it is one of
+ * the built-in virtual user's (its counts are parameters), else each
+ * phrasing once, as its writers put it.
+ */
+export function issueTexts(issue: Issue, lang: UiLanguage): string[] {
+  if (issue.msg) return [renderMsg(issue.msg, lang)];
   return [...new Set(issue.texts.length > 0 ? issue.texts : [issue.text])];
 }
 
