@@ -177,6 +177,11 @@ impl Error {
         Self::new(ErrorCode::InvalidInput, message, suggestion)
     }
 
+    /// `INVALID_INPUT` in words of the catalogue.
+    pub fn invalid_msg(message: Msg, suggestion: Msg) -> Self {
+        Self::msg(ErrorCode::InvalidInput, message, suggestion)
+    }
+
     /// `what` names the kind of thing (`campaign`, `session`, ...): an
     /// `error-thing-<what>` message of the catalogue.
     pub fn not_found(what: &str, id: impl std::fmt::Display) -> Self {

@@ -208,6 +208,7 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
         "error-thing",
         &["campaign", "run", "session", "target", "key"],
     ),
+    ("seed-kind", &["persona", "goal"]),
 ];
 
 /// Builds a [`Msg`]: `msg!("check-contains-pass", value = v)`. The key is

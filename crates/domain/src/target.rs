@@ -258,40 +258,62 @@ impl Settings {
     pub fn check(req: &UpdateTarget) -> Result<Self> {
         let name = req.name.trim();
         if name.is_empty() || name.chars().count() > 200 {
-            return Err(Error::invalid(
-                "target name must be 1-200 characters",
-                "Give the target a short, recognisable name.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-target-name"),
+                crate::msg!("error-target-name-suggestion"),
             ));
         }
         let concurrency = req.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
         if !(1..=1024).contains(&concurrency) {
-            return Err(Error::invalid(
-                format!("concurrency must be from 1 to 1024, got {concurrency}"),
-                "Use the number of requests the target can serve at once.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "concurrency",
+                    min = 1,
+                    max = 1024,
+                    got = concurrency.to_string()
+                ),
+                crate::msg!("error-target-concurrency-suggestion"),
             ));
         }
         if let Some(r) = req.rate_per_second
             && !(MIN_RATE_PER_SECOND..=MAX_RATE_PER_SECOND).contains(&r)
         {
-            return Err(Error::invalid(
-                format!(
-                    "rate_per_second must be from {MIN_RATE_PER_SECOND} to {MAX_RATE_PER_SECOND}, got {r}"
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "rate_per_second",
+                    min = MIN_RATE_PER_SECOND.to_string(),
+                    max = MAX_RATE_PER_SECOND.to_string(),
+                    got = r.to_string()
                 ),
-                "Give the requests per second the target allows (0.5: one every two seconds), or leave it out for no rate limit.",
+                crate::msg!("error-target-rate-suggestion"),
             ));
         }
         let timeout_ms = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
         if !(100..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
-            return Err(Error::invalid(
-                format!("timeout_ms must be from 100 to {MAX_TIMEOUT_MS}, got {timeout_ms}"),
-                "Use e.g. 15000 (15 s); slow models may need 60000 or more.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "timeout_ms",
+                    min = 100,
+                    max = MAX_TIMEOUT_MS,
+                    got = timeout_ms.to_string()
+                ),
+                crate::msg!("error-target-timeout-suggestion"),
             ));
         }
         let max_retries = req.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
         if max_retries > MAX_RETRIES {
-            return Err(Error::invalid(
-                format!("max_retries must be from 0 to {MAX_RETRIES}, got {max_retries}"),
-                "Use e.g. 2 retries.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "max_retries",
+                    min = 0,
+                    max = MAX_RETRIES,
+                    got = max_retries.to_string()
+                ),
+                crate::msg!("error-target-retries-suggestion"),
             ));
         }
         let price = |field: &str, v: Option<f64>| -> Result<f64> {
@@ -299,9 +321,9 @@ impl Settings {
             if v.is_finite() && v >= 0.0 {
                 Ok(v)
             } else {
-                Err(Error::invalid(
-                    format!("{field} must be a number of 0 or more, got {v}"),
-                    "Give the price per million tokens, or 0 when it does not matter.",
+                Err(Error::invalid_msg(
+                    crate::msg!("error-price", field = field, got = v.to_string()),
+                    crate::msg!("error-price-suggestion"),
                 ))
             }
         };
@@ -351,9 +373,9 @@ impl CreateTarget {
 
 pub fn validate_url(field: &str, url: &str) -> Result<()> {
     if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(Error::invalid(
-            format!("{field} must be an http:// or https:// URL, got {url:?}"),
-            "Give the full URL, e.g. http://127.0.0.1:8000/v1",
+        return Err(Error::invalid_msg(
+            crate::msg!("error-url", field = field, got = url),
+            crate::msg!("error-url-suggestion"),
         ));
     }
     Ok(())

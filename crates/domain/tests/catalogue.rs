@@ -83,6 +83,9 @@ fn every_message_renders_in_both_languages_in_its_own_script() {
         "cohen",
         "bootstrap",
         "CI",
+        "token",
+        "KiB",
+        "MiB",
     ]
     .into_iter()
     .collect();

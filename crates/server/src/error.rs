@@ -1,7 +1,7 @@
 //! The one place where engine error codes become HTTP statuses, and the
 //! JSON extractor that gives malformed bodies the app's error shape.
 
-use agenteval_engine::{Error, ErrorBody, ErrorCode};
+use agenteval_engine::{Error, ErrorBody, ErrorCode, Msg, msg};
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
@@ -75,15 +75,15 @@ where
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = Bytes::from_request(req, state).await.map_err(|rej| {
             if rej.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Error::new(
+                Error::msg(
                     ErrorCode::PayloadTooLarge,
-                    "the request body is larger than 1 MiB",
-                    "Send a smaller body.",
+                    msg!("error-body-too-large"),
+                    msg!("error-body-too-large-suggestion"),
                 )
             } else {
-                Error::invalid(
-                    format!("the request body could not be read: {}", rej.body_text()),
-                    "Send a JSON body.",
+                Error::invalid_msg(
+                    msg!("error-body-unreadable", detail = rej.body_text()),
+                    msg!("error-body-unreadable-suggestion"),
                 )
             }
         })?;
@@ -126,20 +126,20 @@ fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
         // OpenAPI document's `integer` fields allow. Only a body refused as
         // it is gets looked at again, with such numbers written as integers.
         Err(JsonRejection::JsonDataError(_))
-            if let Some(Json(v)) = whole_numbers_as_integers(bytes)
-                .and_then(|b| Json::<T>::from_bytes(&b).ok()) =>
+            if let Some(Json(v)) =
+                whole_numbers_as_integers(bytes).and_then(|b| Json::<T>::from_bytes(&b).ok()) =>
         {
             Ok(v)
         }
-        Err(JsonRejection::JsonDataError(e)) => Err(Error::new(
+        Err(JsonRejection::JsonDataError(e)) => Err(Error::msg(
             ErrorCode::Unprocessable,
-            e.body_text(),
-            "Check the field named in the message against the API documentation (GET /api/openapi.json).",
+            msg!("error-body-structure", detail = e.body_text()),
+            msg!("error-body-structure-suggestion"),
         )
         .into()),
-        Err(e) => Err(Error::invalid(
-            format!("the request body is not valid JSON: {}", e.body_text()),
-            "Send a well-formed JSON object.",
+        Err(e) => Err(Error::invalid_msg(
+            msg!("error-body-not-json", detail = e.body_text()),
+            msg!("error-body-not-json-suggestion"),
         )
         .into()),
     }
@@ -150,11 +150,11 @@ fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
 /// what the route's parameters look like.
 pub fn query<T>(
     query: Result<axum::extract::Query<T>, axum::extract::rejection::QueryRejection>,
-    suggestion: &str,
+    suggestion: Msg,
 ) -> ApiResult<T> {
     query.map(|q| q.0).map_err(|e| {
-        ApiError(Error::invalid(
-            format!("the query is not valid: {}", e.body_text()),
+        ApiError(Error::invalid_msg(
+            msg!("error-query", detail = e.body_text()),
             suggestion,
         ))
     })
@@ -164,45 +164,53 @@ pub fn query<T>(
 pub type ErrorResponse = ErrorBody;
 
 pub fn unauthorized() -> ApiError {
-    ApiError(Error::new(
+    ApiError(Error::msg(
         ErrorCode::Unauthorized,
-        "missing or wrong API key",
-        "Send the key in the X-API-Key header (see `agenteval serve --api-key` or AGENTEVAL_API_KEY).",
+        msg!("error-unauthorized"),
+        msg!("error-unauthorized-suggestion"),
     ))
 }
 
 /// 403: `caller`'s role does not allow the call; `what` says what the
 /// role may not do.
-pub fn forbidden(caller: &agenteval_engine::keys::Caller, what: &str) -> ApiError {
-    ApiError(Error::new(
+pub fn forbidden(caller: &agenteval_engine::keys::Caller, what: Forbidden) -> ApiError {
+    let (name, role) = (caller.name.clone(), caller.role.to_string());
+    let message = match what {
+        Forbidden::ReadOnly => msg!("error-forbidden-read-only", name = name, role = role),
+        Forbidden::AdminOnly => msg!("error-forbidden-admin-only", name = name, role = role),
+    };
+    ApiError(Error::msg(
         ErrorCode::Forbidden,
-        format!(
-            "the key {} has the role {}, which {what}",
-            caller.name, caller.role
-        ),
-        "Ask an admin for a key with a role that allows this call (agenteval keys create --role editor).",
+        message,
+        msg!("error-forbidden-suggestion"),
     ))
 }
 
+/// What a role may not do.
+pub enum Forbidden {
+    /// Anything but reading (a viewer).
+    ReadOnly,
+    /// Managing keys (anyone but an admin).
+    AdminOnly,
+}
+
 pub fn not_found_route() -> ApiError {
-    ApiError(Error::new(
+    ApiError(Error::msg(
         ErrorCode::NotFound,
-        "no such route",
-        "See GET /api/openapi.json for the routes.",
+        msg!("error-no-route"),
+        msg!("error-no-route-suggestion"),
     ))
 }
 
 /// 405 in the error shape (there is no dedicated code: the request itself
 /// is wrong).
 pub async fn method_not_allowed() -> Response {
-    let body = ErrorBody {
-        code: ErrorCode::InvalidInput,
-        message: "method not allowed on this route".into(),
-        suggestion: "See GET /api/openapi.json for the methods of each route.".into(),
-        next_allowed_at: None,
-        text: None,
-    };
-    (StatusCode::METHOD_NOT_ALLOWED, Json(body)).into_response()
+    let e = Error::invalid_msg(
+        msg!("error-method-not-allowed"),
+        msg!("error-method-not-allowed-suggestion"),
+    );
+    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
+    (StatusCode::METHOD_NOT_ALLOWED, Json(e.body.in_lang(lang))).into_response()
 }
 
 /// Parses an id from the path; anything that is not a UUID names nothing.

@@ -42,7 +42,7 @@ pub async fn blind_queue(
 fn queue_query(query: Result<Query<QueueQuery>, QueryRejection>) -> ApiResult<QueueQuery> {
     crate::error::query(
         query,
-        "Give limit as a number from 1 to 50, e.g. ?limit=10.",
+        agenteval_engine::msg!("error-query-limit-suggestion"),
     )
 }
 

@@ -254,7 +254,7 @@ async fn authorize(State(st): State<AppState>, mut req: Request, next: Next) -> 
         st.platform
             .audit(&actor, &action, subject, ErrorCode::Forbidden.as_str())
             .await;
-        return error::forbidden(&caller, "may only read (GET)").into_response();
+        return error::forbidden(&caller, error::Forbidden::ReadOnly).into_response();
     }
     req.extensions_mut().insert(caller);
     // The rows the operation records itself name the key too.
@@ -293,9 +293,7 @@ async fn caller_of(st: &AppState, key: Option<&HeaderValue>) -> Result<Option<Ca
 async fn require_admin(req: Request, next: Next) -> Response {
     match req.extensions().get::<Caller>().cloned() {
         Some(caller) if caller.role.may_manage_keys() => next.run(req).await,
-        Some(caller) => {
-            error::forbidden(&caller, "may not manage keys (admin only)").into_response()
-        }
+        Some(caller) => error::forbidden(&caller, error::Forbidden::AdminOnly).into_response(),
         None => error::unauthorized().into_response(),
     }
 }

@@ -72,7 +72,7 @@ pub async fn list_targets(
 ) -> ApiResult<Json<Vec<Target>>> {
     let q = crate::error::query(
         query,
-        "Use include_archived=true or include_archived=false.",
+        agenteval_engine::msg!("error-query-archived-suggestion"),
     )?;
     Ok(Json(
         st.platform
@@ -201,7 +201,10 @@ pub async fn export_campaign(
 ) -> ApiResult<Response> {
     use agenteval_engine::export::ExportFormat;
     let id = parse_id("campaign", &id)?;
-    let q = crate::error::query(query, "Give one format, e.g. ?format=md.")?;
+    let q = crate::error::query(
+        query,
+        agenteval_engine::msg!("error-query-format-suggestion"),
+    )?;
     let requested = q.format.unwrap_or_else(|| "md".into());
     let format = ExportFormat::parse(&requested).ok_or_else(|| {
         ApiError(Error::invalid(
@@ -443,7 +446,10 @@ pub async fn list_reviews(
     State(st): State<AppState>,
     query: Result<Query<ReviewListQuery>, QueryRejection>,
 ) -> ApiResult<Json<Vec<agenteval_engine::review::HumanReview>>> {
-    let q = crate::error::query(query, "Name the run or session as ?subject_id=<id>.")?;
+    let q = crate::error::query(
+        query,
+        agenteval_engine::msg!("error-query-subject-suggestion"),
+    )?;
     let id = uuid::Uuid::parse_str(&q.subject_id).map_err(|_| {
         ApiError(Error::invalid(
             format!("subject_id {:?} is not a run or session id", q.subject_id),
@@ -533,7 +539,7 @@ fn query_pairs(
 ) -> ApiResult<Vec<(String, String)>> {
     let pairs = crate::error::query(
         query,
-        "Send the parameters as name=value pairs, URL-encoded.",
+        agenteval_engine::msg!("error-query-pairs-suggestion"),
     )?;
     let mut given = Vec::with_capacity(pairs.len());
     for (name, value) in pairs {

@@ -1987,3 +1987,71 @@ async fn whole_numbers_written_as_floats_are_integers_and_fractions_are_refused(
         "nothing was stored for the refused body"
     );
 }
+
+/// Han characters and the English words left once code spans are removed.
+fn scripts_of(text: &str) -> (usize, Vec<String>) {
+    let code = regex::Regex::new(r"`[^`]*`").unwrap();
+    let plain = code.replace_all(text, "");
+    let han = plain
+        .chars()
+        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+        .count();
+    let words = regex::Regex::new(r"[A-Za-z]{3,}")
+        .unwrap()
+        .find_iter(&plain)
+        .map(|m| m.as_str().to_string())
+        .collect();
+    (han, words)
+}
+
+#[tokio::test]
+async fn errors_answer_in_the_readers_language() {
+    let app = app().await;
+    let (_, target) = app
+        .post(
+            "/api/targets",
+            json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}),
+        )
+        .await;
+    let bad = json!({"name": "c", "target_id": target["id"], "scenario_ids": [], "duration_hours": 1, "time_scale": 0});
+    // Without a language: English, as before.
+    let (s, en) = app.post("/api/campaigns", bad.clone()).await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&en, "INVALID_INPUT");
+    assert_eq!(en["message"], "time_scale must be from 1 to 10000, got 0");
+    assert_eq!(
+        en["text"]["message"]["key"], "error-field-range",
+        "the message as a catalogue key for a client in another language: {en}"
+    );
+    // ?lang=zh, and Accept-Language: the same refusal in Chinese.
+    let (_, zh) = app.post("/api/campaigns?lang=zh", bad.clone()).await;
+    let asked = app
+        .http
+        .post(format!("{}/api/campaigns", app.base))
+        .header("X-API-Key", KEY)
+        .header("Accept-Language", "fr-FR, zh-CN;q=0.8, en;q=0.5")
+        .json(&bad);
+    let (_, accepted) = app.send(asked).await;
+    for body in [&zh, &accepted] {
+        assert_error_shape(body, "INVALID_INPUT");
+        for field in ["message", "suggestion"] {
+            let text = body[field].as_str().unwrap_or_default();
+            let (han, english) = scripts_of(text);
+            assert!(han > 0, "{field} is Chinese: {text}");
+            assert!(english.is_empty(), "no English word in {text}: {english:?}");
+        }
+        assert!(body["message"].as_str().unwrap().contains("`time_scale`"));
+    }
+    // Refusals before the handler (no key) are in the language too.
+    let anonymous = reqwest::get(format!("{}/api/campaigns?lang=zh", app.base))
+        .await
+        .expect("the server answers");
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    let body: Value = anonymous.json().await.expect("a JSON error");
+    assert!(scripts_of(body["message"].as_str().unwrap()).0 > 0, "{body}");
+    // A language the catalogue does not have is refused, named.
+    let (s, body) = app.get("/api/campaigns?lang=fr").await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    assert_error_shape(&body, "INVALID_INPUT");
+    assert!(body["message"].as_str().unwrap().contains("fr"), "{body}");
+}

@@ -135,27 +135,43 @@ impl Budget {
         if let Some(n) = self.max_sessions
             && !(1..=MAX_SESSIONS).contains(&n)
         {
-            return Err(Error::invalid(
-                format!("budget.max_sessions must be from 1 to {MAX_SESSIONS}, got {n}"),
-                "Use e.g. 8 sessions per window, or leave it out for the default.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "budget.max_sessions",
+                    min = 1,
+                    max = MAX_SESSIONS,
+                    got = n.to_string()
+                ),
+                crate::msg!("error-budget-max-sessions-suggestion"),
             ));
         }
         if let Some(n) = self.max_turns
             && !(1..=MAX_TURNS).contains(&n)
         {
-            return Err(Error::invalid(
-                format!("budget.max_turns must be from 1 to {MAX_TURNS}, got {n}"),
-                "Use e.g. 12 user turns per session, or leave it out for the default.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "budget.max_turns",
+                    min = 1,
+                    max = MAX_TURNS,
+                    got = n.to_string()
+                ),
+                crate::msg!("error-budget-max-turns-suggestion"),
             ));
         }
         if let Some(m) = self.min_interval_minutes
             && !(m.is_finite() && (0.0..=MAX_INTERVAL_MINUTES).contains(&m))
         {
-            return Err(Error::invalid(
-                format!(
-                    "budget.min_interval_minutes must be from 0 to {MAX_INTERVAL_MINUTES} (a week), got {m}"
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "budget.min_interval_minutes",
+                    min = 0,
+                    max = MAX_INTERVAL_MINUTES,
+                    got = m.to_string()
                 ),
-                "Use 0 for no interval, or e.g. 30.",
+                crate::msg!("error-budget-interval-suggestion"),
             ));
         }
         Ok(())

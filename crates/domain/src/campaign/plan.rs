@@ -38,9 +38,9 @@ pub const RUNS_PER_INSERT: usize = 500;
 pub fn parse_period(s: &str) -> Result<Duration> {
     let s = s.trim();
     let bad = || {
-        Error::invalid(
-            format!("period {s:?} is not of the form <number><m|h|d>"),
-            "Write a period such as 30m, 6h or 1d.",
+        Error::invalid_msg(
+            crate::msg!("error-period-form", period = s),
+            crate::msg!("error-period-form-suggestion"),
         )
     };
     // The unit is the last character, whatever its width in bytes.
@@ -66,38 +66,62 @@ impl Plan {
         for e in &self.entries {
             let id = &e.scenario_id;
             if e.rounds.is_some() && e.every.is_some() {
-                return Err(Error::invalid(
-                    format!("plan entry {id}: give rounds or every, not both"),
-                    "Give either rounds (spread evenly) or every (periodic), not both.",
+                return Err(Error::invalid_msg(
+                    crate::msg!("error-plan-rounds-and-every", scenario = id.to_string()),
+                    crate::msg!("error-plan-rounds-and-every-suggestion"),
                 ));
             }
             if let Some(n) = e.rounds
                 && !(1..=MAX_ROUNDS).contains(&n)
             {
-                return Err(Error::invalid(
-                    format!("plan entry {id}: rounds must be from 1 to {MAX_ROUNDS}, got {n}"),
-                    "Use rounds: 1 or more, or every for periodic runs.",
+                return Err(Error::invalid_msg(
+                    crate::msg!(
+                        "error-plan-rounds-range",
+                        scenario = id.to_string(),
+                        max = MAX_ROUNDS,
+                        got = n.to_string()
+                    ),
+                    crate::msg!("error-plan-rounds-range-suggestion"),
                 ));
             }
             if let Some(every) = &e.every {
                 parse_period(every).map_err(|err| {
-                    Error::invalid(
-                        format!("plan entry {id}: every {}", err.body.message),
-                        err.body.suggestion,
+                    let (message, suggestion) = match err.body.text {
+                        Some(t) => (t.message, t.suggestion),
+                        None => (
+                            crate::i18n::Msg::new("error-plain").arg("text", err.body.message),
+                            crate::i18n::Msg::new("error-plain").arg("text", err.body.suggestion),
+                        ),
+                    };
+                    Error::invalid_msg(
+                        crate::msg!(
+                            "error-plan-every",
+                            scenario = id.to_string(),
+                            reason = message
+                        ),
+                        suggestion,
                     )
                 })?;
             }
             if let Some(at) = &e.at {
                 if e.every.is_none() {
-                    return Err(Error::invalid(
-                        format!("plan entry {id}: at {at:?} needs every (e.g. every: 1d)"),
-                        "Give every: 1d with at: HH:MM for a daily run, or leave at out.",
+                    return Err(Error::invalid_msg(
+                        crate::msg!(
+                            "error-plan-at-needs-every",
+                            scenario = id.to_string(),
+                            at = at.as_str()
+                        ),
+                        crate::msg!("error-plan-at-needs-every-suggestion"),
                     ));
                 }
                 NaiveTime::parse_from_str(at, "%H:%M").map_err(|_| {
-                    Error::invalid(
-                        format!("plan entry {id}: at {at:?} is not a time of day HH:MM"),
-                        "Write the time of day as HH:MM, e.g. 09:00.",
+                    Error::invalid_msg(
+                        crate::msg!(
+                            "error-plan-at-form",
+                            scenario = id.to_string(),
+                            at = at.as_str()
+                        ),
+                        crate::msg!("error-plan-at-form-suggestion"),
                     )
                 })?;
             }
@@ -139,16 +163,24 @@ impl Plan {
         }
         for e in &self.entries {
             if e.rounds.is_some() && e.every.is_some() {
-                return Err(Error::invalid(
-                    format!("plan entry {} has both rounds and every", e.scenario_id),
-                    "Give either rounds (spread evenly) or every (periodic), not both.",
+                return Err(Error::invalid_msg(
+                    crate::msg!(
+                        "error-plan-rounds-and-every",
+                        scenario = e.scenario_id.as_str()
+                    ),
+                    crate::msg!("error-plan-rounds-and-every-suggestion"),
                 ));
             }
             if let Some(n) = e.rounds {
                 if n == 0 {
-                    return Err(Error::invalid(
-                        format!("plan entry {}: rounds must be at least 1", e.scenario_id),
-                        "Use rounds: 1 or more.",
+                    return Err(Error::invalid_msg(
+                        crate::msg!(
+                            "error-plan-rounds-range",
+                            scenario = e.scenario_id.as_str(),
+                            max = MAX_ROUNDS,
+                            got = "0"
+                        ),
+                        crate::msg!("error-plan-rounds-range-suggestion"),
                     ));
                 }
                 for i in 0..n {
@@ -163,9 +195,13 @@ impl Plan {
                 let mut first = Duration::zero();
                 if let Some(at) = &e.at {
                     let t = NaiveTime::parse_from_str(at, "%H:%M").map_err(|_| {
-                        Error::invalid(
-                            format!("plan entry {}: at {at:?} is not HH:MM", e.scenario_id),
-                            "Write the time of day as HH:MM, e.g. 09:00.",
+                        Error::invalid_msg(
+                            crate::msg!(
+                                "error-plan-at-form",
+                                scenario = e.scenario_id.as_str(),
+                                at = at.as_str()
+                            ),
+                            crate::msg!("error-plan-at-form-suggestion"),
                         )
                     })?;
                     let day_start = start.date_naive().and_time(t).and_utc();
@@ -191,8 +227,8 @@ impl Plan {
 }
 
 pub fn too_many() -> Error {
-    Error::invalid(
-        format!("the plan schedules more than {MAX_PLANNED_RUNS} runs"),
-        "Use fewer rounds, a longer period or a shorter window.",
+    Error::invalid_msg(
+        crate::msg!("error-plan-too-many-runs", max = MAX_PLANNED_RUNS),
+        crate::msg!("error-plan-too-many-runs-suggestion"),
     )
 }

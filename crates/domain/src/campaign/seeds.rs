@@ -2,6 +2,7 @@
 //! the way in.
 
 use super::*;
+use crate::i18n::Msg;
 
 /// A seed persona: who the virtual user is. Personas are free JSON written
 /// by people and assistants: the fields below are the ones the virtual user
@@ -146,15 +147,15 @@ impl SeedSet {
         for p in &self.personas {
             check_seed_id("persona", &p.id)?;
             if !seen.insert(("p", p.id.as_str())) {
-                return Err(Error::invalid(
-                    format!("persona id {:?} appears twice in the seed set", p.id),
-                    "Give every seed persona a distinct id.",
+                return Err(Error::invalid_msg(
+                    crate::msg!("error-seed-persona-twice", id = p.id.as_str()),
+                    crate::msg!("error-seed-persona-twice-suggestion"),
                 ));
             }
             if p.name.trim().is_empty() {
-                return Err(Error::invalid(
-                    format!("persona {:?} has no name", p.id),
-                    "Give every seed persona a name.",
+                return Err(Error::invalid_msg(
+                    crate::msg!("error-seed-persona-no-name", id = p.id.as_str()),
+                    crate::msg!("error-seed-persona-no-name-suggestion"),
                 ));
             }
             p.check_known_fields()?;
@@ -162,29 +163,29 @@ impl SeedSet {
         for g in &self.goals {
             check_seed_id("goal", &g.id)?;
             if !seen.insert(("g", g.id.as_str())) {
-                return Err(Error::invalid(
-                    format!("goal id {:?} appears twice in the seed set", g.id),
-                    "Give every seed goal a distinct id.",
+                return Err(Error::invalid_msg(
+                    crate::msg!("error-seed-goal-twice", id = g.id.as_str()),
+                    crate::msg!("error-seed-goal-twice-suggestion"),
                 ));
             }
             if g.title.trim().is_empty() {
-                return Err(Error::invalid(
-                    format!("goal {:?} has no title", g.id),
-                    "Give every seed goal a title saying what the user wants.",
+                return Err(Error::invalid_msg(
+                    crate::msg!("error-seed-goal-no-title", id = g.id.as_str()),
+                    crate::msg!("error-seed-goal-no-title-suggestion"),
                 ));
             }
-            if let Some(name) = g.slots.keys().find(|k| k.trim().is_empty()) {
-                return Err(Error::invalid(
-                    format!("goal {:?}: slot name {name:?} is blank", g.id),
-                    "Name every slot after the fact it holds, e.g. to, date, order_id.",
+            if g.slots.keys().any(|k| k.trim().is_empty()) {
+                return Err(Error::invalid_msg(
+                    crate::msg!("error-seed-slot-blank", id = g.id.as_str()),
+                    crate::msg!("error-seed-slot-blank-suggestion"),
                 ));
             }
         }
         let size = serde_json::to_string(self)?.len();
         if size > 256 * 1024 {
-            return Err(Error::invalid(
-                "the seed set is larger than 256 KiB",
-                "Keep personas and goals short; describe them, do not paste documents.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-seed-set-too-large"),
+                crate::msg!("error-seed-set-too-large-suggestion"),
             ));
         }
         Ok(())
@@ -195,10 +196,17 @@ impl Persona {
     /// The fields the virtual user acts on, within their ranges. Nothing is
     /// corrected: a value out of range is refused, naming field and range.
     fn check_known_fields(&self) -> Result<()> {
-        let out_of_range = |field: &str, range: &str, got: String, hint: &str| {
-            Error::invalid(
-                format!("persona {:?}: {field} must be {range}, got {got}", self.id),
-                hint.to_string(),
+        let out_of_range = |field: &str, min: &str, max: &str, got: String, hint: Msg| {
+            Error::invalid_msg(
+                crate::msg!(
+                    "error-persona-field-range",
+                    id = self.id.as_str(),
+                    field = field,
+                    min = min,
+                    max = max,
+                    got = got
+                ),
+                hint,
             )
         };
         if let Some(x) = self.patience
@@ -206,9 +214,10 @@ impl Persona {
         {
             return Err(out_of_range(
                 "patience",
-                "from 1 to 5",
+                "1",
+                "5",
                 x.to_string(),
-                "Use 1 (gives up quickly) to 5 (very patient), or leave it out for 3.",
+                crate::msg!("error-persona-patience-suggestion"),
             ));
         }
         if let Some(x) = self.technical_level
@@ -216,9 +225,10 @@ impl Persona {
         {
             return Err(out_of_range(
                 "technical_level",
-                "from 1 to 5",
+                "1",
+                "5",
                 x.to_string(),
-                "Use 1 (novice) to 5 (expert), or leave it out for 3.",
+                crate::msg!("error-persona-technical-level-suggestion"),
             ));
         }
         if let Some(x) = self.change_mind
@@ -226,19 +236,22 @@ impl Persona {
         {
             return Err(out_of_range(
                 "change_mind",
-                "from 0 to 1",
+                "0",
+                "1",
                 x.to_string(),
-                "Use a probability: 0 (never changes its mind) to 1 (always does once).",
+                crate::msg!("error-persona-change-mind-suggestion"),
             ));
         }
         if let Some(lang) = &self.language
             && !matches!(lang.as_str(), "zh" | "en")
         {
-            return Err(out_of_range(
-                "language",
-                "zh or en",
-                format!("{lang:?}"),
-                "Use zh for Chinese or en for English, or leave it out to follow the goal's language.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-persona-language",
+                    id = self.id.as_str(),
+                    got = lang.as_str()
+                ),
+                crate::msg!("error-persona-language-suggestion"),
             ));
         }
         Ok(())
@@ -254,9 +267,17 @@ pub fn check_seed_id(kind: &str, id: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::invalid(
-            format!("{kind} id {id:?} must be 1-64 characters of letters, digits, - _ ."),
-            format!("Give the {kind} a short stable id such as {kind}-1."),
+        Err(Error::invalid_msg(
+            crate::msg!(
+                "error-seed-id-form",
+                kind = Msg::name("seed-kind", kind),
+                id = id
+            ),
+            crate::msg!(
+                "error-seed-id-form-suggestion",
+                kind = Msg::name("seed-kind", kind),
+                example = format!("{kind}-1")
+            ),
         ))
     }
 }

@@ -6,6 +6,7 @@ use crate::domain::campaign::scale;
 use crate::domain::campaign::*;
 use crate::domain::ids::CampaignId;
 use crate::error::{Error, ErrorCode, Result};
+use crate::msg;
 use crate::platform::Platform;
 use chrono::Duration;
 
@@ -16,41 +17,54 @@ impl Platform {
     pub async fn create_campaign(&self, req: CreateCampaign) -> Result<Campaign> {
         let name = req.name.trim().to_string();
         if name.is_empty() || name.chars().count() > 200 {
-            return Err(Error::invalid(
-                "campaign name must be 1-200 characters",
-                "Name the campaign after what it evaluates and when, e.g. \"support bot, week 48\".",
+            return Err(Error::invalid_msg(
+                msg!("error-campaign-name"),
+                msg!("error-campaign-name-suggestion"),
             ));
         }
         let target = self.get_target(req.target_id).await.map_err(|e| {
             if e.code() == ErrorCode::NotFound {
-                Error::new(
+                Error::msg(
                     ErrorCode::NotFound,
-                    format!("target_id {} names no target", req.target_id),
-                    "Create the target first (POST /api/targets) or pick one from GET /api/targets.",
+                    msg!(
+                        "error-campaign-target-missing",
+                        id = req.target_id.to_string()
+                    ),
+                    msg!("error-campaign-target-missing-suggestion"),
                 )
             } else {
                 e
             }
         })?;
         if target.archived_at.is_some() {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!("target {} ({}) is archived", target.name, target.id),
-                "Pick a target in use (GET /api/targets) or create a new one.",
+                msg!(
+                    "error-campaign-target-archived",
+                    name = target.name.as_str(),
+                    id = target.id.to_string()
+                ),
+                msg!("error-campaign-target-archived-suggestion"),
             ));
         }
         let time_scale = req.time_scale.unwrap_or(1.0);
         if !(time_scale.is_finite() && (1.0..=MAX_TIME_SCALE).contains(&time_scale)) {
-            return Err(Error::invalid(
-                format!("time_scale must be from 1 to {MAX_TIME_SCALE}, got {time_scale}"),
-                "Use 1 for the formal line, or e.g. 168 to run a week in an hour.",
+            return Err(Error::invalid_msg(
+                msg!(
+                    "error-field-range",
+                    field = "time_scale",
+                    min = 1,
+                    max = MAX_TIME_SCALE.to_string(),
+                    got = time_scale.to_string()
+                ),
+                msg!("error-campaign-time-scale-suggestion"),
             ));
         }
         let plan = match (req.plan, req.scenario_ids) {
             (Some(_), Some(_)) => {
-                return Err(Error::invalid(
-                    "give either scenario_ids or plan, not both",
-                    "Use scenario_ids to run each scenario once, or a plan for rounds and periods.",
+                return Err(Error::invalid_msg(
+                    msg!("error-campaign-ids-and-plan"),
+                    msg!("error-campaign-ids-and-plan-suggestion"),
                 ));
             }
             (Some(p), None) => p,
@@ -60,10 +74,10 @@ impl Platform {
         plan.validate()?;
         for entry in &plan.entries {
             if self.scenarios.get(&entry.scenario_id).is_none() {
-                return Err(Error::new(
+                return Err(Error::msg(
                     ErrorCode::NotFound,
-                    format!("scenario {:?} is not loaded", entry.scenario_id),
-                    "List the loaded scenarios with GET /api/scenarios and use their ids.",
+                    msg!("error-scenario-not-loaded", id = entry.scenario_id.as_str()),
+                    msg!("error-scenario-not-loaded-suggestion"),
                 ));
             }
         }
@@ -81,30 +95,33 @@ impl Platform {
                     )
             }
             (None, Some(h)) => {
-                return Err(Error::invalid(
-                    format!(
-                        "duration_hours must be from {MIN_DURATION_HOURS} (36 seconds) to {MAX_DURATION_HOURS} (a year), got {h}"
+                return Err(Error::invalid_msg(
+                    msg!(
+                        "error-campaign-duration",
+                        min = MIN_DURATION_HOURS.to_string(),
+                        max = MAX_DURATION_HOURS.to_string(),
+                        got = h.to_string()
                     ),
-                    "E.g. 168 for a one-week window.",
+                    msg!("error-campaign-duration-suggestion"),
                 ));
             }
             (Some(_), Some(_)) => {
-                return Err(Error::invalid(
-                    "give either window_end or duration_hours, not both",
-                    "duration_hours is campaign time; window_end is the real end.",
+                return Err(Error::invalid_msg(
+                    msg!("error-campaign-end-and-duration"),
+                    msg!("error-campaign-end-and-duration-suggestion"),
                 ));
             }
             (None, None) => {
-                return Err(Error::invalid(
-                    "the campaign needs a window: window_end or duration_hours",
-                    "E.g. duration_hours: 168 for a one-week window.",
+                return Err(Error::invalid_msg(
+                    msg!("error-campaign-no-window"),
+                    msg!("error-campaign-no-window-suggestion"),
                 ));
             }
         };
         if end <= start {
-            return Err(Error::invalid(
-                "window_end must be after window_start",
-                "Check the dates, or use duration_hours.",
+            return Err(Error::invalid_msg(
+                msg!("error-campaign-window-order"),
+                msg!("error-campaign-window-order-suggestion"),
             ));
         }
         let seed_set = req.seed_set.unwrap_or_default();
@@ -113,9 +130,9 @@ impl Platform {
             b.validate()?;
         }
         if plan.entries.is_empty() && seed_set.is_empty() {
-            return Err(Error::invalid(
-                "the campaign has nothing to evaluate: no scenario, and no persona and goal to explore",
-                "Add at least one scenario, or a persona and a goal.",
+            return Err(Error::invalid_msg(
+                msg!("error-campaign-nothing"),
+                msg!("error-campaign-nothing-suggestion"),
             ));
         }
         if let Some(prev) = req.previous_campaign_id {
@@ -153,10 +170,10 @@ impl Platform {
         let mut rows = Vec::with_capacity(schedule.len());
         for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {
             let scenario = self.scenarios.get(scenario_id).ok_or_else(|| {
-                Error::new(
+                Error::msg(
                     ErrorCode::NotFound,
-                    format!("scenario {scenario_id:?} is not loaded"),
-                    "Reload the scenarios.",
+                    msg!("error-scenario-not-loaded", id = scenario_id.as_str()),
+                    msg!("error-scenario-not-loaded-suggestion"),
                 )
             })?;
             rows.push((seq, *offset, scenario));

@@ -1,0 +1,103 @@
+# Input the platform refuses: what is wrong (naming the field and its
+# range) and what to do.
+
+error-plain = { $text }
+error-field-range = { $field } must be from { $min } to { $max }, got { $got }
+
+error-period-form = period "{ $period }" is not of the form <number><m|h|d>
+error-period-form-suggestion = Write a period such as 30m, 6h or 1d.
+error-plan-rounds-and-every = plan entry { $scenario }: give rounds or every, not both
+error-plan-rounds-and-every-suggestion = Give either rounds (spread evenly) or every (periodic), not both.
+error-plan-rounds-range = plan entry { $scenario }: rounds must be from 1 to { $max }, got { $got }
+error-plan-rounds-range-suggestion = Use rounds: 1 or more, or every for periodic runs.
+error-plan-every = plan entry { $scenario }: every { $reason }
+error-plan-at-needs-every = plan entry { $scenario }: at "{ $at }" needs every (e.g. every: 1d)
+error-plan-at-needs-every-suggestion = Give every: 1d with at: HH:MM for a daily run, or leave at out.
+error-plan-at-form = plan entry { $scenario }: at "{ $at }" is not a time of day HH:MM
+error-plan-at-form-suggestion = Write the time of day as HH:MM, e.g. 09:00.
+error-plan-too-many-runs = the plan schedules more than { $max } runs
+error-plan-too-many-runs-suggestion = Use fewer rounds, a longer period or a shorter window.
+
+error-budget-max-sessions-suggestion = Use e.g. 8 sessions per window, or leave it out for the default.
+error-budget-max-turns-suggestion = Use e.g. 12 user turns per session, or leave it out for the default.
+error-budget-interval-suggestion = Use 0 for no interval, or e.g. 30.
+
+seed-kind-persona = persona
+seed-kind-goal = goal
+error-seed-persona-twice = persona id "{ $id }" appears twice in the seed set
+error-seed-persona-twice-suggestion = Give every seed persona a distinct id.
+error-seed-persona-no-name = persona "{ $id }" has no name
+error-seed-persona-no-name-suggestion = Give every seed persona a name.
+error-seed-goal-twice = goal id "{ $id }" appears twice in the seed set
+error-seed-goal-twice-suggestion = Give every seed goal a distinct id.
+error-seed-goal-no-title = goal "{ $id }" has no title
+error-seed-goal-no-title-suggestion = Give every seed goal a title saying what the user wants.
+error-seed-slot-blank = goal "{ $id }": a slot name is blank
+error-seed-slot-blank-suggestion = Name every slot after the fact it holds, e.g. to, date, order_id.
+error-seed-set-too-large = the seed set is larger than 256 KiB
+error-seed-set-too-large-suggestion = Keep personas and goals short; describe them, do not paste documents.
+error-seed-id-form = { $kind } id "{ $id }" must be 1-64 characters of letters, digits, - _ .
+error-seed-id-form-suggestion = Give the { $kind } a short stable id such as { $example }.
+error-persona-field-range = persona "{ $id }": { $field } must be from { $min } to { $max }, got { $got }
+error-persona-patience-suggestion = Use 1 (gives up quickly) to 5 (very patient), or leave it out for 3.
+error-persona-technical-level-suggestion = Use 1 (novice) to 5 (expert), or leave it out for 3.
+error-persona-change-mind-suggestion = Use a probability: 0 (never changes its mind) to 1 (always does once).
+error-persona-language = persona "{ $id }": language must be zh or en, got "{ $got }"
+error-persona-language-suggestion = Use zh for Chinese or en for English, or leave it out to follow the goal's language.
+
+error-target-name = target name must be 1-200 characters
+error-target-name-suggestion = Give the target a short, recognisable name.
+error-target-concurrency-suggestion = Use the number of requests the target can serve at once.
+error-target-rate-suggestion = Give the requests per second the target allows (0.5: one every two seconds), or leave it out for no rate limit.
+error-target-timeout-suggestion = Use e.g. 15000 (15 s); slow models may need 60000 or more.
+error-target-retries-suggestion = Use e.g. 2 retries.
+error-price = { $field } must be a number of 0 or more, got { $got }
+error-price-suggestion = Give the price per million tokens, or 0 when it does not matter.
+error-url = { $field } must be an http:// or https:// URL, got "{ $got }"
+error-url-suggestion = Give the full URL, e.g. http://127.0.0.1:8000/v1
+
+error-campaign-name = campaign name must be 1-200 characters
+error-campaign-name-suggestion = Name the campaign after what it evaluates and when, e.g. "support bot, week 48".
+error-campaign-target-missing = target_id { $id } names no target
+error-campaign-target-missing-suggestion = Create the target first (POST /api/targets) or pick one from GET /api/targets.
+error-campaign-target-archived = target { $name } ({ $id }) is archived
+error-campaign-target-archived-suggestion = Pick a target in use (GET /api/targets) or create a new one.
+error-campaign-time-scale-suggestion = Use 1 for the formal line, or e.g. 168 to run a week in an hour.
+error-campaign-ids-and-plan = give either scenario_ids or plan, not both
+error-campaign-ids-and-plan-suggestion = Use scenario_ids to run each scenario once, or a plan for rounds and periods.
+error-scenario-not-loaded = scenario "{ $id }" is not loaded
+error-scenario-not-loaded-suggestion = List the loaded scenarios with GET /api/scenarios and use their ids.
+error-campaign-duration = duration_hours must be from { $min } (36 seconds) to { $max } (a year), got { $got }
+error-campaign-duration-suggestion = E.g. 168 for a one-week window.
+error-campaign-end-and-duration = give either window_end or duration_hours, not both
+error-campaign-end-and-duration-suggestion = duration_hours is campaign time; window_end is the real end.
+error-campaign-no-window = the campaign needs a window: window_end or duration_hours
+error-campaign-no-window-suggestion = E.g. duration_hours: 168 for a one-week window.
+error-campaign-window-order = window_end must be after window_start
+error-campaign-window-order-suggestion = Check the dates, or use duration_hours.
+error-campaign-nothing = the campaign has nothing to evaluate: no scenario, and no persona and goal to explore
+error-campaign-nothing-suggestion = Add at least one scenario, or a persona and a goal.
+
+error-body-too-large = the request body is larger than 1 MiB
+error-body-too-large-suggestion = Send a smaller body.
+error-body-unreadable = the request body could not be read: { $detail }
+error-body-unreadable-suggestion = Send a JSON body.
+error-body-structure = { $detail }
+error-body-structure-suggestion = Check the field named in the message against the API documentation (GET /api/openapi.json).
+error-body-not-json = the request body is not valid JSON: { $detail }
+error-body-not-json-suggestion = Send a well-formed JSON object.
+error-query = the query is not valid: { $detail }
+error-query-limit-suggestion = Give limit as a number from 1 to 50, e.g. ?limit=10.
+error-query-archived-suggestion = Use include_archived=true or include_archived=false.
+error-query-format-suggestion = Give one format, e.g. ?format=md.
+error-query-subject-suggestion = Name the run or session as ?subject_id=<id>.
+error-query-pairs-suggestion = Send the parameters as name=value pairs, URL-encoded.
+error-unauthorized = missing or wrong API key
+error-unauthorized-suggestion = Send the key in the X-API-Key header (see `agenteval serve --api-key` or AGENTEVAL_API_KEY).
+error-forbidden-read-only = the key { $name } has the role { $role }, which may only read (GET)
+error-forbidden-admin-only = the key { $name } has the role { $role }, which may not manage keys (admin only)
+error-forbidden-suggestion = Ask an admin for a key with a role that allows this call (agenteval keys create --role editor).
+error-no-route = no such route
+error-no-route-suggestion = See GET /api/openapi.json for the routes.
+error-method-not-allowed = method not allowed on this route
+error-method-not-allowed-suggestion = See GET /api/openapi.json for the methods of each route.

@@ -1,0 +1,102 @@
+# 平台拒绝的输入：哪里不对（指出字段及其范围）以及该怎么做。
+
+error-plain = { $text }
+error-field-range = `{ $field }` 应在 { $min } 到 { $max } 之间，实际为 { $got }
+
+error-period-form = 周期“{ $period }”的格式不对，应为 <数字><m|h|d>
+error-period-form-suggestion = 请写成 `30m`、`6h` 或 `1d` 这样的周期。
+error-plan-rounds-and-every = 计划条目 { $scenario }：`rounds` 和 `every` 只能给一个
+error-plan-rounds-and-every-suggestion = 请只给 `rounds`（在窗口内均匀分布）或 `every`（定期运行）其中之一。
+error-plan-rounds-range = 计划条目 { $scenario }：`rounds` 应在 1 到 { $max } 之间，实际为 { $got }
+error-plan-rounds-range-suggestion = 请把 `rounds` 设为 1 或更多；定期运行请改用 `every`。
+error-plan-every = 计划条目 { $scenario }：`every` { $reason }
+error-plan-at-needs-every = 计划条目 { $scenario }：`at`“{ $at }”需要同时给出 `every`（例如 `every: 1d`）
+error-plan-at-needs-every-suggestion = 每天定时运行请同时给出 `every: 1d` 和 `at: HH:MM`，否则去掉 `at`。
+error-plan-at-form = 计划条目 { $scenario }：`at`“{ $at }”不是 `HH:MM` 格式的时间
+error-plan-at-form-suggestion = 请把时间写成 `HH:MM`，例如 09:00。
+error-plan-too-many-runs = 计划安排的运行超过 { $max } 次
+error-plan-too-many-runs-suggestion = 请减少轮数、拉长周期或缩短窗口。
+
+error-budget-max-sessions-suggestion = 例如每个窗口 8 个会话；不填则使用默认值。
+error-budget-max-turns-suggestion = 例如每个会话 12 轮用户消息；不填则使用默认值。
+error-budget-interval-suggestion = 填 0 表示不限间隔，或例如 30。
+
+seed-kind-persona = 人设
+seed-kind-goal = 目标
+error-seed-persona-twice = 人设 id“{ $id }”在种子集中出现了两次
+error-seed-persona-twice-suggestion = 请给每个种子人设一个不同的 id。
+error-seed-persona-no-name = 人设“{ $id }”没有名称
+error-seed-persona-no-name-suggestion = 请给每个种子人设起一个名称。
+error-seed-goal-twice = 目标 id“{ $id }”在种子集中出现了两次
+error-seed-goal-twice-suggestion = 请给每个种子目标一个不同的 id。
+error-seed-goal-no-title = 目标“{ $id }”没有标题
+error-seed-goal-no-title-suggestion = 请给每个种子目标写一个标题，说明用户想办成什么。
+error-seed-slot-blank = 目标“{ $id }”：有一个信息项的名称为空
+error-seed-slot-blank-suggestion = 请按信息项所承载的事实命名，例如 `to`、`date`、`order_id`。
+error-seed-set-too-large = 种子集超过 256 KiB
+error-seed-set-too-large-suggestion = 请把人设和目标写得简短些：描述它们，不要粘贴整篇文档。
+error-seed-id-form = { $kind } id“{ $id }”应为 1 到 64 个字母、数字或 `-` `_` `.`
+error-seed-id-form-suggestion = 请给{ $kind }一个简短且固定的 id，例如 { $example }。
+error-persona-field-range = 人设“{ $id }”：`{ $field }` 应在 { $min } 到 { $max } 之间，实际为 { $got }
+error-persona-patience-suggestion = 请用 1（很快放弃）到 5（非常有耐心）；不填则为 3。
+error-persona-technical-level-suggestion = 请用 1（新手）到 5（专家）；不填则为 3。
+error-persona-change-mind-suggestion = 请填一个概率：0（从不改主意）到 1（总会改一次）。
+error-persona-language = 人设“{ $id }”：`language` 只能是 `zh` 或 `en`，实际为“{ $got }”
+error-persona-language-suggestion = 中文用 `zh`，英文用 `en`；不填则跟随目标的语言。
+
+error-target-name = 评测对象名称应为 1 到 200 个字符
+error-target-name-suggestion = 请给评测对象起一个简短、好认的名称。
+error-target-concurrency-suggestion = 请填评测对象能同时处理的请求数。
+error-target-rate-suggestion = 请填评测对象允许的每秒请求数（0.5 即每两秒一次）；不填则不限速。
+error-target-timeout-suggestion = 例如 15000（15 秒）；较慢的模型可能需要 60000 或更多。
+error-target-retries-suggestion = 例如重试 2 次。
+error-price = `{ $field }` 应为 0 或更大的数，实际为 { $got }
+error-price-suggestion = 请填每百万 token 的价格；不关心成本时填 0。
+error-url = `{ $field }` 应为 `http://` 或 `https://` 开头的地址，实际为“{ $got }”
+error-url-suggestion = 请填写完整地址，例如 `http://127.0.0.1:8000/v1`
+
+error-campaign-name = 活动名称应为 1 到 200 个字符
+error-campaign-name-suggestion = 请按评测内容和时间给活动命名，例如“客服机器人 第 48 周”。
+error-campaign-target-missing = `target_id` { $id } 不对应任何评测对象
+error-campaign-target-missing-suggestion = 请先创建评测对象（`POST /api/targets`），或从 `GET /api/targets` 中选一个。
+error-campaign-target-archived = 评测对象 { $name }（{ $id }）已归档
+error-campaign-target-archived-suggestion = 请选一个仍在使用的评测对象（`GET /api/targets`），或新建一个。
+error-campaign-time-scale-suggestion = 正式线填 1；也可以例如填 168，在一小时内跑完一周。
+error-campaign-ids-and-plan = `scenario_ids` 和 `plan` 只能给一个
+error-campaign-ids-and-plan-suggestion = 每个场景各跑一次请用 `scenario_ids`；需要轮数或周期请用 `plan`。
+error-scenario-not-loaded = 场景“{ $id }”未加载
+error-scenario-not-loaded-suggestion = 请用 `GET /api/scenarios` 列出已加载的场景，并使用其中的 id。
+error-campaign-duration = `duration_hours` 应在 { $min }（36 秒）到 { $max }（一年）之间，实际为 { $got }
+error-campaign-duration-suggestion = 例如一周的窗口填 168。
+error-campaign-end-and-duration = `window_end` 和 `duration_hours` 只能给一个
+error-campaign-end-and-duration-suggestion = `duration_hours` 是活动时间；`window_end` 是真实的结束时间。
+error-campaign-no-window = 活动需要一个窗口：请给出 `window_end` 或 `duration_hours`
+error-campaign-no-window-suggestion = 例如一周的窗口用 `duration_hours: 168`。
+error-campaign-window-order = `window_end` 必须晚于 `window_start`
+error-campaign-window-order-suggestion = 请检查日期，或改用 `duration_hours`。
+error-campaign-nothing = 活动没有可评测的内容：既没有场景，也没有可探索的人设和目标
+error-campaign-nothing-suggestion = 请至少添加一个场景，或一个人设和一个目标。
+
+error-body-too-large = 请求体超过 1 MiB
+error-body-too-large-suggestion = 请发送更小的请求体。
+error-body-unreadable = 无法读取请求体：{ $detail }
+error-body-unreadable-suggestion = 请发送 JSON 请求体。
+error-body-structure = 请求的结构不对：{ $detail }
+error-body-structure-suggestion = 请对照 API 文档（`GET /api/openapi.json`）检查消息中指出的字段。
+error-body-not-json = 请求体不是有效的 JSON：{ $detail }
+error-body-not-json-suggestion = 请发送格式正确的 JSON 对象。
+error-query = 查询参数无效：{ $detail }
+error-query-limit-suggestion = `limit` 应为 1 到 50 的数字，例如 `?limit=10`。
+error-query-archived-suggestion = 请用 `include_archived=true` 或 `include_archived=false`。
+error-query-format-suggestion = 请只给一种格式，例如 `?format=md`。
+error-query-subject-suggestion = 请用 `?subject_id=<id>` 指明评测运行或探索会话。
+error-query-pairs-suggestion = 请以 URL 编码的 `name=value` 形式发送参数。
+error-unauthorized = API 密钥缺失或错误
+error-unauthorized-suggestion = 请在 `X-API-Key` 请求头中发送密钥（见 `agenteval serve --api-key` 或 `AGENTEVAL_API_KEY`）。
+error-forbidden-read-only = 密钥 { $name } 的角色是 { $role }，只能读取（`GET`）
+error-forbidden-admin-only = 密钥 { $name } 的角色是 { $role }，不能管理密钥（仅限管理员）
+error-forbidden-suggestion = 请向管理员申请一个允许此操作的角色的密钥（`agenteval keys create --role editor`）。
+error-no-route = 没有这个路由
+error-no-route-suggestion = 路由列表见 `GET /api/openapi.json`。
+error-method-not-allowed = 此路由不支持该请求方法
+error-method-not-allowed-suggestion = 各路由支持的方法见 `GET /api/openapi.json`。
