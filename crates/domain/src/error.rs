@@ -113,7 +113,7 @@ pub struct ErrorBody {
     /// in another language; `message` and `suggestion` are them rendered
     /// in the request's language (English where none was asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<ErrorText>,
+    pub text: Option<Box<ErrorText>>,
 }
 
 /// An error's words as catalogue messages.
@@ -166,10 +166,10 @@ impl Error {
     /// reader's language.
     pub fn msg(code: ErrorCode, message: Msg, suggestion: Msg) -> Self {
         let mut e = Self::new(code, message.render(Lang::En), suggestion.render(Lang::En));
-        e.body.text = Some(ErrorText {
+        e.body.text = Some(Box::new(ErrorText {
             message,
             suggestion,
-        });
+        }));
         e
     }
 
@@ -206,10 +206,10 @@ impl Error {
                 message: "an internal error occurred".into(),
                 suggestion: "Retry; if it persists, see the log for details.".into(),
                 next_allowed_at: None,
-                text: Some(ErrorText {
+                text: Some(Box::new(ErrorText {
                     message: crate::msg!("error-internal"),
                     suggestion: crate::msg!("error-internal-suggestion"),
-                }),
+                })),
             },
             cause: Some(cause.into()),
         }

@@ -2048,7 +2048,10 @@ async fn errors_answer_in_the_readers_language() {
         .expect("the server answers");
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
     let body: Value = anonymous.json().await.expect("a JSON error");
-    assert!(scripts_of(body["message"].as_str().unwrap()).0 > 0, "{body}");
+    assert!(
+        scripts_of(body["message"].as_str().unwrap()).0 > 0,
+        "{body}"
+    );
     // A language the catalogue does not have is refused, named.
     let (s, body) = app.get("/api/campaigns?lang=fr").await;
     assert_eq!(s, StatusCode::BAD_REQUEST);

@@ -2,6 +2,7 @@
 //! and the runs it expands into over the window.
 
 use super::*;
+use crate::error::ErrorText;
 
 /// Which scenarios run how often across the window (campaign time).
 #[derive(
@@ -87,7 +88,13 @@ impl Plan {
             if let Some(every) = &e.every {
                 parse_period(every).map_err(|err| {
                     let (message, suggestion) = match err.body.text {
-                        Some(t) => (t.message, t.suggestion),
+                        Some(t) => {
+                            let ErrorText {
+                                message,
+                                suggestion,
+                            } = *t;
+                            (message, suggestion)
+                        }
                         None => (
                             crate::i18n::Msg::new("error-plain").arg("text", err.body.message),
                             crate::i18n::Msg::new("error-plain").arg("text", err.body.suggestion),
