@@ -44,9 +44,9 @@ impl ApiKeyRole {
             .into_iter()
             .find(|r| r.as_str() == raw)
             .ok_or_else(|| {
-                Error::invalid(
-                    format!("role must be viewer, editor or admin, got {raw:?}"),
-                    "Give the role as viewer (reads only), editor (everything but keys) or admin.",
+                Error::invalid_msg(
+                    crate::msg!("error-key-role", got = raw),
+                    crate::msg!("error-key-role-suggestion"),
                 )
             })
     }
@@ -191,28 +191,30 @@ pub struct Identity {
 /// A key name as given, or why it is refused (nothing is trimmed or
 /// changed silently).
 pub fn check_key_name(raw: &str) -> Result<&str> {
-    let fix = "Use 1-64 letters, digits, '.', '_' or '-', beginning with a letter or a digit \
-               (e.g. alice or ci-nightly).";
+    let fix = || crate::msg!("error-key-name-suggestion");
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
     if raw.is_empty() {
-        return Err(Error::invalid("the key name is empty", fix));
+        return Err(Error::invalid_msg(
+            crate::msg!("error-key-name-empty"),
+            fix(),
+        ));
     }
     if raw.chars().count() > MAX_NAME_CHARS {
-        return Err(Error::invalid(
-            format!("the key name is longer than {MAX_NAME_CHARS} characters"),
-            fix,
+        return Err(Error::invalid_msg(
+            crate::msg!("error-key-name-long", max = MAX_NAME_CHARS),
+            fix(),
         ));
     }
     if !raw.chars().all(allowed) || !raw.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-        return Err(Error::invalid(
-            format!("the key name {raw:?} has a character that is not allowed"),
-            fix,
+        return Err(Error::invalid_msg(
+            crate::msg!("error-key-name-character", name = raw),
+            fix(),
         ));
     }
     if raw == SERVER_KEY_NAME {
-        return Err(Error::invalid(
-            format!("the key name {SERVER_KEY_NAME} is the server's own key (--api-key)"),
-            "Choose another name.",
+        return Err(Error::invalid_msg(
+            crate::msg!("error-key-name-server", name = SERVER_KEY_NAME),
+            crate::msg!("error-key-name-taken-suggestion"),
         ));
     }
     Ok(raw)

@@ -5,6 +5,7 @@
 
 use crate::domain::api_key::{self, NewApiKey};
 use crate::error::{Error, ErrorCode, Result};
+use crate::msg;
 use crate::platform::Platform;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -63,10 +64,10 @@ impl Platform {
             created_at: self.clock.now(),
         };
         if !self.store.insert_api_key(&new).await? {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!("a key named {name} exists already"),
-                "Choose another name, or revoke the key and create one under a new name.",
+                msg!("error-key-exists", name = name),
+                msg!("error-key-exists-suggestion"),
             ));
         }
         self.audit(actor, "key.create", Some(new.id), "ok").await;
@@ -91,10 +92,10 @@ impl Platform {
             .revoke_api_key(name, self.clock.now())
             .await?
             .ok_or_else(|| {
-                Error::new(
+                Error::msg(
                     ErrorCode::NotFound,
-                    format!("there is no key named {name}"),
-                    "List the keys (agenteval keys list, GET /api/keys) and use one of their names.",
+                    msg!("error-key-unknown", name = name),
+                    msg!("error-key-unknown-suggestion"),
                 )
             })?;
         self.audit(actor, "key.revoke", Some(revoked.id), "ok")

@@ -6,6 +6,7 @@ use crate::domain::ids::{CampaignId, SessionId};
 use crate::error::{Error, Result};
 use crate::exploration::session::{ExplorationSession, SessionStatus};
 use crate::fixed::{Run, Verdict};
+use crate::msg;
 use crate::platform::Platform;
 use crate::store::paging::{RunFilter, RunVerdict, SessionFilter};
 use serde::{Deserialize, Serialize};
@@ -78,9 +79,9 @@ fn page_limit(limit: Option<u32>) -> Result<i64> {
     match limit {
         None => Ok(i64::from(DEFAULT_PAGE)),
         Some(n @ 1..=MAX_PAGE) => Ok(i64::from(n)),
-        Some(n) => Err(Error::invalid(
-            format!("limit {n} is out of range: 1 to {MAX_PAGE} rows per page"),
-            format!("Ask for at most {MAX_PAGE} rows and page on with offset."),
+        Some(n) => Err(Error::invalid_msg(
+            msg!("error-page-limit", got = n, max = MAX_PAGE),
+            msg!("error-page-limit-suggestion", max = MAX_PAGE),
         )),
     }
 }
@@ -104,11 +105,9 @@ impl Platform {
                 v => match Verdict::parse(v) {
                     Some(v) => RunVerdict::Finished(v),
                     None => {
-                        return Err(Error::invalid(
-                            format!(
-                                "verdict {verdict:?} is not one of passed, failed, error, skipped, pending"
-                            ),
-                            "Filter by passed, failed, error, skipped or pending, or leave verdict out.",
+                        return Err(Error::invalid_msg(
+                            msg!("error-verdict-filter", got = verdict.as_str()),
+                            msg!("error-verdict-filter-suggestion"),
                         ));
                     }
                 },
@@ -152,9 +151,9 @@ impl Platform {
         };
         if let Some(ids) = query.ids.filter(|ids| !ids.is_empty()) {
             if ids.len() > MAX_IDS {
-                return Err(Error::invalid(
-                    format!("{} session ids given; at most {MAX_IDS}", ids.len()),
-                    "Ask for fewer sessions at a time.",
+                return Err(Error::invalid_msg(
+                    msg!("error-too-many-ids", count = ids.len(), max = MAX_IDS),
+                    msg!("error-too-many-ids-suggestion"),
                 ));
             }
             filter.ids = Some(ids);

@@ -5,6 +5,7 @@
 use crate::domain::ids::CampaignId;
 use crate::domain::run::Verdict;
 use crate::error::{Error, Result};
+use crate::msg;
 use crate::platform::Platform;
 use uuid::Uuid;
 
@@ -16,23 +17,29 @@ impl Platform {
     /// Records a human review of a run or a session.
     pub async fn add_review(&self, req: CreateReview) -> Result<HumanReview> {
         if !(1..=5).contains(&req.rating) {
-            return Err(Error::invalid(
-                format!("rating must be 1-5, got {}", req.rating),
-                "Rate 1 (poor) to 5 (excellent).",
+            return Err(Error::invalid_msg(
+                msg!(
+                    "error-field-range",
+                    field = "rating",
+                    min = 1,
+                    max = 5,
+                    got = req.rating.to_string()
+                ),
+                msg!("error-rating-suggestion"),
             ));
         }
         if req.comment.chars().count() > MAX_COMMENT {
-            return Err(Error::invalid(
-                format!("comment is longer than {MAX_COMMENT} characters"),
-                "Shorten the comment.",
+            return Err(Error::invalid_msg(
+                msg!("error-comment-too-long", max = MAX_COMMENT),
+                msg!("error-comment-too-long-suggestion"),
             ));
         }
         if let Some(o) = &req.judge_override
             && o.score.is_some_and(|s| !(1..=5).contains(&s))
         {
-            return Err(Error::invalid(
-                "judge_override.score must be 1-5",
-                "Give a score from 1 to 5.",
+            return Err(Error::invalid_msg(
+                msg!("error-override-score"),
+                msg!("error-override-score-suggestion"),
             ));
         }
         if !self

@@ -2,6 +2,7 @@
 
 use crate::domain::ids::TargetId;
 use crate::error::{Error, Result};
+use crate::msg;
 use crate::platform::Platform;
 
 pub use crate::domain::target::*;
@@ -25,9 +26,9 @@ impl Platform {
             } => {
                 validate_url("channel.base_url", base_url)?;
                 if model.trim().is_empty() {
-                    return Err(Error::invalid(
-                        "channel.model must not be empty",
-                        "Name the model the endpoint serves, e.g. gpt-4o-mini.",
+                    return Err(Error::invalid_msg(
+                        msg!("error-target-model-empty"),
+                        msg!("error-target-model-empty-suggestion"),
                     ));
                 }
                 let stored = match current {
@@ -37,9 +38,9 @@ impl Platform {
                 if let Some(key) = api_key.take() {
                     *api_key_ref = Some(self.secrets.put(&key)?);
                 } else if api_key_ref.is_some() && *api_key_ref != stored {
-                    return Err(Error::invalid(
-                        "channel.api_key_ref is not this target's key",
-                        "Send the api_key_ref the target has, or a new api_key.",
+                    return Err(Error::invalid_msg(
+                        msg!("error-target-key-ref"),
+                        msg!("error-target-key-ref-suggestion"),
                     ));
                 } else if current.is_some() {
                     // Left out on update: the key stays.

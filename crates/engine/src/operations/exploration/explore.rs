@@ -11,6 +11,7 @@ use crate::campaign::{Campaign, Line};
 use crate::domain::ids::CampaignId;
 use crate::error::{Error, ErrorBody, ErrorCode, Result};
 use crate::judge::JudgeSampling;
+use crate::msg;
 use crate::patrol_agent::{ExploreSeed, play_seed, player, start_seed};
 use crate::platform::Platform;
 use serde::{Deserialize, Serialize};
@@ -110,13 +111,10 @@ impl Platform {
     /// then goals in seed-set order.
     async fn uncovered_cells(&self, campaign: &Campaign) -> Result<Vec<SeedCell>> {
         if campaign.seed_set.personas.is_empty() || campaign.seed_set.goals.is_empty() {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!(
-                    "campaign {} has no seed personas or no seed goals: there is nothing to explore",
-                    campaign.id
-                ),
-                "Add at least one persona and one goal to the campaign's seed set, or start a manual session.",
+                msg!("error-explore-no-seeds", id = campaign.id.to_string()),
+                msg!("error-explore-no-seeds-suggestion"),
             ));
         }
         let covered = self.store.explored_cells(campaign.id).await?;
@@ -133,13 +131,10 @@ impl Platform {
             .filter(|c| !covered.contains(&(c.persona_id.clone(), c.goal_id.clone())))
             .collect();
         if cells.is_empty() {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!(
-                    "every persona x goal cell of campaign {} has a session already",
-                    campaign.id
-                ),
-                "Choose the cells to explore again, or add personas or goals in a next period.",
+                msg!("error-explore-all-covered", id = campaign.id.to_string()),
+                msg!("error-explore-all-covered-suggestion"),
             ));
         }
         Ok(cells)
@@ -150,12 +145,13 @@ impl Platform {
 /// session is created.
 fn checked_cells(campaign: &Campaign, cells: Vec<SeedCell>) -> Result<Vec<SeedCell>> {
     if cells.len() > MAX_EXPLORE_CELLS {
-        return Err(Error::invalid(
-            format!(
-                "{} cells asked for; at most {MAX_EXPLORE_CELLS} per request",
-                cells.len()
+        return Err(Error::invalid_msg(
+            msg!(
+                "error-explore-too-many-cells",
+                count = cells.len(),
+                max = MAX_EXPLORE_CELLS
             ),
-            "Explore fewer cells at a time; the session budget bounds them anyway.",
+            msg!("error-explore-too-many-cells-suggestion"),
         ));
     }
     for (i, cell) in cells.iter().enumerate() {
@@ -171,13 +167,15 @@ fn checked_cells(campaign: &Campaign, cells: Vec<SeedCell>) -> Result<Vec<SeedCe
             } else {
                 ("persona_id", &cell.persona_id)
             };
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::NotFound,
-                format!(
-                    "cells[{i}].{field} {id:?} is not in the seed set of campaign {}",
-                    campaign.id
+                msg!(
+                    "error-explore-cell-unknown",
+                    field = format!("cells[{i}].{field}"),
+                    id = id.as_str(),
+                    campaign = campaign.id.to_string()
                 ),
-                "Use persona and goal ids from the campaign's seed set.",
+                msg!("error-explore-cell-unknown-suggestion"),
             ));
         }
     }
