@@ -27,7 +27,7 @@ use agenteval_engine::runtime::{PatrolControl, PatrolStatus};
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use agenteval_engine::target_probe::TargetProbe;
-use agenteval_engine::{Error, ErrorBody, ErrorCode, Platform};
+use agenteval_engine::{Error, ErrorBody, Platform};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -317,12 +317,15 @@ pub async fn save_export(
     path: PathBuf,
 ) -> Reply<()> {
     let text = platform.export_campaign(id, format).await.map_err(body)?;
-    tokio::fs::write(&path, text).await.map_err(|e| ErrorBody {
-        code: ErrorCode::InvalidInput,
-        message: format!("could not write {}: {e}", path.display()),
-        suggestion: "Choose a folder you can write to.".into(),
-        next_allowed_at: None,
-        text: None,
+    tokio::fs::write(&path, text).await.map_err(|e| {
+        body(Error::invalid_msg(
+            agenteval_engine::msg!(
+                "error-write-file",
+                path = path.display().to_string(),
+                detail = e.to_string()
+            ),
+            agenteval_engine::msg!("error-write-file-suggestion"),
+        ))
     })
 }
 

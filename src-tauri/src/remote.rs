@@ -12,7 +12,7 @@ use crate::keychain::KeyVault;
 use crate::settings::write_private;
 use agenteval_engine::keys::Identity;
 use agenteval_engine::secrets::Secrets;
-use agenteval_engine::{Error, ErrorBody, ErrorCode, Event, Result};
+use agenteval_engine::{Error, ErrorBody, ErrorCode, Event, Result, msg};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -117,10 +117,10 @@ impl TeamServer {
 
     fn restore(&self, secrets: &Secrets, text: &str) -> Result<Arc<Live>> {
         let disk: OnDisk = serde_json::from_str(text).map_err(|e| {
-            Error::new(
+            Error::msg(
                 ErrorCode::Unprocessable,
-                format!("{FILE} is invalid: {e}"),
-                "Connect to the team server again in Settings.",
+                msg!("error-remote-file", file = FILE, detail = e.to_string()),
+                msg!("error-remote-file-suggestion"),
             )
         })?;
         let base = parse_base(&disk.connection.url)?;
@@ -155,9 +155,9 @@ impl TeamServer {
         let base = parse_base(url)?;
         let key = key.trim();
         if key.is_empty() {
-            return Err(Error::invalid(
-                "the team server's API key is empty",
-                "Paste the key the server's operator gave you (`agenteval keys create`).",
+            return Err(Error::invalid_msg(
+                msg!("error-remote-key-empty"),
+                msg!("error-remote-key-empty-suggestion"),
             ));
         }
         let identity = self.whoami(&base, key).await?;
@@ -260,9 +260,13 @@ impl TeamServer {
             return Err(server_error(&answer));
         }
         std::fs::write(destination, answer.body).map_err(|e| {
-            Error::invalid(
-                format!("cannot write {}: {e}", destination.display()),
-                "Choose a folder you may write to.",
+            Error::invalid_msg(
+                msg!(
+                    "error-write-file",
+                    path = destination.display().to_string(),
+                    detail = e.to_string()
+                ),
+                msg!("error-write-file-suggestion"),
             )
         })
     }
@@ -280,24 +284,26 @@ impl TeamServer {
         let status = res.status();
         let text = res.text().await.unwrap_or_default();
         if status == reqwest::StatusCode::UNAUTHORIZED {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Unauthorized,
-                format!("the team server at {url} does not know this key (or it was revoked)"),
-                "Check the key with the server's operator (`agenteval keys list`).",
+                msg!("error-remote-key-unknown", url = url.to_string()),
+                msg!("error-remote-key-unknown-suggestion"),
             ));
         }
         if !status.is_success() {
-            return Err(Error::invalid(
-                format!(
-                    "{url} is not an AgentEval server this app can use: /api/whoami answered HTTP {status}"
+            return Err(Error::invalid_msg(
+                msg!(
+                    "error-remote-not-agenteval",
+                    url = url.to_string(),
+                    status = status.as_u16()
                 ),
-                "Check the URL (the server's address, without /api), and that the server runs the same version as the app.",
+                msg!("error-remote-not-agenteval-suggestion"),
             ));
         }
         serde_json::from_str(&text).map_err(|_| {
-            Error::invalid(
-                format!("{url} answered, but not as an AgentEval server"),
-                "Check the URL: it is the address `agenteval serve` listens on.",
+            Error::invalid_msg(
+                msg!("error-remote-answer", url = url.to_string()),
+                msg!("error-remote-answer-suggestion"),
             )
         })
     }
@@ -380,13 +386,17 @@ async fn follow(http: reqwest::Client, url: Url, key: String, emit: Emit) {
 /// A server's base URL: http or https with a host, perhaps a path prefix
 /// (behind a reverse proxy), no query, no credentials.
 fn parse_base(raw: &str) -> Result<Url> {
-    let fix = "Give the address `agenteval serve` listens on, e.g. http://10.0.0.5:8787 or https://agenteval.example.com.";
-    let url = Url::parse(raw.trim())
-        .map_err(|e| Error::invalid(format!("the server URL {raw:?} is invalid: {e}"), fix))?;
+    let fix = || msg!("error-remote-url-suggestion");
+    let url = Url::parse(raw.trim()).map_err(|e| {
+        Error::invalid_msg(
+            msg!("error-remote-url", url = raw, detail = e.to_string()),
+            fix(),
+        )
+    })?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return Err(Error::invalid(
-            format!("the server URL {raw:?} must be http:// or https:// with a host"),
-            fix,
+        return Err(Error::invalid_msg(
+            msg!("error-remote-url-scheme", url = raw),
+            fix(),
         ));
     }
     if url.query().is_some()
@@ -394,9 +404,9 @@ fn parse_base(raw: &str) -> Result<Url> {
         || !url.username().is_empty()
         || url.password().is_some()
     {
-        return Err(Error::invalid(
-            format!("the server URL {raw:?} may not carry a query, a fragment or credentials"),
-            "Give the address alone; the key goes in its own field.",
+        return Err(Error::invalid_msg(
+            msg!("error-remote-url-extra", url = raw),
+            msg!("error-remote-url-extra-suggestion"),
         ));
     }
     Ok(url)
@@ -424,17 +434,21 @@ fn endpoint(base: &Url, path: &str) -> Result<Url> {
 }
 
 fn not_connected() -> Error {
-    Error::new(
+    Error::msg(
         ErrorCode::Conflict,
-        "the app is not connected to a team server",
-        "Connect to one in Settings, or reload the window to work on this machine's database.",
+        msg!("error-remote-not-connected"),
+        msg!("error-remote-not-connected-suggestion"),
     )
 }
 
 fn unreachable_server(url: &str, e: &reqwest::Error) -> Error {
-    Error::invalid(
-        format!("the team server at {url} cannot be reached: {e}"),
-        "Check the URL and your network, and that `agenteval serve` runs there; or switch back to this machine's database in Settings.",
+    Error::invalid_msg(
+        msg!(
+            "error-remote-unreachable",
+            url = url.to_string(),
+            detail = e.to_string()
+        ),
+        msg!("error-remote-unreachable-suggestion"),
     )
 }
 
@@ -442,9 +456,9 @@ fn unreachable_server(url: &str, e: &reqwest::Error) -> Error {
 fn server_error(answer: &RemoteAnswer) -> Error {
     match serde_json::from_str::<ErrorBody>(&answer.body) {
         Ok(body) => Error { body, cause: None },
-        Err(_) => Error::invalid(
-            format!("the team server answered HTTP {}", answer.status),
-            "Retry; if it persists, see the server's log.",
+        Err(_) => Error::invalid_msg(
+            msg!("error-remote-status", status = answer.status),
+            msg!("error-remote-status-suggestion"),
         ),
     }
 }

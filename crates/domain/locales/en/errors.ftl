@@ -13,3 +13,27 @@ error-not-found-suggestion = List the existing ones ({ $thing }) and use one of 
 
 error-unknown-language = unknown language "{ $lang }"
 error-unknown-language-suggestion = Use `lang=zh` or `lang=en`.
+
+error-write-file = cannot write { $path }: { $detail }
+error-write-file-suggestion = Choose a folder you may write to.
+error-remote-file = { $file } is invalid: { $detail }
+error-remote-file-suggestion = Connect to the team server again in Settings.
+error-remote-key-empty = the team server's API key is empty
+error-remote-key-empty-suggestion = Paste the key the server's operator gave you (`agenteval keys create`).
+error-remote-key-unknown = the team server at { $url } does not know this key (or it was revoked)
+error-remote-key-unknown-suggestion = Check the key with the server's operator (`agenteval keys list`).
+error-remote-not-agenteval = { $url } is not an AgentEval server this app can use: /api/whoami answered HTTP { $status }
+error-remote-not-agenteval-suggestion = Check the URL (the server's address, without /api), and that the server runs the same version as the app.
+error-remote-answer = { $url } answered, but not as an AgentEval server
+error-remote-answer-suggestion = Check the URL: it is the address `agenteval serve` listens on.
+error-remote-url = the server URL "{ $url }" is invalid: { $detail }
+error-remote-url-scheme = the server URL "{ $url }" must be http:// or https:// with a host
+error-remote-url-suggestion = Give the address `agenteval serve` listens on, e.g. http://10.0.0.5:8787 or https://agenteval.example.com.
+error-remote-url-extra = the server URL "{ $url }" may not carry a query, a fragment or credentials
+error-remote-url-extra-suggestion = Give the address alone; the key goes in its own field.
+error-remote-not-connected = the app is not connected to a team server
+error-remote-not-connected-suggestion = Connect to one in Settings, or reload the window to work on this machine's database.
+error-remote-unreachable = the team server at { $url } cannot be reached: { $detail }
+error-remote-unreachable-suggestion = Check the URL and your network, and that `agenteval serve` runs there; or switch back to this machine's database in Settings.
+error-remote-status = the team server answered HTTP { $status }
+error-remote-status-suggestion = Retry; if it persists, see the server's log.

@@ -13,3 +13,27 @@ error-not-found-suggestion = 请先列出现有的{ $thing }，再使用其中�
 
 error-unknown-language = 不支持的语言“{ $lang }”
 error-unknown-language-suggestion = 请使用 `lang=zh` 或 `lang=en`。
+
+error-write-file = 无法写入 { $path }：{ $detail }
+error-write-file-suggestion = 请选择一个你有写入权限的文件夹。
+error-remote-file = { $file } 无效：{ $detail }
+error-remote-file-suggestion = 请在“设置”中重新连接团队服务器。
+error-remote-key-empty = 团队服务器的 API 密钥为空
+error-remote-key-empty-suggestion = 请粘贴服务器管理员给你的密钥（`agenteval keys create`）。
+error-remote-key-unknown = { $url } 上的团队服务器不认识这个密钥（或它已被吊销）
+error-remote-key-unknown-suggestion = 请向服务器管理员核对密钥（`agenteval keys list`）。
+error-remote-not-agenteval = { $url } 不是本应用可用的 AgentEval 服务器：`/api/whoami` 返回了 HTTP { $status }
+error-remote-not-agenteval-suggestion = 请检查地址（服务器的地址，不带 `/api`），并确认服务器与本应用的版本相同。
+error-remote-answer = { $url } 有应答，但不是 AgentEval 服务器
+error-remote-answer-suggestion = 请检查地址：应为 `agenteval serve` 监听的地址。
+error-remote-url = 服务器地址“{ $url }”无效：{ $detail }
+error-remote-url-scheme = 服务器地址“{ $url }”必须以 `http://` 或 `https://` 开头并带有主机名
+error-remote-url-suggestion = 请填写 `agenteval serve` 监听的地址，例如 `http://10.0.0.5:8787` 或 `https://agenteval.example.com`。
+error-remote-url-extra = 服务器地址“{ $url }”不能带查询参数、片段或账号密码
+error-remote-url-extra-suggestion = 只填地址本身；密钥填在单独的字段里。
+error-remote-not-connected = 本应用没有连接团队服务器
+error-remote-not-connected-suggestion = 请在“设置”中连接一个，或重新加载窗口以使用本机的数据库。
+error-remote-unreachable = 无法连接 { $url } 上的团队服务器：{ $detail }
+error-remote-unreachable-suggestion = 请检查地址和网络，并确认那里正在运行 `agenteval serve`；或在“设置”中切回本机的数据库。
+error-remote-status = 团队服务器返回了 HTTP { $status }
+error-remote-status-suggestion = 请重试；如果仍然出错，请查看服务器的日志。
