@@ -87,6 +87,10 @@ export const en = {
   },
   form: {
     title: "New campaign",
+    discardTitle: "Discard this campaign?",
+    discardBody: "What you typed and chose here is not saved anywhere: closing the form throws it away.",
+    keepEditing: "Keep editing",
+    discard: "Discard",
     name: "Name",
     namePlaceholder: "Support bot, week 48",
     target: "Target",
@@ -143,6 +147,9 @@ export const en = {
   },
   view: {
     report: "Report",
+    exploreClosed: "The campaign's window is closed: exploration is over for this period. Start the next period to explore again.",
+    exploreDraft: "The campaign is a draft: it explores once its window opens.",
+    blindDisabled: "Nothing to label yet: the judge has not reviewed any session or rubric check of this campaign.",
     finalize: "Finalize",
     finalizeConfirm: "End the window now? Pending runs are skipped and open sessions expire.",
     export: "Export",

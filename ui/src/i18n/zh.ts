@@ -91,6 +91,10 @@ export const zh: DeepStrings<Dict> = {
   },
   form: {
     title: "新建活动",
+    discardTitle: "放弃这个活动？",
+    discardBody: "这里填写和选择的内容没有保存：关闭表单后将全部丢失。",
+    keepEditing: "继续编辑",
+    discard: "放弃",
     name: "名称",
     namePlaceholder: "客服机器人 第 48 周",
     target: "评测对象",
@@ -147,6 +151,9 @@ export const zh: DeepStrings<Dict> = {
   },
   view: {
     report: "报告",
+    exploreClosed: "活动窗口已关闭：本周期的探索已结束。如需再次探索，请开始下一周期。",
+    exploreDraft: "活动还是草稿：窗口开启后才能探索。",
+    blindDisabled: "暂无可标注的内容：评审还没有复核本活动的任何会话或评分检查。",
     finalize: "结算",
     finalizeConfirm: "现在结束窗口？未开始的运行将跳过，进行中的会话将过期。",
     export: "导出",

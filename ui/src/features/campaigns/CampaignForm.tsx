@@ -14,7 +14,7 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type Campaign, type CreateCampaign } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -53,6 +53,29 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
   const [submitted, setSubmitted] = useState(false);
   const [busy, setBusy] = useState(false);
   const [start] = useState(() => new Date());
+  const [confirmClose, setConfirmClose] = useState(false);
+
+  // Anything typed or chosen is worth a question before it is thrown away.
+  const dirty =
+    name !== "" ||
+    targetId !== null ||
+    selected.length > 0 ||
+    personas.length > 0 ||
+    goals.length > 0 ||
+    hours !== 168 ||
+    line !== "accelerated" ||
+    scale !== 168 ||
+    maxSessions !== "" ||
+    maxTurns !== "" ||
+    minInterval !== "";
+  const requestClose = () => (dirty ? setConfirmClose(true) : onClose());
+  useEffect(() => {
+    if (!dirty) return;
+    // A reload or a closed tab asks first (the browser words the question).
+    const ask = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener("beforeunload", ask);
+    return () => window.removeEventListener("beforeunload", ask);
+  }, [dirty]);
 
   const target = targetId ?? targets.data?.[0]?.id ?? null;
   const all = scenarios.data ?? [];
@@ -134,7 +157,20 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
   };
 
   return (
-    <Modal opened onClose={onClose} title={t("form.title")} size="xl" data-testid="campaign-form">
+    <Modal opened onClose={requestClose} title={t("form.title")} size="xl" data-testid="campaign-form">
+      <Modal opened={confirmClose} onClose={() => setConfirmClose(false)} title={t("form.discardTitle")} data-testid="campaign-discard">
+        <Stack>
+          <Text size="sm">{t("form.discardBody")}</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setConfirmClose(false)} data-testid="campaign-keep-editing">
+              {t("form.keepEditing")}
+            </Button>
+            <Button color="red" onClick={onClose} data-testid="campaign-discard-confirm">
+              {t("form.discard")}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
       <Stack>
         <TextInput
           label={t("form.name")}
@@ -350,7 +386,7 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
         <ErrorAlert error={error} onClose={() => setError(null)} />
         <Divider />
         <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
+          <Button variant="default" onClick={requestClose}>
             {t("common.cancel")}
           </Button>
           <Button onClick={() => void submit()} loading={busy} data-testid="campaign-submit">

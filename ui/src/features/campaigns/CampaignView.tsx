@@ -1,5 +1,5 @@
-import { Badge, Button, Group, Menu, Modal, Stack, Text, Title } from "@mantine/core";
-import { useEffect, useState } from "react";
+import { Badge, Button, Group, Menu, Modal, Stack, Text, Title, Tooltip } from "@mantine/core";
+import { useEffect, useState, type ReactElement } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -124,19 +124,23 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
             {t("view.report")}
           </Button>
           {mayChange && (
-            <Button
-              variant="light"
-              disabled={!report.judge_calibration}
-              onClick={() => navigate({ kind: "blind", id })}
-              data-testid="open-blind-review"
-            >
-              {t("blind.open")}
-            </Button>
+            <WhyDisabled reason={report.judge_calibration ? null : t("view.blindDisabled")} testId="blind-disabled-reason">
+              <Button
+                variant="light"
+                disabled={!report.judge_calibration}
+                onClick={() => navigate({ kind: "blind", id })}
+                data-testid="open-blind-review"
+              >
+                {t("blind.open")}
+              </Button>
+            </WhyDisabled>
           )}
           {mayChange && (
-            <Button variant="light" disabled={!open} onClick={() => setExploring(true)} data-testid="open-explore">
-              {t("view.explore")}
-            </Button>
+            <WhyDisabled reason={open ? null : t(c.status === "draft" ? "view.exploreDraft" : "view.exploreClosed")} testId="explore-disabled-reason">
+              <Button variant="light" disabled={!open} onClick={() => setExploring(true)} data-testid="open-explore">
+                {t("view.explore")}
+              </Button>
+            </WhyDisabled>
           )}
           <Menu>
             <Menu.Target>
@@ -242,5 +246,20 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
         </Group>
       </Modal>
     </Stack>
+  );
+}
+
+/**
+ * A control that may be disabled, with why: the reason shows on hover and
+ * focus, and is the control's description for a screen reader.
+ */
+function WhyDisabled({ reason, testId, children }: { reason: string | null; testId: string; children: ReactElement }) {
+  if (!reason) return children;
+  return (
+    <Tooltip label={reason} multiline w={260} withArrow>
+      <span tabIndex={0} role="group" aria-label={reason} data-testid={testId} data-reason={reason} style={{ display: "inline-block" }}>
+        {children}
+      </span>
+    </Tooltip>
   );
 }
