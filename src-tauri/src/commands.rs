@@ -27,7 +27,7 @@ use agenteval_engine::runtime::{PatrolControl, PatrolStatus};
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use agenteval_engine::target_probe::TargetProbe;
-use agenteval_engine::{Error, ErrorBody, Platform};
+use agenteval_engine::{Error, ErrorBody, Lang, Platform};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -228,12 +228,16 @@ pub async fn list_reviews(platform: Shared<'_>, subject_id: Uuid) -> Reply<Vec<H
 }
 
 /// (Re)generates the analysis; the template analysis when no analyst model
-/// is configured.
+/// is configured. The analyst model writes in `lang`, the UI's language.
 #[tauri::command]
 #[specta::specta]
-pub async fn generate_analysis(platform: Shared<'_>, campaign_id: CampaignId) -> Reply<Analysis> {
+pub async fn generate_analysis(
+    platform: Shared<'_>,
+    campaign_id: CampaignId,
+    lang: Lang,
+) -> Reply<Analysis> {
     platform
-        .generate_configured_analysis(campaign_id)
+        .generate_configured_analysis(campaign_id, lang)
         .await
         .map_err(body)
 }
@@ -303,8 +307,12 @@ pub async fn export_campaign(
     platform: Shared<'_>,
     id: CampaignId,
     format: ExportFormat,
+    lang: Lang,
 ) -> Reply<String> {
-    platform.export_campaign(id, format).await.map_err(body)
+    platform
+        .export_campaign(id, format, lang)
+        .await
+        .map_err(body)
 }
 
 /// Writes the export to a file the user chose in the save dialog.
@@ -315,8 +323,12 @@ pub async fn save_export(
     id: CampaignId,
     format: ExportFormat,
     path: PathBuf,
+    lang: Lang,
 ) -> Reply<()> {
-    let text = platform.export_campaign(id, format).await.map_err(body)?;
+    let text = platform
+        .export_campaign(id, format, lang)
+        .await
+        .map_err(body)?;
     tokio::fs::write(&path, text).await.map_err(|e| {
         body(Error::invalid_msg(
             agenteval_engine::msg!(

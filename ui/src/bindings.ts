@@ -47,9 +47,9 @@ export const commands = {
 	judgeCalibration: (campaignId: CampaignId) => typedError<JudgeCalibration, ErrorBody>(__TAURI_INVOKE("judge_calibration", { campaignId })),
 	/**
 	 *  (Re)generates the analysis; the template analysis when no analyst model
-	 *  is configured.
+	 *  is configured. The analyst model writes in `lang`, the UI's language.
 	 */
-	generateAnalysis: (campaignId: CampaignId) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId })),
+	generateAnalysis: (campaignId: CampaignId, lang: Lang) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId, lang })),
 	/**  The following campaign: same target, plan, seeds and budget. */
 	nextPeriod: (campaignId: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId })),
 	listSessions: (campaignId: CampaignId) => typedError<ExplorationSession[], ErrorBody>(__TAURI_INVOKE("list_sessions", { campaignId })),
@@ -73,9 +73,9 @@ export const commands = {
 	roleModelsView: () => typedError<RoleModelsView, ErrorBody>(__TAURI_INVOKE("role_models_view")),
 	sendMessage: (id: SessionId, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
 	closeSession: (id: SessionId, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
-	exportCampaign: (id: CampaignId, format: ExportFormat) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format })),
+	exportCampaign: (id: CampaignId, format: ExportFormat, lang: Lang) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format, lang })),
 	/**  Writes the export to a file the user chose in the save dialog. */
-	saveExport: (id: CampaignId, format: ExportFormat, path: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path })),
+	saveExport: (id: CampaignId, format: ExportFormat, path: string, lang: Lang) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path, lang })),
 	getSettings: () => typedError<Settings, ErrorBody>(__TAURI_INVOKE("get_settings")),
 	/**
 	 *  Saves the settings and puts them into effect at once (role models,
@@ -130,6 +130,11 @@ export type Analysis = {
 	fallback_reason?: Text | null,
 	/**  How the analyst model was asked for its JSON (model analyses only). */
 	output_mode?: OutputMode | null,
+	/**
+	 *  The language the analyst model was asked to write in (model
+	 *  analyses only: a template analysis is messages, read in any).
+	 */
+	lang?: Lang | null,
 	created_at: string,
 };
 
@@ -1042,6 +1047,9 @@ export type LabelRevealed = {
 	judge: RevealedScores,
 	judge_method: JudgeMethod,
 };
+
+/**  A language the catalogue speaks. */
+export type Lang = "en" | "zh";
 
 export type Language = "en" | "zh";
 

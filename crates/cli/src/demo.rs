@@ -148,11 +148,15 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     bar.finish_with_message("done");
 
     platform
-        .generate_configured_analysis(campaign.id)
+        .generate_configured_analysis(campaign.id, crate::lang())
         .await
         .map_err(user_error)?;
     let markdown = platform
-        .export_campaign(campaign.id, agenteval_engine::export::ExportFormat::Md)
+        .export_campaign(
+            campaign.id,
+            agenteval_engine::export::ExportFormat::Md,
+            crate::lang(),
+        )
         .await
         .map_err(user_error)?;
     let report = platform

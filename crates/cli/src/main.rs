@@ -40,8 +40,20 @@ struct Cli {
     /// The shared database, postgres://user:password@host:port/database (also AGENTEVAL_DATABASE_URL), for a team server whose workers share campaigns and budgets; default: the embedded SQLite database in the data folder.
     #[arg(long, global = true, env = agenteval_engine::DATABASE_URL_ENV, hide_env_values = true)]
     database_url: Option<String>,
+    /// The language of what the command writes for people (reports, exports, summaries): zh or en; default: the environment's (LC_ALL, LC_MESSAGES, LANG), else en.
+    #[arg(long, global = true)]
+    lang: Option<agenteval_engine::Lang>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--lang`, else the environment's language: what reports, exports and
+/// summaries are written in.
+static LANG: std::sync::OnceLock<agenteval_engine::Lang> = std::sync::OnceLock::new();
+
+/// The language the command writes in for people.
+pub fn lang() -> agenteval_engine::Lang {
+    *LANG.get_or_init(agenteval_engine::Lang::from_env)
 }
 
 /// `--offline`, set once from the command line, passed to every platform
@@ -260,6 +272,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     OFFLINE.store(cli.offline, std::sync::atomic::Ordering::Relaxed);
     let _ = DATABASE_URL.set(cli.database_url.clone());
+    let _ = LANG.set(cli.lang.unwrap_or_else(agenteval_engine::Lang::from_env));
     init_logging(matches!(
         cli.command,
         Command::Serve { .. } | Command::DemoTarget { .. }
@@ -422,7 +435,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let text = runtime()?.block_on(async {
                 let platform = open(&data_dir).await?;
                 platform
-                    .export_campaign(agenteval_engine::CampaignId(campaign), format.into())
+                    .export_campaign(
+                        agenteval_engine::CampaignId(campaign),
+                        format.into(),
+                        crate::lang(),
+                    )
                     .await
                     .map_err(user_error)
             })?;

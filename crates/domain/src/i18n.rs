@@ -209,6 +209,7 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
         &["campaign", "run", "session", "target", "key"],
     ),
     ("seed-kind", &["persona", "goal"]),
+    ("host-role", &["target", "virtual_user", "judge", "analyst"]),
 ];
 
 /// Builds a [`Msg`]: `msg!("check-contains-pass", value = v)`. The key is
@@ -232,7 +233,9 @@ impl Msg {
     /// "user_gave_up")` is the message `end-reason-user_gave_up`. The
     /// families are listed in [`NAME_FAMILIES`].
     pub fn name(family: &str, value: &str) -> Self {
-        Self::new(format!("{family}-{value}"))
+        // A value the catalogue does not name (a model's own dimension)
+        // shows itself.
+        Self::new(format!("{family}-{value}")).arg("fallback", value)
     }
 
     pub fn arg(mut self, name: &str, value: impl Into<Arg>) -> Self {
@@ -367,6 +370,23 @@ impl From<Vec<String>> for Arg {
         Arg::List(v)
     }
 }
+/// A text as an argument: a message is rendered in the reader's language,
+/// words somebody wrote are shown as written.
+impl From<Text> for Arg {
+    fn from(v: Text) -> Self {
+        match v {
+            Text::Msg(m) => Arg::Msg(m),
+            Text::Plain(s) => Arg::Str(s),
+        }
+    }
+}
+
+/// A share as a percentage with one decimal, or "n/a" in the reader's
+/// language when there is none.
+pub fn percent_or_na(share: Option<f64>) -> Arg {
+    share.map_or_else(|| Arg::Msg(Msg::new("value-na")), percent)
+}
+
 impl From<Msg> for Arg {
     fn from(v: Msg) -> Self {
         Arg::Msg(v)
@@ -498,7 +518,10 @@ fn render(key: &str, args: &BTreeMap<String, Arg>, lang: Lang) -> String {
                 .into_owned();
         }
     }
-    key.to_string()
+    match args.get("fallback") {
+        Some(Arg::Str(s)) => s.clone(),
+        _ => key.to_string(),
+    }
 }
 
 /// Whether `lang`'s catalogue has `key`.

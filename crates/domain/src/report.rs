@@ -42,6 +42,10 @@ pub struct Analysis {
     /// How the analyst model was asked for its JSON (model analyses only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_mode: Option<OutputMode>,
+    /// The language the analyst model was asked to write in (model
+    /// analyses only: a template analysis is messages, read in any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<crate::i18n::Lang>,
     pub created_at: DateTime<Utc>,
 }
 

@@ -106,13 +106,9 @@ pub fn is_refusal(text: &str) -> bool {
     REFUSAL.iter().any(|p| lower.contains(p))
 }
 
-/// The language a persona speaks, a text is written in, a label is shown in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lang {
-    Zh,
-    En,
-}
+/// The language a persona speaks, a text is written in, a label is shown
+/// in: the catalogue's languages.
+pub use crate::i18n::Lang;
 
 #[cfg(test)]
 mod tests {

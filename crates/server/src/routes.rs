@@ -207,12 +207,14 @@ pub async fn export_campaign(
     )?;
     let requested = q.format.unwrap_or_else(|| "md".into());
     let format = ExportFormat::parse(&requested).ok_or_else(|| {
-        ApiError(Error::invalid(
-            format!("export format {requested:?} is not available"),
-            "Use format=md, json, csv, sessions_csv or junit.",
+        ApiError(Error::invalid_msg(
+            agenteval_engine::msg!("error-export-format", format = requested.as_str()),
+            agenteval_engine::msg!("error-export-format-suggestion"),
         ))
     })?;
-    let body = st.platform.export_campaign(id, format).await?;
+    // The language of the request (`?lang=`, else Accept-Language).
+    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
+    let body = st.platform.export_campaign(id, format, lang).await?;
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
@@ -225,7 +227,11 @@ pub async fn campaign_analysis(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Analysis>> {
     let id = parse_id("campaign", &id)?;
-    Ok(Json(st.platform.generate_configured_analysis(id).await?))
+    // The language of the request (`?lang=`, else Accept-Language).
+    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
+    Ok(Json(
+        st.platform.generate_configured_analysis(id, lang).await?,
+    ))
 }
 
 /// Running formal campaigns with what changed since the previous patrol;

@@ -476,6 +476,7 @@ async fn no_secret_reaches_the_database_exports_logs_or_api_bodies() {
     p.generate_analysis(
         good_campaign.parse().expect("uuid"),
         clients.analyst.as_deref(),
+        agenteval_engine::Lang::En,
     )
     .await
     .expect("analysis");
@@ -743,7 +744,11 @@ async fn with_every_role_model_unreachable_fixed_plans_complete_and_the_report_s
         "the judge failure is stored: {stored}"
     );
     let analysis = p
-        .generate_analysis(campaign_id, clients.analyst.as_deref())
+        .generate_analysis(
+            campaign_id,
+            clients.analyst.as_deref(),
+            agenteval_engine::Lang::En,
+        )
         .await
         .expect("analysis never fails for a model");
     assert!(analysis.offline, "the template stands in for the analyst");

@@ -20,6 +20,7 @@ import type {
   ExploreRequest,
   ExploreStarted,
   ExportFormat,
+  Lang,
   KeyStorage,
   PatrolStatus,
   ScenarioSummary,
@@ -89,9 +90,10 @@ export interface Backend {
   createCampaign(req: CreateCampaign): Promise<Campaign>;
   finalizeCampaign(id: string): Promise<Campaign>;
   campaignReport(id: string): Promise<CampaignReport>;
-  exportCampaign(id: string, format: ExportFormat): Promise<string>;
+  /** The export with the report's own words in `lang`. */
+  exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string>;
   /** Saves the export where the user says; false when the user cancelled. */
-  saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean>;
+  saveExport(id: string, format: ExportFormat, fileName: string, lang: Lang): Promise<boolean>;
   listSessions(campaignId: string): Promise<ExplorationSession[]>;
   sessionMessages(sessionId: string): Promise<SessionTranscript>;
   createSession(req: CreateSession): Promise<ExplorationSession>;
@@ -110,7 +112,8 @@ export interface Backend {
   submitRunLabel(req: SubmitRunLabel): Promise<RunLabelRevealed>;
   /** Judge-human agreement per criterion (kappa with its interval). */
   judgeCalibration(campaignId: string): Promise<JudgeCalibration>;
-  generateAnalysis(campaignId: string): Promise<Analysis>;
+  /** An analyst model writes in `lang`; the template analysis reads in any language. */
+  generateAnalysis(campaignId: string, lang: Lang): Promise<Analysis>;
   nextPeriod(campaignId: string): Promise<Campaign>;
   /** `null` when the backend keeps no editable settings (browser mode). */
   getSettings(): Promise<Settings | null>;

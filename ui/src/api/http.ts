@@ -20,6 +20,7 @@ import type {
   ExploreRequest,
   ExploreStarted,
   ExportFormat,
+  Lang,
   PatrolStatus,
   ScenarioSummary,
   Settings,
@@ -152,14 +153,14 @@ export class HttpBackend implements Backend {
   campaignReport(id: string) {
     return this.json<CampaignReport>("GET", `/api/campaigns/${encodeURIComponent(id)}/report`);
   }
-  private exportPath(id: string, format: ExportFormat): string {
-    return `/api/campaigns/${encodeURIComponent(id)}/export?format=${encodeURIComponent(format)}`;
+  private exportPath(id: string, format: ExportFormat, lang: Lang): string {
+    return `/api/campaigns/${encodeURIComponent(id)}/export?format=${encodeURIComponent(format)}&lang=${lang}`;
   }
-  async exportCampaign(id: string, format: ExportFormat): Promise<string> {
-    return (await this.send("GET", this.exportPath(id, format))).text;
+  async exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string> {
+    return (await this.send("GET", this.exportPath(id, format, lang))).text;
   }
-  saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean> {
-    return this.transport.save(this.exportPath(id, format), format, fileName, () => this.exportCampaign(id, format));
+  saveExport(id: string, format: ExportFormat, fileName: string, lang: Lang): Promise<boolean> {
+    return this.transport.save(this.exportPath(id, format, lang), format, fileName, () => this.exportCampaign(id, format, lang));
   }
   listSessions(campaignId: string) {
     return this.json<ExplorationSession[]>(
@@ -216,8 +217,8 @@ export class HttpBackend implements Backend {
   judgeCalibration(campaignId: string) {
     return this.json<JudgeCalibration>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/judge-calibration`);
   }
-  generateAnalysis(campaignId: string) {
-    return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis`, {});
+  generateAnalysis(campaignId: string, lang: Lang) {
+    return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis?lang=${lang}`, {});
   }
   nextPeriod(campaignId: string) {
     return this.json<Campaign>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/next-period`, {});

@@ -28,6 +28,7 @@ import {
   type TargetRemoval,
   type UpdateTarget,
   type ExportFormat,
+  type Lang,
   type PatrolStatus,
   type ScenarioSummary,
   type Settings,
@@ -132,16 +133,16 @@ export class TauriBackend implements Backend {
   campaignReport(id: string): Promise<CampaignReport> {
     return unwrap(commands.campaignReport(id));
   }
-  exportCampaign(id: string, format: ExportFormat): Promise<string> {
-    return unwrap(commands.exportCampaign(id, format));
+  exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string> {
+    return unwrap(commands.exportCampaign(id, format, lang));
   }
-  async saveExport(id: string, format: ExportFormat, fileName: string): Promise<boolean> {
+  async saveExport(id: string, format: ExportFormat, fileName: string, lang: Lang): Promise<boolean> {
     const path = await save({
       defaultPath: fileName,
       filters: [{ name: format.toUpperCase(), extensions: [EXTENSIONS[format]] }],
     });
     if (!path) return false;
-    await unwrap(commands.saveExport(id, format, path));
+    await unwrap(commands.saveExport(id, format, path, lang));
     return true;
   }
   listSessions(campaignId: string): Promise<ExplorationSession[]> {
@@ -183,8 +184,8 @@ export class TauriBackend implements Backend {
   judgeCalibration(campaignId: string): Promise<JudgeCalibration> {
     return unwrap(commands.judgeCalibration(campaignId));
   }
-  generateAnalysis(campaignId: string): Promise<Analysis> {
-    return unwrap(commands.generateAnalysis(campaignId));
+  generateAnalysis(campaignId: string, lang: Lang): Promise<Analysis> {
+    return unwrap(commands.generateAnalysis(campaignId, lang));
   }
   nextPeriod(campaignId: string): Promise<Campaign> {
     return unwrap(commands.nextPeriod(campaignId));

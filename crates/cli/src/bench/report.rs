@@ -128,14 +128,14 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     .await?;
     let export = fastest(repeat, || async {
         platform
-            .export_campaign(campaign.id, ExportFormat::Md)
+            .export_campaign(campaign.id, ExportFormat::Md, crate::lang())
             .await
             .map_err(user_error)?;
         Ok(())
     })
     .await?;
     let markdown = platform
-        .export_campaign(campaign.id, ExportFormat::Md)
+        .export_campaign(campaign.id, ExportFormat::Md, crate::lang())
         .await
         .map_err(user_error)?;
     println!("  Markdown export: {} KB", markdown.len() / 1024);

@@ -236,7 +236,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
         .await
         .map_err(internal)?;
     platform
-        .generate_configured_analysis(campaign.id)
+        .generate_configured_analysis(campaign.id, crate::lang())
         .await
         .map_err(internal)?;
     let report = platform
@@ -255,11 +255,11 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
 
     // The exports, written whatever the verdict.
     let markdown = platform
-        .export_campaign(campaign.id, ExportFormat::Md)
+        .export_campaign(campaign.id, ExportFormat::Md, crate::lang())
         .await
         .map_err(internal)?;
     let json = platform
-        .export_campaign(campaign.id, ExportFormat::Json)
+        .export_campaign(campaign.id, ExportFormat::Json, crate::lang())
         .await
         .map_err(internal)?;
 
@@ -359,7 +359,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
         println!(
             "  rubric judge: kappa {kappa} over {} labels, {}",
             k.items,
-            k.status(&c.policy)
+            k.status(&c.policy).render(crate::lang())
         );
     }
     if flaky.is_empty() {
@@ -406,7 +406,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
                     .get(&k.criterion)
                     .map_or_else(|| "n/a".to_string(), |d| format!("{:.1}/5", d.average));
                 let kappa = k.kappa.map_or_else(|| "n/a".into(), |v| format!("{v:.2}"));
-                let status = k.status(&c.policy);
+                let status = k.status(&c.policy).render(crate::lang());
                 println!(
                     "    judge {}: {score}, kappa {kappa} over {} labels, {status}",
                     k.criterion, k.items

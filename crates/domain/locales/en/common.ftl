@@ -70,3 +70,5 @@ trigger-manual = manual
 
 issue-kind-blocker = blocker
 issue-kind-misled = misled
+
+value-na = n/a

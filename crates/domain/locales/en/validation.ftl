@@ -137,3 +137,5 @@ error-target-model-empty = channel.model must not be empty
 error-target-model-empty-suggestion = Name the model the endpoint serves, e.g. gpt-4o-mini.
 error-target-key-ref = channel.api_key_ref is not this target's key
 error-target-key-ref-suggestion = Send the api_key_ref the target has, or a new api_key.
+error-export-format = export format "{ $format }" is not available
+error-export-format-suggestion = Use format=md, json, csv, sessions_csv or junit.

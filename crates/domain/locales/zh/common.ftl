@@ -69,3 +69,5 @@ trigger-manual = 手动
 
 issue-kind-blocker = 卡点
 issue-kind-misled = 被误导
+
+value-na = 无

@@ -136,3 +136,5 @@ error-target-model-empty = `channel.model` 不能为空
 error-target-model-empty-suggestion = 请填写该接口提供的模型名称，例如 `gpt-4o-mini`。
 error-target-key-ref = `channel.api_key_ref` 不是该评测对象的密钥
 error-target-key-ref-suggestion = 请发送该评测对象已有的 `api_key_ref`，或一个新的 `api_key`。
+error-export-format = 没有“{ $format }”这种导出格式
+error-export-format-suggestion = 请用 `format=md`、`json`、`csv`、`sessions_csv` 或 `junit`。

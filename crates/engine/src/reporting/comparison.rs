@@ -8,6 +8,7 @@ use crate::campaign::Campaign;
 use crate::domain::ids::CampaignId;
 use crate::error::Result;
 use crate::i18n::Text;
+use crate::msg;
 use crate::platform::Platform;
 use crate::role_models::Role;
 use crate::structured::OutputMode;
@@ -176,36 +177,50 @@ pub fn compare(
             let (r, n) = pass_rate(o);
             let flat_b: Vec<bool> = o.values().flatten().copied().collect();
             let delta = rate.zip(r).map(|(a, b)| a - b);
-            let seed = u64::from_le_bytes(campaign.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]))
-                ^ u64::from_le_bytes(c.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
+            let seed =
+                u64::from_le_bytes(campaign.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]))
+                    ^ u64::from_le_bytes(c.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
             let ci = bootstrap_delta(&flat_a, &flat_b, BOOTSTRAP_RESAMPLES, seed);
             let within_noise = ci.is_none_or(|(lo, hi)| lo <= 0.0 && hi >= 0.0);
             let (flip_rate, flipped_scenarios) = flips(outcomes, o);
-            let mut warnings = Vec::new();
+            let mut warnings: Vec<Text> = Vec::new();
             if m.target != models.target {
-                warnings.push(format!("target model differs: {} then, {} now", m.target, models.target));
+                warnings.push(
+                    msg!(
+                        "comparison-warning-target",
+                        then = m.target.as_str(),
+                        now = models.target.as_str()
+                    )
+                    .into(),
+                );
             }
             if m.virtual_user != models.virtual_user {
-                warnings.push("the virtual-user model differs between the periods".to_string());
+                warnings.push(msg!("comparison-warning-user").into());
             }
             if m.judge != models.judge {
-                warnings.push("the judge model differs between the periods".to_string());
+                warnings.push(msg!("comparison-warning-judge").into());
             }
+            let points = |x: f64| format!("{:+.1}", x * 100.0);
             let verdict = match (delta, ci) {
-                (Some(d), Some((lo, hi))) if within_noise => format!(
-                    "Pass rate changed by {:+.1} points, within noise (95% interval {:+.1} to {:+.1}): no real change is shown.",
-                    d * 100.0,
-                    lo * 100.0,
-                    hi * 100.0
+                (Some(d), Some((lo, hi))) if within_noise => msg!(
+                    "comparison-within-noise",
+                    change = points(d),
+                    low = points(lo),
+                    high = points(hi)
                 ),
-                (Some(d), Some((lo, hi))) => format!(
-                    "Pass rate {} by {:.1} points, beyond noise (95% interval {:+.1} to {:+.1}).",
-                    if d > 0.0 { "improved" } else { "dropped" },
-                    d.abs() * 100.0,
-                    lo * 100.0,
-                    hi * 100.0
+                (Some(d), Some((lo, hi))) if d > 0.0 => msg!(
+                    "comparison-improved",
+                    change = format!("{:.1}", d.abs() * 100.0),
+                    low = points(lo),
+                    high = points(hi)
                 ),
-                _ => "Not enough judged runs in one of the periods to compare.".to_string(),
+                (Some(d), Some((lo, hi))) => msg!(
+                    "comparison-dropped",
+                    change = format!("{:.1}", d.abs() * 100.0),
+                    low = points(lo),
+                    high = points(hi)
+                ),
+                _ => msg!("comparison-not-enough"),
             };
             PeriodDelta {
                 campaign_id: c.id,
@@ -219,7 +234,7 @@ pub fn compare(
                 within_noise,
                 flip_rate,
                 flipped_scenarios,
-                warnings: warnings.into_iter().map(Into::into).collect(),
+                warnings,
                 verdict: verdict.into(),
             }
         })

@@ -328,7 +328,7 @@ async fn calibration_per_criterion_follows_labels_and_thresholds() {
     );
     let md = tp
         .platform
-        .export_campaign(campaign_id, ExportFormat::Md)
+        .export_campaign(campaign_id, ExportFormat::Md, agenteval_engine::Lang::En)
         .await
         .unwrap();
     assert!(md.contains("### Judge calibration"), "{md}");
@@ -449,7 +449,7 @@ async fn a_second_pass_with_rounds_reversed_and_rubric_reworded_measures_self_ag
     assert!(!k[2].contradicts);
     let md = tp
         .platform
-        .export_campaign(campaign_id, ExportFormat::Md)
+        .export_campaign(campaign_id, ExportFormat::Md, agenteval_engine::Lang::En)
         .await
         .unwrap();
     assert!(md.contains("### Judge consistency"), "{md}");
@@ -474,7 +474,7 @@ async fn without_the_option_there_is_no_second_pass() {
     assert_eq!(c.consistency, None);
     let md = tp
         .platform
-        .export_campaign(campaign_id, ExportFormat::Md)
+        .export_campaign(campaign_id, ExportFormat::Md, agenteval_engine::Lang::En)
         .await
         .unwrap();
     assert!(!md.contains("Judge consistency"));
@@ -887,7 +887,11 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
     );
     let md = tp
         .platform
-        .export_campaign(agenteval_engine::CampaignId(campaign_id), ExportFormat::Md)
+        .export_campaign(
+            agenteval_engine::CampaignId(campaign_id),
+            ExportFormat::Md,
+            agenteval_engine::Lang::En,
+        )
         .await
         .unwrap();
     assert!(md.contains("### Rubric checks"), "{md}");
@@ -920,7 +924,11 @@ async fn rubric_kappa_matches_the_hand_worked_table_and_is_advisory_until_calibr
     assert!(!c.advisory("rubric"));
     let md = tp
         .platform
-        .export_campaign(agenteval_engine::CampaignId(campaign_id), ExportFormat::Md)
+        .export_campaign(
+            agenteval_engine::CampaignId(campaign_id),
+            ExportFormat::Md,
+            agenteval_engine::Lang::En,
+        )
         .await
         .unwrap();
     assert!(

@@ -609,7 +609,11 @@ async fn a_large_campaign_exports_a_bounded_markdown_whose_links_all_resolve() {
     }
     let md = tp
         .platform
-        .export_campaign(c.id, agenteval_engine::export::ExportFormat::Md)
+        .export_campaign(
+            c.id,
+            agenteval_engine::export::ExportFormat::Md,
+            agenteval_engine::Lang::En,
+        )
         .await
         .expect("export");
     let transcripts: Vec<&str> = md

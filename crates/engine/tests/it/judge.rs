@@ -110,6 +110,7 @@ async fn the_judge_sees_at_most_three_rounds_truncated_to_500_characters() {
         .export_campaign(
             agenteval_engine::CampaignId(campaign_id),
             agenteval_engine::export::ExportFormat::Md,
+            agenteval_engine::Lang::En,
         )
         .await
         .unwrap();

@@ -572,7 +572,7 @@ async fn replaced_role_models_take_effect_without_a_new_agent() {
 
     let analysis = tp
         .platform
-        .generate_configured_analysis(c.id)
+        .generate_configured_analysis(c.id, agenteval_engine::Lang::En)
         .await
         .expect("analysis");
     assert_eq!(analysis.model, "analyst-now", "{analysis:?}");

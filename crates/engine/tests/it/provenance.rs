@@ -84,7 +84,7 @@ async fn a_campaign_against_the_demo_target_sends_nothing_off_this_machine() {
         report.provenance.hosts
     );
     assert!(report.provenance.nothing_left_machine);
-    let md = agenteval_engine::export::markdown(&report);
+    let md = agenteval_engine::export::markdown(&report, agenteval_engine::Lang::En);
     assert!(
         md.contains("## What left this machine")
             && md.contains("Nothing left this machine: no host was contacted"),
@@ -136,7 +136,10 @@ async fn a_local_http_target_is_recorded_with_its_request_count() {
     );
     assert_eq!(h.requests, 5, "five user turns, five requests");
     assert!(h.loopback && provenance.nothing_left_machine);
-    let md = agenteval_engine::export::markdown(&p.campaign_report(c.id).await.unwrap());
+    let md = agenteval_engine::export::markdown(
+        &p.campaign_report(c.id).await.unwrap(),
+        agenteval_engine::Lang::En,
+    );
     assert!(md.contains(&format!("| target | {host} | 5 |")), "{md}");
     assert!(md.contains("every host contacted is on this machine"));
 }

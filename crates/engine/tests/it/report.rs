@@ -130,6 +130,7 @@ fn analysis() -> Analysis {
         }],
         fallback_reason: None,
         output_mode: None,
+        lang: None,
         created_at: t0() + Duration::hours(2),
     }
 }
@@ -172,7 +173,10 @@ fn comparison() -> PeriodComparison {
 
 #[test]
 fn markdown_without_exploration_matches_golden() {
-    assert_golden("report_fixed_only.md", &markdown(&fixture("Week 48")));
+    assert_golden(
+        "report_fixed_only.md",
+        &markdown(&fixture("Week 48"), agenteval_engine::Lang::En),
+    );
 }
 
 #[test]
@@ -180,7 +184,7 @@ fn markdown_appendices_come_in_order_analysis_then_comparison() {
     let mut r = fixture("Week 48");
     r.analysis = Some(analysis());
     r.comparison = Some(comparison());
-    let md = markdown(&r);
+    let md = markdown(&r, agenteval_engine::Lang::En);
     assert_golden("report_with_analysis_and_comparison.md", &md);
     let a = md.find("## Appendix: Analysis").expect("analysis appendix");
     let c = md
@@ -188,7 +192,7 @@ fn markdown_appendices_come_in_order_analysis_then_comparison() {
         .expect("comparison appendix");
     assert!(a < c, "analysis comes before period comparison");
     assert!(
-        md.starts_with(&markdown(&fixture("Week 48"))),
+        md.starts_with(&markdown(&fixture("Week 48"), agenteval_engine::Lang::En)),
         "appendices only add to the report; the body is unchanged"
     );
 }
@@ -213,15 +217,18 @@ fn agent_text_cannot_break_the_document() {
         a.summary = nasty.to_string().into();
         a.claims[0].text = nasty.to_string().into();
         r.analysis = Some(a);
-        let md = markdown(&r);
+        let md = markdown(&r, agenteval_engine::Lang::En);
         let headings: Vec<&str> = md.lines().filter(|l| l.starts_with('#')).collect();
         assert_eq!(
             headings.len(),
-            markdown(&{
-                let mut clean = fixture("clean");
-                clean.analysis = Some(analysis());
-                clean
-            })
+            markdown(
+                &{
+                    let mut clean = fixture("clean");
+                    clean.analysis = Some(analysis());
+                    clean
+                },
+                agenteval_engine::Lang::En
+            )
             .lines()
             .filter(|l| l.starts_with('#'))
             .count(),
@@ -280,7 +287,11 @@ fn junit_and_csv_are_well_formed() {
         run(2, Verdict::Error, vec![], Some("target_error: timeout")),
         run(3, Verdict::Skipped, vec![], Some("window_ended")),
     ];
-    let xml = junit(&fixture("Week <48> & co"), &runs);
+    let xml = junit(
+        &fixture("Week <48> & co"),
+        &runs,
+        agenteval_engine::Lang::En,
+    );
     // Parse it back: the structure must be valid XML with the right counts.
     let mut reader = quick_xml::Reader::from_str(&xml);
     let (mut cases, mut failures, mut errors, mut skipped) = (0, 0, 0, 0);
@@ -301,7 +312,7 @@ fn junit_and_csv_are_well_formed() {
     }
     assert_eq!((cases, failures, errors, skipped), (4, 1, 1, 1));
 
-    let csv_text = runs_csv(&runs);
+    let csv_text = runs_csv(&runs, agenteval_engine::Lang::En);
     let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
     let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("valid CSV")).collect();
     assert_eq!(rows.len(), 4);
@@ -407,7 +418,10 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
         "same models: no warning"
     );
 
-    let a = p.generate_analysis(second.id, None).await.unwrap();
+    let a = p
+        .generate_analysis(second.id, None, agenteval_engine::Lang::En)
+        .await
+        .unwrap();
     assert!(
         a.offline && a.model == "template",
         "offline analysis is labelled"
@@ -455,7 +469,10 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
         .expect("ratings shown");
     assert_eq!(h.runs_rated, 2);
     assert_eq!(h.agreement, Some(0.5), "the passed run rated 1 disagrees");
-    let md = markdown(&p.campaign_report(second.id).await.unwrap());
+    let md = markdown(
+        &p.campaign_report(second.id).await.unwrap(),
+        agenteval_engine::Lang::En,
+    );
     let a_at = md.find("## Appendix: Analysis").unwrap();
     let c_at = md.find("## Appendix: Period comparison").unwrap();
     assert!(a_at < c_at);
@@ -568,7 +585,10 @@ async fn the_analyst_model_gets_figures_never_conversations_and_must_answer_usab
         s.id
     );
     let fake = FakeChatClient::new([answer]);
-    let a = p.generate_analysis(c.id, Some(&fake)).await.unwrap();
+    let a = p
+        .generate_analysis(c.id, Some(&fake), agenteval_engine::Lang::En)
+        .await
+        .unwrap();
     assert!(!a.offline, "the model wrote it");
     assert_eq!(a.model, "fake", "the model's identity is stored");
     assert_eq!(
@@ -590,7 +610,10 @@ async fn the_analyst_model_gets_figures_never_conversations_and_must_answer_usab
     );
 
     let unusable = FakeChatClient::new(["I think it went well."]);
-    let b = p.generate_analysis(c.id, Some(&unusable)).await.unwrap();
+    let b = p
+        .generate_analysis(c.id, Some(&unusable), agenteval_engine::Lang::En)
+        .await
+        .unwrap();
     assert!(b.offline, "an unusable answer falls back to the template");
     assert!(b.fallback_reason.is_some(), "and says why");
     assert_eq!(

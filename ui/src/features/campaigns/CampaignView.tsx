@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMayChange } from "../../components/identity";
+import { useUiLanguage } from "../../i18n/engine";
 import { num, when } from "../../components/format";
 import { Link } from "../../components/Link";
 import { useLoad } from "../../components/useLoad";
@@ -39,6 +40,7 @@ type CampaignRoute = Extract<Route, { kind: "campaign" | "report" | "session" | 
 /** A campaign: header, runs and sessions; the report, a session or a run open over it by URL. */
 export function CampaignView({ id, route }: { id: string; route: CampaignRoute }) {
   const { t } = useTranslation();
+  const lang = useUiLanguage();
   // A finalized or cancelled campaign no longer changes: it stops listening.
   const [settled, setSettled] = useState(false);
   const { data, error, reload } = useLoad(() => loadCampaign(id), [id], !settled && ((e) => e.campaign_id === id));
@@ -94,7 +96,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
     setNotice(null);
     try {
       const safe = c.name.replace(/[^\p{L}\p{N}._-]+/gu, "-").slice(0, 60) || "campaign";
-      if (await api.saveExport(c.id, format, `${safe}${format === "sessions_csv" ? "-sessions" : ""}.${ext}`)) setNotice(t("view.exported"));
+      if (await api.saveExport(c.id, format, `${safe}${format === "sessions_csv" ? "-sessions" : ""}.${ext}`, lang)) setNotice(t("view.exported"));
     } catch (e) {
       setActionError(asApiError(e));
     }

@@ -203,19 +203,20 @@ pub struct CriterionCalibration {
 impl CriterionCalibration {
     /// What its judge figures are, in words: "calibrated", or "advisory"
     /// with what calibration needs under `policy`.
-    pub fn status(&self, policy: &JudgePolicy) -> String {
+    pub fn status(&self, policy: &JudgePolicy) -> crate::i18n::Msg {
         if self.calibrated {
-            "calibrated".to_string()
+            crate::msg!("calibration-calibrated")
+        } else if self.criterion == RUBRIC {
+            crate::msg!(
+                "calibration-advisory-rubric",
+                min_kappa = format!("{:.2}", policy.min_kappa),
+                min_items = policy.min_items
+            )
         } else {
-            format!(
-                "advisory (needs kappa >= {:.2} over {} labelled {})",
-                policy.min_kappa,
-                policy.min_items,
-                if self.criterion == RUBRIC {
-                    "rubric checks"
-                } else {
-                    "sessions"
-                }
+            crate::msg!(
+                "calibration-advisory-sessions",
+                min_kappa = format!("{:.2}", policy.min_kappa),
+                min_items = policy.min_items
             )
         }
     }

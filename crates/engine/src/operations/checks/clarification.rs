@@ -1,6 +1,8 @@
 //! Whether a reply asks back for a missing field, in English or Chinese.
 
 use super::*;
+use crate::i18n::Msg;
+use crate::msg;
 
 pub(super) static QUESTION_RE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -56,13 +58,17 @@ pub(super) fn contains_word(text: &str, word: &str) -> bool {
     })
 }
 
-pub(super) fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (bool, String) {
+pub(super) fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (bool, Msg) {
     if !reply.tool_calls.is_empty() {
         return (
             false,
-            format!(
-                "the target acted instead of asking: it called {}",
-                quoted_list(reply.tool_calls.iter().map(|c| c.name.as_str()))
+            msg!(
+                "check-ask-acted",
+                tools = reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect::<Vec<_>>()
             ),
         );
     }
@@ -70,29 +76,18 @@ pub(super) fn asks_clarification(field: Option<&str>, reply: &ChatReply) -> (boo
     let Some(q) = QUESTION_RE.find(content) else {
         return (
             false,
-            format!(
-                "the reply asks nothing back (no question mark or question words): \"{}\"",
-                truncate(content, 120)
-            ),
+            msg!("check-ask-none", reply = truncate(content, 120)),
         );
     };
     match field {
-        None => (
-            true,
-            format!(
-                "the reply asks back (\"{}\") and makes no tool call",
-                q.as_str()
-            ),
-        ),
-        Some(f) if mentions_field(content, f) => (
-            true,
-            format!("the reply asks back for `{f}` and makes no tool call"),
-        ),
+        None => (true, msg!("check-ask-pass", question = q.as_str())),
+        Some(f) if mentions_field(content, f) => (true, msg!("check-ask-field-pass", field = f)),
         Some(f) => (
             false,
-            format!(
-                "the reply asks a question but does not mention the missing `{f}`: \"{}\"",
-                truncate(content, 120)
+            msg!(
+                "check-ask-field-missing",
+                field = f,
+                reply = truncate(content, 120)
             ),
         ),
     }

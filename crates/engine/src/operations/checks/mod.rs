@@ -4,7 +4,9 @@
 //! useful when the reader sees why without opening the transcript.
 
 use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
+use crate::i18n::Msg;
 use crate::judge::JudgeMethod;
+use crate::msg;
 use crate::scenario::{Check, Scenario};
 use crate::text::truncate;
 use regex::Regex;
@@ -81,7 +83,7 @@ pub fn key_field_coverage(scenario: &Scenario, replies: &[&str]) -> Option<f64> 
 }
 
 /// Evaluates every check kind except `rubric` (which may need a judge).
-fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
+fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, Msg) {
     let content = ctx.reply.content.as_str();
     match check {
         Check::Contains {
@@ -92,16 +94,15 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
             let wanted = values(value, any);
             let within = Haystack::new(content, *case_sensitive);
             match wanted.iter().find(|v| within.contains(v)) {
-                Some(v) => (true, format!("the reply contains \"{v}\"")),
-                None if wanted.len() == 1 => (
-                    false,
-                    format!("the reply does not contain \"{}\"", wanted[0]),
-                ),
+                Some(v) => (true, msg!("check-contains-pass", value = *v)),
+                None if wanted.len() == 1 => {
+                    (false, msg!("check-contains-fail", value = wanted[0]))
+                }
                 None => (
                     false,
-                    format!(
-                        "the reply contains none of: {}",
-                        quoted_list(wanted.iter().copied())
+                    msg!(
+                        "check-contains-none",
+                        values = quoted(wanted.iter().copied())
                     ),
                 ),
             }
@@ -121,18 +122,15 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
             if found.is_empty() {
                 (
                     true,
-                    format!(
-                        "the reply contains none of: {}",
-                        quoted_list(banned.iter().copied())
+                    msg!(
+                        "check-contains-none",
+                        values = quoted(banned.iter().copied())
                     ),
                 )
             } else {
                 (
                     false,
-                    format!(
-                        "the reply contains forbidden text: {}",
-                        quoted_list(found.into_iter())
-                    ),
+                    msg!("check-forbidden", values = quoted(found.into_iter())),
                 )
             }
         }
@@ -140,25 +138,22 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
             Ok(re) => match re.find(content) {
                 Some(m) => (
                     true,
-                    format!("the reply matches /{pattern}/ at \"{}\"", m.as_str()),
+                    msg!("check-regex-pass", pattern = pattern, at = m.as_str()),
                 ),
-                None => (false, format!("the reply does not match /{pattern}/")),
+                None => (false, msg!("check-regex-fail", pattern = pattern)),
             },
-            Err(e) => (false, format!("the pattern /{pattern}/ is invalid: {e}")),
+            Err(e) => (
+                false,
+                msg!("check-regex-bad", pattern = pattern, detail = e.to_string()),
+            ),
         },
         Check::JsonPath { path, equals } => json_path_check(path, equals.as_ref(), ctx.reply),
         Check::MaxLatencyMs { ms } => {
             let took = ctx.reply.latency_ms;
             if took <= *ms {
-                (
-                    true,
-                    format!("the reply took {took} ms, within the limit of {ms} ms"),
-                )
+                (true, msg!("check-latency-pass", took = took, limit = *ms))
             } else {
-                (
-                    false,
-                    format!("the reply took {took} ms, over the limit of {ms} ms"),
-                )
+                (false, msg!("check-latency-fail", took = took, limit = *ms))
             }
         }
         Check::ToolCalled {
@@ -172,7 +167,7 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, String) {
             let min = min_score.unwrap_or(3);
             (
                 score >= min,
-                format!("offline heuristic scored {score}/5 (needs {min}): {why}"),
+                msg!("rubric-heuristic", score = score, min = min, why = why),
             )
         }
     }
@@ -215,11 +210,9 @@ impl<'a> Haystack<'a> {
     }
 }
 
-fn quoted_list<'a>(items: impl Iterator<Item = &'a str>) -> String {
-    items
-        .map(|s| format!("\"{s}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// Texts to quote in a message, each as it was written.
+fn quoted<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
+    items.map(str::to_string).collect()
 }
 
 // Compiled patterns, schemas and paths, cached: checks run for every

@@ -2,6 +2,8 @@
 //! or a tool result.
 
 use super::*;
+use crate::i18n::Msg;
+use crate::msg;
 
 /// The canonical numbers of a source text (a fact, the system prompt, a
 /// user message). Every run of a scenario reads the same sources, so those
@@ -107,10 +109,10 @@ pub(super) fn number_sources<'a>(
         )
 }
 
-pub(super) fn number_gate(ctx: &TurnContext<'_>) -> (bool, String) {
+pub(super) fn number_gate(ctx: &TurnContext<'_>) -> (bool, Msg) {
     let found = numbers_in(&ctx.reply.content);
     if found.is_empty() {
-        return (true, "the reply states no numbers".into());
+        return (true, msg!("check-numbers-none"));
     }
     // Sources are read only until every number of the reply is found.
     let mut unmatched: Vec<&str> = found.iter().map(|(_, canon)| canon.as_str()).collect();
@@ -128,20 +130,8 @@ pub(super) fn number_gate(ctx: &TurnContext<'_>) -> (bool, String) {
         }
     }
     if unverified.is_empty() {
-        (
-            true,
-            format!(
-                "all {} number(s) in the reply appear in the facts or the user's messages",
-                found.len()
-            ),
-        )
+        (true, msg!("check-numbers-pass", count = found.len()))
     } else {
-        (
-            false,
-            format!(
-                "unverified number(s) {}: they appear neither in the scenario's facts nor in the user's messages",
-                quoted_list(unverified.iter().map(String::as_str))
-            ),
-        )
+        (false, msg!("check-numbers-fail", numbers = unverified))
     }
 }

@@ -2,6 +2,8 @@
 //! (labelled as such).
 
 use super::*;
+use crate::i18n::Msg;
+use crate::msg;
 
 pub(super) static WORD_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z]{4,}|\p{Han}{2}").expect("static regex"));
@@ -9,17 +11,17 @@ pub(super) static WORD_RE: LazyLock<Regex> =
 /// Scores a reply without a model: catches empty, too short, refusing and
 /// repetitive replies; otherwise middling, better when it uses the rubric's
 /// own words. Deliberately coarse: it is a fallback, labelled as such.
-pub fn heuristic_score(reply: &str, rubric: &str) -> (u8, String) {
+pub fn heuristic_score(reply: &str, rubric: &str) -> (u8, Msg) {
     let text = reply.trim();
     let chars = text.chars().count();
     if chars == 0 {
-        return (1, "the reply is empty".into());
+        return (1, msg!("rubric-empty"));
     }
     if chars < 10 {
-        return (2, format!("the reply is very short ({chars} characters)"));
+        return (2, msg!("rubric-short", chars = chars));
     }
     if crate::text::is_refusal(text) {
-        return (2, "the reply refuses or says it cannot help".into());
+        return (2, msg!("rubric-refuses"));
     }
     let sentences: Vec<&str> = text
         .split(['.', '。', '!', '！', '?', '？', '\n'])
@@ -28,7 +30,7 @@ pub fn heuristic_score(reply: &str, rubric: &str) -> (u8, String) {
         .collect();
     let distinct: BTreeSet<&str> = sentences.iter().copied().collect();
     if sentences.len() >= 3 && distinct.len() * 2 <= sentences.len() {
-        return (2, "the reply repeats the same sentences".into());
+        return (2, msg!("rubric-repeats"));
     }
     let rubric_words: BTreeSet<String> = WORD_RE
         .find_iter(&rubric.to_lowercase())
@@ -37,12 +39,9 @@ pub fn heuristic_score(reply: &str, rubric: &str) -> (u8, String) {
     let lower = text.to_lowercase();
     let hits = rubric_words.iter().filter(|w| lower.contains(*w)).count();
     if chars >= 40 && hits >= 2 {
-        (
-            4,
-            format!("a substantive reply that uses {hits} of the rubric's terms"),
-        )
+        (4, msg!("rubric-substantive", hits = hits))
     } else {
-        (3, "a plausible reply; nothing obviously wrong".into())
+        (3, msg!("rubric-plausible"))
     }
 }
 
@@ -83,7 +82,7 @@ pub fn parse_judge_score(answer: &str) -> Option<(u8, String)> {
 /// and the score with who gave it.
 pub(super) struct Graded {
     pub(super) passed: bool,
-    pub(super) detail: String,
+    pub(super) detail: Msg,
     pub(super) score: u8,
     pub(super) judged_by: JudgeMethod,
 }
@@ -91,13 +90,15 @@ pub(super) struct Graded {
 impl Graded {
     /// The offline heuristic's grade; `why_not_model` says why the model
     /// did not grade (nothing when there is no judge model).
-    fn heuristic(reply: &str, rubric: &str, min: u8, why_not_model: &str) -> Self {
+    fn heuristic(reply: &str, rubric: &str, min: u8, why_not_model: Option<Msg>) -> Self {
         let (score, why) = heuristic_score(reply, rubric);
+        let heuristic = msg!("rubric-heuristic", score = score, min = min, why = why);
         Graded {
             passed: score >= min,
-            detail: format!(
-                "{why_not_model}offline heuristic scored {score}/5 (needs {min}): {why}"
-            ),
+            detail: match why_not_model {
+                Some(why_not) => msg!("rubric-fallback", why_not = why_not, grade = heuristic),
+                None => heuristic,
+            },
             score,
             judged_by: JudgeMethod::Heuristic,
         }
@@ -111,7 +112,7 @@ pub(super) async fn rubric_check(
     judge: Option<&dyn Channel>,
 ) -> Graded {
     let Some(judge) = judge else {
-        return Graded::heuristic(&ctx.reply.content, rubric, min, "");
+        return Graded::heuristic(&ctx.reply.content, rubric, min, None);
     };
     let conversation: String = ctx
         .history
@@ -142,7 +143,7 @@ pub(super) async fn rubric_check(
         Ok(answer) => match parse_judge_score(&answer.content) {
             Some((score, reason)) => Graded {
                 passed: score >= min,
-                detail: format!("judge scored {score}/5 (needs {min}): {reason}"),
+                detail: msg!("rubric-judged", score = score, min = min, reason = reason),
                 score,
                 judged_by: JudgeMethod::Model,
             },
@@ -150,14 +151,14 @@ pub(super) async fn rubric_check(
                 &ctx.reply.content,
                 rubric,
                 min,
-                "the judge's answer had no usable score; ",
+                Some(msg!("rubric-judge-unusable")),
             ),
         },
         Err(e) => Graded::heuristic(
             &ctx.reply.content,
             rubric,
             min,
-            &format!("the judge could not be reached ({e}); "),
+            Some(msg!("rubric-judge-unreachable", detail = e.to_string())),
         ),
     }
 }

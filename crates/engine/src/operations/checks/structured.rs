@@ -1,75 +1,71 @@
 //! Checks on the reply's structure: JSONPath values and the tools it called.
 
 use super::*;
+use crate::i18n::Msg;
+use crate::msg;
 
 pub(super) fn json_path_check(
     path: &str,
     equals: Option<&serde_json::Value>,
     reply: &ChatReply,
-) -> (bool, String) {
+) -> (bool, Msg) {
     let parsed = match json_path(path) {
         Ok(p) => p,
-        Err(e) => return (false, format!("`{path}` is not a valid JSONPath: {e}")),
+        Err(e) => {
+            return (
+                false,
+                msg!("check-json-bad-path", path = path, detail = e.to_string()),
+            );
+        }
     };
-    let mut documents: Vec<(String, Cow<'_, serde_json::Value>)> = Vec::new();
+    let mut documents: Vec<(Msg, Cow<'_, serde_json::Value>)> = Vec::new();
     if let Some(v) = crate::text::json_in(&reply.content) {
-        documents.push(("the reply's JSON".into(), Cow::Owned(v)));
+        documents.push((msg!("check-doc-reply"), Cow::Owned(v)));
     }
     for call in &reply.tool_calls {
         documents.push((
-            format!("the arguments of tool call `{}`", call.name),
+            msg!("check-doc-tool", tool = call.name.as_str()),
             Cow::Borrowed(&call.arguments),
         ));
     }
     if documents.is_empty() {
-        return (
-            false,
-            "the reply holds no JSON and made no tool call, so there is nothing to query".into(),
-        );
+        return (false, msg!("check-json-no-document"));
     }
-    let mut seen = Vec::new();
+    let mut seen: Option<Msg> = None;
     for (label, doc) in &documents {
         let nodes = parsed.query(doc).all();
         if nodes.is_empty() {
             continue;
         }
+        let found = |value: String| {
+            msg!(
+                "check-json-has",
+                document = label.clone(),
+                path = path,
+                value = value
+            )
+        };
         match equals {
-            None => {
-                return (
-                    true,
-                    format!(
-                        "{label} has {path} = {}",
-                        truncate(&nodes[0].to_string(), 80)
-                    ),
-                );
-            }
+            None => return (true, found(truncate(&nodes[0].to_string(), 80))),
             Some(want) => {
                 if nodes.iter().any(|n| json_equal(n, want)) {
-                    return (true, format!("{label} has {path} = {want}"));
+                    return (true, found(want.to_string()));
                 }
-                seen.push(format!(
-                    "{label} has {path} = {}",
-                    truncate(&nodes[0].to_string(), 80)
-                ));
+                seen.get_or_insert_with(|| found(truncate(&nodes[0].to_string(), 80)));
             }
         }
     }
-    match equals {
-        Some(want) if !seen.is_empty() => (
+    match (equals, seen) {
+        (Some(want), Some(seen)) => (
             false,
-            format!("expected {path} = {want}, but {}", seen.join("; ")),
-        ),
-        _ => (
-            false,
-            format!(
-                "{path} finds nothing in {}",
-                documents
-                    .iter()
-                    .map(|(l, _)| l.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" or ")
+            msg!(
+                "check-json-expected",
+                path = path,
+                want = want.to_string(),
+                seen = seen
             ),
         ),
+        _ => (false, msg!("check-json-nothing", path = path)),
     }
 }
 
@@ -85,25 +81,32 @@ pub(super) fn tool_called_check(
     name: &str,
     schema: Option<&serde_json::Value>,
     reply: &ChatReply,
-) -> (bool, String) {
+) -> (bool, Msg) {
     let calls: Vec<_> = reply.tool_calls.iter().filter(|c| c.name == name).collect();
     if calls.is_empty() {
         let made = if reply.tool_calls.is_empty() {
-            "it made no tool call".to_string()
+            msg!("check-tool-none-made")
         } else {
-            format!(
-                "it called {}",
-                quoted_list(reply.tool_calls.iter().map(|c| c.name.as_str()))
+            msg!(
+                "check-tool-others",
+                tools = reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect::<Vec<_>>()
             )
         };
-        return (false, format!("the target did not call `{name}`; {made}"));
+        return (
+            false,
+            msg!("check-tool-not-called", tool = name, made = made),
+        );
     }
     let Some(schema) = schema else {
-        return (true, format!("the target called `{name}`"));
+        return (true, msg!("check-tool-called", tool = name));
     };
     let validator = match schema_validator(schema) {
         Ok(v) => v,
-        Err(e) => return (false, format!("the arguments schema is invalid: {e}")),
+        Err(e) => return (false, msg!("check-tool-bad-schema", detail = e)),
     };
     let mut problems = Vec::new();
     for call in &calls {
@@ -122,9 +125,10 @@ pub(super) fn tool_called_check(
         if errors.is_empty() {
             return (
                 true,
-                format!(
-                    "the target called `{name}` with arguments that match the schema: {}",
-                    truncate(&call.arguments.to_string(), 200)
+                msg!(
+                    "check-tool-valid",
+                    tool = name,
+                    arguments = truncate(&call.arguments.to_string(), 200)
                 ),
             );
         }
@@ -132,9 +136,10 @@ pub(super) fn tool_called_check(
     }
     (
         false,
-        format!(
-            "the target called `{name}` but its arguments do not match the schema: {}",
-            problems.join(" | ")
+        msg!(
+            "check-tool-invalid",
+            tool = name,
+            problems = problems.join(" | ")
         ),
     )
 }

@@ -9,7 +9,8 @@
 use crate::channel::ChatMessage;
 use crate::domain::ids::CampaignId;
 use crate::error::Result;
-use crate::export::pct;
+use crate::i18n::{Arg, Lang, Msg, Text, percent_or_na};
+use crate::msg;
 use crate::platform::Platform;
 use crate::report::CampaignReport;
 use crate::role_models::ChatClient;
@@ -34,17 +35,18 @@ the pass rate. Every claim must cite the run ids, session ids or turn ids it res
 with JSON only: {\"summary\": \"3-6 sentences\", \"claims\": [{\"text\": \"...\", \"run_ids\": [], \
 \"session_ids\": [], \"turn_ids\": []}]}";
 
-/// The template analysis: built from the figures, labelled as such.
-pub fn template_analysis(report: &CampaignReport) -> (String, Vec<Claim>) {
+/// The template analysis: built from the figures, labelled as such; its
+/// sentences are messages, read in any language.
+pub fn template_analysis(report: &CampaignReport) -> (Text, Vec<Claim>) {
     let f = &report.fixed;
     let mut claims = Vec::new();
-    let mut summary = format!(
-        "Fixed scenarios: pass rate {} over {} judged runs ({} passed, {} failed), {} runs in error counted apart.",
-        pct(f.pass_rate),
-        f.passed + f.failed,
-        f.passed,
-        f.failed,
-        f.errors
+    let fixed = msg!(
+        "analysis-fixed",
+        rate = percent_or_na(f.pass_rate),
+        judged = f.passed + f.failed,
+        passed = f.passed,
+        failed = f.failed,
+        errors = f.errors
     );
     let mut weakest: Vec<_> = f
         .per_scenario
@@ -64,67 +66,74 @@ pub fn template_analysis(report: &CampaignReport) -> (String, Vec<Claim>) {
             .iter()
             .map(|c| c.example_run_id.to_string())
             .collect();
-        let why = s
-            .failing_checks
-            .first()
-            .map(|c| format!(": {} ({})", c.detail.render(crate::i18n::Lang::En), c.kind))
-            .unwrap_or_default();
+        let judged = s.tally.passed + s.tally.failed;
+        let text = match s.failing_checks.first() {
+            Some(c) => msg!(
+                "analysis-scenario-fails-because",
+                title = s.title.as_str(),
+                failed = s.tally.failed,
+                judged = judged,
+                detail = c.detail.clone(),
+                kind = Msg::name("check-kind", &c.kind)
+            ),
+            None => msg!(
+                "analysis-scenario-fails",
+                title = s.title.as_str(),
+                failed = s.tally.failed,
+                judged = judged
+            ),
+        };
         claims.push(Claim {
-            text: format!(
-                "Scenario \"{}\" fails {} of {} judged runs{}.",
-                s.title,
-                s.tally.failed,
-                s.tally.passed + s.tally.failed,
-                why
-            )
-            .into(),
+            text: text.into(),
             run_ids,
             ..Default::default()
         });
     }
+    let mut exploration = Arg::Str(String::new());
     if let Some(e) = &report.exploration {
-        let v = serde_json::to_value(e).unwrap_or_default();
-        let sessions = v
-            .get("sessions_total")
-            .and_then(|x| x.as_u64())
-            .unwrap_or(0);
-        let achieved = v
-            .get("goal_achievement_rate")
-            .and_then(|x| x.as_f64())
-            .map(|r| format!("{:.0}%", r * 100.0))
-            .unwrap_or_else(|| "n/a".into());
-        summary.push_str(&format!(
-            " Exploration (a separate evidence line): {sessions} virtual-user sessions, goal achievement {achieved}."
-        ));
-        if let Some(issues) = v.get("issues").and_then(|x| x.as_array()) {
-            for issue in issues.iter().take(5) {
-                let text = issue
-                    .get("text")
-                    .and_then(|x| x.as_str())
-                    .unwrap_or_default();
-                let count = issue.get("count").and_then(|x| x.as_u64()).unwrap_or(0);
-                let session_ids: Vec<String> = issue
-                    .get("session_ids")
-                    .and_then(|x| x.as_array())
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(|s| s.as_str().map(str::to_string))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                claims.push(Claim {
-                    text: format!("Virtual users ran into \"{text}\" in {count} session(s).")
-                        .into(),
-                    session_ids,
-                    ..Default::default()
-                });
-            }
+        exploration = msg!(
+            "analysis-exploration",
+            sessions = e.sessions_total,
+            achieved = e.goal_achievement_rate.map_or_else(
+                || Arg::Msg(Msg::new("value-na")),
+                |r| { Arg::Str(format!("{:.0}%", r * 100.0)) }
+            )
+        )
+        .into();
+        for issue in e.issues.iter().take(5) {
+            let what: Arg = match &issue.msg {
+                Some(m) => Arg::Msg(m.clone()),
+                None => Arg::Str(issue.text.clone()),
+            };
+            claims.push(Claim {
+                text: msg!("analysis-issue", issue = what, count = issue.count).into(),
+                session_ids: issue.session_ids.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            });
         }
     }
-    if claims.is_empty() {
-        summary.push_str(" No failing scenario and no exploration issue to report.");
+    let nothing: Arg = if claims.is_empty() {
+        msg!("analysis-nothing").into()
+    } else {
+        Arg::Str(String::new())
+    };
+    let summary = msg!(
+        "analysis-summary",
+        fixed = fixed,
+        exploration = exploration,
+        nothing = nothing
+    );
+    (summary.into(), claims)
+}
+
+/// What the analyst model is told about the language to write in.
+fn write_in(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "Write the summary and every claim in English.",
+        Lang::Zh => {
+            "Write the summary and every claim in Simplified Chinese (简体中文); keep ids, figures and quoted text as they are."
+        }
     }
-    (summary, claims)
 }
 
 /// The analyst's answer: the conclusion and the claims with their ids.
@@ -177,7 +186,11 @@ pub fn parse_analyst_reply(text: &str) -> Result<(String, Vec<Claim>), String> {
 impl Platform {
     /// (Re)generates the analysis with the analyst model in force (see
     /// [`Platform::role_models`]), or the template without one.
-    pub async fn generate_configured_analysis(&self, campaign_id: CampaignId) -> Result<Analysis> {
+    pub async fn generate_configured_analysis(
+        &self,
+        campaign_id: CampaignId,
+        lang: Lang,
+    ) -> Result<Analysis> {
         let analyst = self
             .role_clients()
             .analyst
@@ -187,6 +200,7 @@ impl Platform {
             analyst
                 .as_ref()
                 .map(|c| c as &dyn crate::role_models::ChatClient),
+            lang,
         )
         .await
     }
@@ -194,10 +208,13 @@ impl Platform {
     /// (Re)generates and stores the analysis of a campaign. With an analyst
     /// model the model writes it; without one, or if the model fails or
     /// answers unusably, the template analysis is stored with the reason.
+    /// The model is asked to write in `lang`, and the digest it reads says
+    /// so; the template is messages, read in any language.
     pub async fn generate_analysis(
         &self,
         campaign_id: CampaignId,
         analyst: Option<&dyn ChatClient>,
+        lang: Lang,
     ) -> Result<Analysis> {
         let report = self.campaign_report(campaign_id).await?;
         let mut fallback_reason = None;
@@ -209,8 +226,13 @@ impl Platform {
                     .get(crate::role_models::Role::Analyst)
                     .and_then(|m| m.input_tokens),
             );
-            let input = serde_json::to_string(&analysis_input(&report, budget))?;
-            let messages = [ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(input)];
+            let mut input = serde_json::to_value(analysis_input(&report, budget))?;
+            input["language"] = json!(lang.as_str());
+            let system = format!("{SYSTEM_PROMPT} {}", write_in(lang));
+            let messages = [
+                ChatMessage::system(system),
+                ChatMessage::user(input.to_string()),
+            ];
             match client
                 .complete_structured(&messages, &ANALYSIS_SCHEMA)
                 .await
@@ -221,31 +243,39 @@ impl Platform {
                         output_mode = Some(answer.mode);
                     }
                     Err(why) => {
-                        fallback_reason = Some(format!(
-                            "the analyst model's answer was not the requested JSON: {why}"
-                        ))
+                        fallback_reason = Some(msg!("analysis-fallback-malformed", detail = why))
                     }
                 },
-                Err(e) => fallback_reason = Some(format!("the analyst model failed: {e}")),
+                Err(e) => {
+                    fallback_reason = Some(msg!("analysis-fallback-failed", detail = e.to_string()))
+                }
             }
         }
         if let Some(mode) = output_mode {
             self.note_output_mode(campaign_id, crate::role_models::Role::Analyst, mode)
                 .await;
         }
-        let (model, offline, (summary, claims)) = match from_model {
-            Some((model, parsed)) => (model, false, parsed),
-            None => ("template".to_string(), true, template_analysis(&report)),
+        let (model, offline, (summary, claims), written_in) = match from_model {
+            Some((model, (summary, claims))) => {
+                (model, false, (summary.into(), claims), Some(lang))
+            }
+            None => (
+                "template".to_string(),
+                true,
+                template_analysis(&report),
+                None,
+            ),
         };
         let analysis = Analysis {
             id: self.ids.next_id(),
             campaign_id,
             model,
             offline,
-            summary: summary.into(),
+            summary,
             claims,
             fallback_reason: fallback_reason.map(Into::into),
             output_mode,
+            lang: written_in,
             created_at: self.clock.now(),
         };
         self.store.insert_analysis(&analysis).await?;

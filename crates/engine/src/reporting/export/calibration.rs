@@ -2,120 +2,129 @@
 //! criterion) and consistency (second pass) sections, and the fixed
 //! section's note on the judge's rubric scores.
 
-use super::markdown::pct;
+use super::markdown::{na, pct_in};
 use crate::calibration::{JudgeCalibration, RUBRIC};
+use crate::i18n::{Lang, Msg};
+use crate::msg;
 use std::fmt::Write;
 
-fn fixed2(v: Option<f64>) -> String {
-    v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}"))
+fn fixed2(v: Option<f64>, lang: Lang) -> String {
+    v.map_or_else(|| na(lang), |v| format!("{v:.2}"))
 }
 
 /// The status words of a criterion's judge figures.
-pub(super) fn advisory_word(
-    calibration: Option<&JudgeCalibration>,
-    criterion: &str,
-) -> &'static str {
+pub(super) fn advisory_word(calibration: Option<&JudgeCalibration>, criterion: &str) -> Msg {
     if calibration.is_some_and(|c| !c.advisory(criterion)) {
-        "calibrated"
+        msg!("md-calibrated")
     } else {
-        "advisory"
+        msg!("md-advisory")
+    }
+}
+
+/// A kappa with its interval, in the reader's language.
+fn kappa_text(k: (Option<f64>, Option<f64>, Option<f64>), lang: Lang) -> String {
+    match k {
+        (None, _, _) => na(lang),
+        (Some(v), Some(lo), Some(hi)) => format!("{v:.2} [{lo:.2}, {hi:.2}]"),
+        (Some(v), _, _) => msg!("md-kappa-no-interval", kappa = format!("{v:.2}")).render(lang),
+    }
+}
+
+/// A criterion's name: the dimension's, or the rubric's.
+fn criterion(name: &str) -> Msg {
+    if name == RUBRIC {
+        Msg::name("check-kind", "rubric")
+    } else {
+        Msg::name("dimension", name)
     }
 }
 
 /// The fixed section's note on rubric checks: the judge scored them, and
 /// its figures are advisory until people's blind labels calibrate it.
 /// Without an exploration appendix the calibration table follows here.
-pub(super) fn rubric_note(md: &mut String, c: &JudgeCalibration, with_table: bool) {
+pub(super) fn rubric_note(md: &mut String, c: &JudgeCalibration, with_table: bool, lang: Lang) {
     let Some(k) = c.criteria.iter().find(|k| k.criterion == RUBRIC) else {
         return;
     };
-    let _ = writeln!(md, "### Rubric checks");
+    let tr = |m: Msg| m.render(lang);
+    let _ = writeln!(md, "{}", tr(msg!("md-rubric")));
     let _ = writeln!(md);
-    let kappa = match (k.kappa, k.kappa_low, k.kappa_high) {
-        (None, _, _) => "n/a".to_string(),
-        (Some(v), Some(lo), Some(hi)) => format!("{v:.2} [{lo:.2}, {hi:.2}]"),
-        (Some(v), _, _) => format!("{v:.2} [interval n/a]"),
-    };
     let _ = writeln!(
         md,
-        "Rubric checks are scored 1-5 by a judge (a model, or the offline heuristic). \
-         Rubric checks labelled blind: {} (runs labelled: {}; runs not labelled yet: {}). \
-         Agreement {}, kappa {kappa}. The judge's rubric figures are {}.",
-        k.items,
-        c.runs_labelled,
-        c.runs_unlabelled,
-        pct(k.agreement),
-        k.status(&c.policy)
+        "{}",
+        tr(msg!(
+            "md-rubric-note",
+            items = k.items,
+            labelled = c.runs_labelled,
+            unlabelled = c.runs_unlabelled,
+            agreement = pct_in(k.agreement, lang),
+            kappa = kappa_text((k.kappa, k.kappa_low, k.kappa_high), lang),
+            status = k.status(&c.policy)
+        ))
     );
     let _ = writeln!(md);
     if with_table {
-        calibration_section(md, c);
+        calibration_section(md, c, lang);
     }
 }
 
-pub(super) fn calibration_section(md: &mut String, c: &JudgeCalibration) {
-    let _ = writeln!(md, "### Judge calibration");
+pub(super) fn calibration_section(md: &mut String, c: &JudgeCalibration, lang: Lang) {
+    let tr = |m: Msg| m.render(lang);
+    let _ = writeln!(md, "{}", tr(msg!("md-calibration")));
     let _ = writeln!(md);
     let _ = writeln!(
         md,
-        "People label the judge's sampled sessions (and the rubric checks of fixed runs) blind, \
-         on the judge's own criteria (1-5). Kappa is Cohen's kappa, linearly weighted, with a 95% \
-         bootstrap interval; a criterion is calibrated at kappa >= {:.2} over at least {} labelled \
-         items. Until then its judge figures in this report are advisory. {} labelled, {} judged \
-         sessions not labelled yet.",
-        c.policy.min_kappa, c.policy.min_items, c.labelled, c.unlabelled
+        "{}",
+        tr(msg!(
+            "md-calibration-note",
+            min_kappa = format!("{:.2}", c.policy.min_kappa),
+            min_items = c.policy.min_items,
+            labelled = c.labelled,
+            unlabelled = c.unlabelled
+        ))
     );
     let _ = writeln!(md);
-    let _ = writeln!(
-        md,
-        "| Criterion | Labelled | Agreement | Kappa [95% interval] | Judge figures |"
-    );
+    let _ = writeln!(md, "{}", tr(msg!("md-calibration-header")));
     let _ = writeln!(md, "|---|---|---|---|---|");
     for k in &c.criteria {
-        let kappa = match (k.kappa, k.kappa_low, k.kappa_high) {
-            (None, _, _) => "n/a".to_string(),
-            (Some(v), Some(lo), Some(hi)) => format!("{v:.2} [{lo:.2}, {hi:.2}]"),
-            (Some(v), _, _) => format!("{v:.2} [interval n/a]"),
-        };
-        let status = k.status(&c.policy);
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {kappa} | {status} |",
-            k.criterion,
+            "| {} | {} | {} | {} | {} |",
+            tr(criterion(&k.criterion)),
             k.items,
-            pct(k.agreement),
+            pct_in(k.agreement, lang),
+            kappa_text((k.kappa, k.kappa_low, k.kappa_high), lang),
+            tr(k.status(&c.policy)),
         );
     }
     let _ = writeln!(md);
     if let Some(consistency) = &c.consistency {
-        let _ = writeln!(md, "### Judge consistency");
+        let _ = writeln!(md, "{}", tr(msg!("md-consistency")));
         let _ = writeln!(md);
         let _ = writeln!(
             md,
-            "The judge reviewed its sample a second time with the rounds in reverse order (and, \
-             for a judge model, the rubric reworded). Self-agreement is the share of sessions with \
-             the same score in both passes; below {} the judge contradicts itself.",
-            pct(Some(c.policy.min_self_agreement))
+            "{}",
+            tr(msg!(
+                "md-consistency-note",
+                min = pct_in(Some(c.policy.min_self_agreement), lang)
+            ))
         );
         let _ = writeln!(md);
-        let _ = writeln!(
-            md,
-            "| Criterion | Reviewed twice | Self-agreement | Kappa | Judge |"
-        );
+        let _ = writeln!(md, "{}", tr(msg!("md-consistency-header")));
         let _ = writeln!(md, "|---|---|---|---|---|");
         for k in consistency {
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} |",
-                k.criterion,
+                tr(criterion(&k.criterion)),
                 k.items,
-                pct(k.self_agreement),
-                fixed2(k.kappa),
-                if k.contradicts {
-                    "contradicts itself"
+                pct_in(k.self_agreement, lang),
+                fixed2(k.kappa, lang),
+                tr(if k.contradicts {
+                    msg!("md-contradicts")
                 } else {
-                    "consistent"
-                }
+                    msg!("md-consistent")
+                })
             );
         }
         let _ = writeln!(md);

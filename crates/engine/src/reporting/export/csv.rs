@@ -77,7 +77,8 @@ pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]
 }
 
 /// Runs as CSV, one row per run, for spreadsheets.
-pub fn runs_csv(runs: &[crate::fixed::Run]) -> String {
+/// The check details are in `lang`; the columns keep their machine names.
+pub fn runs_csv(runs: &[crate::fixed::Run], lang: crate::i18n::Lang) -> String {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let _ = w.write_record([
         "run_id",
@@ -102,7 +103,7 @@ pub fn runs_csv(runs: &[crate::fixed::Run]) -> String {
             .check_results
             .iter()
             .filter(|c| !c.passed)
-            .map(|c| format!("{}: {}", c.kind, c.detail.render(crate::i18n::Lang::En)))
+            .map(|c| format!("{}: {}", c.kind, c.detail.render(lang)))
             .collect();
         let _ = w.write_record([
             r.id.to_string(),

@@ -4,6 +4,8 @@
 use super::markdown::*;
 use super::*;
 use crate::domain::ids::SessionId;
+use crate::i18n::{Lang, Msg};
+use crate::msg;
 
 /// Issue rows in the Markdown report (most frequent first).
 pub const MAX_ISSUE_ROWS: usize = 50;
@@ -42,13 +44,28 @@ pub(super) fn session_link(id: &SessionId) -> String {
 pub(super) fn played_by(
     who: &Option<String>,
     mode: Option<crate::structured::OutputMode>,
+    lang: Lang,
 ) -> String {
     let who = who
         .as_deref()
-        .map_or_else(|| "not recorded".to_string(), escape_inline);
+        .map_or_else(|| msg!("md-not-recorded").render(lang), escape_inline);
     match mode {
-        Some(m) => format!("{who} (structured output: {m})"),
+        Some(m) => msg!("md-structured", who = who, mode = m.to_string()).render(lang),
         None => who,
+    }
+}
+
+/// `name count` pairs of a tally, each name in the reader's language.
+fn named_counts(map: &std::collections::BTreeMap<String, u32>, family: &str, lang: Lang) -> String {
+    let parts: Vec<String> = map
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(k, n)| format!("{} {n}", escape_inline(&Msg::name(family, k).render(lang))))
+        .collect();
+    if parts.is_empty() {
+        msg!("md-none").render(lang)
+    } else {
+        parts.join(&msg!("md-list-separator").render(lang))
     }
 }
 
@@ -57,71 +74,98 @@ pub(super) fn exploration_appendix(
     e: &crate::findings::ExplorationFindings,
     models: &crate::comparison::ModelsUsed,
     calibration: Option<&crate::calibration::JudgeCalibration>,
+    lang: Lang,
 ) {
-    let _ = writeln!(md, "## Appendix: Exploration findings");
+    let tr = |m: Msg| m.render(lang);
+    let sep = tr(msg!("md-list-separator"));
+    let _ = writeln!(md, "{}", tr(msg!("md-exploration")));
     let _ = writeln!(md);
-    let _ = writeln!(
-        md,
-        "Exploration is a separate evidence line: virtual users role-play seeded personas pursuing seeded goals. \
-         It never enters the pass rate above."
-    );
+    let _ = writeln!(md, "{}", tr(msg!("md-exploration-intro")));
     let _ = writeln!(md);
     let _ = writeln!(md, "| | |");
     let _ = writeln!(md, "|---|---|");
     let _ = writeln!(
         md,
-        "| Sessions | {} ({}) |",
-        e.sessions_total,
-        counts(&e.sessions_by_status)
+        "{}",
+        tr(msg!(
+            "md-sessions",
+            count = e.sessions_total,
+            by_status = named_counts(&e.sessions_by_status, "session-status", lang)
+        ))
     );
     let _ = writeln!(
         md,
-        "| Goal achievement | {} ({} of {} experience records) |",
-        pct(e.goal_achievement_rate),
-        e.goals_achieved,
-        e.records
+        "{}",
+        tr(msg!(
+            "md-goal-achievement",
+            rate = pct_in(e.goal_achievement_rate, lang),
+            achieved = e.goals_achieved,
+            records = e.records
+        ))
     );
     let _ = writeln!(
         md,
-        "| End reasons | {} |",
-        counts(&e.sessions_by_end_reason)
-    );
-    let _ = writeln!(md, "| Triggers | {} |", counts(&e.sessions_by_trigger));
-    let _ = writeln!(md, "| Emotions | {} |", counts(&e.emotions));
-    let _ = writeln!(
-        md,
-        "| Played by | virtual user: {}; judge: {} |",
-        played_by(&models.virtual_user, models.output_modes.virtual_user),
-        played_by(&models.judge, models.output_modes.judge)
+        "{}",
+        tr(msg!(
+            "md-end-reasons",
+            counts = named_counts(&e.sessions_by_end_reason, "end-reason", lang)
+        ))
     );
     let _ = writeln!(
         md,
-        "| Simulator-attributed sessions | {} (the virtual user was at fault; not counted against the target) |",
-        e.simulator_faults
+        "{}",
+        tr(msg!(
+            "md-triggers",
+            counts = named_counts(&e.sessions_by_trigger, "trigger", lang)
+        ))
+    );
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!(
+            "md-emotions",
+            counts = named_counts(&e.emotions, "emotion", lang)
+        ))
+    );
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!(
+            "md-played-by",
+            user = played_by(&models.virtual_user, models.output_modes.virtual_user, lang),
+            judge = played_by(&models.judge, models.output_modes.judge, lang)
+        ))
+    );
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!("md-simulator-sessions", count = e.simulator_faults))
     );
     let kinds: Vec<String> = crate::exploration::SimulatorFaultKind::ALL
         .iter()
         .filter_map(|k| {
             let c = e.simulator_fault_kinds.get(k.as_str())?;
             (c.sessions > 0).then(|| {
-                format!(
-                    "{} {} ({} session{})",
-                    k.label(crate::virtual_user::Lang::En),
-                    c.faults,
-                    c.sessions,
-                    if c.sessions == 1 { "" } else { "s" }
-                )
+                tr(msg!(
+                    "md-fault-kind",
+                    kind = k.label(lang),
+                    faults = c.faults,
+                    sessions = c.sessions
+                ))
             })
         })
         .collect();
     let _ = writeln!(
         md,
-        "| Simulator faults found by the check | {} |",
-        if kinds.is_empty() {
-            "none".to_string()
-        } else {
-            kinds.join(", ")
-        }
+        "{}",
+        tr(msg!(
+            "md-simulator-faults",
+            kinds = if kinds.is_empty() {
+                tr(msg!("md-none"))
+            } else {
+                kinds.join(&sep)
+            }
+        ))
     );
     let dims: Vec<String> = e
         .judge
@@ -130,105 +174,125 @@ pub(super) fn exploration_appendix(
         .map(|(k, d)| {
             format!(
                 "{} {:.1}/5 ({})",
-                escape_inline(k),
+                tr(Msg::name("dimension", k)),
                 d.average,
-                super::calibration::advisory_word(calibration, k)
+                tr(super::calibration::advisory_word(calibration, k))
             )
         })
         .collect();
     let _ = writeln!(
         md,
-        "| Judge review | {} reviewed, {} failed, {} pending{} |",
-        e.judge.reviewed,
-        e.judge.failed,
-        e.judge.pending,
-        if dims.is_empty() {
-            String::new()
-        } else {
-            format!("; {}", dims.join(", "))
-        }
+        "{}",
+        tr(msg!(
+            "md-judge-review",
+            reviewed = e.judge.reviewed,
+            failed = e.judge.failed,
+            pending = e.judge.pending,
+            dimensions = if dims.is_empty() {
+                String::new()
+            } else {
+                tr(msg!("md-judge-dimensions", dimensions = dims.join(&sep)))
+            }
+        ))
     );
     let _ = writeln!(md);
-    degraded_note(md, e);
+    degraded_note(md, e, lang);
     if let Some(c) = calibration {
-        super::calibration::calibration_section(md, c);
+        super::calibration::calibration_section(md, c, lang);
     }
     if !e.issues.is_empty() {
-        let _ = writeln!(md, "### Issues found");
+        let _ = writeln!(md, "{}", tr(msg!("md-issues")));
         let _ = writeln!(md);
-        let _ = writeln!(md, "| Kind | Issue | Sessions | Transcripts |");
+        let _ = writeln!(md, "{}", tr(msg!("md-issues-header")));
         let _ = writeln!(md, "|---|---|---|---|");
         for i in e.issues.iter().take(MAX_ISSUE_ROWS) {
-            let kind = match i.kind {
-                crate::findings::IssueKind::Blocker => "blocker",
-                crate::findings::IssueKind::Misled => "misled",
-            };
             let links: Vec<String> = i.session_ids.iter().take(10).map(session_link).collect();
             let more = i.session_ids.len().saturating_sub(10);
+            // The built-in virtual user's issues read in the reader's
+            // language; anybody else's as they wrote them.
+            let text = i
+                .msg
+                .as_ref()
+                .map_or_else(|| i.text.clone(), |m| tr(m.clone()));
             let _ = writeln!(
                 md,
-                "| {kind} | {} | {} | {}{} |",
-                escape_inline(&truncate(&i.text, 300)),
+                "| {} | {} | {} | {}{} |",
+                tr(Msg::name("issue-kind", i.kind.as_str())),
+                escape_inline(&truncate(&text, 300)),
                 i.count,
                 links.join(" "),
                 if more > 0 {
-                    format!(" and {more} more")
+                    tr(msg!("md-and-more", count = more))
                 } else {
                     String::new()
                 }
             );
         }
         if e.issues.len() > MAX_ISSUE_ROWS {
+            let _ = writeln!(md);
             let _ = writeln!(
                 md,
-                "\n{} more issues, each seen less often: see the app or the JSON export.",
-                e.issues.len() - MAX_ISSUE_ROWS
+                "{}",
+                tr(msg!(
+                    "md-more-issues",
+                    count = e.issues.len() - MAX_ISSUE_ROWS
+                ))
             );
         }
         let _ = writeln!(md);
     }
     if !e.findings.is_empty() {
-        let _ = writeln!(md, "### Judge findings (poor first)");
+        let _ = writeln!(md, "{}", tr(msg!("md-findings")));
         let _ = writeln!(md);
         for f in e.findings.iter().take(MAX_FINDINGS) {
             let dim = f
                 .dimension
                 .as_deref()
-                .map(|d| format!(" · {}", escape_inline(d)))
+                .map(|d| format!(" · {}", tr(Msg::name("dimension", d))))
                 .unwrap_or_default();
             let evidence = f
                 .evidence
                 .as_ref()
-                .map(|x| x.render(crate::i18n::Lang::En))
+                .map(|x| x.render(lang))
                 .filter(|x| !x.trim().is_empty())
-                .map(|x| format!(" — \"{}\"", escape_inline(&truncate(&x, 200))))
+                .map(|x| {
+                    tr(msg!(
+                        "md-evidence",
+                        evidence = escape_inline(&truncate(&x, 200))
+                    ))
+                })
                 .unwrap_or_default();
             let _ = writeln!(
                 md,
                 "- **{}**{dim}: {}{evidence} ({})",
-                escape_inline(&f.severity),
-                escape_inline(&truncate(&f.text.render(crate::i18n::Lang::En), 300)),
+                tr(Msg::name("grade", &f.severity)),
+                escape_inline(&truncate(&f.text.render(lang), 300)),
                 session_link(&f.session_id)
             );
         }
         if e.findings.len() > MAX_FINDINGS {
+            let _ = writeln!(md);
             let _ = writeln!(
                 md,
-                "\n{} more findings: see the app or the JSON export.",
-                e.findings.len() - MAX_FINDINGS
+                "{}",
+                tr(msg!(
+                    "md-more-findings",
+                    count = e.findings.len() - MAX_FINDINGS
+                ))
             );
         }
         let _ = writeln!(md);
     }
     let grid = &e.coverage;
     if !grid.personas.is_empty() && !grid.goals.is_empty() {
-        let _ = writeln!(
-            md,
-            "### Coverage (persona × goal: sessions / achieved / issues)"
-        );
+        let _ = writeln!(md, "{}", tr(msg!("md-coverage-grid")));
         let _ = writeln!(md);
         let header: Vec<String> = grid.goals.iter().map(|g| escape_inline(g)).collect();
-        let _ = writeln!(md, "| Persona | {} |", header.join(" | "));
+        let _ = writeln!(
+            md,
+            "{}",
+            tr(msg!("md-coverage-header", goals = header.join(" | ")))
+        );
         let _ = writeln!(md, "|---|{}", "---|".repeat(grid.goals.len()));
         for p in &grid.personas {
             let cells: Vec<String> = grid
@@ -250,8 +314,8 @@ pub(super) fn exploration_appendix(
             let _ = writeln!(md);
             let _ = writeln!(
                 md,
-                "Sessions without a seed (manual): {}.",
-                grid.unseeded_sessions
+                "{}",
+                tr(msg!("md-unseeded", count = grid.unseeded_sessions))
             );
         }
         let _ = writeln!(md);
@@ -264,26 +328,31 @@ pub(super) fn exploration_appendix(
 pub fn markdown_with_transcripts(
     report: &CampaignReport,
     transcripts: &[crate::exploration::session::SessionTranscript],
+    lang: Lang,
 ) -> String {
-    let mut md = markdown(report);
+    let tr = |m: Msg| m.render(lang);
+    let mut md = markdown(report, lang);
     if report.exploration.is_none() || transcripts.is_empty() {
         return md;
     }
-    let _ = writeln!(md, "## Appendix: Exploration transcripts");
+    let _ = writeln!(md, "{}", tr(msg!("md-transcripts")));
     let _ = writeln!(md);
     let total = report.exploration.as_ref().map_or(0, |e| e.sessions_total);
     if transcripts.len() < total as usize {
         let _ = writeln!(
             md,
-            "The {} sessions linked above; the other {} are in the app and the sessions CSV export.",
-            transcripts.len(),
-            total as usize - transcripts.len()
+            "{}",
+            tr(msg!(
+                "md-transcripts-some",
+                shown = transcripts.len(),
+                others = total as usize - transcripts.len()
+            ))
         );
         let _ = writeln!(md);
     }
     for t in transcripts {
         let s = &t.session;
-        let _ = writeln!(md, "### Session {}", s.id);
+        let _ = writeln!(md, "{}", tr(msg!("md-session", id = s.id.to_string())));
         let _ = writeln!(md);
         let persona = s
             .persona
@@ -298,61 +367,84 @@ pub fn markdown_with_transcripts(
             .map(str::to_string)
             .or_else(|| s.goal.as_str().map(str::to_string))
             .unwrap_or_else(|| s.goal.to_string());
-        let _ = writeln!(md, "- Persona: {}", escape_inline(&truncate(&persona, 200)));
-        let _ = writeln!(md, "- Goal: {}", escape_inline(&truncate(&goal, 300)));
         let _ = writeln!(
             md,
-            "- Status: {} · end reason: {} · trigger: {} · user turns: {}",
-            serde_json::to_value(s.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            s.end_reason.map_or("none", |r| r.as_str()),
-            serde_json::to_value(s.trigger)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            s.turn_count
+            "{}",
+            tr(msg!(
+                "md-session-persona",
+                persona = escape_inline(&truncate(&persona, 200))
+            ))
+        );
+        let _ = writeln!(
+            md,
+            "{}",
+            tr(msg!(
+                "md-session-goal",
+                goal = escape_inline(&truncate(&goal, 300))
+            ))
+        );
+        let _ = writeln!(
+            md,
+            "{}",
+            tr(msg!(
+                "md-session-status",
+                status = Msg::name("session-status", s.status.as_str()),
+                end_reason = s
+                    .end_reason
+                    .map_or_else(|| msg!("md-none"), |r| Msg::name("end-reason", r.as_str())),
+                trigger = Msg::name("trigger", s.trigger.as_str()),
+                turns = s.turn_count
+            ))
         );
         if let Some(r) = &s.experience {
+            let list = |items: &[String]| {
+                if items.is_empty() {
+                    tr(msg!("md-none"))
+                } else {
+                    escape_inline(&items.join("; "))
+                }
+            };
             let _ = writeln!(
                 md,
-                "- Experience: goal {} · emotion {} · blockers: {} · misled: {}",
-                if r.goal_achieved {
-                    "achieved"
-                } else {
-                    "not achieved"
-                },
-                escape_inline(&r.emotion),
-                if r.blockers.is_empty() {
-                    "none".into()
-                } else {
-                    escape_inline(&r.blockers.join("; "))
-                },
-                if r.misled.is_empty() {
-                    "none".into()
-                } else {
-                    escape_inline(&r.misled.join("; "))
-                }
+                "{}",
+                tr(msg!(
+                    "md-session-experience",
+                    goal = if r.goal_achieved {
+                        msg!("md-achieved")
+                    } else {
+                        msg!("md-not-achieved")
+                    },
+                    emotion = Msg::name("emotion", &r.emotion),
+                    blockers = list(&r.blockers),
+                    misled = list(&r.misled)
+                ))
             );
             if !r.notes.trim().is_empty() {
-                let _ = writeln!(md, "- Notes: {}", escape_inline(&truncate(&r.notes, 1000)));
+                let _ = writeln!(
+                    md,
+                    "{}",
+                    tr(msg!(
+                        "md-session-notes",
+                        notes = escape_inline(&truncate(&r.notes, 1000))
+                    ))
+                );
             }
         }
         let _ = writeln!(md);
         for m in &t.messages {
             let who = match m.role {
-                crate::exploration::session::TurnRole::User => "User",
-                crate::exploration::session::TurnRole::Target => "Target",
+                crate::exploration::session::TurnRole::User => msg!("md-user"),
+                crate::exploration::session::TurnRole::Target => msg!("md-target-speaker"),
             };
             let latency = m
                 .latency_ms
-                .map(|l| format!(" ({l} ms)"))
+                .map(|l| tr(msg!("md-latency-ms", ms = l)))
                 .unwrap_or_default();
             let _ = writeln!(
                 md,
-                "{}. **{who}**{latency}: {}",
+                "{}. **{}**{latency}: {}",
                 m.seq + 1,
+                tr(who),
                 escape_inline(&truncate(&m.content, 2000))
             );
         }

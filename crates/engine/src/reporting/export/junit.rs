@@ -3,7 +3,12 @@
 use super::*;
 
 /// Fixed-scenario runs as JUnit XML (one test case per run), for CI.
-pub fn junit(report: &CampaignReport, runs: &[crate::fixed::Run]) -> String {
+/// The check details are in `lang`.
+pub fn junit(
+    report: &CampaignReport,
+    runs: &[crate::fixed::Run],
+    lang: crate::i18n::Lang,
+) -> String {
     use quick_xml::Writer;
     use quick_xml::events::{BytesDecl, BytesText, Event};
     let f = &report.fixed;
@@ -57,7 +62,7 @@ pub fn junit(report: &CampaignReport, runs: &[crate::fixed::Run]) -> String {
                                             "turn {} {}: {}",
                                             c.turn + 1,
                                             c.kind,
-                                            c.detail.render(crate::i18n::Lang::En)
+                                            c.detail.render(lang)
                                         )
                                     })
                                     .collect();

@@ -4,6 +4,8 @@
 
 use super::exploration::exploration_appendix;
 use super::*;
+use crate::i18n::{Lang, Msg};
+use crate::msg;
 
 /// Escapes text that came from agents, users or files so that it cannot
 /// break the document's structure: no headings, lists, tables, code fences
@@ -51,98 +53,164 @@ pub fn pct(rate: Option<f64>) -> String {
     rate.map_or_else(|| "n/a".to_string(), |r| format!("{:.1}%", r * 100.0))
 }
 
-pub(super) fn tally_cells(t: &Tally) -> String {
+/// A share in the reader's language: "n/a" is a word.
+pub(super) fn pct_in(rate: Option<f64>, lang: Lang) -> String {
+    rate.map_or_else(|| na(lang), |r| format!("{:.1}%", r * 100.0))
+}
+
+/// "n/a" in the reader's language.
+pub(super) fn na(lang: Lang) -> String {
+    msg!("value-na").render(lang)
+}
+
+pub(super) fn tally_cells(t: &Tally, lang: Lang) -> String {
     format!(
         "{} | {} | {} | {}",
         t.passed,
         t.failed,
         t.errors,
-        pct(t.pass_rate)
+        pct_in(t.pass_rate, lang)
     )
 }
 
-/// The campaign report as Markdown.
-pub fn markdown(report: &CampaignReport) -> String {
+/// The campaign report as Markdown, in `lang`: every heading, label and
+/// sentence of the report's own; the data (names, quoted text, ids) as it
+/// was written.
+pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
     let mut md = String::new();
     let c = &report.campaign;
     let f = &report.fixed;
+    let tr = |m: crate::i18n::Msg| m.render(lang);
     // Writing to a String cannot fail.
-    let _ = writeln!(md, "# Campaign report: {}", escape_inline(&c.name));
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!("md-title", name = escape_inline(&c.name)))
+    );
     let _ = writeln!(md);
     let _ = writeln!(md, "| | |");
     let _ = writeln!(md, "|---|---|");
-    let _ = writeln!(md, "| Campaign id | `{}` |", c.id);
+    let _ = writeln!(md, "{}", tr(msg!("md-campaign-id", id = c.id.to_string())));
     let _ = writeln!(
         md,
-        "| Target | {} ({}) |",
-        escape_inline(&report.target_name),
-        escape_inline(&report.target_model)
+        "{}",
+        tr(msg!(
+            "md-target",
+            name = escape_inline(&report.target_name),
+            model = escape_inline(&report.target_model)
+        ))
     );
-    let _ = writeln!(md, "| Status | {} |", c.status.as_str());
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!(
+            "md-status",
+            status = Msg::name("campaign-status", c.status.as_str())
+        ))
+    );
     let line = match c.line {
-        crate::campaign::Line::Formal => "formal (real time)".to_string(),
-        crate::campaign::Line::Accelerated => format!("accelerated (time scale {})", c.time_scale),
+        crate::campaign::Line::Formal => msg!("md-line-formal"),
+        crate::campaign::Line::Accelerated => {
+            msg!("md-line-accelerated", scale = c.time_scale.to_string())
+        }
     };
-    let _ = writeln!(md, "| Line | {line} |");
+    let _ = writeln!(md, "{}", tr(line));
     let _ = writeln!(
         md,
-        "| Window | {} → {} |",
-        c.window_start.format("%Y-%m-%d %H:%M:%S UTC"),
-        c.window_end.format("%Y-%m-%d %H:%M:%S UTC")
+        "{}",
+        tr(msg!(
+            "md-window",
+            start = c.window_start.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+            end = c.window_end.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+        ))
     );
     let _ = writeln!(
         md,
-        "| Generated | {} |",
-        report.generated_at.format("%Y-%m-%d %H:%M:%S UTC")
+        "{}",
+        tr(msg!(
+            "md-generated",
+            at = report
+                .generated_at
+                .format("%Y-%m-%d %H:%M:%S UTC")
+                .to_string()
+        ))
     );
     let _ = writeln!(md);
-    provenance(&mut md, &report.provenance);
+    provenance(&mut md, &report.provenance, lang);
 
-    let _ = writeln!(md, "## Fixed scenarios");
+    let _ = writeln!(md, "{}", tr(msg!("md-fixed")));
     let _ = writeln!(md);
     let _ = writeln!(
         md,
-        "**Pass rate: {}** ({} passed, {} failed; pass rate = passed / (passed + failed)). \
-         Runs in error: {}. Skipped: {}. Still pending: {}. Exploration data never enters this figure.",
-        pct(f.pass_rate),
-        f.passed,
-        f.failed,
-        f.errors,
-        f.runs_skipped,
-        f.runs_pending
+        "{}",
+        tr(msg!(
+            "md-pass-rate",
+            rate = pct_in(f.pass_rate, lang),
+            passed = f.passed,
+            failed = f.failed,
+            errors = f.errors,
+            skipped = f.runs_skipped,
+            pending = f.runs_pending
+        ))
     );
     let _ = writeln!(md);
-    let _ = writeln!(md, "| Metric | Value |");
+    let _ = writeln!(md, "{}", tr(msg!("md-metric-header")));
     let _ = writeln!(md, "|---|---|");
     let _ = writeln!(
         md,
-        "| Runs finished / planned | {} / {} |",
-        f.runs_finished, f.runs_planned
-    );
-    let _ = writeln!(md, "| Completion rate | {} |", pct(f.completion_rate));
-    let _ = writeln!(md, "| Key-field coverage | {} |", pct(f.key_field_coverage));
-    let ms = |v: Option<u64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v} ms"));
-    let _ = writeln!(
-        md,
-        "| Latency p50 / p95 | {} / {} |",
-        ms(f.latency_p50_ms),
-        ms(f.latency_p95_ms)
+        "{}",
+        tr(msg!(
+            "md-runs-finished",
+            finished = f.runs_finished,
+            planned = f.runs_planned
+        ))
     );
     let _ = writeln!(
         md,
-        "| Tokens in / out | {} / {} |",
-        f.tokens_in, f.tokens_out
+        "{}",
+        tr(msg!(
+            "md-completion",
+            rate = pct_in(f.completion_rate, lang)
+        ))
     );
-    let _ = writeln!(md, "| Estimated cost | {:.4} |", f.cost);
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!(
+            "md-coverage",
+            rate = pct_in(f.key_field_coverage, lang)
+        ))
+    );
+    let ms = |v: Option<u64>| v.map_or_else(|| na(lang), |v| format!("{v} ms"));
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!(
+            "md-latency",
+            p50 = ms(f.latency_p50_ms),
+            p95 = ms(f.latency_p95_ms)
+        ))
+    );
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!(
+            "md-tokens",
+            tokens_in = f.tokens_in,
+            tokens_out = f.tokens_out
+        ))
+    );
+    let _ = writeln!(
+        md,
+        "{}",
+        tr(msg!("md-cost", cost = format!("{:.4}", f.cost)))
+    );
     let _ = writeln!(md);
 
     if !f.per_scenario.is_empty() {
-        let _ = writeln!(md, "### Per scenario");
+        let _ = writeln!(md, "{}", tr(msg!("md-per-scenario")));
         let _ = writeln!(md);
-        let _ = writeln!(
-            md,
-            "| Scenario | Pack | Runs | Passed | Failed | Errors | Pass rate |"
-        );
+        let _ = writeln!(md, "{}", tr(msg!("md-per-scenario-header")));
         let _ = writeln!(md, "|---|---|---|---|---|---|---|");
         for s in &f.per_scenario {
             let _ = writeln!(
@@ -152,21 +220,21 @@ pub fn markdown(report: &CampaignReport) -> String {
                 code(&s.scenario_id),
                 escape_inline(&s.pack),
                 s.runs,
-                tally_cells(&s.tally)
+                tally_cells(&s.tally, lang)
             );
         }
         let _ = writeln!(md);
     }
     for (title, groups) in [
-        ("Per difficulty group", &f.per_group),
-        ("Per tag", &f.per_tag),
+        (msg!("md-per-group"), &f.per_group),
+        (msg!("md-per-tag"), &f.per_tag),
     ] {
         if groups.is_empty() {
             continue;
         }
-        let _ = writeln!(md, "### {title}");
+        let _ = writeln!(md, "{}", tr(title));
         let _ = writeln!(md);
-        let _ = writeln!(md, "| Name | Runs | Passed | Failed | Errors | Pass rate |");
+        let _ = writeln!(md, "{}", tr(msg!("md-group-header")));
         let _ = writeln!(md, "|---|---|---|---|---|---|");
         for g in groups {
             let _ = writeln!(
@@ -174,7 +242,7 @@ pub fn markdown(report: &CampaignReport) -> String {
                 "| {} | {} | {} |",
                 escape_inline(&g.name),
                 g.runs,
-                tally_cells(&g.tally)
+                tally_cells(&g.tally, lang)
             );
         }
         let _ = writeln!(md);
@@ -185,26 +253,29 @@ pub fn markdown(report: &CampaignReport) -> String {
         .flat_map(|s| s.failing_checks.iter().map(move |c| (s, c)))
         .collect();
     if !failing.is_empty() {
-        let _ = writeln!(md, "### Failed checks");
+        let _ = writeln!(md, "{}", tr(msg!("md-failed-checks")));
         let _ = writeln!(md);
         for (s, c) in failing {
             let _ = writeln!(
                 md,
-                "- **{}** · {} × {}: {} (e.g. run `{}`)",
-                escape_inline(&s.title),
-                code(&c.kind),
-                c.count,
-                escape_inline(&truncate(&c.detail.render(crate::i18n::Lang::En), 300)),
-                c.example_run_id
+                "{}",
+                tr(msg!(
+                    "md-failed-check",
+                    title = escape_inline(&s.title),
+                    kind = code(&c.kind),
+                    count = c.count,
+                    detail = escape_inline(&truncate(&c.detail.render(lang), 300)),
+                    run = c.example_run_id.to_string()
+                ))
             );
         }
         let _ = writeln!(md);
     }
     if let Some(k) = &report.judge_calibration {
-        super::calibration::rubric_note(&mut md, k, report.exploration.is_none());
+        super::calibration::rubric_note(&mut md, k, report.exploration.is_none(), lang);
     }
     if !f.error_reasons.is_empty() {
-        let _ = writeln!(md, "### Runs in error");
+        let _ = writeln!(md, "{}", tr(msg!("md-errors")));
         let _ = writeln!(md);
         for r in &f.error_reasons {
             let _ = writeln!(md, "- {} × {}", escape_inline(&r.reason), r.count);
@@ -212,15 +283,15 @@ pub fn markdown(report: &CampaignReport) -> String {
         let _ = writeln!(md);
     }
     if let Some(h) = &report.human_review {
-        human_review_section(&mut md, h);
+        human_review_section(&mut md, h, lang);
     }
     // Appendices, in this order when present: analysis, period comparison,
     // exploration findings.
     if let Some(a) = &report.analysis {
-        analysis_appendix(&mut md, a);
+        analysis_appendix(&mut md, a, lang);
     }
     if let Some(c) = &report.comparison {
-        comparison_appendix(&mut md, c);
+        comparison_appendix(&mut md, c, lang);
     }
     if let Some(e) = &report.exploration {
         exploration_appendix(
@@ -228,118 +299,141 @@ pub fn markdown(report: &CampaignReport) -> String {
             e,
             &report.models,
             report.judge_calibration.as_ref(),
+            lang,
         );
     }
     md
 }
 
-pub(super) fn human_review_section(md: &mut String, h: &crate::review::HumanReviewSummary) {
-    let mean = |v: Option<f64>| v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2} / 5"));
-    let _ = writeln!(md, "### Human review");
+pub(super) fn human_review_section(
+    md: &mut String,
+    h: &crate::review::HumanReviewSummary,
+    lang: Lang,
+) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
+    let mean = |v: Option<f64>| v.map_or_else(|| na(lang), |v| format!("{v:.2} / 5"));
+    let _ = writeln!(md, "{}", tr(msg!("md-human")));
     let _ = writeln!(md);
     let _ = writeln!(md, "| | |");
     let _ = writeln!(md, "|---|---|");
     let _ = writeln!(
         md,
-        "| Runs rated | {} (mean {}) |",
-        h.runs_rated,
-        mean(h.run_rating_mean)
+        "{}",
+        tr(msg!(
+            "md-runs-rated",
+            count = h.runs_rated,
+            mean = mean(h.run_rating_mean)
+        ))
     );
     let _ = writeln!(
         md,
-        "| Sessions rated | {} (mean {}) |",
-        h.sessions_rated,
-        mean(h.session_rating_mean)
+        "{}",
+        tr(msg!(
+            "md-sessions-rated",
+            count = h.sessions_rated,
+            mean = mean(h.session_rating_mean)
+        ))
     );
-    let _ = writeln!(md, "| Judge overrides | {} |", h.overrides);
+    let _ = writeln!(md, "{}", tr(msg!("md-overrides", count = h.overrides)));
     let _ = writeln!(
         md,
-        "| Judge-human agreement | {} over {} compared |",
-        pct(h.agreement),
-        h.compared
+        "{}",
+        tr(msg!(
+            "md-agreement",
+            rate = pct_in(h.agreement, lang),
+            compared = h.compared
+        ))
     );
     let _ = writeln!(md);
 }
 
-pub(super) fn analysis_appendix(md: &mut String, a: &crate::analysis::Analysis) {
-    let _ = writeln!(md, "## Appendix: Analysis");
+pub(super) fn analysis_appendix(md: &mut String, a: &crate::analysis::Analysis, lang: Lang) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
+    let _ = writeln!(md, "{}", tr(msg!("md-analysis")));
     let _ = writeln!(md);
+    let at = a.created_at.format("%Y-%m-%d %H:%M UTC").to_string();
     let label = if a.offline && a.fallback_reason.is_some() {
-        "Template analysis built from the figures (the analyst model was unavailable)".to_string()
+        msg!("md-analysis-template-unavailable", at = at)
     } else if a.offline {
-        "Template analysis built from the figures (no analyst model)".to_string()
+        msg!("md-analysis-template", at = at)
     } else {
-        format!("Written by the analyst model {}", escape_inline(&a.model))
+        msg!(
+            "md-analysis-model",
+            model = escape_inline(&a.model),
+            at = at
+        )
     };
-    let _ = writeln!(
-        md,
-        "*{label}, {}.*",
-        a.created_at.format("%Y-%m-%d %H:%M UTC")
-    );
+    let _ = writeln!(md, "{}", tr(label));
     if let Some(r) = &a.fallback_reason {
         let _ = writeln!(md);
         let _ = writeln!(
             md,
-            "> Note: {}",
-            escape_inline(&r.render(crate::i18n::Lang::En))
+            "{}",
+            tr(msg!(
+                "md-analysis-note",
+                reason = escape_inline(&r.render(lang))
+            ))
         );
     }
     let _ = writeln!(md);
-    let _ = writeln!(
-        md,
-        "{}",
-        escape_inline(&a.summary.render(crate::i18n::Lang::En))
-    );
+    let _ = writeln!(md, "{}", escape_inline(&a.summary.render(lang)));
     let _ = writeln!(md);
     for c in &a.claims {
         let mut cites: Vec<String> = Vec::new();
         cites.extend(
             c.run_ids
                 .iter()
-                .map(|id| format!("run `{}`", id.replace('`', ""))),
+                .map(|id| tr(msg!("md-cite-run", id = id.replace('`', "")))),
         );
         cites.extend(c.session_ids.iter().map(|id| {
-            format!(
-                "[session `{0}`](#session-{0})",
-                id.replace(['`', '(', ')', ']', '['], "")
-            )
+            tr(msg!(
+                "md-cite-session",
+                id = id.replace(['`', '(', ')', ']', '['], "")
+            ))
         }));
         cites.extend(
             c.turn_ids
                 .iter()
-                .map(|id| format!("turn `{}`", id.replace('`', ""))),
+                .map(|id| tr(msg!("md-cite-turn", id = id.replace('`', "")))),
         );
         let cites = if cites.is_empty() {
             String::new()
         } else {
-            format!(" ({})", cites.join(", "))
+            tr(msg!(
+                "md-cites",
+                cites = cites.join(&tr(msg!("md-list-separator")))
+            ))
         };
-        let _ = writeln!(
-            md,
-            "- {}{cites}",
-            escape_inline(&c.text.render(crate::i18n::Lang::En))
-        );
+        let _ = writeln!(md, "- {}{cites}", escape_inline(&c.text.render(lang)));
     }
     if !a.claims.is_empty() {
         let _ = writeln!(md);
     }
 }
 
-pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::PeriodComparison) {
-    let _ = writeln!(md, "## Appendix: Period comparison");
+pub(super) fn comparison_appendix(
+    md: &mut String,
+    c: &crate::comparison::PeriodComparison,
+    lang: Lang,
+) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
+    let _ = writeln!(md, "{}", tr(msg!("md-comparison")));
     let _ = writeln!(md);
     let _ = writeln!(
         md,
-        "This period: pass rate {} over {} judged runs. Exploration data takes no part in the comparison.",
-        pct(c.pass_rate),
-        c.judged_runs
+        "{}",
+        tr(msg!(
+            "md-comparison-this",
+            rate = pct_in(c.pass_rate, lang),
+            judged = c.judged_runs
+        ))
     );
     let _ = writeln!(md);
     if let Some(f) = c.within_period_flip_rate {
         let _ = writeln!(
             md,
-            "Within this period, {} of repeated scenarios had both passing and failing runs (the noise floor).",
-            pct(Some(f))
+            "{}",
+            tr(msg!("md-comparison-within", rate = pct_in(Some(f), lang)))
         );
         let _ = writeln!(md);
     }
@@ -347,34 +441,45 @@ pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::Period
         let ks: Vec<String> = c
             .pass_at_k
             .iter()
-            .map(|p| format!("pass^{} = {}", p.k, pct(Some(p.value))))
+            .map(|p| format!("pass^{} = {}", p.k, pct_in(Some(p.value), lang)))
             .collect();
-        let _ = writeln!(md, "Consistency where scenarios repeat: {}.", ks.join(", "));
+        let _ = writeln!(
+            md,
+            "{}",
+            tr(msg!(
+                "md-comparison-pass-k",
+                values = ks.join(&tr(msg!("md-list-separator")))
+            ))
+        );
         let _ = writeln!(md);
     }
-    let _ = writeln!(
-        md,
-        "| Earlier period | Pass rate | Change | 95% interval | Flip rate | Reading |"
-    );
+    let _ = writeln!(md, "{}", tr(msg!("md-comparison-header")));
     let _ = writeln!(md, "|---|---|---|---|---|---|");
     for p in &c.periods {
-        let change = p
-            .delta
-            .map_or_else(|| "n/a".into(), |d| format!("{:+.1} pts", d * 100.0));
+        let change = p.delta.map_or_else(
+            || na(lang),
+            |d| tr(msg!("md-points", points = format!("{:+.1}", d * 100.0))),
+        );
         let ci = p.ci_low.zip(p.ci_high).map_or_else(
-            || "n/a".into(),
-            |(l, h)| format!("{:+.1} to {:+.1}", l * 100.0, h * 100.0),
+            || na(lang),
+            |(l, h)| {
+                tr(msg!(
+                    "md-interval",
+                    low = format!("{:+.1}", l * 100.0),
+                    high = format!("{:+.1}", h * 100.0)
+                ))
+            },
         );
         let _ = writeln!(
             md,
             "| {} ({}) | {} | {} | {} | {} | {} |",
             escape_inline(&p.campaign_name),
             p.window_start.format("%Y-%m-%d"),
-            pct(p.pass_rate),
+            pct_in(p.pass_rate, lang),
             change,
             ci,
-            pct(p.flip_rate),
-            escape_inline(&p.verdict.render(crate::i18n::Lang::En))
+            pct_in(p.flip_rate, lang),
+            escape_inline(&p.verdict.render(lang))
         );
     }
     let _ = writeln!(md);
@@ -382,9 +487,12 @@ pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::Period
         for w in &p.warnings {
             let _ = writeln!(
                 md,
-                "> Warning ({}): {}",
-                escape_inline(&p.campaign_name),
-                escape_inline(&w.render(crate::i18n::Lang::En))
+                "{}",
+                tr(msg!(
+                    "md-comparison-warning",
+                    name = escape_inline(&p.campaign_name),
+                    warning = escape_inline(&w.render(lang))
+                ))
             );
         }
         if !p.flipped_scenarios.is_empty() {
@@ -395,9 +503,12 @@ pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::Period
                 .collect();
             let _ = writeln!(
                 md,
-                "- Flipped since {}: {}",
-                escape_inline(&p.campaign_name),
-                names.join(", ")
+                "{}",
+                tr(msg!(
+                    "md-comparison-flipped",
+                    name = escape_inline(&p.campaign_name),
+                    scenarios = names.join(&tr(msg!("md-list-separator")))
+                ))
             );
         }
     }
@@ -406,43 +517,42 @@ pub(super) fn comparison_appendix(md: &mut String, c: &crate::comparison::Period
 
 /// Every host the campaign contacted, per role, and whether anything left
 /// this machine.
-fn provenance(md: &mut String, p: &crate::provenance::Provenance) {
-    let _ = writeln!(md, "## What left this machine");
+fn provenance(md: &mut String, p: &crate::provenance::Provenance, lang: Lang) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
+    let _ = writeln!(md, "{}", tr(msg!("md-provenance")));
     let _ = writeln!(md);
     let outside = p.hosts.iter().filter(|h| !h.loopback).count();
     if outside == 0 {
         let _ = writeln!(
             md,
-            "Nothing left this machine: {}.",
-            if p.hosts.is_empty() {
-                "no host was contacted (built-in agents run in-process)"
+            "{}",
+            tr(if p.hosts.is_empty() {
+                msg!("md-provenance-none")
             } else {
-                "every host contacted is on this machine (loopback)"
-            }
+                msg!("md-provenance-loopback")
+            })
         );
     } else {
-        let _ = writeln!(
-            md,
-            "Requests left this machine: {outside} host(s) outside it were contacted."
-        );
+        let _ = writeln!(md, "{}", tr(msg!("md-provenance-outside", count = outside)));
     }
     if !p.hosts.is_empty() {
         let _ = writeln!(md);
-        let _ = writeln!(
-            md,
-            "| Role | Host | Requests | Tokens in | Tokens out | On this machine |"
-        );
+        let _ = writeln!(md, "{}", tr(msg!("md-provenance-header")));
         let _ = writeln!(md, "|---|---|---|---|---|---|");
         for h in &p.hosts {
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} |",
-                h.role.as_str(),
+                tr(Msg::name("host-role", h.role.as_str())),
                 escape_inline(&h.host),
                 h.requests,
                 h.tokens_in,
                 h.tokens_out,
-                if h.loopback { "yes" } else { "no" }
+                tr(if h.loopback {
+                    msg!("md-yes")
+                } else {
+                    msg!("md-no")
+                })
             );
         }
     }
@@ -452,7 +562,8 @@ fn provenance(md: &mut String, p: &crate::provenance::Provenance) {
 /// Says what is missing when a role model failed: judge reviews that
 /// failed and sessions the virtual user could not carry. Absent when
 /// nothing failed, so that healthy reports read as before.
-pub(super) fn degraded_note(md: &mut String, e: &crate::findings::ExplorationFindings) {
+pub(super) fn degraded_note(md: &mut String, e: &crate::findings::ExplorationFindings, lang: Lang) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
     let simulator_errors = e
         .sessions_by_end_reason
         .get("simulator_error")
@@ -460,31 +571,20 @@ pub(super) fn degraded_note(md: &mut String, e: &crate::findings::ExplorationFin
         .unwrap_or(0);
     let mut missing = Vec::new();
     if e.judge.failed > 0 {
-        missing.push(format!(
-            "{} judge review(s) failed (the judge model was unavailable); those sessions have no quality scores",
-            e.judge.failed
-        ));
+        missing.push(tr(msg!("md-degraded-judge", count = e.judge.failed)));
     }
     if simulator_errors > 0 {
-        missing.push(format!(
-            "{simulator_errors} session(s) ended with simulator\\_error (the virtual user model failed); they are not counted against the target"
-        ));
+        missing.push(tr(msg!("md-degraded-user", count = simulator_errors)));
     }
     if !missing.is_empty() {
-        let _ = writeln!(md, "> Degraded: {}.", missing.join("; "));
+        let _ = writeln!(
+            md,
+            "{}",
+            tr(msg!(
+                "md-degraded",
+                what = missing.join(&tr(msg!("md-clause-separator")))
+            ))
+        );
         let _ = writeln!(md);
-    }
-}
-
-pub(super) fn counts(map: &std::collections::BTreeMap<String, u32>) -> String {
-    let parts: Vec<String> = map
-        .iter()
-        .filter(|(_, n)| **n > 0)
-        .map(|(k, n)| format!("{} {n}", escape_inline(k)))
-        .collect();
-    if parts.is_empty() {
-        "none".into()
-    } else {
-        parts.join(", ")
     }
 }

@@ -4,6 +4,7 @@
 //! report data to text: the same report always renders to the same bytes.
 
 use crate::domain::ids::{CampaignId, SessionId};
+use crate::i18n::Lang;
 use crate::report::{CampaignReport, Tally};
 use crate::text::truncate;
 use serde::{Deserialize, Serialize};
@@ -74,16 +75,21 @@ impl ExportFormat {
 
 impl crate::platform::Platform {
     /// Renders an export of a campaign from stored data.
+    /// The words of the report's own are in `lang`; in the JSON export
+    /// every message carries its `text` in `lang` beside its key.
     pub async fn export_campaign(
         &self,
         campaign_id: CampaignId,
         format: ExportFormat,
+        lang: Lang,
     ) -> crate::Result<String> {
         let report = self.campaign_report(campaign_id).await?;
         Ok(match format {
-            ExportFormat::Json => serde_json::to_string_pretty(&report)?,
-            ExportFormat::Csv => runs_csv(&self.list_runs(campaign_id).await?),
-            ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?),
+            ExportFormat::Json => {
+                crate::i18n::sync_scope(lang, || serde_json::to_string_pretty(&report))?
+            }
+            ExportFormat::Csv => runs_csv(&self.list_runs(campaign_id).await?, lang),
+            ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?, lang),
             ExportFormat::SessionsCsv => sessions_csv(&self.list_sessions(campaign_id).await?),
             ExportFormat::Md => {
                 let ids: Vec<SessionId> = match &report.exploration {
@@ -95,10 +101,10 @@ impl crate::platform::Platform {
                         .map(|s| s.id)
                         .collect(),
                     // A large campaign: the transcripts its links lead to.
-                    Some(_) => linked_sessions(&markdown(&report)),
+                    Some(_) => linked_sessions(&markdown(&report, lang)),
                 };
                 let transcripts = self.session_transcripts(&ids).await?;
-                markdown_with_transcripts(&report, &transcripts)
+                markdown_with_transcripts(&report, &transcripts, lang)
             }
         })
     }

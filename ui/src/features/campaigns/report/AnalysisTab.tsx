@@ -8,7 +8,7 @@ import { num, shortId, when } from "../../../components/format";
 import { Link } from "../../../components/Link";
 import { useLoad } from "../../../components/useLoad";
 import { parseTurnId } from "./evidence";
-import { useEngineText } from "../../../i18n/engine";
+import { useEngineText, useUiLanguage } from "../../../i18n/engine";
 
 function Citations({ claim, campaignId, sessions }: { claim: Claim; campaignId: string; sessions: Map<string, ExplorationSession> }) {
   const { t } = useTranslation();
@@ -57,6 +57,7 @@ function Citations({ claim, campaignId, sessions }: { claim: Claim; campaignId: 
 export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onChanged: () => void }) {
   const { t } = useTranslation();
   const tx = useEngineText();
+  const lang = useUiLanguage();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const mayChange = useMayChange();
@@ -72,7 +73,7 @@ export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onC
   const analyse = async () => {
     setBusy(true);
     try {
-      await api.generateAnalysis(report.campaign.id);
+      await api.generateAnalysis(report.campaign.id, lang);
       setError(null);
       onChanged();
     } catch (e) {

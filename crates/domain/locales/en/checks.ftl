@@ -1,0 +1,46 @@
+# Why a check of a scenario passed or failed. Quoted values are the
+# scenario's and the reply's own text.
+
+check-contains-pass = the reply contains "{ $value }"
+check-contains-fail = the reply does not contain "{ $value }"
+check-contains-none = the reply contains none of: { $values }
+check-forbidden = the reply contains forbidden text: { $values }
+check-regex-pass = the reply matches /{ $pattern }/ at "{ $at }"
+check-regex-fail = the reply does not match /{ $pattern }/
+check-regex-bad = the pattern /{ $pattern }/ is invalid: { $detail }
+check-latency-pass = the reply took { $took } ms, within the limit of { $limit } ms
+check-latency-fail = the reply took { $took } ms, over the limit of { $limit } ms
+check-numbers-none = the reply states no numbers
+check-numbers-pass = all { $count } number(s) in the reply appear in the facts or the user's messages
+check-numbers-fail = unverified number(s) { $numbers }: they appear neither in the scenario's facts nor in the user's messages
+check-ask-acted = the target acted instead of asking: it called { $tools }
+check-ask-none = the reply asks nothing back (no question mark or question words): "{ $reply }"
+check-ask-pass = the reply asks back ("{ $question }") and makes no tool call
+check-ask-field-pass = the reply asks back for `{ $field }` and makes no tool call
+check-ask-field-missing = the reply asks a question but does not mention the missing `{ $field }`: "{ $reply }"
+check-json-bad-path = `{ $path }` is not a valid JSONPath: { $detail }
+check-doc-reply = the reply's JSON
+check-doc-tool = the arguments of tool call `{ $tool }`
+check-json-no-document = the reply holds no JSON and made no tool call, so there is nothing to query
+check-json-has = { $document } has { $path } = { $value }
+check-json-expected = expected { $path } = { $want }, but { $seen }
+check-json-nothing = { $path } finds nothing in the reply's JSON or the tool calls' arguments
+check-tool-none-made = it made no tool call
+check-tool-others = it called { $tools }
+check-tool-not-called = the target did not call `{ $tool }`; { $made }
+check-tool-called = the target called `{ $tool }`
+check-tool-bad-schema = the arguments schema is invalid: { $detail }
+check-tool-valid = the target called `{ $tool }` with arguments that match the schema: { $arguments }
+check-tool-invalid = the target called `{ $tool }` but its arguments do not match the schema: { $problems }
+
+rubric-empty = the reply is empty
+rubric-short = the reply is very short ({ $chars } characters)
+rubric-refuses = the reply refuses or says it cannot help
+rubric-repeats = the reply repeats the same sentences
+rubric-substantive = a substantive reply that uses { $hits } of the rubric's terms
+rubric-plausible = a plausible reply; nothing obviously wrong
+rubric-heuristic = offline heuristic scored { $score }/5 (needs { $min }): { $why }
+rubric-judged = judge scored { $score }/5 (needs { $min }): { $reason }
+rubric-fallback = { $why_not }; { $grade }
+rubric-judge-unusable = the judge's answer had no usable score
+rubric-judge-unreachable = the judge could not be reached ({ $detail })
