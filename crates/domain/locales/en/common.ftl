@@ -56,7 +56,7 @@ check-kind-rubric = rubric
 
 fault-kind-invented_fact = invented a fact
 fault-kind-left_language = left the persona's language
-fault-kind-quit_early = quit too early
+fault-kind-quit_early = gave up too early
 fault-kind-went_on_after_goal = went on after the goal was met
 fault-kind-drifted = drifted from the goal
 

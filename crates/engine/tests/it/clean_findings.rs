@@ -174,7 +174,9 @@ async fn a_judge_finding_is_listed_once_per_session_and_the_judge_is_named() {
         .map(|f| {
             (
                 f["dimension"].as_str().unwrap_or_default().to_string(),
-                f["text"].as_str().unwrap_or_default().to_string(),
+                serde_json::from_value::<agenteval_engine::Text>(f["text"].clone())
+                    .map(|t| t.to_string())
+                    .unwrap_or_default(),
             )
         })
         .collect();

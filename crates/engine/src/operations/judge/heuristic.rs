@@ -5,6 +5,8 @@
 
 use super::model::sort_findings;
 use super::*;
+use crate::i18n::{Msg, Text};
+use crate::msg;
 
 /// Replies slower than this get a fair finding; four times it, poor.
 pub(super) const SLOW_MS: i64 = 10_000;
@@ -17,8 +19,9 @@ pub(super) fn numbers(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// A reply as the evidence quotes it: trimmed, cut at 120 characters.
 pub(super) fn quote(text: &str) -> String {
-    format!("\"{}\"", truncate(text.trim(), 120))
+    truncate(text.trim(), 120)
 }
 
 /// The offline judge: rule-based, over the whole conversation.
@@ -26,7 +29,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     let goal = crate::virtual_user::parse_goal(&session.goal);
     let all = rounds(&session.messages);
     let mut findings = Vec::new();
-    let mut finding = |grade, dimension: &str, text: String, turn: Option<u32>| {
+    let mut finding = |grade, dimension: &str, text: Msg, turn: Option<u32>| {
         findings.push(JudgeFinding {
             grade,
             severity: None,
@@ -59,7 +62,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             finding(
                 Grade::Poor,
                 "professionalism",
-                "the target gave an empty reply".into(),
+                msg!("judge-empty-reply"),
                 Some(r.number),
             );
         } else if previous.is_some_and(|p| p.trim() == reply.trim()) {
@@ -68,7 +71,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             finding(
                 Grade::Poor,
                 "professionalism",
-                format!("the target repeated its previous reply {}", quote(reply)),
+                msg!("judge-repeated-reply", reply = quote(reply)),
                 Some(r.number),
             );
         }
@@ -91,9 +94,10 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         finding(
             Grade::Poor,
             "hallucination",
-            format!(
-                "stated the figure {n}, which appears nowhere in what the user gave: {}",
-                quote(reply)
+            msg!(
+                "judge-invented-figure",
+                figure = n.as_str(),
+                reply = quote(reply)
             ),
             Some(*turn),
         );
@@ -102,16 +106,11 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         finding(
             Grade::Poor,
             "attitude",
-            format!("refusal loop: {max_refusal_run} refusals in a row"),
+            msg!("judge-refusal-loop", count = max_refusal_run),
             None,
         );
     } else if refusals == 1 {
-        finding(
-            Grade::Fair,
-            "attitude",
-            "the target refused once".into(),
-            None,
-        );
+        finding(Grade::Fair, "attitude", msg!("judge-refused-once"), None);
     }
     let replies: Vec<(u32, i64)> = {
         let mut out = Vec::new();
@@ -137,7 +136,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             finding(
                 grade,
                 "professionalism",
-                format!("slow reply: {latency} ms"),
+                msg!("judge-slow-reply", ms = *latency),
                 Some(*turn),
             );
         }
@@ -147,7 +146,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         finding(
             Grade::Good,
             "professionalism",
-            format!("all {answered} replies were non-empty, varied and timely"),
+            msg!("judge-replies-fine", count = answered),
             None,
         );
     }
@@ -155,16 +154,22 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         finding(
             Grade::Good,
             "hallucination",
-            "every figure in the replies was given by the user".into(),
+            msg!("judge-figures-given"),
             None,
         );
     }
     if answered > 0 && refusals == 0 {
-        finding(Grade::Good, "attitude", "no refusals".into(), None);
+        finding(Grade::Good, "attitude", msg!("judge-no-refusals"), None);
     }
 
     let score = |penalty: u32| (5u32.saturating_sub(penalty)).max(1) as u8;
-    let clean = |what: &str| format!("no {what} found in {answered} replies");
+    // The quoted reply behind a score, or what was looked for and not found.
+    let evidence = |quoted: Option<String>, none: Msg| -> Text {
+        match quoted {
+            Some(q) => msg!("judge-evidence-quote", reply = q).into(),
+            None => none.into(),
+        }
+    };
     let dimensions = Dimensions {
         attitude: DimensionScore {
             score: score(if max_refusal_run >= 2 {
@@ -172,21 +177,21 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
             } else {
                 refusals.min(2)
             }),
-            evidence: att_evidence.unwrap_or_else(|| clean("refusal")).into(),
+            evidence: evidence(att_evidence, msg!("judge-no-refusal-in", count = answered)),
         },
         professionalism: DimensionScore {
             score: score(empty * 2 + repeated + slow),
-            evidence: prof_evidence
-                .unwrap_or_else(|| clean("empty, repeated or slow reply"))
-                .into(),
+            evidence: evidence(
+                prof_evidence,
+                msg!("judge-no-bad-reply-in", count = answered),
+            ),
         },
         hallucination: DimensionScore {
             score: score(unverified.len() as u32 * 2),
-            evidence: unverified
-                .first()
-                .map(|(_, _, reply)| quote(reply))
-                .unwrap_or_else(|| clean("unverified figure"))
-                .into(),
+            evidence: evidence(
+                unverified.first().map(|(_, _, reply)| quote(reply)),
+                msg!("judge-no-figure-in", count = answered),
+            ),
         },
     };
 
@@ -200,11 +205,17 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         finding(
             Grade::Poor,
             "simulator",
-            format!(
-                "the virtual user {}: {}",
-                fault.kind.label(Lang::En),
-                fault.explanation
-            ),
+            match &fault.detail {
+                Some(detail) => msg!(
+                    "judge-simulator-fault-detail",
+                    kind = Msg::name("fault-kind", fault.kind.as_str()),
+                    detail = detail.as_str()
+                ),
+                None => msg!(
+                    "judge-simulator-fault",
+                    kind = Msg::name("fault-kind", fault.kind.as_str())
+                ),
+            },
             fault.turn,
         );
     }
@@ -212,7 +223,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         finding(
             Grade::Poor,
             "simulator",
-            "the virtual user failed (simulator error)".into(),
+            msg!("judge-simulator-error"),
             None,
         );
     }

@@ -16,7 +16,7 @@ use crate::platform::{Event, Platform};
 use crate::role_models::ChatClient;
 use crate::structured::{OutputSchema, PerLanguage};
 use crate::text::{is_refusal, truncate};
-use crate::virtual_user::{Lang, lang_of};
+use crate::virtual_user::lang_of;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -39,6 +39,7 @@ pub use crate::domain::judge::*;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::virtual_user::Lang;
     use serde_json::json;
 
     fn msg(role: &str, content: &str) -> SessionMessage {
