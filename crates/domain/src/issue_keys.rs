@@ -1,6 +1,7 @@
 //! Language-independent keys of reported issues, so that one issue
 //! reported in Chinese by one session and in English by another is one row
-//! of the report with both phrasings.
+//! of the report, read as one message of the catalogue in the reader's
+//! language ([`issue_message`]).
 //!
 //! The built-in virtual user (the persona engine) words its blockers and
 //! misled points from a fixed catalogue in both languages; each entry has a
@@ -186,24 +187,64 @@ pub fn issue_group_key(text: &str) -> String {
     }
 }
 
-/// A catalogue phrasing in English and in Chinese, whichever language it
-/// was reported in, so that a reader of either language reads the issue in
-/// theirs; `None` for free text (only its writer's words exist).
-pub fn both_phrasings(text: &str) -> Option<[String; 2]> {
-    let (p, param) = catalogue_match(text)?;
-    let render = |template: &str, zh: bool| match (&param, p.param) {
-        (None, _) => template.to_string(),
-        (Some(slot), Param::Slot) => {
-            let label = SLOT_LABELS
-                .iter()
-                .find(|(key, _, _)| key == slot)
-                .map(|(_, en, zh_label)| if zh { *zh_label } else { *en }.to_string())
-                .unwrap_or_else(|| slot.replace('_', " "));
-            template.replace("{}", &label)
+/// The issue the built-in virtual user reported in `texts` (its phrasings,
+/// in either language), as one message of the catalogue (`issue-<key>`):
+/// a slot named by its label (or described when it has none, never by its
+/// key), a figure as it was stated, and a count as the range seen ("2–4"),
+/// so that one issue is one line in each language. `None` for free text.
+pub fn issue_message<'t>(texts: impl IntoIterator<Item = &'t str>) -> Option<crate::i18n::Msg> {
+    use crate::i18n::Msg;
+    let mut first: Option<(&'static Phrasing, Option<String>)> = None;
+    let mut counts: Vec<u64> = Vec::new();
+    for text in texts {
+        let Some((p, param)) = catalogue_match(text) else {
+            continue;
+        };
+        if let (Param::Count, Some(n)) = (p.param, &param)
+            && let Ok(n) = n.replace([',', '.'], "").parse::<u64>()
+        {
+            counts.push(n);
         }
-        (Some(n), _) => template.replace("{}", n),
-    };
-    Some([render(p.en, false), render(p.zh, true)])
+        if first.is_none() {
+            first = Some((p, param));
+        }
+    }
+    let (p, param) = first?;
+    let msg = Msg::new(format!("issue-{}", p.key));
+    Some(match (p.param, param) {
+        (Param::None, _) => msg,
+        (Param::Slot, Some(slot)) => {
+            let known = SLOT_LABELS.iter().any(|(key, _, _)| *key == slot);
+            msg.arg(
+                "slot",
+                if known {
+                    Msg::new(format!("slot-{slot}"))
+                } else {
+                    Msg::new("slot-unnamed")
+                },
+            )
+        }
+        (Param::Number, Some(figure)) => msg.arg("figure", figure),
+        (Param::Count, _) => {
+            let (lo, hi) = (counts.iter().min(), counts.iter().max());
+            let range = match (lo, hi) {
+                (Some(lo), Some(hi)) if lo != hi => format!("{lo}–{hi}"),
+                (Some(n), _) => n.to_string(),
+                _ => "?".to_string(),
+            };
+            msg.arg("count", range)
+        }
+        (_, None) => msg,
+    })
+}
+
+/// Every issue of the catalogue, by key, and the slots it names by label:
+/// for the catalogue's completeness test.
+pub fn catalogue_keys() -> (Vec<&'static str>, Vec<&'static str>) {
+    (
+        CATALOGUE.iter().map(|p| p.key).collect(),
+        SLOT_LABELS.iter().map(|(key, _, _)| *key).collect(),
+    )
 }
 
 #[cfg(test)]
@@ -262,50 +303,6 @@ mod tests {
             issue_group_key("stated a figure (12.5) that is not in anything I gave"),
             issue_group_key("stated a figure (905) that is not in anything I gave"),
             "another invented figure is another issue"
-        );
-    }
-
-    #[test]
-    fn a_catalogue_phrasing_is_given_in_both_languages() {
-        use super::both_phrasings;
-        let both = |t: &str| both_phrasings(t).map(|[en, zh]| (en, zh));
-        let repeated = Some((
-            "target repeated the same reply".to_string(),
-            "对方重复了同样的回复".to_string(),
-        ));
-        assert_eq!(both("对方重复了同样的回复"), repeated);
-        assert_eq!(both("Target repeated the same reply."), repeated);
-        assert_eq!(
-            both("对方重复询问收件人"),
-            Some((
-                "asked for the recipient twice".into(),
-                "对方重复询问收件人".into()
-            )),
-            "the slot's label in each language"
-        );
-        assert_eq!(
-            both("gave up after 2 unhelpful replies"),
-            Some((
-                "gave up after 2 unhelpful replies".into(),
-                "连续2次没有得到有用的回复，放弃了".into()
-            ))
-        );
-        assert_eq!(
-            both("stated a figure (12.5) that is not in anything I gave"),
-            Some((
-                "stated a figure (12.5) that is not in anything I gave".into(),
-                "对方给出了我没提供、目标里也没有的数字（12.5）".into()
-            ))
-        );
-        assert_eq!(
-            both("asked for the q2 twice").map(|b| b.1),
-            Some("对方重复询问q2".to_string()),
-            "an unnamed slot keeps its key"
-        );
-        assert_eq!(
-            both("The bot forgot my name"),
-            None,
-            "free text has only its own words"
         );
     }
 

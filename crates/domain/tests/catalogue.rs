@@ -228,3 +228,51 @@ fn every_key_the_code_uses_is_in_the_catalogue_with_its_variables() {
     }
     assert!(used > 0, "the engine writes its sentences as messages");
 }
+
+#[test]
+fn every_issue_of_the_built_in_virtual_user_and_every_slot_label_has_a_message() {
+    let (issues, slots) = agenteval_domain::issue_keys::catalogue_keys();
+    for lang in Lang::ALL {
+        for key in &issues {
+            assert!(
+                i18n::has_key(lang, &format!("issue-{key}")),
+                "issue-{key} in {lang}"
+            );
+        }
+        for slot in &slots {
+            assert!(
+                i18n::has_key(lang, &format!("slot-{slot}")),
+                "slot-{slot} in {lang}"
+            );
+        }
+        assert!(i18n::has_key(lang, "slot-unnamed"));
+    }
+    let gave_up = agenteval_domain::issue_keys::issue_message([
+        "gave up after 4 unhelpful replies",
+        "连续2次没有得到有用的回复，放弃了",
+        "gave up after 3 unhelpful replies",
+    ])
+    .expect("a catalogue issue");
+    assert_eq!(
+        gave_up.render(Lang::En),
+        "gave up after 2–4 unhelpful replies"
+    );
+    assert_eq!(
+        gave_up.render(Lang::Zh),
+        "连续 2–4 次没有得到有用的回复，放弃了"
+    );
+    let slot =
+        agenteval_domain::issue_keys::issue_message(["said it was done before I gave the q1"])
+            .expect("a catalogue issue");
+    assert!(
+        !slot.render(Lang::En).contains("q1") && !slot.render(Lang::Zh).contains("q1"),
+        "a slot key never reaches a sentence: {}",
+        slot.render(Lang::En)
+    );
+    assert_eq!(
+        agenteval_domain::issue_keys::issue_message(["asked for the order twice"])
+            .map(|m| m.render(Lang::Zh)),
+        Some("对方重复询问订单号".to_string())
+    );
+    assert!(agenteval_domain::issue_keys::issue_message(["The bot forgot my name"]).is_none());
+}

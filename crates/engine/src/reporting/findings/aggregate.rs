@@ -132,16 +132,16 @@ impl FindingsAcc {
         issue.count += sessions;
         let room = ISSUE_SESSIONS_LISTED.saturating_sub(issue.session_ids.len());
         issue.session_ids.extend(ids.iter().take(room));
-        // Each phrasing as reported, then (for the built-in virtual user's
-        // catalogue) the same issue in the other language.
+        // Each phrasing as reported; a built-in virtual user's issue is also
+        // one message, read in the reader's language (its counts a range).
         for reported in std::iter::once(text).chain(texts.iter().map(String::as_str)) {
-            let both = crate::domain::issue_keys::both_phrasings(reported);
-            for t in std::iter::once(reported).chain(both.iter().flatten().map(String::as_str)) {
-                if issue.texts.len() < ISSUE_TEXTS_LISTED && !issue.texts.iter().any(|x| x == t) {
-                    issue.texts.push(t.to_string());
-                }
+            if issue.texts.len() < ISSUE_TEXTS_LISTED && !issue.texts.iter().any(|x| x == reported)
+            {
+                issue.texts.push(reported.to_string());
             }
         }
+        issue.msg =
+            crate::domain::issue_keys::issue_message(issue.texts.iter().map(String::as_str));
     }
 
     /// `sessions` sessions with `faults` faults of `kind`.

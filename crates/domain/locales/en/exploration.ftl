@@ -1,0 +1,28 @@
+# Issues the built-in virtual user reports, one phrasing each; a count is
+# the range seen across the sessions that reported it.
+
+issue-target_empty_reply = target gave an empty reply
+issue-target_repeated_reply = target repeated the same reply
+issue-target_refused = target refused or said it could not help
+issue-kept_asking_after_everything_given = kept asking after I had given everything
+issue-asked_twice = asked for the { $slot } twice
+issue-ignored_correction = reply ignored my correction of the { $slot }
+issue-done_before_given = said it was done before I gave the { $slot }
+issue-unverified_figure = stated a figure ({ $figure }) that is not in anything I gave
+issue-gave_up = gave up after { $count } unhelpful replies
+issue-out_of_turns = ran out of turns before the goal was met
+issue-target_stopped_answering = the target stopped answering
+issue-budget_cut_short = the exploration budget cut the session short
+
+slot-to = recipient
+slot-subject = subject
+slot-body = body
+slot-date = date
+slot-time = time
+slot-city = city
+slot-amount = amount
+slot-name = name
+slot-phone = phone number
+slot-order_id = order number
+slot-cc = cc
+slot-unnamed = detail it needed

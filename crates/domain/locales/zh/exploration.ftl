@@ -1,0 +1,27 @@
+# 内置虚拟用户报告的问题，每个问题一种说法；次数是报告它的各会话中出现的范围。
+
+issue-target_empty_reply = 对方回复为空
+issue-target_repeated_reply = 对方重复了同样的回复
+issue-target_refused = 对方拒绝或说帮不了
+issue-kept_asking_after_everything_given = 给全信息后对方仍在发问
+issue-asked_twice = 对方重复询问{ $slot }
+issue-ignored_correction = 回复无视了我对{ $slot }的更正
+issue-done_before_given = 我还没提供{ $slot }，对方就说已经办好了
+issue-unverified_figure = 对方给出了我没提供、目标里也没有的数字（{ $figure }）
+issue-gave_up = 连续 { $count } 次没有得到有用的回复，放弃了
+issue-out_of_turns = 轮数用完，目标仍未达成
+issue-target_stopped_answering = 对方无法访问
+issue-budget_cut_short = 探索预算用完，会话被截断
+
+slot-to = 收件人
+slot-subject = 主题
+slot-body = 正文
+slot-date = 日期
+slot-time = 时间
+slot-city = 地点
+slot-amount = 金额
+slot-name = 姓名
+slot-phone = 电话
+slot-order_id = 订单号
+slot-cc = 抄送
+slot-unnamed = 需要的信息
