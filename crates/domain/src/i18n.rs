@@ -209,6 +209,7 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
         &["campaign", "run", "session", "target", "key"],
     ),
     ("seed-kind", &["persona", "goal"]),
+    ("strategy", &["persistent", "rephrase", "escalate"]),
     ("host-role", &["target", "virtual_user", "judge", "analyst"]),
 ];
 

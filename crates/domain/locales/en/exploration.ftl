@@ -26,3 +26,11 @@ slot-phone = phone number
 slot-order_id = order number
 slot-cc = cc
 slot-unnamed = detail it needed
+
+# The built-in virtual user's notes on its session, in the persona's language.
+user-notes = { $persona } ({ $strategy }) goal "{ $goal }": { $achieved } after { $turns } turns, ended by { $end }.
+user-notes-achieved = achieved
+user-notes-not-achieved = not achieved
+strategy-persistent = persistent
+strategy-rephrase = rephrases
+strategy-escalate = escalates

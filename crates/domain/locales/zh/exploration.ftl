@@ -25,3 +25,11 @@ slot-phone = 电话
 slot-order_id = 订单号
 slot-cc = 抄送
 slot-unnamed = 需要的信息
+
+# 内置虚拟用户对会话的备注，使用人设的语言。
+user-notes = { $persona }（{ $strategy }）目标“{ $goal }”：{ $achieved }，共 { $turns } 轮，结束原因：{ $end }。
+user-notes-achieved = 已达成
+user-notes-not-achieved = 未达成
+strategy-persistent = 坚持追问
+strategy-rephrase = 换个说法
+strategy-escalate = 要求升级处理

@@ -302,7 +302,7 @@ async fn a_goal_in_the_other_language_is_quoted_never_spliced() {
         let (_, port) = drive(email_target(), &zh_persona(), &en_goal, seed, 4).await;
         let users = port.user_messages();
         assert!(
-            users[0].contains(&format!("「{en_title}」")) && has_cjk(&users[0]),
+            users[0].contains(&format!("“{en_title}”")) && has_cjk(&users[0]),
             "seed {seed}: a Chinese opening quoting the English goal: {:?}",
             users[0]
         );

@@ -356,20 +356,26 @@ pub fn slot_aliases(key: &str) -> Vec<String> {
     out
 }
 
-/// A readable name of a slot in the persona's language.
+/// A readable name of a slot in the persona's language, never its key: a
+/// corrected value (`corrected_to`) is named as the slot it corrects; a
+/// slot the table does not know is named by its words when they read as
+/// English words in an English sentence, else described ("the detail").
 pub fn slot_label(key: &str, lang: Lang) -> String {
     let k = key.to_lowercase();
-    match lang {
-        Lang::Zh => SLOT_ALIASES
-            .iter()
-            .find(|(keys, _, _)| keys.contains(&k.as_str()))
-            .map(|(_, _, zh)| zh.to_string())
-            .unwrap_or_else(|| key.replace('_', " ")),
-        Lang::En => SLOT_ALIASES
-            .iter()
-            .find(|(keys, _, _)| keys.contains(&k.as_str()))
-            .map(|(_, aliases, _)| aliases[0].to_string())
-            .unwrap_or_else(|| key.replace('_', " ")),
+    let k = k.strip_prefix("corrected_").unwrap_or(&k);
+    let known = SLOT_ALIASES.iter().find(|(keys, _, _)| keys.contains(&k));
+    match (lang, known) {
+        (Lang::Zh, Some((_, _, zh))) => zh.to_string(),
+        (Lang::En, Some((_, aliases, _))) => aliases[0].to_string(),
+        (Lang::En, None)
+            if k.len() >= 3
+                && k.split('_')
+                    .all(|w| w.len() >= 2 && w.chars().all(|c| c.is_ascii_alphabetic())) =>
+        {
+            k.replace('_', " ")
+        }
+        (Lang::En, None) => "detail".to_string(),
+        (Lang::Zh, None) => "这项信息".to_string(),
     }
 }
 

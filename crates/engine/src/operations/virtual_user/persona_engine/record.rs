@@ -1,6 +1,7 @@
 //! The experience record the persona engine files at the end.
 
 use super::*;
+use crate::i18n::Msg;
 
 impl PersonaEngine {
     /// The experience record, built from what the engine observed.
@@ -40,35 +41,23 @@ impl PersonaEngine {
             .iter()
             .filter(|u| u.speaker == Speaker::User)
             .count();
-        let mut notes = if zh {
-            format!(
-                "{}（{}）目标「{}」：{}，共{}轮，结束原因 {}。",
-                self.persona.name,
-                self.profile.strategy.as_str(),
-                self.goal.title,
-                if self.achieved {
-                    "已达成"
-                } else {
-                    "未达成"
-                },
-                user_turns,
-                end.as_str()
-            )
-        } else {
-            format!(
-                "{} ({}) goal \"{}\": {} after {} turns, ended by {}.",
-                self.persona.name,
-                self.profile.strategy.as_str(),
-                self.goal.title,
-                if self.achieved {
-                    "achieved"
-                } else {
-                    "not achieved"
-                },
-                user_turns,
-                end.as_str()
-            )
-        };
+        // The persona's own words: the strategy and the end reason by
+        // their names in its language, never their internal ones.
+        let lang = self.profile.lang;
+        let mut notes = crate::msg!(
+            "user-notes",
+            persona = self.persona.name.as_str(),
+            strategy = Msg::name("strategy", self.profile.strategy.as_str()),
+            goal = self.goal.title.as_str(),
+            achieved = if self.achieved {
+                crate::msg!("user-notes-achieved")
+            } else {
+                crate::msg!("user-notes-not-achieved")
+            },
+            turns = user_turns,
+            end = Msg::name("end-reason", end.as_str())
+        )
+        .render(lang);
         if let Some((key, old, new)) = &self.changed {
             let label = slot_label(key, self.profile.lang);
             notes.push_str(&if zh {

@@ -16,7 +16,7 @@ impl PersonaEngine {
     /// quoted as given.
     fn quoted(&self, text: &str) -> String {
         if self.zh() {
-            format!("「{text}」")
+            format!("“{text}”")
         } else {
             format!("\u{201c}{text}\u{201d}")
         }
@@ -130,7 +130,7 @@ impl PersonaEngine {
             if expert {
                 let params: Vec<String> = upfront
                     .iter()
-                    .map(|k| format!("{k}: {}", self.slots[k]))
+                    .map(|k| format!("{}: {}", slot_label(k, self.profile.lang), self.slots[k]))
                     .collect();
                 text.push_str(&format!(" ({})", params.join(", ")));
                 self.given.extend(upfront);
