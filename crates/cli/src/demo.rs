@@ -186,7 +186,11 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
             e.judge.reviewed
         );
         for issue in e.issues.iter().take(3) {
-            println!("    - {} ({} sessions)", issue.text, issue.count);
+            let text = issue
+                .msg
+                .as_ref()
+                .map_or_else(|| issue.text.clone(), |m| m.render(crate::lang()));
+            println!("    - {text} ({} sessions)", issue.count);
         }
     }
     println!("  campaign:  {}", campaign.id);

@@ -172,7 +172,7 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
         "verdict",
         &["passed", "failed", "error", "skipped", "pending"],
     ),
-    ("grade", &["poor", "fair", "good"]),
+    ("grade", &["poor", "fair", "good", "severe", "unrated"]),
     (
         "dimension",
         &["attitude", "professionalism", "hallucination", "simulator"],

@@ -72,3 +72,5 @@ issue-kind-blocker = blocker
 issue-kind-misled = misled
 
 value-na = n/a
+grade-severe = severe
+grade-unrated = unrated

@@ -71,3 +71,5 @@ issue-kind-blocker = 卡点
 issue-kind-misled = 被误导
 
 value-na = 无
+grade-severe = 严重
+grade-unrated = 未评级

@@ -46,9 +46,14 @@ pub(super) fn played_by(
     mode: Option<crate::structured::OutputMode>,
     lang: Lang,
 ) -> String {
-    let who = who
-        .as_deref()
-        .map_or_else(|| msg!("md-not-recorded").render(lang), escape_inline);
+    // The offline players are named in the reader's language; a model by
+    // its own name.
+    let who = match who.as_deref() {
+        None => msg!("md-not-recorded").render(lang),
+        Some("offline persona engine") => msg!("md-offline-user").render(lang),
+        Some("offline heuristic judge") => msg!("md-offline-judge").render(lang),
+        Some(name) => escape_inline(name),
+    };
     match mode {
         Some(m) => msg!("md-structured", who = who, mode = m.to_string()).render(lang),
         None => who,
@@ -172,12 +177,12 @@ pub(super) fn exploration_appendix(
         .dimensions
         .iter()
         .map(|(k, d)| {
-            format!(
-                "{} {:.1}/5 ({})",
-                tr(Msg::name("dimension", k)),
-                d.average,
-                tr(super::calibration::advisory_word(calibration, k))
-            )
+            tr(msg!(
+                "md-dimension-score",
+                dimension = Msg::name("dimension", k),
+                score = format!("{:.1}", d.average),
+                status = super::calibration::advisory_word(calibration, k)
+            ))
         })
         .collect();
     let _ = writeln!(
@@ -264,10 +269,15 @@ pub(super) fn exploration_appendix(
                 .unwrap_or_default();
             let _ = writeln!(
                 md,
-                "- **{}**{dim}: {}{evidence} ({})",
-                tr(Msg::name("grade", &f.severity)),
-                escape_inline(&truncate(&f.text.render(lang), 300)),
-                session_link(&f.session_id)
+                "{}",
+                tr(msg!(
+                    "md-finding",
+                    grade = Msg::name("grade", &f.severity),
+                    dimension = dim,
+                    text = escape_inline(&truncate(&f.text.render(lang), 300)),
+                    evidence = evidence,
+                    session = session_link(&f.session_id)
+                ))
             );
         }
         if e.findings.len() > MAX_FINDINGS {
@@ -397,11 +407,13 @@ pub fn markdown_with_transcripts(
             ))
         );
         if let Some(r) = &s.experience {
+            // The user's own words, quoted as the reader's language quotes.
             let list = |items: &[String]| {
                 if items.is_empty() {
                     tr(msg!("md-none"))
                 } else {
-                    escape_inline(&items.join("; "))
+                    let quoted: Vec<String> = items.iter().map(|i| escape_inline(i)).collect();
+                    tr(msg!("md-quoted-list", items = quoted))
                 }
             };
             let _ = writeln!(
