@@ -1019,6 +1019,55 @@ async fn ui_routes_target_test_runs_reviews_and_next_period() {
         next["target_id"], c["target_id"],
         "same target in the next period"
     );
+
+    // The report in the reader's language: the analysis and the
+    // comparison's verdict carry their text in Chinese with ?lang=zh, and
+    // their message for a client that renders it itself.
+    let (s, _) = app
+        .post(&format!("/api/campaigns/{id}/analysis?lang=zh"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let (_, report) = app
+        .get(&format!("/api/campaigns/{id}/report?lang=zh"))
+        .await;
+    let summary = report["analysis"]["summary"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let (han, english) = scripts_of(summary);
+    assert!(
+        han > 0 && english.is_empty(),
+        "the analysis in Chinese: {summary}"
+    );
+    assert_eq!(report["analysis"]["summary"]["key"], "analysis-summary");
+    let (_, report) = app
+        .get(&format!(
+            "/api/campaigns/{}/report",
+            next["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(
+        report["comparison"]["periods"][0]["verdict"]["text"],
+        "Not enough judged runs in one of the periods to compare.",
+        "without a language asked, the text is English: {}",
+        report["comparison"]
+    );
+    let asked = app
+        .http
+        .get(format!(
+            "{}/api/campaigns/{}/report",
+            app.base,
+            next["id"].as_str().unwrap()
+        ))
+        .header("Accept-Language", "zh-CN");
+    let (_, report) = app.send(asked).await;
+    let verdict = report["comparison"]["periods"][0]["verdict"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let (han, english) = scripts_of(verdict);
+    assert!(
+        han > 0 && english.is_empty(),
+        "the comparison in Chinese: {verdict}"
+    );
 }
 
 #[tokio::test]
