@@ -1677,6 +1677,12 @@ export type TargetProbe = {
 	 *  a details view; never contains secrets.
 	 */
 	detail: string | null,
+	/**
+	 *  The message and the suggestion as catalogue messages, for a reader
+	 *  in another language (`message` and `suggestion` are them rendered
+	 *  in the request's language).
+	 */
+	text?: ErrorText | null,
 };
 
 export type TargetRemoval = {

@@ -398,8 +398,12 @@ pub async fn test_target(
     State(st): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<agenteval_engine::target_probe::TargetProbe>> {
+    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
     Ok(Json(
-        st.platform.test_target(parse_id("target", &id)?).await?,
+        st.platform
+            .test_target(parse_id("target", &id)?)
+            .await?
+            .in_lang(lang),
     ))
 }
 

@@ -311,10 +311,14 @@ impl Platform {
             self.offline().check("the target", url)?;
         }
         let channel = crate::channel::build(&target, &self.secrets, &self.http).map_err(|e| {
-            Error::new(
+            Error::msg(
                 crate::error::ErrorCode::TargetUnavailable,
-                format!("target {} cannot be reached: {e}", target.name),
-                "Check the target's channel settings on the targets page.",
+                crate::msg!(
+                    "target-cannot-build",
+                    name = target.name.as_str(),
+                    detail = e.to_string()
+                ),
+                crate::msg!("target-cannot-build-suggestion"),
             )
         })?;
         let mut map = self.channels.lock().unwrap_or_else(|p| p.into_inner());

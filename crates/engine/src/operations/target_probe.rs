@@ -3,7 +3,10 @@
 
 use crate::channel::{ChannelError, ChannelErrorKind, ChatMessage, ChatRequest};
 use crate::domain::ids::TargetId;
+use crate::error::ErrorText;
 use crate::error::Result;
+use crate::i18n::{Lang, Msg};
+use crate::msg;
 use crate::platform::Platform;
 use crate::target::ChannelConfig;
 use serde::{Deserialize, Serialize};
@@ -29,6 +32,11 @@ pub struct TargetProbe {
     /// The technical cause as the connection reported it, for the log or
     /// a details view; never contains secrets.
     pub detail: Option<String>,
+    /// The message and the suggestion as catalogue messages, for a reader
+    /// in another language (`message` and `suggestion` are them rendered
+    /// in the request's language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<Box<ErrorText>>,
 }
 
 /// What the connection test says to the target.
@@ -50,8 +58,8 @@ fn endpoint(channel: &ChannelConfig) -> Option<String> {
 }
 
 /// A failed connection in plain words: what happened and what to do.
-pub fn plain_words(error: &ChannelError, channel: &ChannelConfig) -> (String, String) {
-    let at = endpoint(channel).unwrap_or_else(|| "the target".into());
+pub fn plain_words(error: &ChannelError, channel: &ChannelConfig) -> (Msg, Msg) {
+    let at = endpoint(channel).unwrap_or_else(|| msg!("target-this").render(Lang::En));
     let host = at.rsplit_once(':').map_or(at.as_str(), |(h, _)| h);
     let raw = error.message.to_lowercase();
     let (message, suggestion) = match error.kind {
@@ -62,8 +70,8 @@ pub fn plain_words(error: &ChannelError, channel: &ChannelConfig) -> (String, St
                 || raw.contains("actively refused") =>
         {
             (
-                format!("nothing is listening at {at}"),
-                "Start the agent, or fix the URL's host and port.".to_string(),
+                msg!("target-not-listening", at = at.as_str()),
+                msg!("target-not-listening-suggestion"),
             )
         }
         ChannelErrorKind::Connect
@@ -73,85 +81,103 @@ pub fn plain_words(error: &ChannelError, channel: &ChannelConfig) -> (String, St
                 || raw.contains("no such host") =>
         {
             (
-                format!("the host name {host} could not be found"),
-                "Check the spelling of the host in the URL.".to_string(),
+                msg!("target-host-unknown", host = host),
+                msg!("target-host-unknown-suggestion"),
             )
         }
         ChannelErrorKind::Connect
             if raw.contains("certificate") || raw.contains("tls") || raw.contains("ssl") =>
         {
             (
-                format!("a secure connection to {at} could not be made"),
-                "Check whether the URL should start with http:// or https://, and that the certificate is valid.".to_string(),
+                msg!("target-tls", at = at.as_str()),
+                msg!("target-tls-suggestion"),
             )
         }
         ChannelErrorKind::Connect
             if raw.contains("reset") || raw.contains("closed") || raw.contains("incomplete") =>
         {
             (
-                format!("{at} closed the connection without answering"),
-                "Check that the URL points at the agent's API and not at another service.".to_string(),
+                msg!("target-closed", at = at.as_str()),
+                msg!("target-closed-suggestion"),
             )
         }
         ChannelErrorKind::Connect => (
-            format!("{at} could not be reached"),
-            "Check that the agent is running and that the URL is right.".to_string(),
+            msg!("target-unreachable", at = at.as_str()),
+            msg!("target-unreachable-suggestion"),
         ),
         ChannelErrorKind::Timeout => (
-            format!("{at} did not answer in time"),
-            "Check that the agent is running; if it is slow, raise the target's timeout.".to_string(),
+            msg!("target-timeout", at = at.as_str()),
+            msg!("target-timeout-suggestion"),
         ),
         ChannelErrorKind::RateLimited => (
-            format!("{at} is limiting the request rate (HTTP 429)"),
-            "Wait and test again, or lower the target's rate limit.".to_string(),
+            msg!("target-rate-limited", at = at.as_str()),
+            msg!("target-rate-limited-suggestion"),
         ),
         ChannelErrorKind::Status => match error.status {
-            Some(401 | 403) => (
-                format!("{at} refused the credentials (HTTP {})", error.status.unwrap_or(401)),
-                "Check the API key (or the environment variable that holds it).".to_string(),
+            Some(s @ (401 | 403)) => (
+                msg!("target-credentials", at = at.as_str(), status = s),
+                msg!("target-credentials-suggestion"),
             ),
             Some(404) => (
-                format!("nothing answers at this path of {at} (HTTP 404)"),
-                "Check the URL's path, e.g. it ends in /v1 for an OpenAI-compatible endpoint.".to_string(),
+                msg!("target-no-path", at = at.as_str()),
+                msg!("target-no-path-suggestion"),
             ),
             Some(s) if s >= 500 => (
-                format!("the agent at {at} failed (HTTP {s})"),
-                "See the agent's log; test again once it is fixed.".to_string(),
+                msg!("target-failed", at = at.as_str(), status = s),
+                msg!("target-failed-suggestion"),
             ),
             Some(s) => (
-                format!("{at} refused the request (HTTP {s})"),
-                "Check the channel settings: the model name, headers or request template.".to_string(),
+                msg!("target-refused", at = at.as_str(), status = s),
+                msg!("target-refused-suggestion"),
             ),
             None => (
-                format!("{at} answered with an error"),
-                "Check the channel settings.".to_string(),
+                msg!("target-error-answer", at = at.as_str()),
+                msg!("target-error-answer-suggestion"),
             ),
         },
         ChannelErrorKind::Malformed => (
-            format!("{at} answered, but not in the form this channel expects"),
-            "Check the channel kind (OpenAI-compatible or HTTP JSON) and the response path.".to_string(),
+            msg!("target-malformed", at = at.as_str()),
+            msg!("target-malformed-suggestion"),
         ),
         ChannelErrorKind::TooLarge => (
-            format!("the reply from {at} is too large"),
-            "Check that the URL points at the agent's chat endpoint.".to_string(),
+            msg!("target-too-large", at = at.as_str()),
+            msg!("target-too-large-suggestion"),
         ),
         ChannelErrorKind::Config => (
-            format!("the channel settings cannot be used: {}", error.message),
-            "Fix the target's channel settings.".to_string(),
+            msg!("target-config", detail = error.message.as_str()),
+            msg!("target-config-suggestion"),
         ),
     };
     (message, suggestion)
 }
 
-fn failed(message: String, suggestion: String, detail: String) -> TargetProbe {
+fn failed(message: Msg, suggestion: Msg, detail: String) -> TargetProbe {
     TargetProbe {
         ok: false,
         latency_ms: None,
         reply_excerpt: None,
-        error: Some(message.clone()),
-        message: Some(message),
-        suggestion: Some(suggestion),
+        error: None,
+        message: None,
+        suggestion: None,
         detail: Some(detail),
+        text: Some(Box::new(ErrorText {
+            message,
+            suggestion,
+        })),
+    }
+    .in_lang(Lang::En)
+}
+
+impl TargetProbe {
+    /// The probe with its message and suggestion in `lang`.
+    pub fn in_lang(mut self, lang: Lang) -> Self {
+        if let Some(t) = &self.text {
+            let message = t.message.render(lang);
+            self.error = Some(message.clone());
+            self.message = Some(message);
+            self.suggestion = Some(t.suggestion.render(lang));
+        }
+        self
     }
 }
 
@@ -163,11 +189,21 @@ impl Platform {
         let channel = match self.channel_for(id).await {
             Ok(c) => c,
             Err(e) if e.code() == crate::ErrorCode::TargetUnavailable => {
-                return Ok(failed(
-                    e.body.message.clone(),
-                    e.body.suggestion,
-                    e.body.message,
-                ));
+                let detail = e.body.message.clone();
+                let (message, suggestion) = match e.body.text {
+                    Some(t) => {
+                        let ErrorText {
+                            message,
+                            suggestion,
+                        } = *t;
+                        (message, suggestion)
+                    }
+                    None => (
+                        Msg::new("error-plain").arg("text", e.body.message),
+                        Msg::new("error-plain").arg("text", e.body.suggestion),
+                    ),
+                };
+                return Ok(failed(message, suggestion, detail));
             }
             Err(e) => return Err(e),
         };
@@ -184,6 +220,7 @@ impl Platform {
                 message: None,
                 suggestion: None,
                 detail: None,
+                text: None,
             },
             Err(e) => {
                 let (message, suggestion) = plain_words(&e, &target.channel);

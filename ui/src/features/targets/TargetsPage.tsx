@@ -18,6 +18,7 @@ import {
 } from "@mantine/core";
 import { Fragment, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useEngineText } from "../../i18n/engine";
 import {
   api,
   asApiError,
@@ -50,6 +51,7 @@ function endpoint(c: ChannelConfig): string {
 /** A probe's outcome in words, with what to do when it failed. */
 export function ProbeResult({ probe }: { probe: TargetProbe }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   if (probe.ok) {
     return (
       <Text size="xs" c="teal" data-testid="target-probe" data-ok="true">
@@ -58,8 +60,8 @@ export function ProbeResult({ probe }: { probe: TargetProbe }) {
       </Text>
     );
   }
-  const message = probe.message ?? probe.error ?? t("targets.noReason");
-  const suggestion = probe.suggestion;
+  const message = probe.text ? tx(probe.text.message) : (probe.message ?? probe.error ?? t("targets.noReason"));
+  const suggestion = probe.text ? tx(probe.text.suggestion) : probe.suggestion;
   return (
     <Stack gap={0} data-testid="target-probe" data-ok="false">
       <Text size="xs" c="red" style={{ overflowWrap: "anywhere" }}>

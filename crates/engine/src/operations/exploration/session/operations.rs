@@ -228,12 +228,10 @@ impl Platform {
                     campaign_id,
                     session_id,
                 });
-                Err(Error::new(
+                Err(Error::msg(
                     ErrorCode::TargetUnavailable,
-                    format!(
-                        "the target did not answer after its retries: {reason}; the session has failed"
-                    ),
-                    "Check the target (targets page, connection test); then start a new session.",
+                    crate::msg!("target-session-failed", detail = reason.as_str()),
+                    crate::msg!("target-session-failed-suggestion"),
                 ))
             }
         }

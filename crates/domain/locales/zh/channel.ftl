@@ -1,0 +1,37 @@
+# 评测对象没有应答：用平实的话说明发生了什么，以及该怎么办。
+
+target-this = 评测对象
+target-not-listening = { $at } 上没有服务在监听
+target-not-listening-suggestion = 请启动智能体，或修正地址中的主机和端口。
+target-host-unknown = 找不到主机名 { $host }
+target-host-unknown-suggestion = 请检查地址中主机名的拼写。
+target-tls = 无法与 { $at } 建立安全连接
+target-tls-suggestion = 请确认地址应以 `http://` 还是 `https://` 开头，以及证书是否有效。
+target-closed = { $at } 没有应答就关闭了连接
+target-closed-suggestion = 请确认地址指向的是智能体的接口，而不是别的服务。
+target-unreachable = 无法连接 { $at }
+target-unreachable-suggestion = 请确认智能体正在运行，并且地址正确。
+target-timeout = { $at } 没有及时应答
+target-timeout-suggestion = 请确认智能体正在运行；如果它较慢，请调大评测对象的超时时间。
+target-rate-limited = { $at } 正在限制请求频率（HTTP 429）
+target-rate-limited-suggestion = 请稍后再测试，或调低评测对象的速率限制。
+target-credentials = { $at } 拒绝了凭据（HTTP { $status }）
+target-credentials-suggestion = 请检查 API 密钥（或保存密钥的环境变量）。
+target-no-path = { $at } 的这个路径上没有服务应答（HTTP 404）
+target-no-path-suggestion = 请检查地址的路径，例如 OpenAI 兼容接口的地址以 `/v1` 结尾。
+target-failed = { $at } 上的智能体出错了（HTTP { $status }）
+target-failed-suggestion = 请查看智能体的日志；修复后再测试。
+target-refused = { $at } 拒绝了请求（HTTP { $status }）
+target-refused-suggestion = 请检查通道设置：模型名称、请求头或请求模板。
+target-error-answer = { $at } 返回了错误
+target-error-answer-suggestion = 请检查通道设置。
+target-malformed = { $at } 有应答，但格式不是这个通道所期望的
+target-malformed-suggestion = 请检查通道类型（OpenAI 兼容或 HTTP JSON）和回复路径。
+target-too-large = 来自 { $at } 的回复太大
+target-too-large-suggestion = 请确认地址指向智能体的对话接口。
+target-config = 通道设置无法使用：{ $detail }
+target-config-suggestion = 请修正评测对象的通道设置。
+target-session-failed = 重试之后评测对象仍没有应答：{ $detail }；会话已失败
+target-session-failed-suggestion = 请检查评测对象（评测对象页面上的连接测试），然后开始新的会话。
+target-cannot-build = 无法连接评测对象 { $name }：{ $detail }
+target-cannot-build-suggestion = 请在评测对象页面检查其通道设置。
