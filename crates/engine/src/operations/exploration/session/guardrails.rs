@@ -4,6 +4,8 @@
 
 use super::*;
 use crate::domain::ids::{CampaignId, SessionId, TargetId};
+use crate::i18n::Msg;
+use crate::msg;
 
 /// Whether a campaign accepts exploration now (see [`CampaignWindow`]).
 pub(crate) fn campaign_running(c: &Campaign, now: DateTime<Utc>) -> bool {
@@ -77,16 +79,24 @@ pub(super) fn session_not_running(
     status: SessionStatus,
     end_reason: Option<EndReason>,
 ) -> Error {
-    Error::new(
-        ErrorCode::SessionNotRunning,
-        format!(
-            "session {id} is {}{}",
-            status.as_str(),
-            end_reason
-                .map(|r| format!(" ({})", r.as_str()))
-                .unwrap_or_default()
+    let status = Msg::name("session-status", status.as_str());
+    let message = match end_reason {
+        Some(r) => msg!(
+            "guard-session-ended",
+            id = id.to_string(),
+            status = status,
+            reason = Msg::name("end-reason", r.as_str())
         ),
-        "Start a new session if the budget allows; this one accepts no more messages.",
+        None => msg!(
+            "guard-session-not-running",
+            id = id.to_string(),
+            status = status
+        ),
+    };
+    Error::msg(
+        ErrorCode::SessionNotRunning,
+        message,
+        msg!("guard-session-not-running-suggestion"),
     )
 }
 
@@ -228,23 +238,21 @@ pub(super) fn create_decision(
         return Err(window.not_running_error(now));
     }
     if trigger == Trigger::Auto && campaign.line == Line::Accelerated {
-        return Err(Error::new(
+        return Err(Error::msg(
             ErrorCode::AutoNotAllowedOnAcceleratedLine,
-            format!(
-                "campaign {} runs on the accelerated line (time_scale {}): only manual sessions are allowed",
-                campaign.id, campaign.time_scale
+            msg!(
+                "guard-accelerated",
+                id = campaign.id.to_string(),
+                scale = campaign.time_scale.to_string()
             ),
-            "Send trigger: \"manual\" to debug exploration on this campaign.",
+            msg!("guard-accelerated-suggestion"),
         ));
     }
     if trigger == Trigger::Auto && campaign.seed_set.is_empty() {
-        return Err(Error::new(
+        return Err(Error::msg(
             ErrorCode::Conflict,
-            format!(
-                "campaign {} has an empty seed set and takes no part in automatic exploration",
-                campaign.id
-            ),
-            "Send trigger: \"manual\" to debug, or create a campaign with seed personas and goals.",
+            msg!("guard-no-seeds", id = campaign.id.to_string()),
+            msg!("guard-no-seeds-suggestion"),
         ));
     }
     match seed_ref {
@@ -255,56 +263,51 @@ pub(super) fn create_decision(
                 .iter()
                 .any(|p| p.id == s.persona_id)
             {
-                return Err(Error::new(
+                return Err(Error::msg(
                     ErrorCode::NotFound,
-                    format!(
-                        "seed_ref.persona_id {:?} is not a persona of the campaign's seed set",
-                        s.persona_id
-                    ),
-                    "Use a persona id listed by GET /api/exploration/patrol (seeds.personas).",
+                    msg!("guard-unknown-persona", id = s.persona_id.as_str()),
+                    msg!("guard-unknown-persona-suggestion"),
                 ));
             }
             if !campaign.seed_set.goals.iter().any(|g| g.id == s.goal_id) {
-                return Err(Error::new(
+                return Err(Error::msg(
                     ErrorCode::NotFound,
-                    format!(
-                        "seed_ref.goal_id {:?} is not a goal of the campaign's seed set",
-                        s.goal_id
-                    ),
-                    "Use a goal id listed by GET /api/exploration/patrol (seeds.goals).",
+                    msg!("guard-unknown-goal", id = s.goal_id.as_str()),
+                    msg!("guard-unknown-goal-suggestion"),
                 ));
             }
         }
         None if trigger == Trigger::Auto => {
-            return Err(Error::invalid(
-                "auto-triggered sessions need a seed_ref {persona_id, goal_id}",
-                "Name the seed persona and goal the session comes from; variants add seed_ref.variant.",
+            return Err(Error::invalid_msg(
+                msg!("guard-auto-needs-seed"),
+                msg!("guard-auto-needs-seed-suggestion"),
             ));
         }
         None => {}
     }
     let budget = campaign.effective_budget;
     if used >= i64::from(budget.max_sessions) {
-        return Err(Error::new(
+        return Err(Error::msg(
             ErrorCode::SessionBudgetExhausted,
-            format!(
-                "campaign {} has used its {} exploration sessions for this window",
-                campaign.id, budget.max_sessions
+            msg!(
+                "guard-budget",
+                id = campaign.id.to_string(),
+                max = budget.max_sessions
             ),
-            "Stop dispatching sessions for this campaign; its fixed plan carries on.",
+            msg!("guard-budget-suggestion"),
         ));
     }
     if let Some(last) = last {
         let next = from_ms(last) + min_interval(campaign);
         if next > now {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::IntervalNotElapsed,
-                format!(
-                    "the previous session started less than {} minutes (campaign time) ago; the next is allowed at {}",
-                    budget.min_interval_minutes,
-                    next.to_rfc3339()
+                msg!(
+                    "guard-interval",
+                    minutes = budget.min_interval_minutes.to_string(),
+                    next = next.to_rfc3339()
                 ),
-                "Wait until next_allowed_at before starting another session.",
+                msg!("guard-interval-suggestion"),
             )
             .with_next_allowed_at(next));
         }

@@ -122,13 +122,14 @@ impl Platform {
         let turn_id = self.ids.next_id();
         let reserve = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, now| {
             if session.turn_count >= session.max_turns {
-                let refusal = Error::new(
+                let refusal = Error::msg(
                     ErrorCode::TurnLimitReached,
-                    format!(
-                        "session {} has used its {} user turns",
-                        session.id, session.max_turns
+                    crate::msg!(
+                        "guard-turn-limit",
+                        id = session.id.to_string(),
+                        max = session.max_turns
                     ),
-                    "Close the session with its experience record (end_reason max_turns).",
+                    crate::msg!("guard-turn-limit-suggestion"),
                 );
                 return entry.refuse(tx, refusal);
             }

@@ -1,0 +1,22 @@
+# The exploration budget's refusals: each names its reason and what the
+# agent can do about it.
+
+guard-turn-limit = session { $id } has used its { $max } user turns
+guard-turn-limit-suggestion = Close the session with its experience record (end_reason max_turns).
+guard-session-not-running = session { $id } is { $status }
+guard-session-ended = session { $id } is { $status } ({ $reason })
+guard-session-not-running-suggestion = Start a new session if the budget allows; this one accepts no more messages.
+guard-accelerated = campaign { $id } runs on the accelerated line (time_scale { $scale }): only manual sessions are allowed
+guard-accelerated-suggestion = Send trigger: "manual" to debug exploration on this campaign.
+guard-no-seeds = campaign { $id } has an empty seed set and takes no part in automatic exploration
+guard-no-seeds-suggestion = Send trigger: "manual" to debug, or create a campaign with seed personas and goals.
+guard-unknown-persona = seed_ref.persona_id "{ $id }" is not a persona of the campaign's seed set
+guard-unknown-persona-suggestion = Use a persona id listed by GET /api/exploration/patrol (seeds.personas).
+guard-unknown-goal = seed_ref.goal_id "{ $id }" is not a goal of the campaign's seed set
+guard-unknown-goal-suggestion = Use a goal id listed by GET /api/exploration/patrol (seeds.goals).
+guard-auto-needs-seed = auto-triggered sessions need a seed_ref {"{"}persona_id, goal_id{"}"}
+guard-auto-needs-seed-suggestion = Name the seed persona and goal the session comes from; variants add seed_ref.variant.
+guard-budget = campaign { $id } has used its { $max } exploration sessions for this window
+guard-budget-suggestion = Stop dispatching sessions for this campaign; its fixed plan carries on.
+guard-interval = the previous session started less than { $minutes } minutes (campaign time) ago; the next is allowed at { $next }
+guard-interval-suggestion = Wait until next_allowed_at before starting another session.

@@ -1,0 +1,21 @@
+# 探索预算的拒绝：每条说明原因以及智能体可以怎么做。
+
+guard-turn-limit = 会话 { $id } 已用完 { $max } 轮用户消息
+guard-turn-limit-suggestion = 请填写体验记录并关闭会话（`end_reason` 为 `max_turns`）。
+guard-session-not-running = 会话 { $id } 的状态是“{ $status }”
+guard-session-ended = 会话 { $id } 的状态是“{ $status }”（{ $reason }）
+guard-session-not-running-suggestion = 预算允许的话请开始新的会话；这个会话不再接受消息。
+guard-accelerated = 活动 { $id } 运行在加速调试线上（时间倍率 { $scale }）：只允许手动会话
+guard-accelerated-suggestion = 如需在此活动上调试探索，请发送 `trigger: "manual"`。
+guard-no-seeds = 活动 { $id } 的种子集为空，不参与自动探索
+guard-no-seeds-suggestion = 调试请发送 `trigger: "manual"`，或新建一个带种子人设和目标的活动。
+guard-unknown-persona = `seed_ref.persona_id`“{ $id }”不是该活动种子集中的人设
+guard-unknown-persona-suggestion = 请使用 `GET /api/exploration/patrol` 列出的人设 id（`seeds.personas`）。
+guard-unknown-goal = `seed_ref.goal_id`“{ $id }”不是该活动种子集中的目标
+guard-unknown-goal-suggestion = 请使用 `GET /api/exploration/patrol` 列出的目标 id（`seeds.goals`）。
+guard-auto-needs-seed = 自动触发的会话需要 `seed_ref`（`persona_id`、`goal_id`）
+guard-auto-needs-seed-suggestion = 请指明会话来自哪个种子人设和目标；衍生变体另加 `seed_ref.variant`。
+guard-budget = 活动 { $id } 在本窗口内的 { $max } 个探索会话已用完
+guard-budget-suggestion = 请停止为此活动派发会话；它的固定计划照常进行。
+guard-interval = 上一个会话开始还不到 { $minutes } 分钟（活动时间）；下一个会话可在 { $next } 开始
+guard-interval-suggestion = 请等到 `next_allowed_at` 之后再开始下一个会话。
