@@ -129,8 +129,7 @@ test("the report reads in the reader's language", { timeout: 600_000 }, async (t
         await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}/report/scenarios`);
         await page.getByTestId("report-scenarios").waitFor();
         await page.getByTestId("failed-check-link").first().click();
-        const drawer = page.getByTestId("run-drawer");
-        await drawer.waitFor();
+        await page.getByTestId("run-drawer").getByTestId("check-failed").first().waitFor();
         await shot(page, `run-failed-check-${lang}.png`);
         assertInLanguage(lang, "a failed check", await page.getByTestId("run-checks").innerText(), data);
 

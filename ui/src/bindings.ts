@@ -1268,7 +1268,7 @@ export type RevealedRubric = {
 	/**  The judge's score. */
 	judge: number,
 	/**  The judge's reason, as the check's detail gives it. */
-	reason: string,
+	reason: Text,
 	judged_by: JudgeMethod,
 };
 
@@ -1276,7 +1276,7 @@ export type RevealedRubric = {
 export type RevealedScore = {
 	score: number,
 	/**  The judge's quoted evidence. */
-	evidence: string,
+	evidence: Text,
 };
 
 /**  The judge's scores of a session, per criterion. */

@@ -151,7 +151,7 @@ async fn the_queue_hides_the_judge_and_a_label_reveals_it() {
     );
     assert_eq!(revealed.judge.professionalism.score, 3);
     assert_eq!(
-        revealed.judge.professionalism.evidence,
+        revealed.judge.professionalism.evidence.to_string(),
         "quoted professionalism"
     );
     assert_eq!(revealed.label.reviewer, "Ann");
@@ -704,6 +704,7 @@ async fn a_rubric_run_is_queued_blind_and_a_label_reveals_the_judge() {
     assert!(
         check
             .reason
+            .to_string()
             .contains(&format!("offline heuristic scored {judge}/5")),
         "{}",
         check.reason

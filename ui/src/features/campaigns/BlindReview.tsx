@@ -1,6 +1,7 @@
 import { Badge, Button, Card, Drawer, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useEngineText } from "../../i18n/engine";
 import { api, asApiError, type ApiError, type BlindQueue, type CriterionScores, type LabelRevealed } from "../../api";
 import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -41,6 +42,7 @@ export function BlindReview({
   onClose: () => void;
 }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const [queue, setQueue] = useState<BlindQueue | null>(null);
   const [draft, setDraft] = useState<Draft>({});
   const [reviewer, setReviewer] = useState("");
@@ -226,7 +228,7 @@ export function BlindReview({
                             </Table.Td>
                             <Table.Td>
                               <Text size="xs" style={{ overflowWrap: "anywhere" }}>
-                                {theirs.evidence}
+                                {tx(theirs.evidence)}
                               </Text>
                             </Table.Td>
                           </Table.Tr>

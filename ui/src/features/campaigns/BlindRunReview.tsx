@@ -1,6 +1,7 @@
 import { Badge, Button, Card, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
+import { useEngineText } from "../../i18n/engine";
 import { api, asApiError, type ApiError, type BlindRunQueue, type RunLabelRevealed } from "../../api";
 import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -25,6 +26,7 @@ export function BlindRunReview({
   onLabelled: () => void;
 }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const [queue, setQueue] = useState<BlindRunQueue | null>(null);
   const [draft, setDraft] = useState<Record<number, number>>({});
   const [reviewer, setReviewer] = useState("");
@@ -167,7 +169,7 @@ export function BlindRunReview({
                         </Table.Td>
                         <Table.Td>
                           <Text size="xs" style={{ overflowWrap: "anywhere" }}>
-                            {c.reason}
+                            {tx(c.reason)}
                           </Text>
                           <Text size="xs" c="dimmed">
                             {t(c.judged_by === "model" ? "blind.byModel" : "blind.byHeuristic")}

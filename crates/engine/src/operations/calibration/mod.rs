@@ -147,7 +147,7 @@ pub struct SubmitLabel {
 pub struct RevealedScore {
     pub score: u8,
     /// The judge's quoted evidence.
-    pub evidence: String,
+    pub evidence: crate::i18n::Text,
 }
 
 /// The judge's scores of a session, per criterion.
@@ -162,7 +162,7 @@ impl From<&Dimensions> for RevealedScores {
     fn from(d: &Dimensions) -> Self {
         let one = |s: &crate::judge::DimensionScore| RevealedScore {
             score: s.score,
-            evidence: s.evidence.render(crate::i18n::Lang::En),
+            evidence: s.evidence.clone(),
         };
         Self {
             attitude: one(&d.attitude),

@@ -87,7 +87,7 @@ pub struct RevealedRubric {
     /// The judge's score.
     pub judge: u8,
     /// The judge's reason, as the check's detail gives it.
-    pub reason: String,
+    pub reason: crate::i18n::Text,
     pub judged_by: JudgeMethod,
 }
 
@@ -108,7 +108,7 @@ struct JudgedRubric {
     turn: u32,
     rubric: String,
     score: u8,
-    detail: String,
+    detail: crate::i18n::Text,
     judged_by: JudgeMethod,
 }
 
@@ -184,7 +184,7 @@ fn judged_rubrics(platform: &Platform, run: &RubricRun) -> Vec<JudgedRubric> {
             turn: c.turn,
             rubric,
             score,
-            detail: c.detail.render(crate::i18n::Lang::En),
+            detail: c.detail.clone(),
             judged_by,
         });
     }

@@ -1,5 +1,6 @@
 import { Group, Stack, Table, Text } from "@mantine/core";
 import { useTranslation } from "react-i18next";
+import { useEngineText } from "../../../i18n/engine";
 import type { CampaignReport, ScenarioSummary } from "../../../api";
 import { num, pct } from "../../../components/format";
 import { Link } from "../../../components/Link";
@@ -8,6 +9,7 @@ import { CheckKindBadge } from "../../../components/labels";
 /** The per-scenario table; every scenario opens its runs, every failed check the run it failed in. */
 export function ScenariosTab({ report, scenarios }: { report: CampaignReport; scenarios: ScenarioSummary[] }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   const known = new Map(scenarios.map((x) => [x.id, x]));
   const id = report.campaign.id;
   const rows = report.fixed.per_scenario.map((r) => {
@@ -59,7 +61,7 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
                       data-testid="failed-check-link"
                       title={t("ev.openExampleRun")}
                     >
-                      {t("ev.timesN", { what: c.detail, n: num(c.count) })}
+                      {t("ev.timesN", { what: tx(c.detail), n: num(c.count) })}
                     </Link>
                   </Group>
                 ))}
