@@ -148,7 +148,7 @@ async fn rubric_runs_are_labelled_blind_over_http_and_calibrate_the_rubric_crite
     );
     assert_eq!(check["judged_by"], "heuristic");
     assert!(
-        check["reason"]
+        check["reason"]["text"]
             .as_str()
             .is_some_and(|r| r.contains("offline heuristic scored")),
         "{revealed}"
