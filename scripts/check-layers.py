@@ -27,7 +27,7 @@ SRC = ROOT / "crates/engine/src"
 LAYERS = ["domain", "store", "channels", "operations", "runtime", "reporting"]
 # The engine's own layers are its top folders; the two below are crates.
 FOLDERS = LAYERS[2:]
-CRATES = {"domain": "domain", "error": "domain", "clock": "domain", "text": "domain",
+CRATES = {"domain": "domain", "error": "domain", "clock": "domain", "text": "domain", "i18n": "domain", "msg": "domain",
           "store": "store", "secrets": "store"}
 NAME = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)")
 SUPERS = re.compile(r"\b(?:super::)+")

@@ -48,7 +48,7 @@ impl IntoResponse for ApiError {
             // The cause stays in the log; the client sees the generic body.
             tracing::error!(error = ?cause, code = %code, "request failed");
         }
-        let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
+        let lang = crate::reader_lang();
         let mut response = (status_of(code), Json(self.0.body.in_lang(lang))).into_response();
         // Read back by the audit layer to record the outcome.
         response.extensions_mut().insert(code);
@@ -209,7 +209,7 @@ pub async fn method_not_allowed() -> Response {
         msg!("error-method-not-allowed"),
         msg!("error-method-not-allowed-suggestion"),
     );
-    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
+    let lang = crate::reader_lang();
     (StatusCode::METHOD_NOT_ALLOWED, Json(e.body.in_lang(lang))).into_response()
 }
 

@@ -203,6 +203,12 @@ async fn in_reader_language(req: Request, next: Next) -> Response {
     i18n::scope(lang, next.run(req)).await
 }
 
+/// The language of the request being answered: what [`in_reader_language`]
+/// found in it.
+pub(crate) fn reader_lang() -> Lang {
+    i18n::render_lang().unwrap_or_default()
+}
+
 /// Recognises the caller by its `X-API-Key`, refuses what its role may
 /// not do, and records an audit event for the call, whatever its outcome,
 /// naming the key (`key:<name>`; `anonymous` without a valid one).

@@ -2,7 +2,6 @@
 
 use crate::AppState;
 use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id};
-use agenteval_engine::Error;
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
 use agenteval_engine::domain::ids::CampaignId;
@@ -14,6 +13,7 @@ use agenteval_engine::report::CampaignReport;
 use agenteval_engine::runtime::PatrolStatus;
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
+use agenteval_engine::{Error, msg};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -70,10 +70,7 @@ pub async fn list_targets(
     State(st): State<AppState>,
     query: Result<Query<TargetListQuery>, QueryRejection>,
 ) -> ApiResult<Json<Vec<Target>>> {
-    let q = crate::error::query(
-        query,
-        agenteval_engine::msg!("error-query-archived-suggestion"),
-    )?;
+    let q = crate::error::query(query, msg!("error-query-archived-suggestion"))?;
     Ok(Json(
         st.platform
             .list_targets_with(q.include_archived.unwrap_or(false))
@@ -201,20 +198,18 @@ pub async fn export_campaign(
 ) -> ApiResult<Response> {
     use agenteval_engine::export::ExportFormat;
     let id = parse_id("campaign", &id)?;
-    let q = crate::error::query(
-        query,
-        agenteval_engine::msg!("error-query-format-suggestion"),
-    )?;
+    let q = crate::error::query(query, msg!("error-query-format-suggestion"))?;
     let requested = q.format.unwrap_or_else(|| "md".into());
     let format = ExportFormat::parse(&requested).ok_or_else(|| {
         ApiError(Error::invalid_msg(
-            agenteval_engine::msg!("error-export-format", format = requested.as_str()),
-            agenteval_engine::msg!("error-export-format-suggestion"),
+            msg!("error-export-format", format = requested.as_str()),
+            msg!("error-export-format-suggestion"),
         ))
     })?;
-    // The language of the request (`?lang=`, else Accept-Language).
-    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
-    let body = st.platform.export_campaign(id, format, lang).await?;
+    let body = st
+        .platform
+        .export_campaign(id, format, crate::reader_lang())
+        .await?;
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
@@ -227,8 +222,7 @@ pub async fn campaign_analysis(
     Path(id): Path<String>,
 ) -> ApiResult<Json<Analysis>> {
     let id = parse_id("campaign", &id)?;
-    // The language of the request (`?lang=`, else Accept-Language).
-    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
+    let lang = crate::reader_lang();
     Ok(Json(
         st.platform.generate_configured_analysis(id, lang).await?,
     ))
@@ -398,13 +392,8 @@ pub async fn test_target(
     State(st): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<Json<agenteval_engine::target_probe::TargetProbe>> {
-    let lang = agenteval_engine::i18n::render_lang().unwrap_or_default();
-    Ok(Json(
-        st.platform
-            .test_target(parse_id("target", &id)?)
-            .await?
-            .in_lang(lang),
-    ))
+    let probe = st.platform.test_target(parse_id("target", &id)?).await?;
+    Ok(Json(probe.in_lang(crate::reader_lang())))
 }
 
 /// The campaign's fixed-scenario runs, in plan order (never exploration).
@@ -456,10 +445,7 @@ pub async fn list_reviews(
     State(st): State<AppState>,
     query: Result<Query<ReviewListQuery>, QueryRejection>,
 ) -> ApiResult<Json<Vec<agenteval_engine::review::HumanReview>>> {
-    let q = crate::error::query(
-        query,
-        agenteval_engine::msg!("error-query-subject-suggestion"),
-    )?;
+    let q = crate::error::query(query, msg!("error-query-subject-suggestion"))?;
     let id = uuid::Uuid::parse_str(&q.subject_id).map_err(|_| {
         ApiError(Error::invalid(
             format!("subject_id {:?} is not a run or session id", q.subject_id),
@@ -547,10 +533,7 @@ pub async fn events(
 fn query_pairs(
     query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Vec<(String, String)>> {
-    let pairs = crate::error::query(
-        query,
-        agenteval_engine::msg!("error-query-pairs-suggestion"),
-    )?;
+    let pairs = crate::error::query(query, msg!("error-query-pairs-suggestion"))?;
     let mut given = Vec::with_capacity(pairs.len());
     for (name, value) in pairs {
         if !value.trim().is_empty() {

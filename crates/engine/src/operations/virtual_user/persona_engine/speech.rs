@@ -13,13 +13,9 @@ impl PersonaEngine {
     }
 
     /// Text of the goal written in another language than the persona's,
-    /// quoted as given.
+    /// quoted as given (both languages quote with curly double quotes).
     fn quoted(&self, text: &str) -> String {
-        if self.zh() {
-            format!("“{text}”")
-        } else {
-            format!("\u{201c}{text}\u{201d}")
-        }
+        format!("“{text}”")
     }
 
     pub(super) fn title_inline(&self) -> String {
