@@ -20,3 +20,13 @@ guard-budget = campaign { $id } has used its { $max } exploration sessions for t
 guard-budget-suggestion = Stop dispatching sessions for this campaign; its fixed plan carries on.
 guard-interval = the previous session started less than { $minutes } minutes (campaign time) ago; the next is allowed at { $next }
 guard-interval-suggestion = Wait until next_allowed_at before starting another session.
+
+error-seed-value-empty = { $field } must not be empty
+error-seed-value-shape = { $field } must be a JSON object or a string
+error-seed-value-suggestion = Describe the { $field }, e.g. {"{"}"name": "...", ...{"}"} or a sentence.
+error-seed-value-large = { $field } is larger than 16 KiB
+error-seed-value-large-suggestion = Keep the { $field } short: describe it, do not paste documents.
+error-user-model-played-by = user_model is given but played_by is { $played_by }
+error-user-model-played-by-suggestion = Send user_model only with played_by: "model", or leave it out.
+error-user-model-length = user_model must be 1 to { $max } characters
+error-user-model-length-suggestion = Name the model that plays the user, e.g. "qwen2.5-7b-instruct".

@@ -139,3 +139,24 @@ error-target-key-ref = channel.api_key_ref is not this target's key
 error-target-key-ref-suggestion = Send the api_key_ref the target has, or a new api_key.
 error-export-format = export format "{ $format }" is not available
 error-export-format-suggestion = Use format=md, json, csv, sessions_csv or junit.
+
+error-min-kappa-suggestion = Use 0.6 (substantial agreement) unless your team agreed on another bar.
+error-min-items-suggestion = Use 30 labelled sessions or more for a kappa worth trusting.
+error-min-self-agreement-suggestion = Use 0.8: the judge gives the same score in both passes 8 times in 10.
+error-queue-limit-suggestion = Ask for a few items at a time, e.g. limit=10.
+error-label-score-suggestion = Score each criterion from 1 (poor) to 5 (excellent); for hallucination 5 means nothing was invented.
+error-reviewer-long = reviewer is longer than 200 characters
+error-reviewer-long-suggestion = Give a name or initials.
+error-label-not-judged = session { $id } has no judge scores to compare with
+error-label-not-judged-suggestion = Label sessions from the blind review queue: they are the ones the judge scored.
+error-label-twice = session { $id } is already labelled
+error-label-twice-suggestion = Each session is labelled once, blind; take the next one from the queue.
+error-run-scores-empty = scores is empty
+error-run-scores-suggestion = Score every rubric check the queue item lists, by its check_index.
+error-run-score-range = scores of check { $check } must be 1-5, got { $got }
+error-run-score-range-suggestion = Score each rubric check from 1 (does not meet the rubric) to 5 (fully meets it).
+error-run-scores-mismatch = scores must name each rubric check of run { $id } once: checks { $wanted }, got { $given }
+error-run-label-twice = run { $id } is already labelled
+error-run-label-twice-suggestion = Each run is labelled once, blind; take the next one from the queue.
+error-run-not-judged = run { $id } has no judged rubric check to compare with
+error-run-not-judged-suggestion = Label runs from the blind review queue: they are the finished runs whose rubric checks the judge scored.

@@ -19,3 +19,13 @@ guard-budget = 活动 { $id } 在本窗口内的 { $max } 个探索会话已用�
 guard-budget-suggestion = 请停止为此活动派发会话；它的固定计划照常进行。
 guard-interval = 上一个会话开始还不到 { $minutes } 分钟（活动时间）；下一个会话可在 { $next } 开始
 guard-interval-suggestion = 请等到 `next_allowed_at` 之后再开始下一个会话。
+
+error-seed-value-empty = `{ $field }` 不能为空
+error-seed-value-shape = `{ $field }` 必须是 JSON 对象或一段文字
+error-seed-value-suggestion = 请描述 `{ $field }`，例如 `{"{"}"name": "...", ...{"}"}` 或一句话。
+error-seed-value-large = `{ $field }` 超过 16 KiB
+error-seed-value-large-suggestion = 请把 `{ $field }` 写得简短些：描述它，不要粘贴整篇文档。
+error-user-model-played-by = 给出了 `user_model`，但 `played_by` 是 `{ $played_by }`
+error-user-model-played-by-suggestion = 只有在 `played_by: "model"` 时才发送 `user_model`，否则不要填写。
+error-user-model-length = `user_model` 应为 1 到 { $max } 个字符
+error-user-model-length-suggestion = 请填写扮演用户的模型名称，例如 `qwen2.5-7b-instruct`。

@@ -138,3 +138,24 @@ error-target-key-ref = `channel.api_key_ref` 不是该评测对象的密钥
 error-target-key-ref-suggestion = 请发送该评测对象已有的 `api_key_ref`，或一个新的 `api_key`。
 error-export-format = 没有“{ $format }”这种导出格式
 error-export-format-suggestion = 请用 `format=md`、`json`、`csv`、`sessions_csv` 或 `junit`。
+
+error-min-kappa-suggestion = 请用 0.6（高度一致），除非团队约定了别的标准。
+error-min-items-suggestion = 请至少标注 30 个会话，kappa 才值得信赖。
+error-min-self-agreement-suggestion = 请用 0.8：评审两次复核中有 8 成给出相同的分数。
+error-queue-limit-suggestion = 请每次取少量条目，例如 `limit=10`。
+error-label-score-suggestion = 每项标准请打 1（差）到 5（优秀）分；编造事实一项 5 分表示没有编造。
+error-reviewer-long = 评审人名称超过 200 个字符
+error-reviewer-long-suggestion = 请填写姓名或缩写。
+error-label-not-judged = 会话 { $id } 没有可供比较的评审评分
+error-label-not-judged-suggestion = 请从盲评队列中标注会话：队列里的都是评审打过分的会话。
+error-label-twice = 会话 { $id } 已经标注过了
+error-label-twice-suggestion = 每个会话只盲标一次；请从队列中取下一个。
+error-run-scores-empty = `scores` 为空
+error-run-scores-suggestion = 请按 `check_index` 给队列条目列出的每个评分检查打分。
+error-run-score-range = 检查 { $check } 的分数应在 1 到 5 之间，实际为 { $got }
+error-run-score-range-suggestion = 每个评分检查请打 1（不符合评分标准）到 5（完全符合）分。
+error-run-scores-mismatch = `scores` 必须给评测运行 { $id } 的每个评分检查各打一次分：应为检查 { $wanted }，实际为 { $given }
+error-run-label-twice = 评测运行 { $id } 已经标注过了
+error-run-label-twice-suggestion = 每次运行只盲标一次；请从队列中取下一个。
+error-run-not-judged = 评测运行 { $id } 没有评审打过分的评分检查可供比较
+error-run-not-judged-suggestion = 请从盲评队列中标注运行：队列里的都是评审给评分检查打过分的已完成运行。

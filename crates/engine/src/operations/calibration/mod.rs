@@ -73,28 +73,40 @@ pub const MAX_MIN_ITEMS: u32 = 10_000;
 impl JudgePolicy {
     pub fn validate(&self) -> Result<()> {
         if !(self.min_kappa.is_finite() && (0.0..=1.0).contains(&self.min_kappa)) {
-            return Err(Error::invalid(
-                format!("min_kappa must be from 0 to 1, got {}", self.min_kappa),
-                "Use 0.6 (substantial agreement) unless your team agreed on another bar.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "min_kappa",
+                    min = 0,
+                    max = 1,
+                    got = self.min_kappa.to_string()
+                ),
+                crate::msg!("error-min-kappa-suggestion"),
             ));
         }
         if !(1..=MAX_MIN_ITEMS).contains(&self.min_items) {
-            return Err(Error::invalid(
-                format!(
-                    "min_items must be from 1 to {MAX_MIN_ITEMS}, got {}",
-                    self.min_items
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "min_items",
+                    min = 1,
+                    max = MAX_MIN_ITEMS,
+                    got = self.min_items.to_string()
                 ),
-                "Use 30 labelled sessions or more for a kappa worth trusting.",
+                crate::msg!("error-min-items-suggestion"),
             ));
         }
         if !(self.min_self_agreement.is_finite() && (0.0..=1.0).contains(&self.min_self_agreement))
         {
-            return Err(Error::invalid(
-                format!(
-                    "min_self_agreement must be from 0 to 1, got {}",
-                    self.min_self_agreement
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "min_self_agreement",
+                    min = 0,
+                    max = 1,
+                    got = self.min_self_agreement.to_string()
                 ),
-                "Use 0.8: the judge gives the same score in both passes 8 times in 10.",
+                crate::msg!("error-min-self-agreement-suggestion"),
             ));
         }
         Ok(())
@@ -375,9 +387,15 @@ impl Platform {
     ) -> Result<BlindQueue> {
         let limit = limit.unwrap_or(10);
         if !(1..=MAX_QUEUE).contains(&limit) {
-            return Err(Error::invalid(
-                format!("limit must be from 1 to {MAX_QUEUE}, got {limit}"),
-                "Ask for a few items at a time, e.g. limit=10.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "limit",
+                    min = 1,
+                    max = MAX_QUEUE,
+                    got = limit.to_string()
+                ),
+                crate::msg!("error-queue-limit-suggestion"),
             ));
         }
         self.get_campaign(campaign_id).await?;
@@ -427,17 +445,23 @@ impl Platform {
     pub async fn submit_label(&self, req: SubmitLabel) -> Result<LabelRevealed> {
         for (criterion, score) in req.scores.each() {
             if !SCALE.contains(&score) {
-                return Err(Error::invalid(
-                    format!("scores.{criterion} must be 1-5, got {score}"),
-                    "Score each criterion from 1 (poor) to 5 (excellent); for hallucination 5 means nothing was invented.",
+                return Err(Error::invalid_msg(
+                    crate::msg!(
+                        "error-field-range",
+                        field = format!("scores.{criterion}"),
+                        min = 1,
+                        max = 5,
+                        got = score.to_string()
+                    ),
+                    crate::msg!("error-label-score-suggestion"),
                 ));
             }
         }
         let reviewer = req.reviewer.trim().to_string();
         if reviewer.chars().count() > 200 {
-            return Err(Error::invalid(
-                "reviewer is longer than 200 characters",
-                "Give a name or initials.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-reviewer-long"),
+                crate::msg!("error-reviewer-long-suggestion"),
             ));
         }
         let judgement = self
@@ -450,13 +474,10 @@ impl Platform {
             .then(|| judge_dimensions(judgement.judge_review.as_deref()))
             .flatten();
         let Some((judge, judge_method)) = judged else {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!(
-                    "session {} has no judge scores to compare with",
-                    req.session_id
-                ),
-                "Label sessions from the blind review queue: they are the ones the judge scored.",
+                crate::msg!("error-label-not-judged", id = req.session_id.to_string()),
+                crate::msg!("error-label-not-judged-suggestion"),
             ));
         };
         let label = BlindLabel {
@@ -469,10 +490,10 @@ impl Platform {
         };
         let inserted = self.store.insert_label(&label).await?;
         if !inserted {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!("session {} is already labelled", req.session_id),
-                "Each session is labelled once, blind; take the next one from the queue.",
+                crate::msg!("error-label-twice", id = req.session_id.to_string()),
+                crate::msg!("error-label-twice-suggestion"),
             ));
         }
         self.audit_operation("judge_label.create", Some(req.session_id.into()), "ok")

@@ -269,9 +269,15 @@ impl Platform {
     ) -> Result<BlindRunQueue> {
         let limit = limit.unwrap_or(10);
         if !(1..=MAX_QUEUE).contains(&limit) {
-            return Err(Error::invalid(
-                format!("limit must be from 1 to {MAX_QUEUE}, got {limit}"),
-                "Ask for a few items at a time, e.g. limit=10.",
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-field-range",
+                    field = "limit",
+                    min = 1,
+                    max = MAX_QUEUE,
+                    got = limit.to_string()
+                ),
+                crate::msg!("error-queue-limit-suggestion"),
             ));
         }
         self.get_campaign(campaign_id).await?;
@@ -323,27 +329,28 @@ impl Platform {
     /// a second label would no longer be blind.
     pub async fn submit_run_label(&self, req: SubmitRunLabel) -> Result<RunLabelRevealed> {
         if req.scores.is_empty() {
-            return Err(Error::invalid(
-                "scores is empty",
-                "Score every rubric check the queue item lists, by its check_index.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-run-scores-empty"),
+                crate::msg!("error-run-scores-suggestion"),
             ));
         }
         for s in &req.scores {
             if !SCALE.contains(&s.score) {
-                return Err(Error::invalid(
-                    format!(
-                        "scores of check {} must be 1-5, got {}",
-                        s.check_index, s.score
+                return Err(Error::invalid_msg(
+                    crate::msg!(
+                        "error-run-score-range",
+                        check = s.check_index,
+                        got = s.score.to_string()
                     ),
-                    "Score each rubric check from 1 (does not meet the rubric) to 5 (fully meets it).",
+                    crate::msg!("error-run-score-range-suggestion"),
                 ));
             }
         }
         let reviewer = req.reviewer.trim().to_string();
         if reviewer.chars().count() > 200 {
-            return Err(Error::invalid(
-                "reviewer is longer than 200 characters",
-                "Give a name or initials.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-reviewer-long"),
+                crate::msg!("error-reviewer-long-suggestion"),
             ));
         }
         let Some(run) = self.store.finished_run_checks(req.run_id).await? else {
@@ -362,13 +369,15 @@ impl Platform {
         given.sort_unstable();
         if given != wanted {
             // The body is well formed; it does not fit this run's checks.
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!(
-                    "scores must name each rubric check of run {} once: checks {wanted:?}, got {given:?}",
-                    req.run_id
+                crate::msg!(
+                    "error-run-scores-mismatch",
+                    id = req.run_id.to_string(),
+                    wanted = format!("{wanted:?}"),
+                    given = format!("{given:?}")
                 ),
-                "Score every rubric check the queue item lists, by its check_index.",
+                crate::msg!("error-run-scores-suggestion"),
             ));
         }
         let created_at = self.clock.now();
@@ -386,10 +395,10 @@ impl Platform {
             })
             .collect();
         if !self.store.insert_run_labels(&labels).await? {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Conflict,
-                format!("run {} is already labelled", req.run_id),
-                "Each run is labelled once, blind; take the next one from the queue.",
+                crate::msg!("error-run-label-twice", id = req.run_id.to_string()),
+                crate::msg!("error-run-label-twice-suggestion"),
             ));
         }
         self.audit_operation("judge_run_label.create", Some(req.run_id.into()), "ok")
@@ -425,9 +434,9 @@ impl Platform {
 }
 
 fn no_rubric(run_id: RunId) -> Error {
-    Error::new(
+    Error::msg(
         ErrorCode::Conflict,
-        format!("run {run_id} has no judged rubric check to compare with"),
-        "Label runs from the blind review queue: they are the finished runs whose rubric checks the judge scored.",
+        crate::msg!("error-run-not-judged", id = run_id.to_string()),
+        crate::msg!("error-run-not-judged-suggestion"),
     )
 }

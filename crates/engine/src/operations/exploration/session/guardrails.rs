@@ -25,23 +25,23 @@ pub(super) fn shape_json(field: &str, value: serde_json::Value) -> Result<serde_
             serde_json::Value::String(s.trim().to_string())
         }
         serde_json::Value::Object(_) | serde_json::Value::String(_) => {
-            return Err(Error::invalid(
-                format!("{field} must not be empty"),
-                format!("Describe the {field}, e.g. {{\"name\": \"...\", ...}} or a sentence."),
+            return Err(Error::invalid_msg(
+                msg!("error-seed-value-empty", field = field),
+                msg!("error-seed-value-suggestion", field = field),
             ));
         }
         _ => {
-            return Err(Error::new(
+            return Err(Error::msg(
                 ErrorCode::Unprocessable,
-                format!("{field} must be a JSON object or a string"),
-                format!("Describe the {field}, e.g. {{\"name\": \"...\", ...}} or a sentence."),
+                msg!("error-seed-value-shape", field = field),
+                msg!("error-seed-value-suggestion", field = field),
             ));
         }
     };
     if serde_json::to_string(&value)?.len() > MAX_PERSONA_GOAL_BYTES {
-        return Err(Error::invalid(
-            format!("{field} is larger than 16 KiB"),
-            format!("Keep the {field} short: describe it, do not paste documents."),
+        return Err(Error::invalid_msg(
+            msg!("error-seed-value-large", field = field),
+            msg!("error-seed-value-large-suggestion", field = field),
         ));
     }
     Ok(value)
@@ -57,18 +57,15 @@ pub(super) fn shape_user_model(
         return Ok(None);
     };
     if played_by != PlayedBy::Model {
-        return Err(Error::invalid(
-            format!(
-                "user_model is given but played_by is {}",
-                played_by.as_str()
-            ),
-            "Send user_model only with played_by: \"model\", or leave it out.",
+        return Err(Error::invalid_msg(
+            msg!("error-user-model-played-by", played_by = played_by.as_str()),
+            msg!("error-user-model-played-by-suggestion"),
         ));
     }
     if name.is_empty() || name.chars().count() > MAX_USER_MODEL_CHARS {
-        return Err(Error::invalid(
-            format!("user_model must be 1 to {MAX_USER_MODEL_CHARS} characters"),
-            "Name the model that plays the user, e.g. \"qwen2.5-7b-instruct\".",
+        return Err(Error::invalid_msg(
+            msg!("error-user-model-length", max = MAX_USER_MODEL_CHARS),
+            msg!("error-user-model-length-suggestion"),
         ));
     }
     Ok(Some(name))
