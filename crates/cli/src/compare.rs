@@ -52,10 +52,7 @@ pub fn main(a: &str, b: &str, data_dir: Option<PathBuf>) -> ExitCode {
         eprintln!("error: nothing to compare");
         return ExitCode::from(exit::USAGE);
     };
-    println!(
-        "  change:   {}",
-        p.verdict.render(agenteval_engine::Lang::En)
-    );
+    println!("  change:   {}", p.verdict.render(crate::lang()));
     if let Some(f) = p.flip_rate {
         println!(
             "  flips:    {} of the common scenarios changed their majority verdict{}",
@@ -74,10 +71,10 @@ pub fn main(a: &str, b: &str, data_dir: Option<PathBuf>) -> ExitCode {
         );
     }
     for w in &p.warnings {
-        println!("  warning:  {}", w.render(agenteval_engine::Lang::En));
+        println!("  warning:  {}", w.render(crate::lang()));
     }
     for n in &notes {
-        println!("  note:     {n}");
+        println!("  note:     {}", n.render(crate::lang()));
     }
     let mut found = Vec::new();
     if ci::dropped_beyond_noise(p) {
@@ -102,7 +99,10 @@ pub fn main(a: &str, b: &str, data_dir: Option<PathBuf>) -> ExitCode {
 fn print_side(tag: &str, side: &Side) {
     let o = ci::outcomes(&side.fixed);
     println!("  {tag}: {} ({})", side.label, side.campaign.name);
-    println!("     pass rate {}", ci::rate_with_interval(&o));
+    println!(
+        "     pass rate {}",
+        ci::rate_with_interval(&o, crate::lang())
+    );
     let ks = pass_at_k(&o);
     if ks.len() > 1 {
         let ks: Vec<String> = ks

@@ -11,6 +11,8 @@ use agenteval_engine::Platform;
 use agenteval_engine::campaign::Campaign;
 use agenteval_engine::comparison::{self, ModelsUsed, Outcomes, PeriodComparison, PeriodDelta};
 use agenteval_engine::export::pct;
+use agenteval_engine::i18n::{Arg, Lang, Msg};
+use agenteval_engine::msg;
 use agenteval_engine::report::FixedSummary;
 use std::path::Path;
 
@@ -64,7 +66,8 @@ pub struct ScenarioResult {
     pub first_failure: Option<String>,
 }
 
-pub fn scenario_results(fixed: &FixedSummary) -> Vec<ScenarioResult> {
+/// Each scenario's outcome; its first failing check's detail in `lang`.
+pub fn scenario_results(fixed: &FixedSummary, lang: Lang) -> Vec<ScenarioResult> {
     fixed
         .per_scenario
         .iter()
@@ -84,13 +87,10 @@ pub fn scenario_results(fixed: &FixedSummary) -> Vec<ScenarioResult> {
                 failed: f,
                 errors: s.tally.errors,
                 outcome,
-                first_failure: s.failing_checks.first().map(|c| {
-                    format!(
-                        "{}: {}",
-                        c.kind,
-                        c.detail.render(agenteval_engine::Lang::En)
-                    )
-                }),
+                first_failure: s
+                    .failing_checks
+                    .first()
+                    .map(|c| format!("{}: {}", c.kind, c.detail.render(lang))),
             }
         })
         .collect()
@@ -137,19 +137,21 @@ fn wilson(k: usize, n: usize) -> Option<(f64, f64)> {
 }
 
 /// The pass rate with its interval and the number of judged runs.
-pub fn rate_with_interval(o: &Outcomes) -> String {
+pub fn rate_with_interval(o: &Outcomes, lang: Lang) -> String {
     let n = o.values().map(Vec::len).sum::<usize>();
     let passed = o.values().flatten().filter(|p| **p).count();
     let rate = (n > 0).then(|| passed as f64 / n as f64);
     match pass_rate_interval(o) {
-        Some((lo, hi)) => format!(
-            "{} (95% interval {} to {}, {n} judged runs)",
-            pct(rate),
-            pct(Some(lo)),
-            pct(Some(hi)),
+        Some((lo, hi)) => msg!(
+            "rate-interval",
+            rate = pct(rate),
+            low = pct(Some(lo)),
+            high = pct(Some(hi)),
+            runs = n
         ),
-        None => format!("{} (no judged run)", pct(rate)),
+        None => msg!("rate-no-judged", rate = pct(rate)),
     }
+    .render(lang)
 }
 
 /// One side of a comparison: a campaign's fixed results and identity.
@@ -222,7 +224,7 @@ pub async fn side_from_campaign(platform: &Platform, id: uuid::Uuid) -> Result<S
 
 /// `current` against `baseline` with the engine's period comparison; notes
 /// say what the baseline did not record.
-pub fn compare_sides(baseline: &Side, current: &Side) -> (PeriodComparison, Vec<String>) {
+pub fn compare_sides(baseline: &Side, current: &Side) -> (PeriodComparison, Vec<Msg>) {
     let mut notes = Vec::new();
     let mut current_models = current.models.clone();
     let mut baseline_models = baseline.models.clone();
@@ -233,10 +235,7 @@ pub fn compare_sides(baseline: &Side, current: &Side) -> (PeriodComparison, Vec<
         (baseline, &current.models, &mut baseline_models),
     ] {
         if !side.models_complete {
-            notes.push(format!(
-                "{} does not record which models played the user and the judge; only the target's identity is compared",
-                side.label
-            ));
+            notes.push(msg!("gate-models-unrecorded", side = side.label.as_str()));
             models.virtual_user = other.virtual_user.clone();
             models.judge = other.judge.clone();
         }
@@ -286,8 +285,8 @@ pub fn dropped_beyond_noise(p: &PeriodDelta) -> bool {
 /// it has to say.
 #[derive(Debug, Clone, Default)]
 pub struct GateVerdict {
-    pub failures: Vec<String>,
-    pub notes: Vec<String>,
+    pub failures: Vec<Msg>,
+    pub notes: Vec<Msg>,
 }
 
 impl GateVerdict {
@@ -296,18 +295,22 @@ impl GateVerdict {
     }
 
     /// The verdict in one sentence.
-    pub fn sentence(&self) -> String {
-        if self.passed() {
-            let mut s = "Gate passed".to_string();
-            if !self.notes.is_empty() {
-                s.push_str(": ");
-                s.push_str(&self.notes.join("; "));
-            }
-            s.push('.');
-            s
+    pub fn sentence(&self, lang: Lang) -> String {
+        let join = |items: &[Msg]| {
+            items
+                .iter()
+                .map(|m| m.render(lang))
+                .collect::<Vec<_>>()
+                .join(&msg!("md-clause-separator").render(lang))
+        };
+        if !self.passed() {
+            msg!("gate-failed", why = join(&self.failures))
+        } else if self.notes.is_empty() {
+            msg!("gate-passed")
         } else {
-            format!("Gate failed: {}.", self.failures.join("; "))
+            msg!("gate-passed-notes", notes = join(&self.notes))
         }
+        .render(lang)
     }
 }
 
@@ -325,62 +328,58 @@ pub struct GateInput<'a> {
 pub fn gate(input: &GateInput<'_>) -> GateVerdict {
     let mut v = GateVerdict::default();
     match (input.min_pass_rate, input.pass_rate) {
-        (Some(min), Some(rate)) if rate < min => v.failures.push(format!(
-            "the pass rate {} is below the minimum {}",
-            pct(Some(rate)),
-            pct(Some(min))
+        (Some(min), Some(rate)) if rate < min => v.failures.push(msg!(
+            "gate-below-minimum",
+            rate = pct(Some(rate)),
+            min = pct(Some(min))
         )),
-        (Some(min), Some(rate)) => v.notes.push(format!(
-            "the pass rate {} meets the minimum {}",
-            pct(Some(rate)),
-            pct(Some(min))
+        (Some(min), Some(rate)) => v.notes.push(msg!(
+            "gate-meets-minimum",
+            rate = pct(Some(rate)),
+            min = pct(Some(min))
         )),
         _ => {}
     }
     if let Some(p) = input.baseline {
-        let change = p
-            .delta
-            .map_or_else(|| "n/a".into(), |d| format!("{:+.1} points", d * 100.0));
-        let interval = p.ci_low.zip(p.ci_high).map_or_else(String::new, |(l, h)| {
-            format!(", 95% interval {:+.1} to {:+.1}", l * 100.0, h * 100.0)
-        });
-        if dropped_beyond_noise(p) {
-            v.failures.push(format!(
-                "against the baseline the pass rate dropped by {:.1} points, beyond the noise ({change}{interval})",
-                p.delta.unwrap_or_default().abs() * 100.0
-            ));
-        } else if p.delta.is_some() {
-            v.notes.push(format!(
-                "against the baseline the change ({change}{interval}) is within noise"
-            ));
-        } else {
-            v.notes
-                .push("the baseline has too few judged runs to compare".into());
+        let change = p.delta.map(|d| format!("{:+.1}", d * 100.0));
+        let interval: Arg = match p.ci_low.zip(p.ci_high) {
+            Some((l, h)) => msg!(
+                "gate-interval",
+                low = format!("{:+.1}", l * 100.0),
+                high = format!("{:+.1}", h * 100.0)
+            )
+            .into(),
+            None => Arg::Str(String::new()),
+        };
+        match change {
+            Some(change) if dropped_beyond_noise(p) => v.failures.push(msg!(
+                "gate-dropped",
+                drop = format!("{:.1}", p.delta.unwrap_or_default().abs() * 100.0),
+                change = change,
+                interval = interval
+            )),
+            Some(change) => v.notes.push(msg!(
+                "gate-within-noise",
+                change = change,
+                interval = interval
+            )),
+            None => v.notes.push(msg!("gate-too-few")),
         }
     }
     if !input.regressions.is_empty() {
-        v.failures.push(format!(
-            "{} always passed in the baseline and now always fail{}: {}",
-            if input.regressions.len() == 1 {
-                "1 scenario"
-            } else {
-                "scenarios"
-            },
-            if input.regressions.len() == 1 {
-                "s"
-            } else {
-                ""
-            },
-            input.regressions.join(", ")
+        v.failures.push(msg!(
+            "gate-regressed",
+            count = input.regressions.len(),
+            scenarios = input.regressions.join(", ")
         ));
     }
     if !input.flaky.is_empty() {
         let list = input.flaky.join(", ");
         if input.fail_on_flaky {
             v.failures
-                .push(format!("flaky scenarios with --fail-on-flaky: {list}"));
+                .push(msg!("gate-flaky-failing", scenarios = list));
         } else {
-            v.notes.push(format!("flaky, not failing the gate: {list}"));
+            v.notes.push(msg!("gate-flaky", scenarios = list));
         }
     }
     v
@@ -422,7 +421,10 @@ mod tests {
         assert_eq!(regressions(&base, &now), vec!["a".to_string()]);
         let o = outcomes(&now);
         assert_eq!(o["b"], vec![true, true, false]);
-        let kinds: Vec<Outcome> = scenario_results(&now).iter().map(|r| r.outcome).collect();
+        let kinds: Vec<Outcome> = scenario_results(&now, Lang::En)
+            .iter()
+            .map(|r| r.outcome)
+            .collect();
         assert_eq!(
             kinds,
             vec![Outcome::Failed, Outcome::Flaky, Outcome::Failed]
@@ -446,7 +448,7 @@ mod tests {
             "0 of 5 could still be 43%: {hi}"
         );
         assert_eq!(
-            rate_with_interval(&none_passed),
+            rate_with_interval(&none_passed, Lang::En),
             "0.0% (95% interval 0.0% to 43.4%, 5 judged runs)"
         );
         let all_passed: Outcomes = [("a".to_string(), vec![true; 5])].into();
@@ -469,9 +471,9 @@ mod tests {
         assert!(gate(&input(Some(0.7), false, &[])).passed());
         let v = gate(&input(Some(0.9), false, &[]));
         assert!(
-            !v.passed() && v.sentence().contains("below the minimum 90.0%"),
+            !v.passed() && v.sentence(Lang::En).contains("below the minimum 90.0%"),
             "{}",
-            v.sentence()
+            v.sentence(Lang::En)
         );
         let mut i = input(None, false, &[]);
         i.flaky = &flaky;

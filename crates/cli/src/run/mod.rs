@@ -14,6 +14,7 @@ use agenteval_engine::comparison::ModelsUsed;
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::export::{ExportFormat, pct};
 use agenteval_engine::judge::JudgeSampling;
+use agenteval_engine::msg;
 use agenteval_engine::patrol_agent::{ExploreSeed, play_seed, start_seed};
 use agenteval_engine::role_models::{ModelConfig, Role, RoleClients};
 use agenteval_engine::scenario::Scenario;
@@ -244,7 +245,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
         .await
         .map_err(internal)?;
     let runs = platform.list_runs(campaign.id).await.map_err(internal)?;
-    let results = ci::scenario_results(&report.fixed);
+    let results = ci::scenario_results(&report.fixed, crate::lang());
     let current = Side {
         label: format!("campaign {}", campaign.id),
         campaign: report.campaign.clone(),
@@ -304,32 +305,35 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
     let written = write_exports(&out_dir, &markdown, &json, &junit)?;
 
     // The summary.
-    println!("AgentEval run: {}", report.campaign.name);
-    println!(
-        "  campaign:    {} (data: {})",
-        campaign.id,
-        data_dir.display()
-    );
-    println!(
-        "  target:      {} ({})",
-        report.target_name, report.target_model
-    );
-    println!(
-        "  pass rate:   {}; {} passed, {} failed, {} in error",
-        ci::rate_with_interval(&outcomes),
-        f.passed,
-        f.failed,
-        f.errors
-    );
+    let lang = crate::lang();
+    let say = |m: agenteval_engine::Msg| println!("{}", m.render(lang));
+    say(msg!("run-title", name = report.campaign.name.as_str()));
+    say(msg!(
+        "run-campaign",
+        id = campaign.id.to_string(),
+        data = data_dir.display().to_string()
+    ));
+    say(msg!(
+        "run-target",
+        name = report.target_name.as_str(),
+        model = report.target_model.as_str()
+    ));
+    say(msg!(
+        "run-pass-rate",
+        rate = ci::rate_with_interval(&outcomes, lang),
+        passed = f.passed,
+        failed = f.failed,
+        errors = f.errors
+    ));
     let count = |o: Outcome| results.iter().filter(|r| r.outcome == o).count();
-    println!(
-        "  scenarios:   {} ({} passed, {} failed, {} flaky, {} in error)",
-        results.len(),
-        count(Outcome::Passed),
-        count(Outcome::Failed),
-        count(Outcome::Flaky),
-        count(Outcome::Error)
-    );
+    say(msg!(
+        "run-scenarios",
+        count = results.len(),
+        passed = count(Outcome::Passed),
+        failed = count(Outcome::Failed),
+        flaky = count(Outcome::Flaky),
+        errors = count(Outcome::Error)
+    ));
     let width = results.iter().map(|r| r.id.len()).max().unwrap_or(0);
     for r in &results {
         let detail = match (r.outcome, &r.first_failure) {
@@ -337,16 +341,20 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
             (_, Some(d)) => format!("  {}", agenteval_engine::text::truncate(d, 140)),
         };
         let errors = if r.errors > 0 {
-            format!(" ({} in error)", r.errors)
+            msg!("run-in-error", count = r.errors).render(lang)
         } else {
             String::new()
         };
+        let tally = msg!(
+            "run-passed-of",
+            passed = r.passed,
+            judged = r.passed + r.failed
+        )
+        .render(lang);
         println!(
-            "    {:<5}  {:<width$}  {}/{} passed{errors}{detail}",
+            "    {:<5}  {:<width$}  {tally}{errors}{detail}",
             r.outcome.label(),
             r.id,
-            r.passed,
-            r.passed + r.failed,
         );
     }
     if let Some(c) = &report.judge_calibration
@@ -363,7 +371,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
         );
     }
     if flaky.is_empty() {
-        println!("  flaky:       none");
+        say(msg!("run-flaky-none"));
     } else {
         let list: Vec<String> = results
             .iter()
@@ -377,7 +385,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
                 )
             })
             .collect();
-        println!("  flaky:       {}", list.join(", "));
+        say(msg!("run-flaky", list = list.join(", ")));
     }
     if !f.error_reasons.is_empty() {
         let reasons: Vec<String> = f
@@ -385,15 +393,16 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
             .iter()
             .map(|e| format!("{} × {}", e.reason, e.count))
             .collect();
-        println!("  errors:      {}", reasons.join(", "));
+        say(msg!("run-errors", list = reasons.join(", ")));
     }
     if let Some(e) = &report.exploration {
-        println!(
-            "  exploration: {explored} sessions, goal achievement {}, {} issues, {} judge reviews",
-            pct(e.goal_achievement_rate),
-            e.issues.len(),
-            e.judge.reviewed
-        );
+        say(msg!(
+            "run-exploration",
+            sessions = explored,
+            rate = pct(e.goal_achievement_rate),
+            issues = e.issues.len(),
+            reviews = e.judge.reviewed
+        ));
         if let Some(c) = &report.judge_calibration {
             let sessions = c
                 .criteria
@@ -439,24 +448,28 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
             );
         }
         for issue in e.issues.iter().take(5) {
-            println!(
-                "    - {} ({} sessions)",
-                agenteval_engine::text::truncate(&issue.text, 140),
-                issue.count
-            );
+            let text = issue
+                .msg
+                .as_ref()
+                .map_or_else(|| issue.text.clone(), |m| m.render(lang));
+            say(msg!(
+                "run-issue",
+                issue = agenteval_engine::text::truncate(&text, 140),
+                count = issue.count
+            ));
         }
     }
     if let (Some(b), Some((cmp, notes))) = (&baseline, &comparison) {
         print_comparison(b, cmp, notes, &regressions);
     }
-    println!(
-        "  exports:     {}",
-        written
+    say(msg!(
+        "run-exports",
+        files = written
             .iter()
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", ")
-    );
+    ));
     if judged == 0 {
         let reasons: Vec<String> = f.error_reasons.iter().map(|e| e.reason.clone()).collect();
         return Err(Stop::Unreachable(format!(
@@ -465,7 +478,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
             reasons.join(", ")
         )));
     }
-    println!("{}", verdict.sentence());
+    println!("{}", verdict.sentence(lang));
     Ok(if verdict.passed() {
         exit::PASSED
     } else {
@@ -476,37 +489,33 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
 fn print_comparison(
     b: &Side,
     cmp: &agenteval_engine::comparison::PeriodComparison,
-    notes: &[String],
+    notes: &[agenteval_engine::Msg],
     regressions: &[String],
 ) {
+    let lang = crate::lang();
+    let say = |m: agenteval_engine::Msg| println!("{}", m.render(lang));
     let Some(p) = cmp.periods.first() else {
         return;
     };
-    println!(
-        "  baseline:    {} ({}): pass rate {} then, {} now. {}",
-        b.label,
-        b.campaign.name,
-        pct(p.pass_rate),
-        pct(cmp.pass_rate),
-        p.verdict.render(agenteval_engine::Lang::En)
-    );
+    say(msg!(
+        "run-baseline",
+        label = b.label.as_str(),
+        name = b.campaign.name.as_str(),
+        then = pct(p.pass_rate),
+        now = pct(cmp.pass_rate),
+        verdict = p.verdict.clone()
+    ));
     if !p.flipped_scenarios.is_empty() {
-        println!(
-            "    flipped (majority verdict changed): {}",
-            p.flipped_scenarios.join(", ")
-        );
+        say(msg!("run-flipped", list = p.flipped_scenarios.join(", ")));
     }
     if !regressions.is_empty() {
-        println!(
-            "    regressed (always passed, now always fail): {}",
-            regressions.join(", ")
-        );
+        say(msg!("run-regressed", list = regressions.join(", ")));
     }
     for w in &p.warnings {
-        println!("    warning: {}", w.render(agenteval_engine::Lang::En));
+        say(msg!("run-warning", warning = w.clone()));
     }
     for n in notes {
-        println!("    note: {n}");
+        say(msg!("run-note", note = n.clone()));
     }
 }
 
