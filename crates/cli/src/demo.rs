@@ -8,6 +8,7 @@ use agenteval_engine::campaign::{
 };
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::judge::JudgeSampling;
+use agenteval_engine::msg;
 use agenteval_engine::patrol_agent::{ExploreSeed, play_seed, start_seed};
 use agenteval_engine::scenario::PackSource;
 use agenteval_engine::target::{ChannelConfig, CreateTarget};
@@ -40,8 +41,13 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     platform
         .set_judge_policy(opts.judge_policy)
         .map_err(crate::user_error)?;
-    println!("AgentEval demo (offline: built-in demo agent, no API key)");
-    println!("  data folder: {}", opts.data_dir.display());
+    let lang = crate::lang();
+    let say = |m: agenteval_engine::Msg| println!("{}", m.render(lang));
+    say(msg!("demo-title"));
+    say(msg!(
+        "demo-data-folder",
+        path = opts.data_dir.display().to_string()
+    ));
 
     load_scenarios(&platform, &opts.scenarios).await?;
     let scenario_ids: Vec<String> = platform
@@ -55,11 +61,11 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
         "no valid scenario found in {}",
         describe_sources(&opts.scenarios)
     );
-    println!(
-        "  scenarios: {} loaded from {}",
-        scenario_ids.len(),
-        describe_sources(&opts.scenarios)
-    );
+    say(msg!(
+        "demo-scenarios",
+        count = scenario_ids.len(),
+        sources = describe_sources(&opts.scenarios)
+    ));
 
     let target = match platform
         .list_targets()
@@ -109,17 +115,17 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
         })
         .await
         .map_err(user_error)?;
-    println!(
-        "  campaign: {} ({}), accelerated line: {} in {} s",
-        campaign.name,
-        campaign.id,
-        if hours == DEMO_WEEK_HOURS {
-            "one week".to_string()
+    say(msg!(
+        "demo-campaign",
+        name = campaign.name.as_str(),
+        id = campaign.id.to_string(),
+        span = if hours == DEMO_WEEK_HOURS {
+            msg!("demo-one-week")
         } else {
-            format!("{hours} hours of campaign time")
+            msg!("demo-hours", hours = hours.to_string())
         },
-        opts.seconds
-    );
+        seconds = opts.seconds.to_string()
+    ));
 
     let planned = platform
         .campaign_report(campaign.id)
@@ -171,26 +177,27 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
 
     let f = &report.fixed;
     println!();
-    println!(
-        "  pass rate: {} ({} passed, {} failed, {} errors)",
-        agenteval_engine::export::pct(f.pass_rate),
-        f.passed,
-        f.failed,
-        f.errors
-    );
+    say(msg!(
+        "demo-pass-rate",
+        rate = agenteval_engine::export::pct(f.pass_rate),
+        passed = f.passed,
+        failed = f.failed,
+        errors = f.errors
+    ));
     if let Some(e) = &report.exploration {
-        println!(
-            "  exploration: {explored} sessions, goal achievement {}, {} issues, {} judge reviews",
-            agenteval_engine::export::pct(e.goal_achievement_rate),
-            e.issues.len(),
-            e.judge.reviewed
-        );
+        say(msg!(
+            "demo-exploration",
+            sessions = explored,
+            rate = agenteval_engine::export::pct(e.goal_achievement_rate),
+            issues = e.issues.len(),
+            reviews = e.judge.reviewed
+        ));
         for issue in e.issues.iter().take(3) {
             let text = issue
                 .msg
                 .as_ref()
-                .map_or_else(|| issue.text.clone(), |m| m.render(crate::lang()));
-            println!("    - {text} ({} sessions)", issue.count);
+                .map_or_else(|| issue.text.clone(), |m| m.render(lang));
+            say(msg!("run-issue", issue = text, count = issue.count));
         }
     }
     println!("  campaign:  {}", campaign.id);

@@ -513,14 +513,15 @@ pub fn user_error(e: agenteval_engine::Error) -> anyhow::Error {
 /// how many scenarios were loaded.
 /// `./more and the shipped packs`, for what start-up prints.
 pub fn describe_sources(sources: &[PackSource]) -> String {
+    let lang = lang();
     sources
         .iter()
         .map(|s| match s {
             PackSource::Dir(d) => d.display().to_string(),
-            PackSource::Shipped => "the shipped packs".to_string(),
+            PackSource::Shipped => agenteval_engine::msg!("sources-shipped").render(lang),
         })
         .collect::<Vec<_>>()
-        .join(" and ")
+        .join(&agenteval_engine::msg!("sources-and").render(lang))
 }
 
 pub async fn load_scenarios(platform: &Platform, sources: &[PackSource]) -> anyhow::Result<usize> {

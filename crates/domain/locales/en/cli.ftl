@@ -38,3 +38,16 @@ rate-interval = { $rate } (95% interval { $low } to { $high }, { $runs } judged 
 rate-no-judged = { $rate } (no judged run)
 run-passed-of = { $passed }/{ $judged } passed
 run-in-error = {" "}({ $count } in error)
+
+# `agenteval demo`'s summary (the lines scripts read, campaign, database
+# and report, stay as they are).
+demo-title = AgentEval demo (offline: built-in demo agent, no API key)
+demo-data-folder = {"  "}data folder: { $path }
+demo-scenarios = {"  "}scenarios: { $count } loaded from { $sources }
+demo-campaign = {"  "}campaign: { $name } ({ $id }), accelerated line: { $span } in { $seconds } s
+demo-one-week = one week
+demo-hours = { $hours } hours of campaign time
+demo-pass-rate = {"  "}pass rate: { $rate } ({ $passed } passed, { $failed } failed, { $errors } errors)
+demo-exploration = {"  "}exploration: { $sessions } sessions, goal achievement { $rate }, { $issues } issues, { $reviews } judge reviews
+sources-shipped = the shipped packs
+sources-and = {" and "}

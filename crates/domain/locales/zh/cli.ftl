@@ -35,3 +35,15 @@ rate-interval = { $rate }（95% 区间 { $low } 到 { $high }，已判定 { $run
 rate-no-judged = { $rate }（没有已判定的运行）
 run-passed-of = 通过 { $passed }/{ $judged }
 run-in-error = （出错 { $count }）
+
+# `agenteval demo` 的摘要（脚本读取的活动、数据库和报告三行保持原样）。
+demo-title = AgentEval 演示（离线：内置演示智能体，无需 API 密钥）
+demo-data-folder = {"  "}数据文件夹：{ $path }
+demo-scenarios = {"  "}场景：已从 { $sources } 加载 { $count } 个
+demo-campaign = {"  "}活动：{ $name }（{ $id }），加速调试线：{ $seconds } 秒内跑完{ $span }
+demo-one-week = 一周
+demo-hours = { $hours } 小时的活动时间
+demo-pass-rate = {"  "}通过率：{ $rate }（通过 { $passed }，未通过 { $failed }，出错 { $errors }）
+demo-exploration = {"  "}探索：{ $sessions } 个会话，目标达成率 { $rate }，{ $issues } 个问题，{ $reviews } 次评审复核
+sources-shipped = 内置场景包
+sources-and = 和
