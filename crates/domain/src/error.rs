@@ -124,6 +124,24 @@ pub struct ErrorText {
 }
 
 impl ErrorBody {
+    /// The message and the suggestion as messages: those of the catalogue,
+    /// or the English words of an error that has none.
+    pub fn into_msgs(self) -> (Msg, Msg) {
+        match self.text {
+            Some(t) => {
+                let ErrorText {
+                    message,
+                    suggestion,
+                } = *t;
+                (message, suggestion)
+            }
+            None => (
+                Msg::new("error-plain").arg("text", self.message),
+                Msg::new("error-plain").arg("text", self.suggestion),
+            ),
+        }
+    }
+
     /// The body with its message and suggestion in `lang`.
     pub fn in_lang(mut self, lang: Lang) -> Self {
         if let Some(t) = &self.text {
@@ -180,6 +198,26 @@ impl Error {
     /// `INVALID_INPUT` in words of the catalogue.
     pub fn invalid_msg(message: Msg, suggestion: Msg) -> Self {
         Self::msg(ErrorCode::InvalidInput, message, suggestion)
+    }
+
+    /// `INVALID_INPUT`: `field` must be from `min` to `max`, and is `got`.
+    pub fn out_of_range(
+        field: &str,
+        min: impl Into<crate::i18n::Arg>,
+        max: impl Into<crate::i18n::Arg>,
+        got: impl std::fmt::Display,
+        suggestion: Msg,
+    ) -> Self {
+        Self::invalid_msg(
+            crate::msg!(
+                "error-field-range",
+                field = field,
+                min = min,
+                max = max,
+                got = got.to_string()
+            ),
+            suggestion,
+        )
     }
 
     /// `what` names the kind of thing (`campaign`, `session`, ...): an

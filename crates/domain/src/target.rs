@@ -265,54 +265,42 @@ impl Settings {
         }
         let concurrency = req.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
         if !(1..=1024).contains(&concurrency) {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "concurrency",
-                    min = 1,
-                    max = 1024,
-                    got = concurrency.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "concurrency",
+                1,
+                1024,
+                concurrency,
                 crate::msg!("error-target-concurrency-suggestion"),
             ));
         }
         if let Some(r) = req.rate_per_second
             && !(MIN_RATE_PER_SECOND..=MAX_RATE_PER_SECOND).contains(&r)
         {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "rate_per_second",
-                    min = MIN_RATE_PER_SECOND.to_string(),
-                    max = MAX_RATE_PER_SECOND.to_string(),
-                    got = r.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "rate_per_second",
+                MIN_RATE_PER_SECOND.to_string(),
+                MAX_RATE_PER_SECOND.to_string(),
+                r,
                 crate::msg!("error-target-rate-suggestion"),
             ));
         }
         let timeout_ms = req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
         if !(100..=MAX_TIMEOUT_MS).contains(&timeout_ms) {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "timeout_ms",
-                    min = 100,
-                    max = MAX_TIMEOUT_MS,
-                    got = timeout_ms.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "timeout_ms",
+                100,
+                MAX_TIMEOUT_MS,
+                timeout_ms,
                 crate::msg!("error-target-timeout-suggestion"),
             ));
         }
         let max_retries = req.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
         if max_retries > MAX_RETRIES {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "max_retries",
-                    min = 0,
-                    max = MAX_RETRIES,
-                    got = max_retries.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "max_retries",
+                0,
+                MAX_RETRIES,
+                max_retries,
                 crate::msg!("error-target-retries-suggestion"),
             ));
         }

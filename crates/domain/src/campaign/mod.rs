@@ -135,42 +135,33 @@ impl Budget {
         if let Some(n) = self.max_sessions
             && !(1..=MAX_SESSIONS).contains(&n)
         {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "budget.max_sessions",
-                    min = 1,
-                    max = MAX_SESSIONS,
-                    got = n.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "budget.max_sessions",
+                1,
+                MAX_SESSIONS,
+                n,
                 crate::msg!("error-budget-max-sessions-suggestion"),
             ));
         }
         if let Some(n) = self.max_turns
             && !(1..=MAX_TURNS).contains(&n)
         {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "budget.max_turns",
-                    min = 1,
-                    max = MAX_TURNS,
-                    got = n.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "budget.max_turns",
+                1,
+                MAX_TURNS,
+                n,
                 crate::msg!("error-budget-max-turns-suggestion"),
             ));
         }
         if let Some(m) = self.min_interval_minutes
             && !(m.is_finite() && (0.0..=MAX_INTERVAL_MINUTES).contains(&m))
         {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "budget.min_interval_minutes",
-                    min = 0,
-                    max = MAX_INTERVAL_MINUTES,
-                    got = m.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "budget.min_interval_minutes",
+                0,
+                MAX_INTERVAL_MINUTES,
+                m,
                 crate::msg!("error-budget-interval-suggestion"),
             ));
         }

@@ -2,7 +2,6 @@
 //! and the runs it expands into over the window.
 
 use super::*;
-use crate::error::ErrorText;
 
 /// Which scenarios run how often across the window (campaign time).
 #[derive(
@@ -87,19 +86,7 @@ impl Plan {
             }
             if let Some(every) = &e.every {
                 parse_period(every).map_err(|err| {
-                    let (message, suggestion) = match err.body.text {
-                        Some(t) => {
-                            let ErrorText {
-                                message,
-                                suggestion,
-                            } = *t;
-                            (message, suggestion)
-                        }
-                        None => (
-                            crate::i18n::Msg::new("error-plain").arg("text", err.body.message),
-                            crate::i18n::Msg::new("error-plain").arg("text", err.body.suggestion),
-                        ),
-                    };
+                    let (message, suggestion) = err.body.into_msgs();
                     Error::invalid_msg(
                         crate::msg!(
                             "error-plan-every",

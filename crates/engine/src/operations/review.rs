@@ -17,14 +17,11 @@ impl Platform {
     /// Records a human review of a run or a session.
     pub async fn add_review(&self, req: CreateReview) -> Result<HumanReview> {
         if !(1..=5).contains(&req.rating) {
-            return Err(Error::invalid_msg(
-                msg!(
-                    "error-field-range",
-                    field = "rating",
-                    min = 1,
-                    max = 5,
-                    got = req.rating.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "rating",
+                1,
+                5,
+                req.rating,
                 msg!("error-rating-suggestion"),
             ));
         }

@@ -190,19 +190,7 @@ impl Platform {
             Ok(c) => c,
             Err(e) if e.code() == crate::ErrorCode::TargetUnavailable => {
                 let detail = e.body.message.clone();
-                let (message, suggestion) = match e.body.text {
-                    Some(t) => {
-                        let ErrorText {
-                            message,
-                            suggestion,
-                        } = *t;
-                        (message, suggestion)
-                    }
-                    None => (
-                        Msg::new("error-plain").arg("text", e.body.message),
-                        Msg::new("error-plain").arg("text", e.body.suggestion),
-                    ),
-                };
+                let (message, suggestion) = e.body.into_msgs();
                 return Ok(failed(message, suggestion, detail));
             }
             Err(e) => return Err(e),

@@ -73,39 +73,30 @@ pub const MAX_MIN_ITEMS: u32 = 10_000;
 impl JudgePolicy {
     pub fn validate(&self) -> Result<()> {
         if !(self.min_kappa.is_finite() && (0.0..=1.0).contains(&self.min_kappa)) {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "min_kappa",
-                    min = 0,
-                    max = 1,
-                    got = self.min_kappa.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "min_kappa",
+                0,
+                1,
+                self.min_kappa,
                 crate::msg!("error-min-kappa-suggestion"),
             ));
         }
         if !(1..=MAX_MIN_ITEMS).contains(&self.min_items) {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "min_items",
-                    min = 1,
-                    max = MAX_MIN_ITEMS,
-                    got = self.min_items.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "min_items",
+                1,
+                MAX_MIN_ITEMS,
+                self.min_items,
                 crate::msg!("error-min-items-suggestion"),
             ));
         }
         if !(self.min_self_agreement.is_finite() && (0.0..=1.0).contains(&self.min_self_agreement))
         {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "min_self_agreement",
-                    min = 0,
-                    max = 1,
-                    got = self.min_self_agreement.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "min_self_agreement",
+                0,
+                1,
+                self.min_self_agreement,
                 crate::msg!("error-min-self-agreement-suggestion"),
             ));
         }
@@ -387,14 +378,11 @@ impl Platform {
     ) -> Result<BlindQueue> {
         let limit = limit.unwrap_or(10);
         if !(1..=MAX_QUEUE).contains(&limit) {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "limit",
-                    min = 1,
-                    max = MAX_QUEUE,
-                    got = limit.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "limit",
+                1,
+                MAX_QUEUE,
+                limit,
                 crate::msg!("error-queue-limit-suggestion"),
             ));
         }
@@ -445,14 +433,11 @@ impl Platform {
     pub async fn submit_label(&self, req: SubmitLabel) -> Result<LabelRevealed> {
         for (criterion, score) in req.scores.each() {
             if !SCALE.contains(&score) {
-                return Err(Error::invalid_msg(
-                    crate::msg!(
-                        "error-field-range",
-                        field = format!("scores.{criterion}"),
-                        min = 1,
-                        max = 5,
-                        got = score.to_string()
-                    ),
+                return Err(Error::out_of_range(
+                    &format!("scores.{criterion}"),
+                    1,
+                    5,
+                    score,
                     crate::msg!("error-label-score-suggestion"),
                 ));
             }

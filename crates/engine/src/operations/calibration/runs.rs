@@ -269,14 +269,11 @@ impl Platform {
     ) -> Result<BlindRunQueue> {
         let limit = limit.unwrap_or(10);
         if !(1..=MAX_QUEUE).contains(&limit) {
-            return Err(Error::invalid_msg(
-                crate::msg!(
-                    "error-field-range",
-                    field = "limit",
-                    min = 1,
-                    max = MAX_QUEUE,
-                    got = limit.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "limit",
+                1,
+                MAX_QUEUE,
+                limit,
                 crate::msg!("error-queue-limit-suggestion"),
             ));
         }

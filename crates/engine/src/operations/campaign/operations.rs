@@ -49,14 +49,11 @@ impl Platform {
         }
         let time_scale = req.time_scale.unwrap_or(1.0);
         if !(time_scale.is_finite() && (1.0..=MAX_TIME_SCALE).contains(&time_scale)) {
-            return Err(Error::invalid_msg(
-                msg!(
-                    "error-field-range",
-                    field = "time_scale",
-                    min = 1,
-                    max = MAX_TIME_SCALE.to_string(),
-                    got = time_scale.to_string()
-                ),
+            return Err(Error::out_of_range(
+                "time_scale",
+                1,
+                MAX_TIME_SCALE.to_string(),
+                time_scale,
                 msg!("error-campaign-time-scale-suggestion"),
             ));
         }
