@@ -798,7 +798,7 @@ async fn with_every_role_model_unreachable_fixed_plans_complete_and_the_report_s
     for said in [
         "Template analysis built from the figures",
         "the analyst model failed",
-        "simulator\\_error 2",
+        "virtual user error 2",
         "0 reviewed, 3 failed",
         "| Simulator-attributed sessions | 2 ",
         "Degraded",
