@@ -134,6 +134,12 @@ impl Modify for CommonResponses {
                         "well-formed JSON of the wrong structure, field named (UNPROCESSABLE)",
                     );
                 }
+                // Every route answers in the asked language and refuses one
+                // it does not speak (`?lang=`, see `add_reader_language`).
+                add(
+                    "400",
+                    "an invalid value, or a language (lang) the server does not speak (INVALID_INPUT)",
+                );
             }
         }
     }
