@@ -129,7 +129,6 @@ pub enum Arg {
     List(Vec<String>),
     /// Another message, rendered in the same language first (a slot's
     /// label, the name of an end reason).
-    #[schema(no_recursion)]
     Msg(Msg),
 }
 
@@ -141,7 +140,9 @@ pub enum Arg {
 pub struct Msg {
     pub key: String,
     #[serde(default)]
-    #[schema(no_recursion)]
+    /// In the OpenAPI document a free object (the arguments may nest
+    /// messages, which JSON Schema tools resolve poorly).
+    #[schema(value_type = Object)]
     pub args: BTreeMap<String, Arg>,
 }
 
