@@ -1091,6 +1091,10 @@ export type ModelsUsed = {
  */
 export type Msg = {
 	key: string,
+	/**
+	 *  In the OpenAPI document a free object (the arguments may nest
+	 *  messages, which JSON Schema tools resolve poorly).
+	 */
 	args?: { [key in string]: Arg },
 };
 
