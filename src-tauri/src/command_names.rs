@@ -33,6 +33,7 @@ pub const COMMANDS: &[&str] = &[
     "role_models_view",
     "send_message",
     "close_session",
+    "discard_session",
     "export_campaign",
     "save_export",
     "get_settings",

@@ -303,6 +303,12 @@ pub async fn close_session(
 
 #[tauri::command]
 #[specta::specta]
+pub async fn discard_session(platform: Shared<'_>, id: SessionId) -> Reply<ExplorationSession> {
+    platform.discard_session(id).await.map_err(body)
+}
+
+#[tauri::command]
+#[specta::specta]
 pub async fn export_campaign(
     platform: Shared<'_>,
     id: CampaignId,

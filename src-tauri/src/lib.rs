@@ -73,6 +73,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::role_models_view,
             commands::send_message,
             commands::close_session,
+            commands::discard_session,
             commands::export_campaign,
             commands::save_export,
             commands::get_settings,

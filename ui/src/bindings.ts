@@ -73,6 +73,7 @@ export const commands = {
 	roleModelsView: () => typedError<RoleModelsView, ErrorBody>(__TAURI_INVOKE("role_models_view")),
 	sendMessage: (id: SessionId, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
 	closeSession: (id: SessionId, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
+	discardSession: (id: SessionId) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("discard_session", { id })),
 	exportCampaign: (id: CampaignId, format: ExportFormat, lang: Lang) => typedError<string, ErrorBody>(__TAURI_INVOKE("export_campaign", { id, format, lang })),
 	/**  Writes the export to a file the user chose in the save dialog. */
 	saveExport: (id: CampaignId, format: ExportFormat, path: string, lang: Lang) => typedError<null, ErrorBody>(__TAURI_INVOKE("save_export", { id, format, path, lang })),
@@ -557,7 +558,14 @@ export type EffectiveBudget = {
 };
 
 /**  Why a session ended. Every ended session carries one. */
-export type EndReason = "user_goal_met" | "user_gave_up" | "max_turns" | "target_error" | "simulator_error" | "budget_exhausted" | "expired";
+export type EndReason = "user_goal_met" | "user_gave_up" | "max_turns" | "target_error" | "simulator_error" | "budget_exhausted" | "expired" | 
+/**  A person ended the session on purpose, neither met nor given up. */
+"stopped" | 
+/**
+ *  Left open without a word for longer than its lease (a closed tab),
+ *  or discarded: counted apart, its budget slot returned.
+ */
+"abandoned";
 
 /**  The body every transport sends for an error. */
 export type ErrorBody = {
@@ -802,6 +810,8 @@ export type FixedSummary = {
 	errors: number,
 	/**  passed / (passed + failed); `None` before any verdict. */
 	pass_rate: number | null,
+	/**  95% Wilson interval of `pass_rate`. */
+	pass_rate_interval?: Interval | null,
 	/**  Runs whose every scripted turn got a reply, over finished runs. */
 	completion_rate: number | null,
 	/**  Mean key-field coverage over runs whose scenario names key fields. */
@@ -831,8 +841,12 @@ export type Goal = {
 	 *  reply must contain.
 	 */
 	success_criteria?: string[],
-	/**  Facts the user knows and gives when asked (recipient, date, ...). */
-	slots?: { [key in string]: string },
+	/**
+	 *  Facts the user knows and gives when asked (recipient, date, ...):
+	 *  text, or any JSON kept as given (`{"value": "A1024", "note": ...}`);
+	 *  see [`Goal::slot_texts`] for what the user says of each.
+	 */
+	slots?: { [key in string]: Value },
 } & { [key in string]: Value };
 
 export type GroupStat = {
@@ -907,6 +921,12 @@ export type Identity = {
 	may_change: boolean,
 	/**  Whether the key routes are allowed (an admin). */
 	may_manage_keys: boolean,
+};
+
+/**  A 95% interval, both ends as fractions (a difference may be negative). */
+export type Interval = {
+	low: number | null,
+	high: number | null,
 };
 
 export type Issue = {
@@ -1190,8 +1210,12 @@ export type Persona = {
 	 *  traits (`{"impatient": true, "tone": "terse"}`).
 	 */
 	traits?: Traits,
-	/**  Conversational style, e.g. "terse", "chatty", "formal". */
-	style?: string | null,
+	/**
+	 *  Conversational style: a word ("terse", "chatty", "formal") or any
+	 *  JSON (`{"tone": "formal", "length": "short"}`), kept as given; the
+	 *  virtual user reads the words in it.
+	 */
+	style?: Value | null,
 	/**  1 (gives up quickly) to 5 (very patient). */
 	patience?: number | null,
 	/**  `zh` or `en`. */
@@ -1593,7 +1617,12 @@ export type SimulatorFault = {
 };
 
 /**  What the virtual user did wrong. */
-export type SimulatorFaultKind = "invented_fact" | "left_language" | "quit_early" | "went_on_after_goal" | "drifted";
+export type SimulatorFaultKind = "invented_fact" | "left_language" | "quit_early" | "went_on_after_goal" | "drifted" | 
+/**
+ *  The record and the end reason disagree on the goal (met, yet given
+ *  up; or not met, yet ended as met).
+ */
+"record_disagrees";
 
 export type SubjectKind = "run" | "session";
 
@@ -1624,6 +1653,8 @@ export type Tally = {
 	errors: number,
 	/**  `None` when no run passed or failed. */
 	pass_rate: number | null,
+	/**  95% Wilson interval of `pass_rate`. */
+	interval?: Interval | null,
 };
 
 export type Target = {

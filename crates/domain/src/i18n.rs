@@ -158,6 +158,8 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
             "simulator_error",
             "budget_exhausted",
             "expired",
+            "stopped",
+            "abandoned",
         ],
     ),
     (
@@ -200,6 +202,7 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
             "quit_early",
             "went_on_after_goal",
             "drifted",
+            "record_disagrees",
         ],
     ),
     ("played-by", &["person", "assistant", "builtin", "model"]),

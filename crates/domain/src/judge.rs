@@ -195,6 +195,9 @@ pub struct SessionForReview {
     pub goal: Value,
     pub experience: Option<Value>,
     pub end_reason: Option<String>,
+    /// Who played the user: a person's session is never the simulator's
+    /// fault.
+    pub played_by: crate::session::PlayedBy,
     pub messages: Vec<SessionMessage>,
 }
 

@@ -6,6 +6,7 @@ use crate::i18n::Text;
 use crate::ids::{CampaignId, RunId};
 use crate::models::OutputMode;
 use crate::run::Verdict;
+use crate::stats::{Interval, wilson};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -102,9 +103,21 @@ pub struct Tally {
     pub errors: u32,
     /// `None` when no run passed or failed.
     pub pass_rate: Option<f64>,
+    /// 95% Wilson interval of `pass_rate`.
+    #[serde(default)]
+    pub interval: Option<Interval>,
 }
 
 impl Tally {
+    /// A tally of these counts, its rate and interval worked out.
+    pub fn of(passed: u32, failed: u32, errors: u32) -> Self {
+        let mut t = Self::default();
+        t.add(Verdict::Passed, passed);
+        t.add(Verdict::Failed, failed);
+        t.add(Verdict::Error, errors);
+        t
+    }
+
     /// Counts `n` runs with `verdict`.
     pub fn add(&mut self, verdict: Verdict, n: u32) {
         match verdict {
@@ -115,6 +128,7 @@ impl Tally {
         }
         let judged = self.passed + self.failed;
         self.pass_rate = (judged > 0).then(|| f64::from(self.passed) / f64::from(judged));
+        self.interval = wilson(self.passed, judged);
     }
 }
 
@@ -175,6 +189,9 @@ pub struct FixedSummary {
     pub errors: u32,
     /// passed / (passed + failed); `None` before any verdict.
     pub pass_rate: Option<f64>,
+    /// 95% Wilson interval of `pass_rate`.
+    #[serde(default)]
+    pub pass_rate_interval: Option<Interval>,
     /// Runs whose every scripted turn got a reply, over finished runs.
     pub completion_rate: Option<f64>,
     /// Mean key-field coverage over runs whose scenario names key fields.

@@ -240,6 +240,11 @@ pub enum EndReason {
     SimulatorError,
     BudgetExhausted,
     Expired,
+    /// A person ended the session on purpose, neither met nor given up.
+    Stopped,
+    /// Left open without a word for longer than its lease (a closed tab),
+    /// or discarded: counted apart, its budget slot returned.
+    Abandoned,
 }
 
 impl EndReason {
@@ -252,14 +257,17 @@ impl EndReason {
             Self::SimulatorError => "simulator_error",
             Self::BudgetExhausted => "budget_exhausted",
             Self::Expired => "expired",
+            Self::Stopped => "stopped",
+            Self::Abandoned => "abandoned",
         }
     }
 
     /// The reasons a client may give on close; the others are the
     /// platform's to set.
-    pub const ON_CLOSE: [Self; 5] = [
+    pub const ON_CLOSE: [Self; 6] = [
         Self::UserGoalMet,
         Self::UserGaveUp,
+        Self::Stopped,
         Self::MaxTurns,
         Self::SimulatorError,
         Self::BudgetExhausted,
@@ -274,6 +282,8 @@ impl EndReason {
             "simulator_error" => Self::SimulatorError,
             "budget_exhausted" => Self::BudgetExhausted,
             "expired" => Self::Expired,
+            "stopped" => Self::Stopped,
+            "abandoned" => Self::Abandoned,
             _ => return None,
         })
     }
@@ -475,15 +485,19 @@ pub enum SimulatorFaultKind {
     QuitEarly,
     WentOnAfterGoal,
     Drifted,
+    /// The record and the end reason disagree on the goal (met, yet given
+    /// up; or not met, yet ended as met).
+    RecordDisagrees,
 }
 
 impl SimulatorFaultKind {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::InventedFact,
         Self::LeftLanguage,
         Self::QuitEarly,
         Self::WentOnAfterGoal,
         Self::Drifted,
+        Self::RecordDisagrees,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -493,6 +507,7 @@ impl SimulatorFaultKind {
             Self::QuitEarly => "quit_early",
             Self::WentOnAfterGoal => "went_on_after_goal",
             Self::Drifted => "drifted",
+            Self::RecordDisagrees => "record_disagrees",
         }
     }
 
@@ -509,6 +524,8 @@ impl SimulatorFaultKind {
             (Self::WentOnAfterGoal, Lang::Zh) => "目标达成后仍在继续",
             (Self::Drifted, Lang::En) => "drifted from the goal",
             (Self::Drifted, Lang::Zh) => "偏离了目标",
+            (Self::RecordDisagrees, Lang::En) => "its record contradicts its end",
+            (Self::RecordDisagrees, Lang::Zh) => "体验记录与结束原因矛盾",
         }
     }
 }
@@ -568,12 +585,9 @@ impl CloseSession {
             None if self.goal_achieved => EndReason::UserGoalMet,
             None => EndReason::UserGaveUp,
             Some(r) if !EndReason::ON_CLOSE.contains(&r) => {
-                return Err(Error::invalid(
-                    format!(
-                        "end_reason {} is set by the platform, not on close",
-                        r.as_str()
-                    ),
-                    "Use user_goal_met, user_gave_up, max_turns, simulator_error or budget_exhausted.",
+                return Err(Error::invalid_msg(
+                    crate::msg!("error-end-reason-on-close", reason = r.as_str()),
+                    crate::msg!("error-end-reason-on-close-suggestion"),
                 ));
             }
             Some(r) => r,

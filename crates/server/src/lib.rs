@@ -14,6 +14,7 @@ pub mod key_routes;
 mod links;
 pub mod openapi;
 pub mod routes;
+pub mod session_routes;
 
 use agenteval_engine::keys::Caller;
 pub use agenteval_engine::keys::SERVER_KEY_NAME;
@@ -78,6 +79,7 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         patrol: config.patrol,
     };
     use routes as r;
+    use session_routes as s;
     let keys = Router::new()
         .route(
             "/api/keys",
@@ -140,24 +142,28 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
             "/api/exploration/campaigns/{id}/sessions/search",
             get(r::search_sessions),
         )
-        .route("/api/exploration/sessions", post(r::create_session))
-        .route("/api/exploration/sessions/{id}", get(r::get_session))
+        .route("/api/exploration/sessions", post(s::create_session))
+        .route("/api/exploration/sessions/{id}", get(s::get_session))
         .route(
             "/api/exploration/sessions/{id}/messages",
-            post(r::send_message).get(r::session_messages),
+            post(s::send_message).get(s::session_messages),
         )
         .route(
             "/api/exploration/sessions/{id}/close",
-            post(r::close_session),
+            post(s::close_session),
         )
-        .route("/api/exploration/sessions/{id}/fail", post(r::fail_session))
+        .route("/api/exploration/sessions/{id}/fail", post(s::fail_session))
+        .route(
+            "/api/exploration/sessions/{id}/discard",
+            post(s::discard_session),
+        )
         .route(
             "/api/exploration/campaigns/{id}/sessions",
-            get(r::list_sessions),
+            get(s::list_sessions),
         )
         .route(
             "/api/exploration/campaigns/{id}/ledger",
-            get(r::campaign_ledger),
+            get(s::campaign_ledger),
         )
         .route_layer(middleware::from_fn_with_state(state.clone(), authorize));
     Router::new()

@@ -1,6 +1,6 @@
 //! The OpenAPI document, generated from the handlers' annotations.
 
-use crate::{judge_routes, key_routes, routes};
+use crate::{judge_routes, key_routes, routes, session_routes};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -30,14 +30,15 @@ use utoipa::{Modify, OpenApi};
         routes::patrol_agent_status,
         routes::pause_patrol_agent,
         routes::resume_patrol_agent,
-        routes::create_session,
-        routes::get_session,
-        routes::send_message,
-        routes::session_messages,
-        routes::close_session,
-        routes::fail_session,
-        routes::list_sessions,
-        routes::campaign_ledger,
+        session_routes::create_session,
+        session_routes::get_session,
+        session_routes::send_message,
+        session_routes::session_messages,
+        session_routes::close_session,
+        session_routes::fail_session,
+        session_routes::discard_session,
+        session_routes::list_sessions,
+        session_routes::campaign_ledger,
         routes::test_target,
         routes::list_runs,
         routes::run_turns,

@@ -5,10 +5,7 @@ use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::campaign::{Campaign, CreateCampaign};
 use agenteval_engine::domain::ids::CampaignId;
-use agenteval_engine::exploration::{
-    CloseSession, CreateSession, EndReason, ExplorationSession, FailSession, LedgerEntry,
-    MessageReply, PatrolReport, SendMessage, SessionTranscript,
-};
+use agenteval_engine::exploration::PatrolReport;
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::runtime::PatrolStatus;
 use agenteval_engine::scenario::ScenarioSummary;
@@ -257,131 +254,6 @@ pub async fn pause_patrol_agent(State(st): State<AppState>) -> ApiResult<Json<Pa
         (status = 409, body = ErrorResponse, description = "CONFLICT: no patrol agent runs in this server")))]
 pub async fn resume_patrol_agent(State(st): State<AppState>) -> ApiResult<Json<PatrolStatus>> {
     Ok(Json(st.patrol.resume()?))
-}
-
-/// Creates a running session within the campaign's budget.
-#[utoipa::path(post, path = "/api/exploration/sessions", request_body = CreateSession,
-    responses((status = 200, body = ExplorationSession), (status = 400, body = ErrorResponse),
-        (status = 404, body = ErrorResponse, description = "NOT_FOUND: the campaign, or seed_ref's persona or goal in its seed set"),
-        (status = 409, body = ErrorResponse, description = "CAMPAIGN_NOT_RUNNING, AUTO_NOT_ALLOWED_ON_ACCELERATED_LINE, SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED (with next_allowed_at), CONFLICT (auto session on a campaign without seeds)"),
-        (status = 422, body = ErrorResponse)))]
-pub async fn create_session(
-    State(st): State<AppState>,
-    ApiJson(raw): ApiJson<serde_json::Value>,
-) -> ApiResult<Json<ExplorationSession>> {
-    // A campaign_id that is not a UUID names no campaign: 404, like an
-    // unknown UUID, rather than a structural error.
-    if let Some(serde_json::Value::String(id)) = raw.get("campaign_id") {
-        parse_id::<CampaignId>("campaign", id)?;
-    }
-    let req: CreateSession = decode(&raw)?;
-    Ok(Json(st.platform.create_session(req).await?))
-}
-
-#[utoipa::path(get, path = "/api/exploration/sessions/{id}", params(("id" = String, Path)),
-    responses((status = 200, body = ExplorationSession), (status = 404, body = ErrorResponse)))]
-pub async fn get_session(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<ExplorationSession>> {
-    Ok(Json(
-        st.platform.get_session(parse_id("session", &id)?).await?,
-    ))
-}
-
-/// Sends the virtual user's message to the target; returns its reply.
-#[utoipa::path(post, path = "/api/exploration/sessions/{id}/messages", params(("id" = String, Path)),
-    request_body = SendMessage,
-    responses((status = 200, body = MessageReply), (status = 400, body = ErrorResponse),
-        (status = 404, body = ErrorResponse),
-        (status = 409, body = ErrorResponse, description = "TURN_LIMIT_REACHED, SESSION_NOT_RUNNING"),
-        (status = 502, body = ErrorResponse, description = "TARGET_UNAVAILABLE: the session has failed")))]
-pub async fn send_message(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-    ApiJson(req): ApiJson<SendMessage>,
-) -> ApiResult<Json<MessageReply>> {
-    Ok(Json(
-        st.platform
-            .send_message(parse_id("session", &id)?, req)
-            .await?,
-    ))
-}
-
-/// The session with its whole conversation.
-#[utoipa::path(get, path = "/api/exploration/sessions/{id}/messages", params(("id" = String, Path)),
-    responses((status = 200, body = SessionTranscript), (status = 404, body = ErrorResponse)))]
-pub async fn session_messages(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<SessionTranscript>> {
-    Ok(Json(
-        st.platform
-            .session_messages(parse_id("session", &id)?)
-            .await?,
-    ))
-}
-
-/// Closes the session with its experience record; queues the judge review.
-#[utoipa::path(post, path = "/api/exploration/sessions/{id}/close", params(("id" = String, Path)),
-    request_body = CloseSession,
-    responses((status = 200, body = ExplorationSession), (status = 404, body = ErrorResponse),
-        (status = 409, body = ErrorResponse, description = "SESSION_NOT_RUNNING"),
-        (status = 422, body = ErrorResponse)))]
-pub async fn close_session(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-    ApiJson(req): ApiJson<CloseSession>,
-) -> ApiResult<Json<ExplorationSession>> {
-    Ok(Json(
-        st.platform
-            .close_session(parse_id("session", &id)?, req)
-            .await?,
-    ))
-}
-
-/// Ends the session as failed (the virtual user could not carry on).
-#[utoipa::path(post, path = "/api/exploration/sessions/{id}/fail", params(("id" = String, Path)),
-    request_body = FailSession,
-    responses((status = 200, body = ExplorationSession), (status = 404, body = ErrorResponse),
-        (status = 409, body = ErrorResponse, description = "SESSION_NOT_RUNNING")))]
-pub async fn fail_session(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-    ApiJson(req): ApiJson<FailSession>,
-) -> ApiResult<Json<ExplorationSession>> {
-    Ok(Json(
-        st.platform
-            .fail_session(
-                parse_id("session", &id)?,
-                &req.reason,
-                req.end_reason.unwrap_or(EndReason::SimulatorError),
-            )
-            .await?,
-    ))
-}
-
-#[utoipa::path(get, path = "/api/exploration/campaigns/{id}/sessions", params(("id" = String, Path)),
-    responses((status = 200, body = [ExplorationSession]), (status = 404, body = ErrorResponse)))]
-pub async fn list_sessions(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Vec<ExplorationSession>>> {
-    Ok(Json(
-        st.platform
-            .list_sessions(parse_id("campaign", &id)?)
-            .await?,
-    ))
-}
-
-/// Every budget decision of the campaign, oldest first.
-#[utoipa::path(get, path = "/api/exploration/campaigns/{id}/ledger", params(("id" = String, Path)),
-    responses((status = 200, body = [LedgerEntry]), (status = 404, body = ErrorResponse)))]
-pub async fn campaign_ledger(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Vec<LedgerEntry>>> {
-    Ok(Json(st.platform.ledger(parse_id("campaign", &id)?).await?))
 }
 
 /// Connection test: one short message through the target's channel. A

@@ -7,7 +7,7 @@ use super::sql::{Sql, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::judge::{SessionForReview, SessionMessage};
-use agenteval_domain::session::SimulatorFault;
+use agenteval_domain::session::{PlayedBy, SimulatorFault};
 use uuid::Uuid;
 
 // The check runs as each session ends (a hot path): the contexts are
@@ -17,10 +17,10 @@ impl Tx<'_> {
     pub fn transcript_to_check(&self, id: SessionId) -> Result<SessionForReview> {
         let id = id.to_string();
         let json = |s: Option<&str>| s.and_then(|s| serde_json::from_str(s).ok());
-        let (persona, goal, experience, end_reason) = self
+        let (persona, goal, experience, end_reason, played_by) = self
             .0
             .row(
-                "SELECT persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
+                "SELECT persona, goal, experience, end_reason, played_by FROM exploration_sessions WHERE id = ?",
                 args![&id],
                 |r| {
                     Ok((
@@ -28,6 +28,7 @@ impl Tx<'_> {
                         json(r.text(1)?),
                         json(r.text(2)?),
                         r.get::<Option<String>>(3)?,
+                        PlayedBy::parse(r.str(4)?).unwrap_or_default(),
                     ))
                 },
             )
@@ -56,6 +57,7 @@ impl Tx<'_> {
             goal: goal.unwrap_or_default(),
             experience,
             end_reason,
+            played_by,
             messages,
         })
     }

@@ -7,6 +7,7 @@ use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::judge::{JudgeReview, SessionForReview, SessionMessage};
 use agenteval_domain::parse_id;
+use agenteval_domain::session::PlayedBy;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -61,7 +62,7 @@ impl Store {
         self.read(move |c| {
             let session = c
                 .row(
-                    "SELECT campaign_id, persona, goal, experience, end_reason FROM exploration_sessions WHERE id = ?",
+                    "SELECT campaign_id, persona, goal, experience, end_reason, played_by FROM exploration_sessions WHERE id = ?",
                     args![session_id.to_string()],
                     |r| {
                         let json = |col: &str| -> Option<Value> {
@@ -76,11 +77,13 @@ impl Store {
                             json("goal").unwrap_or(Value::Null),
                             json("experience"),
                             r.get::<Option<String>>("end_reason")?,
+                            PlayedBy::parse(r.str("played_by")?).unwrap_or_default(),
                         ))
                     },
                 )
                 .context("store: reading a session for review")?;
-            let Some((campaign_id, persona, goal, experience, end_reason)) = session else {
+            let Some((campaign_id, persona, goal, experience, end_reason, played_by)) = session
+            else {
                 return Ok(None);
             };
             let messages = session_messages(c, session_id)
@@ -92,6 +95,7 @@ impl Store {
                     goal,
                     experience,
                     end_reason,
+                    played_by,
                     messages,
                 },
             )))

@@ -145,7 +145,8 @@ impl Tx<'_> {
     pub fn session_counts(&self, campaign_id: CampaignId) -> Result<(i64, Option<i64>)> {
         self.0
             .row(
-                "SELECT COUNT(*), MAX(started_at) FROM exploration_sessions WHERE campaign_id = ?",
+                "SELECT COUNT(*) - COUNT(CASE WHEN end_reason = 'abandoned' THEN 1 END), MAX(started_at)
+                 FROM exploration_sessions WHERE campaign_id = ?",
                 args![campaign_id.to_string()],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )?
@@ -244,17 +245,52 @@ impl Tx<'_> {
     /// Expires session `id` at `now` if it is still running (its
     /// campaign's window ended).
     pub fn expire_session(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
+        self.end_without_record(id, "expired", now)
+            .context("store: expiring a session")
+            .map(drop)
+    }
+
+    /// Ends session `id` as `abandoned` at `now` if it is still running
+    /// (left open past its lease, or discarded); whether it was.
+    pub fn abandon_session(&self, id: SessionId, now: DateTime<Utc>) -> Result<bool> {
+        self.end_without_record(id, "abandoned", now)
+            .context("store: abandoning a session")
+    }
+
+    fn end_without_record(
+        &self,
+        id: SessionId,
+        end_reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool> {
         let now = to_ms(now);
-        retally(&self.0, &[id], || {
-            self.0
-                .exec(
-                    "UPDATE exploration_sessions SET status = 'expired', end_reason = 'expired', ended_at = ?, updated_at = ?
-                     WHERE id = ? AND status = 'running'",
-                    args![now, now, id.to_string()],
-                )
-                .context("store: expiring a session")
+        let ended = retally(&self.0, &[id], || {
+            self.0.exec(
+                "UPDATE exploration_sessions SET status = 'expired', end_reason = ?, ended_at = ?, updated_at = ?
+                 WHERE id = ? AND status = 'running'",
+                args![end_reason.to_string(), now, now, id.to_string()],
+            )
+            .context("store: ending a session without a record")
         })?;
-        Ok(())
+        Ok(ended > 0)
+    }
+
+    /// Running sessions of campaign `campaign_id` (of every campaign when
+    /// `None`) with no activity since `before`: left open, past their lease.
+    pub fn idle_sessions(
+        &self,
+        campaign_id: Option<CampaignId>,
+        before: DateTime<Utc>,
+    ) -> Result<Vec<SessionId>> {
+        let campaign = campaign_id.map(|c| c.to_string()).unwrap_or_default();
+        self.0
+            .rows(
+                "SELECT id FROM exploration_sessions
+                 WHERE status = 'running' AND updated_at < ? AND (? = '' OR campaign_id = ?)",
+                args![to_ms(before), campaign.clone(), campaign],
+                |r| Ok(SessionId(parse_id(r.str(0)?)?)),
+            )
+            .context("store: finding sessions left open")
     }
 
     /// Counts one more user turn of session `id`, at `now`.

@@ -99,6 +99,8 @@ export interface Backend {
   createSession(req: CreateSession): Promise<ExplorationSession>;
   sendMessage(sessionId: string, content: string): Promise<MessageReply>;
   closeSession(sessionId: string, record: CloseSession): Promise<ExplorationSession>;
+  /** Ends a running session as abandoned: no record, its budget slot given back. */
+  discardSession(sessionId: string): Promise<ExplorationSession>;
   listRuns(campaignId: string): Promise<Run[]>;
   runTurns(runId: string): Promise<RunTurn[]>;
   addReview(req: CreateReview): Promise<HumanReview>;

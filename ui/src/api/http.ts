@@ -191,6 +191,9 @@ export class HttpBackend implements Backend {
       record,
     );
   }
+  discardSession(sessionId: string) {
+    return this.json<ExplorationSession>("POST", `/api/exploration/sessions/${encodeURIComponent(sessionId)}/discard`);
+  }
   listRuns(campaignId: string) {
     return this.json<Run[]>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/runs`);
   }

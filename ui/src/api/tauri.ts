@@ -160,6 +160,9 @@ export class TauriBackend implements Backend {
   closeSession(sessionId: string, record: CloseSession): Promise<ExplorationSession> {
     return unwrap(commands.closeSession(sessionId, record));
   }
+  discardSession(sessionId: string): Promise<ExplorationSession> {
+    return unwrap(commands.discardSession(sessionId));
+  }
   listRuns(campaignId: string): Promise<Run[]> {
     return unwrap(commands.listRuns(campaignId));
   }

@@ -118,22 +118,7 @@ pub fn outcomes(fixed: &FixedSummary) -> Outcomes {
 pub fn pass_rate_interval(o: &Outcomes) -> Option<(f64, f64)> {
     let n = o.values().map(Vec::len).sum::<usize>();
     let passed = o.values().flatten().filter(|p| **p).count();
-    wilson(passed, n)
-}
-
-/// The 95% Wilson score interval of `k` successes in `n` trials.
-fn wilson(k: usize, n: usize) -> Option<(f64, f64)> {
-    const Z: f64 = 1.959_963_984_540_054;
-    if n == 0 {
-        return None;
-    }
-    let (k, n) = (k as f64, n as f64);
-    let p = k / n;
-    let z2 = Z * Z;
-    let denom = 1.0 + z2 / n;
-    let centre = (p + z2 / (2.0 * n)) / denom;
-    let half = Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+    agenteval_engine::domain::stats::wilson(passed as u32, n as u32).map(|i| (i.low, i.high))
 }
 
 /// The pass rate with its interval and the number of judged runs.
@@ -400,12 +385,7 @@ mod tests {
                     pack: "p".into(),
                     group: None,
                     runs: p + f,
-                    tally: Tally {
-                        passed: *p,
-                        failed: *f,
-                        errors: 0,
-                        pass_rate: None,
-                    },
+                    tally: Tally::of(*p, *f, 0),
                     latency_ms_mean: None,
                     failing_checks: Vec::new(),
                 })

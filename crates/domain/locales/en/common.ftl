@@ -9,6 +9,8 @@ end-reason-target_error = target error
 end-reason-simulator_error = virtual user error
 end-reason-budget_exhausted = budget used up
 end-reason-expired = expired
+end-reason-stopped = stopped by the user
+end-reason-abandoned = abandoned
 
 session-status-running = running
 session-status-completed = completed
@@ -59,6 +61,7 @@ fault-kind-left_language = left the persona's language
 fault-kind-quit_early = gave up too early
 fault-kind-went_on_after_goal = went on after the goal was met
 fault-kind-drifted = drifted from the goal
+fault-kind-record_disagrees = its record contradicts its end
 
 played-by-person = a person
 played-by-assistant = an external assistant

@@ -8,6 +8,8 @@ end-reason-target_error = 评测对象出错
 end-reason-simulator_error = 虚拟用户出错
 end-reason-budget_exhausted = 预算用尽
 end-reason-expired = 已过期
+end-reason-stopped = 用户主动结束
+end-reason-abandoned = 已放弃（无人继续）
 
 session-status-running = 进行中
 session-status-completed = 已完成
@@ -58,6 +60,7 @@ fault-kind-left_language = 没有使用人设的语言
 fault-kind-quit_early = 过早放弃
 fault-kind-went_on_after_goal = 目标达成后仍继续
 fault-kind-drifted = 偏离了目标
+fault-kind-record_disagrees = 体验记录与结束原因矛盾
 
 played-by-person = 真人
 played-by-assistant = 外部助手

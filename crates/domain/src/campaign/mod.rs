@@ -12,7 +12,7 @@ pub mod plan;
 mod seeds;
 
 pub use plan::{MAX_PLANNED_RUNS, Plan, PlanEntry, parse_period};
-pub use seeds::{Goal, Persona, SeedSet, Traits};
+pub use seeds::{Goal, Persona, SeedSet, Traits, fact_text};
 use uuid::Uuid;
 
 #[derive(

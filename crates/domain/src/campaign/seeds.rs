@@ -20,9 +20,11 @@ pub struct Persona {
     /// traits (`{"impatient": true, "tone": "terse"}`).
     #[serde(default, skip_serializing_if = "Traits::is_empty")]
     pub traits: Traits,
-    /// Conversational style, e.g. "terse", "chatty", "formal".
+    /// Conversational style: a word ("terse", "chatty", "formal") or any
+    /// JSON (`{"tone": "formal", "length": "short"}`), kept as given; the
+    /// virtual user reads the words in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub style: Option<String>,
+    pub style: Option<serde_json::Value>,
     /// 1 (gives up quickly) to 5 (very patient).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patience: Option<i32>,
@@ -109,9 +111,11 @@ pub struct Goal {
     /// reply must contain.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub success_criteria: Vec<String>,
-    /// Facts the user knows and gives when asked (recipient, date, ...).
+    /// Facts the user knows and gives when asked (recipient, date, ...):
+    /// text, or any JSON kept as given (`{"value": "A1024", "note": ...}`);
+    /// see [`Goal::slot_texts`] for what the user says of each.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub slots: BTreeMap<String, String>,
+    pub slots: BTreeMap<String, serde_json::Value>,
     /// Every other field, kept as given.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -192,7 +196,63 @@ impl SeedSet {
     }
 }
 
+/// What the user says of a fact given as JSON: text as is, a number or a
+/// yes/no as written, an object by its `value` (else `text`, `name`), a
+/// list item by item; anything else as its JSON text. `None` for null or
+/// nothing to say.
+pub fn fact_text(v: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let text = match v {
+        Value::Null => return None,
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(fact_text)
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Object(map) => match ["value", "text", "name"].iter().find_map(|k| map.get(*k)) {
+            Some(inner) => return fact_text(inner),
+            None => v.to_string(),
+        },
+    };
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+impl Goal {
+    /// Each fact the user knows, as it says it (see [`fact_text`]); facts
+    /// with nothing to say are left out.
+    pub fn slot_texts(&self) -> BTreeMap<String, String> {
+        self.slots
+            .iter()
+            .filter_map(|(k, v)| Some((k.clone(), fact_text(v)?)))
+            .collect()
+    }
+}
+
 impl Persona {
+    /// The words of its style (of a JSON style, its texts), lowercased.
+    pub fn style_words(&self) -> String {
+        fn words(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::String(s) => out.push(s.clone()),
+                serde_json::Value::Array(items) => items.iter().for_each(|i| words(i, out)),
+                serde_json::Value::Object(map) => map.iter().for_each(|(k, v)| {
+                    out.push(k.clone());
+                    words(v, out);
+                }),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(style) = &self.style {
+            words(style, &mut out);
+        }
+        out.join(" ").to_lowercase()
+    }
+
     /// The fields the virtual user acts on, within their ranges. Nothing is
     /// corrected: a value out of range is refused, naming field and range.
     fn check_known_fields(&self) -> Result<()> {

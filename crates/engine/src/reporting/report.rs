@@ -203,6 +203,7 @@ impl FixedAcc {
         out.failed = self.total.failed;
         out.errors = self.total.errors;
         out.pass_rate = self.total.pass_rate;
+        out.pass_rate_interval = self.total.interval;
         out.completion_rate = (self.with_metrics > 0)
             .then(|| f64::from(self.completed) / f64::from(out.runs_finished));
         out.key_field_coverage =

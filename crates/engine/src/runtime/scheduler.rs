@@ -11,7 +11,8 @@ use std::time::Duration;
 /// every `poll` (default 500 ms). Errors are logged; the loop keeps going.
 /// Beside it, the leases of the runs this worker plays are renewed every
 /// [`RENEW_RUN_LEASES_EVERY`], so that other workers sharing the database
-/// leave them alone until this one stops.
+/// leave them alone until this one stops; on the same beat, sessions left
+/// open past their lease are closed as abandoned.
 pub fn spawn(platform: Arc<Platform>) -> tokio::task::JoinHandle<()> {
     let renewing = platform.clone();
     tokio::spawn(async move {
@@ -21,6 +22,9 @@ pub fn spawn(platform: Arc<Platform>) -> tokio::task::JoinHandle<()> {
             every.tick().await;
             if let Err(e) = renewing.renew_run_leases().await {
                 tracing::error!(error = ?e, "could not renew the leases of the runs being played");
+            }
+            if let Err(e) = renewing.abandon_idle_sessions().await {
+                tracing::error!(error = ?e, "could not close the sessions left open");
             }
         }
     });

@@ -26,12 +26,7 @@ fn id(n: u128) -> Uuid {
 }
 
 fn tally(p: u32, f: u32, e: u32) -> Tally {
-    Tally {
-        passed: p,
-        failed: f,
-        errors: e,
-        pass_rate: (p + f > 0).then(|| f64::from(p) / f64::from(p + f)),
-    }
+    Tally::of(p, f, e)
 }
 
 fn fixture(name: &str) -> CampaignReport {
@@ -75,6 +70,7 @@ fn fixture(name: &str) -> CampaignReport {
             failed: 1,
             errors: 1,
             pass_rate: Some(2.0 / 3.0),
+            pass_rate_interval: agenteval_engine::domain::stats::wilson(2, 3),
             completion_rate: Some(0.75),
             key_field_coverage: Some(0.5),
             latency_p50_ms: Some(12),

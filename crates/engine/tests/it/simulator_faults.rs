@@ -7,7 +7,7 @@ use crate::support::platform;
 use agenteval_engine::campaign::{CreateCampaign, Goal, Persona, SeedSet};
 use agenteval_engine::exploration::simulator_faults::check;
 use agenteval_engine::exploration::{
-    CloseSession, CreateSession, SeedRef, SendMessage, SimulatorFaultKind, Trigger,
+    CloseSession, CreateSession, PlayedBy, SeedRef, SendMessage, SimulatorFaultKind, Trigger,
 };
 use agenteval_engine::judge::{SessionForReview, SessionMessage, heuristic_review};
 use agenteval_engine::target::CreateTarget;
@@ -28,6 +28,7 @@ fn transcript(
                                 "emotion": "neutral", "notes": ""}),
         ),
         end_reason: Some(end.into()),
+        played_by: PlayedBy::Builtin,
         messages: turns
             .iter()
             .map(|(role, content)| SessionMessage {

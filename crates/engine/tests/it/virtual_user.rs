@@ -446,6 +446,7 @@ async fn persona_engine_is_reproducible_per_session_and_varies_across_sessions()
             &en_persona(3),
             &en_goal(),
             None,
+            0,
         );
         run_session(&port, agenteval_engine::SessionId(id), user.as_mut(), 12)
             .await
@@ -545,6 +546,7 @@ async fn model_user_decides_in_json_and_files_its_record() {
         &en_persona(3),
         &en_goal(),
         Some(fake.clone()),
+        0,
     );
     assert_eq!(user.kind(), "model:fake");
     let outcome = run_session(
@@ -602,6 +604,7 @@ async fn model_user_malformed_output_is_retried_once_then_ends_with_simulator_er
         &en_persona(3),
         &en_goal(),
         Some(fake.clone()),
+        0,
     );
     let outcome = run_session(
         &port,

@@ -1,11 +1,16 @@
-import { Badge, Button, Card, Checkbox, Group, List, Modal, ScrollArea, Select, Stack, Text, TextInput, Textarea } from "@mantine/core";
+import { Badge, Button, Card, Group, List, Modal, ScrollArea, Select, Stack, Text, TextInput, Textarea } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, goalTitle, personaName, type ApiError, type Campaign, type ExplorationSession, type Value } from "../../api";
+import { codeLabel } from "../../components/labels";
 import { EMOTIONS } from "./labels";
 import { RefusalAlert } from "./refusal";
 
 type Line = { role: "user" | "target"; content: string };
+
+/** How a person may end a session (never as a simulator error: a person is not a simulator). */
+const PERSON_ENDINGS = ["stopped", "user_goal_met", "user_gave_up"] as const;
+type PersonEnding = (typeof PERSON_ENDINGS)[number];
 
 function field(v: Value, key: string): Value | undefined {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? v[key] : undefined;
@@ -138,7 +143,10 @@ export function ManualConversation({
   const [userTurns, setUserTurns] = useState(session.turn_count);
   const [maxTurns, setMaxTurns] = useState(campaign.effective_budget.max_turns);
   const [message, setMessage] = useState("");
-  const [achieved, setAchieved] = useState(false);
+  // A person says how the session ended; the record's "goal achieved"
+  // follows from it, so that the two never disagree.
+  const [ending, setEnding] = useState<PersonEnding>("stopped");
+  const achieved = ending === "user_goal_met";
   const [blockers, setBlockers] = useState("");
   const [misled, setMisled] = useState("");
   const [emotion, setEmotion] = useState<string>("neutral");
@@ -200,6 +208,7 @@ export function ManualConversation({
     try {
       await api.closeSession(session.id, {
         goal_achieved: achieved,
+        end_reason: ending,
         blockers: lines(blockers),
         misled: lines(misled),
         emotion,
@@ -279,7 +288,16 @@ export function ManualConversation({
           {t("explore.closeTitle")}
         </Text>
         <Stack gap="xs">
-          <Checkbox label={t("session.goalAchieved")} checked={achieved} onChange={(e) => setAchieved(e.currentTarget.checked)} data-testid="record-achieved" />
+          <Select
+            w={320}
+            label={t("explore.ending")}
+            description={t("explore.endingHelp")}
+            data={PERSON_ENDINGS.map((e) => ({ value: e, label: codeLabel(t, "endReason", e) }))}
+            value={ending}
+            onChange={(v) => setEnding((v as PersonEnding | null) ?? "stopped")}
+            allowDeselect={false}
+            data-testid="record-ending"
+          />
           <Group grow align="flex-start">
             <Textarea label={t("session.blockers")} description={t("explore.onePerLine")} autosize minRows={1} value={blockers} onChange={(e) => setBlockers(e.currentTarget.value)} data-testid="record-blockers" />
             <Textarea label={t("session.misled")} description={t("explore.misledHelp")} autosize minRows={1} value={misled} onChange={(e) => setMisled(e.currentTarget.value)} data-testid="record-misled" />
@@ -306,7 +324,7 @@ export function ManualConversation({
           <Text size="sm">{t("explore.exitBody")}</Text>
           <List size="sm">
             <List.Item>
-              {t("session.goalAchieved")}: {achieved ? t("common.yes") : t("common.no")}
+              {t("explore.ending")}: {codeLabel(t, "endReason", ending)}
             </List.Item>
             <List.Item>
               {t("session.emotion")}: {t(`explore.emotion_${emotion}`)}

@@ -7,6 +7,7 @@ import {
   FileButton,
   Group,
   Menu,
+  Modal,
   NumberInput,
   Select,
   SimpleGrid,
@@ -22,6 +23,8 @@ import type { Campaign } from "../../api";
 import { downloadText } from "../../download";
 import {
   goalDraft,
+  jsonProblem,
+  keptAsJson,
   newGoal,
   newPersona,
   parseSeedFile,
@@ -32,6 +35,7 @@ import {
   type PersonaDraft,
   type SeedErrors,
   type SeedFormat,
+  type SeedImport,
 } from "./seeds";
 
 export type { GoalDraft, PersonaDraft } from "./seeds";
@@ -78,19 +82,51 @@ export function SeedSetEditor(props: {
     props.onPersonas(personas.map((p, j) => (i === j ? { ...p, ...patch } : p)));
   const setG = (i: number, patch: Partial<GoalDraft>) => props.onGoals(goals.map((g, j) => (i === j ? { ...g, ...patch } : g)));
 
+  const [jsonOpen, setJsonOpen] = useState(false);
+  const [jsonText, setJsonText] = useState("");
+
+  /** Says what a seed file's error is, in the reader's language. */
+  const problem = (e: unknown, file: string) => {
+    if (!(e instanceof SeedImportError)) return t("seeds.importSyntax", { file, detail: String(e) });
+    if (e.at) return t("seeds.importJson", { file, line: e.at.line, column: e.at.column, problem: jsonProblemText(e.at.code) });
+    return t(`seeds.${e.key}`, { file, detail: e.detail });
+  };
+  const jsonProblemText = (code: string) => t(`seeds.jsonProblem.${code}`, { defaultValue: t("seeds.jsonProblem.other", { code }) });
+
+  /** Takes a parsed seed set and says what was read, and what was kept as JSON. */
+  const take = (set: SeedImport, file: string) => {
+    props.onPersonas(set.personas);
+    props.onGoals(set.goals);
+    const kept = keptAsJson(set.personas, set.goals);
+    const counts = { file, personas: set.personas.length, goals: set.goals.length };
+    setImported(kept.length > 0 ? t("seeds.importedKept", { ...counts, count: kept.length, fields: kept.join(", ") }) : t("seeds.imported", counts));
+  };
+
   const load = async (file: File | null) => {
     if (!file) return;
     setImportProblem(null);
     setImported(null);
     try {
-      const set = parseSeedFile(await file.text());
-      props.onPersonas(set.personas);
-      props.onGoals(set.goals);
-      setImported(t("seeds.imported", { file: file.name, personas: set.personas.length, goals: set.goals.length }));
+      take(parseSeedFile(await file.text(), file.name), file.name);
     } catch (e) {
-      if (e instanceof SeedImportError) setImportProblem(t(`seeds.${e.key}`, { file: file.name, detail: e.detail }));
-      else setImportProblem(t("seeds.importSyntax", { file: file.name, detail: String(e) }));
+      setImportProblem(problem(e, file.name));
     }
+  };
+
+  const JSON_NAME = "seed-set.json";
+  const jsonAt = jsonOpen ? jsonProblem(jsonText) : null;
+  let jsonShape: string | null = null;
+  if (jsonOpen && !jsonAt) {
+    try {
+      parseSeedFile(jsonText, JSON_NAME);
+    } catch (e) {
+      jsonShape = problem(e, JSON_NAME);
+    }
+  }
+  const applyJson = () => {
+    setImportProblem(null);
+    take(parseSeedFile(jsonText, JSON_NAME), JSON_NAME);
+    setJsonOpen(false);
   };
 
   const exportAs = (format: SeedFormat) =>
@@ -117,6 +153,17 @@ export function SeedSetEditor(props: {
             </Button>
           )}
         </FileButton>
+        <Button
+          size="xs"
+          variant="default"
+          onClick={() => {
+            setJsonText(personas.length + goals.length > 0 ? seedFileText(personas, goals, "json") : `{\n  "personas": [],\n  "goals": []\n}\n`);
+            setJsonOpen(true);
+          }}
+          data-testid="seed-edit-json"
+        >
+          {t("seeds.editJson")}
+        </Button>
         <Menu>
           <Menu.Target>
             <Button size="xs" variant="default" disabled={personas.length + goals.length === 0} data-testid="seed-export">
@@ -148,6 +195,33 @@ export function SeedSetEditor(props: {
           />
         )}
       </Group>
+      <Modal opened={jsonOpen} onClose={() => setJsonOpen(false)} title={t("seeds.jsonTitle")} size="xl" data-testid="seed-json-editor">
+        <Stack gap="xs">
+          <Text size="xs" c="dimmed">
+            {t("seeds.jsonHelp")}
+          </Text>
+          <Textarea
+            aria-label={t("seeds.jsonTitle")}
+            value={jsonText}
+            onChange={(e) => setJsonText(e.currentTarget.value)}
+            autosize
+            minRows={12}
+            maxRows={24}
+            spellCheck={false}
+            styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)", fontSize: 12 } }}
+            error={jsonAt ? t("seeds.jsonAt", { line: jsonAt.line, column: jsonAt.column, problem: jsonProblemText(jsonAt.code) }) : (jsonShape ?? undefined)}
+            data-testid="seed-json-text"
+          />
+          <Group justify="flex-end" gap="xs">
+            <Button variant="default" onClick={() => setJsonOpen(false)}>
+              {t("common.cancel")}
+            </Button>
+            <Button onClick={applyJson} disabled={jsonAt !== null || jsonShape !== null} data-testid="seed-json-apply">
+              {t("seeds.jsonApply")}
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
       {importProblem && (
         <Alert color="red" withCloseButton onClose={() => setImportProblem(null)} data-testid="seed-import-error">
           {importProblem}
@@ -273,6 +347,8 @@ export function SeedSetEditor(props: {
                     flex={1}
                     placeholder={t("seeds.slotValue")}
                     aria-label={t("seeds.slotValue")}
+                    description={s.json ? t("seeds.slotJson") : undefined}
+                    styles={s.json ? { input: { fontFamily: "var(--mantine-font-family-monospace)" } } : undefined}
                     value={s.value}
                     onChange={(e) => setG(i, { slots: g.slots.map((x, k) => (k === j ? { ...x, value: e.currentTarget.value } : x)) })}
                     data-testid="slot-value"

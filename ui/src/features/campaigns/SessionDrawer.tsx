@@ -1,14 +1,16 @@
-import { Badge, Button, Drawer, Group, List, Stack, Text, Title } from "@mantine/core";
+import { Badge, Button, Drawer, Group, List, Modal, Stack, Text, Title } from "@mantine/core";
 import type { TFunction } from "i18next";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import {
   api,
+  asApiError,
   goalTitle,
   judgeFacts,
   judgeFindings,
   judgeScores,
   personaName,
+  type ApiError,
   type Campaign,
   type ExplorationSession,
 } from "../../api";
@@ -66,6 +68,18 @@ export function SessionDrawer({
   );
   const session = transcript.data;
   const running = session?.status === "running";
+  const [discarding, setDiscarding] = useState(false);
+  const [discardError, setDiscardError] = useState<ApiError | null>(null);
+  const discard = async () => {
+    setDiscardError(null);
+    try {
+      await api.discardSession(sessionId);
+      setDiscarding(false);
+      transcript.reload();
+    } catch (e) {
+      setDiscardError(asApiError(e));
+    }
+  };
   const findings = session ? judgeFindings(session.judge_review) : [];
   const notes = new Map<number, ReactNode[]>();
   for (const f of findings) {
@@ -104,11 +118,35 @@ export function SessionDrawer({
               {t("ev.startedAt", { at: when(session.started_at) })}
             </Text>
           </Group>
-          {running && onResume && (
-            <Button w="fit-content" variant="light" onClick={() => onResume(session)} data-testid="session-resume">
-              {t("explore.resume")}
-            </Button>
+          {running && (
+            <Group gap="xs">
+              {onResume && (
+                <Button variant="light" onClick={() => onResume(session)} data-testid="session-resume">
+                  {t("explore.resume")}
+                </Button>
+              )}
+              <Button variant="subtle" color="red" onClick={() => setDiscarding(true)} data-testid="session-discard">
+                {t("explore.discard")}
+              </Button>
+              <Text size="xs" c="dimmed">
+                {t("explore.leaseNote")}
+              </Text>
+            </Group>
           )}
+          <Modal opened={discarding} onClose={() => setDiscarding(false)} title={t("explore.discardTitle")} centered data-testid="discard-confirm">
+            <Stack gap="sm">
+              <Text size="sm">{t("explore.discardBody")}</Text>
+              <ErrorAlert error={discardError} />
+              <Group justify="flex-end" gap="xs">
+                <Button variant="default" onClick={() => setDiscarding(false)}>
+                  {t("common.cancel")}
+                </Button>
+                <Button color="red" onClick={() => void discard()} data-testid="discard-confirm-button">
+                  {t("explore.discard")}
+                </Button>
+              </Group>
+            </Stack>
+          </Modal>
           <Text size="sm" data-testid="session-turn-count">
             {t("ev.turnsOfMax", { n: num(session.turn_count), max: num(campaign.effective_budget.max_turns) })}
             {running ? ` · ${t("ev.liveNote")}` : ""}
@@ -246,7 +284,7 @@ export function SessionDrawer({
                       {codeLabel(t, "faultKind", f.kind)}
                     </Badge>
                     <Text size="sm" style={{ minWidth: 0 }}>
-                      {t(`session.faultText.${f.kind}`, {
+                      {t(`session.faultText.${f.kind === "record_disagrees" ? `record_disagrees_${f.detail}` : f.kind}`, {
                         detail: f.kind === "left_language" ? codeLabel(t, "language", f.detail ?? "") : (f.detail ?? ""),
                       })}{" "}
                       {f.turn !== null && f.turn !== undefined && (

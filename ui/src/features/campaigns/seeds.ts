@@ -1,8 +1,11 @@
 // Seed personas and goals as the editor holds them, with every field the
 // virtual user reads, checks that mirror the engine's, and import/export as
-// JSON or YAML. Fields the editor does not know are kept as they came and
-// sent back unchanged.
+// JSON or YAML. Nothing is lost on the way: a field the editor does not
+// know, or a known one holding JSON its form field cannot show (a style
+// object, a fact `{"value": ...}`), is kept as it came and sent back
+// unchanged.
 
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import YAML from "yaml";
 import type { Goal, Persona, SeedSet, Value } from "../../api";
 import { LIMITS, numberOf, outOfRange, type Range } from "./limits";
@@ -24,7 +27,8 @@ export type PersonaDraft = {
   extra: JsonObject;
 };
 
-export type SlotDraft = { key: string; value: string };
+/** A fact: text as typed, or (`json`) any other JSON value as its JSON text. */
+export type SlotDraft = { key: string; value: string; json?: boolean };
 
 export type GoalDraft = {
   id: string;
@@ -94,15 +98,31 @@ export function personaDraft(p: Persona | JsonObject): PersonaDraft {
   return {
     id: str(o.id),
     name: str(o.name),
-    description: str(o.description),
+    description: text(o, "description", extra),
     traits: tags,
-    style: str(o.style),
-    patience: num(o.patience),
-    language: str(o.language),
-    technical_level: num(o.technical_level),
-    change_mind: num(o.change_mind),
+    style: text(o, "style", extra),
+    patience: numeric(o, "patience", extra),
+    language: text(o, "language", extra),
+    technical_level: numeric(o, "technical_level", extra),
+    change_mind: numeric(o, "change_mind", extra),
     extra,
   };
+}
+
+/** A text field's value; any other JSON in it is kept in `extra` as is. */
+function text(o: JsonObject, key: string, extra: JsonObject): string {
+  const v = o[key];
+  if (v === undefined || v === null || typeof v === "string") return v ?? "";
+  extra[key] = v;
+  return "";
+}
+
+/** A number field's value; JSON that is no number is kept in `extra`. */
+function numeric(o: JsonObject, key: string, extra: JsonObject): number | string {
+  const v = o[key];
+  if (v === undefined || v === null || typeof v === "number" || typeof v === "string") return num(v);
+  extra[key] = v;
+  return "";
 }
 
 /** A goal as stored (any JSON object) into the editor's fields. */
@@ -110,10 +130,39 @@ export function goalDraft(g: Goal | JsonObject): GoalDraft {
   const o: JsonObject = isObject(g) ? { ...(g as JsonObject) } : {};
   const extra = rest(o, GOAL_KEYS);
   const sc = o.success_criteria;
-  const criteria = Array.isArray(sc) ? sc.map(str).filter(Boolean) : typeof sc === "string" && sc ? [sc] : [];
-  const slots: SlotDraft[] = isObject(o.slots) ? Object.entries(o.slots).map(([key, v]) => ({ key, value: str(v) })) : [];
+  let criteria: string[] = [];
+  if (Array.isArray(sc) && sc.every((c) => typeof c === "string")) criteria = sc.filter(Boolean) as string[];
+  else if (typeof sc === "string") criteria = sc ? [sc] : [];
+  else if (sc !== undefined && sc !== null) extra.success_criteria = sc;
+  const slots: SlotDraft[] = isObject(o.slots)
+    ? Object.entries(o.slots).map(([key, v]) => (typeof v === "string" ? { key, value: v } : { key, value: JSON.stringify(v), json: true }))
+    : [];
   if (o.slots !== undefined && o.slots !== null && !isObject(o.slots)) extra.slots = o.slots;
-  return { id: str(o.id), title: str(o.title), description: str(o.description), criteria, slots, extra };
+  return { id: str(o.id), title: str(o.title), description: text(o, "description", extra), criteria, slots, extra };
+}
+
+/** A fact as sent: its text, or the JSON value its JSON text stands for. */
+function slotValue(s: SlotDraft): Value {
+  if (!s.json) return s.value;
+  try {
+    return JSON.parse(s.value) as Value;
+  } catch {
+    return s.value;
+  }
+}
+
+/**
+ * Where the seed set holds JSON the form fields do not edit, kept as given:
+ * `persona-id.field` and `goal-id.slots.name`.
+ */
+export function keptAsJson(personas: PersonaDraft[], goals: GoalDraft[]): string[] {
+  return [
+    ...personas.flatMap((p) => Object.keys(p.extra).map((k) => `${p.id}.${k}`)),
+    ...goals.flatMap((g) => [
+      ...Object.keys(g.extra).map((k) => `${g.id}.${k}`),
+      ...g.slots.filter((s) => s.json).map((s) => `${g.id}.slots.${s.key}`),
+    ]),
+  ];
 }
 
 function numberOrUndefined(v: number | string): number | undefined {
@@ -145,7 +194,7 @@ export function goalValue(g: GoalDraft): Goal {
   const criteria = g.criteria.map((c) => c.trim()).filter(Boolean);
   if (criteria.length > 0) out.success_criteria = criteria;
   const slots: JsonObject = {};
-  for (const s of g.slots) if (s.key.trim()) slots[s.key.trim()] = s.value;
+  for (const s of g.slots) if (s.key.trim()) slots[s.key.trim()] = slotValue(s);
   if (Object.keys(slots).length > 0) out.slots = slots;
   return out as Goal;
 }
@@ -195,6 +244,7 @@ export function validateSeeds(personas: PersonaDraft[], goals: GoalDraft[]): See
     g.slots.forEach((s, j) => {
       if (!s.key.trim()) errors[`g${i}.slot${j}`] = { key: "seeds.errSlotKey" };
       else if (keys.has(s.key.trim())) errors[`g${i}.slot${j}`] = { key: "seeds.errSlotDuplicate" };
+      else if (s.json && jsonProblem(s.value)) errors[`g${i}.slot${j}`] = { key: "seeds.errSlotJson" };
       keys.add(s.key.trim());
     });
   });
@@ -208,18 +258,46 @@ export class SeedImportError extends Error {
   constructor(
     readonly key: string,
     readonly detail: string,
+    /** Where a JSON error is (1-based) and what it is (`seeds.jsonProblem.<code>`). */
+    readonly at?: { line: number; column: number; code: string },
   ) {
     super(detail);
   }
 }
 
-/** Reads a seed set written as JSON or YAML (`{personas, goals}`, or `{seed_set: {...}}`). */
-export function parseSeedFile(text: string): SeedImport {
+/** The first error of strict JSON (no comments, no trailing comma), placed. */
+export function jsonProblem(text: string): { line: number; column: number; code: string } | null {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return null;
+  const before = text.slice(0, first.offset).split("\n");
+  return { line: before.length, column: (before[before.length - 1]?.length ?? 0) + 1, code: printParseErrorCode(first.error) };
+}
+
+/** Whether a file is JSON: by its name, else by its first character. */
+function isJson(text: string, fileName?: string): boolean {
+  if (fileName) return /\.json$/i.test(fileName);
+  return /^\s*[[{]/.test(text);
+}
+
+/**
+ * Reads a seed set (`{personas, goals}`, or `{seed_set: {...}}`): a `.json`
+ * file (or, unnamed, text that starts like JSON) as strict JSON, anything
+ * else as YAML.
+ */
+export function parseSeedFile(text: string, fileName?: string): SeedImport {
   let doc: unknown;
-  try {
-    doc = YAML.parse(text);
-  } catch (e) {
-    throw new SeedImportError("importSyntax", e instanceof Error ? e.message : String(e));
+  if (isJson(text, fileName)) {
+    const at = jsonProblem(text);
+    if (at) throw new SeedImportError("importJson", "", at);
+    doc = JSON.parse(text);
+  } else {
+    try {
+      doc = YAML.parse(text);
+    } catch (e) {
+      throw new SeedImportError("importSyntax", e instanceof Error ? e.message : String(e));
+    }
   }
   if (isObject(doc) && isObject(doc.seed_set)) doc = doc.seed_set;
   if (!isObject(doc)) throw new SeedImportError("importShape", "");

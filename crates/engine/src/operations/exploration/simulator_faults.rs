@@ -22,6 +22,11 @@
 //! - `drifted`: three or more user turns after the opening, and none of
 //!   them mentions the goal (a slot value or a key word of its title or
 //!   description).
+//! - `record_disagrees`: the record says the goal was met and the user
+//!   gave up, or the session ended as met and the record says it was not.
+//!
+//! A session a person played is never checked: a person is not a
+//! simulator, and ends the session for the reason they choose.
 //!
 //! The check runs in the transaction that ends a session and its result is
 //! stored with it (`exploration_sessions.simulator_faults`, migration
@@ -31,6 +36,7 @@
 use crate::campaign::{Goal, Persona};
 use crate::domain::ids::SessionId;
 use crate::error::Result;
+use crate::exploration::PlayedBy;
 use crate::exploration::{EndReason, ExperienceRecord};
 use crate::judge::{SessionForReview, SimulatorReview};
 use crate::store::Tx;
@@ -116,7 +122,7 @@ fn given_texts(persona: &Persona, goal: &Goal) -> Vec<String> {
         persona.description.clone(),
     ];
     texts.extend(goal.success_criteria.iter().cloned());
-    texts.extend(goal.slots.values().cloned());
+    texts.extend(goal.slot_texts().into_values());
     texts.extend(goal.extra.values().map(|v| v.to_string()));
     texts.extend(persona.extra.values().map(|v| v.to_string()));
     texts.retain(|t| !t.trim().is_empty());
@@ -128,7 +134,7 @@ fn given_texts(persona: &Persona, goal: &Goal) -> Vec<String> {
 /// Chinese characters of its title.
 fn key_terms(goal: &Goal) -> Vec<String> {
     let mut terms: Vec<String> = goal
-        .slots
+        .slot_texts()
         .values()
         .map(|v| v.trim().to_lowercase())
         .filter(|v| !v.is_empty())
@@ -191,6 +197,9 @@ fn other_language(own: &str, lang: Lang) -> Option<&'static str> {
 /// Checks one transcript; faults in the order of the turns they refer to,
 /// whole-session ones last.
 pub fn check(session: &SessionForReview) -> Vec<SimulatorFault> {
+    if session.played_by == PlayedBy::Person {
+        return Vec::new();
+    }
     let persona = parse_persona(&session.persona);
     let goal = parse_goal(&session.goal);
     let lang = lang_of(&persona, &goal);
@@ -299,6 +308,23 @@ pub fn check(session: &SessionForReview) -> Vec<SimulatorFault> {
             Some(replies.to_string()),
             format!(
                 "gave up after {replies} replies of the target; its patience is {patience} unhelpful replies"
+            ),
+        ));
+    }
+    if let Some(e) = &experience
+        && let Some(end) = end
+        && ((e.goal_achieved && end == EndReason::UserGaveUp)
+            || (!e.goal_achieved && end == EndReason::UserGoalMet))
+    {
+        let said = if e.goal_achieved { "met" } else { "not_met" };
+        faults.push(SimulatorFault::new(
+            SimulatorFaultKind::RecordDisagrees,
+            None,
+            Some(said.to_string()),
+            format!(
+                "the record says the goal was {}, yet the session ended as {}",
+                said.replace('_', " "),
+                end.as_str()
             ),
         ));
     }

@@ -40,7 +40,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     };
 
     let mut given = format!("{} {}", goal.title, goal.description);
-    for v in goal.slots.values() {
+    for v in goal.slot_texts().values() {
         given.push(' ');
         given.push_str(v);
     }

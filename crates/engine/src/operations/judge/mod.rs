@@ -165,6 +165,7 @@ mod tests {
             goal: json!({"title": "Summarise sales", "slots": {"region": "north"}}),
             experience: None,
             end_reason: Some("user_gave_up".into()),
+            played_by: crate::exploration::PlayedBy::Builtin,
             messages: vec![
                 msg("user", "Summarise the north region sales"),
                 msg("target", "North grew 37% last quarter."),

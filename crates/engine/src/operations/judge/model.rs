@@ -318,6 +318,11 @@ pub async fn model_review_worded(
                 simulator.quit_early |= checked.quit_early;
                 simulator.invented_facts |= checked.invented_facts;
                 simulator.simulator_fault |= checked.simulator_fault;
+                if session.played_by == crate::exploration::PlayedBy::Person {
+                    // A person is not a simulator: what the model says of
+                    // the user's play says nothing of the virtual user.
+                    simulator = checked;
+                }
                 sort_findings(&mut findings);
                 return Ok(JudgeReview {
                     method: JudgeMethod::Model,

@@ -26,6 +26,8 @@ pub struct StartedSeed {
     pub(super) persona: serde_json::Value,
     pub(super) goal: serde_json::Value,
     pub(super) max_turns: u32,
+    /// How many sessions of the same cell came before this one.
+    pub(super) wording: u32,
 }
 
 /// Who plays the user with these clients: the virtual-user model when one
@@ -94,11 +96,23 @@ pub async fn start_seed(
             user_model,
         })
         .await?;
+    let wording = platform
+        .list_sessions(campaign.id)
+        .await?
+        .iter()
+        .filter(|s| {
+            s.id.0 < session.id.0
+                && s.seed_ref
+                    .as_ref()
+                    .is_some_and(|r| r.persona_id == seed.persona_id && r.goal_id == seed.goal_id)
+        })
+        .count() as u32;
     Ok(StartedSeed {
         session,
         persona,
         goal,
         max_turns: campaign.effective_budget.max_turns,
+        wording,
     })
 }
 
@@ -116,6 +130,7 @@ pub async fn play_seed(
         persona,
         goal,
         max_turns,
+        wording,
     } = started;
     // At most the role's concurrency of sessions play at once: a slow local
     // model then fills the window instead of being asked for everything at
@@ -128,7 +143,7 @@ pub async fn play_seed(
             crate::provenance::HostRole::VirtualUser,
         )) as Arc<dyn crate::role_models::ChatClient>
     });
-    let mut user = virtual_user::for_session(session.id, &persona, &goal, model);
+    let mut user = virtual_user::for_session(session.id, &persona, &goal, model, wording);
     let played = virtual_user::run_session(platform, session.id, user.as_mut(), max_turns).await;
     if let Some(mode) = user.output_mode() {
         platform

@@ -156,12 +156,14 @@ pub trait VirtualUser: Send {
 }
 
 /// The virtual user for a session: the model when one is configured for the
-/// role, else the deterministic persona engine seeded from the session id.
+/// role, else the deterministic persona engine seeded from the session id,
+/// opening in its `wording` (the session's place among its cell's).
 pub fn for_session(
     session_id: SessionId,
     persona: &serde_json::Value,
     goal: &serde_json::Value,
     model: Option<Arc<dyn crate::role_models::ChatClient>>,
+    wording: u32,
 ) -> Box<dyn VirtualUser> {
     match model {
         Some(client) => Box::new(ModelUser::new(
@@ -169,11 +171,10 @@ pub fn for_session(
             parse_persona(persona),
             parse_goal(goal),
         )),
-        None => Box::new(PersonaEngine::from_json(
-            persona,
-            goal,
-            seed_of(session_id.into()),
-        )),
+        None => Box::new(
+            PersonaEngine::from_json(persona, goal, seed_of(session_id.into()))
+                .with_wording(wording),
+        ),
     }
 }
 

@@ -63,7 +63,7 @@ pub struct PersonaProfile {
 
 impl PersonaProfile {
     pub fn of(persona: &Persona, goal: &Goal, extra: &Value) -> Self {
-        let style = persona.style.as_deref().unwrap_or("").to_lowercase();
+        let style = persona.style_words();
         let traits = persona.traits.words().join(" ").to_lowercase();
         let has = |words: &[&str]| {
             words
@@ -186,7 +186,9 @@ pub fn parse_persona(v: &Value) -> Persona {
             }
             _ => Traits::List(strings(v, "traits")),
         },
-        style: field(v, &["style", "verbosity"]),
+        style: ["style", "verbosity"]
+            .iter()
+            .find_map(|n| v.get(*n).filter(|s| !s.is_null()).cloned()),
         patience: number(v, "patience").map(|x| x.round().clamp(1.0, 5.0) as i32),
         language: field(v, &["language", "lang"]),
         technical_level: number(v, "technical_level").map(|x| x.round().clamp(1.0, 5.0) as i32),
@@ -244,11 +246,11 @@ pub fn parse_goal(v: &Value) -> Goal {
             ..Goal::default()
         };
     }
-    let slots: BTreeMap<String, String> = match v.get("slots") {
+    let slots: BTreeMap<String, Value> = match v.get("slots") {
         Some(Value::Object(m)) => m
             .iter()
-            .filter_map(|(k, v)| Some((k.clone(), text(v)?)))
-            .filter(|(_, v)| !v.trim().is_empty())
+            .filter(|(_, v)| crate::campaign::fact_text(v).is_some())
+            .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
         _ => BTreeMap::new(),
     };
@@ -395,9 +397,15 @@ mod tests {
         assert_eq!(p.extra["unknown"], json!([1, 2]), "unknown fields are kept");
         assert_eq!(p.technical_level, Some(5));
         let g = parse_goal(
-            &json!({"title": "发邮件", "slots": {"to": "a@b.cn", "count": 3}, "success_criteria": "已发送"}),
+            &json!({"title": "发邮件", "slots": {"to": "a@b.cn", "count": 3,
+                    "order": {"value": "A1024", "note": "from the receipt"}, "none": null},
+                    "success_criteria": "已发送"}),
         );
-        assert_eq!(g.slots["count"], "3");
+        assert_eq!(g.slots["count"], json!(3), "a fact is kept as given");
+        let said = g.slot_texts();
+        assert_eq!(said["count"], "3");
+        assert_eq!(said["order"], "A1024", "an object is said by its value");
+        assert!(!g.slots.contains_key("none"), "nothing to say, no fact");
         assert_eq!(g.success_criteria, vec!["已发送"]);
         let profile = PersonaProfile::of(&p, &g, &json!({}));
         assert_eq!(profile.lang, Lang::Zh);

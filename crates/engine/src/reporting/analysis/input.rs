@@ -322,12 +322,7 @@ mod tests {
                 pack: "pack".into(),
                 group: None,
                 runs: 50,
-                tally: Tally {
-                    passed: 50 - i % 50,
-                    failed: i % 50,
-                    errors: 0,
-                    pass_rate: None,
-                },
+                tally: Tally::of(50 - i % 50, i % 50, 0),
                 latency_ms_mean: None,
                 failing_checks: (0..5)
                     .map(|c| FailingCheck {

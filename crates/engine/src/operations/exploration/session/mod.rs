@@ -24,7 +24,10 @@ use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
 mod guardrails;
+mod lease;
 mod operations;
+
+pub use lease::SESSION_LEASE;
 
 pub(crate) use guardrails::{campaign_running, min_interval};
 

@@ -46,6 +46,11 @@ impl Platform {
             };
             let mut window = CampaignWindow::of(&campaign);
             window.status = tx.campaign_status(campaign.id)?;
+            if window.running(now) {
+                // A session left open past its lease gives its slot back
+                // first (once the window ends, the sessions expire instead).
+                super::lease::abandon_idle(tx, Some(campaign.id), now)?;
+            }
             let (used, last) = tx.session_counts(campaign.id)?;
             let decision = create_decision(
                 &campaign,
@@ -247,6 +252,14 @@ impl Platform {
         req: CloseSession,
     ) -> Result<ExplorationSession> {
         let (record, end_reason) = req.normalize()?;
+        if end_reason == EndReason::SimulatorError
+            && self.get_session(session_id).await?.played_by == PlayedBy::Person
+        {
+            return Err(Error::invalid_msg(
+                crate::msg!("error-person-simulator-error"),
+                crate::msg!("error-person-simulator-error-suggestion"),
+            ));
+        }
         let json = serde_json::to_string(&record)?;
         let close = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, now| {
             tx.complete_session(session.id.into(), end_reason, &json, now)?;

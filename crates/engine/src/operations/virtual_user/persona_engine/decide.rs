@@ -25,7 +25,21 @@ impl PersonaEngine {
             .collect()
     }
 
-    pub(super) fn criteria_met(&self, target_replies: &[&str], last: &str) -> bool {
+    /// Whether the goal is met on the evidence of the conversation: the
+    /// last reply does not ask the user anything back, the user gave the
+    /// facts of its goal (the ones asked for, or the ones it offered), and
+    /// the replies since it last gave one show the success criteria (or,
+    /// without criteria, the last confirms). A key word in a question, or
+    /// shown before the facts were given, is not enough.
+    pub(super) fn goal_met(&self, target_replies: &[&str], last: &str) -> bool {
+        let since = &target_replies[self.given_at.min(target_replies.len())..];
+        !asks_back(last)
+            && (self.slots.is_empty() || !self.given.is_empty())
+            && !since.is_empty()
+            && self.criteria_met(since, last)
+    }
+
+    fn criteria_met(&self, target_replies: &[&str], last: &str) -> bool {
         if self.goal.success_criteria.is_empty() {
             return confirms(last);
         }
@@ -39,7 +53,7 @@ impl PersonaEngine {
     /// What the user knows: numbers in it are verified, the others are not.
     pub(super) fn known_text(&self, transcript: &[Utterance]) -> String {
         let mut known = format!("{} {}", self.goal.title, self.goal.description);
-        for v in self.goal.slots.values().chain(self.slots.values()) {
+        for v in self.goal.slot_texts().values().chain(self.slots.values()) {
             known.push(' ');
             known.push_str(v);
         }
@@ -98,18 +112,26 @@ impl PersonaEngine {
             _ => String::new(),
         };
         self.observe(&last, transcript);
+        self.replies_seen = replies.len();
         let zh = self.zh();
 
-        if self.criteria_met(&replies, &last) {
+        if self.goal_met(&replies, &last) {
             self.achieved = true;
+            return UserTurn {
+                decision: Decision::Done,
+                message: None,
+            };
+        }
+        if confirms(&last) && !asks_back(&last) && self.given.is_empty() {
+            // Said to be done before the user gave what it takes.
             let missing: Vec<String> = self
                 .slots
                 .keys()
                 .filter(|k| !self.given.contains(*k))
                 .cloned()
                 .collect();
-            for k in missing {
-                let label = slot_label(&k, self.profile.lang);
+            for k in &missing {
+                let label = slot_label(k, self.profile.lang);
                 let text = if zh {
                     format!("我还没提供{label}，对方就说已经办好了")
                 } else {
@@ -117,10 +139,13 @@ impl PersonaEngine {
                 };
                 Self::note(&mut self.misled, text);
             }
-            return UserTurn {
-                decision: Decision::Done,
-                message: None,
-            };
+            if !missing.is_empty() {
+                // Gives what it takes, so that the target can do it.
+                return UserTurn {
+                    decision: Decision::FollowUp,
+                    message: Some(self.give_slots(&missing)),
+                };
+            }
         }
 
         if self.change_at_turn == Some(user_turns) && self.changed.is_none() {

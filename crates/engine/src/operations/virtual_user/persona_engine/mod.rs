@@ -95,6 +95,12 @@ fn is_descriptive(criterion: &str) -> bool {
     }
 }
 
+/// A reply that asks the user something and confirms nothing: the target
+/// still needs something, so no goal is met by it.
+fn asks_back(reply: &str) -> bool {
+    contains_any(reply, QUESTION) && !confirms(reply)
+}
+
 fn confirms(reply: &str) -> bool {
     contains_any(reply, CONFIRM) && !contains_any(reply, NEGATION)
 }
@@ -118,6 +124,13 @@ pub struct PersonaEngine {
     change_at_turn: Option<usize>,
     changed: Option<(String, String, String)>,
     achieved: bool,
+    /// Which wording of its opening the persona uses (the session's place
+    /// among the sessions of its cell).
+    wording: u32,
+    /// Replies of the target seen so far, and how many had been seen when
+    /// the user last gave a fact: what came before says nothing of it.
+    replies_seen: usize,
+    given_at: usize,
     blockers: Vec<String>,
     misled: Vec<String>,
     decisions: Vec<Decision>,
@@ -144,7 +157,7 @@ impl PersonaEngine {
         let change_at_turn = (rng.random::<f64>() < profile.change_mind && !goal.slots.is_empty())
             .then(|| rng.random_range(2..=3usize));
         Self {
-            slots: goal.slots.clone(),
+            slots: goal.slot_texts(),
             persona,
             goal,
             profile,
@@ -157,10 +170,19 @@ impl PersonaEngine {
             change_at_turn,
             changed: None,
             achieved: false,
+            wording: 0,
+            replies_seen: 0,
+            given_at: 0,
             blockers: Vec::new(),
             misled: Vec::new(),
             decisions: Vec::new(),
         }
+    }
+
+    /// The same persona in its `n`-th wording (0 is the first).
+    pub fn with_wording(mut self, n: u32) -> Self {
+        self.wording = n;
+        self
     }
 
     pub fn profile(&self) -> &PersonaProfile {

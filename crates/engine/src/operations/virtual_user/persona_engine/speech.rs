@@ -62,6 +62,7 @@ impl PersonaEngine {
             })
             .collect();
         self.given.extend(keys.iter().cloned());
+        self.given_at = self.replies_seen;
         parts.join(" ")
     }
 
@@ -78,39 +79,36 @@ impl PersonaEngine {
             .filter(|_| self.rng.random::<f64>() < share)
             .collect();
         let expert = self.profile.technical_level >= 4;
-        let mut text = match (self.profile.lang, self.profile.verbosity) {
+        let templates: &[&str] = match (self.profile.lang, self.profile.verbosity) {
             // A goal in the other language: asked for as a quoted task.
-            (Lang::Zh, _) if self.goal_quoted() => format!("你好，我想请你帮忙办这件事：{title}。"),
-            (Lang::En, _) if self.goal_quoted() => format!("Hi, I need help with this: {title}."),
-            (Lang::Zh, Verbosity::Terse) => format!("{title}。"),
-            (Lang::Zh, Verbosity::Normal) => {
-                let t = self.pick(&["你好，我想{t}。", "能帮我{t}吗？", "我需要{t}。"]);
-                t.replace("{t}", &title)
-            }
-            (Lang::Zh, Verbosity::Chatty) => {
-                let t = self.pick(&[
-                    "你好呀！最近事情有点多，想请你帮个忙：{t}。",
-                    "您好，打扰一下，我这边想{t}，麻烦您了。",
-                ]);
-                t.replace("{t}", &title)
-            }
-            (Lang::En, Verbosity::Terse) => format!("Need to {title}."),
-            (Lang::En, Verbosity::Normal) => {
-                let t = self.pick(&[
-                    "Hi, I'd like to {t}.",
-                    "Hello, can you help me {t}?",
-                    "I need help: I want to {t}.",
-                ]);
-                t.replace("{t}", &title)
-            }
-            (Lang::En, Verbosity::Chatty) => {
-                let t = self.pick(&[
-                    "Hi there! Hope your day is going well. I'd really like to {t}, if you can help.",
-                    "Hello! Quick favour, and thanks in advance: I want to {t}.",
-                ]);
-                t.replace("{t}", &title)
-            }
+            (Lang::Zh, _) if self.goal_quoted() => &[
+                "你好，我想请你帮忙办这件事：{t}。",
+                "麻烦帮我处理一下这件事：{t}。",
+            ],
+            (Lang::En, _) if self.goal_quoted() => &[
+                "Hi, I need help with this: {t}.",
+                "Could you help me with this, please: {t}.",
+            ],
+            (Lang::Zh, Verbosity::Terse) => &["{t}。", "想{t}。", "帮我{t}。"],
+            (Lang::Zh, Verbosity::Normal) => &["你好，我想{t}。", "能帮我{t}吗？", "我需要{t}。"],
+            (Lang::Zh, Verbosity::Chatty) => &[
+                "你好呀！最近事情有点多，想请你帮个忙：{t}。",
+                "您好，打扰一下，我这边想{t}，麻烦您了。",
+            ],
+            (Lang::En, Verbosity::Terse) => &["Need to {t}.", "Want to {t}.", "Help me {t}."],
+            (Lang::En, Verbosity::Normal) => &[
+                "Hi, I'd like to {t}.",
+                "Hello, can you help me {t}?",
+                "I need help: I want to {t}.",
+            ],
+            (Lang::En, Verbosity::Chatty) => &[
+                "Hi there! Hope your day is going well. I'd really like to {t}, if you can help.",
+                "Hello! Quick favour, and thanks in advance: I want to {t}.",
+            ],
         };
+        // The n-th session of a cell opens with the n-th wording, so that
+        // a repeated cell is new evidence rather than the same transcript.
+        let mut text = templates[self.wording as usize % templates.len()].replace("{t}", &title);
         let description = self.goal.description.trim();
         if self.profile.verbosity == Verbosity::Chatty && !description.is_empty() {
             text.push(' ');
