@@ -41,6 +41,7 @@ const WORDS = {
     archivedOrDeleted: /was deleted/,
     builtin: /built-in persona engine/,
     emotion: "Frustrated",
+    endingMet: "Goal met",
   },
   zh: {
     switch: "中文",
@@ -61,6 +62,7 @@ const WORDS = {
     archivedOrDeleted: /已删除/,
     builtin: /内置人设引擎/,
     emotion: "沮丧",
+    endingMet: "目标达成",
   },
 };
 
@@ -298,7 +300,7 @@ test("campaign setup and exploration in a real browser, in both languages", { ti
         const session = modal.getByTestId("manual-session");
         await session.locator('[data-testid="manual-turn"][data-role="target"]').first().waitFor();
         assert.equal(await session.getByTestId("turn-counter").textContent(), w.turn1, "the conversation resumes where it stopped");
-        await session.getByTestId("record-achieved").check();
+        await choose(page, "record-ending", w.endingMet);
         await session.getByTestId("record-misled").fill(lang === "zh" ? "说已发送但没有确认收件人" : "said it was sent without confirming the recipient");
         await choose(page, "record-emotion", w.emotion);
         await session.getByTestId("manual-close").click();
@@ -306,6 +308,8 @@ test("campaign setup and exploration in a real browser, in both languages", { ti
         const s = await api(`/api/exploration/sessions/${sessionId}`);
         assert.equal(s.status, "completed", "the session was closed");
         assert.equal(s.experience.goal_achieved, true, "the record was stored");
+        assert.equal(s.end_reason, "user_goal_met", "the ending the person chose");
+        assert.deepEqual(s.simulator_faults, [], "a person is never a simulator fault");
         assert.equal(s.experience.emotion, "frustrated", "the chosen emotion was stored");
         assert.equal(s.experience.misled.length, 1, "the misled point was stored");
         await page.keyboard.press("Escape");
