@@ -17,7 +17,7 @@ test("the report says what left this machine and what the virtual-user check fou
   const id = demo.campaign.id;
   assert.equal(demo.provenance.nothing_left_machine, true, "the demo contacts no host off this machine");
   const kinds = Object.keys(demo.exploration.simulator_fault_kinds);
-  assert.equal(kinds.length, 5, "every fault kind is counted, with 0 when none");
+  assert.equal(kinds.length, 6, "every fault kind is counted, with 0 when none");
   const sessions = await api(`/api/exploration/campaigns/${id}/sessions`);
   assert.ok(
     sessions.every((s) => s.status === "running" || Array.isArray(s.simulator_faults)),
