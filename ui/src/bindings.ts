@@ -1178,7 +1178,7 @@ export type PeriodDelta = {
 	judged_runs: number,
 	/**  This campaign's pass rate minus that one's. */
 	delta: number | null,
-	/**  95% bootstrap interval of the delta. */
+	/**  95% interval of the delta (Newcombe's hybrid score interval). */
 	ci_low: number | null,
 	ci_high: number | null,
 	/**  The interval contains zero: the change is within noise. */

@@ -1,8 +1,10 @@
 //! Period comparison: this campaign against earlier campaigns of the same
 //! target and plan, on fixed-scenario results only (exploration data does
-//! not take part). Differences come with their noise floor: a bootstrap
-//! interval of the pass-rate change, pass^k where scenarios repeat, and the
-//! per-scenario flip rate; a change inside the noise is said to be so.
+//! not take part). Differences come with their noise floor: Newcombe's
+//! interval of the pass-rate change (built from the two Wilson intervals,
+//! honest at small samples and at 0% or 100%), pass^k where scenarios
+//! repeat, and the per-scenario flip rate; a change inside the noise is
+//! said to be so.
 
 use crate::campaign::Campaign;
 use crate::domain::ids::CampaignId;
@@ -12,13 +14,10 @@ use crate::msg;
 use crate::platform::Platform;
 use crate::role_models::Role;
 use crate::structured::OutputMode;
-use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 pub use crate::domain::report::{ModelsUsed, Outcomes, RoleOutputModes};
 
-/// Bootstrap resamples for the interval of the pass-rate change.
-pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 /// How many earlier periods a comparison lists.
 pub const MAX_PERIODS: usize = 5;
 
@@ -40,7 +39,7 @@ pub struct PeriodDelta {
     pub judged_runs: u32,
     /// This campaign's pass rate minus that one's.
     pub delta: Option<f64>,
-    /// 95% bootstrap interval of the delta.
+    /// 95% interval of the delta (Newcombe's hybrid score interval).
     pub ci_low: Option<f64>,
     pub ci_high: Option<f64>,
     /// The interval contains zero: the change is within noise.
@@ -141,26 +140,12 @@ pub fn flips(a: &Outcomes, b: &Outcomes) -> (Option<f64>, Vec<String>) {
     (Some(flipped.len() as f64 / common.len() as f64), flipped)
 }
 
-/// 95% percentile-bootstrap interval of pass_rate(a) - pass_rate(b),
-/// resampling runs within each campaign. Deterministic for given inputs.
-pub fn bootstrap_delta(a: &[bool], b: &[bool], resamples: usize, seed: u64) -> Option<(f64, f64)> {
-    if a.is_empty() || b.is_empty() {
-        return None;
-    }
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let sample = |xs: &[bool], rng: &mut rand::rngs::StdRng| {
-        let hits = (0..xs.len())
-            .filter(|_| xs[rng.random_range(0..xs.len())])
-            .count();
-        hits as f64 / xs.len() as f64
-    };
-    let mut deltas: Vec<f64> = (0..resamples)
-        .map(|_| sample(a, &mut rng) - sample(b, &mut rng))
-        .collect();
-    deltas.sort_by(f64::total_cmp);
-    let at =
-        |q: f64| deltas[((q * (deltas.len() - 1) as f64).round() as usize).min(deltas.len() - 1)];
-    Some((at(0.025), at(0.975)))
+/// 95% interval of pass_rate(a) - pass_rate(b) over the judged runs
+/// (Newcombe's hybrid score method); `None` when either has no judged run.
+pub fn delta_interval(a: &[bool], b: &[bool]) -> Option<(f64, f64)> {
+    let passed = |xs: &[bool]| xs.iter().filter(|p| **p).count() as u32;
+    crate::domain::stats::newcombe_delta(passed(a), a.len() as u32, passed(b), b.len() as u32)
+        .map(|i| (i.low, i.high))
 }
 
 /// Compares `current` with earlier periods (most recent first).
@@ -177,10 +162,7 @@ pub fn compare(
             let (r, n) = pass_rate(o);
             let flat_b: Vec<bool> = o.values().flatten().copied().collect();
             let delta = rate.zip(r).map(|(a, b)| a - b);
-            let seed =
-                u64::from_le_bytes(campaign.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]))
-                    ^ u64::from_le_bytes(c.id.0.as_bytes()[8..16].try_into().unwrap_or([0; 8]));
-            let ci = bootstrap_delta(&flat_a, &flat_b, BOOTSTRAP_RESAMPLES, seed);
+            let ci = delta_interval(&flat_a, &flat_b);
             let within_noise = ci.is_none_or(|(lo, hi)| lo <= 0.0 && hi >= 0.0);
             let (flip_rate, flipped_scenarios) = flips(outcomes, o);
             let mut warnings: Vec<Text> = Vec::new();
@@ -449,23 +431,21 @@ mod tests {
     }
 
     #[test]
-    fn bootstrap_interval_separates_real_changes_from_noise() {
-        let all_pass = vec![true; 100];
-        let all_fail = vec![false; 100];
-        let (lo, hi) = bootstrap_delta(&all_pass, &all_fail, 500, 1).unwrap();
-        assert_eq!(
-            (lo, hi),
-            (1.0, 1.0),
-            "no variance: the interval is the point"
+    fn the_change_interval_separates_real_changes_from_noise() {
+        let (lo, hi) = delta_interval(&[true; 100], &[false; 100]).unwrap();
+        assert!(lo > 0.9 && hi == 1.0, "a real change: {lo}..{hi}");
+        let (lo, hi) = delta_interval(&[false; 5], &[false; 5]).unwrap();
+        assert!(
+            lo < -0.3 && hi > 0.3,
+            "two all-fail periods of 5 runs say little, not a point: {lo}..{hi}"
         );
         let half: Vec<bool> = (0..20).map(|i| i % 2 == 0).collect();
         let slightly_more: Vec<bool> = (0..20).map(|i| i < 11).collect();
-        let (lo, hi) = bootstrap_delta(&slightly_more, &half, 2000, 7).unwrap();
+        let (lo, hi) = delta_interval(&slightly_more, &half).unwrap();
         assert!(
             lo < 0.0 && hi > 0.0,
             "55% vs 50% on 20 runs each is within noise: {lo}..{hi}"
         );
-        let again = bootstrap_delta(&slightly_more, &half, 2000, 7).unwrap();
-        assert_eq!((lo, hi), again, "deterministic for the same seed");
+        assert_eq!(delta_interval(&[], &half), None);
     }
 }
