@@ -530,6 +530,28 @@ impl SimulatorFaultKind {
     }
 }
 
+impl SimulatorFault {
+    /// The fault in words, in any language: its kind and what the check
+    /// found (the stored `explanation` is the English of it).
+    pub fn msg(&self) -> crate::i18n::Msg {
+        let detail = self.detail.as_deref().unwrap_or_default();
+        match self.kind {
+            SimulatorFaultKind::InventedFact => {
+                crate::msg!("judge-fault-invented_fact", detail = detail)
+            }
+            SimulatorFaultKind::LeftLanguage => crate::msg!("judge-fault-left_language"),
+            SimulatorFaultKind::QuitEarly => crate::msg!("judge-fault-quit_early", detail = detail),
+            SimulatorFaultKind::WentOnAfterGoal => {
+                crate::msg!("judge-fault-went_on_after_goal", detail = detail)
+            }
+            SimulatorFaultKind::Drifted => crate::msg!("judge-fault-drifted", detail = detail),
+            SimulatorFaultKind::RecordDisagrees => {
+                crate::msg!("judge-fault-record_disagrees", detail = detail)
+            }
+        }
+    }
+}
+
 /// One fault the check found in a session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SimulatorFault {
@@ -685,5 +707,38 @@ impl SessionState {
             action,
             at: to_ms(now),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fault_is_said_in_the_readers_language() {
+        let fault = |kind, detail: &str| {
+            SimulatorFault::new(kind, None, Some(detail.into()), String::new())
+        };
+        let disagrees = fault(SimulatorFaultKind::RecordDisagrees, "met").msg();
+        assert_eq!(
+            disagrees.render(Lang::Zh),
+            "虚拟用户的体验记录说目标已达成，它却放弃了"
+        );
+        assert!(disagrees.render(Lang::En).contains("gave up"));
+        let other = fault(SimulatorFaultKind::RecordDisagrees, "not_met").msg();
+        assert!(
+            other.render(Lang::Zh).contains("未达成"),
+            "{}",
+            other.render(Lang::Zh)
+        );
+        // The language it spoke is not named in English inside a Chinese sentence.
+        let left = fault(SimulatorFaultKind::LeftLanguage, "English")
+            .msg()
+            .render(Lang::Zh);
+        assert!(!left.contains("English"), "{left}");
+        let quit = fault(SimulatorFaultKind::QuitEarly, "1")
+            .msg()
+            .render(Lang::Zh);
+        assert!(quit.contains("回复 1 次"), "{quit}");
     }
 }

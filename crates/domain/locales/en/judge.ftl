@@ -17,3 +17,12 @@ judge-no-figure-in = no unverified figure found in { $count } replies
 judge-simulator-fault = the virtual user { $kind }
 judge-simulator-fault-detail = the virtual user { $kind }: { $detail }
 judge-simulator-error = the virtual user failed (simulator error)
+judge-fault-invented_fact = the virtual user stated { $detail }, which neither the persona, the goal nor the target gave
+judge-fault-left_language = the virtual user left the persona's language
+judge-fault-quit_early = the virtual user gave up after { $detail } replies of the target, before its patience ran out
+judge-fault-went_on_after_goal = the virtual user kept talking after the goal was met (the reply to round { $detail } met it)
+judge-fault-drifted = none of the virtual user's { $detail } turns after the first mentions the goal
+judge-fault-record_disagrees = { $detail ->
+    [met] the virtual user's record says the goal was met, yet it gave up
+   *[other] the session ended as goal met, yet the virtual user's record says it was not
+}

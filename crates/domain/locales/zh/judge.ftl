@@ -16,3 +16,12 @@ judge-no-figure-in = 在 { $count } 条回复中没有发现未经核实的数�
 judge-simulator-fault = 虚拟用户{ $kind }
 judge-simulator-fault-detail = 虚拟用户{ $kind }：{ $detail }
 judge-simulator-error = 虚拟用户出错（模拟器错误）
+judge-fault-invented_fact = 虚拟用户说出了 { $detail }，人设、目标和评测对象都没有给过
+judge-fault-left_language = 虚拟用户没有使用人设的语言
+judge-fault-quit_early = 评测对象才回复 { $detail } 次，虚拟用户就放弃了，耐心还没用完
+judge-fault-went_on_after_goal = 目标达成后虚拟用户仍在继续对话（第 { $detail } 轮的回复已达成目标）
+judge-fault-drifted = 虚拟用户在第一轮之后的 { $detail } 轮都没有提到目标
+judge-fault-record_disagrees = { $detail ->
+    [met] 虚拟用户的体验记录说目标已达成，它却放弃了
+   *[other] 会话以目标达成结束，虚拟用户的体验记录却说未达成
+}

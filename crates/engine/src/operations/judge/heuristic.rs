@@ -202,22 +202,7 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         session.end_reason.as_deref(),
     );
     for fault in &faults {
-        finding(
-            Grade::Poor,
-            "simulator",
-            match &fault.detail {
-                Some(detail) => msg!(
-                    "judge-simulator-fault-detail",
-                    kind = Msg::name("fault-kind", fault.kind.as_str()),
-                    detail = detail.as_str()
-                ),
-                None => msg!(
-                    "judge-simulator-fault",
-                    kind = Msg::name("fault-kind", fault.kind.as_str())
-                ),
-            },
-            fault.turn,
-        );
+        finding(Grade::Poor, "simulator", fault.msg(), fault.turn);
     }
     if session.end_reason.as_deref() == Some("simulator_error") {
         finding(
