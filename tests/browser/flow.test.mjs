@@ -117,6 +117,11 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       await page.getByTestId("open-report").click();
       await page.getByTestId("report-pass-rate").waitFor();
       assert.match((await page.getByTestId("report-pass-rate").textContent()) ?? "", /%$/, "finished runs give a pass rate");
+      assert.match(
+        (await page.getByTestId("report-pass-rate-hint").textContent()) ?? "",
+        /(95% interval|95% 区间) \d+(\.\d)?% (to|至) \d+(\.\d)?%/,
+        "the pass rate comes with its interval",
+      );
       await page.getByTestId("tab-exploration").click();
       await page.getByTestId("exploration-findings").waitFor();
       await page.getByTestId("report-session-row").first().click();

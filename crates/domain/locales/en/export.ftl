@@ -19,6 +19,7 @@ md-pass-rate = **Pass rate: { $rate }** ({ $passed } passed, { $failed } failed;
 md-metric-header = | Metric | Value |
 md-runs-finished = | Runs finished / planned | { $finished } / { $planned } |
 md-completion = | Completion rate | { $rate } |
+md-pass-rate-interval = | Pass rate, 95% interval (Wilson) | { $interval } |
 md-coverage = | Key-field coverage | { $rate } |
 md-latency = | Latency p50 / p95 | { $p50 } / { $p95 } |
 md-tokens = | Tokens in / out | { $tokens_in } / { $tokens_out } |

@@ -18,6 +18,7 @@ md-pass-rate = **通过率：{ $rate }**（通过 { $passed }，未通过 { $fai
 md-metric-header = | 指标 | 数值 |
 md-runs-finished = | 已完成 / 计划的运行 | { $finished } / { $planned } |
 md-completion = | 完成率 | { $rate } |
+md-pass-rate-interval = | 通过率的 95% 区间（Wilson） | { $interval } |
 md-coverage = | 关键字段覆盖率 | { $rate } |
 md-latency = | 延迟 p50 / p95 | { $p50 } / { $p95 } |
 md-tokens = | 输入 / 输出 token | { $tokens_in } / { $tokens_out } |

@@ -156,6 +156,18 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
     let _ = writeln!(md);
     let _ = writeln!(md, "{}", tr(msg!("md-metric-header")));
     let _ = writeln!(md, "|---|---|");
+    if let Some(i) = f.pass_rate_interval {
+        let interval = msg!(
+            "md-interval",
+            low = pct_in(Some(i.low), lang),
+            high = pct_in(Some(i.high), lang)
+        );
+        let _ = writeln!(
+            md,
+            "{}",
+            tr(msg!("md-pass-rate-interval", interval = interval))
+        );
+    }
     let _ = writeln!(
         md,
         "{}",

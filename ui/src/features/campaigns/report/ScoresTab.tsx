@@ -18,7 +18,12 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
   return (
     <Stack>
       <SimpleGrid cols={3}>
-        <Stat label={t("report.passRate")} value={pct(fixed.pass_rate)} testId="report-pass-rate" />
+        <Stat
+          label={t("report.passRate")}
+          value={pct(fixed.pass_rate)}
+          hint={fixed.pass_rate_interval ? t("ev.interval", { low: pct(fixed.pass_rate_interval.low), high: pct(fixed.pass_rate_interval.high) }) : undefined}
+          testId="report-pass-rate"
+        />
         <Stat label={t("view.finished")} value={`${num(fixed.runs_finished)}/${num(fixed.runs_planned)}`} />
         <Stat label={t("view.errors")} value={num(fixed.errors)} />
         <Stat label={t("view.passed")} value={num(fixed.passed)} />

@@ -1,7 +1,7 @@
 import { Paper, Text } from "@mantine/core";
 
 /** One figure with its label. */
-export function Stat({ label, value, testId }: { label: string; value: string; testId?: string }) {
+export function Stat({ label, value, hint, testId }: { label: string; value: string; hint?: string; testId?: string }) {
   return (
     <Paper withBorder p="sm">
       <Text size="xs" c="dimmed">
@@ -10,6 +10,11 @@ export function Stat({ label, value, testId }: { label: string; value: string; t
       <Text size="xl" fw={700} data-testid={testId}>
         {value}
       </Text>
+      {hint && (
+        <Text size="xs" c="dimmed" data-testid={testId && `${testId}-hint`}>
+          {hint}
+        </Text>
+      )}
     </Paper>
   );
 }
