@@ -24,6 +24,7 @@ pub mod review;
 pub mod run;
 pub mod scenario;
 pub mod session;
+pub mod simulator_fault;
 pub mod stats;
 pub mod tally;
 pub mod target;
