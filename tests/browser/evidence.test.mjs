@@ -143,6 +143,46 @@ test("a manager follows the evidence from an issue to the turn that caused it", 
         await page.getByTestId("exploration-findings").waitFor();
       });
 
+      await t.test(`[${lang}] cited runs and sessions are named so that they can be told apart`, async () => {
+        // One name per session, whatever links cite it: its persona, its
+        // goal and its place among their sessions (ids of one campaign
+        // share their first characters, so no shortened id).
+        const sessionRe = lang === "zh" ? / × .+ 第 \d+ 次会话/ : / × .+ #\d+/;
+        const runRe = lang === "zh" ? / 第 \d+ 次运行$/ : /, run \d+$/;
+        const named = new Map();
+        const noteName = (href, text) => {
+          const sid = /sessions\/([0-9a-f-]{36})/.exec(href)?.[1];
+          assert.ok(sid, `a session link: ${href}`);
+          const name = text.replace(lang === "zh" ? / 第 \d+ 轮$/ : /, turn \d+$/, "");
+          assert.match(name, sessionRe, `a session is named by persona × goal and number: ${text}`);
+          assert.ok(!name.includes(sid.slice(0, 8)), `no shortened id: ${text}`);
+          if (named.has(sid)) assert.equal(named.get(sid), name, "one session, one name");
+          named.set(sid, name);
+        };
+        await page.goto(`${BASE}/#/campaigns/${id}/report/exploration`);
+        await page.getByTestId("judge-findings").waitFor();
+        for (const link of await page.getByTestId("finding-link").all()) {
+          noteName(await link.getAttribute("href"), (await link.textContent()).trim());
+        }
+
+        await page.goto(`${BASE}/#/campaigns/${id}/report/analysis`);
+        await page.getByTestId("report-analysis").waitFor();
+        const sessionCites = page.locator('[data-testid="citation-session"], [data-testid="citation-turn"]');
+        await sessionCites.first().waitFor();
+        for (const link of await sessionCites.all()) {
+          noteName(await link.getAttribute("href"), (await link.textContent()).trim());
+        }
+        const names = [...named.values()];
+        assert.equal(new Set(names).size, names.length, `distinct sessions, distinct names: ${names.join(" | ")}`);
+        const runs = page.getByTestId("citation-run");
+        assert.ok((await runs.count()) > 0, "the analysis cites runs");
+        for (const link of await runs.all()) {
+          const text = (await link.textContent()).trim();
+          assert.match(text, runRe, `a run is named by its scenario and number: ${text}`);
+        }
+        await shot(page, `analysis-${lang}.png`);
+      });
+
       await t.test(`[${lang}] the runs table filters by verdict on the server's pages`, async () => {
         await page.goto(`${BASE}/#/campaigns/${id}?verdict=failed`);
         await page.getByTestId("runs-table").waitFor();

@@ -331,6 +331,11 @@ export type CampaignReport = {
 	judge_calibration?: JudgeCalibration | null,
 	/**  Every host contacted, per role; whether anything left this machine. */
 	provenance?: Provenance,
+	/**
+	 *  The names of the runs and sessions the report cites (scenario and
+	 *  run number, persona × goal and session number).
+	 */
+	evidence?: EvidenceNames,
 };
 
 export type CampaignStatus = "draft" | "scheduled" | "running" | "finalized" | "cancelled";
@@ -644,6 +649,12 @@ export type ErrorText = {
 
 /**  Something that changed, for live views (desktop events, UI polling). */
 export type Event = { kind: "campaign_changed"; campaign_id: CampaignId } | { kind: "run_finished"; campaign_id: CampaignId; run_id: RunId } | { kind: "session_changed"; campaign_id: CampaignId; session_id: SessionId };
+
+/**  The names of the runs and sessions a report cites. */
+export type EvidenceNames = {
+	runs: RunName[],
+	sessions: SessionName[],
+};
 
 /**  The virtual user's structured self-report, normalised. */
 export type ExperienceRecord = {
@@ -1443,6 +1454,18 @@ export type RunMetrics = {
 	key_field_coverage: number | null,
 };
 
+/**  A cited run, named. */
+export type RunName = {
+	id: RunId,
+	/**  The scenario's title (its id when the scenario is no longer known). */
+	scenario: string,
+	/**
+	 *  The run's number in the campaign's plan, from 1 (as the run's own
+	 *  view titles it).
+	 */
+	number: number,
+};
+
 export type RunPage = {
 	runs: Run[],
 	/**  Runs matching the filters, on every page. */
@@ -1543,6 +1566,18 @@ export type ServerConnection = {
 
 /**  An exploration session's id. */
 export type SessionId = string;
+
+/**  A cited session, named. */
+export type SessionName = {
+	id: SessionId,
+	persona: string,
+	goal: string,
+	/**
+	 *  The session's place among the sessions of its persona and goal in
+	 *  the campaign, from 1 (by start; the unseeded sessions together).
+	 */
+	ordinal: number,
+};
 
 export type SessionPage = {
 	sessions: ExplorationSession[],

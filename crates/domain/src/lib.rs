@@ -11,6 +11,7 @@ pub mod campaign;
 pub mod chat;
 pub mod clock;
 pub mod error;
+pub mod evidence;
 pub mod findings;
 pub mod i18n;
 pub mod ids;

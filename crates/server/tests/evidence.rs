@@ -435,3 +435,119 @@ async fn pass_rate_intervals_stay_honest_at_small_samples() {
     }
     panic!("the run did not finish");
 }
+
+#[tokio::test]
+async fn cited_runs_and_sessions_are_named_so_people_can_tell_them_apart() {
+    let app = app().await;
+    // A shipped scenario the demo agent fails (it answers one request of two).
+    const TITLE: &str = "Two requests in one message are both answered";
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    app.platform
+        .load_scenarios(&[shipped])
+        .await
+        .expect("the shipped packs");
+    let t = target(&app, json!({"kind": "builtin", "agent": "demo"})).await;
+    let c = campaign(
+        &app,
+        &t,
+        json!({
+            "plan": {"entries": [{"scenario_id": "cs.two_requests", "rounds": 3}]},
+            "budget": {"min_interval_minutes": 0},
+            "seed_set": patient_seeds(),
+        }),
+    )
+    .await;
+    let id = c["id"].as_str().unwrap();
+    let cell = json!({"campaign_id": id, "cells": [{"persona_id": "p", "goal_id": "g"}]});
+    for n in 1..=3 {
+        let (s, r) = app.post("/api/exploration/explore", cell.clone()).await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+        ended_sessions(&app, id, n).await;
+    }
+    app.clock.advance(Duration::hours(169));
+    let report = loop {
+        app.platform.tick().await.expect("tick");
+        let (_, report) = app.get(&format!("/api/campaigns/{id}/report")).await;
+        if report["fixed"]["runs_finished"] == 3 {
+            break report;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    let run = &report["fixed"]["per_scenario"][0]["failing_checks"][0]["example_run_id"];
+    let names = &report["evidence"];
+    let named_run = names["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| &r["id"] == run)
+        .unwrap_or_else(|| panic!("the failing check's example run is named: {names}"));
+    assert_eq!(named_run["scenario"], TITLE);
+    let (_, runs) = app.get(&format!("/api/campaigns/{id}/runs")).await;
+    let seq = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| &r["id"] == run)
+        .map(|r| r["seq"].as_u64().unwrap())
+        .expect("the run is listed");
+    assert_eq!(
+        named_run["number"],
+        seq + 1,
+        "as the run's own view titles it"
+    );
+
+    // The analysis cites every session of the cell that reported an issue.
+    let (s, analysis) = app
+        .post(&format!("/api/campaigns/{id}/analysis"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{analysis}");
+    let (_, report) = app.get(&format!("/api/campaigns/{id}/report")).await;
+    let sessions = report["evidence"]["sessions"].as_array().unwrap().clone();
+    let cited: Vec<&Value> = report["analysis"]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["session_ids"].as_array().unwrap())
+        .collect();
+    assert!(!cited.is_empty(), "the analysis cites sessions: {report}");
+    for id in &cited {
+        assert!(
+            sessions.iter().any(|s| &&s["id"] == id),
+            "every cited session is named: {id}"
+        );
+    }
+    let mut ordinals: Vec<u64> = sessions
+        .iter()
+        .map(|s| {
+            assert_eq!(s["persona"], "Lin");
+            assert_eq!(s["goal"], "Track my order");
+            s["ordinal"].as_u64().unwrap()
+        })
+        .collect();
+    ordinals.sort_unstable();
+    ordinals.dedup();
+    assert_eq!(
+        ordinals.len(),
+        sessions.len(),
+        "three sessions of one cell, three names: {sessions:?}"
+    );
+
+    // The Markdown export names them too, in the reader's language, and
+    // links each name to its transcript.
+    let (s, md) = app
+        .get(&format!("/api/campaigns/{id}/export?format=md&lang=zh"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let md = md.as_str().expect("Markdown");
+    for n in 1..=3 {
+        assert!(
+            md.contains(&format!("Lin × Track my order 第 {n} 次会话")),
+            "{md}"
+        );
+    }
+    assert!(md.contains(&format!("{TITLE} 第 ")), "{md}");
+    for s in &sessions {
+        let id = s["id"].as_str().unwrap();
+        assert!(md.contains(&format!("<a id=\"session-{id}\"></a>")), "{md}");
+    }
+}

@@ -31,6 +31,7 @@ mod backfill;
 pub mod calibration;
 pub mod campaigns;
 mod comparison;
+pub mod evidence;
 mod faults;
 mod findings;
 pub mod fixtures;

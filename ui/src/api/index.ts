@@ -42,6 +42,7 @@ export type {
   CampaignStatus,
   ChannelConfig,
   CoverageGrid,
+  EvidenceNames,
   CreateCampaign,
   CreateTarget,
   ErrorBody,

@@ -89,8 +89,3 @@ export function minutes(v: number | null | undefined): string {
   if (v === null || v === undefined || Number.isNaN(v)) return DASH;
   return unit(v, "minute", 0);
 }
-
-/** A short, distinct label of an id (its first 8 characters). */
-export function shortId(id: string): string {
-  return id.replace(/-/g, "").slice(0, 8);
-}

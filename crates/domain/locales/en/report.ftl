@@ -18,3 +18,10 @@ analysis-scenario-fails-because = Scenario "{ $title }" fails { $failed } of { $
 analysis-issue = Virtual users ran into "{ $issue }" in { $count } session(s).
 analysis-fallback-malformed = the analyst model's answer was not the requested JSON: { $detail }
 analysis-fallback-failed = the analyst model failed: { $detail }
+
+## How the report names the runs and sessions it cites
+evidence-run = { $scenario }, run { $number }
+evidence-run-id = run { $id }
+evidence-session = { $persona } × { $goal } #{ $ordinal }
+evidence-session-id = session { $id }
+evidence-turn = { $session }, turn { $turn }

@@ -17,3 +17,10 @@ analysis-scenario-fails-because = 场景“{ $title }”在 { $judged } 次已�
 analysis-issue = 虚拟用户在 { $count } 个会话中遇到“{ $issue }”。
 analysis-fallback-malformed = 分析模型的回答不是要求的 JSON：{ $detail }
 analysis-fallback-failed = 分析模型出错：{ $detail }
+
+## 报告如何称呼它引用的运行和会话
+evidence-run = { $scenario } 第 { $number } 次运行
+evidence-run-id = 运行 { $id }
+evidence-session = { $persona } × { $goal } 第 { $ordinal } 次会话
+evidence-session-id = 会话 { $id }
+evidence-turn = { $session } 第 { $turn } 轮

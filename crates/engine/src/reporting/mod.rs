@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod comparison;
+pub mod evidence;
 pub mod export;
 pub mod findings;
 pub mod report;

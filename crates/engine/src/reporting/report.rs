@@ -51,6 +51,10 @@ pub struct CampaignReport {
     /// Every host contacted, per role; whether anything left this machine.
     #[serde(default)]
     pub provenance: crate::provenance::Provenance,
+    /// The names of the runs and sessions the report cites (scenario and
+    /// run number, persona × goal and session number).
+    #[serde(default)]
+    pub evidence: crate::domain::evidence::EvidenceNames,
 }
 
 /// Nearest-rank percentile of a value -> count table.
@@ -365,7 +369,7 @@ impl Platform {
             None
         };
         let provenance = self.campaign_provenance(campaign.id).await?;
-        Ok(CampaignReport {
+        let mut report = CampaignReport {
             judge_calibration,
             provenance,
             analysis,
@@ -378,6 +382,9 @@ impl Platform {
             generated_at: self.clock.now(),
             fixed,
             exploration,
-        })
+            evidence: Default::default(),
+        };
+        report.evidence = self.report_evidence(&report).await?;
+        Ok(report)
     }
 }

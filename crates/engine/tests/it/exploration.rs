@@ -618,7 +618,10 @@ async fn a_large_campaign_exports_a_bounded_markdown_whose_links_all_resolve() {
         .expect("export");
     let transcripts: Vec<&str> = md
         .lines()
-        .filter_map(|l| l.strip_prefix("### Session "))
+        .filter_map(|l| {
+            l.strip_prefix("<a id=\"session-")
+                .and_then(|rest| rest.strip_suffix("\"></a>"))
+        })
         .collect();
     let linked = agenteval_engine::export::linked_sessions(&md);
     assert!(!linked.is_empty(), "issues link to sessions");

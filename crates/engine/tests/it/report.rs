@@ -109,6 +109,14 @@ fn fixture(name: &str) -> CampaignReport {
         models: Default::default(),
         judge_calibration: None,
         provenance: Default::default(),
+        evidence: agenteval_engine::domain::evidence::EvidenceNames {
+            runs: vec![agenteval_engine::domain::evidence::RunName {
+                id: agenteval_engine::RunId(id(10)),
+                scenario: "Send an email".into(),
+                number: 3,
+            }],
+            sessions: vec![],
+        },
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::markdown::*;
 use super::*;
+use crate::domain::evidence::{EvidenceNames, goal_title, persona_name};
 use crate::domain::ids::SessionId;
 use crate::i18n::{Lang, Msg};
 use crate::msg;
@@ -26,17 +27,15 @@ pub fn linked_sessions(markdown: &str) -> Vec<SessionId> {
         .collect()
 }
 
-pub(super) fn session_link(id: &SessionId) -> String {
-    let short: String = id
-        .to_string()
-        .chars()
-        .rev()
-        .take(6)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    format!("[{short}](#session-{id})")
+/// A session (and turn) by its name, linked to its transcript.
+pub(super) fn session_link(
+    names: &EvidenceNames,
+    id: SessionId,
+    turn: Option<u32>,
+    lang: Lang,
+) -> String {
+    let name = escape_inline(&names.session_msg(id, turn).render(lang));
+    format!("[{name}](#session-{id})")
 }
 
 /// Who played the user and the judge, and how a model was asked for its
@@ -77,6 +76,7 @@ fn named_counts(map: &std::collections::BTreeMap<String, u32>, family: &str, lan
 pub(super) fn exploration_appendix(
     md: &mut String,
     e: &crate::findings::ExplorationFindings,
+    names: &EvidenceNames,
     models: &crate::comparison::ModelsUsed,
     calibration: Option<&crate::calibration::JudgeCalibration>,
     lang: Lang,
@@ -211,7 +211,12 @@ pub(super) fn exploration_appendix(
         let _ = writeln!(md, "{}", tr(msg!("md-issues-header")));
         let _ = writeln!(md, "|---|---|---|---|");
         for i in e.issues.iter().take(MAX_ISSUE_ROWS) {
-            let links: Vec<String> = i.session_ids.iter().take(10).map(session_link).collect();
+            let links: Vec<String> = i
+                .session_ids
+                .iter()
+                .take(10)
+                .map(|id| session_link(names, *id, None, lang))
+                .collect();
             let more = i.session_ids.len().saturating_sub(10);
             // The built-in virtual user's issues read in the reader's
             // language; anybody else's as they wrote them.
@@ -276,7 +281,7 @@ pub(super) fn exploration_appendix(
                     dimension = dim,
                     text = escape_inline(&truncate(&f.text.render(lang), 300)),
                     evidence = evidence,
-                    session = session_link(&f.session_id)
+                    session = session_link(names, f.session_id, f.turn, lang)
                 ))
             );
         }
@@ -297,7 +302,11 @@ pub(super) fn exploration_appendix(
     if !grid.personas.is_empty() && !grid.goals.is_empty() {
         let _ = writeln!(md, "{}", tr(msg!("md-coverage-grid")));
         let _ = writeln!(md);
-        let header: Vec<String> = grid.goals.iter().map(|g| escape_inline(g)).collect();
+        let header: Vec<String> = grid
+            .goals
+            .iter()
+            .map(|g| escape_inline(grid.goal_titles.get(g).unwrap_or(g)))
+            .collect();
         let _ = writeln!(
             md,
             "{}",
@@ -318,7 +327,8 @@ pub(super) fn exploration_appendix(
                         )
                 })
                 .collect();
-            let _ = writeln!(md, "| {} | {} |", escape_inline(p), cells.join(" | "));
+            let name = grid.persona_names.get(p).unwrap_or(p);
+            let _ = writeln!(md, "| {} | {} |", escape_inline(name), cells.join(" | "));
         }
         if grid.unseeded_sessions > 0 {
             let _ = writeln!(md);
@@ -362,21 +372,23 @@ pub fn markdown_with_transcripts(
     }
     for t in transcripts {
         let s = &t.session;
-        let _ = writeln!(md, "{}", tr(msg!("md-session", id = s.id.to_string())));
+        // An explicit anchor: a heading's own slug depends on the renderer
+        // and on the language of its words.
+        let _ = writeln!(md, "<a id=\"session-{}\"></a>", s.id);
         let _ = writeln!(md);
-        let persona = s
-            .persona
-            .get("name")
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| s.persona.to_string());
-        let goal = s
-            .goal
-            .get("title")
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .or_else(|| s.goal.as_str().map(str::to_string))
-            .unwrap_or_else(|| s.goal.to_string());
+        let _ = writeln!(
+            md,
+            "{}",
+            tr(msg!(
+                "md-session",
+                name = escape_inline(&report.evidence.session_msg(s.id, None).render(lang)),
+                id = s.id.to_string()
+            ))
+        );
+        let _ = writeln!(md);
+        let _ = writeln!(md, "{}", tr(msg!("md-session-id", id = s.id.to_string())));
+        let persona = persona_name(&s.persona);
+        let goal = goal_title(&s.goal);
         let _ = writeln!(
             md,
             "{}",

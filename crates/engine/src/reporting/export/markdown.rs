@@ -4,6 +4,7 @@
 
 use super::exploration::exploration_appendix;
 use super::*;
+use crate::domain::evidence::{EvidenceNames, parse_turn_citation};
 use crate::i18n::{Lang, Msg};
 use crate::msg;
 
@@ -277,7 +278,7 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
                     kind = code(&c.kind),
                     count = c.count,
                     detail = escape_inline(&truncate(&c.detail.render(lang), 300)),
-                    run = c.example_run_id.to_string()
+                    run = escape_inline(&report.evidence.run_msg(c.example_run_id).render(lang))
                 ))
             );
         }
@@ -300,7 +301,7 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
     // Appendices, in this order when present: analysis, period comparison,
     // exploration findings.
     if let Some(a) = &report.analysis {
-        analysis_appendix(&mut md, a, lang);
+        analysis_appendix(&mut md, a, &report.evidence, lang);
     }
     if let Some(c) = &report.comparison {
         comparison_appendix(&mut md, c, lang);
@@ -309,6 +310,7 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
         exploration_appendix(
             &mut md,
             e,
+            &report.evidence,
             &report.models,
             report.judge_calibration.as_ref(),
             lang,
@@ -359,7 +361,12 @@ pub(super) fn human_review_section(
     let _ = writeln!(md);
 }
 
-pub(super) fn analysis_appendix(md: &mut String, a: &crate::analysis::Analysis, lang: Lang) {
+pub(super) fn analysis_appendix(
+    md: &mut String,
+    a: &crate::analysis::Analysis,
+    names: &EvidenceNames,
+    lang: Lang,
+) {
     let tr = |m: crate::i18n::Msg| m.render(lang);
     let _ = writeln!(md, "{}", tr(msg!("md-analysis")));
     let _ = writeln!(md);
@@ -392,22 +399,18 @@ pub(super) fn analysis_appendix(md: &mut String, a: &crate::analysis::Analysis, 
     let _ = writeln!(md);
     for c in &a.claims {
         let mut cites: Vec<String> = Vec::new();
-        cites.extend(
-            c.run_ids
-                .iter()
-                .map(|id| tr(msg!("md-cite-run", id = id.replace('`', "")))),
-        );
-        cites.extend(c.session_ids.iter().map(|id| {
-            tr(msg!(
-                "md-cite-session",
-                id = id.replace(['`', '(', ')', ']', '['], "")
-            ))
+        cites.extend(c.run_ids.iter().map(|raw| match raw.trim().parse() {
+            Ok(id) => escape_inline(&names.run_msg(id).render(lang)),
+            Err(_) => code(raw),
         }));
-        cites.extend(
-            c.turn_ids
-                .iter()
-                .map(|id| tr(msg!("md-cite-turn", id = id.replace('`', "")))),
-        );
+        cites.extend(c.session_ids.iter().map(|raw| match raw.trim().parse() {
+            Ok(id) => super::exploration::session_link(names, id, None, lang),
+            Err(_) => code(raw),
+        }));
+        cites.extend(c.turn_ids.iter().map(|raw| match parse_turn_citation(raw) {
+            Some((id, turn)) => super::exploration::session_link(names, id, turn, lang),
+            None => code(raw),
+        }));
         let cites = if cites.is_empty() {
             String::new()
         } else {

@@ -83,7 +83,7 @@ impl crate::platform::Platform {
         format: ExportFormat,
         lang: Lang,
     ) -> crate::Result<String> {
-        let report = self.campaign_report(campaign_id).await?;
+        let mut report = self.campaign_report(campaign_id).await?;
         Ok(match format {
             ExportFormat::Json => {
                 crate::i18n::sync_scope(lang, || serde_json::to_string_pretty(&report))?
@@ -104,6 +104,10 @@ impl crate::platform::Platform {
                     Some(_) => linked_sessions(&markdown(&report, lang)),
                 };
                 let transcripts = self.session_transcripts(&ids).await?;
+                let names = self
+                    .evidence_names(campaign_id, &[], &ids, &Default::default())
+                    .await?;
+                report.evidence.merge(names);
                 markdown_with_transcripts(&report, &transcripts, lang)
             }
         })
@@ -131,11 +135,13 @@ mod tests {
     fn linked_sessions_are_found_once_in_order() {
         let a = SessionId(uuid::Uuid::from_u128(1));
         let b = SessionId(uuid::Uuid::from_u128(2));
+        let names = crate::domain::evidence::EvidenceNames::default();
+        let link = |id| super::exploration::session_link(&names, id, Some(2), Lang::Zh);
         let md = format!(
             "see {} and {} then {} and [bad](#session-nope)",
-            super::exploration::session_link(&b),
-            super::exploration::session_link(&a),
-            super::exploration::session_link(&b)
+            link(b),
+            link(a),
+            link(b)
         );
         assert_eq!(super::linked_sessions(&md), vec![b, a]);
     }

@@ -1,24 +1,18 @@
 import { Badge, Button, Group, List, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, goalTitle, personaName, type ApiError, type CampaignReport, type Claim, type ExplorationSession } from "../../../api";
+import { api, asApiError, type ApiError, type CampaignReport, type Claim } from "../../../api";
 import { ErrorAlert } from "../../../components/ErrorAlert";
 import { useMayChange } from "../../../components/identity";
-import { num, shortId, when } from "../../../components/format";
+import { when } from "../../../components/format";
 import { Link } from "../../../components/Link";
-import { useLoad } from "../../../components/useLoad";
 import { parseTurnId } from "./evidence";
+import { useEvidenceNames, type Namer } from "./names";
 import { useEngineText, useUiLanguage } from "../../../i18n/engine";
 
-function Citations({ claim, campaignId, sessions }: { claim: Claim; campaignId: string; sessions: Map<string, ExplorationSession> }) {
+function Citations({ claim, campaignId, names }: { claim: Claim; campaignId: string; names: Namer }) {
   const { t } = useTranslation();
   const sessionIds = claim.session_ids ?? [];
-  const sessionLabel = (id: string) => {
-    const s = sessions.get(id);
-    return s
-      ? t("ev.citeSessionNamed", { persona: personaName(s.persona), goal: goalTitle(s.goal), id: shortId(id) })
-      : t("ev.citeSession", { id: shortId(id) });
-  };
   const turns = (claim.turn_ids ?? []).flatMap((raw) => {
     const p = parseTurnId(raw, sessionIds);
     return p ? [{ raw, ...p }] : [];
@@ -26,19 +20,17 @@ function Citations({ claim, campaignId, sessions }: { claim: Claim; campaignId: 
   const links = [
     ...(claim.run_ids ?? []).map((id) => (
       <Link key={`r${id}`} to={{ kind: "run", id: campaignId, rid: id, turn: null }} size="xs" data-testid="citation-run">
-        {t("ev.citeRun", { id: shortId(id) })}
+        {names.run(id)}
       </Link>
     )),
     ...sessionIds.map((id) => (
       <Link key={`s${id}`} to={{ kind: "session", id: campaignId, sid: id, turn: null }} size="xs" data-testid="citation-session">
-        {sessionLabel(id)}
+        {names.session(id)}
       </Link>
     )),
     ...turns.map((x) => (
       <Link key={`t${x.raw}`} to={{ kind: "session", id: campaignId, sid: x.sessionId, turn: x.turn }} size="xs" data-testid="citation-turn">
-        {x.turn !== null
-          ? t("ev.citeTurn", { session: shortId(x.sessionId), n: num(x.turn) })
-          : t("ev.citeSession", { id: shortId(x.sessionId) })}
+        {names.session(x.sessionId, x.turn)}
       </Link>
     )),
   ];
@@ -62,14 +54,7 @@ export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onC
   const [error, setError] = useState<ApiError | null>(null);
   const mayChange = useMayChange();
   const analysis = report.analysis;
-  const cited = [...new Set((analysis?.claims ?? []).flatMap((c) => c.session_ids ?? []))];
-  const sessions = useLoad(
-    async () =>
-      cited.length === 0
-        ? new Map<string, ExplorationSession>()
-        : new Map((await api.searchSessions(report.campaign.id, { ids: cited, limit: 500 })).sessions.map((s) => [s.id, s])),
-    [report.campaign.id, cited.join(",")],
-  );
+  const names = useEvidenceNames(report.evidence);
   const analyse = async () => {
     setBusy(true);
     try {
@@ -104,7 +89,7 @@ export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onC
             {analysis.claims.map((c, i) => (
               <List.Item key={i} data-testid="analysis-claim">
                 {tx(c.text)}
-                <Citations claim={c} campaignId={report.campaign.id} sessions={sessions.data ?? new Map()} />
+                <Citations claim={c} campaignId={report.campaign.id} names={names} />
               </List.Item>
             ))}
           </List>

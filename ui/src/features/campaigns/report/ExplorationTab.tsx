@@ -2,7 +2,7 @@ import { Badge, Button, Group, Pagination, SimpleGrid, Stack, Table, Text } from
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, type CampaignReport } from "../../../api";
-import { num, pct, shortId } from "../../../components/format";
+import { num, pct } from "../../../components/format";
 import { Link } from "../../../components/Link";
 import { codeLabel, GradeBadge, IssueKindBadge } from "../../../components/labels";
 import { useLoad } from "../../../components/useLoad";
@@ -13,6 +13,7 @@ import { CalibrationBadge, CalibrationSection } from "./CalibrationSection";
 import { CoverageGrid } from "./CoverageGrid";
 import { EvidenceSessions } from "./EvidenceSessions";
 import { issueKey, issueTexts } from "./evidence";
+import { useEvidenceNames } from "./names";
 import { Stat } from "./Stat";
 import { useEngineText, useUiLanguage } from "../../../i18n/engine";
 
@@ -36,6 +37,7 @@ export function ExplorationTab({
   const lang = useUiLanguage();
   const ex = explorationOf(report);
   const c = report.campaign;
+  const names = useEvidenceNames(report.evidence);
   const [allFindings, setAllFindings] = useState(false);
   const [page, setPage] = useState(1);
   const sessions = useLoad(
@@ -171,9 +173,7 @@ export function ExplorationTab({
                 style={{ flexShrink: 0 }}
                 data-testid="finding-link"
               >
-                {f.turn !== null
-                  ? t("ev.citeTurn", { session: shortId(f.session_id), n: num(f.turn) })
-                  : t("ev.citeSession", { id: shortId(f.session_id) })}
+                {names.session(f.session_id, f.turn)}
               </Link>
             </Group>
           ))}

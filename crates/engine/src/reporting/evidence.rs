@@ -1,0 +1,100 @@
+//! The names of the runs and sessions a report cites (see
+//! `agenteval_domain::evidence`): every run and session id the analysis,
+//! the failing checks, the issues and the judge findings name.
+
+use crate::domain::evidence::{
+    EvidenceNames, RunName, SessionName, goal_title, parse_turn_citation, persona_name,
+};
+use crate::domain::ids::{CampaignId, RunId, SessionId};
+use crate::error::Result;
+use crate::platform::Platform;
+use crate::report::CampaignReport;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Every run and session the report cites, each once.
+pub fn cited(report: &CampaignReport) -> (Vec<RunId>, Vec<SessionId>) {
+    let mut runs: BTreeSet<RunId> = BTreeSet::new();
+    let mut sessions: BTreeSet<SessionId> = BTreeSet::new();
+    for s in &report.fixed.per_scenario {
+        runs.extend(s.failing_checks.iter().map(|c| c.example_run_id));
+    }
+    if let Some(a) = &report.analysis {
+        for c in &a.claims {
+            runs.extend(
+                c.run_ids
+                    .iter()
+                    .filter_map(|id| id.trim().parse::<RunId>().ok()),
+            );
+            sessions.extend(
+                c.session_ids
+                    .iter()
+                    .filter_map(|id| id.trim().parse::<SessionId>().ok()),
+            );
+            sessions.extend(
+                c.turn_ids
+                    .iter()
+                    .filter_map(|t| parse_turn_citation(t).map(|(id, _)| id)),
+            );
+        }
+    }
+    if let Some(e) = &report.exploration {
+        for i in &e.issues {
+            sessions.extend(i.session_ids.iter().copied());
+        }
+        sessions.extend(e.findings.iter().map(|f| f.session_id));
+    }
+    (runs.into_iter().collect(), sessions.into_iter().collect())
+}
+
+impl Platform {
+    /// Names the runs and sessions `runs` and `sessions` of a campaign;
+    /// `titles` gives scenario titles by id (a run of an unknown scenario
+    /// is named by the scenario's id).
+    pub async fn evidence_names(
+        &self,
+        campaign_id: CampaignId,
+        runs: &[RunId],
+        sessions: &[SessionId],
+        titles: &BTreeMap<&str, &str>,
+    ) -> Result<EvidenceNames> {
+        let (run_places, session_places) = tokio::try_join!(
+            self.store.run_places(campaign_id, runs),
+            self.store.session_places(campaign_id, sessions),
+        )?;
+        let json = |text: &str| serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+        Ok(EvidenceNames {
+            runs: run_places
+                .into_iter()
+                .map(|r| RunName {
+                    id: r.id,
+                    scenario: titles
+                        .get(r.scenario_id.as_str())
+                        .map_or_else(|| r.scenario_id.clone(), |t| (*t).to_string()),
+                    number: r.number,
+                })
+                .collect(),
+            sessions: session_places
+                .into_iter()
+                .map(|s| SessionName {
+                    id: s.id,
+                    persona: persona_name(&json(&s.persona)),
+                    goal: goal_title(&json(&s.goal)),
+                    ordinal: s.ordinal,
+                })
+                .collect(),
+        })
+    }
+
+    /// The names of what `report` cites.
+    pub(crate) async fn report_evidence(&self, report: &CampaignReport) -> Result<EvidenceNames> {
+        let (runs, sessions) = cited(report);
+        let titles = report
+            .fixed
+            .per_scenario
+            .iter()
+            .map(|s| (s.scenario_id.as_str(), s.title.as_str()))
+            .collect();
+        self.evidence_names(report.campaign.id, &runs, &sessions, &titles)
+            .await
+    }
+}

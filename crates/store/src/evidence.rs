@@ -1,0 +1,113 @@
+//! Where the runs and sessions a report cites stand: a run's number in
+//! its campaign's plan, a session's place among the sessions of its
+//! persona and goal (the names people read, see
+//! `agenteval_domain::evidence`).
+
+use super::Store;
+use super::sql::{Sql, args};
+use agenteval_domain::error::{Context, Result};
+use agenteval_domain::ids::{CampaignId, RunId, SessionId};
+use agenteval_domain::parse_id;
+
+/// A run, its scenario and its number in the campaign's plan, from 1.
+pub struct RunPlace {
+    pub id: RunId,
+    pub scenario_id: String,
+    pub number: u32,
+}
+
+/// A session, its persona and goal (JSON) and its place among the
+/// sessions of that persona and goal, from 1.
+pub struct SessionPlace {
+    pub id: SessionId,
+    pub persona: String,
+    pub goal: String,
+    pub ordinal: u32,
+}
+
+impl Store {
+    /// The scenarios and numbers of the runs `ids` of campaign
+    /// `campaign_id` (those that exist), in no particular order.
+    pub async fn run_places(
+        &self,
+        campaign_id: CampaignId,
+        ids: &[RunId],
+    ) -> Result<Vec<RunPlace>> {
+        let n = ids.len();
+        let doing = move || format!("store: naming {n} runs of campaign {campaign_id}");
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = serde_json::to_string(ids).with_context(doing)?;
+        self.read(move |c| {
+            c.rows(
+                Sql::dialects(
+                    "SELECT id, scenario_id, seq FROM runs
+                     WHERE campaign_id = ? AND id IN (SELECT value FROM json_each(?))",
+                    "SELECT id, scenario_id, seq FROM runs
+                     WHERE campaign_id = ? AND id IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))",
+                ),
+                args![campaign_id.to_string(), ids],
+                |r| {
+                    Ok(RunPlace {
+                        id: parse_id(r.str("id")?)?,
+                        scenario_id: r.get("scenario_id")?,
+                        number: r.get::<i64>("seq")? as u32 + 1,
+                    })
+                },
+            )
+        })
+        .await
+        .with_context(doing)
+    }
+
+    /// The places of the sessions `ids` of campaign `campaign_id` (those
+    /// that exist), in no particular order. Sessions of one persona and
+    /// goal of the seed set are counted together by start, and the
+    /// sessions without a seed together.
+    pub async fn session_places(
+        &self,
+        campaign_id: CampaignId,
+        ids: &[SessionId],
+    ) -> Result<Vec<SessionPlace>> {
+        let n = ids.len();
+        let doing = move || format!("store: naming {n} sessions of campaign {campaign_id}");
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids = serde_json::to_string(ids).with_context(doing)?;
+        self.read(move |c| {
+            c.rows(
+                Sql::dialects(
+                    "SELECT s.id, s.persona, s.goal, p.ordinal FROM (
+                        SELECT id, ROW_NUMBER() OVER (
+                                 PARTITION BY json_extract(seed_ref, '$.persona_id'),
+                                              json_extract(seed_ref, '$.goal_id')
+                                 ORDER BY started_at, id) AS ordinal
+                        FROM exploration_sessions WHERE campaign_id = ?) AS p
+                     JOIN exploration_sessions s ON s.id = p.id
+                     WHERE p.id IN (SELECT value FROM json_each(?))",
+                    "SELECT s.id, s.persona, s.goal, p.ordinal FROM (
+                        SELECT id, ROW_NUMBER() OVER (
+                                 PARTITION BY CAST(seed_ref AS jsonb) ->> 'persona_id',
+                                              CAST(seed_ref AS jsonb) ->> 'goal_id'
+                                 ORDER BY started_at, id) AS ordinal
+                        FROM exploration_sessions WHERE campaign_id = ?) AS p
+                     JOIN exploration_sessions s ON s.id = p.id
+                     WHERE p.id IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))",
+                ),
+                args![campaign_id.to_string(), ids],
+                |r| {
+                    Ok(SessionPlace {
+                        id: parse_id(r.str("id")?)?,
+                        persona: r.get("persona")?,
+                        goal: r.get("goal")?,
+                        ordinal: r.get::<i64>("ordinal")? as u32,
+                    })
+                },
+            )
+        })
+        .await
+        .with_context(doing)
+    }
+}
