@@ -13,6 +13,7 @@ pub const COMMANDS: &[&str] = &[
     "create_campaign",
     "finalize_campaign",
     "campaign_report",
+    "compare_campaigns",
     "list_runs",
     "run_turns",
     "add_review",

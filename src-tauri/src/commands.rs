@@ -10,7 +10,7 @@ use agenteval_engine::calibration::{
     BlindQueue, BlindRunQueue, JudgeCalibration, LabelRevealed, RunLabelRevealed, SubmitLabel,
     SubmitRunLabel,
 };
-use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::campaign::{Campaign, CreateCampaign, NextPeriod};
 use agenteval_engine::domain::ids::{CampaignId, RunId, SessionId, TargetId};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, ExplorationSession, ExploreRequest, ExploreStarted, MessageReply,
@@ -25,6 +25,7 @@ use agenteval_engine::review::{CreateReview, HumanReview};
 use agenteval_engine::role_models::RoleModelsView;
 use agenteval_engine::runtime::{PatrolControl, PatrolStatus};
 use agenteval_engine::scenario::ScenarioSummary;
+use agenteval_engine::side_by_side::SideBySide;
 use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use agenteval_engine::target_probe::TargetProbe;
 use agenteval_engine::{Error, ErrorBody, Lang, Platform};
@@ -119,6 +120,17 @@ pub async fn finalize_campaign(platform: Shared<'_>, id: CampaignId) -> Reply<Ca
 #[specta::specta]
 pub async fn campaign_report(platform: Shared<'_>, id: CampaignId) -> Reply<CampaignReport> {
     platform.campaign_report(id).await.map_err(body)
+}
+
+/// Campaign `id` beside `baseline`, another campaign of the same target.
+#[tauri::command]
+#[specta::specta]
+pub async fn compare_campaigns(
+    platform: Shared<'_>,
+    id: CampaignId,
+    baseline: CampaignId,
+) -> Reply<SideBySide> {
+    platform.compare_campaigns(id, baseline).await.map_err(body)
 }
 
 /// Fixed-scenario runs of a campaign, in plan order.
@@ -242,11 +254,20 @@ pub async fn generate_analysis(
         .map_err(body)
 }
 
-/// The following campaign: same target, plan, seeds and budget.
+/// The following campaign: same target, plan, seeds and budget; without a
+/// name it is named after this one in `lang`, the UI's language.
 #[tauri::command]
 #[specta::specta]
-pub async fn next_period(platform: Shared<'_>, campaign_id: CampaignId) -> Reply<Campaign> {
-    platform.next_period(campaign_id).await.map_err(body)
+pub async fn next_period(
+    platform: Shared<'_>,
+    campaign_id: CampaignId,
+    req: NextPeriod,
+    lang: Lang,
+) -> Reply<Campaign> {
+    platform
+        .next_period(campaign_id, req, lang)
+        .await
+        .map_err(body)
 }
 
 #[tauri::command]

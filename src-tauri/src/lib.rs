@@ -53,6 +53,7 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::create_campaign,
             commands::finalize_campaign,
             commands::campaign_report,
+            commands::compare_campaigns,
             commands::list_runs,
             commands::run_turns,
             commands::add_review,

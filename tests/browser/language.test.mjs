@@ -113,8 +113,8 @@ test("the report reads in the reader's language", { timeout: 600_000 }, async (t
         assertInLanguage(lang, "the analysis", await analysis.innerText(), data);
 
         await page.goto(`${BASE}/#/campaigns/${next.id}/report/comparison`);
-        const comparison = page.getByTestId("comparison-table");
-        await comparison.waitFor();
+        const comparison = page.getByTestId("comparison");
+        await page.getByTestId("comparison-scenarios").waitFor();
         await shot(page, `report-comparison-${lang}.png`);
         assertInLanguage(lang, "the comparison", await comparison.innerText(), data);
 

@@ -22,6 +22,8 @@ export const commands = {
 	createCampaign: (req: CreateCampaign) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("create_campaign", { req })),
 	finalizeCampaign: (id: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("finalize_campaign", { id })),
 	campaignReport: (id: CampaignId) => typedError<CampaignReport, ErrorBody>(__TAURI_INVOKE("campaign_report", { id })),
+	/**  Campaign `id` beside `baseline`, another campaign of the same target. */
+	compareCampaigns: (id: CampaignId, baseline: CampaignId) => typedError<SideBySide, ErrorBody>(__TAURI_INVOKE("compare_campaigns", { id, baseline })),
 	/**  Fixed-scenario runs of a campaign, in plan order. */
 	listRuns: (campaignId: CampaignId) => typedError<Run[], ErrorBody>(__TAURI_INVOKE("list_runs", { campaignId })),
 	runTurns: (runId: RunId) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
@@ -50,8 +52,11 @@ export const commands = {
 	 *  is configured. The analyst model writes in `lang`, the UI's language.
 	 */
 	generateAnalysis: (campaignId: CampaignId, lang: Lang) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId, lang })),
-	/**  The following campaign: same target, plan, seeds and budget. */
-	nextPeriod: (campaignId: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId })),
+	/**
+	 *  The following campaign: same target, plan, seeds and budget; without a
+	 *  name it is named after this one in `lang`, the UI's language.
+	 */
+	nextPeriod: (campaignId: CampaignId, req: NextPeriod, lang: Lang) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("next_period", { campaignId, req, lang })),
 	listSessions: (campaignId: CampaignId) => typedError<ExplorationSession[], ErrorBody>(__TAURI_INVOKE("list_sessions", { campaignId })),
 	/**  One session with its whole conversation. */
 	sessionMessages: (id: SessionId) => typedError<SessionTranscript, ErrorBody>(__TAURI_INVOKE("session_messages", { id })),
@@ -336,6 +341,28 @@ export type CampaignReport = {
 	 *  run number, persona × goal and session number).
 	 */
 	evidence?: EvidenceNames,
+};
+
+/**  One campaign's figures in a side-by-side comparison. */
+export type CampaignSide = {
+	campaign_id: CampaignId,
+	campaign_name: string,
+	window_start: string,
+	window_end: string,
+	passed: number,
+	failed: number,
+	errors: number,
+	pass_rate: number | null,
+	/**  95% Wilson interval of the pass rate. */
+	pass_rate_interval: Interval | null,
+	/**
+	 *  pass^k: the chance that k runs of one scenario all pass, averaged
+	 *  over the scenarios run at least k times.
+	 */
+	pass_at_k: PassAtK[],
+	/**  The exploration figures, when the campaign explored. */
+	exploration: ExplorationSide | null,
+	models: ModelsUsed,
 };
 
 export type CampaignStatus = "draft" | "scheduled" | "running" | "finalized" | "cancelled";
@@ -750,6 +777,19 @@ export type ExplorationSession = {
 	updated_at: string,
 };
 
+/**  A campaign's exploration in a comparison: a separate line of evidence. */
+export type ExplorationSide = {
+	sessions: number,
+	/**  Sessions with an experience record. */
+	records: number,
+	goals_achieved: number,
+	goal_achievement_rate: number | null,
+	/**  Distinct issues (blockers and misled points) reported. */
+	issues: number,
+	/**  Sessions whose faults were the virtual user's, counted apart. */
+	simulator_faults: number,
+};
+
 export type ExploreRequest = {
 	campaign_id: CampaignId,
 	/**
@@ -1129,6 +1169,18 @@ export type Msg = {
 	args?: { [key in string]: Arg },
 };
 
+/**
+ *  The following period of a campaign: same target, plan, seeds, budget
+ *  and time scale, the next window of the same length.
+ */
+export type NextPeriod = {
+	/**
+	 *  Its name; by default the campaign's, marked as the next period in
+	 *  the reader's language.
+	 */
+	name?: string | null,
+};
+
 /**  How a role model was asked for its JSON answer. */
 export type OutputMode = 
 /**  `response_format: {type: "json_schema", json_schema: {name, schema, strict}}`. */
@@ -1500,6 +1552,31 @@ export type RunTurn = {
 	created_at: string,
 };
 
+/**  How a scenario's majority verdict moved from the baseline. */
+export type ScenarioChange = 
+/**  Passed (by majority) in the baseline, fails now. */
+"broke" | 
+/**  Failed in the baseline, passes now. */
+"fixed" | "same" | 
+/**  Judged only in the baseline. */
+"only_baseline" | 
+/**  Judged only in this campaign. */
+"only_current";
+
+export type ScenarioComparison = {
+	scenario_id: string,
+	title: string,
+	baseline: ScenarioResult | null,
+	current: ScenarioResult | null,
+	change: ScenarioChange,
+};
+
+/**  A scenario's judged runs in one campaign. */
+export type ScenarioResult = {
+	passed: number,
+	judged: number,
+};
+
 export type ScenarioStat = {
 	scenario_id: string,
 	title: string,
@@ -1635,6 +1712,22 @@ export type Settings = {
 	 *  machine (see `agenteval_engine::provenance::Offline`).
 	 */
 	offline?: boolean,
+};
+
+/**  Two campaigns of one target side by side. */
+export type SideBySide = {
+	baseline: CampaignSide,
+	current: CampaignSide,
+	/**
+	 *  The current campaign against the baseline: the change, its interval,
+	 *  the verdict in plain words and warnings when the models differ.
+	 */
+	change: PeriodDelta,
+	/**
+	 *  Every scenario judged in either, those that broke first, then those
+	 *  fixed, then the rest by title.
+	 */
+	scenarios: ScenarioComparison[],
 };
 
 /**  One fault the check found in a session. */

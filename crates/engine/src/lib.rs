@@ -33,7 +33,7 @@ pub use operations::{
     platform, provenance, review, role_models, scenario, structured, target, target_probe,
     virtual_user,
 };
-pub use reporting::{analysis, comparison, export, findings, report};
+pub use reporting::{analysis, comparison, export, findings, report, side_by_side};
 
 pub use domain::ids::{CampaignId, RunId, SessionId, TargetId};
 pub use error::{Error, ErrorBody, ErrorCode, Result};

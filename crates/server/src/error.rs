@@ -119,7 +119,7 @@ pub fn decode<T: DeserializeOwned>(value: &serde_json::Value) -> ApiResult<T> {
     decode_bytes(&bytes)
 }
 
-fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
+pub(crate) fn decode_bytes<T: DeserializeOwned>(bytes: &[u8]) -> ApiResult<T> {
     match Json::<T>::from_bytes(bytes) {
         Ok(Json(v)) => Ok(v),
         // JSON has one kind of number: `5.0` is the whole number 5, as the

@@ -128,6 +128,7 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .route("/api/campaigns/{id}", get(r::get_campaign))
         .route("/api/campaigns/{id}/finalize", post(r::finalize_campaign))
         .route("/api/campaigns/{id}/report", get(r::campaign_report))
+        .route("/api/campaigns/{id}/compare", get(r::compare_campaigns))
         .route("/api/campaigns/{id}/export", get(r::export_campaign))
         .route("/api/campaigns/{id}/analysis", post(r::campaign_analysis))
         .route("/api/exploration/patrol", get(r::patrol))

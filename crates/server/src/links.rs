@@ -14,6 +14,8 @@ enum Fill {
     Query(&'static str, &'static str),
     /// Fields of the request body, merged into a generated one.
     Body(Value),
+    /// Several parameters at once (`path.id`, `query.with`), each from the answer.
+    Params(&'static [(&'static str, &'static str)]),
 }
 
 /// One link: from the 200 answer of `from` to the operation `to`.
@@ -155,6 +157,15 @@ fn links() -> Vec<Link> {
             fill: Fill::Body(json!({"run_id": "$response.body#/items/0/run_id"})),
         },
         Link {
+            from: "next_period",
+            name: "CompareWithPrevious",
+            to: "compare_campaigns",
+            fill: Fill::Params(&[
+                ("path.id", ID),
+                ("query.with", "$response.body#/previous_campaign_id"),
+            ]),
+        },
+        Link {
             from: "create_key",
             name: "Revoke",
             to: "revoke_key",
@@ -186,6 +197,13 @@ pub fn add(doc: &mut Value) {
             Fill::Path(name, expr) => built["parameters"] = json!({format!("path.{name}"): expr}),
             Fill::Query(name, expr) => built["parameters"] = json!({format!("query.{name}"): expr}),
             Fill::Body(body) => built["requestBody"] = body,
+            Fill::Params(params) => {
+                built["parameters"] = params
+                    .iter()
+                    .map(|(name, expr)| ((*name).to_string(), json!(expr)))
+                    .collect::<serde_json::Map<_, _>>()
+                    .into();
+            }
         }
         let links = ok.entry("links").or_insert_with(|| json!({}));
         links[link.name] = built;

@@ -24,6 +24,7 @@ use utoipa::{Modify, OpenApi};
         routes::get_campaign,
         routes::finalize_campaign,
         routes::campaign_report,
+        routes::compare_campaigns,
         routes::export_campaign,
         routes::campaign_analysis,
         routes::patrol,

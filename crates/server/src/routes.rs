@@ -3,7 +3,7 @@
 use crate::AppState;
 use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id};
 use agenteval_engine::analysis::Analysis;
-use agenteval_engine::campaign::{Campaign, CreateCampaign};
+use agenteval_engine::campaign::{Campaign, CreateCampaign, NextPeriod};
 use agenteval_engine::domain::ids::CampaignId;
 use agenteval_engine::exploration::PatrolReport;
 use agenteval_engine::report::CampaignReport;
@@ -210,6 +210,33 @@ pub async fn export_campaign(
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 
+/// The campaign to compare with: another campaign of the same target.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CompareQuery {
+    /// The baseline campaign's id.
+    #[param(value_type = String, format = Uuid)]
+    pub with: String,
+}
+
+/// This campaign beside another of the same target (the baseline): pass
+/// rates with their intervals, pass^k, exploration figures, the change with
+/// its interval and verdict, and each scenario fixed, broken or the same.
+#[utoipa::path(get, path = "/api/campaigns/{id}/compare", params(("id" = String, Path), CompareQuery),
+    responses((status = 200, body = agenteval_engine::side_by_side::SideBySide),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the same campaign twice, campaigns of different targets, or an id that is not a UUID"),
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: either campaign")))]
+pub async fn compare_campaigns(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<CompareQuery>, QueryRejection>,
+) -> ApiResult<Json<agenteval_engine::side_by_side::SideBySide>> {
+    let id = parse_id("campaign", &id)?;
+    let q = crate::error::query(query, msg!("error-query-compare-suggestion"))?;
+    let baseline = parse_id("campaign", &q.with)?;
+    Ok(Json(st.platform.compare_campaigns(id, baseline).await?))
+}
+
 /// (Re)generates the analysis. Without a configured analyst model the
 /// analysis is the template one, labelled `offline`.
 #[utoipa::path(post, path = "/api/campaigns/{id}/analysis", params(("id" = String, Path)),
@@ -327,18 +354,32 @@ pub async fn list_reviews(
     Ok(Json(st.platform.reviews(id).await?))
 }
 
-/// Creates the following period: same target, plan, seeds and budget.
+/// Creates the following period: same target, plan, seeds and budget, the
+/// next window of the same length. The body is optional: without a name
+/// the period is named after this one in the reader's language.
 #[utoipa::path(post, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
+    request_body(content = Option<NextPeriod>, description = "optional"),
     responses((status = 200, body = Campaign),
-        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the campaign cannot be repeated as it is"),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the campaign cannot be repeated as it is, or the name is empty"),
         (status = 404, body = ErrorResponse, description = "NOT_FOUND: the campaign, or a scenario of its plan, is not there"),
-        (status = 409, body = ErrorResponse, description = "CONFLICT: its target is archived")))]
+        (status = 409, body = ErrorResponse, description = "CONFLICT: its target is archived"),
+        (status = 422, body = ErrorResponse, description = "UNPROCESSABLE: the body is not a NextPeriod")))]
 pub async fn next_period(
     State(st): State<AppState>,
     Path(id): Path<String>,
+    body: axum::body::Bytes,
 ) -> ApiResult<Json<Campaign>> {
     let id = parse_id("campaign", &id)?;
-    Ok(Json(st.platform.next_period(id).await?))
+    let req: NextPeriod = if body.iter().all(u8::is_ascii_whitespace) {
+        NextPeriod::default()
+    } else {
+        crate::error::decode_bytes(&body)?
+    };
+    Ok(Json(
+        st.platform
+            .next_period(id, req, crate::reader_lang())
+            .await?,
+    ))
 }
 
 /// Lets the virtual user (the configured model, else the built-in persona

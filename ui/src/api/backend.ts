@@ -35,6 +35,8 @@ import type {
   SessionPage,
   ServerConnection,
   SessionQuery,
+  NextPeriod,
+  SideBySide,
 } from "../bindings";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 import type { LiveListener } from "./live";
@@ -90,6 +92,8 @@ export interface Backend {
   createCampaign(req: CreateCampaign): Promise<Campaign>;
   finalizeCampaign(id: string): Promise<Campaign>;
   campaignReport(id: string): Promise<CampaignReport>;
+  /** Campaign `id` beside `baseline`, another campaign of the same target. */
+  compareCampaigns(id: string, baseline: string): Promise<SideBySide>;
   /** The export with the report's own words in `lang`. */
   exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string>;
   /** Saves the export where the user says; false when the user cancelled. */
@@ -116,7 +120,8 @@ export interface Backend {
   judgeCalibration(campaignId: string): Promise<JudgeCalibration>;
   /** An analyst model writes in `lang`; the template analysis reads in any language. */
   generateAnalysis(campaignId: string, lang: Lang): Promise<Analysis>;
-  nextPeriod(campaignId: string): Promise<Campaign>;
+  /** The following period; `req.name`, else named after this one in `lang`. */
+  nextPeriod(campaignId: string, req: NextPeriod, lang: Lang): Promise<Campaign>;
   /** `null` when the backend keeps no editable settings (browser mode). */
   getSettings(): Promise<Settings | null>;
   updateSettings(settings: Settings): Promise<Settings>;

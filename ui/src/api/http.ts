@@ -34,6 +34,8 @@ import type {
   ServerConnection,
   SessionPage,
   SessionQuery,
+  NextPeriod,
+  SideBySide,
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError, toErrorBody } from "./errors";
@@ -153,6 +155,9 @@ export class HttpBackend implements Backend {
   campaignReport(id: string) {
     return this.json<CampaignReport>("GET", `/api/campaigns/${encodeURIComponent(id)}/report`);
   }
+  compareCampaigns(id: string, baseline: string) {
+    return this.json<SideBySide>("GET", `/api/campaigns/${encodeURIComponent(id)}/compare?with=${encodeURIComponent(baseline)}`);
+  }
   private exportPath(id: string, format: ExportFormat, lang: Lang): string {
     return `/api/campaigns/${encodeURIComponent(id)}/export?format=${encodeURIComponent(format)}&lang=${lang}`;
   }
@@ -223,8 +228,8 @@ export class HttpBackend implements Backend {
   generateAnalysis(campaignId: string, lang: Lang) {
     return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis?lang=${lang}`, {});
   }
-  nextPeriod(campaignId: string) {
-    return this.json<Campaign>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/next-period`, {});
+  nextPeriod(campaignId: string, req: NextPeriod, lang: Lang) {
+    return this.json<Campaign>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/next-period?lang=${lang}`, req);
   }
   async getSettings(): Promise<Settings | null> {
     return null;

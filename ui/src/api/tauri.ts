@@ -38,6 +38,8 @@ import {
   type RunQuery,
   type SessionPage,
   type SessionQuery,
+  NextPeriod,
+  SideBySide,
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError } from "./errors";
@@ -133,6 +135,9 @@ export class TauriBackend implements Backend {
   campaignReport(id: string): Promise<CampaignReport> {
     return unwrap(commands.campaignReport(id));
   }
+  compareCampaigns(id: string, baseline: string): Promise<SideBySide> {
+    return unwrap(commands.compareCampaigns(id, baseline));
+  }
   exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string> {
     return unwrap(commands.exportCampaign(id, format, lang));
   }
@@ -190,8 +195,8 @@ export class TauriBackend implements Backend {
   generateAnalysis(campaignId: string, lang: Lang): Promise<Analysis> {
     return unwrap(commands.generateAnalysis(campaignId, lang));
   }
-  nextPeriod(campaignId: string): Promise<Campaign> {
-    return unwrap(commands.nextPeriod(campaignId));
+  nextPeriod(campaignId: string, req: NextPeriod, lang: Lang): Promise<Campaign> {
+    return unwrap(commands.nextPeriod(campaignId, req, lang));
   }
   getSettings(): Promise<Settings | null> {
     return unwrap(commands.getSettings());

@@ -32,7 +32,7 @@ function dateFormat(opts: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
   return f as Intl.DateTimeFormat;
 }
 
-const DASH = "—";
+export const DASH = "—";
 
 /** A share 0..1 as a percentage with one decimal. */
 export function pct(v: number | null | undefined): string {

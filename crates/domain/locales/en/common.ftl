@@ -77,3 +77,6 @@ issue-kind-misled = misled
 value-na = n/a
 grade-severe = severe
 grade-unrated = unrated
+
+## The name of a campaign's next period, unless one is given
+campaign-next-period-name = { $name } (next period)

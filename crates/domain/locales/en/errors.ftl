@@ -37,3 +37,9 @@ error-remote-unreachable = the team server at { $url } cannot be reached: { $det
 error-remote-unreachable-suggestion = Check the URL and your network, and that `agenteval serve` runs there; or switch back to this machine's database in Settings.
 error-remote-status = the team server answered HTTP { $status }
 error-remote-status-suggestion = Retry; if it persists, see the server's log.
+
+## Comparing two campaigns
+error-compare-same = a campaign cannot be compared with itself
+error-compare-same-suggestion = Pick another campaign of the same target as the baseline.
+error-compare-other-target = "{ $current }" and "{ $baseline }" evaluate different targets; only campaigns of one target compare
+error-compare-other-target-suggestion = Pick a baseline among the campaigns of the same target.

@@ -76,3 +76,6 @@ issue-kind-misled = 被误导
 value-na = 无
 grade-severe = 严重
 grade-unrated = 未评级
+
+## 下一周期的默认名称
+campaign-next-period-name = { $name }（下一周期）

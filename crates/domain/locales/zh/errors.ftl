@@ -37,3 +37,9 @@ error-remote-unreachable = 无法连接 { $url } 上的团队服务器：{ $deta
 error-remote-unreachable-suggestion = 请检查地址和网络，并确认那里正在运行 `agenteval serve`；或在“设置”中切回本机的数据库。
 error-remote-status = 团队服务器返回了 HTTP { $status }
 error-remote-status-suggestion = 请重试；如果仍然出错，请查看服务器的日志。
+
+## 比较两个活动
+error-compare-same = 活动不能和自己比较
+error-compare-same-suggestion = 请选择同一评测对象的另一个活动作为基准。
+error-compare-other-target = “{ $current }”和“{ $baseline }”评测的是不同的对象；只有同一评测对象的活动才能比较
+error-compare-other-target-suggestion = 请在同一评测对象的活动中选择基准。

@@ -254,6 +254,17 @@ pub struct CreateCampaign {
     pub previous_campaign_id: Option<Uuid>,
 }
 
+/// The following period of a campaign: same target, plan, seeds, budget
+/// and time scale, the next window of the same length.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct NextPeriod {
+    /// Its name; by default the campaign's, marked as the next period in
+    /// the reader's language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
+    pub name: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -313,27 +313,6 @@ impl Platform {
         let models = self.models_used(campaign.id).await?;
         Ok(Some(compare((&campaign, &outcomes, &models), &earlier)))
     }
-
-    /// Creates the following campaign from this one: same target, plan,
-    /// seed set, budget and time scale; the next window of the same length,
-    /// starting when this one ends (or now, if that is already past).
-    pub async fn next_period(&self, campaign_id: CampaignId) -> Result<Campaign> {
-        let c = self.get_campaign(campaign_id).await?;
-        let start = c.window_end.max(self.clock.now());
-        self.create_campaign(crate::campaign::CreateCampaign {
-            name: format!("{} (next period)", c.name),
-            target_id: c.target_id,
-            plan: Some(c.plan.clone()),
-            window_start: Some(start),
-            window_end: Some(start + (c.window_end - c.window_start)),
-            time_scale: Some(c.time_scale),
-            seed_set: Some(c.seed_set.clone()),
-            budget: c.budget,
-            previous_campaign_id: Some(c.id.into()),
-            ..Default::default()
-        })
-        .await
-    }
 }
 
 #[cfg(test)]

@@ -9,3 +9,4 @@ pub mod evidence;
 pub mod export;
 pub mod findings;
 pub mod report;
+pub mod side_by_side;

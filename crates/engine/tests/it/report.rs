@@ -394,7 +394,11 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
     );
 
     let second = p
-        .next_period(agenteval_engine::CampaignId(first))
+        .next_period(
+            agenteval_engine::CampaignId(first),
+            Default::default(),
+            agenteval_engine::Lang::En,
+        )
         .await
         .unwrap();
     assert_eq!(second.previous_campaign_id, Some(first));

@@ -12,6 +12,7 @@ import { leave, navigate, type Route } from "../../routing";
 import { BlindReview } from "./BlindReview";
 import { ExploreModal } from "./ExploreModal";
 import { LineBadge, StatusBadge, explorationOf } from "./labels";
+import { NextPeriodModal } from "./NextPeriodModal";
 import { ReportDrawer } from "./ReportDrawer";
 import { RunDrawer } from "./RunDrawer";
 import { RunsCard } from "./RunsCard";
@@ -47,6 +48,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
   const [exploring, setExploring] = useState(false);
   const [resuming, setResuming] = useState<ExplorationSession | null>(null);
   const [confirmFinalize, setConfirmFinalize] = useState(false);
+  const [confirmNext, setConfirmNext] = useState(false);
   const [actionError, setActionError] = useState<ApiError | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const mayChange = useMayChange();
@@ -79,14 +81,6 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
     try {
       await api.finalizeCampaign(c.id);
       reload();
-    } catch (e) {
-      setActionError(asApiError(e));
-    }
-  };
-
-  const nextPeriod = async () => {
-    try {
-      navigate({ kind: "campaign", id: (await api.nextPeriod(c.id)).id, query: {} });
     } catch (e) {
       setActionError(asApiError(e));
     }
@@ -164,7 +158,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
                 {t("view.finalize")}
               </Button>
             ) : (
-              <Button variant="default" onClick={() => void nextPeriod()} data-testid="next-period">
+              <Button variant="default" onClick={() => setConfirmNext(true)} data-testid="next-period">
                 {t("view.nextPeriod")}
               </Button>
             ))}
@@ -233,6 +227,17 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
           onClose={() => {
             setExploring(false);
             reload();
+          }}
+        />
+      )}
+      {confirmNext && (
+        <NextPeriodModal
+          campaign={c}
+          runsPlanned={report.fixed.runs_planned}
+          onClose={() => setConfirmNext(false)}
+          onStarted={(next) => {
+            setConfirmNext(false);
+            navigate({ kind: "campaign", id: next.id, query: {} });
           }}
         />
       )}

@@ -61,7 +61,7 @@ export function ReportDrawer(props: {
           <AnalysisTab report={report} onChanged={props.onChanged} />
         </Tabs.Panel>
         <Tabs.Panel value="comparison" pt="md">
-          <ComparisonTab report={report} scenarios={props.scenarios} />
+          <ComparisonTab report={report} />
         </Tabs.Panel>
         <Tabs.Panel value="exploration" pt="md">
           <ExplorationTab report={report} issue={route.issue ?? null} cell={route.cell ?? null} live={props.live} />

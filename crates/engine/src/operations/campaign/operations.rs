@@ -229,4 +229,35 @@ impl Platform {
         }
         self.get_campaign(id).await
     }
+
+    /// Creates the following campaign from this one: same target, plan,
+    /// seed set, budget and time scale; the next window of the same length,
+    /// starting when this one ends (or now, if that is already past). Its
+    /// name is the one asked for, else this one's marked as the next period
+    /// in `lang`.
+    pub async fn next_period(
+        &self,
+        campaign_id: CampaignId,
+        req: NextPeriod,
+        lang: crate::i18n::Lang,
+    ) -> Result<Campaign> {
+        let c = self.get_campaign(campaign_id).await?;
+        let start = c.window_end.max(self.clock.now());
+        let name = req.name.unwrap_or_else(|| {
+            msg!("campaign-next-period-name", name = c.name.as_str()).render(lang)
+        });
+        self.create_campaign(CreateCampaign {
+            name,
+            target_id: c.target_id,
+            plan: Some(c.plan.clone()),
+            window_start: Some(start),
+            window_end: Some(start + (c.window_end - c.window_start)),
+            time_scale: Some(c.time_scale),
+            seed_set: Some(c.seed_set.clone()),
+            budget: c.budget,
+            previous_campaign_id: Some(c.id.into()),
+            ..Default::default()
+        })
+        .await
+    }
 }

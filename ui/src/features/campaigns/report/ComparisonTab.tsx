@@ -1,102 +1,225 @@
 import { BarChart } from "@mantine/charts";
-import { Badge, Group, Stack, Table, Text } from "@mantine/core";
+import { Badge, Group, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import type { CampaignReport, ScenarioSummary } from "../../../api";
-import { num, pct, signedPct, when } from "../../../components/format";
+import { api, type Campaign, type CampaignReport, type CampaignSide, type PeriodDelta, type ScenarioComparison } from "../../../api";
+import { ErrorAlert } from "../../../components/ErrorAlert";
+import { DASH, num, pct, signedPct, when } from "../../../components/format";
 import { Link } from "../../../components/Link";
+import { useLoad } from "../../../components/useLoad";
 import { useEngineText } from "../../../i18n/engine";
 
-/** Earlier periods: pass rates, the noise floor, and the scenarios that flipped (each opens its runs). */
-export function ComparisonTab({ report, scenarios }: { report: CampaignReport; scenarios: ScenarioSummary[] }) {
+const CHANGE_COLOR: Record<ScenarioComparison["change"], string> = {
+  broke: "red",
+  fixed: "teal",
+  same: "gray",
+  only_baseline: "gray",
+  only_current: "gray",
+};
+
+/** The campaign a comparison starts from: the latest earlier period, the one this followed, else the latest other. */
+function defaultBaseline(report: CampaignReport, others: Campaign[]): string | null {
+  const c = report.campaign;
+  const earlier = report.comparison?.periods[0]?.campaign_id;
+  if (earlier && others.some((o) => o.id === earlier)) return earlier;
+  if (c.previous_campaign_id && others.some((o) => o.id === c.previous_campaign_id)) return c.previous_campaign_id;
+  return others[0]?.id ?? null;
+}
+
+/** This campaign beside any other of its target: both sides' figures, the change with its noise, each scenario fixed or broken. */
+export function ComparisonTab({ report }: { report: CampaignReport }) {
   const { t } = useTranslation();
-  const tx = useEngineText();
-  const cmp = report.comparison;
-  const fixed = report.fixed;
-  const id = report.campaign.id;
-  const title = (sid: string) => scenarios.find((s) => s.id === sid)?.title ?? sid;
-  if (!cmp || cmp.periods.length === 0) return <Text c="dimmed">{t("report.noComparison")}</Text>;
+  const c = report.campaign;
+  const others = useLoad(
+    async () =>
+      (await api.listCampaigns())
+        .filter((o) => o.target_id === c.target_id && o.id !== c.id)
+        .sort((a, b) => Date.parse(b.window_start) - Date.parse(a.window_start)),
+    [c.id, c.target_id],
+  );
+  const [picked, setPicked] = useState<string | null>(null);
+  const baseline = picked ?? (others.data ? defaultBaseline(report, others.data) : null);
+  const side = useLoad(async () => (baseline ? api.compareCampaigns(c.id, baseline) : null), [c.id, baseline]);
+
+  if (others.data && others.data.length === 0) {
+    return (
+      <Text c="dimmed" data-testid="no-comparison">
+        {t("report.noComparison")}
+      </Text>
+    );
+  }
+  const cmp = side.data;
   return (
-    <Stack>
-      <Group gap="xs">
-        {cmp.pass_at_k.map((p) => (
-          <Badge key={p.k} variant="light">
-            {t("ev.passAtK", { k: p.k, value: pct(p.value) })}
-          </Badge>
-        ))}
-        {cmp.within_period_flip_rate != null && (
-          <Badge variant="light">{t("ev.labelValue", { label: t("report.flipRate"), value: pct(cmp.within_period_flip_rate) })}</Badge>
-        )}
-      </Group>
-      <BarChart
-        h={220}
-        data={[
-          ...[...cmp.periods].reverse().map((p) => ({ campaign: p.campaign_name, rate: Math.round((p.pass_rate ?? 0) * 1000) / 10 })),
-          { campaign: report.campaign.name, rate: Math.round((fixed.pass_rate ?? 0) * 1000) / 10 },
-        ]}
-        dataKey="campaign"
-        unit="%"
-        series={[{ name: "rate", color: "indigo.6", label: t("report.passRate") }]}
+    <Stack data-testid="comparison">
+      <Select
+        label={t("cmp.baseline")}
+        description={t("cmp.baselineHint")}
+        data={(others.data ?? []).map((o) => ({ value: o.id, label: `${o.name} · ${when(o.window_start)}` }))}
+        value={baseline}
+        onChange={(v) => v && setPicked(v)}
+        allowDeselect={false}
+        searchable
+        maw={520}
+        data-testid="comparison-baseline"
       />
-      <Table data-testid="comparison-table">
+      <ErrorAlert error={others.error ?? side.error} />
+      {cmp && (
+        <>
+          <SidesTable baseline={cmp.baseline} current={cmp.current} />
+          <Change cmp={cmp.change} />
+          <ScenarioTable campaignId={c.id} baselineId={cmp.baseline.campaign_id} rows={cmp.scenarios} />
+        </>
+      )}
+      {report.comparison && report.comparison.periods.length > 0 && (
+        <Stack gap={4}>
+          <Title order={5}>{t("cmp.trend")}</Title>
+          <BarChart
+            h={200}
+            data={[
+              ...[...report.comparison.periods].reverse().map((p) => ({ campaign: p.campaign_name, rate: Math.round((p.pass_rate ?? 0) * 1000) / 10 })),
+              { campaign: c.name, rate: Math.round((report.fixed.pass_rate ?? 0) * 1000) / 10 },
+            ]}
+            dataKey="campaign"
+            unit="%"
+            series={[{ name: "rate", color: "indigo.6", label: t("report.passRate") }]}
+          />
+        </Stack>
+      )}
+    </Stack>
+  );
+}
+
+function SidesTable({ baseline, current }: { baseline: CampaignSide; current: CampaignSide }) {
+  const { t } = useTranslation();
+  const sides = [baseline, current];
+  const ks = [...new Set(sides.flatMap((s) => s.pass_at_k.map((p) => p.k)))].sort((a, b) => a - b);
+  const row = (label: string, cell: (s: CampaignSide) => ReactNode, testId?: string) => (
+    <Table.Tr data-testid={testId}>
+      <Table.Th scope="row">{label}</Table.Th>
+      {sides.map((s) => (
+        <Table.Td key={s.campaign_id}>{cell(s)}</Table.Td>
+      ))}
+    </Table.Tr>
+  );
+  const explored = sides.some((s) => s.exploration);
+  const exploration = (s: CampaignSide, pick: (e: NonNullable<CampaignSide["exploration"]>) => string) => (s.exploration ? pick(s.exploration) : DASH);
+  return (
+    <Stack gap={4}>
+      <Table withTableBorder data-testid="comparison-sides">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>{t("ev.period")}</Table.Th>
-            <Table.Th>{t("report.passRate")}</Table.Th>
-            <Table.Th>{t("ev.change")}</Table.Th>
-            <Table.Th>{t("ev.verdictAndFlips")}</Table.Th>
+            <Table.Th />
+            <Table.Th>
+              {t("cmp.baselineColumn")}
+              <Link to={{ kind: "campaign", id: baseline.campaign_id, query: {} }} size="sm" display="block">
+                {baseline.campaign_name}
+              </Link>
+            </Table.Th>
+            <Table.Th>
+              {t("cmp.currentColumn")}
+              <Text size="sm" fw={500}>
+                {current.campaign_name}
+              </Text>
+            </Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {cmp.periods.map((p) => (
-            <Table.Tr key={p.campaign_id}>
-              <Table.Td>
-                <Link to={{ kind: "campaign", id: p.campaign_id, query: {} }} size="sm">
-                  {p.campaign_name}
-                </Link>
+          {row(t("cmp.window"), (s) => t("view.window", { start: when(s.window_start), end: when(s.window_end) }))}
+          {row(
+            t("report.passRate"),
+            (s) => (
+              <>
+                <Text fw={600}>{pct(s.pass_rate)}</Text>
                 <Text size="xs" c="dimmed">
-                  {when(p.window_start)}
+                  {s.pass_rate_interval ? t("ev.interval", { low: pct(s.pass_rate_interval.low), high: pct(s.pass_rate_interval.high) }) : DASH}
                 </Text>
-              </Table.Td>
-              <Table.Td>
-                {pct(p.pass_rate)}
-                <Text size="xs" c="dimmed">
-                  {t("ev.judgedRuns", { count: p.judged_runs, n: num(p.judged_runs) })}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Badge color={p.within_noise ? "gray" : (p.delta ?? 0) >= 0 ? "teal" : "red"} variant="light" data-testid="comparison-verdict">
-                  {p.within_noise ? t("report.withinNoise") : signedPct(p.delta)}
-                </Badge>
-                {p.ci_low != null && p.ci_high != null && (
-                  <Text size="xs" c="dimmed">
-                    {t("ev.interval", { low: signedPct(p.ci_low), high: signedPct(p.ci_high) })}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{tx(p.verdict)}</Text>
-                {p.warnings.map((w, i) => (
-                  <Text key={i} size="xs" c="orange">
-                    {tx(w)}
-                  </Text>
-                ))}
-                {p.flipped_scenarios.length > 0 && (
-                  <Group gap={6} mt={4}>
-                    <Text size="xs" c="dimmed">
-                      {t("ev.flipped", { rate: pct(p.flip_rate) })}
-                    </Text>
-                    {p.flipped_scenarios.map((sid) => (
-                      <Link key={sid} to={{ kind: "campaign", id, query: { scenario: sid } }} size="xs" data-testid="flip-link">
-                        {title(sid)}
-                      </Link>
-                    ))}
-                  </Group>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
+              </>
+            ),
+            "comparison-pass-rate",
+          )}
+          {row(t("cmp.judged"), (s) => t("cmp.passedOf", { passed: num(s.passed), judged: num(s.passed + s.failed), errors: num(s.errors) }))}
+          {ks.map((k) => row(t("cmp.passK", { k }), (s) => pct(s.pass_at_k.find((p) => p.k === k)?.value ?? null), `comparison-pass-k-${k}`))}
+          {explored && row(t("cmp.sessions"), (s) => exploration(s, (e) => num(e.sessions)), "comparison-sessions")}
+          {explored &&
+            row(t("report.achievement"), (s) =>
+              exploration(s, (e) => t("cmp.achieved", { rate: pct(e.goal_achievement_rate), n: num(e.goals_achieved), records: num(e.records) })),
+            )}
+          {explored && row(t("cmp.issues"), (s) => exploration(s, (e) => num(e.issues)))}
+          {explored && row(t("cmp.simulatorFaults"), (s) => exploration(s, (e) => num(e.simulator_faults)))}
         </Table.Tbody>
       </Table>
+      {ks.length > 0 && (
+        <Text size="xs" c="dimmed" data-testid="pass-k-explained">
+          {t("cmp.passKHint")}
+        </Text>
+      )}
+      <Text size="xs" c="dimmed">
+        {explored ? t("cmp.explorationApart") : t("cmp.noExploration")}
+      </Text>
     </Stack>
+  );
+}
+
+function Change({ cmp }: { cmp: PeriodDelta }) {
+  const { t } = useTranslation();
+  const tx = useEngineText();
+  return (
+    <Stack gap={4} data-testid="comparison-change">
+      <Group gap="xs">
+        <Badge color={cmp.within_noise ? "gray" : (cmp.delta ?? 0) >= 0 ? "teal" : "red"} variant="light" data-testid="comparison-verdict">
+          {cmp.within_noise ? t("report.withinNoise") : signedPct(cmp.delta)}
+        </Badge>
+        {cmp.ci_low != null && cmp.ci_high != null && (
+          <Text size="xs" c="dimmed">
+            {t("ev.interval", { low: signedPct(cmp.ci_low), high: signedPct(cmp.ci_high) })}
+          </Text>
+        )}
+      </Group>
+      <Text size="sm">{tx(cmp.verdict)}</Text>
+      {cmp.warnings.map((w, i) => (
+        <Text key={i} size="xs" c="orange">
+          {tx(w)}
+        </Text>
+      ))}
+    </Stack>
+  );
+}
+
+function ScenarioTable({ campaignId, baselineId, rows }: { campaignId: string; baselineId: string; rows: ScenarioComparison[] }) {
+  const { t } = useTranslation();
+  const result = (r: ScenarioComparison["baseline"]) => (r ? t("cmp.passedOfJudged", { passed: num(r.passed), judged: num(r.judged) }) : DASH);
+  return (
+    <Table data-testid="comparison-scenarios">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>{t("cmp.scenario")}</Table.Th>
+          <Table.Th>{t("cmp.baselineColumn")}</Table.Th>
+          <Table.Th>{t("cmp.currentColumn")}</Table.Th>
+          <Table.Th>{t("cmp.change")}</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {rows.map((r) => (
+          <Table.Tr key={r.scenario_id} data-testid="comparison-scenario" data-change={r.change}>
+            <Table.Td>{r.title}</Table.Td>
+            <Table.Td>
+              <Link to={{ kind: "campaign", id: baselineId, query: { scenario: r.scenario_id } }} size="sm">
+                {result(r.baseline)}
+              </Link>
+            </Table.Td>
+            <Table.Td>
+              <Link to={{ kind: "campaign", id: campaignId, query: { scenario: r.scenario_id } }} size="sm" data-testid="flip-link">
+                {result(r.current)}
+              </Link>
+            </Table.Td>
+            <Table.Td>
+              <Badge color={CHANGE_COLOR[r.change]} variant="light">
+                {t(`cmp.changes.${r.change}`)}
+              </Badge>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }
