@@ -128,6 +128,9 @@ test("the report reads in the reader's language", { timeout: 600_000 }, async (t
 
         await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}/report/scenarios`);
         await page.getByTestId("report-scenarios").waitFor();
+        const rate = await page.getByTestId("scenario-pass-rate").first().innerText();
+        assert.match(rate, /%\s+[\d.]+%–[\d.]+%/, `a scenario's pass rate with its interval: ${rate}`);
+        await shot(page, `report-scenarios-${lang}.png`);
         await page.getByTestId("failed-check-link").first().click();
         await page.getByTestId("run-drawer").getByTestId("check-failed").first().waitFor();
         await shot(page, `run-failed-check-${lang}.png`);

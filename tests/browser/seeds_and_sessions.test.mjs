@@ -3,7 +3,8 @@
 // or imported from a .json file (read as JSON, its errors said as JSON
 // errors), and the import says what it kept as given; a session left open
 // is discarded from its drawer, ends as abandoned and gives its budget slot
-// back.
+// back; a half-filled campaign form asks before Escape or a reload throws
+// it away, and a disabled action says why.
 
 import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -23,6 +24,7 @@ const WORDS = {
     kept: /2 fields kept as given.*p-json\.style.*g-json\.slots\.order_id/,
     slotJson: "JSON, kept as given",
     abandoned: "Abandoned",
+    exploreClosed: /The campaign.s window is closed/,
   },
   zh: {
     commaAt: /第 3 行第 3 列：缺少逗号/,
@@ -30,6 +32,7 @@ const WORDS = {
     kept: /2 个字段按原样保留.*p-json\.style.*g-json\.slots\.order_id/,
     slotJson: "JSON，按原样保留",
     abandoned: "已放弃（无人继续）",
+    exploreClosed: /活动窗口已关闭/,
   },
 };
 
@@ -123,6 +126,45 @@ test("seed JSON and sessions left open, in both languages", { timeout: 300_000 }
         const after = await api(`/api/exploration/sessions/${session.id}`);
         assert.equal(after.end_reason, "abandoned");
         assert.equal((await start()).status, 200, "the budget slot was given back");
+      });
+
+      await t.test(`${lang}: a half-filled form asks before it is lost, and a disabled action says why`, async () => {
+        await page.goto(`${BASE}/#/campaigns`);
+        await page.getByTestId("new-campaign").click();
+        const form = page.getByTestId("campaign-form");
+        const name = page.getByTestId("campaign-name");
+        await name.fill(`Half-filled ${lang}`);
+        // Escape asks; keeping on editing keeps what was typed.
+        await page.keyboard.press("Escape");
+        await page.getByTestId("campaign-keep-editing").click();
+        assert.equal(await name.inputValue(), `Half-filled ${lang}`);
+        // A reload asks too (the browser's own question); staying keeps it.
+        const asked = new Promise((resolve) =>
+          page.once("dialog", (d) => {
+            resolve(d.type());
+            void d.dismiss();
+          }),
+        );
+        await name.click(); // a gesture of the user's: the browser asks only then
+        void page.evaluate(() => window.location.reload()).catch(() => undefined);
+        assert.equal(await asked, "beforeunload");
+        assert.equal(await name.inputValue(), `Half-filled ${lang}`, "staying on the page keeps the form");
+        await page.keyboard.press("Escape");
+        await page.getByTestId("campaign-discard-confirm").click();
+        await form.waitFor({ state: "detached" });
+
+        // A closed window: Explore is disabled and says why, on hover and to a screen reader.
+        const closed = await api("/api/campaigns", {
+          method: "POST",
+          body: JSON.stringify({ name: `Closed ${lang}`, target_id: target.id, duration_hours: 1, time_scale: 10000, seed_set: SEEDS }),
+        });
+        for (let i = 0; i < 100 && (await api(`/api/campaigns/${closed.id}`)).status !== "finalized"; i++) await new Promise((r) => setTimeout(r, 100));
+        await page.goto(`${BASE}/#/campaigns/${closed.id}`);
+        const why = page.getByTestId("explore-disabled-reason");
+        assert.ok(await page.getByTestId("open-explore").isDisabled());
+        assert.match((await why.getAttribute("aria-label")) ?? "", w.exploreClosed);
+        await why.hover();
+        await page.getByRole("tooltip").filter({ hasText: w.exploreClosed }).waitFor();
       });
     }
     assert.deepEqual(pageErrors, [], "the page raised no error");

@@ -88,10 +88,11 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     let hours = DEMO_WEEK_HOURS.min((seconds * MAX_TIME_SCALE / 3600.0).floor());
     let campaign = platform
         .create_campaign(CreateCampaign {
-            name: format!(
-                "Demo campaign {}",
-                platform.clock.now().format("%Y-%m-%d %H:%M")
-            ),
+            name: agenteval_engine::msg!(
+                "demo-campaign-name",
+                at = platform.clock.now().format("%Y-%m-%d %H:%M").to_string()
+            )
+            .render(lang),
             target_id: target.id,
             plan: Some(Plan {
                 entries: scenario_ids

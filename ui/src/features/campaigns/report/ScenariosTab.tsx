@@ -30,7 +30,7 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
           <Table.Th>{t("view.passed")}</Table.Th>
           <Table.Th>{t("view.failed")}</Table.Th>
           <Table.Th>{t("view.errors")}</Table.Th>
-          <Table.Th>{t("report.passRate")}</Table.Th>
+          <Table.Th>{t("report.passRateInterval")}</Table.Th>
           <Table.Th>{t("report.failingChecks")}</Table.Th>
         </Table.Tr>
       </Table.Thead>
@@ -49,7 +49,14 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
             <Table.Td>{num(r.tally.passed)}</Table.Td>
             <Table.Td>{num(r.tally.failed)}</Table.Td>
             <Table.Td>{num(r.tally.errors)}</Table.Td>
-            <Table.Td>{pct(r.tally.pass_rate)}</Table.Td>
+            <Table.Td data-testid="scenario-pass-rate">
+              {pct(r.tally.pass_rate)}
+              {r.tally.interval && (
+                <Text size="xs" c="dimmed" style={{ whiteSpace: "nowrap" }}>
+                  {t("ev.intervalShort", { low: pct(r.tally.interval.low), high: pct(r.tally.interval.high) })}
+                </Text>
+              )}
+            </Table.Td>
             <Table.Td>
               <Stack gap={4}>
                 {r.failing_checks.slice(0, 3).map((c, i) => (
