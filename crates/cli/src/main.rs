@@ -233,6 +233,22 @@ enum ScenariosCommand {
     },
     /// Validates scenario packs; errors name file and line; exits non-zero on any error.
     Check { dir: PathBuf },
+    /// Drafts a regression scenario from an exploration session's judge finding (at --turn, else its poorest): the user's turns up to it as the script, a check that the fault does not happen again, the lineage; writes it as a pack file that `scenarios check` accepts.
+    FromSession {
+        /// The session's id.
+        session: uuid::Uuid,
+        /// The user turn (1-based) of the finding; default: the session's poorest finding.
+        #[arg(long)]
+        turn: Option<u32>,
+        /// The pack to write it into.
+        #[arg(long, default_value = agenteval_engine::scenario::regression::DEFAULT_PACK)]
+        pack: String,
+        /// The folder of packs to write into (default: your packs in <data-dir>/scenarios, which demo, serve and run load).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
     /// Derives a scenario pack from a skill manifest (seed 001's shape).
     FromSkill {
         manifest: PathBuf,
@@ -414,6 +430,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::Scenarios {
+            command:
+                ScenariosCommand::FromSession {
+                    session,
+                    turn,
+                    pack,
+                    out,
+                    data_dir,
+                },
+        } => {
+            let data_dir = data_dir_or_default(data_dir)?;
+            let out = out.unwrap_or_else(|| agenteval_engine::scenario::user_packs_dir(&data_dir));
+            runtime()?.block_on(async {
+                let platform = open(&data_dir).await?;
+                let draft = platform
+                    .draft_regression(
+                        agenteval_engine::SessionId(session),
+                        turn,
+                        Some(pack),
+                        crate::lang(),
+                    )
+                    .await
+                    .map_err(user_error)?;
+                scenarios_cmd::write_draft(&draft, &out)
+            })?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Scenarios {
             command: ScenariosCommand::FromSkill { manifest, out },

@@ -92,6 +92,30 @@ pub fn from_skill(manifest: &Path, out: Option<&Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes a drafted regression scenario into `<packs>/<pack>/<file>`.
+pub fn write_draft(
+    draft: &agenteval_engine::scenario::regression::RegressionDraft,
+    packs: &Path,
+) -> anyhow::Result<()> {
+    let dir = packs.join(&draft.pack);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(&draft.file_name);
+    std::fs::write(&path, &draft.yaml)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let lang = crate::lang();
+    println!(
+        "{}",
+        agenteval_engine::msg!(
+            "cli-regression-written",
+            id = draft.scenario_id.as_str(),
+            path = path.display().to_string(),
+            finding = draft.lineage.finding.as_str()
+        )
+        .render(lang)
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

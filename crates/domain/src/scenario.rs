@@ -43,6 +43,21 @@ pub struct Scenario {
     pub source_line: u32,
     /// SHA-256 of the scenario's canonical definition.
     pub content_hash: String,
+    /// Where it came from, when it was drafted from an exploration finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<Lineage>,
+}
+
+/// The exploration finding a regression scenario was drafted from: the
+/// campaign, the session, the turn (1-based user turn) and the finding in
+/// words, as it was written then.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Lineage {
+    pub campaign_id: crate::ids::CampaignId,
+    pub session_id: crate::ids::SessionId,
+    pub turn: u32,
+    pub finding: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -102,6 +117,9 @@ pub enum Check {
     },
     /// Every number in the reply appears in the scenario's facts.
     NoUnverifiedNumbers,
+    /// The reply is not the target's previous reply again (ignoring case
+    /// and spacing): a reply repeated until the user gives up.
+    NoRepeat,
     /// A judge scores the reply against the rubric (1-5); passes at
     /// `min_score` (default 3). Offline, a heuristic judge scores it.
     Rubric {
@@ -122,6 +140,7 @@ impl Check {
             Self::ToolCalled { .. } => "tool_called",
             Self::AsksClarification { .. } => "asks_clarification",
             Self::NoUnverifiedNumbers => "no_unverified_numbers",
+            Self::NoRepeat => "no_repeat",
             Self::Rubric { .. } => "rubric",
         }
     }

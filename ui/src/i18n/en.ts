@@ -685,6 +685,7 @@ export const en = {
       max_latency_ms: "Latency limit",
       tool_called: "Tool called",
       asks_clarification: "Asks for clarification",
+      no_repeat: "No repeated reply",
       no_unverified_numbers: "No unverified numbers",
       rubric: "Rubric",
     },

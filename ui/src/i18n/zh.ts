@@ -688,6 +688,7 @@ export const zh: DeepStrings<Dict> = {
       max_latency_ms: "延迟上限",
       tool_called: "调用工具",
       asks_clarification: "追问澄清",
+      no_repeat: "不重复上一条回复",
       no_unverified_numbers: "无未经核实的数字",
       rubric: "评分标准",
     },

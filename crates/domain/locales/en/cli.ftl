@@ -52,3 +52,7 @@ demo-pass-rate = {"  "}pass rate: { $rate } ({ $passed } passed, { $failed } fai
 demo-exploration = {"  "}exploration: { $sessions } sessions, goal achievement { $rate }, { $issues } issues, { $reviews } judge reviews
 sources-shipped = the shipped packs
 sources-and = {" and "}
+
+## scenarios from-session
+cli-regression-written = wrote { $id } to { $path }
+  guarding against: { $finding }

@@ -53,6 +53,7 @@ check-kind-json_path = JSON path
 check-kind-max_latency_ms = latency limit
 check-kind-tool_called = tool called
 check-kind-asks_clarification = asks back
+check-kind-no_repeat = no repeated reply
 check-kind-no_unverified_numbers = no unverified figures
 check-kind-rubric = rubric
 

@@ -43,3 +43,11 @@ error-compare-same = a campaign cannot be compared with itself
 error-compare-same-suggestion = Pick another campaign of the same target as the baseline.
 error-compare-other-target = "{ $current }" and "{ $baseline }" evaluate different targets; only campaigns of one target compare
 error-compare-other-target-suggestion = Pick a baseline among the campaigns of the same target.
+
+## Drafting a regression scenario from a finding
+error-regression-no-finding = { $turn ->
+    [0] the session has no judge finding at a turn to draft a regression scenario from
+   *[other] the session has no judge finding at turn { $turn }
+}
+error-regression-no-finding-suggestion = Pick a session (or a turn of it) that the judge found poor; its findings are in the session's drawer and the report's judge findings.
+error-regression-turn = the finding is at turn { $turn }, but the session has { $turns } user turns

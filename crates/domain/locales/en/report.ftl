@@ -25,3 +25,6 @@ evidence-run-id = run { $id }
 evidence-session = { $persona } × { $goal } #{ $ordinal }
 evidence-session-id = session { $id }
 evidence-turn = { $session }, turn { $turn }
+
+## A regression scenario drafted from a finding
+regression-title = Found by exploration: { $finding }

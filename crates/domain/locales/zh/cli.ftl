@@ -48,3 +48,7 @@ demo-pass-rate = {"  "}通过率：{ $rate }（通过 { $passed }，未通过 { 
 demo-exploration = {"  "}探索：{ $sessions } 个会话，目标达成率 { $rate }，{ $issues } 个问题，{ $reviews } 次评审复核
 sources-shipped = 内置场景包
 sources-and = 和
+
+## scenarios from-session
+cli-regression-written = 已将 { $id } 写入 { $path }
+  防止再次出现：{ $finding }

@@ -52,6 +52,7 @@ check-kind-json_path = JSON 路径
 check-kind-max_latency_ms = 延迟上限
 check-kind-tool_called = 调用工具
 check-kind-asks_clarification = 追问澄清
+check-kind-no_repeat = 不重复上一条回复
 check-kind-no_unverified_numbers = 无未经核实的数字
 check-kind-rubric = 评分标准
 

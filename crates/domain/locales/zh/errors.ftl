@@ -43,3 +43,11 @@ error-compare-same = 活动不能和自己比较
 error-compare-same-suggestion = 请选择同一评测对象的另一个活动作为基准。
 error-compare-other-target = “{ $current }”和“{ $baseline }”评测的是不同的对象；只有同一评测对象的活动才能比较
 error-compare-other-target-suggestion = 请在同一评测对象的活动中选择基准。
+
+## 由发现起草回归场景
+error-regression-no-finding = { $turn ->
+    [0] 这个会话没有标注了轮次的评审发现，无法起草回归场景
+   *[other] 这个会话在第 { $turn } 轮没有评审发现
+}
+error-regression-no-finding-suggestion = 请选择评审判为“差”的会话（或其中的某一轮）；发现列在会话抽屉和报告的评审发现中。
+error-regression-turn = 发现在第 { $turn } 轮，但会话只有 { $turns } 个用户轮次

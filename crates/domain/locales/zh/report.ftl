@@ -24,3 +24,6 @@ evidence-run-id = 运行 { $id }
 evidence-session = { $persona } × { $goal } 第 { $ordinal } 次会话
 evidence-session-id = 会话 { $id }
 evidence-turn = { $session } 第 { $turn } 轮
+
+## 由发现起草的回归场景
+regression-title = 探索发现：{ $finding }

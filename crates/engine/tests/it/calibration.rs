@@ -551,6 +551,7 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
         shipped: false,
         source_line: 1,
         content_hash: "h".into(),
+        lineage: None,
     }]);
     let server = FaultServer::start(
         REPLIES

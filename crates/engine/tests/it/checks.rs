@@ -30,6 +30,7 @@ fn scenario(facts: &[&str]) -> Scenario {
         shipped: false,
         source_line: 1,
         content_hash: String::new(),
+        lineage: None,
     }
 }
 
@@ -302,6 +303,46 @@ async fn asks_clarification_needs_a_question_the_field_and_no_action() {
     );
     let any = Check::AsksClarification { field: None };
     assert!(run_one(any, &reply("Could you tell me more?")).await.passed);
+}
+
+#[tokio::test]
+async fn no_repeat_fails_a_reply_given_again_word_for_word() {
+    let s = scenario(&[]);
+    let check = |previous: &[&str], now: &str| {
+        let mut history = Vec::new();
+        for p in previous {
+            history.push(ChatMessage::user("Where is my order?"));
+            history.push(ChatMessage::assistant(*p));
+        }
+        history.push(ChatMessage::user("I already told you: A1024"));
+        let r = reply(now);
+        let s = s.clone();
+        async move {
+            let ctx = TurnContext {
+                scenario: &s,
+                turn: 1,
+                history: &history,
+                reply: &r,
+            };
+            run_checks(&[Check::NoRepeat], &ctx, None).await.remove(0)
+        }
+    };
+    let asked = "What is your order number?";
+    let again = check(&[asked], "  what is your ORDER number? ").await;
+    assert!(
+        !again.passed,
+        "the same reply, whatever its case and spacing"
+    );
+    assert!(
+        again.detail.to_string().contains("ORDER number"),
+        "{}",
+        again.detail
+    );
+    assert!(check(&[asked], "Order A1024 ships tomorrow.").await.passed);
+    assert!(
+        check(&[], asked).await.passed,
+        "a first reply repeats nothing"
+    );
 }
 
 #[tokio::test]

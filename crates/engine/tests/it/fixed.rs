@@ -34,6 +34,7 @@ fn scenario(id: &str, turns: usize) -> Scenario {
         shipped: false,
         source_line: 1,
         content_hash: format!("hash-{id}"),
+        lineage: None,
     }
 }
 

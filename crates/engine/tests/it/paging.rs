@@ -35,6 +35,7 @@ fn scenario(id: &str, tag: &str, checks: Vec<Check>) -> Scenario {
         shipped: false,
         source_line: 1,
         content_hash: format!("hash-{id}"),
+        lineage: None,
     }
 }
 

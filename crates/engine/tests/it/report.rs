@@ -347,6 +347,7 @@ fn scenario(id: &str) -> Scenario {
         shipped: false,
         source_line: 1,
         content_hash: "h".into(),
+        lineage: None,
     }
 }
 

@@ -162,6 +162,7 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, Msg) {
         } => tool_called_check(name, arguments_schema.as_ref(), ctx.reply),
         Check::AsksClarification { field } => asks_clarification(field.as_deref(), ctx.reply),
         Check::NoUnverifiedNumbers => number_gate(ctx),
+        Check::NoRepeat => no_repeat(ctx),
         Check::Rubric { rubric, min_score } => {
             let (score, why) = heuristic_score(content, rubric);
             let min = min_score.unwrap_or(3);
@@ -170,6 +171,34 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, Msg) {
                 msg!("rubric-heuristic", score = score, min = min, why = why),
             )
         }
+    }
+}
+
+/// The reply against the target's previous one, compared without case and
+/// spacing.
+fn no_repeat(ctx: &TurnContext<'_>) -> (bool, Msg) {
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let previous = ctx
+        .history
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)
+        .map(|m| m.content.as_str());
+    match previous {
+        Some(p) if !p.trim().is_empty() && norm(p) == norm(&ctx.reply.content) => (
+            false,
+            msg!(
+                "check-repeat-fail",
+                reply = truncate(&ctx.reply.content, 120)
+            ),
+        ),
+        Some(_) => (true, msg!("check-repeat-pass")),
+        None => (true, msg!("check-repeat-first")),
     }
 }
 

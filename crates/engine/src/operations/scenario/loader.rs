@@ -5,7 +5,7 @@
 //! is reported with its file and 1-based line, and a file with any problem
 //! contributes no scenario: a pack is never half-imported.
 
-use super::{Check, Scenario, ScenarioSummary, ScenarioTurn};
+use super::{Check, Lineage, Scenario, ScenarioSummary, ScenarioTurn};
 use crate::channel::ToolSpec;
 use crate::error::{Context, Error, Result};
 use crate::platform::Platform;
@@ -84,6 +84,8 @@ struct ScenarioDef {
     #[serde(default)]
     tools: Option<Vec<ToolSpec>>,
     turns: Vec<TurnDef>,
+    #[serde(default)]
+    lineage: Option<Lineage>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -451,6 +453,7 @@ pub fn parse_file(
             shipped: false,
             source_line: start as u32,
             content_hash: String::new(),
+            lineage: def.lineage,
         };
         scenario.content_hash = content_hash(&scenario);
         out.push(scenario);
@@ -526,7 +529,7 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
                 return Err("`field` is empty; omit it or name the parameter".into());
             }
         }
-        Check::NoUnverifiedNumbers => {}
+        Check::NoUnverifiedNumbers | Check::NoRepeat => {}
         Check::Rubric { rubric, min_score } => {
             if rubric.trim().is_empty() {
                 return Err("`rubric` is empty".into());

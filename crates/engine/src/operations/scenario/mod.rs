@@ -5,6 +5,7 @@
 
 pub mod from_skill;
 pub mod loader;
+pub mod regression;
 pub mod shipped;
 
 use std::collections::BTreeMap;
@@ -15,7 +16,7 @@ pub use loader::{
     user_packs_dir,
 };
 
-pub use crate::domain::scenario::{Check, Scenario, ScenarioSummary, ScenarioTurn};
+pub use crate::domain::scenario::{Check, Lineage, Scenario, ScenarioSummary, ScenarioTurn};
 
 /// The loaded scenarios, shared by every operation.
 #[derive(Debug, Default)]

@@ -5,6 +5,7 @@
 
 mod aggregate;
 mod reviews;
+pub(crate) use reviews::{review_findings, severity_rank};
 
 pub use crate::domain::issue_keys::issue_group_key;
 pub use aggregate::*;

@@ -3,8 +3,9 @@
 
 use super::*;
 use crate::domain::ids::SessionId;
+use crate::i18n::Text;
 
-pub(super) fn severity_rank(s: &str) -> u8 {
+pub(crate) fn severity_rank(s: &str) -> u8 {
     match s.to_lowercase().as_str() {
         "poor" | "bad" | "critical" | "severe" | "high" | "fail" | "failed" | "error" => 0,
         "fair" | "medium" | "warning" | "warn" | "needs_improvement" | "mixed" | "moderate" => 1,
@@ -64,7 +65,7 @@ pub(super) fn review_scores(review: &serde_json::Value) -> Vec<(String, f64)> {
 }
 
 /// The findings of a review, from its `findings` list.
-pub(super) fn review_findings(
+pub(crate) fn review_findings(
     session_id: SessionId,
     findings: &serde_json::Value,
 ) -> Vec<JudgeFinding> {
@@ -99,8 +100,10 @@ pub(super) fn review_findings(
                     severity: first_str(obj, &["severity", "grade", "level", "rating", "verdict"])
                         .unwrap_or_else(|| "unrated".into()),
                     dimension: first_str(obj, &["dimension", "category"]),
-                    text: text.into(),
-                    evidence: first_str(obj, &["evidence", "quote"]).map(Into::into),
+                    // The built-in judge writes messages (JSON objects); a
+                    // model writes sentences.
+                    text: Text::from_key(&text),
+                    evidence: first_str(obj, &["evidence", "quote"]).map(|e| Text::from_key(&e)),
                     turn: obj
                         .get("turn")
                         .and_then(|t| t.as_u64())

@@ -1,0 +1,201 @@
+//! A regression scenario drafted from an exploration finding: the user's
+//! turns of the session up to the flagged one are the script, and the
+//! flagged reply's fault becomes the check that it must not happen again
+//! (an invented figure -> `no_unverified_numbers` with the seed facts; a
+//! repeated reply -> `no_repeat`; a missing question back ->
+//! `asks_clarification`; otherwise a rubric from the judge's finding). The
+//! draft is a pack file the user reviews before saving, with its lineage.
+
+use super::{Check, Lineage};
+use crate::domain::campaign::fact_text;
+use crate::domain::findings::JudgeFinding;
+use crate::domain::ids::SessionId;
+use crate::error::{Error, Result};
+use crate::exploration::session::TurnRole;
+use crate::i18n::Lang;
+use crate::msg;
+use crate::platform::Platform;
+use serde::{Deserialize, Serialize};
+
+/// The pack regression scenarios go to unless another is named.
+pub const DEFAULT_PACK: &str = "regressions";
+
+/// A drafted regression scenario: its pack file's text, ready to review.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct RegressionDraft {
+    pub pack: String,
+    pub scenario_id: String,
+    /// The file name within the pack's folder.
+    pub file_name: String,
+    /// The pack file (YAML), with the scenario's lineage in it.
+    pub yaml: String,
+    pub lineage: Lineage,
+}
+
+#[derive(Serialize)]
+struct OutFile {
+    scenarios: Vec<OutScenario>,
+}
+
+#[derive(Serialize)]
+struct OutScenario {
+    id: String,
+    title: String,
+    tags: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    facts: Vec<String>,
+    turns: Vec<OutTurn>,
+    lineage: Lineage,
+}
+
+#[derive(Serialize)]
+struct OutTurn {
+    user: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    checks: Vec<Check>,
+}
+
+/// The key of a finding's message, when the built-in judge wrote it.
+fn key_of(f: &JudgeFinding) -> Option<&str> {
+    match &f.text {
+        crate::i18n::Text::Msg(m) => Some(m.key.as_str()),
+        _ => None,
+    }
+}
+
+/// The check that guards against what the finding found.
+fn check_for(f: &JudgeFinding) -> Check {
+    let english = f.text.render(Lang::En).to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| english.contains(w));
+    let dimension = f.dimension.as_deref().unwrap_or_default();
+    if key_of(f) == Some("judge-invented-figure")
+        || dimension == "hallucination"
+        || has(&["invented", "unverified", "made up", "编造"])
+    {
+        Check::NoUnverifiedNumbers
+    } else if key_of(f) == Some("judge-repeated-reply") || has(&["repeat", "重复"]) {
+        Check::NoRepeat
+    } else if has(&["clarif", "ask back", "asked for", "澄清", "追问"]) {
+        Check::AsksClarification { field: None }
+    } else {
+        Check::Rubric {
+            rubric: format!(
+                "The reply must not do what a reviewer found here: {}",
+                f.text.render(Lang::En)
+            ),
+            min_score: None,
+        }
+    }
+}
+
+/// The finding a draft guards against: at `turn` when given (the poorest
+/// there), else the session's poorest finding with a turn.
+fn pick(findings: &[JudgeFinding], turn: Option<u32>) -> Option<&JudgeFinding> {
+    let rank = |f: &JudgeFinding| crate::findings::severity_rank(&f.severity);
+    findings
+        .iter()
+        .filter(|f| f.turn.is_some_and(|t| t > 0) && turn.is_none_or(|t| f.turn == Some(t)))
+        .filter(|f| rank(f) <= 1)
+        .min_by_key(|f| (rank(f), f.turn))
+}
+
+impl Platform {
+    /// Drafts a regression scenario from session `session_id`, at its user
+    /// turn `turn` (1-based) or at its poorest judge finding. The draft is
+    /// checked as a pack file before it is returned.
+    pub async fn draft_regression(
+        &self,
+        session_id: SessionId,
+        turn: Option<u32>,
+        pack: Option<String>,
+        lang: Lang,
+    ) -> Result<RegressionDraft> {
+        let transcript = self.session_messages(session_id).await?;
+        let session = &transcript.session;
+        let findings = session
+            .judge_review
+            .as_ref()
+            .map(|r| crate::findings::review_findings(session_id, &r["findings"]))
+            .unwrap_or_default();
+        let finding = pick(&findings, turn).ok_or_else(|| {
+            Error::invalid_msg(
+                msg!("error-regression-no-finding", turn = turn.unwrap_or(0)),
+                msg!("error-regression-no-finding-suggestion"),
+            )
+        })?;
+        let at = finding.turn.unwrap_or(1);
+        let users: Vec<String> = transcript
+            .messages
+            .iter()
+            .filter(|m| m.role == TurnRole::User)
+            .take(at as usize)
+            .map(|m| m.content.clone())
+            .collect();
+        if users.len() < at as usize {
+            return Err(Error::invalid_msg(
+                msg!("error-regression-turn", turn = at, turns = users.len()),
+                msg!("error-regression-no-finding-suggestion"),
+            ));
+        }
+        let pack = pack.unwrap_or_else(|| DEFAULT_PACK.to_string());
+        let id_tail: String = session_id.to_string().replace('-', "");
+        let scenario_id = format!("regression.{}.t{at}", &id_tail[id_tail.len() - 12..]);
+        let finding_text = finding.text.render(lang);
+        let lineage = Lineage {
+            campaign_id: session.campaign_id,
+            session_id,
+            turn: at,
+            finding: finding_text.clone(),
+        };
+        let check = check_for(finding);
+        let facts = match check {
+            Check::NoUnverifiedNumbers => session
+                .goal
+                .get("slots")
+                .and_then(|s| s.as_object())
+                .map(|slots| slots.values().filter_map(fact_text).collect())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let turns = users
+            .into_iter()
+            .enumerate()
+            .map(|(i, user)| OutTurn {
+                user,
+                checks: if i + 1 == at as usize {
+                    vec![check.clone()]
+                } else {
+                    Vec::new()
+                },
+            })
+            .collect();
+        let title = crate::text::truncate(
+            &msg!("regression-title", finding = finding_text.as_str()).render(lang),
+            120,
+        );
+        let file = OutFile {
+            scenarios: vec![OutScenario {
+                id: scenario_id.clone(),
+                title,
+                tags: vec!["regression".into()],
+                facts,
+                turns,
+                lineage: lineage.clone(),
+            }],
+        };
+        let yaml = serde_yaml_ng::to_string(&file).map_err(Error::internal)?;
+        let file_name = format!("{scenario_id}.yaml");
+        super::loader::parse_file(&yaml, &file_name, &file_name, &pack).map_err(|errors| {
+            Error::internal(anyhow::anyhow!(
+                "the drafted scenario does not load: {errors:?}"
+            ))
+        })?;
+        Ok(RegressionDraft {
+            pack,
+            scenario_id,
+            file_name,
+            yaml,
+            lineage,
+        })
+    }
+}
