@@ -14,6 +14,8 @@ pub const COMMANDS: &[&str] = &[
     "finalize_campaign",
     "campaign_report",
     "compare_campaigns",
+    "draft_regression",
+    "save_scenario_file",
     "list_runs",
     "run_turns",
     "add_review",

@@ -25,6 +25,7 @@ use agenteval_engine::review::{CreateReview, HumanReview};
 use agenteval_engine::role_models::RoleModelsView;
 use agenteval_engine::runtime::{PatrolControl, PatrolStatus};
 use agenteval_engine::scenario::ScenarioSummary;
+use agenteval_engine::scenario::regression::{RegressionDraft, SaveScenarioFile};
 use agenteval_engine::side_by_side::SideBySide;
 use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
 use agenteval_engine::target_probe::TargetProbe;
@@ -120,6 +121,33 @@ pub async fn finalize_campaign(platform: Shared<'_>, id: CampaignId) -> Reply<Ca
 #[specta::specta]
 pub async fn campaign_report(platform: Shared<'_>, id: CampaignId) -> Reply<CampaignReport> {
     platform.campaign_report(id).await.map_err(body)
+}
+
+/// Drafts a regression scenario from the session's judge finding (at
+/// `turn`, else its poorest), titled in `lang`; nothing is written.
+#[tauri::command]
+#[specta::specta]
+pub async fn draft_regression(
+    platform: Shared<'_>,
+    session_id: SessionId,
+    turn: Option<u32>,
+    pack: Option<String>,
+    lang: Lang,
+) -> Reply<RegressionDraft> {
+    platform
+        .draft_regression(session_id, turn, pack, lang)
+        .await
+        .map_err(body)
+}
+
+/// Saves a pack file among the user's packs once it loads, and loads it.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_scenario_file(
+    platform: Shared<'_>,
+    req: SaveScenarioFile,
+) -> Reply<Vec<ScenarioSummary>> {
+    platform.save_scenario_file(req).await.map_err(body)
 }
 
 /// Campaign `id` beside `baseline`, another campaign of the same target.

@@ -54,6 +54,8 @@ pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
             commands::finalize_campaign,
             commands::campaign_report,
             commands::compare_campaigns,
+            commands::draft_regression,
+            commands::save_scenario_file,
             commands::list_runs,
             commands::run_turns,
             commands::add_review,

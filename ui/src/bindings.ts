@@ -24,6 +24,13 @@ export const commands = {
 	campaignReport: (id: CampaignId) => typedError<CampaignReport, ErrorBody>(__TAURI_INVOKE("campaign_report", { id })),
 	/**  Campaign `id` beside `baseline`, another campaign of the same target. */
 	compareCampaigns: (id: CampaignId, baseline: CampaignId) => typedError<SideBySide, ErrorBody>(__TAURI_INVOKE("compare_campaigns", { id, baseline })),
+	/**
+	 *  Drafts a regression scenario from the session's judge finding (at
+	 *  `turn`, else its poorest), titled in `lang`; nothing is written.
+	 */
+	draftRegression: (sessionId: SessionId, turn: number | null, pack: string | null, lang: Lang) => typedError<RegressionDraft, ErrorBody>(__TAURI_INVOKE("draft_regression", { sessionId, turn, pack, lang })),
+	/**  Saves a pack file among the user's packs once it loads, and loads it. */
+	saveScenarioFile: (req: SaveScenarioFile) => typedError<ScenarioSummary[], ErrorBody>(__TAURI_INVOKE("save_scenario_file", { req })),
 	/**  Fixed-scenario runs of a campaign, in plan order. */
 	listRuns: (campaignId: CampaignId) => typedError<Run[], ErrorBody>(__TAURI_INVOKE("list_runs", { campaignId })),
 	runTurns: (runId: RunId) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
@@ -1130,6 +1137,18 @@ export type Language = "en" | "zh";
  */
 export type Line = "formal" | "accelerated";
 
+/**
+ *  The exploration finding a regression scenario was drafted from: the
+ *  campaign, the session, the turn (1-based user turn) and the finding in
+ *  words, as it was written then.
+ */
+export type Lineage = {
+	campaign_id: CampaignId,
+	session_id: SessionId,
+	turn: number,
+	finding: string,
+};
+
 export type MessageReply = {
 	session_id: SessionId,
 	/**  The target's reply. */
@@ -1331,6 +1350,17 @@ export type Provenance = {
 	 *  machine (built-in agents run in-process).
 	 */
 	nothing_left_machine: boolean,
+};
+
+/**  A drafted regression scenario: its pack file's text, ready to review. */
+export type RegressionDraft = {
+	pack: string,
+	scenario_id: string,
+	/**  The file name within the pack's folder. */
+	file_name: string,
+	/**  The pack file (YAML), with the scenario's lineage in it. */
+	yaml: string,
+	lineage: Lineage,
 };
 
 /**
@@ -1550,6 +1580,16 @@ export type RunTurn = {
 	tokens_out: number | null,
 	tool_calls: ToolCall[],
 	created_at: string,
+};
+
+/**  A pack file to save among the user's packs (`<data-dir>/scenarios/<pack>/<file_name>`). */
+export type SaveScenarioFile = {
+	/**  The pack (its folder): letters, digits, `_`, `-`, `.`. */
+	pack: string,
+	/**  The file's name in the pack, ending in `.yaml` or `.yml`. */
+	file_name: string,
+	/**  The pack file's text (YAML), as `scenarios/README.md` describes it. */
+	yaml: string,
 };
 
 /**  How a scenario's majority verdict moved from the baseline. */

@@ -121,6 +121,7 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         )
         .route("/api/campaigns/{id}/next-period", post(r::next_period))
         .route("/api/scenarios", get(r::list_scenarios))
+        .route("/api/scenarios/files", post(r::save_scenario_file))
         .route(
             "/api/campaigns",
             post(r::create_campaign).get(r::list_campaigns),
@@ -157,6 +158,10 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         .route(
             "/api/exploration/sessions/{id}/discard",
             post(s::discard_session),
+        )
+        .route(
+            "/api/exploration/sessions/{id}/regression",
+            get(s::draft_regression),
         )
         .route(
             "/api/exploration/campaigns/{id}/sessions",

@@ -52,6 +52,7 @@ const SESSION_ROUTES: &[(&str, &str)] = &[
     ("SendMessage", "send_message"),
     ("Messages", "session_messages"),
     ("Close", "close_session"),
+    ("Regression", "draft_regression"),
     ("Fail", "fail_session"),
 ];
 

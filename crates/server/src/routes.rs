@@ -112,6 +112,21 @@ pub async fn get_target(
     ))
 }
 
+/// Saves a pack file among the user's packs (`<data-dir>/scenarios/<pack>/`)
+/// once it loads, and loads it: e.g. a reviewed regression scenario.
+#[utoipa::path(post, path = "/api/scenarios/files",
+    request_body = agenteval_engine::scenario::regression::SaveScenarioFile,
+    responses((status = 200, body = [ScenarioSummary]),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: a pack or file name that cannot be saved, or a file that does not load (each error by line)"),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: a scenario id another file uses"),
+        (status = 422, body = ErrorResponse)))]
+pub async fn save_scenario_file(
+    State(st): State<AppState>,
+    ApiJson(req): ApiJson<agenteval_engine::scenario::regression::SaveScenarioFile>,
+) -> ApiResult<Json<Vec<ScenarioSummary>>> {
+    Ok(Json(st.platform.save_scenario_file(req).await?))
+}
+
 #[utoipa::path(get, path = "/api/scenarios", responses((status = 200, body = [ScenarioSummary])))]
 pub async fn list_scenarios(State(st): State<AppState>) -> Json<Vec<ScenarioSummary>> {
     Json(st.platform.list_scenarios())

@@ -8,8 +8,11 @@ use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExplorationSession, FailSession, LedgerEntry,
     MessageReply, SendMessage, SessionTranscript,
 };
+use agenteval_engine::msg;
+use agenteval_engine::scenario::regression::RegressionDraft;
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
 
 /// Creates a running session within the campaign's budget.
 #[utoipa::path(post, path = "/api/exploration/sessions", request_body = CreateSession,
@@ -106,6 +109,40 @@ pub async fn discard_session(
     Ok(Json(
         st.platform
             .discard_session(parse_id("session", &id)?)
+            .await?,
+    ))
+}
+
+/// Where in a session to draft a regression scenario, and into which pack.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RegressionQuery {
+    /// The user turn (1-based) of the finding; default: the session's poorest judge finding.
+    #[param(minimum = 1)]
+    pub turn: Option<u32>,
+    /// The pack it is meant for (default `regressions`).
+    pub pack: Option<String>,
+}
+
+/// Drafts a regression scenario from the session's judge finding (at
+/// `turn`, else its poorest): the user's turns up to it, the check that
+/// guards against it and its lineage, as a pack file to review and save
+/// (`POST /api/scenarios/files`). Nothing is written.
+#[utoipa::path(get, path = "/api/exploration/sessions/{id}/regression", params(("id" = String, Path), RegressionQuery),
+    responses((status = 200, body = RegressionDraft),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: a query that cannot be read"),
+        (status = 404, body = ErrorResponse),
+        (status = 409, body = ErrorResponse, description = "CONFLICT: the session has no judge finding at a turn (or at the turn asked)")))]
+pub async fn draft_regression(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<RegressionQuery>, QueryRejection>,
+) -> ApiResult<Json<RegressionDraft>> {
+    let id = parse_id("session", &id)?;
+    let q = crate::error::query(query, msg!("error-query-regression-suggestion"))?;
+    Ok(Json(
+        st.platform
+            .draft_regression(id, q.turn, q.pack, crate::reader_lang())
             .await?,
     ))
 }

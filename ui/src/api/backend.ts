@@ -37,6 +37,8 @@ import type {
   SessionQuery,
   NextPeriod,
   SideBySide,
+  RegressionDraft,
+  SaveScenarioFile,
 } from "../bindings";
 import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 import type { LiveListener } from "./live";
@@ -92,6 +94,10 @@ export interface Backend {
   createCampaign(req: CreateCampaign): Promise<Campaign>;
   finalizeCampaign(id: string): Promise<Campaign>;
   campaignReport(id: string): Promise<CampaignReport>;
+  /** A regression scenario drafted from a session's judge finding (at `turn`, else its poorest); nothing is written. */
+  draftRegression(sessionId: string, turn: number | null, pack: string | null, lang: Lang): Promise<RegressionDraft>;
+  /** Saves a pack file among the user's packs once it loads; the scenarios it holds. */
+  saveScenarioFile(req: SaveScenarioFile): Promise<ScenarioSummary[]>;
   /** Campaign `id` beside `baseline`, another campaign of the same target. */
   compareCampaigns(id: string, baseline: string): Promise<SideBySide>;
   /** The export with the report's own words in `lang`. */

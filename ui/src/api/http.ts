@@ -36,6 +36,8 @@ import type {
   SessionQuery,
   NextPeriod,
   SideBySide,
+  RegressionDraft,
+  SaveScenarioFile,
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError, toErrorBody } from "./errors";
@@ -154,6 +156,15 @@ export class HttpBackend implements Backend {
   }
   campaignReport(id: string) {
     return this.json<CampaignReport>("GET", `/api/campaigns/${encodeURIComponent(id)}/report`);
+  }
+  draftRegression(sessionId: string, turn: number | null, pack: string | null, lang: Lang) {
+    const q = new URLSearchParams({ lang });
+    if (turn !== null) q.set("turn", String(turn));
+    if (pack !== null) q.set("pack", pack);
+    return this.json<RegressionDraft>("GET", `/api/exploration/sessions/${encodeURIComponent(sessionId)}/regression?${q}`);
+  }
+  saveScenarioFile(req: SaveScenarioFile) {
+    return this.json<ScenarioSummary[]>("POST", "/api/scenarios/files", req);
   }
   compareCampaigns(id: string, baseline: string) {
     return this.json<SideBySide>("GET", `/api/campaigns/${encodeURIComponent(id)}/compare?with=${encodeURIComponent(baseline)}`);

@@ -44,6 +44,8 @@ export type {
   ChannelConfig,
   CoverageGrid,
   SideBySide,
+  RegressionDraft,
+  SaveScenarioFile,
   ScenarioComparison,
   CampaignSide,
   NextPeriod,

@@ -40,6 +40,8 @@ import {
   type SessionQuery,
   NextPeriod,
   SideBySide,
+  RegressionDraft,
+  SaveScenarioFile,
 } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError } from "./errors";
@@ -134,6 +136,12 @@ export class TauriBackend implements Backend {
   }
   campaignReport(id: string): Promise<CampaignReport> {
     return unwrap(commands.campaignReport(id));
+  }
+  draftRegression(sessionId: string, turn: number | null, pack: string | null, lang: Lang): Promise<RegressionDraft> {
+    return unwrap(commands.draftRegression(sessionId, turn, pack, lang));
+  }
+  saveScenarioFile(req: SaveScenarioFile): Promise<ScenarioSummary[]> {
+    return unwrap(commands.saveScenarioFile(req));
   }
   compareCampaigns(id: string, baseline: string): Promise<SideBySide> {
     return unwrap(commands.compareCampaigns(id, baseline));

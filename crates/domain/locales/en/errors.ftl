@@ -51,3 +51,11 @@ error-regression-no-finding = { $turn ->
 }
 error-regression-no-finding-suggestion = Pick a session (or a turn of it) that the judge found poor; its findings are in the session's drawer and the report's judge findings.
 error-regression-turn = the finding is at turn { $turn }, but the session has { $turns } user turns
+
+## Saving a pack file among the user's packs
+error-pack-file-name = "{ $pack }/{ $file }" is not a pack and file name that can be saved
+error-pack-file-name-suggestion = Name the pack with letters, digits, "_", "-" or "." (e.g. regressions) and the file likewise, ending in .yaml.
+error-pack-file-invalid = the pack file does not load: { $errors }
+error-pack-file-invalid-suggestion = Fix the lines named (the format is in scenarios/README.md) and save again; nothing was written.
+error-pack-file-duplicate = scenario id "{ $id }" is already used by { $other }
+error-pack-file-duplicate-suggestion = Give the scenario another id, or edit that file instead.

@@ -90,6 +90,7 @@ error-query = the query is not valid: { $detail }
 error-query-limit-suggestion = Give limit as a number from 1 to 50, e.g. ?limit=10.
 error-query-archived-suggestion = Use include_archived=true or include_archived=false.
 error-query-format-suggestion = Give one format, e.g. ?format=md.
+error-query-regression-suggestion = Give the turn as a whole number from 1, e.g. ?turn=2.
 error-query-compare-suggestion = Name the baseline campaign, e.g. ?with=<campaign id>.
 error-query-subject-suggestion = Name the run or session as ?subject_id=<id>.
 error-query-pairs-suggestion = Send the parameters as name=value pairs, URL-encoded.

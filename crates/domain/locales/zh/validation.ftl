@@ -90,6 +90,7 @@ error-query-limit-suggestion = `limit` 应为 1 到 50 的数字，例如 `?limi
 error-query-archived-suggestion = 请用 `include_archived=true` 或 `include_archived=false`。
 error-query-format-suggestion = 请只给一种格式，例如 `?format=md`。
 error-query-compare-suggestion = 请指定作为基准的活动，例如 `?with=<活动 id>`。
+error-query-regression-suggestion = 请以从 1 开始的整数给出轮次，例如 `?turn=2`。
 error-query-subject-suggestion = 请用 `?subject_id=<id>` 指明评测运行或探索会话。
 error-query-pairs-suggestion = 请以 URL 编码的 `name=value` 形式发送参数。
 error-unauthorized = API 密钥缺失或错误

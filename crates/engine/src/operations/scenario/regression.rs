@@ -117,8 +117,10 @@ impl Platform {
             .as_ref()
             .map(|r| crate::findings::review_findings(session_id, &r["findings"]))
             .unwrap_or_default();
+        // The session's state, not the request, is what is missing: 409.
         let finding = pick(&findings, turn).ok_or_else(|| {
-            Error::invalid_msg(
+            Error::msg(
+                crate::error::ErrorCode::Conflict,
                 msg!("error-regression-no-finding", turn = turn.unwrap_or(0)),
                 msg!("error-regression-no-finding-suggestion"),
             )
@@ -132,7 +134,8 @@ impl Platform {
             .map(|m| m.content.clone())
             .collect();
         if users.len() < at as usize {
-            return Err(Error::invalid_msg(
+            return Err(Error::msg(
+                crate::error::ErrorCode::Conflict,
                 msg!("error-regression-turn", turn = at, turns = users.len()),
                 msg!("error-regression-no-finding-suggestion"),
             ));
@@ -197,5 +200,90 @@ impl Platform {
             yaml,
             lineage,
         })
+    }
+}
+
+/// A pack file to save among the user's packs (`<data-dir>/scenarios/<pack>/<file_name>`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SaveScenarioFile {
+    /// The pack (its folder): letters, digits, `_`, `-`, `.`.
+    #[schema(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length = 64)]
+    pub pack: String,
+    /// The file's name in the pack, ending in `.yaml` or `.yml`.
+    #[schema(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*\.ya?ml$", max_length = 128)]
+    pub file_name: String,
+    /// The pack file's text (YAML), as `scenarios/README.md` describes it.
+    #[schema(max_length = 262144)]
+    pub yaml: String,
+}
+
+fn plain_name(s: &str, max: usize) -> bool {
+    !s.is_empty()
+        && s.len() <= max
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+impl Platform {
+    /// Saves a pack file among the user's packs after checking it loads
+    /// (every error named by line), that its scenario ids are not another
+    /// file's, then loads it: the next campaign and `agenteval run` use it.
+    pub async fn save_scenario_file(
+        &self,
+        req: SaveScenarioFile,
+    ) -> Result<Vec<crate::scenario::ScenarioSummary>> {
+        let yaml_name = req.file_name.ends_with(".yaml") || req.file_name.ends_with(".yml");
+        if !plain_name(&req.pack, 64) || !plain_name(&req.file_name, 128) || !yaml_name {
+            return Err(Error::invalid_msg(
+                msg!(
+                    "error-pack-file-name",
+                    pack = req.pack.as_str(),
+                    file = req.file_name.as_str()
+                ),
+                msg!("error-pack-file-name-suggestion"),
+            ));
+        }
+        let shown = format!("{}/{}", req.pack, req.file_name);
+        let scenarios =
+            super::loader::parse_file(&req.yaml, &shown, &shown, &req.pack).map_err(|errors| {
+                let lines: Vec<String> = errors
+                    .iter()
+                    .map(|e| format!("{}:{}: {}", e.file, e.line, e.message))
+                    .collect();
+                Error::invalid_msg(
+                    msg!("error-pack-file-invalid", errors = lines.join("; ")),
+                    msg!("error-pack-file-invalid-suggestion"),
+                )
+            })?;
+        for s in &scenarios {
+            if let Some(other) = self.scenarios.get(&s.id)
+                && (other.pack != req.pack || other.source_file != shown)
+            {
+                return Err(Error::msg(
+                    crate::error::ErrorCode::Conflict,
+                    msg!(
+                        "error-pack-file-duplicate",
+                        id = s.id.as_str(),
+                        other = other.source_file.as_str()
+                    ),
+                    msg!("error-pack-file-duplicate-suggestion"),
+                ));
+            }
+        }
+        let dir = super::user_packs_dir(&self.data_dir).join(&req.pack);
+        let path = dir.join(&req.file_name);
+        tokio::fs::create_dir_all(&dir)
+            .await
+            .map_err(Error::internal)?;
+        tokio::fs::write(&path, req.yaml.as_bytes())
+            .await
+            .map_err(Error::internal)?;
+        self.load_scenarios(&[super::user_packs_dir(&self.data_dir)])
+            .await?;
+        Ok(scenarios
+            .iter()
+            .map(crate::scenario::ScenarioSummary::from)
+            .collect())
     }
 }

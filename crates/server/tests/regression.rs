@@ -1,0 +1,193 @@
+//! A finding becomes a regression scenario over HTTP on 127.0.0.1: a
+//! session whose target invented a figure is drafted into a pack file
+//! (its user turns, a number gate, its lineage), saved among the user's
+//! packs once it loads, and listed apart from the shipped packs; a file
+//! that does not load, a name that cannot be saved and an id another file
+//! uses are refused, and nothing is written.
+
+use axum::Json;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+mod support;
+
+use support::app;
+
+/// A target on 127.0.0.1 that states a figure nobody gave it.
+async fn inventing_target() -> String {
+    let app = axum::Router::new().route(
+        "/chat",
+        axum::routing::post(|| async { Json(json!({"reply": "Sales grew 12.5% last quarter."})) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind target");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    format!("http://{addr}/chat")
+}
+
+#[tokio::test]
+async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
+    let app = app().await;
+    let url = inventing_target().await;
+    let (_, t) = app
+        .post(
+            "/api/targets",
+            json!({"name": "inventor", "channel": {"kind": "http", "url": url}}),
+        )
+        .await;
+    let seeds = json!({
+        "personas": [{"id": "p", "name": "Lin", "language": "en"}],
+        "goals": [{"id": "g", "title": "Understand the sales trend", "slots": {"q3": "820"}}],
+    });
+    let (s, c) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "regress", "target_id": t["id"], "duration_hours": 24, "seed_set": seeds}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    let (s, session) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": seeds["personas"][0], "goal": seeds["goals"][0],
+                   "seed_ref": {"persona_id": "p", "goal_id": "g"}, "played_by": "person"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{session}");
+    let sid = session["id"].as_str().unwrap();
+    for text in ["How did sales do? Q3 was 820.", "And the trend?"] {
+        let (s, r) = app
+            .post(
+                &format!("/api/exploration/sessions/{sid}/messages"),
+                json!({ "content": text }),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{r}");
+    }
+    let (s, closed) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({"goal_achieved": false, "end_reason": "stopped"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{closed}");
+    agenteval_engine::judge::review_pending(
+        &app.platform,
+        None,
+        agenteval_engine::judge::JudgeSampling::default(),
+    )
+    .await
+    .expect("heuristic review");
+
+    // The draft: the user's turns up to the finding, a number gate with
+    // the seed facts on the flagged reply, the lineage.
+    let (s, draft) = app
+        .get(&format!(
+            "/api/exploration/sessions/{sid}/regression?lang=zh"
+        ))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{draft}");
+    assert_eq!(draft["pack"], "regressions");
+    assert_eq!(draft["lineage"]["session_id"], sid);
+    assert_eq!(draft["lineage"]["campaign_id"], c["id"]);
+    assert_eq!(draft["lineage"]["turn"], 1, "the first reply invented 12.5");
+    assert!(
+        draft["lineage"]["finding"]
+            .as_str()
+            .unwrap()
+            .contains("12.5"),
+        "{draft}"
+    );
+    let file: Value = serde_yaml_ng::from_str(draft["yaml"].as_str().unwrap()).expect("YAML");
+    let scenario = &file["scenarios"][0];
+    assert_eq!(scenario["id"], draft["scenario_id"]);
+    assert_eq!(scenario["facts"], json!(["820"]));
+    assert_eq!(scenario["turns"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        scenario["turns"][0]["checks"][0]["type"],
+        "no_unverified_numbers"
+    );
+    assert!(
+        scenario["title"].as_str().unwrap().starts_with("探索发现"),
+        "titled in the reader's language: {scenario}"
+    );
+    let (s, e) = app
+        .get(&format!(
+            "/api/exploration/sessions/{sid}/regression?turn=9"
+        ))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "no finding at turn 9: {e}");
+
+    // Saved once it loads, and listed as the user's own.
+    let id = draft["scenario_id"].as_str().unwrap();
+    let save =
+        json!({"pack": draft["pack"], "file_name": draft["file_name"], "yaml": draft["yaml"]});
+    let (s, saved) = app.post("/api/scenarios/files", save.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{saved}");
+    assert_eq!(saved[0]["id"], id);
+    let path = app
+        .platform
+        .data_dir
+        .join("scenarios/regressions")
+        .join(draft["file_name"].as_str().unwrap());
+    assert!(path.is_file(), "written to {}", path.display());
+    let (_, listed) = app.get("/api/scenarios").await;
+    let mine = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == id)
+        .expect("listed");
+    assert_eq!(mine["shipped"], false);
+    assert_eq!(mine["pack"], "regressions");
+    let (s, _) = app.post("/api/scenarios/files", save).await;
+    assert_eq!(s, StatusCode::OK, "saving the same file again replaces it");
+
+    // Refused, and nothing written: a file that does not load (by line),
+    // a name that cannot be saved, an id another file uses.
+    let broken = draft["yaml"]
+        .as_str()
+        .unwrap()
+        .replace("type: no_unverified_numbers", "type: no_such_check");
+    let (s, e) = app
+        .post(
+            "/api/scenarios/files",
+            json!({"pack": "regressions", "file_name": "broken.yaml", "yaml": broken}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("broken.yaml:"),
+        "{e}"
+    );
+    assert!(
+        !app.platform
+            .data_dir
+            .join("scenarios/regressions/broken.yaml")
+            .exists()
+    );
+    let (s, e) = app
+        .post(
+            "/api/scenarios/files",
+            json!({"pack": "../escape", "file_name": "x.yaml", "yaml": draft["yaml"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
+    let (s, e) = app
+        .post(
+            "/api/scenarios/files",
+            json!({"pack": "regressions", "file_name": "copy.yaml", "yaml": draft["yaml"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "{e}");
+    assert!(
+        !app.platform
+            .data_dir
+            .join("scenarios/regressions/copy.yaml")
+            .exists()
+    );
+}
