@@ -15,7 +15,8 @@ const WORDS = {
 
 test("the API says which scenarios are shipped and which are the user's", async () => {
   const scenarios = await api("/api/scenarios");
-  const own = scenarios.filter((s) => !s.shipped).map((s) => `${s.pack}/${s.id}`);
+  // (The regression test's saved scenarios, in pack "regressions", come after this one.)
+  const own = scenarios.filter((s) => !s.shipped && s.pack !== "regressions").map((s) => `${s.pack}/${s.id}`);
   assert.deepEqual(own, ["my_pack/mine.greeting"], "only the data folder's pack is the user's own");
   assert.ok(scenarios.filter((s) => s.shipped).length >= 30, "the shipped packs come from the binary");
 });

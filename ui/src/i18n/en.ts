@@ -145,6 +145,17 @@ export const en = {
     timeScaleRange: "Campaign hours per real hour: more than 1, at most {{max}}",
     budgetHint: "Default {{value}}; {{min}} to {{max}}",
   },
+  regression: {
+    open: "Make a regression scenario",
+    title: "Make a regression scenario",
+    lineage: "From turn {{turn}}: {{finding}}",
+    explain: "The user's turns up to this one are the script; the check on the last turn is what must not happen again. Edit it as you like: it is saved once it loads.",
+    pack: "Pack (your packs, apart from the shipped ones)",
+    file: "File",
+    yaml: "Scenario (YAML, as scenarios/README.md describes)",
+    save: "Save to my packs",
+    saved: "Saved to your pack \u201c{{pack}}\u201d: {{ids}}. The next period of this target runs it.",
+  },
   cmp: {
     baseline: "Compare with",
     baselineHint: "Any other campaign of the same target; by default the period before this one.",

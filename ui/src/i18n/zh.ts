@@ -149,6 +149,17 @@ export const zh: DeepStrings<Dict> = {
     timeScaleRange: "每真实小时对应的活动小时数：大于 1，不超过 {{max}}",
     budgetHint: "默认 {{value}}；{{min}} 到 {{max}}",
   },
+  regression: {
+    open: "生成回归场景",
+    title: "生成回归场景",
+    lineage: "来自第 {{turn}} 轮：{{finding}}",
+    explain: "到这一轮为止的用户发言就是脚本；最后一轮上的检查就是不能再次出现的问题。可以随意修改：能加载才会保存。",
+    pack: "场景包（你自己的场景包，与内置的分开）",
+    file: "文件",
+    yaml: "场景（YAML，格式见 scenarios/README.md）",
+    save: "保存到我的场景包",
+    saved: "已保存到你的场景包“{{pack}}”：{{ids}}。该评测对象的下一周期会运行它。",
+  },
   cmp: {
     baseline: "对比对象",
     baselineHint: "同一评测对象的任意其他活动；默认是本周期的上一周期。",

@@ -27,9 +27,11 @@ import {
   SessionStatusBadge,
   TriggerBadge,
 } from "../../components/labels";
+import { useMayChange } from "../../components/identity";
 import { RatingForm } from "../../components/RatingForm";
 import { useLoad } from "../../components/useLoad";
 import { useEngineText } from "../../i18n/engine";
+import { RegressionModal } from "./RegressionModal";
 
 /** Who spoke the user's turns, in words. */
 function userSpeaker(t: TFunction, s: ExplorationSession): string {
@@ -69,6 +71,8 @@ export function SessionDrawer({
   const session = transcript.data;
   const running = session?.status === "running";
   const [discarding, setDiscarding] = useState(false);
+  const [promoting, setPromoting] = useState<number | null>(null);
+  const mayChange = useMayChange();
   const [discardError, setDiscardError] = useState<ApiError | null>(null);
   const discard = async () => {
     setDiscardError(null);
@@ -258,6 +262,17 @@ export function SessionDrawer({
                         </Link>
                       )}
                     </Text>
+                    {mayChange && round !== null && (f.grade === "poor" || f.grade === "fair") && (
+                      <Button
+                        variant="subtle"
+                        size="compact-xs"
+                        style={{ flexShrink: 0 }}
+                        onClick={() => setPromoting(round)}
+                        data-testid="make-regression"
+                      >
+                        {t("regression.open")}
+                      </Button>
+                    )}
                   </Group>
                 );
               })}
@@ -305,6 +320,7 @@ export function SessionDrawer({
           <RatingForm kind="session" subjectId={session.id} testPrefix="session" />
         </Stack>
       )}
+      {promoting !== null && session && <RegressionModal sessionId={session.id} turn={promoting} onClose={() => setPromoting(null)} />}
     </Drawer>
   );
 }

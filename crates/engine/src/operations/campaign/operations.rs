@@ -249,7 +249,7 @@ impl Platform {
         self.create_campaign(CreateCampaign {
             name,
             target_id: c.target_id,
-            plan: Some(c.plan.clone()),
+            plan: Some(self.plan_with_regressions(&c).await?),
             window_start: Some(start),
             window_end: Some(start + (c.window_end - c.window_start)),
             time_scale: Some(c.time_scale),
@@ -259,5 +259,41 @@ impl Platform {
             ..Default::default()
         })
         .await
+    }
+
+    /// A campaign's plan, with every regression scenario drafted from a
+    /// finding of a campaign of its target added once (those it already
+    /// runs stay as they are): what exploration found is guarded from the
+    /// next period on.
+    async fn plan_with_regressions(&self, c: &Campaign) -> Result<Plan> {
+        let of_target: std::collections::HashSet<CampaignId> = self
+            .list_campaigns()
+            .await?
+            .into_iter()
+            .filter(|o| o.target_id == c.target_id)
+            .map(|o| o.id)
+            .collect();
+        let mut plan = c.plan.clone();
+        let mut promoted: Vec<String> = self
+            .scenarios
+            .all()
+            .iter()
+            .filter(|s| {
+                s.lineage
+                    .as_ref()
+                    .is_some_and(|l| of_target.contains(&l.campaign_id))
+            })
+            .filter(|s| !plan.entries.iter().any(|e| e.scenario_id == s.id))
+            .map(|s| s.id.clone())
+            .collect();
+        promoted.sort();
+        plan.entries
+            .extend(promoted.into_iter().map(|scenario_id| PlanEntry {
+                scenario_id,
+                rounds: None,
+                every: None,
+                at: None,
+            }));
+        Ok(plan)
     }
 }

@@ -1,0 +1,96 @@
+import { Button, Code, Group, Modal, Stack, Text, Textarea, TextInput } from "@mantine/core";
+import { useState } from "react";
+import { useTranslation } from "react-i18next";
+import { api, asApiError, type ApiError, type ScenarioSummary } from "../../api";
+import { ErrorAlert } from "../../components/ErrorAlert";
+import { num } from "../../components/format";
+import { useLoad } from "../../components/useLoad";
+import { useUiLanguage } from "../../i18n/engine";
+
+/**
+ * A finding becomes a regression scenario: the drafted pack file (the
+ * user's turns up to the finding, the check that guards against it, its
+ * lineage) to review and edit, saved among the user's packs once it loads.
+ */
+export function RegressionModal({ sessionId, turn, onClose }: { sessionId: string; turn: number; onClose: () => void }) {
+  const { t } = useTranslation();
+  const lang = useUiLanguage();
+  const draft = useLoad(() => api.draftRegression(sessionId, turn, null, lang), [sessionId, turn, lang]);
+  const [edited, setEdited] = useState<{ yaml: string; pack: string; file: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [saved, setSaved] = useState<ScenarioSummary[] | null>(null);
+  const d = draft.data;
+  const form = edited ?? (d ? { yaml: d.yaml, pack: d.pack, file: d.file_name } : null);
+
+  const save = async () => {
+    if (!form) return;
+    setBusy(true);
+    setError(null);
+    try {
+      setSaved(await api.saveScenarioFile({ pack: form.pack.trim(), file_name: form.file.trim(), yaml: form.yaml }));
+    } catch (e) {
+      setError(asApiError(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Modal opened onClose={onClose} title={t("regression.title")} size="xl" centered>
+      <Stack data-testid="regression-modal">
+        <ErrorAlert error={draft.error} />
+        {d && form && (
+          <>
+            <Text size="sm" data-testid="regression-lineage">
+              {t("regression.lineage", { turn: num(d.lineage.turn), finding: d.lineage.finding })}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {t("regression.explain")}
+            </Text>
+            <Group grow>
+              <TextInput
+                label={t("regression.pack")}
+                value={form.pack}
+                onChange={(e) => setEdited({ ...form, pack: e.currentTarget.value })}
+                data-testid="regression-pack"
+              />
+              <TextInput
+                label={t("regression.file")}
+                value={form.file}
+                onChange={(e) => setEdited({ ...form, file: e.currentTarget.value })}
+                data-testid="regression-file"
+              />
+            </Group>
+            <Textarea
+              label={t("regression.yaml")}
+              value={form.yaml}
+              onChange={(e) => setEdited({ ...form, yaml: e.currentTarget.value })}
+              autosize
+              minRows={10}
+              maxRows={22}
+              spellCheck={false}
+              styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)", fontSize: 12 } }}
+              data-testid="regression-yaml"
+            />
+            <ErrorAlert error={error} onClose={() => setError(null)} />
+            {saved && (
+              <Text size="sm" c="green" data-testid="regression-saved">
+                {t("regression.saved", { pack: form.pack.trim(), ids: saved.map((s) => s.id).join(", ") })}{" "}
+                <Code>{saved[0]?.title}</Code>
+              </Text>
+            )}
+            <Group justify="flex-end">
+              <Button variant="default" onClick={onClose}>
+                {saved ? t("common.close") : t("common.cancel")}
+              </Button>
+              <Button onClick={() => void save()} loading={busy} data-testid="regression-save">
+                {t("regression.save")}
+              </Button>
+            </Group>
+          </>
+        )}
+      </Stack>
+    </Modal>
+  );
+}
