@@ -18,7 +18,7 @@ const WORDS = {
   zh: { lineage: /来自第 \d+ 轮：.*12\.5/, saved: /已保存到你的场景包“regressions”/, refused: /无法加载：.*:\d+:/, own: "自定义场景包" },
 };
 
-test("a finding becomes a regression scenario that the next period runs, in both languages", { timeout: 300_000 }, async (t) => {
+test("a finding becomes a regression scenario that the next period runs, in both languages", { timeout: 600_000 }, async (t) => {
   await mkdir(SHOTS, { recursive: true });
   const demo = await findCampaign(
     (r) => (r.exploration?.findings ?? []).some((f) => f.text?.key === "judge-invented-figure" && f.turn),
@@ -82,6 +82,14 @@ test("a finding becomes a regression scenario that the next period runs, in both
         await page.getByTestId("campaign-title").filter({ hasText: `With regressions ${lang}` }).waitFor();
         const next = (await api("/api/campaigns")).find((c) => c.name === `With regressions ${lang}`);
         assert.ok(next.plan.entries.some((e) => e.scenario_id === id), "the next period's plan holds the promoted scenario");
+
+        // Its report: found by exploration, now guarded, with where it was found.
+        await page.goto(`${BASE}/#/campaigns/${next.id}/report/scenarios`);
+        const guarded = page.getByTestId("guarded-scenario").filter({ hasText: title });
+        await guarded.waitFor({ timeout: 120_000 });
+        assert.match(await guarded.innerText(), /12\.5/, "the finding it guards against");
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: join(SHOTS, `regression-guarded-${lang}.png`) });
       });
     }
     assert.deepEqual(pageErrors, [], "the page raised no error");

@@ -348,6 +348,11 @@ export type CampaignReport = {
 	 *  run number, persona × goal and session number).
 	 */
 	evidence?: EvidenceNames,
+	/**
+	 *  The scenarios of this campaign drafted from exploration findings,
+	 *  with their lineage and results: found by exploration, now guarded.
+	 */
+	guarded?: GuardedScenario[],
 };
 
 /**  One campaign's figures in a side-by-side comparison. */
@@ -910,6 +915,18 @@ export type Goal = {
 export type GroupStat = {
 	name: string,
 	runs: number,
+	tally: Tally,
+};
+
+/**
+ *  A scenario drafted from an exploration finding, as this campaign ran it:
+ *  what exploration found is now guarded by the fixed line.
+ */
+export type GuardedScenario = {
+	scenario_id: string,
+	title: string,
+	lineage: Lineage,
+	/**  Its runs in this campaign. */
 	tally: Tally,
 };
 

@@ -207,3 +207,14 @@ pub struct FixedSummary {
     pub error_reasons: Vec<ErrorReason>,
     pub timeline: Vec<TimelinePoint>,
 }
+
+/// A scenario drafted from an exploration finding, as this campaign ran it:
+/// what exploration found is now guarded by the fixed line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct GuardedScenario {
+    pub scenario_id: String,
+    pub title: String,
+    pub lineage: crate::scenario::Lineage,
+    /// Its runs in this campaign.
+    pub tally: Tally,
+}

@@ -31,6 +31,10 @@ md-per-tag = ### Per tag
 md-group-header = | Name | Runs | Passed | Failed | Errors | Pass rate |
 md-failed-checks = ### Failed checks
 md-failed-check = - **{ $title }** · { $kind } × { $count }: { $detail } (e.g. { $run })
+md-guarded = ### Found by exploration, now guarded
+md-guarded-header = | Scenario | Found in | Finding | This period |
+md-guarded-found = session { $session }, turn { $turn }
+md-guarded-result = { $passed } passed, { $failed } failed ({ $rate })
 md-errors = ### Runs in error
 
 md-human = ### Human review

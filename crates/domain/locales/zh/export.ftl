@@ -30,6 +30,10 @@ md-per-tag = ### 各标签
 md-group-header = | 名称 | 运行 | 通过 | 未通过 | 出错 | 通过率 |
 md-failed-checks = ### 未通过的检查
 md-failed-check = - **{ $title }** · { $kind } × { $count }：{ $detail }（例如：{ $run }）
+md-guarded = ### 由探索发现、现已纳入回归的场景
+md-guarded-header = | 场景 | 发现于 | 发现 | 本周期 |
+md-guarded-found = 会话 { $session } 第 { $turn } 轮
+md-guarded-result = 通过 { $passed }，未通过 { $failed }（{ $rate }）
 md-errors = ### 出错的运行
 
 md-human = ### 人工评审

@@ -55,6 +55,10 @@ pub struct CampaignReport {
     /// run number, persona × goal and session number).
     #[serde(default)]
     pub evidence: crate::domain::evidence::EvidenceNames,
+    /// The scenarios of this campaign drafted from exploration findings,
+    /// with their lineage and results: found by exploration, now guarded.
+    #[serde(default)]
+    pub guarded: Vec<crate::domain::report::GuardedScenario>,
 }
 
 /// Nearest-rank percentile of a value -> count table.
@@ -334,6 +338,27 @@ fn from_runs(read: &Read<'_>, campaign: &Campaign, since: DateTime<Utc>) -> Resu
 }
 
 impl Platform {
+    /// The campaign's scenarios that carry a lineage (drafted from an
+    /// exploration finding), with their results.
+    fn guarded_scenarios(
+        &self,
+        fixed: &FixedSummary,
+    ) -> Vec<crate::domain::report::GuardedScenario> {
+        fixed
+            .per_scenario
+            .iter()
+            .filter_map(|s| {
+                let lineage = self.scenarios.get(&s.scenario_id)?.lineage.clone()?;
+                Some(crate::domain::report::GuardedScenario {
+                    scenario_id: s.scenario_id.clone(),
+                    title: s.title.clone(),
+                    lineage,
+                    tally: s.tally.clone(),
+                })
+            })
+            .collect()
+    }
+
     /// Fixed-scenario figures of a campaign; with `since`, only runs
     /// finished after it (patrol's "new results").
     pub async fn fixed_summary(
@@ -383,7 +408,9 @@ impl Platform {
             fixed,
             exploration,
             evidence: Default::default(),
+            guarded: Vec::new(),
         };
+        report.guarded = self.guarded_scenarios(&report.fixed);
         report.evidence = self.report_evidence(&report).await?;
         Ok(report)
     }

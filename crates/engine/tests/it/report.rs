@@ -117,6 +117,7 @@ fn fixture(name: &str) -> CampaignReport {
             }],
             sessions: vec![],
         },
+        guarded: vec![],
     }
 }
 

@@ -284,6 +284,7 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
         }
         let _ = writeln!(md);
     }
+    guarded_section(&mut md, &report.guarded, lang);
     if let Some(k) = &report.judge_calibration {
         super::calibration::rubric_note(&mut md, k, report.exploration.is_none(), lang);
     }
@@ -602,4 +603,42 @@ pub(super) fn degraded_note(md: &mut String, e: &crate::findings::ExplorationFin
         );
         let _ = writeln!(md);
     }
+}
+
+/// The scenarios drafted from exploration findings, with their lineage and
+/// this period's results: found by exploration, now guarded.
+fn guarded_section(
+    md: &mut String,
+    guarded: &[crate::domain::report::GuardedScenario],
+    lang: Lang,
+) {
+    if guarded.is_empty() {
+        return;
+    }
+    let tr = |m: Msg| m.render(lang);
+    let _ = writeln!(md, "{}", tr(msg!("md-guarded")));
+    let _ = writeln!(md);
+    let _ = writeln!(md, "{}", tr(msg!("md-guarded-header")));
+    let _ = writeln!(md, "|---|---|---|---|");
+    for g in guarded {
+        let l = &g.lineage;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            escape_inline(&g.title),
+            tr(msg!(
+                "md-guarded-found",
+                session = code(&l.session_id.to_string()),
+                turn = l.turn
+            )),
+            escape_inline(&crate::text::truncate(&l.finding, 200)),
+            tr(msg!(
+                "md-guarded-result",
+                passed = g.tally.passed,
+                failed = g.tally.failed,
+                rate = pct_in(g.tally.pass_rate, lang)
+            ))
+        );
+    }
+    let _ = writeln!(md);
 }

@@ -1,4 +1,4 @@
-import { Group, Stack, Table, Text } from "@mantine/core";
+import { Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import { useEngineText } from "../../../i18n/engine";
 import type { CampaignReport, ScenarioSummary } from "../../../api";
@@ -23,6 +23,8 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
   });
   if (rows.length === 0) return <Text c="dimmed">{t("report.noScenarioRows")}</Text>;
   return (
+    <Stack>
+    <Guarded report={report} />
     <Table striped data-testid="report-scenarios">
       <Table.Thead>
         <Table.Tr>
@@ -78,5 +80,36 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
         ))}
       </Table.Tbody>
     </Table>
+    </Stack>
+  );
+}
+
+/** The scenarios drafted from exploration findings, with where each was found and how it fared in this period. */
+function Guarded({ report }: { report: CampaignReport }) {
+  const { t } = useTranslation();
+  const guarded = report.guarded ?? [];
+  if (guarded.length === 0) return null;
+  return (
+    <Stack gap={6} data-testid="guarded-scenarios">
+      <Title order={5}>{t("report.guarded")}</Title>
+      {guarded.map((g) => (
+        <Group key={g.scenario_id} gap="xs" wrap="nowrap" align="flex-start" data-testid="guarded-scenario">
+          <Badge color={g.tally.failed > 0 ? "red" : "teal"} variant="light" style={{ flexShrink: 0 }}>
+            {t("report.guardedResult", { passed: num(g.tally.passed), failed: num(g.tally.failed) })}
+          </Badge>
+          <Stack gap={0} style={{ minWidth: 0 }}>
+            <Link to={{ kind: "campaign", id: report.campaign.id, query: { scenario: g.scenario_id } }} size="sm">
+              {g.title}
+            </Link>
+            <Text size="xs" c="dimmed">
+              {g.lineage.finding}{" "}
+              <Link to={{ kind: "session", id: g.lineage.campaign_id, sid: g.lineage.session_id, turn: g.lineage.turn }} size="xs">
+                {t("report.guardedFrom", { n: num(g.lineage.turn) })}
+              </Link>
+            </Text>
+          </Stack>
+        </Group>
+      ))}
+    </Stack>
   );
 }
