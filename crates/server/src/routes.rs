@@ -385,11 +385,13 @@ pub async fn next_period(
     body: axum::body::Bytes,
 ) -> ApiResult<Json<Campaign>> {
     let id = parse_id("campaign", &id)?;
-    let req: NextPeriod = if body.iter().all(u8::is_ascii_whitespace) {
-        NextPeriod::default()
+    // No body, or `null`, asks for the defaults.
+    let req: Option<NextPeriod> = if body.iter().all(u8::is_ascii_whitespace) {
+        None
     } else {
         crate::error::decode_bytes(&body)?
     };
+    let req = req.unwrap_or_default();
     Ok(Json(
         st.platform
             .next_period(id, req, crate::reader_lang())

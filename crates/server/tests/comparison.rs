@@ -124,6 +124,18 @@ async fn two_periods_side_by_side_and_the_next_named_in_the_readers_language() {
         .await;
     assert_eq!(s, StatusCode::OK, "{zh}");
     assert_eq!(zh["name"], "第一周（下一周期）");
+    let (s, null) = app
+        .post(
+            &format!("/api/campaigns/{a}/next-period?lang=en"),
+            json!(null),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::OK,
+        "a null body asks for the defaults: {null}"
+    );
+    assert_eq!(null["name"], "第一周 (next period)");
     let (s, named) = app
         .post(
             &format!("/api/campaigns/{a}/next-period"),

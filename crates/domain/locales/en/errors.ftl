@@ -59,3 +59,5 @@ error-pack-file-invalid = the pack file does not load: { $errors }
 error-pack-file-invalid-suggestion = Fix the lines named (the format is in scenarios/README.md) and save again; nothing was written.
 error-pack-file-duplicate = scenario id "{ $id }" is already used by { $other }
 error-pack-file-duplicate-suggestion = Give the scenario another id, or edit that file instead.
+error-pack-file-too-long = the pack file has { $chars } characters; at most { $max } are saved through the API
+error-pack-file-too-long-suggestion = Split it into several files, or put it in the pack folder yourself.

@@ -59,3 +59,5 @@ error-pack-file-invalid = 场景包文件无法加载：{ $errors }
 error-pack-file-invalid-suggestion = 请修改所列的行（格式见 scenarios/README.md）后再保存；没有写入任何内容。
 error-pack-file-duplicate = 场景 ID“{ $id }”已被 { $other } 使用
 error-pack-file-duplicate-suggestion = 请为场景换一个 ID，或改为编辑那个文件。
+error-pack-file-too-long = 场景包文件有 { $chars } 个字符；通过 API 最多保存 { $max } 个
+error-pack-file-too-long-suggestion = 请拆成几个文件，或直接放进场景包文件夹。

@@ -203,6 +203,9 @@ impl Platform {
     }
 }
 
+/// The longest pack file saved through the API, in characters.
+pub const MAX_PACK_FILE_CHARS: usize = 65_536;
+
 /// A pack file to save among the user's packs (`<data-dir>/scenarios/<pack>/<file_name>`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SaveScenarioFile {
@@ -212,8 +215,9 @@ pub struct SaveScenarioFile {
     /// The file's name in the pack, ending in `.yaml` or `.yml`.
     #[schema(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*\.ya?ml$", max_length = 128)]
     pub file_name: String,
-    /// The pack file's text (YAML), as `scenarios/README.md` describes it.
-    #[schema(max_length = 262144)]
+    /// The pack file's text (YAML), as `scenarios/README.md` describes it;
+    /// at most [`MAX_PACK_FILE_CHARS`] characters.
+    #[schema(max_length = 65536)]
     pub yaml: String,
 }
 
@@ -242,6 +246,17 @@ impl Platform {
                     file = req.file_name.as_str()
                 ),
                 msg!("error-pack-file-name-suggestion"),
+            ));
+        }
+        let chars = req.yaml.chars().count();
+        if chars > MAX_PACK_FILE_CHARS {
+            return Err(Error::invalid_msg(
+                msg!(
+                    "error-pack-file-too-long",
+                    chars = chars,
+                    max = MAX_PACK_FILE_CHARS
+                ),
+                msg!("error-pack-file-too-long-suggestion"),
             ));
         }
         let shown = format!("{}/{}", req.pack, req.file_name);
