@@ -17,6 +17,7 @@ pub mod i18n;
 pub mod ids;
 pub mod issue_keys;
 pub mod judge;
+pub mod judge_review;
 pub mod ledger;
 pub mod models;
 pub mod provenance;

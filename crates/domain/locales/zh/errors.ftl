@@ -54,9 +54,9 @@ error-regression-turn = 发现在第 { $turn } 轮，但会话只有 { $turns } 
 
 ## 保存到用户自己的场景包
 error-pack-file-name = “{ $pack }/{ $file }”不是可以保存的场景包和文件名
-error-pack-file-name-suggestion = 场景包名只用字母、数字、“_”、“-”或“.”（例如 regressions），文件名同样，并以 .yaml 结尾。
+error-pack-file-name-suggestion = 场景包名只用字母、数字、“_”、“-”或“.”（例如 `regressions`），文件名同样，并以 `.yaml` 结尾。
 error-pack-file-invalid = 场景包文件无法加载：{ $errors }
-error-pack-file-invalid-suggestion = 请修改所列的行（格式见 scenarios/README.md）后再保存；没有写入任何内容。
+error-pack-file-invalid-suggestion = 请修改所列的行（格式见 `scenarios/README.md`）后再保存；没有写入任何内容。
 error-pack-file-duplicate = 场景 ID“{ $id }”已被 { $other } 使用
 error-pack-file-duplicate-suggestion = 请为场景换一个 ID，或改为编辑那个文件。
 error-pack-file-too-long = 场景包文件有 { $chars } 个字符；通过 API 最多保存 { $max } 个

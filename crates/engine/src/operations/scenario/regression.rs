@@ -91,7 +91,7 @@ fn check_for(f: &JudgeFinding) -> Check {
 /// The finding a draft guards against: at `turn` when given (the poorest
 /// there), else the session's poorest finding with a turn.
 fn pick(findings: &[JudgeFinding], turn: Option<u32>) -> Option<&JudgeFinding> {
-    let rank = |f: &JudgeFinding| crate::findings::severity_rank(&f.severity);
+    let rank = |f: &JudgeFinding| crate::domain::judge_review::severity_rank(&f.severity);
     findings
         .iter()
         .filter(|f| f.turn.is_some_and(|t| t > 0) && turn.is_none_or(|t| f.turn == Some(t)))
@@ -115,7 +115,7 @@ impl Platform {
         let findings = session
             .judge_review
             .as_ref()
-            .map(|r| crate::findings::review_findings(session_id, &r["findings"]))
+            .map(|r| crate::domain::judge_review::review_findings(session_id, &r["findings"]))
             .unwrap_or_default();
         // The session's state, not the request, is what is missing: 409.
         let finding = pick(&findings, turn).ok_or_else(|| {

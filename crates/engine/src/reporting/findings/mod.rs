@@ -4,12 +4,10 @@
 //! tallies are tested against.
 
 mod aggregate;
-mod reviews;
-pub(crate) use reviews::{review_findings, severity_rank};
 
 pub use crate::domain::issue_keys::issue_group_key;
+use crate::domain::judge_review::*;
 pub use aggregate::*;
-use reviews::*;
 
 use crate::campaign::SeedSet;
 use crate::error::Result;

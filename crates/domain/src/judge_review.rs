@@ -1,11 +1,11 @@
 //! Reading what a stored judge review says: scores, findings, the judge,
 //! and whether the virtual user was at fault.
 
-use super::*;
-use crate::domain::ids::SessionId;
+use crate::findings::JudgeFinding;
 use crate::i18n::Text;
+use crate::ids::SessionId;
 
-pub(crate) fn severity_rank(s: &str) -> u8 {
+pub fn severity_rank(s: &str) -> u8 {
     match s.to_lowercase().as_str() {
         "poor" | "bad" | "critical" | "severe" | "high" | "fail" | "failed" | "error" => 0,
         "fair" | "medium" | "warning" | "warn" | "needs_improvement" | "mixed" | "moderate" => 1,
@@ -14,7 +14,7 @@ pub(crate) fn severity_rank(s: &str) -> u8 {
     }
 }
 
-pub(super) fn text_of(v: &serde_json::Value) -> Option<String> {
+pub fn text_of(v: &serde_json::Value) -> Option<String> {
     match v {
         serde_json::Value::Null => None,
         serde_json::Value::String(s) => Some(s.clone()),
@@ -22,7 +22,7 @@ pub(super) fn text_of(v: &serde_json::Value) -> Option<String> {
     }
 }
 
-pub(super) fn first_str(
+pub fn first_str(
     obj: &serde_json::Map<String, serde_json::Value>,
     keys: &[&str],
 ) -> Option<String> {
@@ -32,7 +32,7 @@ pub(super) fn first_str(
 /// Per-dimension scores of a review: `{"dimensions": {"attitude": 4 |
 /// {"score": 4, ...}}}`, the same under `scores`, or a list of `{name |
 /// dimension, score}`.
-pub(super) fn review_scores(review: &serde_json::Value) -> Vec<(String, f64)> {
+pub fn review_scores(review: &serde_json::Value) -> Vec<(String, f64)> {
     let mut out = Vec::new();
     for key in ["dimensions", "scores"] {
         match review.get(key) {
@@ -65,10 +65,7 @@ pub(super) fn review_scores(review: &serde_json::Value) -> Vec<(String, f64)> {
 }
 
 /// The findings of a review, from its `findings` list.
-pub(crate) fn review_findings(
-    session_id: SessionId,
-    findings: &serde_json::Value,
-) -> Vec<JudgeFinding> {
+pub fn review_findings(session_id: SessionId, findings: &serde_json::Value) -> Vec<JudgeFinding> {
     let Some(items) = findings.as_array() else {
         return Vec::new();
     };
@@ -116,7 +113,7 @@ pub(crate) fn review_findings(
 }
 
 /// Who wrote a review: its model, else its method (`heuristic`).
-pub(super) fn review_judge(review: &serde_json::Value) -> Option<String> {
+pub fn review_judge(review: &serde_json::Value) -> Option<String> {
     ["model", "method"].iter().find_map(|k| {
         review
             .get(*k)
@@ -126,7 +123,7 @@ pub(super) fn review_judge(review: &serde_json::Value) -> Option<String> {
     })
 }
 
-pub(super) fn simulator_at_fault(review: &serde_json::Value) -> bool {
+pub fn simulator_at_fault(review: &serde_json::Value) -> bool {
     review.get("simulator_fault").and_then(|v| v.as_bool()) == Some(true)
         || review
             .get("simulator")
