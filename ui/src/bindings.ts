@@ -1605,7 +1605,10 @@ export type SaveScenarioFile = {
 	pack: string,
 	/**  The file's name in the pack, ending in `.yaml` or `.yml`. */
 	file_name: string,
-	/**  The pack file's text (YAML), as `scenarios/README.md` describes it. */
+	/**
+	 *  The pack file's text (YAML), as `scenarios/README.md` describes it;
+	 *  at most [`MAX_PACK_FILE_CHARS`] characters.
+	 */
 	yaml: string,
 };
 
