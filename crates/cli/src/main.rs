@@ -10,6 +10,7 @@ mod demo;
 mod init;
 mod judge_flags;
 mod keys_cmd;
+mod mcp_cmd;
 mod run;
 mod scenarios_cmd;
 
@@ -113,6 +114,16 @@ enum Command {
         #[command(flatten)]
         judge: judge_flags::JudgeFlags,
     },
+    /// Serves the exploration loop as MCP tools over stdin and stdout, for Claude Desktop, Cursor or any agent runtime; `agenteval serve` serves the same tools at /mcp behind its keys.
+    Mcp {
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// More scenario packs (also AGENTEVAL_SCENARIOS), besides your packs in <data-dir>/scenarios and the shipped ones.
+        #[arg(long, env = "AGENTEVAL_SCENARIOS")]
+        scenarios: Option<PathBuf>,
+        #[command(flatten)]
+        judge: judge_flags::JudgeFlags,
+    },
     /// Serves the built-in demo agent as an OpenAI-compatible /v1/chat/completions endpoint.
     DemoTarget {
         #[arg(long, default_value = "127.0.0.1:8788")]
@@ -133,6 +144,13 @@ enum Command {
               value_parser = clap::builder::PossibleValuesParser::new(
                   agenteval_engine::demo_agent::Flaky::ALL.map(agenteval_engine::demo_agent::Flaky::name)))]
         flaky: Option<String>,
+        /// Fixes a built-in flaw (repeatable): invented-figure (a trend answer
+        /// states only the figures it was given), as a release that fixed what
+        /// exploration found.
+        #[arg(long = "fix", value_name = "NAME",
+              value_parser = clap::builder::PossibleValuesParser::new(
+                  agenteval_engine::demo_agent::Fix::ALL.map(agenteval_engine::demo_agent::Fix::name)))]
+        fixes: Vec<String>,
     },
     /// Writes a commented starter agenteval.yaml and a starter scenario pack.
     Init {
@@ -364,19 +382,31 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Mcp {
+            data_dir,
+            scenarios,
+            judge,
+        } => {
+            let data_dir = data_dir_or_default(data_dir)?;
+            let sources = scenario_sources(scenarios, &data_dir)?;
+            runtime()?.block_on(mcp_cmd::main(data_dir, sources, judge.policy()))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::DemoTarget {
             bind,
             latency_ms,
             flaws,
             flaky,
+            fixes,
         } => {
-            use agenteval_engine::demo_agent::{DemoAgent, Flaky, Flaw};
+            use agenteval_engine::demo_agent::{DemoAgent, Fix, Flaky, Flaw};
             let options = agenteval_server::demo_target::DemoTargetOptions {
                 latency: std::time::Duration::from_millis(latency_ms),
             };
             let flaws: Vec<Flaw> = flaws.iter().filter_map(|f| Flaw::parse(f)).collect();
             let flaky = flaky.as_deref().and_then(Flaky::parse);
-            let agent = DemoAgent::with_flaws(&flaws, flaky);
+            let fixes: Vec<Fix> = fixes.iter().filter_map(|f| Fix::parse(f)).collect();
+            let agent = DemoAgent::with_flaws(&flaws, flaky).fixing(&fixes);
             runtime()?.block_on(agenteval_server::demo_target::serve_agent(
                 bind, options, agent,
             ))?;

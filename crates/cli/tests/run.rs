@@ -1,64 +1,12 @@
 //! `agenteval init`, `run` and `compare` end to end: the binary against
 //! `agenteval demo-target` on 127.0.0.1, as a CI job runs them.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_agenteval"));
-    // Role models from the developer's environment would change the
-    // verdicts; these runs are offline.
-    for role in ["USER", "JUDGE", "ANALYST"] {
-        for field in ["BASE_URL", "MODEL", "API_KEY"] {
-            c.env_remove(format!("AGENTEVAL_{role}_{field}"));
-        }
-    }
-    c
-}
+mod support;
 
-/// `agenteval demo-target` on a free port, stopped when dropped.
-struct DemoTarget {
-    child: Child,
-    port: u16,
-}
-
-impl DemoTarget {
-    fn start(args: &[&str]) -> Self {
-        let mut child = bin()
-            .args(["demo-target", "--bind", "127.0.0.1:0"])
-            .args(args)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start the demo target");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        // Reads the address from the log, then keeps draining it.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("listening at http://127.0.0.1:").nth(1) {
-                    let port: String = rest.chars().take_while(char::is_ascii_digit).collect();
-                    let _ = tx.send(port.parse::<u16>().ok());
-                }
-            }
-        });
-        let port = rx
-            .recv_timeout(std::time::Duration::from_secs(30))
-            .ok()
-            .flatten()
-            .expect("the demo target logs where it listens");
-        Self { child, port }
-    }
-}
-
-impl Drop for DemoTarget {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::{DemoTarget, bin};
 
 /// A project folder made by `agenteval init`, pointed at `port`.
 fn project(port: u16) -> tempfile::TempDir {

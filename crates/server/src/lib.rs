@@ -3,7 +3,8 @@
 //! Every route is under `/api` and needs the `X-API-Key` header, except
 //! `GET /api/health`: the server's own key (an admin, named
 //! [`SERVER_KEY_NAME`]) or a named key, whose role decides what it may
-//! call (see [`authorize`]). Errors are `{code, message, suggestion}` with
+//! call (see [`authorize`]). MCP is served at [`MCP_PATH`] behind the same
+//! keys (see [`mcp`]). Errors are `{code, message, suggestion}` with
 //! the status from [`error::status_of`]. When a built UI folder is given it
 //! is served at `/`.
 
@@ -12,6 +13,7 @@ pub mod error;
 pub mod judge_routes;
 pub mod key_routes;
 mod links;
+pub mod mcp;
 pub mod openapi;
 pub mod routes;
 pub mod session_routes;
@@ -171,6 +173,9 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
             "/api/exploration/campaigns/{id}/ledger",
             get(s::campaign_ledger),
         )
+        // MCP over streamable HTTP: the same keys; each tool says whether
+        // it writes, so a viewer's POST is let through to be refused there.
+        .route_service(MCP_PATH, mcp::http_service(state.platform.clone()))
         .route_layer(middleware::from_fn_with_state(state.clone(), authorize));
     Router::new()
         .merge(protected)
@@ -188,31 +193,39 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
 /// answer holds carries its `text` in that language, and an error its
 /// `message` and `suggestion`. An unknown `lang` is 400.
 async fn in_reader_language(req: Request, next: Next) -> Response {
-    let asked = req.uri().query().and_then(|q| {
+    match lang_of_request(req.uri(), req.headers()) {
+        Ok(lang) => i18n::scope(lang, next.run(req)).await,
+        Err(e) => error::ApiError(e).into_response(),
+    }
+}
+
+/// The language a request asks for: `?lang=zh|en` (an unknown one is an
+/// error), else the first of `Accept-Language` the catalogue has, else
+/// English.
+pub(crate) fn lang_of_request(
+    uri: &axum::http::Uri,
+    headers: &axum::http::HeaderMap,
+) -> Result<Lang, Error> {
+    let asked = uri.query().and_then(|q| {
         url::form_urlencoded::parse(q.as_bytes())
             .find(|(k, _)| k == "lang")
             .map(|(_, v)| v.into_owned())
     });
-    let lang = match asked {
+    match asked {
         Some(v) => match Lang::parse(&v) {
-            Some(lang) if !v.trim().is_empty() => lang,
-            _ => {
-                let e = Error::msg(
-                    ErrorCode::InvalidInput,
-                    agenteval_engine::msg!("error-unknown-language", lang = v),
-                    agenteval_engine::msg!("error-unknown-language-suggestion"),
-                );
-                return error::ApiError(e).into_response();
-            }
+            Some(lang) if !v.trim().is_empty() => Ok(lang),
+            _ => Err(Error::msg(
+                ErrorCode::InvalidInput,
+                agenteval_engine::msg!("error-unknown-language", lang = v),
+                agenteval_engine::msg!("error-unknown-language-suggestion"),
+            )),
         },
-        None => req
-            .headers()
+        None => Ok(headers
             .get(axum::http::header::ACCEPT_LANGUAGE)
             .and_then(|v| v.to_str().ok())
             .and_then(Lang::from_accept_language)
-            .unwrap_or_default(),
-    };
-    i18n::scope(lang, next.run(req)).await
+            .unwrap_or_default()),
+    }
 }
 
 /// The language of the request being answered: what [`in_reader_language`]
@@ -268,7 +281,7 @@ async fn authorize(State(st): State<AppState>, mut req: Request, next: Next) -> 
         }
     };
     let actor = caller.actor();
-    if !caller.role.may_change() && !reads_only(req.method()) {
+    if !caller.role.may_change() && !reads_only(req.method()) && req.uri().path() != MCP_PATH {
         st.platform
             .audit(&actor, &action, subject, ErrorCode::Forbidden.as_str())
             .await;
@@ -285,6 +298,10 @@ async fn authorize(State(st): State<AppState>, mut req: Request, next: Next) -> 
     st.platform.audit(&actor, &action, subject, outcome).await;
     response
 }
+
+/// Where MCP is served over streamable HTTP. Its requests are all POSTs:
+/// which tools a viewer may call is the MCP server's to say.
+pub const MCP_PATH: &str = "/mcp";
 
 /// Whether a method only reads.
 fn reads_only(method: &Method) -> bool {

@@ -38,6 +38,41 @@ async fn openapi() -> Value {
     serde_json::from_slice(&bytes).expect("OpenAPI is JSON")
 }
 
+/// The names of the tools the MCP server at `/mcp` lists.
+async fn mcp_tools() -> BTreeSet<String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let platform = Platform::builder(dir.path())
+        .open()
+        .await
+        .expect("platform");
+    let app = agenteval_server::router(platform, "k".into());
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let response = app
+        .oneshot(
+            Request::post("/mcp")
+                .header("Host", "127.0.0.1")
+                .header("X-API-Key", "k")
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .header("MCP-Protocol-Version", "2025-11-25")
+                .body(Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    let bytes = axum::body::to_bytes(response.into_body(), 10 * 1024 * 1024)
+        .await
+        .unwrap();
+    let list: Value = serde_json::from_slice(&bytes).expect("a JSON answer");
+    list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(String::from))
+        .collect()
+}
+
 fn manifest() -> Value {
     let text = std::fs::read_to_string(format!("{SKILL_DIR}/skill.json")).expect("skill.json");
     serde_json::from_str(&text).expect("skill.json is valid JSON")
@@ -227,7 +262,7 @@ fn resolves(doc: &Value, path: &str) -> bool {
 }
 
 #[tokio::test]
-async fn every_route_and_field_that_skill_md_names_is_in_the_openapi_document() {
+async fn every_route_field_and_tool_that_skill_md_names_exists() {
     let doc = openapi().await;
     let md = skill_md();
     let manifest = manifest();
@@ -244,7 +279,8 @@ async fn every_route_and_field_that_skill_md_names_is_in_the_openapi_document() 
         );
     }
 
-    let mut known = BTreeSet::new();
+    // Fields of the API, and the MCP tools the skill offers as the other route.
+    let mut known = mcp_tools().await;
     names(&doc, &mut known);
     let parameters: BTreeSet<String> = manifest["parameters"]
         .as_array()

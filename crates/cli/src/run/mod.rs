@@ -126,7 +126,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
         .set_judge_policy(opts.judge_policy)
         .map_err(|e| Stop::usage(format!("error: {}. {}", e.body.message, e.body.suggestion)))?;
 
-    let scenarios = select_scenarios(&platform, &cfg).await?;
+    let mut scenarios = select_scenarios(&platform, &cfg).await?;
     let baseline = match opts.baseline.as_deref().or(cfg.baseline.as_deref()) {
         None => None,
         Some(b) => Some(
@@ -137,6 +137,7 @@ async fn run(opts: RunOptions) -> Result<u8, Stop> {
     };
 
     let target = find_or_create_target(&platform, &cfg).await?;
+    add_promoted(&platform, &data_dir, target.id, &mut scenarios).await?;
     eprintln!(
         "agenteval: target {} ({})",
         target.name,

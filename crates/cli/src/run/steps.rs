@@ -6,6 +6,45 @@ use agenteval_engine::domain::ids::RunId;
 
 /// The scenarios the config selects: loaded from its folders (any invalid
 /// file stops the run), narrowed by ids and tags.
+/// Adds the regression scenarios drafted from exploration findings on
+/// `target` (the user's packs in the data folder) that the configuration
+/// did not select already: what exploration found is guarded in every run.
+pub(super) async fn add_promoted(
+    platform: &Platform,
+    data_dir: &std::path::Path,
+    target: agenteval_engine::TargetId,
+    scenarios: &mut Vec<Scenario>,
+) -> Result<(), Stop> {
+    let user_packs = agenteval_engine::scenario::user_packs_dir(data_dir);
+    if !user_packs.is_dir() {
+        return Ok(());
+    }
+    let loaded = platform
+        .load_scenarios(std::slice::from_ref(&user_packs))
+        .await
+        .map_err(internal)?;
+    for e in &loaded.errors {
+        eprintln!("agenteval: skipped in {}: {e}", user_packs.display());
+    }
+    let added: Vec<Scenario> = platform
+        .promoted_scenarios(target)
+        .await
+        .map_err(internal)?
+        .into_iter()
+        .filter(|p| !scenarios.iter().any(|s| s.id == p.id))
+        .collect();
+    if !added.is_empty() {
+        let ids: Vec<&str> = added.iter().map(|s| s.id.as_str()).collect();
+        eprintln!(
+            "agenteval: {} scenario(s) found by exploration, now guarded: {}",
+            added.len(),
+            ids.join(", ")
+        );
+    }
+    scenarios.extend(added);
+    Ok(())
+}
+
 pub(super) async fn select_scenarios(
     platform: &Platform,
     cfg: &Config,

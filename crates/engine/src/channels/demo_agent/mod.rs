@@ -14,8 +14,10 @@
 //!   not in its data;
 //! - it answers only the first request when one message holds two.
 //!
-//! Further flaws can be switched on ([`Flaw`]), and one behaviour can be
-//! made flaky ([`Flaky`]), so that a regression gate has something to catch.
+//! Further flaws can be switched on ([`Flaw`]), one behaviour can be made
+//! flaky ([`Flaky`]), so that a regression gate has something to catch, and
+//! a built-in flaw can be fixed ([`Fix`]), as a team would ship the fix of
+//! what exploration found.
 
 use crate::channel::{ChatMessage, Role, ToolCall, ToolSpec, Usage};
 use regex::Regex;
@@ -35,6 +37,7 @@ use service::*;
 #[derive(Debug, Default)]
 pub struct DemoAgent {
     flaws: Vec<Flaw>,
+    fixes: Vec<Fix>,
     flaky: Option<Flaky>,
     /// How often each conversation reached the flaky behaviour.
     seen: Mutex<HashMap<[u8; 32], u32>>,
@@ -84,6 +87,28 @@ impl Flaky {
     pub fn name(self) -> &'static str {
         match self {
             Flaky::OpeningHours => "opening-hours",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name.trim())
+    }
+}
+
+/// A built-in flaw the demo agent can be told to no longer have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fix {
+    /// Asked for a trend, it describes the data it was given (first and
+    /// last figure, direction) and states no figure that is not in it.
+    InventedFigure,
+}
+
+impl Fix {
+    pub const ALL: [Fix; 1] = [Fix::InventedFigure];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Fix::InventedFigure => "invented-figure",
         }
     }
 
@@ -267,9 +292,16 @@ impl DemoAgent {
     pub fn with_flaws(flaws: &[Flaw], flaky: Option<Flaky>) -> Self {
         Self {
             flaws: flaws.to_vec(),
+            fixes: Vec::new(),
             flaky,
             seen: Mutex::default(),
         }
+    }
+
+    /// The same agent with built-in flaws fixed.
+    pub fn fixing(mut self, fixes: &[Fix]) -> Self {
+        self.fixes = fixes.to_vec();
+        self
     }
 
     fn has(&self, flaw: Flaw) -> bool {
@@ -376,6 +408,9 @@ fn answer(
     let text = thread.join("\n");
     match intent {
         Intent::Email => email(thread, last_user, lang, tools),
+        Intent::Trend if agent.fixes.contains(&Fix::InventedFigure) => {
+            (trend_from_data(&text, lang), Vec::new())
+        }
         Intent::Trend => (trend(&text, lang), Vec::new()),
         Intent::TopN => (top_n(&text, lang), Vec::new()),
         Intent::ToJson => (to_json(&text, lang), Vec::new()),

@@ -70,6 +70,46 @@ pub(super) fn trend(text: &str, lang: Lang) -> String {
     }
 }
 
+/// The trend answer once the invented figure is fixed: the figures given,
+/// the first and the last, and the direction; no number that is not in
+/// the data. Without two figures it asks for them.
+pub(super) fn trend_from_data(text: &str, lang: Lang) -> String {
+    let p = pairs(text);
+    let [first, .., last] = p.as_slice() else {
+        return no_data(lang);
+    };
+    let listed: Vec<String> = p.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let (a, b) = (num(&first.1), num(&last.1));
+    match lang {
+        Lang::Zh => format!(
+            "趋势分析：{}。从{}的 {} 到{}的 {}，整体呈{}。数据只有这些，我不对增速做推测。",
+            listed.join("，"),
+            first.0,
+            first.1,
+            last.0,
+            last.1,
+            match a.total_cmp(&b) {
+                std::cmp::Ordering::Less => "上升趋势",
+                std::cmp::Ordering::Greater => "下降趋势",
+                std::cmp::Ordering::Equal => "持平",
+            }
+        ),
+        Lang::En => format!(
+            "Trend analysis: {}. From {} in {} to {} in {}, the figures went {}. That is all the data shows; I won't guess a growth rate.",
+            listed.join(", "),
+            first.1,
+            first.0,
+            last.1,
+            last.0,
+            match a.total_cmp(&b) {
+                std::cmp::Ordering::Less => "up",
+                std::cmp::Ordering::Greater => "down",
+                std::cmp::Ordering::Equal => "flat",
+            }
+        ),
+    }
+}
+
 pub(super) static TOP_N_RE: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?i)top\s*(\d+)|前\s*(\d+|[一二三四五六七八九十])"));
 

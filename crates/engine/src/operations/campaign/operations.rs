@@ -4,7 +4,8 @@
 use crate::domain::campaign::plan::RUNS_PER_INSERT;
 use crate::domain::campaign::scale;
 use crate::domain::campaign::*;
-use crate::domain::ids::CampaignId;
+use crate::domain::ids::{CampaignId, TargetId};
+use crate::domain::scenario::Scenario;
 use crate::error::{Error, ErrorCode, Result};
 use crate::msg;
 use crate::platform::Platform;
@@ -266,27 +267,14 @@ impl Platform {
     /// runs stay as they are): what exploration found is guarded from the
     /// next period on.
     async fn plan_with_regressions(&self, c: &Campaign) -> Result<Plan> {
-        let of_target: std::collections::HashSet<CampaignId> = self
-            .list_campaigns()
+        let mut plan = c.plan.clone();
+        let promoted: Vec<String> = self
+            .promoted_scenarios(c.target_id)
             .await?
             .into_iter()
-            .filter(|o| o.target_id == c.target_id)
-            .map(|o| o.id)
+            .map(|s| s.id)
+            .filter(|id| !plan.entries.iter().any(|e| &e.scenario_id == id))
             .collect();
-        let mut plan = c.plan.clone();
-        let mut promoted: Vec<String> = self
-            .scenarios
-            .all()
-            .iter()
-            .filter(|s| {
-                s.lineage
-                    .as_ref()
-                    .is_some_and(|l| of_target.contains(&l.campaign_id))
-            })
-            .filter(|s| !plan.entries.iter().any(|e| e.scenario_id == s.id))
-            .map(|s| s.id.clone())
-            .collect();
-        promoted.sort();
         plan.entries
             .extend(promoted.into_iter().map(|scenario_id| PlanEntry {
                 scenario_id,
@@ -295,5 +283,30 @@ impl Platform {
                 at: None,
             }));
         Ok(plan)
+    }
+
+    /// The loaded scenarios drafted from a finding of a campaign of
+    /// `target_id` (their lineage names the campaign), by id.
+    pub async fn promoted_scenarios(&self, target_id: TargetId) -> Result<Vec<Scenario>> {
+        let of_target: std::collections::HashSet<CampaignId> = self
+            .list_campaigns()
+            .await?
+            .into_iter()
+            .filter(|o| o.target_id == target_id)
+            .map(|o| o.id)
+            .collect();
+        let mut promoted: Vec<Scenario> = self
+            .scenarios
+            .all()
+            .iter()
+            .filter(|s| {
+                s.lineage
+                    .as_ref()
+                    .is_some_and(|l| of_target.contains(&l.campaign_id))
+            })
+            .map(|s| Scenario::clone(s))
+            .collect();
+        promoted.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(promoted)
     }
 }

@@ -1,0 +1,325 @@
+//! MCP over streamable HTTP at `/mcp` beside the API: the same keys and
+//! roles. A whole exploration session through the tools, a budget refusal
+//! as a tool error with its reason code, a viewer key refused for the
+//! tools that write (and allowed to read), no key at all refused outright,
+//! refusals in the reader's language.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+mod support;
+
+use support::{App, KEY, app};
+
+/// Speaks JSON-RPC to `/mcp` with `key` (none: no header), as an MCP
+/// client does over streamable HTTP; the HTTP status and the JSON-RPC
+/// message (from a JSON body or the first SSE event).
+async fn rpc(
+    app: &App,
+    key: Option<&str>,
+    lang: &str,
+    id: u64,
+    method: &str,
+    params: Value,
+) -> (StatusCode, Value) {
+    let mut req = app
+        .http
+        .post(format!("{}/mcp", app.base))
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-11-25")
+        .header("Accept-Language", lang)
+        .body(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+    if let Some(key) = key {
+        req = req.header("X-API-Key", key);
+    }
+    let res = req.send().await.expect("request");
+    let status = res.status();
+    let text = res.text().await.expect("body");
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("data:"))
+            .and_then(|d| serde_json::from_str(d.trim()).ok())
+            .unwrap_or(Value::String(text.clone()))
+    });
+    (status, body)
+}
+
+/// Calls a tool; its result (`isError`, `structuredContent`).
+async fn tool(app: &App, key: &str, lang: &str, name: &str, args: Value) -> Value {
+    let (status, body) = rpc(
+        app,
+        Some(key),
+        lang,
+        7,
+        "tools/call",
+        json!({"name": name, "arguments": args}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{name}: {body}");
+    assert!(
+        body["error"].is_null(),
+        "{name} is not a protocol error: {body}"
+    );
+    body["result"].clone()
+}
+
+async fn campaign(app: &App) -> String {
+    let (s, target) = app
+        .post(
+            "/api/targets",
+            json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{target}");
+    let (s, c) = app
+        .post(
+            "/api/campaigns",
+            json!({
+                "name": "MCP week", "target_id": target["id"], "duration_hours": 168,
+                "seed_set": {
+                    "personas": [{"id": "p-analyst", "name": "Analyst", "language": "zh"}],
+                    "goals": [{"id": "g-trend", "title": "看销售趋势"}],
+                },
+                "budget": {"max_sessions": 1, "min_interval_minutes": 0},
+            }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    c["id"].as_str().expect("id").to_string()
+}
+
+#[tokio::test]
+async fn an_exploration_session_through_mcp_tools_over_http() {
+    let app = app().await;
+    let campaign = campaign(&app).await;
+
+    let (s, init) = rpc(
+        &app,
+        Some(KEY),
+        "en",
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "test", "version": "1"}}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "agenteval", "{init}");
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+
+    let (_, list) = rpc(&app, Some(KEY), "en", 2, "tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for expected in [
+        "patrol",
+        "get_campaign",
+        "open_session",
+        "send_turn",
+        "close_session",
+        "get_session",
+        "read_findings",
+        "promote_finding",
+    ] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+
+    let patrol = tool(&app, KEY, "en", "patrol", json!({})).await;
+    let listed = &patrol["structuredContent"]["campaigns"][0];
+    assert_eq!(listed["id"], campaign.as_str(), "{patrol}");
+    assert_eq!(listed["budget_remaining"]["sessions_remaining"], 1);
+
+    // A whole session: the seeds by id, one turn, the record.
+    let opened = tool(
+        &app,
+        KEY,
+        "en",
+        "open_session",
+        json!({"campaign_id": campaign, "persona_id": "p-analyst", "goal_id": "g-trend"}),
+    )
+    .await;
+    assert_eq!(opened["isError"], false, "{opened}");
+    let session = opened["structuredContent"]["id"]
+        .as_str()
+        .expect("session id")
+        .to_string();
+    assert_eq!(opened["structuredContent"]["persona"]["name"], "Analyst");
+    assert_eq!(opened["structuredContent"]["trigger"], "auto");
+    let reply = tool(
+        &app,
+        KEY,
+        "en",
+        "send_turn",
+        json!({"session_id": session, "content": "一月: 100, 二月: 120, 三月: 150，帮我看看趋势"}),
+    )
+    .await;
+    assert_eq!(reply["isError"], false, "{reply}");
+    assert_eq!(reply["structuredContent"]["turn"], 1);
+    assert!(
+        reply["structuredContent"]["reply"]
+            .as_str()
+            .is_some_and(|r| r.contains("趋势")),
+        "the target's reply: {reply}"
+    );
+    let closed = tool(
+        &app,
+        KEY,
+        "en",
+        "close_session",
+        json!({"session_id": session, "goal_achieved": false, "emotion": "confused",
+               "misled": ["它说平均增长 12.5%，数据里没有这个数"], "end_reason": "user_gave_up"}),
+    )
+    .await;
+    assert_eq!(closed["isError"], false, "{closed}");
+    assert_eq!(closed["structuredContent"]["status"], "completed");
+    assert_eq!(
+        closed["structuredContent"]["experience"]["misled"][0],
+        "它说平均增长 12.5%，数据里没有这个数"
+    );
+    let transcript = tool(
+        &app,
+        KEY,
+        "en",
+        "get_session",
+        json!({"session_id": session}),
+    )
+    .await;
+    assert_eq!(
+        transcript["structuredContent"]["messages"]
+            .as_array()
+            .map(Vec::len),
+        Some(2),
+        "{transcript}"
+    );
+
+    // The budget is spent: a tool error with the reason code, in Chinese
+    // for a Chinese reader.
+    let refused = tool(
+        &app,
+        KEY,
+        "zh-CN",
+        "open_session",
+        json!({"campaign_id": campaign, "persona_id": "p-analyst", "goal_id": "g-trend"}),
+    )
+    .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["code"],
+        "SESSION_BUDGET_EXHAUSTED"
+    );
+    let message = refused["structuredContent"]["message"]
+        .as_str()
+        .expect("message");
+    assert!(
+        message
+            .chars()
+            .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "in Chinese: {message}"
+    );
+    assert!(
+        refused["structuredContent"]["suggestion"]
+            .as_str()
+            .is_some_and(|s| !s.is_empty())
+    );
+
+    let findings = tool(
+        &app,
+        KEY,
+        "en",
+        "read_findings",
+        json!({"campaign_id": campaign}),
+    )
+    .await;
+    assert_eq!(
+        findings["structuredContent"]["exploration"]["sessions_total"], 1,
+        "{findings}"
+    );
+
+    // An id that is not a UUID names nothing.
+    let missing = tool(
+        &app,
+        KEY,
+        "en",
+        "get_session",
+        json!({"session_id": "nope"}),
+    )
+    .await;
+    assert_eq!(missing["isError"], true);
+    assert_eq!(missing["structuredContent"]["code"], "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn a_viewer_key_reads_through_mcp_but_may_not_write() {
+    let app = app().await;
+    let campaign = campaign(&app).await;
+    let (s, created) = app
+        .post("/api/keys", json!({"name": "vera", "role": "viewer"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{created}");
+    let viewer = created["key"].as_str().expect("the key").to_string();
+
+    let patrol = tool(&app, &viewer, "en", "patrol", json!({})).await;
+    assert_eq!(patrol["isError"], false, "a viewer reads: {patrol}");
+    for (name, args) in [
+        (
+            "open_session",
+            json!({"campaign_id": campaign, "persona_id": "p-analyst", "goal_id": "g-trend"}),
+        ),
+        (
+            "send_turn",
+            json!({"session_id": uuid::Uuid::nil().to_string(), "content": "hi"}),
+        ),
+        (
+            "close_session",
+            json!({"session_id": uuid::Uuid::nil().to_string(), "goal_achieved": true}),
+        ),
+        (
+            "promote_finding",
+            json!({"session_id": uuid::Uuid::nil().to_string()}),
+        ),
+    ] {
+        let refused = tool(&app, &viewer, "en", name, args).await;
+        assert_eq!(refused["isError"], true, "{name}: {refused}");
+        assert_eq!(
+            refused["structuredContent"]["code"], "FORBIDDEN",
+            "{name}: {refused}"
+        );
+    }
+    let (_, sessions) = app
+        .get(&format!("/api/exploration/campaigns/{campaign}/sessions"))
+        .await;
+    assert_eq!(sessions, json!([]), "nothing was opened");
+
+    // Without a key, or with an unknown one: 401 before MCP is reached.
+    for key in [None, Some("not-a-key")] {
+        let (s, body) = rpc(&app, key, "en", 1, "tools/list", json!({})).await;
+        assert_eq!(s, StatusCode::UNAUTHORIZED, "{body}");
+        assert_eq!(body["code"], "UNAUTHORIZED");
+    }
+
+    // Every tool call is in the audit trail under the key's name.
+    let events = app.platform.inspect().audit_events().await.expect("audit");
+    let refused: Vec<&str> = events
+        .iter()
+        .filter(|e| e.actor == "key:vera" && e.outcome == "FORBIDDEN")
+        .map(|e| e.action.as_str())
+        .collect();
+    for name in [
+        "open_session",
+        "send_turn",
+        "close_session",
+        "promote_finding",
+    ] {
+        assert!(
+            refused.contains(&format!("mcp {name}").as_str()),
+            "{name} in {refused:?}"
+        );
+    }
+}
