@@ -1,7 +1,8 @@
 // A finding becomes a regression scenario, in both languages at 1280x800:
 // from the demo's session where the target invented "12.5", the finding's
 // "Make a regression scenario" drafts the scenario (the user's turns up to
-// the finding, a number gate, the lineage); the user edits it, a broken
+// the finding, a number gate, the lineage), as does any reply the user
+// flags; the user edits it, a broken
 // edit is refused by line, the fixed one is saved, listed under the user's
 // own packs, and the next period of the campaign runs it.
 
@@ -14,8 +15,8 @@ import { api, assertNothingClipped, BASE, findCampaign, LANGS, launch, setLangua
 
 const SHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
 const WORDS = {
-  en: { lineage: /From turn \d+: .*12\.5/, saved: /Saved to your pack “regressions”/, refused: /does not load: .*:\d+:/, own: "Your packs" },
-  zh: { lineage: /来自第 \d+ 轮：.*12\.5/, saved: /已保存到你的场景包“regressions”/, refused: /无法加载：.*:\d+:/, own: "自定义场景包" },
+  en: { flagged: (n) => new RegExp(`From turn ${n}: `), lineage: /From turn \d+: .*12\.5/, saved: /Saved to your pack “regressions”/, refused: /does not load: .*:\d+:/, own: "Your packs" },
+  zh: { flagged: (n) => new RegExp(`来自第 ${n} 轮：`), lineage: /来自第 \d+ 轮：.*12\.5/, saved: /已保存到你的场景包“regressions”/, refused: /无法加载：.*:\d+:/, own: "自定义场景包" },
 };
 
 test("a finding becomes a regression scenario that the next period runs, in both languages", { timeout: 600_000 }, async (t) => {
@@ -31,8 +32,26 @@ test("a finding becomes a regression scenario that the next period runs, in both
     for (const lang of LANGS) {
       const w = WORDS[lang];
       await t.test(`${lang}: finding -> draft -> edit -> save -> listed as the user's -> in the next period`, async () => {
-        await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}/sessions/${finding.session_id}`);
+        const sessionUrl = `${BASE}/#/campaigns/${demo.campaign.id}/sessions/${finding.session_id}`;
+        await page.goto(sessionUrl);
         await setLanguage(page, lang);
+
+        // Any reply can be flagged, found by the judge or not: the draft
+        // runs up to its turn.
+        const conversation = page.getByTestId("session-conversation");
+        await conversation.getByTestId("guard-reply").last().waitFor();
+        const rounds = await conversation.locator('[data-speaker="user"]').count();
+        await conversation.getByTestId("guard-reply").last().scrollIntoViewIfNeeded();
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: join(SHOTS, `regression-flag-reply-${lang}.png`) });
+        await conversation.getByTestId("guard-reply").last().click();
+        const flagged = page.getByTestId("regression-modal");
+        await flagged.getByTestId("regression-yaml").waitFor();
+        assert.match(await flagged.getByTestId("regression-lineage").innerText(), w.flagged(rounds));
+        await page.keyboard.press("Escape");
+        await flagged.waitFor({ state: "hidden" });
+        await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}`);
+        await page.goto(sessionUrl);
         const row = page.getByTestId("session-finding").filter({ hasText: "12.5" }).first();
         await row.getByTestId("make-regression").click();
         const modal = page.getByTestId("regression-modal");

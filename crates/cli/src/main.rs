@@ -255,7 +255,7 @@ enum ScenariosCommand {
     FromSession {
         /// The session's id.
         session: uuid::Uuid,
-        /// The user turn (1-based) of the finding; default: the session's poorest finding.
+        /// The user turn (1-based) to guard: the judge's finding there, else the turn as you flag it (its reply must not recur); default: the session's poorest finding.
         #[arg(long)]
         turn: Option<u32>,
         /// The pack to write it into.

@@ -117,7 +117,9 @@ pub async fn discard_session(
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct RegressionQuery {
-    /// The user turn (1-based) of the finding; default: the session's poorest judge finding.
+    /// The user turn (1-based) to guard: the judge's poorest finding there,
+    /// else the turn as the caller flags it (its reply must not recur);
+    /// default: the session's poorest judge finding.
     #[param(minimum = 1)]
     pub turn: Option<u32>,
     /// The pack it is meant for (default `regressions`).
@@ -125,14 +127,14 @@ pub struct RegressionQuery {
 }
 
 /// Drafts a regression scenario from the session's judge finding (at
-/// `turn`, else its poorest): the user's turns up to it, the check that
+/// `turn`, else its poorest; a turn without one is flagged by the caller): the user's turns up to it, the check that
 /// guards against it and its lineage, as a pack file to review and save
 /// (`POST /api/scenarios/files`). Nothing is written.
 #[utoipa::path(get, path = "/api/exploration/sessions/{id}/regression", params(("id" = String, Path), RegressionQuery),
     responses((status = 200, body = RegressionDraft),
         (status = 400, body = ErrorResponse, description = "INVALID_INPUT: a query that cannot be read"),
         (status = 404, body = ErrorResponse),
-        (status = 409, body = ErrorResponse, description = "CONFLICT: the session has no judge finding at a turn (or at the turn asked)")))]
+        (status = 409, body = ErrorResponse, description = "CONFLICT: no turn asked and no judge finding at a turn, or a turn past the session's end")))]
 pub async fn draft_regression(
     State(st): State<AppState>,
     Path(id): Path<String>,

@@ -46,7 +46,8 @@ async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
     let (s, c) = app
         .post(
             "/api/campaigns",
-            json!({"name": "regress", "target_id": t["id"], "duration_hours": 24, "seed_set": seeds}),
+            json!({"name": "regress", "target_id": t["id"], "duration_hours": 24, "seed_set": seeds,
+                   "budget": {"min_interval_minutes": 0}}),
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{c}");
@@ -120,7 +121,51 @@ async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
             "/api/exploration/sessions/{sid}/regression?turn=9"
         ))
         .await;
-    assert_eq!(s, StatusCode::CONFLICT, "no finding at turn 9: {e}");
+    assert_eq!(s, StatusCode::CONFLICT, "turn 9 is past the end: {e}");
+
+    // A turn the judge found nothing at (this session is not reviewed):
+    // without a turn there is nothing to draft from; a person names the
+    // turn, and its reply is the rubric's example of what must not recur.
+    let (_, other) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": seeds["personas"][0], "goal": seeds["goals"][0],
+                   "seed_ref": {"persona_id": "p", "goal_id": "g"}, "played_by": "person"}),
+        )
+        .await;
+    let oid = other["id"].as_str().expect("a second session");
+    let (s, r) = app
+        .post(
+            &format!("/api/exploration/sessions/{oid}/messages"),
+            json!({ "content": "What about Q4?" }),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{r}");
+    let (s, e) = app
+        .get(&format!("/api/exploration/sessions/{oid}/regression"))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT, "no finding to draft from: {e}");
+    let (s, flagged) = app
+        .get(&format!(
+            "/api/exploration/sessions/{oid}/regression?turn=1&lang=zh"
+        ))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{flagged}");
+    let finding = flagged["lineage"]["finding"].as_str().unwrap();
+    assert!(
+        finding.contains("人工在第 1 轮标记") && finding.contains("Sales grew 12.5%"),
+        "the lineage names the person's flag and quotes the reply as it was: {finding}"
+    );
+    let file: Value = serde_yaml_ng::from_str(flagged["yaml"].as_str().unwrap()).expect("YAML");
+    let check = &file["scenarios"][0]["turns"][0]["checks"][0];
+    assert_eq!(check["type"], "rubric", "{check}");
+    assert!(
+        check["rubric"]
+            .as_str()
+            .unwrap()
+            .starts_with("回复不得再出现"),
+        "the rubric is written in the reader's language: {check}"
+    );
 
     // Saved once it loads, and listed as the user's own.
     let id = draft["scenario_id"].as_str().unwrap();

@@ -147,6 +147,7 @@ export const en = {
   },
   regression: {
     open: "Make a regression scenario",
+    guardReply: "Make a regression scenario from this reply",
     title: "Make a regression scenario",
     lineage: "From turn {{turn}}: {{finding}}",
     explain: "The user's turns up to this one are the script; the check on the last turn is what must not happen again. Edit it as you like: it is saved once it loads.",

@@ -151,6 +151,7 @@ export const zh: DeepStrings<Dict> = {
   },
   regression: {
     open: "生成回归场景",
+    guardReply: "用这条回复生成回归场景",
     title: "生成回归场景",
     lineage: "来自第 {{turn}} 轮：{{finding}}",
     explain: "到这一轮为止的用户发言就是脚本；最后一轮上的检查就是不能再次出现的问题。可以随意修改：能加载才会保存。",

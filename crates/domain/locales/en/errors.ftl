@@ -45,12 +45,9 @@ error-compare-other-target = "{ $current }" and "{ $baseline }" evaluate differe
 error-compare-other-target-suggestion = Pick a baseline among the campaigns of the same target.
 
 ## Drafting a regression scenario from a finding
-error-regression-no-finding = { $turn ->
-    [0] the session has no judge finding at a turn to draft a regression scenario from
-   *[other] the session has no judge finding at turn { $turn }
-}
-error-regression-no-finding-suggestion = Pick a session (or a turn of it) that the judge found poor; its findings are in the session's drawer and the report's judge findings.
-error-regression-turn = the finding is at turn { $turn }, but the session has { $turns } user turns
+error-regression-no-finding = the session has no judge finding at a turn to draft a regression scenario from
+error-regression-no-finding-suggestion = Name a turn of the session (turn=N) to flag its reply yourself, or pick a session the judge found poor; its findings are in the session's drawer and the report's judge findings.
+error-regression-turn = turn { $turn } is past the session's end: it has { $turns } user turns
 
 ## Saving a pack file among the user's packs
 error-pack-file-name = "{ $pack }/{ $file }" is not a pack and file name that can be saved

@@ -28,3 +28,5 @@ evidence-turn = { $session }, turn { $turn }
 
 ## A regression scenario drafted from a finding
 regression-title = Found by exploration: { $finding }
+regression-rubric = The reply must not do what was found here when exploring: { $finding }
+regression-flagged-turn = Flagged by a person at turn { $turn }: a reply like "{ $reply }" must not happen again

@@ -45,12 +45,9 @@ error-compare-other-target = “{ $current }”和“{ $baseline }”评测的�
 error-compare-other-target-suggestion = 请在同一评测对象的活动中选择基准。
 
 ## 由发现起草回归场景
-error-regression-no-finding = { $turn ->
-    [0] 这个会话没有标注了轮次的评审发现，无法起草回归场景
-   *[other] 这个会话在第 { $turn } 轮没有评审发现
-}
-error-regression-no-finding-suggestion = 请选择评审判为“差”的会话（或其中的某一轮）；发现列在会话抽屉和报告的评审发现中。
-error-regression-turn = 发现在第 { $turn } 轮，但会话只有 { $turns } 个用户轮次
+error-regression-no-finding = 该会话没有落在某一轮上的评审发现，无法起草回归场景
+error-regression-no-finding-suggestion = 请指明会话中的某一轮（`turn=N`）由你亲自标记其回复，或选择评审判为“差”的会话；发现列在会话抽屉和报告的评审发现中。
+error-regression-turn = 第 { $turn } 轮超出了会话的范围：会话只有 { $turns } 个用户轮次
 
 ## 保存到用户自己的场景包
 error-pack-file-name = “{ $pack }/{ $file }”不是可以保存的场景包和文件名

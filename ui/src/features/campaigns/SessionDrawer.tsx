@@ -14,7 +14,7 @@ import {
   type Campaign,
   type ExplorationSession,
 } from "../../api";
-import { Conversation } from "../../components/Conversation";
+import { Conversation, roundsOf } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num, when } from "../../components/format";
 import { Link } from "../../components/Link";
@@ -85,6 +85,7 @@ export function SessionDrawer({
     }
   };
   const findings = session ? judgeFindings(session.judge_review) : [];
+  const replyRounds = session ? roundsOf(session.messages) : [];
   const notes = new Map<number, ReactNode[]>();
   for (const f of findings) {
     const round = f.turn;
@@ -180,7 +181,22 @@ export function SessionDrawer({
           )}
           <Conversation
             testId="session-conversation"
-            turns={session.messages.map((m) => ({ key: m.seq, role: m.role, content: m.content, latency_ms: m.latency_ms }))}
+            turns={session.messages.map((m, i) => {
+              const round = replyRounds[i] ?? 0;
+              return {
+                key: m.seq,
+                role: m.role,
+                content: m.content,
+                latency_ms: m.latency_ms,
+                // Any reply can be flagged: the judge need not have found it.
+                extra:
+                  mayChange && m.role !== "user" && round > 0 ? (
+                    <Button variant="subtle" size="compact-xs" mt={4} onClick={() => setPromoting(round)} data-testid="guard-reply">
+                      {t("regression.guardReply")}
+                    </Button>
+                  ) : undefined,
+              };
+            })}
             userLabel={userSpeaker(t, session)}
             targetLabel={t("speaker.target", { name: targetName })}
             highlight={turn}

@@ -3,8 +3,10 @@
 //! flagged reply's fault becomes the check that it must not happen again
 //! (an invented figure -> `no_unverified_numbers` with the seed facts; a
 //! repeated reply -> `no_repeat`; a missing question back ->
-//! `asks_clarification`; otherwise a rubric from the judge's finding). The
-//! draft is a pack file the user reviews before saving, with its lineage.
+//! `asks_clarification`; otherwise a rubric from the judge's finding). A
+//! turn the judge found nothing at can be flagged by a person: its reply
+//! becomes the rubric's example of what must not happen again. The draft
+//! is a pack file the user reviews before saving, with its lineage.
 
 use super::{Check, Lineage};
 use crate::domain::campaign::fact_text;
@@ -63,8 +65,9 @@ fn key_of(f: &JudgeFinding) -> Option<&str> {
     }
 }
 
-/// The check that guards against what the finding found.
-fn check_for(f: &JudgeFinding) -> Check {
+/// The check that guards against what the finding found; a rubric is
+/// written in the reader's language.
+fn check_for(f: &JudgeFinding, lang: Lang) -> Check {
     let english = f.text.render(Lang::En).to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| english.contains(w));
     let dimension = f.dimension.as_deref().unwrap_or_default();
@@ -79,10 +82,7 @@ fn check_for(f: &JudgeFinding) -> Check {
         Check::AsksClarification { field: None }
     } else {
         Check::Rubric {
-            rubric: format!(
-                "The reply must not do what a reviewer found here: {}",
-                f.text.render(Lang::En)
-            ),
+            rubric: msg!("regression-rubric", finding = f.text.render(lang)).render(lang),
             min_score: None,
         }
     }
@@ -99,9 +99,48 @@ fn pick(findings: &[JudgeFinding], turn: Option<u32>) -> Option<&JudgeFinding> {
         .min_by_key(|f| (rank(f), f.turn))
 }
 
+/// A turn the judge found nothing at, flagged by a person: its reply is
+/// what must not happen again. 409 when the session has no such turn.
+fn flagged_turn(
+    transcript: &crate::exploration::SessionTranscript,
+    turn: u32,
+) -> Result<JudgeFinding> {
+    let mut round = 0;
+    let mut seen = false;
+    let mut reply = None;
+    for m in &transcript.messages {
+        if m.role == TurnRole::User {
+            round += 1;
+            seen |= round == turn;
+        } else if round == turn && reply.is_none() {
+            reply = Some(m.content.as_str());
+        }
+    }
+    if !seen {
+        return Err(Error::msg(
+            crate::error::ErrorCode::Conflict,
+            msg!("error-regression-turn", turn = turn, turns = round),
+            msg!("error-regression-no-finding-suggestion"),
+        ));
+    }
+    Ok(JudgeFinding {
+        session_id: transcript.session.id,
+        severity: "poor".into(),
+        dimension: None,
+        text: crate::i18n::Text::Msg(msg!(
+            "regression-flagged-turn",
+            turn = turn,
+            reply = crate::text::truncate(reply.unwrap_or_default(), 160)
+        )),
+        evidence: None,
+        turn: Some(turn),
+    })
+}
+
 impl Platform {
     /// Drafts a regression scenario from session `session_id`, at its user
-    /// turn `turn` (1-based) or at its poorest judge finding. The draft is
+    /// turn `turn` (1-based: its poorest judge finding there, else the turn
+    /// as a person flags it) or at its poorest judge finding. The draft is
     /// checked as a pack file before it is returned.
     pub async fn draft_regression(
         &self,
@@ -118,13 +157,18 @@ impl Platform {
             .map(|r| crate::domain::judge_review::review_findings(session_id, &r["findings"]))
             .unwrap_or_default();
         // The session's state, not the request, is what is missing: 409.
-        let finding = pick(&findings, turn).ok_or_else(|| {
-            Error::msg(
-                crate::error::ErrorCode::Conflict,
-                msg!("error-regression-no-finding", turn = turn.unwrap_or(0)),
-                msg!("error-regression-no-finding-suggestion"),
-            )
-        })?;
+        let finding = match (pick(&findings, turn), turn) {
+            (Some(f), _) => f.clone(),
+            (None, Some(t)) if t > 0 => flagged_turn(&transcript, t)?,
+            (None, _) => {
+                return Err(Error::msg(
+                    crate::error::ErrorCode::Conflict,
+                    msg!("error-regression-no-finding"),
+                    msg!("error-regression-no-finding-suggestion"),
+                ));
+            }
+        };
+        let finding = &finding;
         let at = finding.turn.unwrap_or(1);
         let users: Vec<String> = transcript
             .messages
@@ -150,7 +194,7 @@ impl Platform {
             turn: at,
             finding: finding_text.clone(),
         };
-        let check = check_for(finding);
+        let check = check_for(finding, lang);
         let facts = match check {
             Check::NoUnverifiedNumbers => session
                 .goal
