@@ -50,6 +50,19 @@ test("a finding becomes a regression scenario that the next period runs, in both
         assert.match(await flagged.getByTestId("regression-lineage").innerText(), w.flagged(rounds));
         await page.keyboard.press("Escape");
         await flagged.waitFor({ state: "hidden" });
+
+        // From an issue of the report: each of its sessions can be drafted,
+        // at the turn the issue points at.
+        await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}/report/exploration`);
+        await page.getByTestId("issue-row").first().click();
+        await page.getByTestId("evidence-sessions-body").getByTestId("issue-make-regression").first().click();
+        const fromIssue = page.getByTestId("regression-modal");
+        await fromIssue.getByTestId("regression-yaml").waitFor();
+        assert.match(await fromIssue.getByTestId("regression-lineage").innerText(), w.flagged("\\d+"));
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: join(SHOTS, `regression-from-issue-${lang}.png`) });
+        await page.keyboard.press("Escape");
+        await fromIssue.waitFor({ state: "hidden" });
         await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}`);
         await page.goto(sessionUrl);
         const row = page.getByTestId("session-finding").filter({ hasText: "12.5" }).first();

@@ -12,7 +12,7 @@ import { useUiLanguage } from "../../i18n/engine";
  * user's turns up to the finding, the check that guards against it, its
  * lineage) to review and edit, saved among the user's packs once it loads.
  */
-export function RegressionModal({ sessionId, turn, onClose }: { sessionId: string; turn: number; onClose: () => void }) {
+export function RegressionModal({ sessionId, turn, onClose }: { sessionId: string; turn: number | null; onClose: () => void }) {
   const { t } = useTranslation();
   const lang = useUiLanguage();
   const draft = useLoad(() => api.draftRegression(sessionId, turn, null, lang), [sessionId, turn, lang]);

@@ -191,9 +191,11 @@ export function SessionDrawer({
                 // Any reply can be flagged: the judge need not have found it.
                 extra:
                   mayChange && m.role !== "user" && round > 0 ? (
-                    <Button variant="subtle" size="compact-xs" mt={4} onClick={() => setPromoting(round)} data-testid="guard-reply">
-                      {t("regression.guardReply")}
-                    </Button>
+                    <Group justify="flex-end" mt={4}>
+                      <Button variant="subtle" size="compact-xs" onClick={() => setPromoting(round)} data-testid="guard-reply">
+                        {t("regression.guardReply")}
+                      </Button>
+                    </Group>
                   ) : undefined,
               };
             })}

@@ -1,4 +1,5 @@
 import { Group, Stack, Table, Text } from "@mantine/core";
+import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { goalTitle, personaName, type ExplorationSession } from "../../api";
 import { when } from "../../components/format";
@@ -16,12 +17,15 @@ export function SessionTable({
   campaignId,
   sessions,
   linkOf,
+  action,
   testId = "session-row",
 }: {
   campaignId: string;
   sessions: ExplorationSession[];
   /** The round to open each session at (e.g. the turn behind an issue). */
   linkOf?: (s: ExplorationSession) => SessionLink;
+  /** An action on the session, in a last column (its click does not open the row). */
+  action?: (s: ExplorationSession, link: SessionLink) => ReactNode;
   testId?: string;
 }) {
   const { t } = useTranslation();
@@ -37,6 +41,7 @@ export function SessionTable({
           <Table.Th>{t("session.turns")}</Table.Th>
           <Table.Th>{t("session.endReason")}</Table.Th>
           {linkOf && <Table.Th>{t("ev.evidence")}</Table.Th>}
+          {action && <Table.Th />}
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -91,6 +96,11 @@ export function SessionTable({
                       {t("ev.wholeSession")}
                     </Text>
                   )}
+                </Table.Td>
+              )}
+              {action && (
+                <Table.Td onClick={(e) => e.stopPropagation()} style={{ whiteSpace: "nowrap" }}>
+                  {action(s, link)}
                 </Table.Td>
               )}
             </Table.Tr>

@@ -1,11 +1,14 @@
-import { Modal, Stack, Text } from "@mantine/core";
+import { Button, Modal, Stack, Text } from "@mantine/core";
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, type Campaign, type ExplorationFindings, type SessionQuery } from "../../../api";
 import { ErrorAlert } from "../../../components/ErrorAlert";
 import { num } from "../../../components/format";
+import { useMayChange } from "../../../components/identity";
 import { IssueKindBadge } from "../../../components/labels";
 import { useLoad } from "../../../components/useLoad";
 import { leave } from "../../../routing";
+import { RegressionModal } from "../RegressionModal";
 import { SessionTable } from "../SessionTable";
 import { seedNames } from "./CoverageGrid";
 import { issueKey, issueTexts, turnForIssue } from "./evidence";
@@ -27,6 +30,8 @@ export function EvidenceSessions({
   cell: string | null;
 }) {
   const { t } = useTranslation();
+  const mayChange = useMayChange();
+  const [promoting, setPromoting] = useState<{ sid: string; turn: number | null } | null>(null);
   const issue = issueParam ? findings.issues.find((i) => issueKey(i) === issueParam || i.text === issueParam) : undefined;
   const [personaId, goalId] = cell ? cell.split("|") : [];
   const lang = useUiLanguage();
@@ -77,9 +82,26 @@ export function EvidenceSessions({
             sessions={sessions.data}
             testId="evidence-session-row"
             linkOf={(s) => turnForIssue(findings.findings, s.id, themeTexts) ?? { turn: null }}
+            action={
+              issue && mayChange
+                ? (s, link) => (
+                    // At the turn the issue points at, else the session's last
+                    // reply, which the user reported the issue after.
+                    <Button
+                      variant="subtle"
+                      size="compact-xs"
+                      onClick={() => setPromoting({ sid: s.id, turn: link.turn ?? (s.turn_count > 0 ? s.turn_count : null) })}
+                      data-testid="issue-make-regression"
+                    >
+                      {t("regression.open")}
+                    </Button>
+                  )
+                : undefined
+            }
           />
         )}
       </Stack>
+      {promoting && <RegressionModal sessionId={promoting.sid} turn={promoting.turn} onClose={() => setPromoting(null)} />}
     </Modal>
   );
 }
