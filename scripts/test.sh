@@ -19,8 +19,8 @@ else
   mkdir -p ui/dist && [ -f ui/dist/index.html ] || echo '<!doctype html><title>AgentEval</title>' > ui/dist/index.html
 fi
 
-step "no source file over 700 lines"
-bash scripts/check-file-sizes.sh
+step "no source file over 700 lines, no function over 150 (tests apart)"
+python3 scripts/check-sizes.py
 
 step "no SQL outside the store layer"
 bash scripts/check-store-boundary.sh

@@ -1,5 +1,5 @@
 //! The shipped scenario packs are built into the engine
-//! (`src/scenario/shipped.rs`): rebuild it when any of them changes.
+//! (`src/operations/scenario/shipped.rs`): rebuild it when any of them changes.
 
 fn main() {
     println!("cargo:rerun-if-changed=../../scenarios");

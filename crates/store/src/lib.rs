@@ -6,15 +6,18 @@
 //! for what it does best: the sqlx pool for the ordinary queries, the
 //! group-commit [`writer`] thread for the hot writes and the exploration
 //! budget decisions, and read-only [`readers`] for the large aggregations.
+//! The shared backend is PostgreSQL ([`postgres`]), for several workers on
+//! one database: the same queries, written once for both where they agree
+//! ([`sql`]).
 //!
 //! The report's tallies, for both evidence lines, are kept by the store in
 //! Rust, in the transaction of the write that changes what they count: a
 //! fixed run is added as it finishes ([`tallies`]), an exploration session
 //! is moved out of the tallies as it was and back in as it is by every
-//! write that changes a tallied column (`session_tallies.rs`). What a run
+//! write that changes a tallied column (`session_tallies`). What a run
 //! or a session adds is a pure function of the domain
 //! ([`agenteval_domain::tally`]); no trigger or view holds any of it, so
-//! that another backend ports queries, not logic.
+//! that the two backends share the logic and differ only in queries.
 
 use agenteval_domain::error::Result;
 use sqlx::SqlitePool;

@@ -34,8 +34,19 @@ pub struct Options {
     pub data_dir: Option<PathBuf>,
 }
 
-pub async fn run(o: Options) -> anyhow::Result<()> {
-    let (platform, _tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
+/// A campaign of `o.sessions` sessions and `o.runs` runs written straight
+/// through the schema, on a platform opened anew on it (as after an
+/// upgrade); the platform, the campaign, its turns and the temporary folder
+/// to keep while it is used.
+async fn prepare(
+    o: &Options,
+) -> anyhow::Result<(
+    std::sync::Arc<agenteval_engine::Platform>,
+    agenteval_engine::campaign::Campaign,
+    i64,
+    Option<tempfile::TempDir>,
+)> {
+    let (platform, tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
     let target = platform
         .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
         .await
@@ -87,7 +98,12 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         "  generated {turns} turns in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    Ok((platform, campaign, turns, tmp))
+}
 
+pub async fn run(o: Options) -> anyhow::Result<()> {
+    let (platform, campaign, turns, _tmp) = prepare(&o).await?;
+    let stored = platform.inspect();
     let repeat = o.repeat.max(1);
     let scan = fastest(repeat, || async {
         let n = stored.turn_count().await.map_err(user_error)?;

@@ -1,5 +1,6 @@
 //! Reviewing sessions as they close: loading a session for review,
-//! storing the review, catching up on pending ones, and the worker task.
+//! storing the review, and catching up on pending ones (the worker task
+//! that calls this is the runtime's, `runtime/judge_worker.rs`).
 
 use super::*;
 use crate::domain::ids::{CampaignId, SessionId};
