@@ -12,5 +12,5 @@ if [ -n "${DISPLAY:-}" ] && [ -z "${AGENTEVAL_HEADLESS:-}" ] && [ -z "${CI:-}" ]
   exec target/release/agenteval-desktop
 fi
 
-cargo build --release -p agenteval-cli
-exec target/release/agenteval demo "$@"
+cargo build --profile demo -p agenteval-cli
+exec target/demo/agenteval demo "$@"

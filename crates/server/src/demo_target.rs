@@ -183,18 +183,9 @@ fn role(name: &str) -> Result<Role, BadRequest> {
 }
 
 fn text(content: Option<Value>) -> Result<String, BadRequest> {
-    match content {
-        None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(s)) => Ok(s),
-        Some(Value::Array(parts)) => Ok(parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("")),
-        Some(_) => Err(BadRequest(
-            "message content must be a string or an array of content parts".into(),
-        )),
-    }
+    agenteval_engine::channel::openai::content_text(content).map_err(|_| {
+        BadRequest("message content must be a string or an array of content parts".into())
+    })
 }
 
 fn into_conversation(
@@ -215,13 +206,9 @@ fn into_conversation(
                 .map(|c| ToolCall {
                     id: c.id,
                     name: c.function.name,
-                    arguments: match c.function.arguments {
-                        Some(Value::String(raw)) => {
-                            serde_json::from_str(&raw).unwrap_or(Value::String(raw))
-                        }
-                        Some(other) => other,
-                        None => Value::Object(Default::default()),
-                    },
+                    arguments: agenteval_engine::channel::openai::parse_arguments(
+                        c.function.arguments,
+                    ),
                 })
                 .collect(),
             tool_call_id: m.tool_call_id,

@@ -15,7 +15,8 @@ const SKILL_DIR: &str = concat!(
     "/../../skills/agenteval-explore"
 );
 
-async fn openapi() -> Value {
+/// What the API on a fresh data folder answers to `req` (with the key), as JSON.
+async fn ask(req: axum::http::request::Builder, body: Body) -> Value {
     let dir = tempfile::tempdir().expect("temp dir");
     let platform = Platform::builder(dir.path())
         .open()
@@ -24,38 +25,9 @@ async fn openapi() -> Value {
     let app = agenteval_server::router(platform, "k".into());
     let response = app
         .oneshot(
-            Request::get("/api/openapi.json")
+            req.header("Host", "127.0.0.1")
                 .header("X-API-Key", "k")
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert!(response.status().is_success());
-    let bytes = axum::body::to_bytes(response.into_body(), 10 * 1024 * 1024)
-        .await
-        .unwrap();
-    serde_json::from_slice(&bytes).expect("OpenAPI is JSON")
-}
-
-/// The names of the tools the MCP server at `/mcp` lists.
-async fn mcp_tools() -> BTreeSet<String> {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let platform = Platform::builder(dir.path())
-        .open()
-        .await
-        .expect("platform");
-    let app = agenteval_server::router(platform, "k".into());
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
-    let response = app
-        .oneshot(
-            Request::post("/mcp")
-                .header("Host", "127.0.0.1")
-                .header("X-API-Key", "k")
-                .header("Content-Type", "application/json")
-                .header("Accept", "application/json, text/event-stream")
-                .header("MCP-Protocol-Version", "2025-11-25")
-                .body(Body::from(body.to_string()))
+                .body(body)
                 .unwrap(),
         )
         .await
@@ -64,7 +36,24 @@ async fn mcp_tools() -> BTreeSet<String> {
     let bytes = axum::body::to_bytes(response.into_body(), 10 * 1024 * 1024)
         .await
         .unwrap();
-    let list: Value = serde_json::from_slice(&bytes).expect("a JSON answer");
+    serde_json::from_slice(&bytes).expect("a JSON answer")
+}
+
+async fn openapi() -> Value {
+    ask(Request::get("/api/openapi.json"), Body::empty()).await
+}
+
+/// The names of the tools the MCP server at `/mcp` lists.
+async fn mcp_tools() -> BTreeSet<String> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    let list = ask(
+        Request::post("/mcp")
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2025-11-25"),
+        Body::from(body.to_string()),
+    )
+    .await;
     list["result"]["tools"]
         .as_array()
         .expect("tools")

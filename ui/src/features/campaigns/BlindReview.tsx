@@ -1,8 +1,9 @@
 import { Badge, Button, Card, Drawer, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useEffect, useState } from "react";
+import { useBlindItem } from "./useBlindItem";
 import { useTranslation } from "react-i18next";
 import { useEngineText } from "../../i18n/engine";
-import { api, asApiError, type ApiError, type BlindQueue, type CriterionScores, type LabelRevealed } from "../../api";
+import { api, asApiError, type BlindQueue, type CriterionScores, type LabelRevealed } from "../../api";
 import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num } from "../../components/format";
@@ -43,12 +44,12 @@ export function BlindReview({
 }) {
   const { t } = useTranslation();
   const tx = useEngineText();
-  const [queue, setQueue] = useState<BlindQueue | null>(null);
-  const [draft, setDraft] = useState<Draft>({});
+  const { queue, draft, setDraft, revealed, error, setError, busy, submit: store, next } = useBlindItem<BlindQueue, Draft, LabelRevealed>(
+    () => api.blindQueue(campaignId, 1),
+    campaignId,
+    onLabelled,
+  );
   const [reviewer, setReviewer] = useState("");
-  const [revealed, setRevealed] = useState<LabelRevealed | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
 
   // Whether the campaign has fixed runs with judged rubric checks, and
   // which kind of item is shown (sessions first when there are any).
@@ -72,41 +73,12 @@ export function BlindReview({
   const hasSessions = queue !== null && queue.remaining + queue.labelled > 0;
   const shown: Kind = kind ?? (hasRuns && queue !== null && !hasSessions ? "runs" : "sessions");
 
-  const [round, setRound] = useState(0);
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .blindQueue(campaignId, 1)
-      .then((q) => {
-        if (cancelled) return;
-        setQueue(q);
-        setDraft({});
-        setRevealed(null);
-        setError(null);
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(asApiError(e));
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [campaignId, round]);
-
   const item = queue?.items[0] ?? null;
   const scores = complete(draft);
 
   const submit = async () => {
     if (!item || !scores) return;
-    setBusy(true);
-    try {
-      setRevealed(await api.submitLabel({ session_id: item.session_id, scores, reviewer }));
-      setError(null);
-      onLabelled();
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(false);
-    }
+    await store(() => api.submitLabel({ session_id: item.session_id, scores, reviewer }));
   };
 
   return (
@@ -239,7 +211,7 @@ export function BlindReview({
                   <Text size="xs" c="dimmed">
                     {t(revealed.judge_method === "model" ? "blind.byModel" : "blind.byHeuristic")}
                   </Text>
-                  <Button w="fit-content" onClick={() => setRound((r) => r + 1)} data-testid="blind-next">
+                  <Button w="fit-content" onClick={next} data-testid="blind-next">
                     {t("blind.next")}
                   </Button>
                 </Stack>

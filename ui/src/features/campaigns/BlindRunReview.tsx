@@ -1,8 +1,9 @@
 import { Badge, Button, Card, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
-import { useEffect, useState } from "react";
+import { useState } from "react";
+import { useBlindItem } from "./useBlindItem";
 import { useTranslation } from "react-i18next";
 import { useEngineText } from "../../i18n/engine";
-import { api, asApiError, type ApiError, type BlindRunQueue, type RunLabelRevealed } from "../../api";
+import { api, type BlindRunQueue, type RunLabelRevealed } from "../../api";
 import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num } from "../../components/format";
@@ -27,49 +28,20 @@ export function BlindRunReview({
 }) {
   const { t } = useTranslation();
   const tx = useEngineText();
-  const [queue, setQueue] = useState<BlindRunQueue | null>(null);
-  const [draft, setDraft] = useState<Record<number, number>>({});
+  const { queue, draft, setDraft, revealed, error, setError, busy, submit: store, next } = useBlindItem<
+    BlindRunQueue,
+    Record<number, number>,
+    RunLabelRevealed
+  >(() => api.blindRunQueue(campaignId, 1), campaignId, onLabelled);
   const [reviewer, setReviewer] = useState("");
-  const [revealed, setRevealed] = useState<RunLabelRevealed | null>(null);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const [round, setRound] = useState(0);
-  useEffect(() => {
-    let cancelled = false;
-    api
-      .blindRunQueue(campaignId, 1)
-      .then((q) => {
-        if (cancelled) return;
-        setQueue(q);
-        setDraft({});
-        setRevealed(null);
-        setError(null);
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setError(asApiError(e));
-      });
-    return () => {
-      cancelled = true;
-    };
-  }, [campaignId, round]);
 
   const item = queue?.items[0] ?? null;
   const complete = item !== null && item.rubrics.every((r) => draft[r.check_index] !== undefined);
 
   const submit = async () => {
     if (!item || !complete) return;
-    setBusy(true);
-    try {
-      const scores = item.rubrics.map((r) => ({ check_index: r.check_index, score: draft[r.check_index] }));
-      setRevealed(await api.submitRunLabel({ run_id: item.run_id, scores, reviewer }));
-      setError(null);
-      onLabelled();
-    } catch (e) {
-      setError(asApiError(e));
-    } finally {
-      setBusy(false);
-    }
+    const scores = item.rubrics.map((r) => ({ check_index: r.check_index, score: draft[r.check_index] }));
+    await store(() => api.submitRunLabel({ run_id: item.run_id, scores, reviewer }));
   };
 
   return (
@@ -179,7 +151,7 @@ export function BlindRunReview({
                     ))}
                   </Table.Tbody>
                 </Table>
-                <Button w="fit-content" onClick={() => setRound((r) => r + 1)} data-testid="blind-next">
+                <Button w="fit-content" onClick={next} data-testid="blind-next">
                   {t("blind.nextRun")}
                 </Button>
               </Stack>

@@ -273,8 +273,9 @@ struct WireUsage {
 }
 
 /// Content is a string, null (tool calls only) or, on some servers, an
-/// array of `{type: "text", text}` parts.
-fn content_text(content: Option<Value>) -> Result<String, &'static str> {
+/// array of `{type: "text", text}` parts. Read the same way by the client
+/// and by the demo target's endpoint.
+pub fn content_text(content: Option<Value>) -> Result<String, &'static str> {
     match content {
         None | Some(Value::Null) => Ok(String::new()),
         Some(Value::String(s)) => Ok(s),
@@ -287,7 +288,10 @@ fn content_text(content: Option<Value>) -> Result<String, &'static str> {
     }
 }
 
-fn parse_arguments(arguments: Option<Value>) -> Value {
+/// A tool call's arguments: the JSON string parsed (kept as a string when it
+/// is not JSON), the object itself from servers that send one, `{}` when
+/// absent. Read the same way by the client and by the demo target.
+pub fn parse_arguments(arguments: Option<Value>) -> Value {
     match arguments {
         None | Some(Value::Null) => json!({}),
         Some(Value::String(raw)) if raw.trim().is_empty() => json!({}),
