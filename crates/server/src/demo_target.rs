@@ -10,7 +10,8 @@
 //! The handler is lock-free (an atomic counter for ids) because the
 //! zero-latency target is the ceiling that benchmarks measure against.
 
-use agenteval_engine::channel::{ChatMessage, Role, ToolCall, ToolSpec, Usage};
+use agenteval_engine::channel::openai::wire;
+use agenteval_engine::channel::{ChatMessage, Role, ToolCall, ToolSpec};
 use agenteval_engine::demo_agent::DemoAgent;
 use axum::Router;
 use axum::body::Bytes;
@@ -114,9 +115,9 @@ pub async fn spawn_agent(
 
 #[derive(Deserialize)]
 struct CompletionRequest {
-    messages: Vec<WireMessage>,
+    messages: Vec<wire::MessageIn>,
     #[serde(default)]
-    tools: Option<Vec<WireTool>>,
+    tools: Option<Vec<wire::Tool<'static>>>,
     #[serde(default)]
     stream: Option<bool>,
     #[serde(default)]
@@ -129,57 +130,15 @@ struct StreamOptions {
     include_usage: bool,
 }
 
-#[derive(Deserialize)]
-struct WireMessage {
-    role: String,
-    #[serde(default)]
-    content: Option<Value>,
-    #[serde(default)]
-    tool_calls: Option<Vec<WireToolCall>>,
-    #[serde(default)]
-    tool_call_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireToolCall {
-    #[serde(default)]
-    id: String,
-    function: WireFunction,
-}
-
-#[derive(Deserialize)]
-struct WireFunction {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct WireTool {
-    function: WireToolFunction,
-}
-
-#[derive(Deserialize)]
-struct WireToolFunction {
-    name: String,
-    #[serde(default)]
-    description: Option<String>,
-    #[serde(default)]
-    parameters: Option<Value>,
-}
-
 struct BadRequest(String);
 
-fn role(name: &str) -> Result<Role, BadRequest> {
-    match name {
-        "system" | "developer" => Ok(Role::System),
-        "user" => Ok(Role::User),
-        "assistant" => Ok(Role::Assistant),
-        "tool" | "function" => Ok(Role::Tool),
-        other => Err(BadRequest(format!(
-            "'{other}' is not a valid role: use system, developer, user, assistant or tool"
-        ))),
-    }
+fn role(name: Option<&str>) -> Result<Role, BadRequest> {
+    let name = name.unwrap_or_default();
+    wire::role_of(name).ok_or_else(|| {
+        BadRequest(format!(
+            "'{name}' is not a valid role: use system, developer, user, assistant or tool"
+        ))
+    })
 }
 
 fn text(content: Option<Value>) -> Result<String, BadRequest> {
@@ -197,14 +156,14 @@ fn into_conversation(
     let mut messages = Vec::with_capacity(request.messages.len());
     for m in request.messages {
         messages.push(ChatMessage {
-            role: role(&m.role)?,
+            role: role(m.role.as_deref())?,
             content: text(m.content)?,
             tool_calls: m
                 .tool_calls
                 .unwrap_or_default()
                 .into_iter()
                 .map(|c| ToolCall {
-                    id: c.id,
+                    id: c.id.unwrap_or_default(),
                     name: c.function.name,
                     arguments: agenteval_engine::channel::openai::parse_arguments(
                         c.function.arguments,
@@ -218,11 +177,7 @@ fn into_conversation(
         .tools
         .unwrap_or_default()
         .into_iter()
-        .map(|t| ToolSpec {
-            name: t.function.name,
-            description: t.function.description.unwrap_or_default(),
-            parameters: t.function.parameters.unwrap_or(Value::Null),
-        })
+        .map(wire::Tool::into_spec)
         .collect();
     Ok((messages, tools))
 }
@@ -234,56 +189,14 @@ struct Completion<'a> {
     created: u64,
     model: &'static str,
     choices: [CompletionChoice<'a>; 1],
-    usage: WireUsage,
+    usage: wire::Usage,
 }
 
 #[derive(Serialize)]
 struct CompletionChoice<'a> {
     index: u32,
-    message: OutMessage<'a>,
+    message: wire::MessageOut<'a>,
     finish_reason: &'static str,
-}
-
-#[derive(Serialize)]
-struct OutMessage<'a> {
-    role: &'static str,
-    /// null when the reply is only tool calls, as OpenAI does.
-    content: Option<&'a str>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tool_calls: Vec<OutToolCall<'a>>,
-}
-
-#[derive(Serialize)]
-struct OutToolCall<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    index: Option<usize>,
-    id: &'a str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    function: OutFunction<'a>,
-}
-
-#[derive(Serialize)]
-struct OutFunction<'a> {
-    name: &'a str,
-    arguments: String,
-}
-
-#[derive(Serialize, Clone, Copy)]
-struct WireUsage {
-    prompt_tokens: u32,
-    completion_tokens: u32,
-    total_tokens: u32,
-}
-
-impl From<Usage> for WireUsage {
-    fn from(u: Usage) -> Self {
-        Self {
-            prompt_tokens: u.tokens_in,
-            completion_tokens: u.tokens_out,
-            total_tokens: u.tokens_in.saturating_add(u.tokens_out),
-        }
-    }
 }
 
 #[derive(Serialize)]
@@ -294,7 +207,7 @@ struct Chunk<'a> {
     model: &'static str,
     choices: Vec<ChunkChoice<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<WireUsage>,
+    usage: Option<wire::Usage>,
 }
 
 #[derive(Serialize)]
@@ -311,30 +224,7 @@ struct Delta<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     content: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    tool_calls: Vec<OutToolCall<'a>>,
-}
-
-fn wire_arguments(arguments: &Value) -> String {
-    match arguments {
-        Value::String(raw) => raw.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn out_tool_calls(calls: &[ToolCall], indexed: bool) -> Vec<OutToolCall<'_>> {
-    calls
-        .iter()
-        .enumerate()
-        .map(|(i, c)| OutToolCall {
-            index: indexed.then_some(i),
-            id: &c.id,
-            kind: "function",
-            function: OutFunction {
-                name: &c.name,
-                arguments: wire_arguments(&c.arguments),
-            },
-        })
-        .collect()
+    tool_calls: Vec<wire::ToolCallOut<'a>>,
 }
 
 fn unix_now() -> u64 {
@@ -391,7 +281,7 @@ async fn chat_completions(State(target): State<Arc<DemoTarget>>, body: Bytes) ->
     } else {
         "tool_calls"
     };
-    let usage = WireUsage::from(reply.usage);
+    let usage = wire::Usage::from(reply.usage);
     if stream {
         return sse_response(
             &id,
@@ -414,10 +304,11 @@ async fn chat_completions(State(target): State<Arc<DemoTarget>>, body: Bytes) ->
         model: MODEL,
         choices: [CompletionChoice {
             index: 0,
-            message: OutMessage {
+            message: wire::MessageOut {
                 role: "assistant",
                 content,
-                tool_calls: out_tool_calls(&reply.tool_calls, false),
+                tool_calls: wire::ToolCallOut::all(&reply.tool_calls, false),
+                tool_call_id: None,
             },
             finish_reason,
         }],
@@ -444,7 +335,7 @@ fn sse_response(
     content: &str,
     tool_calls: &[ToolCall],
     finish_reason: &'static str,
-    usage: Option<WireUsage>,
+    usage: Option<wire::Usage>,
 ) -> Response {
     fn chunk<'a>(
         id: &'a str,
@@ -491,7 +382,7 @@ fn sse_response(
             id,
             created,
             Delta {
-                tool_calls: out_tool_calls(tool_calls, true),
+                tool_calls: wire::ToolCallOut::all(tool_calls, true),
                 ..Delta::default()
             },
             None,

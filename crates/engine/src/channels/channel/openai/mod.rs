@@ -3,15 +3,14 @@
 //! Works with OpenAI, DeepSeek, Qwen, vLLM, llama.cpp and the built-in
 //! `agenteval demo-target`. Only non-streaming requests are sent.
 
+pub mod wire;
+
 use super::transport::Endpoint;
-use super::{
-    Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, ToolSpec, Usage,
-};
+use super::{Channel, ChannelError, ChatReply, ChatRequest, ToolSpec, Usage};
 use crate::domain::target::Header;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use std::borrow::Cow;
 use std::time::Duration;
 
 pub struct OpenAiChannel {
@@ -64,7 +63,7 @@ impl OpenAiChannel {
         WireRequest {
             model: &self.model,
             max_tokens: self.max_tokens,
-            messages: request.messages.iter().map(wire_message).collect(),
+            messages: request.messages.iter().map(wire::MessageOut::of).collect(),
             tools: (!request.tools.is_empty()).then(|| request.tools.wire(wire_tools)),
             response_format,
         }
@@ -95,11 +94,7 @@ impl OpenAiChannel {
             .unwrap_or_default()
             .into_iter()
             .enumerate()
-            .map(|(i, c)| ToolCall {
-                id: c.id.unwrap_or_else(|| format!("call_{i}")),
-                name: c.function.name,
-                arguments: parse_arguments(c.function.arguments),
-            })
+            .map(|(i, c)| c.into_call(i))
             .collect();
         let usage = completion.usage.map(|u| Usage {
             tokens_in: clamp_tokens(u.prompt_tokens),
@@ -117,21 +112,7 @@ impl OpenAiChannel {
 
 /// The tools in the wire form, built once per tool set.
 fn wire_tools(specs: &[ToolSpec]) -> Box<RawValue> {
-    let tools: Vec<WireTool<'_>> = specs
-        .iter()
-        .map(|t| WireTool {
-            kind: "function",
-            function: WireToolFunction {
-                name: &t.name,
-                description: &t.description,
-                parameters: if t.parameters.is_null() {
-                    Cow::Owned(json!({"type": "object", "properties": {}}))
-                } else {
-                    Cow::Borrowed(&t.parameters)
-                },
-            },
-        })
-        .collect();
+    let tools: Vec<wire::Tool<'_>> = specs.iter().map(wire::Tool::of).collect();
     serde_json::value::to_raw_value(&tools).expect("tool specs serialize to JSON")
 }
 
@@ -141,7 +122,7 @@ struct WireRequest<'a> {
     model: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
-    messages: Vec<WireOutMessage<'a>>,
+    messages: Vec<wire::MessageOut<'a>>,
     // Some servers reject an empty `tools` array, so it is left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<&'a RawValue>,
@@ -150,126 +131,19 @@ struct WireRequest<'a> {
     response_format: Option<&'a Value>,
 }
 
-#[derive(Serialize)]
-struct WireOutMessage<'a> {
-    role: &'static str,
-    // Assistant content is "" rather than null: several servers reject null.
-    content: &'a str,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tool_calls: Vec<WireOutToolCall<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    tool_call_id: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-struct WireOutToolCall<'a> {
-    id: &'a str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    function: WireOutFunction<'a>,
-}
-
-#[derive(Serialize)]
-struct WireOutFunction<'a> {
-    name: &'a str,
-    arguments: Cow<'a, str>,
-}
-
-#[derive(Serialize)]
-struct WireTool<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    function: WireToolFunction<'a>,
-}
-
-#[derive(Serialize)]
-struct WireToolFunction<'a> {
-    name: &'a str,
-    description: &'a str,
-    parameters: Cow<'a, Value>,
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::Tool => "tool",
-    }
-}
-
-/// Arguments go over the wire as a JSON string; a raw string kept from an
-/// invalid reply is sent back unchanged.
-fn wire_arguments(arguments: &Value) -> Cow<'_, str> {
-    match arguments {
-        Value::String(raw) => Cow::Borrowed(raw),
-        other => Cow::Owned(other.to_string()),
-    }
-}
-
-fn wire_message(m: &ChatMessage) -> WireOutMessage<'_> {
-    WireOutMessage {
-        role: role_name(m.role),
-        content: &m.content,
-        tool_calls: m
-            .tool_calls
-            .iter()
-            .map(|c| WireOutToolCall {
-                id: &c.id,
-                kind: "function",
-                function: WireOutFunction {
-                    name: &c.name,
-                    arguments: wire_arguments(&c.arguments),
-                },
-            })
-            .collect(),
-        tool_call_id: m.tool_call_id.as_deref(),
-    }
-}
-
 #[derive(Deserialize)]
 struct Completion {
     #[serde(default)]
     choices: Vec<Choice>,
     #[serde(default)]
-    usage: Option<WireUsage>,
+    usage: Option<wire::Usage>,
     #[serde(default)]
     model: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct Choice {
-    message: Option<WireMessage>,
-}
-
-#[derive(Deserialize)]
-struct WireMessage {
-    #[serde(default)]
-    content: Option<Value>,
-    #[serde(default)]
-    tool_calls: Option<Vec<WireToolCall>>,
-}
-
-#[derive(Deserialize)]
-struct WireToolCall {
-    #[serde(default)]
-    id: Option<String>,
-    function: WireFunction,
-}
-
-#[derive(Deserialize)]
-struct WireFunction {
-    name: String,
-    #[serde(default)]
-    arguments: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct WireUsage {
-    #[serde(default)]
-    prompt_tokens: Option<u64>,
-    #[serde(default)]
-    completion_tokens: Option<u64>,
+    message: Option<wire::MessageIn>,
 }
 
 /// Content is a string, null (tool calls only) or, on some servers, an
@@ -342,7 +216,7 @@ mod tests {
 
     #[test]
     fn raw_arguments_round_trip_unchanged() {
-        assert_eq!(wire_arguments(&json!("{broken")), "{broken");
-        assert_eq!(wire_arguments(&json!({"a": 1})), "{\"a\":1}");
+        assert_eq!(wire::arguments(&json!("{broken")), "{broken");
+        assert_eq!(wire::arguments(&json!({"a": 1})), "{\"a\":1}");
     }
 }
