@@ -159,12 +159,12 @@ async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
     let file: Value = serde_yaml_ng::from_str(flagged["yaml"].as_str().unwrap()).expect("YAML");
     let check = &file["scenarios"][0]["turns"][0]["checks"][0];
     assert_eq!(check["type"], "rubric", "{check}");
+    let rubric = check["rubric"].as_str().unwrap();
     assert!(
-        check["rubric"]
-            .as_str()
-            .unwrap()
-            .starts_with("回复不得再出现"),
-        "the rubric is written in the reader's language: {check}"
+        rubric.starts_with("第 1 轮的回复不得再像人工标记的那样")
+            && rubric.contains("Sales grew 12.5%")
+            && rubric.matches('：').count() == 1,
+        "the rubric is one sentence in the reader's language quoting the flagged reply: {check}"
     );
 
     // Saved once it loads, and listed as the user's own.

@@ -30,3 +30,4 @@ evidence-turn = { $session }, turn { $turn }
 regression-title = Found by exploration: { $finding }
 regression-rubric = The reply must not do what was found here when exploring: { $finding }
 regression-flagged-turn = Flagged by a person at turn { $turn }: a reply like "{ $reply }" must not happen again
+regression-rubric-flagged = The reply at turn { $turn } must not be like the one a person flagged: "{ $reply }"

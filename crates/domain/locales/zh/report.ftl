@@ -29,3 +29,4 @@ evidence-turn = { $session } 第 { $turn } 轮
 regression-title = 探索发现：{ $finding }
 regression-rubric = 回复不得再出现探索时在此处发现的问题：{ $finding }
 regression-flagged-turn = 人工在第 { $turn } 轮标记：不得再出现类似“{ $reply }”的回复
+regression-rubric-flagged = 第 { $turn } 轮的回复不得再像人工标记的那样：“{ $reply }”

@@ -82,9 +82,31 @@ fn check_for(f: &JudgeFinding, lang: Lang) -> Check {
         Check::AsksClarification { field: None }
     } else {
         Check::Rubric {
-            rubric: msg!("regression-rubric", finding = f.text.render(lang)).render(lang),
+            rubric: rubric_for(f, lang),
             min_score: None,
         }
+    }
+}
+
+/// A rubric's sentence in `lang`: a turn a person flagged quotes its
+/// reply; a finding of the judge is quoted as found.
+fn rubric_for(f: &JudgeFinding, lang: Lang) -> String {
+    match &f.text {
+        crate::i18n::Text::Msg(m) if m.key == "regression-flagged-turn" => {
+            let arg = |name: &str| {
+                m.args
+                    .get(name)
+                    .cloned()
+                    .unwrap_or(crate::i18n::Arg::Int(0))
+            };
+            msg!(
+                "regression-rubric-flagged",
+                turn = arg("turn"),
+                reply = arg("reply")
+            )
+            .render(lang)
+        }
+        text => msg!("regression-rubric", finding = text.render(lang)).render(lang),
     }
 }
 
