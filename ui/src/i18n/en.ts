@@ -147,6 +147,8 @@ export const en = {
   },
   regression: {
     open: "Make a regression scenario",
+    /** A table row's button, short enough not to wrap. */
+    short: "Draft regression",
     guardReply: "Make a regression scenario from this reply",
     title: "Make a regression scenario",
     lineage: "From turn {{turn}}: {{finding}}",

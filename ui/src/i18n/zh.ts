@@ -151,6 +151,7 @@ export const zh: DeepStrings<Dict> = {
   },
   regression: {
     open: "生成回归场景",
+    short: "起草回归场景",
     guardReply: "用这条回复生成回归场景",
     title: "生成回归场景",
     lineage: "来自第 {{turn}} 轮：{{finding}}",
