@@ -355,33 +355,6 @@ impl From<serde_json::Error> for Error {
     }
 }
 
-// The database's errors are internal faults, logged and never shown,
-// except a data folder written by a newer build. They convert here, where
-// the error is defined, so that the store's queries can use `?`.
-
-impl From<sqlx::Error> for Error {
-    fn from(e: sqlx::Error) -> Self {
-        Self::internal(e)
-    }
-}
-
-impl From<rusqlite::Error> for Error {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::internal(e)
-    }
-}
-
-impl From<sqlx::migrate::MigrateError> for Error {
-    fn from(e: sqlx::migrate::MigrateError) -> Self {
-        match e {
-            sqlx::migrate::MigrateError::VersionMissing(version) => {
-                Self::newer_data_folder(version, None)
-            }
-            e => Self::internal(e),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@
 //! ([`agenteval_domain::tally`]); no trigger or view holds any of it, so
 //! that the two backends share the logic and differ only in queries.
 
+use crate::db_error::{DbResult, db_error};
 use agenteval_domain::error::Result;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -29,11 +30,13 @@ use std::time::Duration;
 
 mod analysis;
 mod api_keys;
+pub(crate) mod arg;
 mod audit;
 mod backfill;
 pub mod calibration;
 pub mod campaigns;
 mod comparison;
+mod db_error;
 pub mod evidence;
 mod faults;
 mod findings;
@@ -41,6 +44,8 @@ pub mod fixtures;
 pub mod inspect;
 pub mod judge;
 mod ledger;
+#[cfg(test)]
+mod one_way;
 pub mod paging;
 mod patrol;
 pub mod postgres;
@@ -87,7 +92,8 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
         // one more round trip to the connection's thread per query.
         .test_before_acquire(false)
         .connect_with(options)
-        .await?;
+        .await
+        .db()?;
     match sqlx::migrate!("./migrations/sqlite").run(&pool).await {
         Ok(()) => {}
         Err(sqlx::migrate::MigrateError::VersionMissing(schema)) => {
@@ -103,7 +109,7 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
                 by.as_deref(),
             ));
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(db_error(e)),
     }
     sqlx::query(
         "INSERT INTO app_meta (key, value) VALUES ('written_by', ?)
@@ -111,7 +117,8 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
     )
     .bind(env!("CARGO_PKG_VERSION"))
     .execute(&pool)
-    .await?;
+    .await
+    .db()?;
     Ok(pool)
 }
 

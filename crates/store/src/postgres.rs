@@ -1,8 +1,11 @@
 //! The PostgreSQL backend: a pool, and a [`Session`] that runs the store
 //! functions on a blocking thread owning one connection in a transaction,
-//! each statement waited on in turn (see [`crate::sql::Conn`]).
+//! each statement waited on in turn. The statements written once for
+//! both backends reach it through their connection (`sql.rs`); it knows
+//! only their parameters ([`Arg`]).
 
-use crate::sql::Arg;
+use crate::arg::Arg;
+use crate::db_error::{DbResult, db_error};
 use agenteval_domain::error::{Context, Error, Result};
 use sqlx::postgres::{PgArguments, PgPool, PgPoolOptions, PgRow};
 use sqlx::query::Query;
@@ -45,7 +48,7 @@ pub async fn open(url: &str) -> Result<PgPool> {
                     .flatten();
             return Err(Error::newer_database(schema, by.as_deref()));
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => return Err(db_error(e)),
     }
     sqlx::query(
         "INSERT INTO app_meta (key, value) VALUES ('written_by', $1)
@@ -53,7 +56,8 @@ pub async fn open(url: &str) -> Result<PgPool> {
     )
     .bind(env!("CARGO_PKG_VERSION"))
     .execute(&pool)
-    .await?;
+    .await
+    .db()?;
     Ok(pool)
 }
 
@@ -101,6 +105,7 @@ pub async fn run<T: Send + 'static>(
     let conn = pool
         .acquire()
         .await
+        .db()
         .context("store: taking a PostgreSQL connection")?;
     let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
@@ -146,28 +151,30 @@ impl Session {
         let mut conn = self.conn.borrow_mut();
         let done = self
             .runtime
-            .block_on(bind(sql, args).execute(&mut **conn))?;
+            .block_on(bind(sql, args).execute(&mut **conn))
+            .db()?;
         Ok(done.rows_affected())
     }
 
     pub fn fetch(&self, sql: &str, args: &[Arg<'_>]) -> Result<Vec<PgRow>> {
         let mut conn = self.conn.borrow_mut();
-        Ok(self
-            .runtime
-            .block_on(bind(sql, args).fetch_all(&mut **conn))?)
+        self.runtime
+            .block_on(bind(sql, args).fetch_all(&mut **conn))
+            .db()
     }
 
     pub fn fetch_optional(&self, sql: &str, args: &[Arg<'_>]) -> Result<Option<PgRow>> {
         let mut conn = self.conn.borrow_mut();
-        Ok(self
-            .runtime
-            .block_on(bind(sql, args).fetch_optional(&mut **conn))?)
+        self.runtime
+            .block_on(bind(sql, args).fetch_optional(&mut **conn))
+            .db()
     }
 
     pub fn batch(&self, sql: &str) -> Result<()> {
         let mut conn = self.conn.borrow_mut();
         self.runtime
-            .block_on((&mut **conn).execute(sqlx::raw_sql(sql)))?;
+            .block_on((&mut **conn).execute(sqlx::raw_sql(sql)))
+            .db()?;
         Ok(())
     }
 }

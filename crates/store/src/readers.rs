@@ -1,5 +1,6 @@
 //! Read-only connections for the large read-side aggregations (reports).
 
+use crate::db_error::DbResult;
 use agenteval_domain::error::{Context, Result};
 use std::time::Duration;
 
@@ -15,7 +16,8 @@ pub struct Readers {
 
 /// A text column of a row read by [`Readers`], borrowed from the row.
 pub fn text<'r>(row: &'r rusqlite::Row<'_>, column: &str) -> Result<Option<&'r str>> {
-    row.get_ref(column)?
+    row.get_ref(column)
+        .db()?
         .as_str_or_null()
         .map_err(agenteval_domain::error::Error::internal)
 }
@@ -94,8 +96,11 @@ impl Readers {
             &self.path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
+        .db()
         .context(doing)?;
-        conn.busy_timeout(Duration::from_secs(10)).context(doing)?;
+        conn.busy_timeout(Duration::from_secs(10))
+            .db()
+            .context(doing)?;
         Ok(conn)
     }
 }

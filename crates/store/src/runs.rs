@@ -4,7 +4,7 @@
 
 use crate::sql::{Row, Sql, args};
 use crate::tallies::RunTallies;
-use crate::writer::ClaimedRow;
+use crate::writer::{ClaimedRow, claimed_from_row};
 use crate::{Store, Tx};
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Error, Result};
@@ -227,17 +227,6 @@ impl Tx<'_> {
         )
         .context("store: marking the runs cut by a restart as interrupted")
     }
-}
-
-/// A claimed run, from a row of `id, campaign_id, scenario_id, offset_ms`.
-pub(crate) fn claimed_from_row(row: &Row<'_>) -> Result<ClaimedRow> {
-    Ok(ClaimedRow {
-        id: row.uuid(0)?,
-        campaign_id: CampaignId(row.uuid(1)?),
-        scenario_id: row.str(2)?.into(),
-        offset_ms: row.get(3)?,
-        attempt: row.get(4)?,
-    })
 }
 
 fn run_turn_from_row(r: &Row<'_>) -> Result<RunTurn> {

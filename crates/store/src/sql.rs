@@ -10,6 +10,8 @@
 //! values (see `migrations/postgres/0001_schema.sql`): ids and JSON as
 //! text, times and counts as `i64`, flags as `bool`, reals as `f64`.
 
+pub(crate) use crate::arg::{Arg, args};
+use crate::db_error::DbResult;
 use agenteval_domain::error::{Context, Error, Result};
 use std::borrow::Cow;
 
@@ -76,66 +78,6 @@ pub fn numbered(sql: &str) -> String {
     out
 }
 
-/// A parameter of a statement, typed even when null: PostgreSQL checks a
-/// parameter's type against its column.
-#[derive(Debug, Clone)]
-pub enum Arg<'a> {
-    Int(Option<i64>),
-    Real(Option<f64>),
-    Text(Option<Cow<'a, str>>),
-    Bool(Option<bool>),
-}
-
-macro_rules! arg_from {
-    ($($t:ty => |$v:ident| $e:expr),* $(,)?) => {
-        $(impl<'a> From<$t> for Arg<'a> {
-            fn from($v: $t) -> Self {
-                $e
-            }
-        })*
-    };
-}
-
-arg_from! {
-    i64 => |v| Arg::Int(Some(v)),
-    Option<i64> => |v| Arg::Int(v),
-    u32 => |v| Arg::Int(Some(i64::from(v))),
-    Option<u32> => |v| Arg::Int(v.map(i64::from)),
-    f64 => |v| Arg::Real(Some(v)),
-    Option<f64> => |v| Arg::Real(v),
-    bool => |v| Arg::Bool(Some(v)),
-    Option<bool> => |v| Arg::Bool(v),
-    String => |v| Arg::Text(Some(Cow::Owned(v))),
-    Option<String> => |v| Arg::Text(v.map(Cow::Owned)),
-    &'a str => |v| Arg::Text(Some(Cow::Borrowed(v))),
-    &'a String => |v| Arg::Text(Some(Cow::Borrowed(v.as_str()))),
-    Option<&'a str> => |v| Arg::Text(v.map(Cow::Borrowed)),
-    &'a Option<String> => |v| Arg::Text(v.as_deref().map(Cow::Borrowed)),
-    uuid::Uuid => |v| Arg::Text(Some(Cow::Owned(v.to_string()))),
-    Option<uuid::Uuid> => |v| Arg::Text(v.map(|v| Cow::Owned(v.to_string()))),
-}
-
-/// The parameters of a statement: `args![a, b]` is `&[Arg::from(a), ...]`.
-macro_rules! args {
-    ($($a:expr),* $(,)?) => {
-        &[$($crate::sql::Arg::from($a)),*][..]
-    };
-}
-pub(crate) use args;
-
-impl rusqlite::ToSql for Arg<'_> {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        use rusqlite::types::{ToSqlOutput, Value, ValueRef};
-        Ok(match self {
-            Arg::Int(v) => v.map_or(ToSqlOutput::Owned(Value::Null), |v| v.into()),
-            Arg::Real(v) => v.map_or(ToSqlOutput::Owned(Value::Null), |v| v.into()),
-            Arg::Bool(v) => v.map_or(ToSqlOutput::Owned(Value::Null), |v| v.into()),
-            Arg::Text(Some(v)) => ToSqlOutput::Borrowed(ValueRef::Text(v.as_bytes())),
-            Arg::Text(None) => ToSqlOutput::Owned(Value::Null),
-        })
-    }
-}
-
 /// What a column is read as on both backends.
 pub trait Column:
     rusqlite::types::FromSql + for<'r> sqlx::Decode<'r, sqlx::Postgres> + sqlx::Type<sqlx::Postgres>
@@ -165,24 +107,28 @@ impl Row<'_> {
     /// Column `at`, as `T`.
     pub fn get<T: Column>(&self, at: impl Index) -> Result<T> {
         match self {
-            Row::Sqlite(row) => Ok(row.get(at)?),
-            Row::Postgres(row) => Ok(sqlx::Row::try_get(*row, at)?),
+            Row::Sqlite(row) => row.get(at).db(),
+            Row::Postgres(row) => sqlx::Row::try_get(*row, at).db(),
         }
     }
 
     /// Column `at`, text or null, borrowed from the row.
     pub fn text(&self, at: impl Index) -> Result<Option<&str>> {
         match self {
-            Row::Sqlite(row) => row.get_ref(at)?.as_str_or_null().map_err(Error::internal),
-            Row::Postgres(row) => Ok(sqlx::Row::try_get(*row, at)?),
+            Row::Sqlite(row) => row
+                .get_ref(at)
+                .db()?
+                .as_str_or_null()
+                .map_err(Error::internal),
+            Row::Postgres(row) => sqlx::Row::try_get(*row, at).db(),
         }
     }
 
     /// Column `at`, text that may not be null, borrowed from the row.
     pub fn str(&self, at: impl Index) -> Result<&str> {
         match self {
-            Row::Sqlite(row) => row.get_ref(at)?.as_str().map_err(Error::internal),
-            Row::Postgres(row) => Ok(sqlx::Row::try_get(*row, at)?),
+            Row::Sqlite(row) => row.get_ref(at).db()?.as_str().map_err(Error::internal),
+            Row::Postgres(row) => sqlx::Row::try_get(*row, at).db(),
         }
     }
 
@@ -211,8 +157,8 @@ impl Conn<'_> {
         let sql = sql.into();
         match self {
             Conn::Sqlite(conn) => {
-                let mut statement = conn.prepare_cached(sql.sqlite())?;
-                Ok(statement.execute(rusqlite::params_from_iter(args))? as u64)
+                let mut statement = conn.prepare_cached(sql.sqlite()).db()?;
+                Ok(statement.execute(rusqlite::params_from_iter(args)).db()? as u64)
             }
             Conn::Postgres(session) => session.exec(&sql.postgres(), args),
         }
@@ -228,9 +174,9 @@ impl Conn<'_> {
         let sql = sql.into();
         match self {
             Conn::Sqlite(conn) => {
-                let mut statement = conn.prepare_cached(sql.sqlite())?;
-                let mut rows = statement.query(rusqlite::params_from_iter(args))?;
-                while let Some(row) = rows.next()? {
+                let mut statement = conn.prepare_cached(sql.sqlite()).db()?;
+                let mut rows = statement.query(rusqlite::params_from_iter(args)).db()?;
+                while let Some(row) = rows.next().db()? {
                     each(&Row::Sqlite(row))?;
                 }
                 Ok(())
@@ -269,9 +215,12 @@ impl Conn<'_> {
         let sql = sql.into();
         match self {
             Conn::Sqlite(conn) => {
-                let mut statement = conn.prepare_cached(sql.sqlite())?;
-                let mut rows = statement.query(rusqlite::params_from_iter(args))?;
-                rows.next()?.map(|row| map(&Row::Sqlite(row))).transpose()
+                let mut statement = conn.prepare_cached(sql.sqlite()).db()?;
+                let mut rows = statement.query(rusqlite::params_from_iter(args)).db()?;
+                rows.next()
+                    .db()?
+                    .map(|row| map(&Row::Sqlite(row)))
+                    .transpose()
             }
             Conn::Postgres(session) => session
                 .fetch_optional(&sql.postgres(), args)?
@@ -290,7 +239,7 @@ impl Conn<'_> {
     /// Runs statements without parameters, one after the other.
     pub fn batch(&self, sql: &str) -> Result<()> {
         match self {
-            Conn::Sqlite(conn) => Ok(conn.execute_batch(sql)?),
+            Conn::Sqlite(conn) => conn.execute_batch(sql).db(),
             Conn::Postgres(session) => session.batch(sql),
         }
     }

@@ -32,6 +32,7 @@
 //! and due runs are claimed with the rows locked and the locked ones
 //! skipped ([`claim`]).
 
+use crate::db_error::{DbResult, db_error};
 use crate::postgres::Mode;
 use crate::sql::{Arg, Conn, Sql, args};
 use crate::tallies::RunTallies;
@@ -393,6 +394,7 @@ fn commit(
 ) {
     done.clear();
     let tx = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+        .db()
         .context("store: beginning a batch of writes")
     {
         Ok(tx) => tx,
@@ -440,7 +442,8 @@ fn commit(
         Ok(hosts) => hosts,
         Err(e) => return all_failed(batch, done, lost, &why(&e)),
     };
-    if let Err(e) = tx.commit().context("store: committing a batch of writes") {
+    let committed = tx.commit().db();
+    if let Err(e) = committed.context("store: committing a batch of writes") {
         contacts.restore(hosts);
         return all_failed(batch, done, lost, &why(&e));
     }
@@ -488,6 +491,7 @@ fn all_failed(
 /// Runs `task` in a savepoint: kept on `Ok`, undone on `Err`.
 fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
     conn.execute_batch("SAVEPOINT task")
+        .db()
         .context("store: opening a task's savepoint")?;
     let result = task(conn);
     let end = if result.is_ok() {
@@ -499,7 +503,7 @@ fn in_savepoint<T>(conn: &Connection, task: impl FnOnce(&Connection) -> Result<T
         Ok(()) => result,
         // The transaction itself ended (the batch fails and says why).
         Err(_) if conn.is_autocommit() => result,
-        Err(e) => Err(Error::from(e).context("store: closing a task's savepoint")),
+        Err(e) => Err(db_error(e).context("store: closing a task's savepoint")),
     }
 }
 
@@ -560,7 +564,7 @@ fn execute(
     args: &[Arg<'_>],
 ) -> Result<u64> {
     match prepared {
-        Some(statement) => Ok(statement.execute(rusqlite::params_from_iter(args))? as u64),
+        Some(statement) => Ok(statement.execute(rusqlite::params_from_iter(args)).db()? as u64),
         None => conn.exec(sql, args),
     }
 }
@@ -688,8 +692,8 @@ impl LostTurns {
 
 mod claim;
 mod postgres;
-pub(crate) use claim::claim;
 pub use claim::{ClaimedRow, Lease};
+pub(crate) use claim::{claim, claimed_from_row};
 pub use postgres::PostgresWrites;
 
 #[cfg(test)]

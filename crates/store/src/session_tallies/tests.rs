@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::Store;
+use crate::db_error::DbResult;
 use agenteval_domain::clock::from_ms;
 use agenteval_domain::ids::{CampaignId, SessionId, TargetId};
 use agenteval_domain::judge::{JudgeReview, SessionForReview};
@@ -377,17 +378,23 @@ async fn a_write_lands_with_its_tallies_or_not_at_all() {
         .transact(move |tx| {
             tx.0.sqlite()
                 .unwrap()
-                .execute_batch("ALTER TABLE session_tally RENAME TO away")?;
+                .execute_batch("ALTER TABLE session_tally RENAME TO away")
+                .db()?;
             // The caller goes on after the failed insert.
             let failed = tx.insert_session(&s).is_err();
             tx.0.sqlite()
                 .unwrap()
-                .execute_batch("ALTER TABLE away RENAME TO session_tally")?;
-            let stored: i64 = tx.0.sqlite().unwrap().query_row(
-                "SELECT count(*) FROM exploration_sessions WHERE id = ?",
-                [&id],
-                |r| r.get(0),
-            )?;
+                .execute_batch("ALTER TABLE away RENAME TO session_tally")
+                .db()?;
+            let stored: i64 =
+                tx.0.sqlite()
+                    .unwrap()
+                    .query_row(
+                        "SELECT count(*) FROM exploration_sessions WHERE id = ?",
+                        [&id],
+                        |r| r.get(0),
+                    )
+                    .db()?;
             Ok((failed, stored))
         })
         .await

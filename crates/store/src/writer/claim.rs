@@ -1,7 +1,7 @@
 //! Claiming due runs for a worker, under a lease (see the [parent
 //! module](super) for the writer that runs the claim on SQLite).
 
-use crate::sql::{Conn, Sql, args};
+use crate::sql::{Conn, Row, Sql, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::CampaignId;
 use std::sync::Arc;
@@ -18,6 +18,19 @@ pub struct ClaimedRow {
     /// was taken over from a worker whose lease expired. Its verdict is
     /// stored only if no later claim took the run meanwhile.
     pub attempt: i64,
+}
+
+/// A claimed run, from a row of `id, campaign_id, scenario_id, offset_ms,
+/// attempts`: what a claim returns, of many runs here or of one
+/// ([`crate::Store::claim_run`]).
+pub(crate) fn claimed_from_row(row: &Row<'_>) -> Result<ClaimedRow> {
+    Ok(ClaimedRow {
+        id: row.uuid(0)?,
+        campaign_id: CampaignId(row.uuid(1)?),
+        scenario_id: row.str(2)?.into(),
+        offset_ms: row.get(3)?,
+        attempt: row.get(4)?,
+    })
 }
 
 /// Whom a claim is for: the worker claiming and the end of its lease
@@ -46,7 +59,7 @@ pub(crate) fn claim(
     conn.rows(
         CLAIM,
         args![now, limit as i64, &*lease.worker, lease.until],
-        crate::runs::claimed_from_row,
+        claimed_from_row,
     )
     .context("store: claiming the due runs")
 }
