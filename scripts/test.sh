@@ -10,7 +10,9 @@ bash scripts/setup.sh
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}"
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step says when it starts (minutes since the start), so that a slow
+# step shows in the log.
+step() { printf '\n== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 if [ -f ui/package.json ]; then
   step "ui: build (needed by the desktop crate)"
