@@ -12,6 +12,19 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// This module's routes, one `routes!` per path (method and path are the
+/// handlers' `#[utoipa::path]`).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(blind_queue))
+        .routes(routes!(submit_label))
+        .routes(routes!(blind_run_queue))
+        .routes(routes!(submit_run_label))
+        .routes(routes!(judge_calibration))
+}
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]

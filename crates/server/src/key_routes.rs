@@ -7,6 +7,20 @@ use crate::error::{ApiJson, ApiResult, ErrorResponse};
 use agenteval_engine::keys::{ApiKeyInfo, Caller, CreateApiKey, CreatedApiKey, Identity};
 use axum::extract::{Path, State};
 use axum::{Extension, Json};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Who the caller is: any valid key.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(whoami))
+}
+
+/// The key routes proper, which [`crate::require_admin`] guards.
+pub fn admin_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_keys, create_key))
+        .routes(routes!(revoke_key))
+}
 
 /// Who the request's key is and what its role may do, so that a client
 /// can show it and hide what a viewer may not do. Any valid key may ask.

@@ -27,7 +27,6 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, Method};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,6 +35,7 @@ use tokio::task::JoinHandle;
 use tower::ServiceExt;
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
+use utoipa_axum::router::OpenApiRouter;
 
 /// Largest request body accepted.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -80,112 +80,64 @@ fn build(platform: Arc<Platform>, config: ServeConfig) -> Router {
         ui_dir: config.ui_dir.filter(|d| d.is_dir()),
         patrol: config.patrol,
     };
-    use routes as r;
-    use session_routes as s;
-    let keys = Router::new()
-        .route(
-            "/api/keys",
-            get(key_routes::list_keys).post(key_routes::create_key),
-        )
-        .route("/api/keys/{name}", delete(key_routes::revoke_key))
-        .route_layer(middleware::from_fn(require_admin));
-    let protected = Router::new()
-        .merge(keys)
-        .route("/api/whoami", get(key_routes::whoami))
-        .route("/api/openapi.json", get(r::openapi))
-        .route("/api/targets", post(r::create_target).get(r::list_targets))
-        .route(
-            "/api/targets/{id}",
-            get(r::get_target)
-                .put(r::update_target)
-                .delete(r::delete_target),
-        )
-        .route("/api/targets/{id}/test", post(r::test_target))
-        .route("/api/campaigns/{id}/runs", get(r::list_runs))
-        .route("/api/runs/{id}/turns", get(r::run_turns))
-        .route("/api/reviews", post(r::add_review).get(r::list_reviews))
-        .route(
-            "/api/campaigns/{id}/blind-queue",
-            get(judge_routes::blind_queue),
-        )
-        .route("/api/judge-labels", post(judge_routes::submit_label))
-        .route(
-            "/api/campaigns/{id}/blind-run-queue",
-            get(judge_routes::blind_run_queue),
-        )
-        .route(
-            "/api/judge-run-labels",
-            post(judge_routes::submit_run_label),
-        )
-        .route(
-            "/api/campaigns/{id}/judge-calibration",
-            get(judge_routes::judge_calibration),
-        )
-        .route("/api/campaigns/{id}/next-period", post(r::next_period))
-        .route("/api/scenarios", get(r::list_scenarios))
-        .route("/api/scenarios/files", post(r::save_scenario_file))
-        .route(
-            "/api/campaigns",
-            post(r::create_campaign).get(r::list_campaigns),
-        )
-        .route("/api/campaigns/{id}", get(r::get_campaign))
-        .route("/api/campaigns/{id}/finalize", post(r::finalize_campaign))
-        .route("/api/campaigns/{id}/report", get(r::campaign_report))
-        .route("/api/campaigns/{id}/compare", get(r::compare_campaigns))
-        .route("/api/campaigns/{id}/export", get(r::export_campaign))
-        .route("/api/campaigns/{id}/analysis", post(r::campaign_analysis))
-        .route("/api/exploration/patrol", get(r::patrol))
-        .route("/api/patrol-agent", get(r::patrol_agent_status))
-        .route("/api/patrol-agent/pause", post(r::pause_patrol_agent))
-        .route("/api/patrol-agent/resume", post(r::resume_patrol_agent))
-        .route("/api/exploration/explore", post(r::explore))
-        .route("/api/events", get(r::events))
-        .route("/api/role-models", get(r::role_models))
-        .route("/api/campaigns/{id}/runs/search", get(r::search_runs))
-        .route(
-            "/api/exploration/campaigns/{id}/sessions/search",
-            get(r::search_sessions),
-        )
-        .route("/api/exploration/sessions", post(s::create_session))
-        .route("/api/exploration/sessions/{id}", get(s::get_session))
-        .route(
-            "/api/exploration/sessions/{id}/messages",
-            post(s::send_message).get(s::session_messages),
-        )
-        .route(
-            "/api/exploration/sessions/{id}/close",
-            post(s::close_session),
-        )
-        .route("/api/exploration/sessions/{id}/fail", post(s::fail_session))
-        .route(
-            "/api/exploration/sessions/{id}/discard",
-            post(s::discard_session),
-        )
-        .route(
-            "/api/exploration/sessions/{id}/regression",
-            get(s::draft_regression),
-        )
-        .route(
-            "/api/exploration/campaigns/{id}/sessions",
-            get(s::list_sessions),
-        )
-        .route(
-            "/api/exploration/campaigns/{id}/ledger",
-            get(s::campaign_ledger),
-        )
+    let (api, _) = protected_api().split_for_parts();
+    let protected = api
         // MCP over streamable HTTP: the same keys; each tool says whether
         // it writes, so a viewer's POST is let through to be refused there.
         .route_service(MCP_PATH, mcp::http_service(state.platform.clone()))
         .route_layer(middleware::from_fn_with_state(state.clone(), authorize));
+    let (public, _) = public_api().split_for_parts();
     Router::new()
         .merge(protected)
-        .route("/api/health", get(r::health))
+        .merge(public)
         .method_not_allowed_fallback(error::method_not_allowed)
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(middleware::from_fn(in_reader_language))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Every route behind a key, each declared once by its handler's
+/// `#[utoipa::path]` (its method and path), which makes both the route
+/// and its operation in the OpenAPI document. The key routes sit behind
+/// [`require_admin`] besides.
+fn protected_api() -> OpenApiRouter<AppState> {
+    let admin = key_routes::admin_router().route_layer(middleware::from_fn(require_admin));
+    OpenApiRouter::new()
+        .merge(tagged(admin, "key_routes"))
+        .merge(tagged(key_routes::router(), "key_routes"))
+        .merge(tagged(routes::router(), "routes"))
+        .merge(tagged(session_routes::router(), "session_routes"))
+        .merge(tagged(judge_routes::router(), "judge_routes"))
+}
+
+/// The routes that need no key.
+fn public_api() -> OpenApiRouter<AppState> {
+    tagged(routes::public_router(), "routes")
+}
+
+/// Tags each operation of `router` with the module of its handler, which
+/// groups them in the document.
+fn tagged(mut router: OpenApiRouter<AppState>, tag: &str) -> OpenApiRouter<AppState> {
+    for item in router.get_openapi_mut().paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.post,
+            &mut item.put,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for op in operations.into_iter().flatten() {
+            op.tags.get_or_insert_with(Vec::new).push(tag.to_string());
+        }
+    }
+    router
+}
+
+/// The OpenAPI paths and schemas of every route (see [`openapi::document`]).
+pub(crate) fn api_paths() -> utoipa::openapi::OpenApi {
+    protected_api().merge(public_api()).into_openapi()
 }
 
 /// Answers in the reader's language: `?lang=zh|en`, else the first of

@@ -1,6 +1,8 @@
-//! The OpenAPI document, generated from the handlers' annotations.
+//! The OpenAPI document, generated from the handlers' annotations: the
+//! operations are those of the router itself ([`crate::api_paths`]), so a
+//! route and its operation are declared once, by the handler's
+//! `#[utoipa::path]`.
 
-use crate::{judge_routes, key_routes, routes, session_routes};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -10,61 +12,8 @@ use utoipa::{Modify, OpenApi};
         title = "AgentEval API",
         description = "Campaigns, fixed-scenario reports and exploration sessions. Every route except GET /api/health needs the X-API-Key header: the server's own key (an admin) or a named key, whose role decides what it may call (viewer: GET only; editor: everything but /api/keys; admin: everything). Errors are {code, message, suggestion}."
     ),
-    paths(
-        routes::health,
-        routes::openapi,
-        routes::create_target,
-        routes::list_targets,
-        routes::get_target,
-        routes::update_target,
-        routes::delete_target,
-        routes::list_scenarios,
-        routes::save_scenario_file,
-        routes::create_campaign,
-        routes::list_campaigns,
-        routes::get_campaign,
-        routes::finalize_campaign,
-        routes::campaign_report,
-        routes::compare_campaigns,
-        routes::export_campaign,
-        routes::campaign_analysis,
-        routes::patrol,
-        routes::patrol_agent_status,
-        routes::pause_patrol_agent,
-        routes::resume_patrol_agent,
-        session_routes::create_session,
-        session_routes::get_session,
-        session_routes::send_message,
-        session_routes::session_messages,
-        session_routes::close_session,
-        session_routes::fail_session,
-        session_routes::discard_session,
-        session_routes::draft_regression,
-        session_routes::list_sessions,
-        session_routes::campaign_ledger,
-        routes::test_target,
-        routes::list_runs,
-        routes::run_turns,
-        routes::add_review,
-        routes::list_reviews,
-        routes::next_period,
-        routes::explore,
-        routes::events,
-        routes::search_runs,
-        routes::search_sessions,
-        routes::role_models,
-        judge_routes::blind_queue,
-        judge_routes::submit_label,
-        judge_routes::blind_run_queue,
-        judge_routes::submit_run_label,
-        judge_routes::judge_calibration,
-        key_routes::whoami,
-        key_routes::list_keys,
-        key_routes::create_key,
-        key_routes::revoke_key,
-    ),
     components(schemas(agenteval_engine::ErrorCode, agenteval_engine::ErrorBody)),
-    modifiers(&ApiKeyScheme, &CommonResponses),
+    modifiers(&ApiKeyScheme),
     security(("api_key" = []))
 )]
 struct ApiDoc;
@@ -152,7 +101,10 @@ impl Modify for CommonResponses {
 /// The OpenAPI 3 document of every route, with the links between
 /// operations ([`crate::links`]) and the rules across fields.
 pub fn document() -> serde_json::Value {
-    let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+    let mut api = ApiDoc::openapi();
+    api.merge(crate::api_paths());
+    CommonResponses.modify(&mut api);
+    let mut doc = serde_json::to_value(api).unwrap_or_default();
     crate::links::add(&mut doc);
     add_rules_across_fields(&mut doc);
     add_reader_language(&mut doc);

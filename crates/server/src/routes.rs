@@ -17,6 +17,46 @@ use axum::extract::{Path, Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// This module's routes behind a key, one `routes!` per path: each
+/// handler's `#[utoipa::path]` gives its method and path to the router and
+/// to the OpenAPI document alike.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(openapi))
+        .routes(routes!(create_target, list_targets))
+        .routes(routes!(get_target, update_target, delete_target))
+        .routes(routes!(test_target))
+        .routes(routes!(list_scenarios))
+        .routes(routes!(save_scenario_file))
+        .routes(routes!(create_campaign, list_campaigns))
+        .routes(routes!(get_campaign))
+        .routes(routes!(finalize_campaign))
+        .routes(routes!(next_period))
+        .routes(routes!(campaign_report))
+        .routes(routes!(compare_campaigns))
+        .routes(routes!(export_campaign))
+        .routes(routes!(campaign_analysis))
+        .routes(routes!(list_runs))
+        .routes(routes!(search_runs))
+        .routes(routes!(run_turns))
+        .routes(routes!(add_review, list_reviews))
+        .routes(routes!(search_sessions))
+        .routes(routes!(explore))
+        .routes(routes!(patrol))
+        .routes(routes!(patrol_agent_status))
+        .routes(routes!(pause_patrol_agent))
+        .routes(routes!(resume_patrol_agent))
+        .routes(routes!(events))
+        .routes(routes!(role_models))
+}
+
+/// The one route that needs no key.
+pub fn public_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(health))
+}
 
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Health {

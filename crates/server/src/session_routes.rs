@@ -13,6 +13,23 @@ use agenteval_engine::scenario::regression::RegressionDraft;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// This module's routes, one `routes!` per path (method and path are the
+/// handlers' `#[utoipa::path]`).
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_session))
+        .routes(routes!(get_session))
+        .routes(routes!(send_message, session_messages))
+        .routes(routes!(close_session))
+        .routes(routes!(fail_session))
+        .routes(routes!(discard_session))
+        .routes(routes!(draft_regression))
+        .routes(routes!(list_sessions))
+        .routes(routes!(campaign_ledger))
+}
 
 /// Creates a running session within the campaign's budget.
 #[utoipa::path(post, path = "/api/exploration/sessions", request_body = CreateSession,
