@@ -31,6 +31,7 @@ pub mod stats;
 pub mod tally;
 pub mod target;
 pub mod text;
+pub mod traces;
 
 pub use error::{Error, ErrorBody, ErrorCode, Result};
 pub use i18n::{Lang, Msg, Text};

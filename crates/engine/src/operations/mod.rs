@@ -21,4 +21,5 @@ pub mod scenario;
 pub mod structured;
 pub mod target;
 pub mod target_probe;
+pub mod traces;
 pub mod virtual_user;

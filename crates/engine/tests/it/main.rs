@@ -24,4 +24,5 @@ mod structured;
 mod support;
 mod target_probe;
 mod targets;
+mod traces;
 mod virtual_user;

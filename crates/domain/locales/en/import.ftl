@@ -1,0 +1,17 @@
+## Importing production traces (OpenTelemetry).
+
+import-line-not-otlp = Line { $line }: not an OTLP/JSON trace export ({ $error }); skipped
+import-line-no-spans = Line { $line }: no resourceSpans, so not a trace export; skipped
+import-body-not-protobuf = The body is not an OTLP/protobuf trace export ({ $error })
+import-span-no-messages = Line { $line }: span "{ $span }" ({ $operation }) carries no messages (neither gen_ai.input.messages nor gen_ai.*.message events); skipped
+import-span-bad-messages = Line { $line }: span "{ $span }": { $attribute } is not a list of messages; skipped
+import-summary = { $conversations ->
+    [one] 1 conversation
+   *[other] { $conversations } conversations
+} ({ $user_turns } user turns, { $messages } messages) from { $spans } GenAI spans
+import-redacted = Replaced before anything was kept: { $counts }
+import-redacted-none = Nothing was redacted (add --redact to replace e-mail addresses, phone numbers and ids)
+import-problems = { $problems ->
+    [one] 1 line or span skipped:
+   *[other] { $problems } lines or spans skipped:
+}

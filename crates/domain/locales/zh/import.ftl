@@ -1,0 +1,11 @@
+## 导入生产环境追踪数据（`OpenTelemetry`）。
+
+import-line-not-otlp = 第 { $line } 行：不是 `OTLP/JSON` 追踪导出（{ $error }），已跳过
+import-line-no-spans = 第 { $line } 行：没有 `resourceSpans`，不是追踪导出，已跳过
+import-body-not-protobuf = 请求体不是 `OTLP/protobuf` 追踪导出（{ $error }）
+import-span-no-messages = 第 { $line } 行：跨度“{ $span }”（{ $operation }）没有任何消息（既没有 `gen_ai.input.messages`，也没有 `gen_ai.*.message` 事件），已跳过
+import-span-bad-messages = 第 { $line } 行：跨度“{ $span }”的 { $attribute } 不是消息列表，已跳过
+import-summary = 从 { $spans } 个 `GenAI` 跨度重建了 { $conversations } 段对话（用户发言 { $user_turns } 轮，消息 { $messages } 条）
+import-redacted = 保存前已替换：{ $counts }
+import-redacted-none = 未做脱敏（加上 `--redact` 可替换邮箱、电话号码和证件号）
+import-problems = 跳过了 { $problems } 行或跨度：
