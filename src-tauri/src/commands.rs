@@ -27,7 +27,7 @@ use agenteval_engine::runtime::{PatrolControl, PatrolStatus};
 use agenteval_engine::scenario::ScenarioSummary;
 use agenteval_engine::scenario::regression::{RegressionDraft, SaveScenarioFile};
 use agenteval_engine::side_by_side::SideBySide;
-use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
+use agenteval_engine::target::{Target, TargetRemoval, TargetSettings};
 use agenteval_engine::target_probe::TargetProbe;
 use agenteval_engine::{Error, ErrorBody, Lang, Platform};
 use serde::Serialize;
@@ -62,7 +62,7 @@ pub async fn list_targets(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn create_target(platform: Shared<'_>, req: CreateTarget) -> Reply<Target> {
+pub async fn create_target(platform: Shared<'_>, req: TargetSettings) -> Reply<Target> {
     platform.create_target(req).await.map_err(body)
 }
 
@@ -70,7 +70,11 @@ pub async fn create_target(platform: Shared<'_>, req: CreateTarget) -> Reply<Tar
 /// given).
 #[tauri::command]
 #[specta::specta]
-pub async fn update_target(platform: Shared<'_>, id: TargetId, req: UpdateTarget) -> Reply<Target> {
+pub async fn update_target(
+    platform: Shared<'_>,
+    id: TargetId,
+    req: TargetSettings,
+) -> Reply<Target> {
     platform.update_target(id, req).await.map_err(body)
 }
 

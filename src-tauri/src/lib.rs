@@ -14,7 +14,7 @@ pub mod settings;
 use agenteval_engine::role_models::RoleModels;
 use agenteval_engine::runtime::PatrolControl;
 use agenteval_engine::scenario::PackSource;
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use agenteval_engine::{Error, ErrorCode, Event, Platform};
 use serde::Serialize;
 use settings::{ApiSettings, Settings, SettingsStore};
@@ -260,7 +260,7 @@ impl Resident {
 async fn ensure_demo_target(platform: &Platform) -> agenteval_engine::Result<()> {
     if platform.list_targets().await?.is_empty() {
         platform
-            .create_target(CreateTarget::builtin_demo("Demo agent"))
+            .create_target(TargetSettings::builtin_demo("Demo agent"))
             .await?;
     }
     Ok(())
@@ -769,14 +769,14 @@ mod tests {
         .expect("open");
         let resident = Resident::new(PatrolControl::new(None));
         let judge_at = |base_url: &str| role_model(base_url, "judge");
-        let remote_target = || CreateTarget {
+        let remote_target = || TargetSettings {
             channel: ChannelConfig::Http {
                 url: "http://10.1.2.3:8080/chat".into(),
                 request_template: None,
                 response_path: None,
                 headers: Vec::new(),
             },
-            ..CreateTarget::builtin_demo("remote")
+            ..TargetSettings::builtin_demo("remote")
         };
 
         let mut online = store.get();

@@ -7,12 +7,12 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 export const commands = {
 	/**  The targets in use; archived ones too with `include_archived`. */
 	listTargets: (includeArchived: boolean | null) => typedError<Target[], ErrorBody>(__TAURI_INVOKE("list_targets", { includeArchived })),
-	createTarget: (req: CreateTarget) => typedError<Target, ErrorBody>(__TAURI_INVOKE("create_target", { req })),
+	createTarget: (req: TargetSettings) => typedError<Target, ErrorBody>(__TAURI_INVOKE("create_target", { req })),
 	/**
 	 *  Replaces a target's settings (the API key stays unless a new one is
 	 *  given).
 	 */
-	updateTarget: (id: TargetId, req: UpdateTarget) => typedError<Target, ErrorBody>(__TAURI_INVOKE("update_target", { id, req })),
+	updateTarget: (id: TargetId, req: TargetSettings) => typedError<Target, ErrorBody>(__TAURI_INVOKE("update_target", { id, req })),
 	/**  Deletes a target, or archives it when campaigns use it. */
 	deleteTarget: (id: TargetId) => typedError<TargetRemoval, ErrorBody>(__TAURI_INVOKE("delete_target", { id })),
 	testTarget: (id: TargetId) => typedError<TargetProbe, ErrorBody>(__TAURI_INVOKE("test_target", { id })),
@@ -526,22 +526,6 @@ export type CreateSession = {
 	played_by?: PlayedBy | null,
 	/**  The model's name, only with `played_by: "model"`. */
 	user_model?: string | null,
-};
-
-export type CreateTarget = {
-	/**  1-200 characters, not only spaces. */
-	name: string,
-	channel: ChannelConfig,
-	/**  Requests at once, 1-1024 (default 4). */
-	concurrency?: number | null,
-	/**  Requests per second at most, 0.001-100000; left out: no limit. */
-	rate_per_second?: number | null,
-	/**  100-600000 ms (default 15000). */
-	timeout_ms?: number | null,
-	/**  0-10 (default 2). */
-	max_retries?: number | null,
-	price_in_per_mtok?: number | null,
-	price_out_per_mtok?: number | null,
 };
 
 /**  How one criterion's judge scores compare with people's. */
@@ -1914,6 +1898,28 @@ export type TargetRemoval = {
 };
 
 /**
+ *  A target's settings, as created and as replaced: every setting left
+ *  out takes its default. On update the API key stays as it is unless a
+ *  new `api_key` is given; `api_key_ref`, when sent back, must be the
+ *  target's own.
+ */
+export type TargetSettings = {
+	/**  1-200 characters, not only spaces. */
+	name: string,
+	channel: ChannelConfig,
+	/**  Requests at once, 1-1024 (default 4). */
+	concurrency?: number | null,
+	/**  Requests per second at most, 0.001-100000; left out: no limit. */
+	rate_per_second?: number | null,
+	/**  100-600000 ms (default 15000). */
+	timeout_ms?: number | null,
+	/**  0-10 (default 2). */
+	max_retries?: number | null,
+	price_in_per_mtok?: number | null,
+	price_out_per_mtok?: number | null,
+};
+
+/**
  *  Words shown to a reader: a message of the catalogue, or text somebody
  *  wrote (a model, a person; or a sentence stored before messages
  *  existed), shown as written.
@@ -1944,27 +1950,6 @@ export type Traits = string[] | { [key in string]: Value };
 export type Trigger = "auto" | "manual";
 
 export type TurnRole = "user" | "target";
-
-/**
- *  New settings of a target: every setting as on create (left out: the
- *  default). The API key stays as it is unless a new `api_key` is given;
- *  `api_key_ref`, when sent back, must be the target's own.
- */
-export type UpdateTarget = {
-	/**  1-200 characters, not only spaces. */
-	name: string,
-	channel: ChannelConfig,
-	/**  Requests at once, 1-1024 (default 4). */
-	concurrency?: number | null,
-	/**  Requests per second at most, 0.001-100000; left out: no limit. */
-	rate_per_second?: number | null,
-	/**  100-600000 ms (default 15000). */
-	timeout_ms?: number | null,
-	/**  0-10 (default 2). */
-	max_retries?: number | null,
-	price_in_per_mtok?: number | null,
-	price_out_per_mtok?: number | null,
-};
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 

@@ -111,8 +111,12 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 15_000;
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
 pub const DEFAULT_CONCURRENCY: u32 = 4;
 
+/// A target's settings, as created and as replaced: every setting left
+/// out takes its default. On update the API key stays as it is unless a
+/// new `api_key` is given; `api_key_ref`, when sent back, must be the
+/// target's own.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct CreateTarget {
+pub struct TargetSettings {
     /// 1-200 characters, not only spaces.
     #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
     pub name: String,
@@ -141,53 +145,9 @@ pub struct CreateTarget {
     pub price_out_per_mtok: Option<f64>,
 }
 
-/// New settings of a target: every setting as on create (left out: the
-/// default). The API key stays as it is unless a new `api_key` is given;
-/// `api_key_ref`, when sent back, must be the target's own.
-#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct UpdateTarget {
-    /// 1-200 characters, not only spaces.
-    #[schema(min_length = 1, max_length = 200, pattern = r"\S")]
-    pub name: String,
-    pub channel: ChannelConfig,
-    /// Requests at once, 1-1024 (default 4).
-    #[serde(default)]
-    #[schema(minimum = 1, maximum = 1024)]
-    pub concurrency: Option<u32>,
-    /// Requests per second at most, 0.001-100000; left out: no limit.
-    #[serde(default)]
-    #[schema(minimum = 0.001, maximum = 100000.0)]
-    pub rate_per_second: Option<f64>,
-    /// 100-600000 ms (default 15000).
-    #[serde(default)]
-    #[schema(minimum = 100, maximum = 600000)]
-    pub timeout_ms: Option<u64>,
-    /// 0-10 (default 2).
-    #[serde(default)]
-    #[schema(minimum = 0, maximum = 10)]
-    pub max_retries: Option<u32>,
-    #[serde(default)]
-    #[schema(minimum = 0.0)]
-    pub price_in_per_mtok: Option<f64>,
-    #[serde(default)]
-    #[schema(minimum = 0.0)]
-    pub price_out_per_mtok: Option<f64>,
-}
-
-impl From<CreateTarget> for UpdateTarget {
-    fn from(c: CreateTarget) -> Self {
-        Self {
-            name: c.name,
-            channel: c.channel,
-            concurrency: c.concurrency,
-            rate_per_second: c.rate_per_second,
-            timeout_ms: c.timeout_ms,
-            max_retries: c.max_retries,
-            price_in_per_mtok: c.price_in_per_mtok,
-            price_out_per_mtok: c.price_out_per_mtok,
-        }
-    }
-}
+/// The name the command line and the engine's tests build a target's
+/// settings with.
+pub type CreateTarget = TargetSettings;
 
 /// What became of a removed target.
 #[derive(
@@ -255,7 +215,7 @@ pub const MIN_RATE_PER_SECOND: f64 = 0.001;
 pub const MAX_RATE_PER_SECOND: f64 = 100_000.0;
 
 impl Settings {
-    pub fn check(req: &UpdateTarget) -> Result<Self> {
+    pub fn check(req: &TargetSettings) -> Result<Self> {
         let name = req.name.trim();
         if name.is_empty() || name.chars().count() > 200 {
             return Err(Error::invalid_msg(
@@ -327,7 +287,7 @@ impl Settings {
     }
 }
 
-impl CreateTarget {
+impl TargetSettings {
     pub fn builtin_demo(name: &str) -> Self {
         Self {
             name: name.into(),

@@ -9,7 +9,7 @@ use agenteval_engine::exploration::PatrolReport;
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::runtime::PatrolStatus;
 use agenteval_engine::scenario::ScenarioSummary;
-use agenteval_engine::target::{CreateTarget, Target, TargetRemoval, UpdateTarget};
+use agenteval_engine::target::{Target, TargetRemoval, TargetSettings};
 use agenteval_engine::{Error, msg};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
@@ -84,11 +84,11 @@ pub async fn openapi() -> Json<serde_json::Value> {
     Json(crate::openapi::document())
 }
 
-#[utoipa::path(post, path = "/api/targets", request_body = CreateTarget,
+#[utoipa::path(post, path = "/api/targets", request_body = TargetSettings,
     responses((status = 200, body = Target), (status = 400, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
 pub async fn create_target(
     State(st): State<AppState>,
-    ApiJson(req): ApiJson<CreateTarget>,
+    ApiJson(req): ApiJson<TargetSettings>,
 ) -> ApiResult<Json<Target>> {
     Ok(Json(st.platform.create_target(req).await?))
 }
@@ -117,13 +117,13 @@ pub async fn list_targets(
 
 /// Replaces a target's settings (the API key stays unless a new one is
 /// given).
-#[utoipa::path(put, path = "/api/targets/{id}", params(("id" = String, Path)), request_body = UpdateTarget,
+#[utoipa::path(put, path = "/api/targets/{id}", params(("id" = String, Path)), request_body = TargetSettings,
     responses((status = 200, body = Target), (status = 400, body = ErrorResponse),
         (status = 404, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
 pub async fn update_target(
     State(st): State<AppState>,
     Path(id): Path<String>,
-    ApiJson(req): ApiJson<UpdateTarget>,
+    ApiJson(req): ApiJson<TargetSettings>,
 ) -> ApiResult<Json<Target>> {
     let id = parse_id("target", &id)?;
     Ok(Json(st.platform.update_target(id, req).await?))

@@ -16,7 +16,7 @@ import type {
   CampaignReport,
   CreateCampaign,
   CreateSession,
-  CreateTarget,
+  TargetSettings,
   ExploreRequest,
   ExploreStarted,
   ExportFormat,
@@ -28,7 +28,6 @@ import type {
   Target,
   TargetProbe,
   TargetRemoval,
-  UpdateTarget,
   RoleModelsView,
   RunPage,
   RunQuery,
@@ -77,11 +76,11 @@ export interface Backend {
   /** Who the user is there and what their role may do. */
   whoami(): Promise<Identity>;
   listTargets(): Promise<Target[]>;
-  createTarget(req: CreateTarget): Promise<Target>;
+  createTarget(req: TargetSettings): Promise<Target>;
   testTarget(id: string): Promise<TargetProbe>;
   /** Targets including archived ones (with `archived_at`). */
   listAllTargets(): Promise<Target[]>;
-  updateTarget(id: string, req: UpdateTarget): Promise<Target>;
+  updateTarget(id: string, req: TargetSettings): Promise<Target>;
   /** Deletes a target, or archives it when a campaign uses it. */
   deleteTarget(id: string): Promise<TargetRemoval>;
   /** Starts virtual-user sessions on chosen (or all uncovered) cells. */

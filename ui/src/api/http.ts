@@ -16,7 +16,7 @@ import type {
   CampaignReport,
   CreateCampaign,
   CreateSession,
-  CreateTarget,
+  TargetSettings,
   ExploreRequest,
   ExploreStarted,
   ExportFormat,
@@ -27,7 +27,6 @@ import type {
   Target,
   TargetProbe,
   TargetRemoval,
-  UpdateTarget,
   RoleModelsView,
   RunPage,
   RunQuery,
@@ -118,7 +117,7 @@ export class HttpBackend implements Backend {
   listTargets() {
     return this.json<Target[]>("GET", "/api/targets");
   }
-  createTarget(req: CreateTarget) {
+  createTarget(req: TargetSettings) {
     return this.json<Target>("POST", "/api/targets", req);
   }
   testTarget(id: string) {
@@ -127,7 +126,7 @@ export class HttpBackend implements Backend {
   listAllTargets() {
     return this.json<Target[]>("GET", "/api/targets?include_archived=true");
   }
-  updateTarget(id: string, req: UpdateTarget) {
+  updateTarget(id: string, req: TargetSettings) {
     return this.json<Target>("PUT", `/api/targets/${encodeURIComponent(id)}`, req);
   }
   deleteTarget(id: string) {

@@ -20,13 +20,12 @@ import {
   type CampaignReport,
   type CreateCampaign,
   type CreateSession,
-  type CreateTarget,
+  type TargetSettings,
   type ErrorBody,
   type ExploreRequest,
   type ExploreStarted,
   type RoleModelsView,
   type TargetRemoval,
-  type UpdateTarget,
   type ExportFormat,
   type Lang,
   type PatrolStatus,
@@ -98,7 +97,7 @@ export class TauriBackend implements Backend {
   listTargets(): Promise<Target[]> {
     return unwrap(commands.listTargets(false));
   }
-  createTarget(req: CreateTarget): Promise<Target> {
+  createTarget(req: TargetSettings): Promise<Target> {
     return unwrap(commands.createTarget(req));
   }
   testTarget(id: string): Promise<TargetProbe> {
@@ -107,7 +106,7 @@ export class TauriBackend implements Backend {
   listAllTargets(): Promise<Target[]> {
     return unwrap(commands.listTargets(true));
   }
-  updateTarget(id: string, req: UpdateTarget): Promise<Target> {
+  updateTarget(id: string, req: TargetSettings): Promise<Target> {
     return unwrap(commands.updateTarget(id, req));
   }
   deleteTarget(id: string): Promise<TargetRemoval> {

@@ -59,8 +59,7 @@ impl Platform {
     /// Creates a target. A clear-text API key is moved into the secret store.
     /// Under offline mode, a target that is not on this machine is refused.
     #[tracing::instrument(skip_all, fields(name = %req.name))]
-    pub async fn create_target(&self, req: CreateTarget) -> Result<Target> {
-        let req = UpdateTarget::from(req);
+    pub async fn create_target(&self, req: TargetSettings) -> Result<Target> {
         let settings = Settings::check(&req)?;
         let channel = self.prepare_channel(req.channel, None)?;
         let now = self.clock.now();
@@ -74,7 +73,7 @@ impl Platform {
     /// Replaces a target's settings. Campaigns already created keep the
     /// model label they recorded; their next requests use the new settings.
     #[tracing::instrument(skip_all, fields(id = %id))]
-    pub async fn update_target(&self, id: TargetId, req: UpdateTarget) -> Result<Target> {
+    pub async fn update_target(&self, id: TargetId, req: TargetSettings) -> Result<Target> {
         let current = self.get_target(id).await?;
         let settings = Settings::check(&req)?;
         let channel = self.prepare_channel(req.channel, Some(&current.channel))?;

@@ -4,7 +4,7 @@
 use crate::support::{TestPlatform, platform};
 use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{CreateCampaign, SeedSet};
-use agenteval_engine::target::{ChannelConfig, CreateTarget, RemovalOutcome, UpdateTarget};
+use agenteval_engine::target::{ChannelConfig, CreateTarget, RemovalOutcome, TargetSettings};
 use serde_json::json;
 
 /// A port with nothing listening on it.
@@ -88,7 +88,7 @@ async fn a_target_is_edited_and_the_next_request_uses_the_new_settings() {
         .expect("target");
     assert!(!tp.platform.test_target(target.id).await.expect("probe").ok);
 
-    let mut edit = UpdateTarget::from(CreateTarget::builtin_demo("  Demo after all "));
+    let mut edit = CreateTarget::builtin_demo("  Demo after all ");
     edit.concurrency = Some(2);
     edit.timeout_ms = Some(5_000);
     let updated = tp
@@ -111,28 +111,28 @@ async fn a_target_is_edited_and_the_next_request_uses_the_new_settings() {
 
     for (spoil, expected) in [
         (
-            UpdateTarget {
+            TargetSettings {
                 timeout_ms: Some(50),
                 ..edit.clone()
             },
             "timeout_ms must be from 100 to 600000, got 50",
         ),
         (
-            UpdateTarget {
+            TargetSettings {
                 max_retries: Some(11),
                 ..edit.clone()
             },
             "max_retries must be from 0 to 10, got 11",
         ),
         (
-            UpdateTarget {
+            TargetSettings {
                 price_in_per_mtok: Some(-1.0),
                 ..edit.clone()
             },
             "price_in_per_mtok must be a number of 0 or more",
         ),
         (
-            UpdateTarget {
+            TargetSettings {
                 concurrency: Some(0),
                 ..edit.clone()
             },
@@ -186,12 +186,12 @@ async fn an_api_key_stays_on_edit_and_cannot_point_at_another_targets_key() {
     // Left out: the key stays.
     let renamed = tp
         .platform
-        .update_target(a.id, UpdateTarget::from(with_key("a2", None)))
+        .update_target(a.id, with_key("a2", None))
         .await
         .expect("rename");
     assert_eq!(key_ref(&renamed), key_ref(&a), "the key stays");
     // Sent back as received: the same.
-    let mut same = UpdateTarget::from(with_key("a3", None));
+    let mut same = with_key("a3", None);
     if let ChannelConfig::Openai { api_key_ref, .. } = &mut same.channel {
         *api_key_ref = key_ref(&a);
     }
@@ -200,7 +200,7 @@ async fn an_api_key_stays_on_edit_and_cannot_point_at_another_targets_key() {
         .await
         .expect("its own key reference is accepted");
     // Another target's reference: refused.
-    let mut steal = UpdateTarget::from(with_key("a4", None));
+    let mut steal = with_key("a4", None);
     if let ChannelConfig::Openai { api_key_ref, .. } = &mut steal.channel {
         *api_key_ref = key_ref(&b);
     }
@@ -213,7 +213,7 @@ async fn an_api_key_stays_on_edit_and_cannot_point_at_another_targets_key() {
     // A new key replaces it.
     let rekeyed = tp
         .platform
-        .update_target(a.id, UpdateTarget::from(with_key("a5", Some("secret-new"))))
+        .update_target(a.id, with_key("a5", Some("secret-new")))
         .await
         .expect("new key");
     assert_ne!(key_ref(&rekeyed), key_ref(&a));

@@ -24,7 +24,7 @@ import {
   asApiError,
   type ApiError,
   type ChannelConfig,
-  type CreateTarget,
+  type TargetSettings,
   type Target,
   type TargetProbe,
   type Value,
@@ -130,7 +130,7 @@ function TargetForm({ initial, onSaved, onCancel }: { initial?: Target; onSaved:
               headers: c?.kind === "http" ? (c.headers ?? []) : [],
             }
           : { kind: "builtin", agent: "demo" };
-    const req: CreateTarget = {
+    const req: TargetSettings = {
       name: name.trim(),
       channel,
       concurrency: typeof concurrency === "number" ? concurrency : null,
