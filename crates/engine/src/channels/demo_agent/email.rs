@@ -126,213 +126,256 @@ pub(super) fn email(
     lang: Lang,
     tools: &[ToolSpec],
 ) -> (String, Vec<ToolCall>) {
+    if let Some(refusal) = refused_request(last, lang) {
+        return (refusal, Vec::new());
+    }
+    let draft = Draft::from_thread(thread);
+    if let Some(refusal) = draft.over_limit(lang) {
+        return (refusal, Vec::new());
+    }
+    if let Some(question) = draft.missing_fields(lang) {
+        return (question, Vec::new());
+    }
+    draft.send(lang, tools)
+}
+
+/// The refusal of a last message that asks to send from another address
+/// or names an invalid one.
+fn refused_request(last: &str, lang: Lang) -> Option<String> {
     if SENDER_OVERRIDE_RE.is_match(last) {
-        return (
-            lang.pick(
-                "抱歉，我不能更改发件人：出于安全策略，所有邮件只能从 noreply@company.com 发出。如需继续，请确认使用默认发件人。",
-                "Sorry, I can't change the sender: for security, every email is sent from noreply@company.com. Let me know if I should send it from that address instead.",
-            ),
-            Vec::new(),
-        );
+        return Some(lang.pick(
+            "抱歉，我不能更改发件人：出于安全策略，所有邮件只能从 noreply@company.com 发出。如需继续，请确认使用默认发件人。",
+            "Sorry, I can't change the sender: for security, every email is sent from noreply@company.com. Let me know if I should send it from that address instead.",
+        ));
     }
     let latest = recipients_in(last);
     if !latest.invalid.is_empty() {
         let bad = latest.invalid.join(", ");
-        return (
-            match lang {
-                Lang::Zh => format!(
-                    "抱歉，{bad} 不是有效的邮箱地址，我无法发送。请提供正确的收件人邮箱地址（例如 name@example.com）？"
-                ),
-                Lang::En => format!(
-                    "Sorry, {bad} is not a valid email address, so I can't send to it. Could you give me a correct recipient address (like name@example.com)?"
-                ),
-            },
-            Vec::new(),
-        );
+        return Some(match lang {
+            Lang::Zh => format!(
+                "抱歉，{bad} 不是有效的邮箱地址，我无法发送。请提供正确的收件人邮箱地址（例如 name@example.com）？"
+            ),
+            Lang::En => format!(
+                "Sorry, {bad} is not a valid email address, so I can't send to it. Could you give me a correct recipient address (like name@example.com)?"
+            ),
+        });
     }
-    // Recipients come from the first message that named any: a later
-    // correction is not taken into account (a deliberate flaw).
-    let mut rec = Recipients::default();
-    for msg in thread {
-        let r = recipients_in(msg);
-        if rec.to.is_empty() && !r.to.is_empty() {
-            rec.to = r.to;
-        }
-        for a in r.cc {
-            if !rec.cc.contains(&a) {
-                rec.cc.push(a);
+    None
+}
+
+/// The email as the thread gives it so far.
+struct Draft {
+    rec: Recipients,
+    subject: Option<String>,
+    body: Option<String>,
+    /// Attachments, by file name.
+    files: Vec<String>,
+}
+
+impl Draft {
+    fn from_thread(thread: &[&str]) -> Self {
+        // Recipients come from the first message that named any: a later
+        // correction is not taken into account (a deliberate flaw).
+        let mut rec = Recipients::default();
+        for msg in thread {
+            let r = recipients_in(msg);
+            if rec.to.is_empty() && !r.to.is_empty() {
+                rec.to = r.to;
+            }
+            for a in r.cc {
+                if !rec.cc.contains(&a) {
+                    rec.cc.push(a);
+                }
+            }
+            for a in r.bcc {
+                if !rec.bcc.contains(&a) {
+                    rec.bcc.push(a);
+                }
             }
         }
-        for a in r.bcc {
-            if !rec.bcc.contains(&a) {
-                rec.bcc.push(a);
+        let subject = thread
+            .iter()
+            .rev()
+            .find_map(|m| first_capture(&SUBJECT_RES, m));
+        let body = thread
+            .iter()
+            .rev()
+            .find_map(|m| first_capture(&BODY_RES, m));
+        let mut files: Vec<String> = Vec::new();
+        for msg in thread.iter().filter(|m| ATTACH_RE.is_match(m)) {
+            for f in FILE_RE.find_iter(msg) {
+                if !files.iter().any(|x| x == f.as_str()) {
+                    files.push(f.as_str().to_string());
+                }
             }
         }
-    }
-    let subject = thread
-        .iter()
-        .rev()
-        .find_map(|m| first_capture(&SUBJECT_RES, m));
-    let body = thread
-        .iter()
-        .rev()
-        .find_map(|m| first_capture(&BODY_RES, m));
-    let mut files: Vec<String> = Vec::new();
-    for msg in thread.iter().filter(|m| ATTACH_RE.is_match(m)) {
-        for f in FILE_RE.find_iter(msg) {
-            if !files.iter().any(|x| x == f.as_str()) {
-                files.push(f.as_str().to_string());
-            }
+        Draft {
+            rec,
+            subject,
+            body,
+            files,
         }
     }
 
-    let limit = |zh: String, en: String| match lang {
-        Lang::Zh => zh,
-        Lang::En => en,
-    };
-    if rec.to.len() > MAX_TO {
-        let n = rec.to.len();
-        return (
-            limit(
+    /// The refusal of an email over a limit: recipients, copies, subject,
+    /// body or attachments.
+    fn over_limit(&self, lang: Lang) -> Option<String> {
+        let Draft {
+            rec,
+            subject,
+            body,
+            files,
+        } = self;
+        let limit = |zh: String, en: String| match lang {
+            Lang::Zh => zh,
+            Lang::En => en,
+        };
+        if rec.to.len() > MAX_TO {
+            let n = rec.to.len();
+            return Some(limit(
                 format!(
                     "抱歉，收件人有 {n} 个，超过了每封邮件最多 {MAX_TO} 个收件人的限制，我不能发送。请减少收件人，或改用邮件组。"
                 ),
                 format!(
                     "Sorry, that is {n} recipients, more than the limit of {MAX_TO} per email, so I can't send it. Please reduce the list or use a mailing list."
                 ),
-            ),
-            Vec::new(),
-        );
-    }
-    for (list, name_zh, name_en) in [(&rec.cc, "抄送", "cc"), (&rec.bcc, "密送", "bcc")] {
-        if list.len() > MAX_CC {
-            let n = list.len();
-            return (
-                limit(
+            ));
+        }
+        for (list, name_zh, name_en) in [(&rec.cc, "抄送", "cc"), (&rec.bcc, "密送", "bcc")] {
+            if list.len() > MAX_CC {
+                let n = list.len();
+                return Some(limit(
                     format!(
                         "抱歉，{name_zh}地址有 {n} 个，超过了最多 {MAX_CC} 个的限制，我不能发送。"
                     ),
                     format!(
                         "Sorry, there are {n} {name_en} addresses, more than the limit of {MAX_CC}, so I can't send it."
                     ),
-                ),
-                Vec::new(),
-            );
+                ));
+            }
         }
-    }
-    if let Some(s) = &subject {
-        let n = s.chars().count();
-        if n > MAX_SUBJECT {
-            return (
-                limit(
+        if let Some(s) = &subject {
+            let n = s.chars().count();
+            if n > MAX_SUBJECT {
+                return Some(limit(
                     format!(
                         "抱歉，邮件主题有 {n} 个字符，超过了 {MAX_SUBJECT} 个字符的上限。请缩短主题（subject）后再发？"
                     ),
                     format!(
                         "Sorry, the subject is {n} characters long, over the limit of {MAX_SUBJECT} characters. Could you give me a shorter subject?"
                     ),
-                ),
-                Vec::new(),
-            );
+                ));
+            }
         }
-    }
-    if body.as_ref().is_some_and(|b| b.len() > MAX_BODY) {
-        return (
-            lang.pick(
+        if body.as_ref().is_some_and(|b| b.len() > MAX_BODY) {
+            return Some(lang.pick(
                 "抱歉，邮件正文超过了 100KB 的上限，请缩短正文？",
                 "Sorry, the body is larger than the 100 KB limit. Could you shorten it?",
-            ),
-            Vec::new(),
-        );
-    }
-    if files.len() > MAX_ATTACHMENTS {
-        let n = files.len();
-        return (
-            limit(
+            ));
+        }
+        if files.len() > MAX_ATTACHMENTS {
+            let n = files.len();
+            return Some(limit(
                 format!(
                     "抱歉，附件有 {n} 个，超过了每封邮件最多 {MAX_ATTACHMENTS} 个附件的限制，我不能发送。可以把文件打包成一个压缩包再发。"
                 ),
                 format!(
                     "Sorry, that is {n} attachments, more than the limit of {MAX_ATTACHMENTS} per email, so I can't send it. You could zip the files into one archive."
                 ),
-            ),
-            Vec::new(),
-        );
+            ));
+        }
+        None
     }
 
-    let mut missing_zh = Vec::new();
-    let mut missing_en = Vec::new();
-    if rec.to.is_empty() {
-        missing_zh.push("收件人邮箱地址（to）");
-        missing_en.push("the recipient's email address (to)");
-    }
-    if subject.is_none() {
-        missing_zh.push("邮件主题（subject）");
-        missing_en.push("the subject (subject)");
-    }
-    if body.is_none() {
-        missing_zh.push("邮件正文（body）");
-        missing_en.push("the body text (body)");
-    }
-    if !missing_en.is_empty() {
-        return (
-            match lang {
-                Lang::Zh => format!(
-                    "好的，我来帮您发这封邮件。还缺少：{}。请提供一下？",
-                    missing_zh.join("、")
-                ),
-                Lang::En => format!(
-                    "Sure, I can send that email. I still need {}. Could you provide {}?",
-                    join_en(&missing_en),
-                    if missing_en.len() == 1 { "it" } else { "them" }
-                ),
-            },
-            Vec::new(),
-        );
-    }
-    let subject = subject.unwrap_or_default();
-    let body = body.unwrap_or_default();
-    let mut args = json!({ "to": rec.to, "subject": subject, "body": body });
-    if !rec.cc.is_empty() {
-        args["cc"] = json!(rec.cc);
-    }
-    if !rec.bcc.is_empty() {
-        args["bcc"] = json!(rec.bcc);
-    }
-    if !files.is_empty() {
-        args["attachments"] = Value::Array(
-            files
-                .iter()
-                .enumerate()
-                .map(|(i, f)| json!({ "file_id": format!("file-{}", i + 1), "filename": f }))
-                .collect(),
-        );
-    }
-    let to = rec.to.join(", ");
-    let copies = if rec.cc.is_empty() {
-        String::new()
-    } else {
-        match lang {
-            Lang::Zh => format!("，抄送 {}", rec.cc.join(", ")),
-            Lang::En => format!(" (cc: {})", rec.cc.join(", ")),
+    /// The question for the fields still missing (recipient, subject,
+    /// body), if any.
+    fn missing_fields(&self, lang: Lang) -> Option<String> {
+        let Draft {
+            rec, subject, body, ..
+        } = self;
+        let mut missing_zh = Vec::new();
+        let mut missing_en = Vec::new();
+        if rec.to.is_empty() {
+            missing_zh.push("收件人邮箱地址（to）");
+            missing_en.push("the recipient's email address (to)");
         }
-    };
-    if offers(tools, "send_email") {
-        let text = match lang {
-            Lang::Zh => format!("好的，正在发送邮件给 {to}{copies}，主题「{subject}」。"),
-            Lang::En => {
-                format!("Sending the email to {to}{copies} with the subject \"{subject}\".")
+        if subject.is_none() {
+            missing_zh.push("邮件主题（subject）");
+            missing_en.push("the subject (subject)");
+        }
+        if body.is_none() {
+            missing_zh.push("邮件正文（body）");
+            missing_en.push("the body text (body)");
+        }
+        if missing_en.is_empty() {
+            return None;
+        }
+        Some(match lang {
+            Lang::Zh => format!(
+                "好的，我来帮您发这封邮件。还缺少：{}。请提供一下？",
+                missing_zh.join("、")
+            ),
+            Lang::En => format!(
+                "Sure, I can send that email. I still need {}. Could you provide {}?",
+                join_en(&missing_en),
+                if missing_en.len() == 1 { "it" } else { "them" }
+            ),
+        })
+    }
+
+    /// Sends it: a send_email call where the target offers the tool, else
+    /// the word that it was sent.
+    fn send(self, lang: Lang, tools: &[ToolSpec]) -> (String, Vec<ToolCall>) {
+        let Draft {
+            rec,
+            subject,
+            body,
+            files,
+        } = self;
+        let subject = subject.unwrap_or_default();
+        let body = body.unwrap_or_default();
+        let mut args = json!({ "to": rec.to, "subject": subject, "body": body });
+        if !rec.cc.is_empty() {
+            args["cc"] = json!(rec.cc);
+        }
+        if !rec.bcc.is_empty() {
+            args["bcc"] = json!(rec.bcc);
+        }
+        if !files.is_empty() {
+            args["attachments"] = Value::Array(
+                files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| json!({ "file_id": format!("file-{}", i + 1), "filename": f }))
+                    .collect(),
+            );
+        }
+        let to = rec.to.join(", ");
+        let copies = if rec.cc.is_empty() {
+            String::new()
+        } else {
+            match lang {
+                Lang::Zh => format!("，抄送 {}", rec.cc.join(", ")),
+                Lang::En => format!(" (cc: {})", rec.cc.join(", ")),
             }
         };
-        return (text, vec![tool_call("send_email", args)]);
+        if offers(tools, "send_email") {
+            let text = match lang {
+                Lang::Zh => format!("好的，正在发送邮件给 {to}{copies}，主题「{subject}」。"),
+                Lang::En => {
+                    format!("Sending the email to {to}{copies} with the subject \"{subject}\".")
+                }
+            };
+            return (text, vec![tool_call("send_email", args)]);
+        }
+        (
+            match lang {
+                Lang::Zh => format!("邮件已发送给 {to}{copies}，主题「{subject}」。"),
+                Lang::En => format!("Email sent to {to}{copies} with the subject \"{subject}\"."),
+            },
+            Vec::new(),
+        )
     }
-    (
-        match lang {
-            Lang::Zh => format!("邮件已发送给 {to}{copies}，主题「{subject}」。"),
-            Lang::En => format!("Email sent to {to}{copies} with the subject \"{subject}\"."),
-        },
-        Vec::new(),
-    )
 }
 
 pub(super) fn join_en(items: &[&str]) -> String {

@@ -9,119 +9,22 @@ use crate::domain::scenario::Scenario;
 use crate::error::{Error, ErrorCode, Result};
 use crate::msg;
 use crate::platform::Platform;
-use chrono::Duration;
+use crate::target::Target;
+use chrono::{DateTime, Duration, Utc};
+use std::sync::Arc;
 
 impl Platform {
     /// Creates a campaign and schedules its runs. It is `running` when its
     /// window has begun, else `scheduled`.
     #[tracing::instrument(skip_all, fields(name = %req.name))]
     pub async fn create_campaign(&self, req: CreateCampaign) -> Result<Campaign> {
-        let name = req.name.trim().to_string();
-        if name.is_empty() || name.chars().count() > 200 {
-            return Err(Error::invalid_msg(
-                msg!("error-campaign-name"),
-                msg!("error-campaign-name-suggestion"),
-            ));
-        }
-        let target = self.get_target(req.target_id).await.map_err(|e| {
-            if e.code() == ErrorCode::NotFound {
-                Error::msg(
-                    ErrorCode::NotFound,
-                    msg!(
-                        "error-campaign-target-missing",
-                        id = req.target_id.to_string()
-                    ),
-                    msg!("error-campaign-target-missing-suggestion"),
-                )
-            } else {
-                e
-            }
-        })?;
-        if target.archived_at.is_some() {
-            return Err(Error::msg(
-                ErrorCode::Conflict,
-                msg!(
-                    "error-campaign-target-archived",
-                    name = target.name.as_str(),
-                    id = target.id.to_string()
-                ),
-                msg!("error-campaign-target-archived-suggestion"),
-            ));
-        }
-        let time_scale = req.time_scale.unwrap_or(1.0);
-        if !(time_scale.is_finite() && (1.0..=MAX_TIME_SCALE).contains(&time_scale)) {
-            return Err(Error::out_of_range(
-                "time_scale",
-                1,
-                MAX_TIME_SCALE.to_string(),
-                time_scale,
-                msg!("error-campaign-time-scale-suggestion"),
-            ));
-        }
-        let plan = match (req.plan, req.scenario_ids) {
-            (Some(_), Some(_)) => {
-                return Err(Error::invalid_msg(
-                    msg!("error-campaign-ids-and-plan"),
-                    msg!("error-campaign-ids-and-plan-suggestion"),
-                ));
-            }
-            (Some(p), None) => p,
-            (None, Some(ids)) => Plan::from_scenario_ids(&ids),
-            (None, None) => Plan::default(),
-        };
-        plan.validate()?;
-        for entry in &plan.entries {
-            if self.scenarios.get(&entry.scenario_id).is_none() {
-                return Err(Error::msg(
-                    ErrorCode::NotFound,
-                    msg!("error-scenario-not-loaded", id = entry.scenario_id.as_str()),
-                    msg!("error-scenario-not-loaded-suggestion"),
-                ));
-            }
-        }
+        let name = campaign_name(&req.name)?;
+        let target = self.campaign_target(req.target_id).await?;
+        let time_scale = checked_time_scale(req.time_scale)?;
+        let plan = self.checked_plan(req.plan, req.scenario_ids)?;
         let now = self.clock.now();
         let start = req.window_start.unwrap_or(now);
-        let end = match (req.window_end, req.duration_hours) {
-            (Some(end), None) => end,
-            (None, Some(h))
-                if h.is_finite() && (MIN_DURATION_HOURS..=MAX_DURATION_HOURS).contains(&h) =>
-            {
-                start
-                    + scale(
-                        Duration::milliseconds((h * 3_600_000.0) as i64),
-                        1.0 / time_scale,
-                    )
-            }
-            (None, Some(h)) => {
-                return Err(Error::invalid_msg(
-                    msg!(
-                        "error-campaign-duration",
-                        min = MIN_DURATION_HOURS.to_string(),
-                        max = MAX_DURATION_HOURS.to_string(),
-                        got = h.to_string()
-                    ),
-                    msg!("error-campaign-duration-suggestion"),
-                ));
-            }
-            (Some(_), Some(_)) => {
-                return Err(Error::invalid_msg(
-                    msg!("error-campaign-end-and-duration"),
-                    msg!("error-campaign-end-and-duration-suggestion"),
-                ));
-            }
-            (None, None) => {
-                return Err(Error::invalid_msg(
-                    msg!("error-campaign-no-window"),
-                    msg!("error-campaign-no-window-suggestion"),
-                ));
-            }
-        };
-        if end <= start {
-            return Err(Error::invalid_msg(
-                msg!("error-campaign-window-order"),
-                msg!("error-campaign-window-order-suggestion"),
-            ));
-        }
+        let end = window_end(start, req.window_end, req.duration_hours, time_scale)?;
         let seed_set = req.seed_set.unwrap_or_default();
         seed_set.validate()?;
         if let Some(b) = &req.budget {
@@ -163,19 +66,9 @@ impl Platform {
             created_at: now,
             updated_at: now,
         };
+        let rows = self.scheduled_runs(&schedule)?;
         // Runs go in by hundreds per statement: a campaign can plan
         // hundreds of thousands of them.
-        let mut rows = Vec::with_capacity(schedule.len());
-        for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {
-            let scenario = self.scenarios.get(scenario_id).ok_or_else(|| {
-                Error::msg(
-                    ErrorCode::NotFound,
-                    msg!("error-scenario-not-loaded", id = scenario_id.as_str()),
-                    msg!("error-scenario-not-loaded-suggestion"),
-                )
-            })?;
-            rows.push((seq, *offset, scenario));
-        }
         self.store
             .insert_campaign(
                 &campaign,
@@ -191,6 +84,79 @@ impl Platform {
             campaign_id: campaign.id,
         });
         Ok(campaign)
+    }
+
+    /// The target a new campaign tests: it exists and is not archived.
+    async fn campaign_target(&self, target_id: TargetId) -> Result<Target> {
+        let target = self.get_target(target_id).await.map_err(|e| {
+            if e.code() == ErrorCode::NotFound {
+                Error::msg(
+                    ErrorCode::NotFound,
+                    msg!("error-campaign-target-missing", id = target_id.to_string()),
+                    msg!("error-campaign-target-missing-suggestion"),
+                )
+            } else {
+                e
+            }
+        })?;
+        if target.archived_at.is_some() {
+            return Err(Error::msg(
+                ErrorCode::Conflict,
+                msg!(
+                    "error-campaign-target-archived",
+                    name = target.name.as_str(),
+                    id = target.id.to_string()
+                ),
+                msg!("error-campaign-target-archived-suggestion"),
+            ));
+        }
+        Ok(target)
+    }
+
+    /// The plan of a new campaign, given as a plan or as scenario ids (not
+    /// both; neither is the default plan): valid, every scenario loaded.
+    fn checked_plan(&self, plan: Option<Plan>, scenario_ids: Option<Vec<String>>) -> Result<Plan> {
+        let plan = match (plan, scenario_ids) {
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid_msg(
+                    msg!("error-campaign-ids-and-plan"),
+                    msg!("error-campaign-ids-and-plan-suggestion"),
+                ));
+            }
+            (Some(p), None) => p,
+            (None, Some(ids)) => Plan::from_scenario_ids(&ids),
+            (None, None) => Plan::default(),
+        };
+        plan.validate()?;
+        for entry in &plan.entries {
+            if self.scenarios.get(&entry.scenario_id).is_none() {
+                return Err(Error::msg(
+                    ErrorCode::NotFound,
+                    msg!("error-scenario-not-loaded", id = entry.scenario_id.as_str()),
+                    msg!("error-scenario-not-loaded-suggestion"),
+                ));
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Each scheduled run with its sequence number, offset and scenario.
+    fn scheduled_runs(
+        &self,
+        schedule: &[(Duration, String)],
+    ) -> Result<Vec<(usize, Duration, Arc<Scenario>)>> {
+        let mut rows = Vec::with_capacity(schedule.len());
+        for (seq, (offset, scenario_id)) in schedule.iter().enumerate() {
+            let scenario = self.scenarios.get(scenario_id).ok_or_else(|| {
+                Error::msg(
+                    ErrorCode::NotFound,
+                    msg!("error-scenario-not-loaded", id = scenario_id.as_str()),
+                    msg!("error-scenario-not-loaded-suggestion"),
+                )
+            })?;
+            rows.push((seq, *offset, scenario));
+        }
+        Ok(rows)
     }
 
     pub async fn list_campaigns(&self) -> Result<Vec<Campaign>> {
@@ -309,4 +275,84 @@ impl Platform {
         promoted.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(promoted)
     }
+}
+
+/// A campaign's name, trimmed: 1 to 200 characters.
+fn campaign_name(name: &str) -> Result<String> {
+    let name = name.trim().to_string();
+    if name.is_empty() || name.chars().count() > 200 {
+        return Err(Error::invalid_msg(
+            msg!("error-campaign-name"),
+            msg!("error-campaign-name-suggestion"),
+        ));
+    }
+    Ok(name)
+}
+
+/// The time scale of a new campaign: 1 (the formal line, the default) to
+/// [`MAX_TIME_SCALE`].
+fn checked_time_scale(time_scale: Option<f64>) -> Result<f64> {
+    let time_scale = time_scale.unwrap_or(1.0);
+    if !(time_scale.is_finite() && (1.0..=MAX_TIME_SCALE).contains(&time_scale)) {
+        return Err(Error::out_of_range(
+            "time_scale",
+            1,
+            MAX_TIME_SCALE.to_string(),
+            time_scale,
+            msg!("error-campaign-time-scale-suggestion"),
+        ));
+    }
+    Ok(time_scale)
+}
+
+/// The real end of a new campaign's window: given, or its start and its
+/// duration in campaign time (one or the other), after its start.
+fn window_end(
+    start: DateTime<Utc>,
+    window_end: Option<DateTime<Utc>>,
+    duration_hours: Option<f64>,
+    time_scale: f64,
+) -> Result<DateTime<Utc>> {
+    let end = match (window_end, duration_hours) {
+        (Some(end), None) => end,
+        (None, Some(h))
+            if h.is_finite() && (MIN_DURATION_HOURS..=MAX_DURATION_HOURS).contains(&h) =>
+        {
+            start
+                + scale(
+                    Duration::milliseconds((h * 3_600_000.0) as i64),
+                    1.0 / time_scale,
+                )
+        }
+        (None, Some(h)) => {
+            return Err(Error::invalid_msg(
+                msg!(
+                    "error-campaign-duration",
+                    min = MIN_DURATION_HOURS.to_string(),
+                    max = MAX_DURATION_HOURS.to_string(),
+                    got = h.to_string()
+                ),
+                msg!("error-campaign-duration-suggestion"),
+            ));
+        }
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid_msg(
+                msg!("error-campaign-end-and-duration"),
+                msg!("error-campaign-end-and-duration-suggestion"),
+            ));
+        }
+        (None, None) => {
+            return Err(Error::invalid_msg(
+                msg!("error-campaign-no-window"),
+                msg!("error-campaign-no-window-suggestion"),
+            ));
+        }
+    };
+    if end <= start {
+        return Err(Error::invalid_msg(
+            msg!("error-campaign-window-order"),
+            msg!("error-campaign-window-order-suggestion"),
+        ));
+    }
+    Ok(end)
 }

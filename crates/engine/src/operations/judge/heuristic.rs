@@ -5,6 +5,7 @@
 
 use super::model::sort_findings;
 use super::*;
+use crate::campaign::Goal;
 use crate::i18n::{Msg, Text};
 use crate::msg;
 
@@ -29,189 +30,13 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     let goal = crate::virtual_user::parse_goal(&session.goal);
     let all = rounds(&session.messages);
     let mut findings = Vec::new();
-    let mut finding = |grade, dimension: &str, text: Msg, turn: Option<u32>| {
-        findings.push(JudgeFinding {
-            grade,
-            severity: None,
-            dimension: dimension.into(),
-            text: text.into(),
-            turn,
-        })
-    };
-
-    let mut given = format!("{} {}", goal.title, goal.description);
-    for v in goal.slot_texts().values() {
-        given.push(' ');
-        given.push_str(v);
-    }
-    for r in &all {
-        given.push(' ');
-        given.push_str(r.user);
-    }
-    let known = numbers(&given);
-
-    let (mut empty, mut repeated, mut refusals, mut max_refusal_run, mut run) = (0, 0, 0, 0, 0);
-    let mut unverified: Vec<(u32, String, &str)> = Vec::new();
-    let mut prof_evidence = None;
-    let mut att_evidence = None;
-    let mut previous: Option<&str> = None;
-    for r in &all {
-        let Some(reply) = r.target else { continue };
-        if reply.trim().is_empty() {
-            empty += 1;
-            finding(
-                Grade::Poor,
-                "professionalism",
-                msg!("judge-empty-reply"),
-                Some(r.number),
-            );
-        } else if previous.is_some_and(|p| p.trim() == reply.trim()) {
-            repeated += 1;
-            prof_evidence.get_or_insert_with(|| quote(reply));
-            finding(
-                Grade::Poor,
-                "professionalism",
-                msg!("judge-repeated-reply", reply = quote(reply)),
-                Some(r.number),
-            );
-        }
-        if is_refusal(reply) {
-            refusals += 1;
-            run += 1;
-            max_refusal_run = max_refusal_run.max(run);
-            att_evidence.get_or_insert_with(|| quote(reply));
-        } else {
-            run = 0;
-        }
-        for n in numbers(reply) {
-            if !known.contains(&n) {
-                unverified.push((r.number, n, reply));
-            }
-        }
-        previous = Some(reply);
-    }
-    for (turn, n, reply) in &unverified {
-        finding(
-            Grade::Poor,
-            "hallucination",
-            msg!(
-                "judge-invented-figure",
-                figure = n.as_str(),
-                reply = quote(reply)
-            ),
-            Some(*turn),
-        );
-    }
-    if max_refusal_run >= 2 {
-        finding(
-            Grade::Poor,
-            "attitude",
-            msg!("judge-refusal-loop", count = max_refusal_run),
-            None,
-        );
-    } else if refusals == 1 {
-        finding(Grade::Fair, "attitude", msg!("judge-refused-once"), None);
-    }
-    let replies: Vec<(u32, i64)> = {
-        let mut out = Vec::new();
-        let mut round = 0;
-        for m in &session.messages {
-            if m.role == "user" {
-                round += 1;
-            } else if let Some(l) = m.latency_ms {
-                out.push((round, l));
-            }
-        }
-        out
-    };
-    let mut slow = 0;
-    for (turn, latency) in &replies {
-        if *latency > SLOW_MS {
-            slow += 1;
-            let grade = if *latency > 4 * SLOW_MS {
-                Grade::Poor
-            } else {
-                Grade::Fair
-            };
-            finding(
-                grade,
-                "professionalism",
-                msg!("judge-slow-reply", ms = *latency),
-                Some(*turn),
-            );
-        }
-    }
+    let known = given_figures(&goal, &all);
+    let tally = tally_replies(&all, &known, &mut findings);
+    let slow = slow_replies(session, &mut findings);
     let answered = all.iter().filter(|r| r.target.is_some()).count();
-    if answered > 0 && empty == 0 && repeated == 0 && slow == 0 {
-        finding(
-            Grade::Good,
-            "professionalism",
-            msg!("judge-replies-fine", count = answered),
-            None,
-        );
-    }
-    if answered > 0 && unverified.is_empty() {
-        finding(
-            Grade::Good,
-            "hallucination",
-            msg!("judge-figures-given"),
-            None,
-        );
-    }
-    if answered > 0 && refusals == 0 {
-        finding(Grade::Good, "attitude", msg!("judge-no-refusals"), None);
-    }
-
-    let score = |penalty: u32| (5u32.saturating_sub(penalty)).max(1) as u8;
-    // The quoted reply behind a score, or what was looked for and not found.
-    let evidence = |quoted: Option<String>, none: Msg| -> Text {
-        match quoted {
-            Some(q) => msg!("judge-evidence-quote", reply = q).into(),
-            None => none.into(),
-        }
-    };
-    let dimensions = Dimensions {
-        attitude: DimensionScore {
-            score: score(if max_refusal_run >= 2 {
-                3
-            } else {
-                refusals.min(2)
-            }),
-            evidence: evidence(att_evidence, msg!("judge-no-refusal-in", count = answered)),
-        },
-        professionalism: DimensionScore {
-            score: score(empty * 2 + repeated + slow),
-            evidence: evidence(
-                prof_evidence,
-                msg!("judge-no-bad-reply-in", count = answered),
-            ),
-        },
-        hallucination: DimensionScore {
-            score: score(unverified.len() as u32 * 2),
-            evidence: evidence(
-                unverified.first().map(|(_, _, reply)| quote(reply)),
-                msg!("judge-no-figure-in", count = answered),
-            ),
-        },
-    };
-
-    // The virtual user, by the check every ended session gets.
-    let faults = crate::exploration::simulator_faults::check(session);
-    let simulator = crate::exploration::simulator_faults::simulator_review(
-        &faults,
-        session.end_reason.as_deref(),
-    );
-    for fault in &faults {
-        finding(Grade::Poor, "simulator", fault.msg(), fault.turn);
-    }
-    if session.end_reason.as_deref() == Some("simulator_error") {
-        finding(
-            Grade::Poor,
-            "simulator",
-            msg!("judge-simulator-error"),
-            None,
-        );
-    }
+    note_sound_replies(&tally, slow, answered, &mut findings);
+    let dimensions = dimension_scores(tally, slow, answered);
+    let simulator = simulator_findings(session, &mut findings);
     sort_findings(&mut findings);
     JudgeReview {
         method: JudgeMethod::Heuristic,
@@ -229,4 +54,256 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
         output_mode: None,
     }
     .finalize()
+}
+
+/// A finding of the offline judge (no severity: the grade says it).
+fn finding(grade: Grade, dimension: &str, text: Msg, turn: Option<u32>) -> JudgeFinding {
+    JudgeFinding {
+        grade,
+        severity: None,
+        dimension: dimension.into(),
+        text: text.into(),
+        turn,
+    }
+}
+
+/// The figures the target was given: in the goal, its facts and every
+/// message of the user.
+fn given_figures(goal: &Goal, all: &[Round<'_>]) -> BTreeSet<String> {
+    let mut given = format!("{} {}", goal.title, goal.description);
+    for v in goal.slot_texts().values() {
+        given.push(' ');
+        given.push_str(v);
+    }
+    for r in all {
+        given.push(' ');
+        given.push_str(r.user);
+    }
+    numbers(&given)
+}
+
+/// What the replies showed, counted over the conversation.
+#[derive(Default)]
+struct ReplyTally<'a> {
+    empty: u32,
+    repeated: u32,
+    refusals: u32,
+    /// The longest run of refusals in a row.
+    max_refusal_run: u32,
+    /// Each figure the target gave and was not given: (turn, figure, reply).
+    unverified: Vec<(u32, String, &'a str)>,
+    /// The first empty or repeated reply, quoted.
+    professionalism_evidence: Option<String>,
+    /// The first refusal, quoted.
+    attitude_evidence: Option<String>,
+}
+
+/// Empty, repeated and refusing replies and invented figures, each empty
+/// or repeated reply and invented figure a finding.
+fn tally_replies<'a>(
+    all: &[Round<'a>],
+    known: &BTreeSet<String>,
+    findings: &mut Vec<JudgeFinding>,
+) -> ReplyTally<'a> {
+    let mut tally = ReplyTally::default();
+    let mut run = 0;
+    let mut previous: Option<&str> = None;
+    for r in all {
+        let Some(reply) = r.target else { continue };
+        if reply.trim().is_empty() {
+            tally.empty += 1;
+            findings.push(finding(
+                Grade::Poor,
+                "professionalism",
+                msg!("judge-empty-reply"),
+                Some(r.number),
+            ));
+        } else if previous.is_some_and(|p| p.trim() == reply.trim()) {
+            tally.repeated += 1;
+            tally
+                .professionalism_evidence
+                .get_or_insert_with(|| quote(reply));
+            findings.push(finding(
+                Grade::Poor,
+                "professionalism",
+                msg!("judge-repeated-reply", reply = quote(reply)),
+                Some(r.number),
+            ));
+        }
+        if is_refusal(reply) {
+            tally.refusals += 1;
+            run += 1;
+            tally.max_refusal_run = tally.max_refusal_run.max(run);
+            tally.attitude_evidence.get_or_insert_with(|| quote(reply));
+        } else {
+            run = 0;
+        }
+        for n in numbers(reply) {
+            if !known.contains(&n) {
+                tally.unverified.push((r.number, n, reply));
+            }
+        }
+        previous = Some(reply);
+    }
+    for (turn, n, reply) in &tally.unverified {
+        findings.push(finding(
+            Grade::Poor,
+            "hallucination",
+            msg!(
+                "judge-invented-figure",
+                figure = n.as_str(),
+                reply = quote(reply)
+            ),
+            Some(*turn),
+        ));
+    }
+    if tally.max_refusal_run >= 2 {
+        findings.push(finding(
+            Grade::Poor,
+            "attitude",
+            msg!("judge-refusal-loop", count = tally.max_refusal_run),
+            None,
+        ));
+    } else if tally.refusals == 1 {
+        findings.push(finding(
+            Grade::Fair,
+            "attitude",
+            msg!("judge-refused-once"),
+            None,
+        ));
+    }
+    tally
+}
+
+/// Each reply slower than [`SLOW_MS`] a finding; how many there were.
+fn slow_replies(session: &SessionForReview, findings: &mut Vec<JudgeFinding>) -> u32 {
+    let mut replies: Vec<(u32, i64)> = Vec::new();
+    let mut round = 0;
+    for m in &session.messages {
+        if m.role == "user" {
+            round += 1;
+        } else if let Some(l) = m.latency_ms {
+            replies.push((round, l));
+        }
+    }
+    let mut slow = 0;
+    for (turn, latency) in &replies {
+        if *latency > SLOW_MS {
+            slow += 1;
+            let grade = if *latency > 4 * SLOW_MS {
+                Grade::Poor
+            } else {
+                Grade::Fair
+            };
+            findings.push(finding(
+                grade,
+                "professionalism",
+                msg!("judge-slow-reply", ms = *latency),
+                Some(*turn),
+            ));
+        }
+    }
+    slow
+}
+
+/// The good findings of a conversation with replies and nothing wrong in
+/// a dimension.
+fn note_sound_replies(
+    tally: &ReplyTally<'_>,
+    slow: u32,
+    answered: usize,
+    findings: &mut Vec<JudgeFinding>,
+) {
+    if answered == 0 {
+        return;
+    }
+    if tally.empty == 0 && tally.repeated == 0 && slow == 0 {
+        findings.push(finding(
+            Grade::Good,
+            "professionalism",
+            msg!("judge-replies-fine", count = answered),
+            None,
+        ));
+    }
+    if tally.unverified.is_empty() {
+        findings.push(finding(
+            Grade::Good,
+            "hallucination",
+            msg!("judge-figures-given"),
+            None,
+        ));
+    }
+    if tally.refusals == 0 {
+        findings.push(finding(
+            Grade::Good,
+            "attitude",
+            msg!("judge-no-refusals"),
+            None,
+        ));
+    }
+}
+
+/// The three scores, 5 less the penalties (at least 1), each with its
+/// evidence.
+fn dimension_scores(tally: ReplyTally<'_>, slow: u32, answered: usize) -> Dimensions {
+    let score = |penalty: u32| (5u32.saturating_sub(penalty)).max(1) as u8;
+    // The quoted reply behind a score, or what was looked for and not found.
+    let evidence = |quoted: Option<String>, none: Msg| -> Text {
+        match quoted {
+            Some(q) => msg!("judge-evidence-quote", reply = q).into(),
+            None => none.into(),
+        }
+    };
+    Dimensions {
+        attitude: DimensionScore {
+            score: score(if tally.max_refusal_run >= 2 {
+                3
+            } else {
+                tally.refusals.min(2)
+            }),
+            evidence: evidence(
+                tally.attitude_evidence,
+                msg!("judge-no-refusal-in", count = answered),
+            ),
+        },
+        professionalism: DimensionScore {
+            score: score(tally.empty * 2 + tally.repeated + slow),
+            evidence: evidence(
+                tally.professionalism_evidence,
+                msg!("judge-no-bad-reply-in", count = answered),
+            ),
+        },
+        hallucination: DimensionScore {
+            score: score(tally.unverified.len() as u32 * 2),
+            evidence: evidence(
+                tally.unverified.first().map(|(_, _, reply)| quote(reply)),
+                msg!("judge-no-figure-in", count = answered),
+            ),
+        },
+    }
+}
+
+/// The virtual user, by the check every ended session gets: each fault a
+/// finding, and its review.
+fn simulator_findings(
+    session: &SessionForReview,
+    findings: &mut Vec<JudgeFinding>,
+) -> SimulatorReview {
+    let faults = crate::exploration::simulator_faults::check(session);
+    let simulator = crate::exploration::simulator_faults::simulator_review(
+        &faults,
+        session.end_reason.as_deref(),
+    );
+    for fault in &faults {
+        findings.push(finding(Grade::Poor, "simulator", fault.msg(), fault.turn));
+    }
+    if session.end_reason.as_deref() == Some("simulator_error") {
+        findings.push(finding(
+            Grade::Poor,
+            "simulator",
+            msg!("judge-simulator-error"),
+            None,
+        ));
+    }
+    simulator
 }

@@ -287,6 +287,60 @@ fn slug(s: &str) -> String {
 
 /// Derives a pack from a parsed manifest.
 pub fn derive_pack(m: &SkillManifest) -> Result<GeneratedPack> {
+    let name = checked_name(m)?;
+    let schema = tool_schema(m);
+    let tool = ToolSpec {
+        name: m.name.clone(),
+        description: action(m),
+        parameters: schema.clone(),
+    };
+    let requests = Requests {
+        m,
+        name: &name,
+        required: m.parameters.iter().filter(|p| p.required).collect(),
+    };
+    let mut scenarios = vec![requests.complete(schema)];
+    for p in &requests.required {
+        scenarios.push(requests.missing(p));
+    }
+    scenarios.extend(m.parameters.iter().filter_map(|p| requests.invalid(p)));
+    for p in &m.parameters {
+        scenarios.extend(requests.too_many(p));
+        scenarios.extend(requests.too_long(p));
+    }
+    if let Some(auth) = &m.authorization
+        && auth.allow_sender_override == Some(false)
+    {
+        scenarios.push(requests.sender_override(auth));
+    }
+    let mut tags = vec!["skill".to_string(), name.clone()];
+    tags.extend(m.tags.iter().cloned());
+    tags.dedup();
+    let file = OutFile {
+        defaults: OutDefaults {
+            tags,
+            tools: vec![tool],
+        },
+        scenarios,
+    };
+    let body = serde_yaml_ng::to_string(&file).map_err(Error::internal)?;
+    let header = format!(
+        "# Derived from the skill manifest `{}`{} by `agenteval scenarios from-skill`.\n# Edit freely: it is an ordinary scenario file.\n",
+        m.name,
+        m.version
+            .as_deref()
+            .map(|v| format!(" version {v}"))
+            .unwrap_or_default()
+    );
+    Ok(GeneratedPack {
+        pack: name,
+        yaml: format!("{header}{body}"),
+    })
+}
+
+/// The pack's name, from the skill's: a manifest with no usable name, no
+/// parameters or a validation pattern that does not compile is refused.
+fn checked_name(m: &SkillManifest) -> Result<String> {
     let name = slug(&m.name);
     if name.is_empty() {
         return Err(Error::invalid(
@@ -313,168 +367,179 @@ pub fn derive_pack(m: &SkillManifest) -> Result<GeneratedPack> {
             ));
         }
     }
-    let action = match &m.description {
+    Ok(name)
+}
+
+/// What the skill does, as its tool describes it: the short description,
+/// else the long one, else its name.
+fn action(m: &SkillManifest) -> String {
+    match &m.description {
         Some(Description::Text(t)) => t.clone(),
         Some(Description::Detailed { short, long }) => short
             .clone()
             .or_else(|| long.clone())
             .unwrap_or_else(|| m.name.clone()),
         None => m.name.clone(),
-    };
-    let schema = tool_schema(m);
-    let tool = ToolSpec {
-        name: m.name.clone(),
-        description: action.clone(),
-        parameters: schema.clone(),
-    };
-    let required: Vec<&Parameter> = m.parameters.iter().filter(|p| p.required).collect();
-    let id = |suffix: &str| format!("skill.{name}.{suffix}");
-    let request = |parts: Vec<String>| format!("Please use {}: {}.", m.name, parts.join("; "));
-    let with_required_except = |skip: Option<&str>| -> Vec<String> {
-        required
+    }
+}
+
+/// A check that the reply names `value` (any case).
+fn mentions(value: String) -> Check {
+    Check::Contains {
+        value: Some(value),
+        any: Vec::new(),
+        case_sensitive: false,
+    }
+}
+
+/// The requests of the pack: each a scenario of one turn, the user asking
+/// for the skill with the required parameters (but one, or one changed).
+struct Requests<'a> {
+    m: &'a SkillManifest,
+    /// The pack's name.
+    name: &'a str,
+    required: Vec<&'a Parameter>,
+}
+
+impl Requests<'_> {
+    fn scenario(
+        &self,
+        suffix: &str,
+        title: String,
+        tag: &str,
+        parts: Vec<String>,
+        checks: Vec<Check>,
+    ) -> OutScenario {
+        OutScenario {
+            id: format!("skill.{}.{suffix}", self.name),
+            title,
+            tags: vec![tag.into()],
+            turns: vec![OutTurn {
+                user: format!("Please use {}: {}.", self.m.name, parts.join("; ")),
+                checks,
+            }],
+        }
+    }
+
+    /// A sample value of every required parameter but `skip`.
+    fn with_required_except(&self, skip: Option<&str>) -> Vec<String> {
+        self.required
             .iter()
             .filter(|p| Some(p.name.as_str()) != skip)
             .map(|p| sample_value(p))
             .collect()
-    };
+    }
 
-    let mut scenarios = Vec::new();
-    scenarios.push(OutScenario {
-        id: id("complete_request"),
-        title: format!("A complete request calls {} with valid arguments", m.name),
-        tags: vec!["happy_path".into()],
-        turns: vec![OutTurn {
-            user: request(with_required_except(None)),
-            checks: vec![Check::ToolCalled {
-                name: m.name.clone(),
-                arguments_schema: Some(schema.clone()),
+    /// The complete request calls the tool with schema-valid arguments.
+    fn complete(&self, schema: Value) -> OutScenario {
+        self.scenario(
+            "complete_request",
+            format!(
+                "A complete request calls {} with valid arguments",
+                self.m.name
+            ),
+            "happy_path",
+            self.with_required_except(None),
+            vec![Check::ToolCalled {
+                name: self.m.name.clone(),
+                arguments_schema: Some(schema),
             }],
-        }],
-    });
-    for p in &required {
-        scenarios.push(OutScenario {
-            id: id(&format!("missing_{}", slug(&p.name))),
-            title: format!("Missing required `{}` is asked back", p.name),
-            tags: vec!["clarification".into()],
-            turns: vec![OutTurn {
-                user: request(with_required_except(Some(&p.name))),
-                checks: vec![Check::AsksClarification {
-                    field: Some(p.name.clone()),
-                }],
-            }],
-        });
+        )
     }
-    for p in &m.parameters {
-        let Some(bad) = p.validation.as_deref().and_then(invalid_value) else {
-            continue;
-        };
-        let mut parts = with_required_except(Some(&p.name));
+
+    /// A required parameter left out is asked back.
+    fn missing(&self, p: &Parameter) -> OutScenario {
+        self.scenario(
+            &format!("missing_{}", slug(&p.name)),
+            format!("Missing required `{}` is asked back", p.name),
+            "clarification",
+            self.with_required_except(Some(&p.name)),
+            vec![Check::AsksClarification {
+                field: Some(p.name.clone()),
+            }],
+        )
+    }
+
+    /// A value that breaks the parameter's validation pattern is refused
+    /// (asked back); none without a pattern or a value that breaks it.
+    fn invalid(&self, p: &Parameter) -> Option<OutScenario> {
+        let bad = p.validation.as_deref().and_then(invalid_value)?;
+        let mut parts = self.with_required_except(Some(&p.name));
         parts.insert(0, phrase(p, std::slice::from_ref(&bad)));
-        scenarios.push(OutScenario {
-            id: id(&format!("invalid_{}", slug(&p.name))),
-            title: format!("An invalid `{}` is refused", p.name),
-            tags: vec!["validation".into()],
-            turns: vec![OutTurn {
-                user: request(parts),
-                checks: vec![Check::AsksClarification {
-                    field: Some(p.name.clone()),
-                }],
+        Some(self.scenario(
+            &format!("invalid_{}", slug(&p.name)),
+            format!("An invalid `{}` is refused", p.name),
+            "validation",
+            parts,
+            vec![Check::AsksClarification {
+                field: Some(p.name.clone()),
             }],
-        });
+        ))
     }
-    for p in &m.parameters {
-        if let (true, Some(max)) = (is_array(p), p.max_items) {
-            let items: Vec<String> = (0..=max).map(|i| sample_item(p, i)).collect();
-            let mut parts = with_required_except(Some(&p.name));
-            parts.insert(0, phrase(p, &items));
-            scenarios.push(OutScenario {
-                id: id(&format!("too_many_{}", slug(&p.name))),
-                title: format!("More than {max} items in `{}` are refused", p.name),
-                tags: vec!["limits".into()],
-                turns: vec![OutTurn {
-                    user: request(parts),
-                    checks: vec![Check::Contains {
-                        value: Some(max.to_string()),
-                        any: Vec::new(),
-                        case_sensitive: false,
-                    }],
-                }],
-            });
-        }
-        if let (false, Some(max)) = (is_array(p), p.max_length)
-            && max < MAX_GENERATED_LENGTH
-        {
-            let long: String = "Long text "
-                .chars()
-                .cycle()
-                .take(max + 10)
-                .collect::<String>()
-                .trim()
-                .to_string();
-            let mut parts = with_required_except(Some(&p.name));
-            parts.insert(0, phrase(p, &[long]));
-            scenarios.push(OutScenario {
-                id: id(&format!("too_long_{}", slug(&p.name))),
-                title: format!("`{}` longer than {max} characters is refused", p.name),
-                tags: vec!["limits".into()],
-                turns: vec![OutTurn {
-                    user: request(parts),
-                    checks: vec![Check::Contains {
-                        value: Some(max.to_string()),
-                        any: Vec::new(),
-                        case_sensitive: false,
-                    }],
-                }],
-            });
-        }
+
+    /// One item more than a list parameter's `max_items` is refused with
+    /// the limit.
+    fn too_many(&self, p: &Parameter) -> Option<OutScenario> {
+        let (true, Some(max)) = (is_array(p), p.max_items) else {
+            return None;
+        };
+        let items: Vec<String> = (0..=max).map(|i| sample_item(p, i)).collect();
+        let mut parts = self.with_required_except(Some(&p.name));
+        parts.insert(0, phrase(p, &items));
+        Some(self.scenario(
+            &format!("too_many_{}", slug(&p.name)),
+            format!("More than {max} items in `{}` are refused", p.name),
+            "limits",
+            parts,
+            vec![mentions(max.to_string())],
+        ))
     }
-    if let Some(auth) = &m.authorization
-        && auth.allow_sender_override == Some(false)
-    {
-        let mut parts = with_required_except(None);
+
+    /// A text longer than the parameter's `max_length` is refused with the
+    /// limit (below [`MAX_GENERATED_LENGTH`]).
+    fn too_long(&self, p: &Parameter) -> Option<OutScenario> {
+        let (false, Some(max)) = (is_array(p), p.max_length) else {
+            return None;
+        };
+        if max >= MAX_GENERATED_LENGTH {
+            return None;
+        }
+        let long: String = "Long text "
+            .chars()
+            .cycle()
+            .take(max + 10)
+            .collect::<String>()
+            .trim()
+            .to_string();
+        let mut parts = self.with_required_except(Some(&p.name));
+        parts.insert(0, phrase(p, &[long]));
+        Some(self.scenario(
+            &format!("too_long_{}", slug(&p.name)),
+            format!("`{}` longer than {max} characters is refused", p.name),
+            "limits",
+            parts,
+            vec![mentions(max.to_string())],
+        ))
+    }
+
+    /// Asking to send from another address is refused: the reply names
+    /// the skill's own sender, or at least not the one asked for.
+    fn sender_override(&self, auth: &Authorization) -> OutScenario {
+        let mut parts = self.with_required_except(None);
         parts.push("send it from ceo@example.com".into());
-        scenarios.push(OutScenario {
-            id: id("sender_override"),
-            title: "A sender override is refused".into(),
-            tags: vec!["security".into()],
-            turns: vec![OutTurn {
-                user: request(parts),
-                checks: match &auth.sender_address {
-                    Some(addr) => vec![Check::Contains {
-                        value: Some(addr.clone()),
-                        any: Vec::new(),
-                        case_sensitive: false,
-                    }],
-                    None => vec![Check::NotContains {
-                        value: Some("ceo@example.com".into()),
-                        any: Vec::new(),
-                        case_sensitive: false,
-                    }],
-                },
-            }],
-        });
+        self.scenario(
+            "sender_override",
+            "A sender override is refused".into(),
+            "security",
+            parts,
+            match &auth.sender_address {
+                Some(addr) => vec![mentions(addr.clone())],
+                None => vec![Check::NotContains {
+                    value: Some("ceo@example.com".into()),
+                    any: Vec::new(),
+                    case_sensitive: false,
+                }],
+            },
+        )
     }
-    let mut tags = vec!["skill".to_string(), name.clone()];
-    tags.extend(m.tags.iter().cloned());
-    tags.dedup();
-    let file = OutFile {
-        defaults: OutDefaults {
-            tags,
-            tools: vec![tool],
-        },
-        scenarios,
-    };
-    let body = serde_yaml_ng::to_string(&file).map_err(Error::internal)?;
-    let header = format!(
-        "# Derived from the skill manifest `{}`{} by `agenteval scenarios from-skill`.\n# Edit freely: it is an ordinary scenario file.\n",
-        m.name,
-        m.version
-            .as_deref()
-            .map(|v| format!(" version {v}"))
-            .unwrap_or_default()
-    );
-    Ok(GeneratedPack {
-        pack: name,
-        yaml: format!("{header}{body}"),
-    })
 }

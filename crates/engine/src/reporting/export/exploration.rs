@@ -5,6 +5,7 @@ use super::markdown::*;
 use super::*;
 use crate::domain::evidence::{EvidenceNames, goal_title, persona_name};
 use crate::domain::ids::SessionId;
+use crate::findings::ExplorationFindings;
 use crate::i18n::{Lang, Msg};
 use crate::msg;
 
@@ -73,16 +74,36 @@ fn named_counts(map: &std::collections::BTreeMap<String, u32>, family: &str, lan
     }
 }
 
+/// The exploration appendix: its summary, issues, judge findings and
+/// coverage grid, each session linked to its transcript.
 pub(super) fn exploration_appendix(
     md: &mut String,
-    e: &crate::findings::ExplorationFindings,
+    e: &ExplorationFindings,
     names: &EvidenceNames,
     models: &crate::comparison::ModelsUsed,
     calibration: Option<&crate::calibration::JudgeCalibration>,
     lang: Lang,
 ) {
+    exploration_summary(md, e, models, calibration, lang);
+    degraded_note(md, e, lang);
+    if let Some(c) = calibration {
+        super::calibration::calibration_section(md, c, lang);
+    }
+    issues_table(md, e, names, lang);
+    findings_list(md, e, names, lang);
+    coverage_grid(md, e, lang);
+}
+
+/// The appendix's heading and table: sessions, goals, end reasons,
+/// triggers, emotions, players, simulator faults, the judge's review.
+fn exploration_summary(
+    md: &mut String,
+    e: &ExplorationFindings,
+    models: &crate::comparison::ModelsUsed,
+    calibration: Option<&crate::calibration::JudgeCalibration>,
+    lang: Lang,
+) {
     let tr = |m: Msg| m.render(lang);
-    let sep = tr(msg!("md-list-separator"));
     let _ = writeln!(md, "{}", tr(msg!("md-exploration")));
     let _ = writeln!(md);
     let _ = writeln!(md, "{}", tr(msg!("md-exploration-intro")));
@@ -146,6 +167,15 @@ pub(super) fn exploration_appendix(
         "{}",
         tr(msg!("md-simulator-sessions", count = e.simulator_faults))
     );
+    let _ = writeln!(md, "{}", simulator_faults_line(e, lang));
+    let _ = writeln!(md, "{}", judge_review_line(e, calibration, lang));
+    let _ = writeln!(md);
+}
+
+/// The simulator faults of the summary, by kind.
+fn simulator_faults_line(e: &ExplorationFindings, lang: Lang) -> String {
+    let tr = |m: Msg| m.render(lang);
+    let sep = tr(msg!("md-list-separator"));
     let kinds: Vec<String> = crate::exploration::SimulatorFaultKind::ALL
         .iter()
         .filter_map(|k| {
@@ -160,18 +190,25 @@ pub(super) fn exploration_appendix(
             })
         })
         .collect();
-    let _ = writeln!(
-        md,
-        "{}",
-        tr(msg!(
-            "md-simulator-faults",
-            kinds = if kinds.is_empty() {
-                tr(msg!("md-none"))
-            } else {
-                kinds.join(&sep)
-            }
-        ))
-    );
+    tr(msg!(
+        "md-simulator-faults",
+        kinds = if kinds.is_empty() {
+            tr(msg!("md-none"))
+        } else {
+            kinds.join(&sep)
+        }
+    ))
+}
+
+/// The judge's review of the summary, with its average score per
+/// dimension and whether it is advisory.
+fn judge_review_line(
+    e: &ExplorationFindings,
+    calibration: Option<&crate::calibration::JudgeCalibration>,
+    lang: Lang,
+) -> String {
+    let tr = |m: Msg| m.render(lang);
+    let sep = tr(msg!("md-list-separator"));
     let dims: Vec<String> = e
         .judge
         .dimensions
@@ -185,26 +222,22 @@ pub(super) fn exploration_appendix(
             ))
         })
         .collect();
-    let _ = writeln!(
-        md,
-        "{}",
-        tr(msg!(
-            "md-judge-review",
-            reviewed = e.judge.reviewed,
-            failed = e.judge.failed,
-            pending = e.judge.pending,
-            dimensions = if dims.is_empty() {
-                String::new()
-            } else {
-                tr(msg!("md-judge-dimensions", dimensions = dims.join(&sep)))
-            }
-        ))
-    );
-    let _ = writeln!(md);
-    degraded_note(md, e, lang);
-    if let Some(c) = calibration {
-        super::calibration::calibration_section(md, c, lang);
-    }
+    tr(msg!(
+        "md-judge-review",
+        reviewed = e.judge.reviewed,
+        failed = e.judge.failed,
+        pending = e.judge.pending,
+        dimensions = if dims.is_empty() {
+            String::new()
+        } else {
+            tr(msg!("md-judge-dimensions", dimensions = dims.join(&sep)))
+        }
+    ))
+}
+
+/// The issues, most frequent first, each with the sessions it was seen in.
+fn issues_table(md: &mut String, e: &ExplorationFindings, names: &EvidenceNames, lang: Lang) {
+    let tr = |m: Msg| m.render(lang);
     if !e.issues.is_empty() {
         let _ = writeln!(md, "{}", tr(msg!("md-issues")));
         let _ = writeln!(md);
@@ -251,6 +284,11 @@ pub(super) fn exploration_appendix(
         }
         let _ = writeln!(md);
     }
+}
+
+/// The judge's findings, poor first, each linked to its session and turn.
+fn findings_list(md: &mut String, e: &ExplorationFindings, names: &EvidenceNames, lang: Lang) {
+    let tr = |m: Msg| m.render(lang);
     if !e.findings.is_empty() {
         let _ = writeln!(md, "{}", tr(msg!("md-findings")));
         let _ = writeln!(md);
@@ -298,6 +336,11 @@ pub(super) fn exploration_appendix(
         }
         let _ = writeln!(md);
     }
+}
+
+/// Sessions, goals achieved and issues per persona and goal.
+fn coverage_grid(md: &mut String, e: &ExplorationFindings, lang: Lang) {
+    let tr = |m: Msg| m.render(lang);
     let grid = &e.coverage;
     if !grid.personas.is_empty() && !grid.goals.is_empty() {
         let _ = writeln!(md, "{}", tr(msg!("md-coverage-grid")));

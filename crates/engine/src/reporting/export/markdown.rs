@@ -7,6 +7,7 @@ use super::*;
 use crate::domain::evidence::{EvidenceNames, parse_turn_citation};
 use crate::i18n::{Lang, Msg};
 use crate::msg;
+use crate::report::FixedSummary;
 
 /// Escapes text that came from agents, users or files so that it cannot
 /// break the document's structure: no headings, lists, tables, code fences
@@ -79,8 +80,45 @@ pub(super) fn tally_cells(t: &Tally, lang: Lang) -> String {
 /// was written.
 pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
     let mut md = String::new();
-    let c = &report.campaign;
     let f = &report.fixed;
+    campaign_header(&mut md, report, lang);
+    provenance(&mut md, &report.provenance, lang);
+    fixed_summary(&mut md, f, lang);
+    breakdown_tables(&mut md, f, lang);
+    failed_checks(&mut md, report, lang);
+    guarded_section(&mut md, &report.guarded, lang);
+    if let Some(k) = &report.judge_calibration {
+        super::calibration::rubric_note(&mut md, k, report.exploration.is_none(), lang);
+    }
+    error_reasons(&mut md, f, lang);
+    if let Some(h) = &report.human_review {
+        human_review_section(&mut md, h, lang);
+    }
+    // Appendices, in this order when present: analysis, period comparison,
+    // exploration findings.
+    if let Some(a) = &report.analysis {
+        analysis_appendix(&mut md, a, &report.evidence, lang);
+    }
+    if let Some(c) = &report.comparison {
+        comparison_appendix(&mut md, c, lang);
+    }
+    if let Some(e) = &report.exploration {
+        exploration_appendix(
+            &mut md,
+            e,
+            &report.evidence,
+            &report.models,
+            report.judge_calibration.as_ref(),
+            lang,
+        );
+    }
+    md
+}
+
+/// The title and the table of the campaign: id, target, status, line,
+/// window, when the report was made.
+fn campaign_header(md: &mut String, report: &CampaignReport, lang: Lang) {
+    let c = &report.campaign;
     let tr = |m: crate::i18n::Msg| m.render(lang);
     // Writing to a String cannot fail.
     let _ = writeln!(
@@ -137,8 +175,11 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
         ))
     );
     let _ = writeln!(md);
-    provenance(&mut md, &report.provenance, lang);
+}
 
+/// The fixed line's heading, pass rate and table of metrics.
+fn fixed_summary(md: &mut String, f: &FixedSummary, lang: Lang) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
     let _ = writeln!(md, "{}", tr(msg!("md-fixed")));
     let _ = writeln!(md);
     let _ = writeln!(
@@ -219,7 +260,11 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
         tr(msg!("md-cost", cost = format!("{:.4}", f.cost)))
     );
     let _ = writeln!(md);
+}
 
+/// The fixed line's tallies per scenario, per group and per tag.
+fn breakdown_tables(md: &mut String, f: &FixedSummary, lang: Lang) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
     if !f.per_scenario.is_empty() {
         let _ = writeln!(md, "{}", tr(msg!("md-per-scenario")));
         let _ = writeln!(md);
@@ -260,6 +305,12 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
         }
         let _ = writeln!(md);
     }
+}
+
+/// Each failing check of each scenario, with an example run.
+fn failed_checks(md: &mut String, report: &CampaignReport, lang: Lang) {
+    let f = &report.fixed;
+    let tr = |m: crate::i18n::Msg| m.render(lang);
     let failing: Vec<_> = f
         .per_scenario
         .iter()
@@ -284,10 +335,11 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
         }
         let _ = writeln!(md);
     }
-    guarded_section(&mut md, &report.guarded, lang);
-    if let Some(k) = &report.judge_calibration {
-        super::calibration::rubric_note(&mut md, k, report.exploration.is_none(), lang);
-    }
+}
+
+/// Why runs ended in an error, and how often.
+fn error_reasons(md: &mut String, f: &FixedSummary, lang: Lang) {
+    let tr = |m: crate::i18n::Msg| m.render(lang);
     if !f.error_reasons.is_empty() {
         let _ = writeln!(md, "{}", tr(msg!("md-errors")));
         let _ = writeln!(md);
@@ -296,28 +348,6 @@ pub fn markdown(report: &CampaignReport, lang: Lang) -> String {
         }
         let _ = writeln!(md);
     }
-    if let Some(h) = &report.human_review {
-        human_review_section(&mut md, h, lang);
-    }
-    // Appendices, in this order when present: analysis, period comparison,
-    // exploration findings.
-    if let Some(a) = &report.analysis {
-        analysis_appendix(&mut md, a, &report.evidence, lang);
-    }
-    if let Some(c) = &report.comparison {
-        comparison_appendix(&mut md, c, lang);
-    }
-    if let Some(e) = &report.exploration {
-        exploration_appendix(
-            &mut md,
-            e,
-            &report.evidence,
-            &report.models,
-            report.judge_calibration.as_ref(),
-            lang,
-        );
-    }
-    md
 }
 
 pub(super) fn human_review_section(

@@ -3,6 +3,13 @@
 
 use super::*;
 
+/// How the user takes a question of the target: a turn, or one more
+/// unhelpful reply and why.
+enum Reaction {
+    Turn(UserTurn),
+    Unhelpful(&'static str),
+}
+
 impl PersonaEngine {
     /// Slots the reply asks for, matched by their known names.
     pub(super) fn requested_slots(&self, reply: &str) -> Vec<String> {
@@ -113,7 +120,6 @@ impl PersonaEngine {
         };
         self.observe(&last, transcript);
         self.replies_seen = replies.len();
-        let zh = self.zh();
 
         if self.goal_met(&replies, &last) {
             self.achieved = true;
@@ -122,51 +128,18 @@ impl PersonaEngine {
                 message: None,
             };
         }
-        if confirms(&last) && !asks_back(&last) && self.given.is_empty() {
-            // Said to be done before the user gave what it takes.
-            let missing: Vec<String> = self
-                .slots
-                .keys()
-                .filter(|k| !self.given.contains(*k))
-                .cloned()
-                .collect();
-            for k in &missing {
-                let label = slot_label(k, self.profile.lang);
-                let text = if zh {
-                    format!("我还没提供{label}，对方就说已经办好了")
-                } else {
-                    format!("said it was done before I gave the {label}")
-                };
-                Self::note(&mut self.misled, text);
-            }
-            if !missing.is_empty() {
-                // Gives what it takes, so that the target can do it.
-                return UserTurn {
-                    decision: Decision::FollowUp,
-                    message: Some(self.give_slots(&missing)),
-                };
-            }
+        if confirms(&last)
+            && !asks_back(&last)
+            && self.given.is_empty()
+            && let Some(turn) = self.done_too_soon()
+        {
+            return turn;
         }
-
-        if self.change_at_turn == Some(user_turns) && self.changed.is_none() {
-            let candidates: Vec<String> = self.given.iter().cloned().collect();
-            if !candidates.is_empty() {
-                let key = candidates[self.rng.random_range(0..candidates.len())].clone();
-                let old = self.slots[&key].clone();
-                let new = self.alternate_value(&old);
-                self.slots.insert(key.clone(), new.clone());
-                let label = slot_label(&key, self.profile.lang);
-                self.changed = Some((key, old, new.clone()));
-                let message = if zh {
-                    format!("不好意思，我改一下：{label}换成{new}。")
-                } else {
-                    format!("Actually, sorry - please change the {label} to {new}.")
-                };
-                return UserTurn {
-                    decision: Decision::ChangeMind,
-                    message: Some(message),
-                };
-            }
+        if self.change_at_turn == Some(user_turns)
+            && self.changed.is_none()
+            && let Some(turn) = self.change_mind()
+        {
+            return turn;
         }
 
         let previous = replies.len().checked_sub(2).map(|i| replies[i]);
@@ -174,148 +147,240 @@ impl PersonaEngine {
         let repeated = !empty && previous.is_some_and(|p| p.trim() == last.trim());
 
         if !empty && !repeated && contains_any(&last, WAITING) && self.waits == 0 {
-            self.waits += 1;
-            let message = if zh {
-                self.pick(&["好的，我等一下。", "行，你先处理。"])
-            } else {
-                self.pick(&["OK, I'll wait.", "Sure, take your time."])
-            };
-            return UserTurn {
-                decision: Decision::Wait,
-                message: Some(message.to_string()),
-            };
+            return self.wait();
         }
         self.waits = 0;
 
-        let mut unhelpful_reason = None;
-        if empty {
-            unhelpful_reason = Some(if zh {
+        let unhelpful_reason = if empty {
+            Some(if self.zh() {
                 "对方回复为空"
             } else {
                 "target gave an empty reply"
-            });
+            })
         } else if repeated {
-            unhelpful_reason = Some(if zh {
+            Some(if self.zh() {
                 "对方重复了同样的回复"
             } else {
                 "target repeated the same reply"
-            });
+            })
         } else if contains_any(&last, crate::text::REFUSAL) {
-            unhelpful_reason = Some(if zh {
+            Some(if self.zh() {
                 "对方拒绝或说帮不了"
             } else {
                 "target refused or said it could not help"
-            });
+            })
         } else if contains_any(&last, QUESTION) {
-            let asked = self.requested_slots(&last);
-            let (again, fresh): (Vec<String>, Vec<String>) =
-                asked.into_iter().partition(|k| self.given.contains(k));
-            for k in &again {
-                if self.asked_twice.insert(k.clone()) {
-                    let label = slot_label(k, self.profile.lang);
-                    let text = if zh {
-                        format!("对方重复询问{label}")
-                    } else {
-                        format!("asked for the {label} twice")
-                    };
-                    Self::note(&mut self.blockers, text);
-                }
+            match self.answer_question(&last) {
+                Reaction::Turn(turn) => return turn,
+                Reaction::Unhelpful(reason) => Some(reason),
             }
-            if !fresh.is_empty() {
-                let prefix = if self.profile.verbosity == Verbosity::Terse {
-                    ""
-                } else if zh {
-                    self.pick(&["好的，", "", "嗯，"])
-                } else {
-                    self.pick(&["Sure. ", "", "OK - "])
-                };
-                let mut message = format!("{prefix}{}", self.give_slots(&fresh));
-                if !again.is_empty() {
-                    let repeat = self.give_slots(&again);
-                    message.push(' ');
-                    message.push_str(&repeat);
-                }
-                return UserTurn {
-                    decision: Decision::FollowUp,
-                    message: Some(message),
-                };
-            }
-            if !again.is_empty() {
-                self.unhelpful += 1;
-                if self.unhelpful < u32::from(self.profile.patience) {
-                    let facts = self.give_slots(&again);
-                    let message = if zh {
-                        format!("我刚才已经说过了，{facts}")
-                    } else {
-                        format!("I already told you. {facts}")
-                    };
-                    return UserTurn {
-                        decision: Decision::FollowUp,
-                        message: Some(message),
-                    };
-                }
-                return self.give_up();
-            }
-            // A question about nothing the user knows: offer what is left.
-            let rest: Vec<String> = self
-                .slots
-                .keys()
-                .filter(|k| !self.given.contains(*k))
-                .cloned()
-                .collect();
-            if !rest.is_empty() {
-                return UserTurn {
-                    decision: Decision::FollowUp,
-                    message: Some(self.give_slots(&rest)),
-                };
-            }
-            // Everything is given: a confirmation question gets a yes once.
-            self.go_aheads += 1;
-            if self.go_aheads == 1 {
-                let message = if zh {
-                    "是的，请直接办吧。"
-                } else {
-                    "Yes, please go ahead."
-                };
-                return UserTurn {
-                    decision: Decision::FollowUp,
-                    message: Some(message.to_string()),
-                };
-            }
-            unhelpful_reason = Some(if zh {
-                "给全信息后对方仍在发问"
-            } else {
-                "kept asking after I had given everything"
-            });
         } else {
-            let echoes_me = transcript
-                .iter()
-                .rev()
-                .find(|u| u.speaker == Speaker::User)
-                .is_some_and(|u| last.contains(u.content.trim()));
-            let progress = !echoes_me
-                && self
-                    .given
-                    .iter()
-                    .any(|k| last.contains(self.slots[k].as_str()));
-            if progress {
-                let message = if zh {
-                    self.pick(&["好的，请直接办吧。", "没问题，就这样，请确认。"])
+            if let Some(turn) = self.welcome_progress(&last, transcript) {
+                return turn;
+            }
+            None
+        };
+        self.count_unhelpful(unhelpful_reason)
+    }
+
+    /// The target says it is done before the user gave anything: each
+    /// missing fact is noted as misleading, and the user gives them all.
+    fn done_too_soon(&mut self) -> Option<UserTurn> {
+        let missing: Vec<String> = self
+            .slots
+            .keys()
+            .filter(|k| !self.given.contains(*k))
+            .cloned()
+            .collect();
+        for k in &missing {
+            let label = slot_label(k, self.profile.lang);
+            let text = if self.zh() {
+                format!("我还没提供{label}，对方就说已经办好了")
+            } else {
+                format!("said it was done before I gave the {label}")
+            };
+            Self::note(&mut self.misled, text);
+        }
+        if missing.is_empty() {
+            return None;
+        }
+        // Gives what it takes, so that the target can do it.
+        Some(UserTurn {
+            decision: Decision::FollowUp,
+            message: Some(self.give_slots(&missing)),
+        })
+    }
+
+    /// The user changes one fact it gave, drawn at random (none if it gave
+    /// none yet).
+    fn change_mind(&mut self) -> Option<UserTurn> {
+        let candidates: Vec<String> = self.given.iter().cloned().collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let key = candidates[self.rng.random_range(0..candidates.len())].clone();
+        let old = self.slots[&key].clone();
+        let new = self.alternate_value(&old);
+        self.slots.insert(key.clone(), new.clone());
+        let label = slot_label(&key, self.profile.lang);
+        self.changed = Some((key, old, new.clone()));
+        let message = if self.zh() {
+            format!("不好意思，我改一下：{label}换成{new}。")
+        } else {
+            format!("Actually, sorry - please change the {label} to {new}.")
+        };
+        Some(UserTurn {
+            decision: Decision::ChangeMind,
+            message: Some(message),
+        })
+    }
+
+    /// The target asked the user to wait: it does, once in a row.
+    fn wait(&mut self) -> UserTurn {
+        self.waits += 1;
+        let message = if self.zh() {
+            self.pick(&["好的，我等一下。", "行，你先处理。"])
+        } else {
+            self.pick(&["OK, I'll wait.", "Sure, take your time."])
+        };
+        UserTurn {
+            decision: Decision::Wait,
+            message: Some(message.to_string()),
+        }
+    }
+
+    /// A question of the target: the facts it asks for (noting those asked
+    /// twice), else what is left to give, else a yes once.
+    fn answer_question(&mut self, last: &str) -> Reaction {
+        let zh = self.zh();
+        let asked = self.requested_slots(last);
+        let (again, fresh): (Vec<String>, Vec<String>) =
+            asked.into_iter().partition(|k| self.given.contains(k));
+        for k in &again {
+            if self.asked_twice.insert(k.clone()) {
+                let label = slot_label(k, self.profile.lang);
+                let text = if zh {
+                    format!("对方重复询问{label}")
                 } else {
-                    self.pick(&[
-                        "Good, please go ahead.",
-                        "That's right. Please confirm when it's done.",
-                    ])
+                    format!("asked for the {label} twice")
                 };
-                return UserTurn {
-                    decision: Decision::FollowUp,
-                    message: Some(message.to_string()),
-                };
+                Self::note(&mut self.blockers, text);
             }
         }
+        if !fresh.is_empty() {
+            return Reaction::Turn(self.give_asked(&fresh, &again));
+        }
+        if !again.is_empty() {
+            return Reaction::Turn(self.repeat_given(&again));
+        }
+        // A question about nothing the user knows: offer what is left.
+        let rest: Vec<String> = self
+            .slots
+            .keys()
+            .filter(|k| !self.given.contains(*k))
+            .cloned()
+            .collect();
+        if !rest.is_empty() {
+            return Reaction::Turn(UserTurn {
+                decision: Decision::FollowUp,
+                message: Some(self.give_slots(&rest)),
+            });
+        }
+        // Everything is given: a confirmation question gets a yes once.
+        self.go_aheads += 1;
+        if self.go_aheads == 1 {
+            let message = if zh {
+                "是的，请直接办吧。"
+            } else {
+                "Yes, please go ahead."
+            };
+            return Reaction::Turn(UserTurn {
+                decision: Decision::FollowUp,
+                message: Some(message.to_string()),
+            });
+        }
+        Reaction::Unhelpful(if zh {
+            "给全信息后对方仍在发问"
+        } else {
+            "kept asking after I had given everything"
+        })
+    }
 
+    /// The facts asked for the first time, then those asked again.
+    fn give_asked(&mut self, fresh: &[String], again: &[String]) -> UserTurn {
+        let prefix = if self.profile.verbosity == Verbosity::Terse {
+            ""
+        } else if self.zh() {
+            self.pick(&["好的，", "", "嗯，"])
+        } else {
+            self.pick(&["Sure. ", "", "OK - "])
+        };
+        let mut message = format!("{prefix}{}", self.give_slots(fresh));
+        if !again.is_empty() {
+            let repeat = self.give_slots(again);
+            message.push(' ');
+            message.push_str(&repeat);
+        }
+        UserTurn {
+            decision: Decision::FollowUp,
+            message: Some(message),
+        }
+    }
+
+    /// Asked only for facts already given: an unhelpful reply, answered
+    /// again while patience lasts.
+    fn repeat_given(&mut self, again: &[String]) -> UserTurn {
         self.unhelpful += 1;
-        if let Some(reason) = unhelpful_reason {
+        if self.unhelpful >= u32::from(self.profile.patience) {
+            return self.give_up();
+        }
+        let facts = self.give_slots(again);
+        let message = if self.zh() {
+            format!("我刚才已经说过了，{facts}")
+        } else {
+            format!("I already told you. {facts}")
+        };
+        UserTurn {
+            decision: Decision::FollowUp,
+            message: Some(message),
+        }
+    }
+
+    /// A reply that uses a fact the user gave (and does not just echo the
+    /// user) is progress: the user tells it to go ahead.
+    fn welcome_progress(&mut self, last: &str, transcript: &[Utterance]) -> Option<UserTurn> {
+        let echoes_me = transcript
+            .iter()
+            .rev()
+            .find(|u| u.speaker == Speaker::User)
+            .is_some_and(|u| last.contains(u.content.trim()));
+        let progress = !echoes_me
+            && self
+                .given
+                .iter()
+                .any(|k| last.contains(self.slots[k].as_str()));
+        if !progress {
+            return None;
+        }
+        let message = if self.zh() {
+            self.pick(&["好的，请直接办吧。", "没问题，就这样，请确认。"])
+        } else {
+            self.pick(&[
+                "Good, please go ahead.",
+                "That's right. Please confirm when it's done.",
+            ])
+        };
+        Some(UserTurn {
+            decision: Decision::FollowUp,
+            message: Some(message.to_string()),
+        })
+    }
+
+    /// One more unhelpful reply (noted with its reason): the user follows
+    /// up, or gives up when its patience runs out.
+    fn count_unhelpful(&mut self, reason: Option<&str>) -> UserTurn {
+        self.unhelpful += 1;
+        if let Some(reason) = reason {
             Self::note(&mut self.blockers, reason.to_string());
         }
         if self.unhelpful >= u32::from(self.profile.patience) {
