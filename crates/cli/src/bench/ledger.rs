@@ -5,6 +5,7 @@
 
 use super::{Figure, ms, percentile, print_figures};
 use crate::user_error;
+use agenteval_engine::CampaignId;
 use agenteval_engine::campaign::Budget;
 use agenteval_engine::target::CreateTarget;
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::Mutex;
+use tokio::task::JoinHandle;
 
 #[derive(clap::Args, Debug)]
 pub struct Options {
@@ -51,6 +53,18 @@ struct Outcome {
     other: u64,
 }
 
+impl Outcome {
+    /// Adds one client's outcome.
+    fn add(&mut self, mine: Outcome) {
+        self.latencies.extend(mine.latencies);
+        self.created += mine.created;
+        self.messages += mine.messages;
+        self.refused += mine.refused;
+        self.server_errors += mine.server_errors;
+        self.other += mine.other;
+    }
+}
+
 pub async fn run(o: Options) -> anyhow::Result<()> {
     // One tiny scenario: the campaigns' fixed plans are not what is measured.
     let (platforms, _tmp) = super::bench_platforms(o.data_dir.as_deref(), o.workers).await?;
@@ -58,45 +72,8 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         platform.scenarios.insert_all([super::bench_scenario()?]);
     }
     let platform = &platforms[0];
-    let target = platform
-        .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
-        .await
-        .map_err(user_error)?;
-    let mut campaigns = Vec::new();
-    for i in 0..o.campaigns.max(1) {
-        let budget = Budget {
-            max_sessions: Some(o.max_sessions),
-            max_turns: Some(o.max_turns),
-            min_interval_minutes: Some(0.0),
-        };
-        let c = platform
-            .create_campaign(super::bench_campaign(
-                &format!("ledger bench {i}"),
-                target.id.into(),
-                24.0,
-                Some(budget),
-                None,
-            ))
-            .await
-            .map_err(user_error)?;
-        campaigns.push(c.id);
-    }
-    let mut bases = Vec::new();
-    let mut _servers = Vec::new();
-    for platform in &platforms {
-        let (addr, server) = agenteval_server::spawn(
-            platform.clone(),
-            agenteval_server::ServeConfig {
-                bind: "127.0.0.1:0".parse()?,
-                api_key: KEY.into(),
-                ui_dir: None,
-                patrol: agenteval_engine::runtime::PatrolControl::none(),
-            },
-        )
-        .await?;
-        bases.push(format!("http://{addr}/api/exploration"));
-        _servers.push(server);
-    }
+    let campaigns = budgeted_campaigns(platform, &o).await?;
+    let (bases, _servers) = serve_all(&platforms).await?;
     println!(
         "bench ledger: {} requests from {} clients over {} campaigns (budget {} sessions x {} turns), {} server(s) on {}",
         o.requests,
@@ -121,80 +98,17 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let start = Instant::now();
     let workers: Vec<_> = (0..o.clients.max(1))
         .map(|worker| {
-            let (client, base, issued, outcome, campaigns) = (
-                client.clone(),
-                bases[worker as usize % bases.len()].clone(),
-                issued.clone(),
-                outcome.clone(),
-                campaigns.clone(),
-            );
+            let client = Client {
+                http: client.clone(),
+                base: bases[worker as usize % bases.len()].clone(),
+                worker,
+                campaigns: campaigns.clone(),
+            };
+            let (issued, outcome) = (issued.clone(), outcome.clone());
             let total = o.requests;
             tokio::spawn(async move {
-                let mut mine = Outcome::default();
-                let mut session: Option<String> = None;
-                let mut n = u64::from(worker);
-                while issued.fetch_add(1, Ordering::Relaxed) < total {
-                    n += 1;
-                    let began = Instant::now();
-                    let response = match &session {
-                        // Mostly messages on the open session, sometimes a new one.
-                        Some(id) if n % 6 != 0 => client
-                            .post(format!("{base}/sessions/{id}/messages"))
-                            .header("x-api-key", KEY)
-                            .json(
-                                &serde_json::json!({"content": format!("Where is my order A{n}?")}),
-                            )
-                            .send()
-                            .await,
-                        _ => {
-                            let campaign = campaigns[(n as usize) % campaigns.len()];
-                            client
-                                .post(format!("{base}/sessions"))
-                                .header("x-api-key", KEY)
-                                .json(&serde_json::json!({
-                                    "campaign_id": campaign,
-                                    "persona": {"name": format!("client {worker}")},
-                                    "goal": "track an order",
-                                    "trigger": "manual",
-                                }))
-                                .send()
-                                .await
-                        }
-                    };
-                    let creating = session.is_none() || n % 6 == 0;
-                    match response {
-                        Ok(r) => {
-                            let status = r.status();
-                            let body: serde_json::Value = r.json().await.unwrap_or_default();
-                            mine.latencies.push(began.elapsed());
-                            if status.is_success() {
-                                if creating {
-                                    mine.created += 1;
-                                    session = body["id"].as_str().map(str::to_string);
-                                } else {
-                                    mine.messages += 1;
-                                }
-                            } else if status.as_u16() == 409 {
-                                mine.refused += 1;
-                                if !creating {
-                                    session = None; // turn limit reached: start another
-                                }
-                            } else if status.is_server_error() {
-                                mine.server_errors += 1;
-                            } else {
-                                mine.other += 1;
-                            }
-                        }
-                        Err(_) => mine.other += 1,
-                    }
-                }
-                let mut all = outcome.lock().await;
-                all.latencies.extend(mine.latencies);
-                all.created += mine.created;
-                all.messages += mine.messages;
-                all.refused += mine.refused;
-                all.server_errors += mine.server_errors;
-                all.other += mine.other;
+                let mine = client.send_until(&issued, total).await;
+                outcome.lock().await.add(mine);
             })
         })
         .collect();
@@ -204,10 +118,158 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let elapsed = start.elapsed();
     let mut outcome = std::mem::take(&mut *outcome.lock().await);
     outcome.latencies.sort_unstable();
+    let overruns = overruns(platform, &campaigns, &o).await?;
+    print_ledger_figures(&outcome, elapsed, overruns);
+    Ok(())
+}
 
-    // Overruns, from what the database holds.
+/// The demo target and `o.campaigns` campaigns on it, each with the
+/// budget of the options.
+async fn budgeted_campaigns(
+    platform: &agenteval_engine::Platform,
+    o: &Options,
+) -> anyhow::Result<Vec<CampaignId>> {
+    let target = platform
+        .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
+        .await
+        .map_err(user_error)?;
+    let mut campaigns = Vec::new();
+    for i in 0..o.campaigns.max(1) {
+        let budget = Budget {
+            max_sessions: Some(o.max_sessions),
+            max_turns: Some(o.max_turns),
+            min_interval_minutes: Some(0.0),
+        };
+        let c = platform
+            .create_campaign(super::bench_campaign(
+                &format!("ledger bench {i}"),
+                target.id.into(),
+                24.0,
+                Some(budget),
+                None,
+            ))
+            .await
+            .map_err(user_error)?;
+        campaigns.push(c.id);
+    }
+    Ok(campaigns)
+}
+
+/// An API server on each platform: the base of its exploration routes, and
+/// the servers (kept running while they are held).
+async fn serve_all(
+    platforms: &[Arc<agenteval_engine::Platform>],
+) -> anyhow::Result<(Vec<String>, Vec<JoinHandle<()>>)> {
+    let mut bases = Vec::new();
+    let mut servers = Vec::new();
+    for platform in platforms {
+        let (addr, server) = agenteval_server::spawn(
+            platform.clone(),
+            agenteval_server::ServeConfig {
+                bind: "127.0.0.1:0".parse()?,
+                api_key: KEY.into(),
+                ui_dir: None,
+                patrol: agenteval_engine::runtime::PatrolControl::none(),
+            },
+        )
+        .await?;
+        bases.push(format!("http://{addr}/api/exploration"));
+        servers.push(server);
+    }
+    Ok((bases, servers))
+}
+
+/// One HTTP client of the bench and the server it talks to.
+struct Client {
+    http: reqwest::Client,
+    /// The server's exploration routes.
+    base: String,
+    worker: u32,
+    campaigns: Arc<Vec<CampaignId>>,
+}
+
+impl Client {
+    /// Sends requests until `total` are issued among all clients: mostly
+    /// messages on its open session, sometimes a new session.
+    async fn send_until(&self, issued: &AtomicU64, total: u64) -> Outcome {
+        let mut mine = Outcome::default();
+        let mut session: Option<String> = None;
+        let mut n = u64::from(self.worker);
+        while issued.fetch_add(1, Ordering::Relaxed) < total {
+            n += 1;
+            let began = Instant::now();
+            let response = self.send(session.as_deref(), n).await;
+            let creating = session.is_none() || n.is_multiple_of(6);
+            match response {
+                Ok(r) => {
+                    let status = r.status();
+                    let body: serde_json::Value = r.json().await.unwrap_or_default();
+                    mine.latencies.push(began.elapsed());
+                    if status.is_success() {
+                        if creating {
+                            mine.created += 1;
+                            session = body["id"].as_str().map(str::to_string);
+                        } else {
+                            mine.messages += 1;
+                        }
+                    } else if status.as_u16() == 409 {
+                        mine.refused += 1;
+                        if !creating {
+                            session = None; // turn limit reached: start another
+                        }
+                    } else if status.is_server_error() {
+                        mine.server_errors += 1;
+                    } else {
+                        mine.other += 1;
+                    }
+                }
+                Err(_) => mine.other += 1,
+            }
+        }
+        mine
+    }
+
+    /// The `n`th request: a message on the open session, or every sixth
+    /// (and without one) a new session.
+    async fn send(&self, session: Option<&str>, n: u64) -> reqwest::Result<reqwest::Response> {
+        let base = &self.base;
+        match session {
+            // Mostly messages on the open session, sometimes a new one.
+            Some(id) if !n.is_multiple_of(6) => {
+                self.http
+                    .post(format!("{base}/sessions/{id}/messages"))
+                    .header("x-api-key", KEY)
+                    .json(&serde_json::json!({"content": format!("Where is my order A{n}?")}))
+                    .send()
+                    .await
+            }
+            _ => {
+                let campaign = self.campaigns[(n as usize) % self.campaigns.len()];
+                self.http
+                    .post(format!("{base}/sessions"))
+                    .header("x-api-key", KEY)
+                    .json(&serde_json::json!({
+                        "campaign_id": campaign,
+                        "persona": {"name": format!("client {}", self.worker)},
+                        "goal": "track an order",
+                        "trigger": "manual",
+                    }))
+                    .send()
+                    .await
+            }
+        }
+    }
+}
+
+/// Budget overruns, from what the database holds: sessions beyond each
+/// campaign's budget, turns beyond each session's limit.
+async fn overruns(
+    platform: &agenteval_engine::Platform,
+    campaigns: &[CampaignId],
+    o: &Options,
+) -> anyhow::Result<u64> {
     let mut overruns = 0u64;
-    for id in campaigns.iter() {
+    for id in campaigns {
         let sessions = platform.list_sessions(*id).await.map_err(user_error)?;
         overruns += (sessions.len() as u64).saturating_sub(u64::from(o.max_sessions));
         overruns += sessions
@@ -215,7 +277,12 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             .map(|s| u64::from(s.turn_count.saturating_sub(o.max_turns)))
             .sum::<u64>();
     }
+    Ok(overruns)
+}
 
+/// The bench's figures: requests, throughput, outcomes, latency,
+/// overruns.
+fn print_ledger_figures(outcome: &Outcome, elapsed: Duration, overruns: u64) {
     let l = &outcome.latencies;
     print_figures(
         "ledger",
@@ -282,5 +349,4 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             ),
         ],
     );
-    Ok(())
 }

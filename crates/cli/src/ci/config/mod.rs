@@ -4,14 +4,16 @@
 //! of the environment variables that hold them.
 
 use agenteval_engine::campaign::{Goal, MAX_ROUNDS, MAX_SESSIONS, MAX_TURNS, Persona, SeedSet};
-use agenteval_engine::target::{BuiltinAgent, ChannelConfig, CreateTarget, Header};
+use agenteval_engine::target::CreateTarget;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 mod lines;
+mod target;
 
 pub use lines::*;
+use target::TargetDef;
 
 /// The default config file name.
 pub const CONFIG_FILE: &str = "agenteval.yaml";
@@ -49,63 +51,6 @@ struct FileDef {
     gate: GateDef,
     #[serde(default)]
     out_dir: Option<String>,
-}
-
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum TargetKind {
-    Openai,
-    Http,
-    Builtin,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TargetDef {
-    kind: TargetKind,
-    #[serde(default)]
-    name: Option<String>,
-    // openai
-    #[serde(default)]
-    base_url: Option<String>,
-    #[serde(default)]
-    model: Option<String>,
-    #[serde(default)]
-    api_key_env: Option<String>,
-    /// Present only to be refused with a clear message.
-    #[serde(default)]
-    api_key: Option<serde_yaml_ng::Value>,
-    // http
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    request_template: Option<serde_json::Value>,
-    #[serde(default)]
-    response_path: Option<String>,
-    #[serde(default)]
-    headers: Vec<HeaderDef>,
-    // builtin
-    #[serde(default)]
-    agent: Option<String>,
-    // limits
-    #[serde(default)]
-    concurrency: Option<u32>,
-    #[serde(default)]
-    rate_per_second: Option<f64>,
-    #[serde(default)]
-    timeout_ms: Option<u64>,
-    #[serde(default)]
-    max_retries: Option<u32>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HeaderDef {
-    name: String,
-    #[serde(default)]
-    value: Option<String>,
-    #[serde(default)]
-    value_env: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -246,316 +191,28 @@ pub fn parse(
     base: &Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Config, Vec<ConfigError>> {
-    let err = |line: usize, message: String| ConfigError {
-        file: shown.to_string(),
-        line: line.max(1),
-        message,
+    let def: FileDef = serde_yaml_ng::from_str(text).map_err(|e| {
+        let (line, message) = yaml_error(text, &e);
+        vec![ConfigError {
+            file: shown.to_string(),
+            line: line.max(1),
+            message: format!("invalid config: {message}"),
+        }]
+    })?;
+    let mut checker = Checker {
+        text,
+        shown,
+        base,
+        env,
+        errors: Vec::new(),
     };
-    let def: FileDef = match serde_yaml_ng::from_str(text) {
-        Ok(d) => d,
-        Err(e) => {
-            let line = e.location().map_or(1, |l| l.line());
-            let message = e.to_string();
-            let message = match message.rfind(" at line ") {
-                Some(i) if e.location().is_some() => message[..i].to_string(),
-                _ => message,
-            };
-            let last = text.lines().count().max(1);
-            let (line, message) = if line > last {
-                (last, format!("{message} (at the end of the file)"))
-            } else {
-                (line, message)
-            };
-            return Err(vec![err(line, format!("invalid config: {message}"))]);
-        }
-    };
-    let at = |path: &[&str]| line_of(text, path);
-    let mut errors = Vec::new();
-    let resolve = |p: &str| {
-        let p = PathBuf::from(p);
-        if p.is_absolute() { p } else { base.join(p) }
-    };
-
-    // The target.
-    let t = &def.target;
-    let need = |errors: &mut Vec<ConfigError>, field: &str, v: &Option<String>| {
-        if v.as_deref().is_none_or(|s| s.trim().is_empty()) {
-            errors.push(err(
-                at(&["target", "kind"]),
-                format!("a target of kind {:?} needs `{field}`", kind_name(t.kind)),
-            ));
-        }
-    };
-    if t.api_key.is_some() {
-        errors.push(err(
-            at(&["target", "api_key"]),
-            "keys are never written in the config: name the environment variable that holds it with `api_key_env`".into(),
-        ));
-    }
-    let mut headers = Vec::new();
-    for (i, h) in t.headers.iter().enumerate() {
-        let line = nth_line(text, &["target", "headers"], "name:", i);
-        match (&h.value, &h.value_env) {
-            (Some(v), None) => headers.push(Header {
-                name: h.name.clone(),
-                value: v.clone(),
-            }),
-            (None, Some(var)) => match env(var) {
-                Some(v) => headers.push(Header {
-                    name: h.name.clone(),
-                    value: v,
-                }),
-                None => errors.push(err(
-                    line,
-                    format!("header {:?}: the environment variable {var} is not set", h.name),
-                )),
-            },
-            _ => errors.push(err(
-                line,
-                format!(
-                    "header {:?}: give `value` or `value_env` (the environment variable holding it), one of them",
-                    h.name
-                ),
-            )),
-        }
-    }
-    let check_url = |errors: &mut Vec<ConfigError>, field: &str, v: &Option<String>| {
-        if let Some(u) = v
-            && !(u.starts_with("http://") || u.starts_with("https://"))
-        {
-            errors.push(err(
-                at(&["target", field]),
-                format!("`{field}` must be an http:// or https:// URL, got {u:?}"),
-            ));
-        }
-    };
-    let channel = match t.kind {
-        TargetKind::Openai => {
-            need(&mut errors, "base_url", &t.base_url);
-            need(&mut errors, "model", &t.model);
-            check_url(&mut errors, "base_url", &t.base_url);
-            if let Some(var) = &t.api_key_env
-                && env(var).is_none()
-            {
-                errors.push(err(
-                    at(&["target", "api_key_env"]),
-                    format!("the environment variable {var} is not set (it should hold the target's key)"),
-                ));
-            }
-            ChannelConfig::Openai {
-                base_url: t.base_url.clone().unwrap_or_default(),
-                model: t.model.clone().unwrap_or_default(),
-                api_key: None,
-                api_key_env: t.api_key_env.clone(),
-                api_key_ref: None,
-                headers,
-            }
-        }
-        TargetKind::Http => {
-            need(&mut errors, "url", &t.url);
-            check_url(&mut errors, "url", &t.url);
-            ChannelConfig::Http {
-                url: t.url.clone().unwrap_or_default(),
-                request_template: t.request_template.clone(),
-                response_path: t.response_path.clone(),
-                headers,
-            }
-        }
-        TargetKind::Builtin => {
-            if t.agent.as_deref().is_some_and(|a| a != "demo") {
-                errors.push(err(
-                    at(&["target", "agent"]),
-                    format!(
-                        "unknown built-in agent {:?}: the only one is `demo`",
-                        t.agent.as_deref().unwrap_or_default()
-                    ),
-                ));
-            }
-            ChannelConfig::Builtin {
-                agent: BuiltinAgent::Demo,
-            }
-        }
-    };
-    for (field, wrong) in [
-        (
-            "base_url",
-            t.kind != TargetKind::Openai && t.base_url.is_some(),
-        ),
-        ("model", t.kind != TargetKind::Openai && t.model.is_some()),
-        (
-            "api_key_env",
-            t.kind != TargetKind::Openai && t.api_key_env.is_some(),
-        ),
-        ("url", t.kind != TargetKind::Http && t.url.is_some()),
-        (
-            "request_template",
-            t.kind != TargetKind::Http && t.request_template.is_some(),
-        ),
-        (
-            "response_path",
-            t.kind != TargetKind::Http && t.response_path.is_some(),
-        ),
-        ("agent", t.kind != TargetKind::Builtin && t.agent.is_some()),
-    ] {
-        if wrong {
-            errors.push(err(
-                at(&["target", field]),
-                format!(
-                    "`{field}` does not apply to a target of kind {:?}",
-                    kind_name(t.kind)
-                ),
-            ));
-        }
-    }
-    if let Some(c) = t.concurrency
-        && !(1..=256).contains(&c)
-    {
-        errors.push(err(
-            at(&["target", "concurrency"]),
-            format!("`concurrency` must be from 1 to 256, got {c}"),
-        ));
-    }
-    if let Some(r) = t.rate_per_second
-        && !(r > 0.0 && r.is_finite())
-    {
-        errors.push(err(
-            at(&["target", "rate_per_second"]),
-            format!("`rate_per_second` must be greater than 0, got {r}"),
-        ));
-    }
-    if t.timeout_ms == Some(0) {
-        errors.push(err(
-            at(&["target", "timeout_ms"]),
-            "`timeout_ms` must be greater than 0".into(),
-        ));
-    }
-    let target = CreateTarget {
-        name: t
-            .name
-            .clone()
-            .or_else(|| def.name.clone())
-            .unwrap_or_else(|| "Agent under test".into()),
-        channel,
-        concurrency: t.concurrency,
-        rate_per_second: t.rate_per_second,
-        timeout_ms: t.timeout_ms,
-        max_retries: t.max_retries,
-        price_in_per_mtok: None,
-        price_out_per_mtok: None,
-    };
-
-    // Scenarios.
-    if def.scenarios.paths.is_empty() {
-        errors.push(err(
-            at(&["scenarios", "paths"]),
-            "`paths` lists no folder: give at least one folder of scenario packs".into(),
-        ));
-    }
-    let mut scenario_paths = Vec::new();
-    for (i, p) in def.scenarios.paths.iter().enumerate() {
-        let full = resolve(p);
-        if full.is_dir() {
-            scenario_paths.push(full);
-        } else {
-            errors.push(err(
-                list_item_line(text, &["scenarios", "paths"], i),
-                format!(
-                    "scenario folder {p:?} does not exist (paths are relative to the config file)"
-                ),
-            ));
-        }
-    }
-
-    // The plan.
-    if let Some(k) = def.plan.repeat
-        && !(1..=MAX_ROUNDS).contains(&k)
-    {
-        errors.push(err(
-            at(&["plan", "repeat"]),
-            format!("`repeat` must be from 1 to {MAX_ROUNDS}, got {k}"),
-        ));
-    }
-    for (id, n) in &def.plan.rounds {
-        if !(1..=MAX_ROUNDS).contains(n) {
-            errors.push(err(
-                at(&["plan", "rounds", id]),
-                format!("rounds of {id} must be from 1 to {MAX_ROUNDS}, got {n}"),
-            ));
-        }
-    }
-
-    // Seeds.
-    let seeds = match &def.seeds {
-        None => None,
-        Some(v) => match seed_set(v, &resolve) {
-            Ok(s) => Some(s),
-            Err(m) => {
-                errors.push(err(at(&["seeds"]), m));
-                None
-            }
-        },
-    };
-
-    // Exploration.
-    let exploration = def.exploration.as_ref().map(|e| Exploration {
-        sessions: e.sessions,
-        max_turns: e.max_turns.unwrap_or(DEFAULT_SESSION_TURNS),
-        played_by: e.played_by.unwrap_or(PlayedBy::Builtin),
-    });
-    if let Some(e) = &exploration {
-        if !(1..=MAX_SESSIONS).contains(&e.sessions) {
-            errors.push(err(
-                at(&["exploration", "sessions"]),
-                format!(
-                    "`sessions` must be from 1 to {MAX_SESSIONS}, got {}",
-                    e.sessions
-                ),
-            ));
-        }
-        if !(1..=MAX_TURNS).contains(&e.max_turns) {
-            errors.push(err(
-                at(&["exploration", "max_turns"]),
-                format!(
-                    "`max_turns` must be from 1 to {MAX_TURNS}, got {}",
-                    e.max_turns
-                ),
-            ));
-        }
-        if def.seeds.is_none() {
-            errors.push(err(
-                at(&["exploration"]),
-                "exploration needs a seed set: add `seeds:` (personas and goals, inline or a file)"
-                    .into(),
-            ));
-        } else if seeds
-            .as_ref()
-            .is_some_and(|s| s.personas.is_empty() || s.goals.is_empty())
-        {
-            errors.push(err(
-                at(&["seeds"]),
-                "exploration needs at least one persona and one goal in the seed set".into(),
-            ));
-        }
-        if e.played_by == PlayedBy::Model
-            && (env("AGENTEVAL_USER_BASE_URL").is_none() || env("AGENTEVAL_USER_MODEL").is_none())
-        {
-            errors.push(err(
-                at(&["exploration", "played_by"]),
-                "`played_by: model` needs the virtual-user model: set AGENTEVAL_USER_BASE_URL and AGENTEVAL_USER_MODEL (and AGENTEVAL_USER_API_KEY if it needs a key), or use `played_by: builtin`".into(),
-            ));
-        }
-    }
-
-    // The gate.
-    if let Some(r) = def.gate.min_pass_rate
-        && !(0.0..=1.0).contains(&r)
-    {
-        errors.push(err(
-            at(&["gate", "min_pass_rate"]),
-            format!("`min_pass_rate` must be from 0 to 1 (0.9 = 90%), got {r}"),
-        ));
-    }
-
+    let target = checker.target(&def.target, def.name.as_ref());
+    let scenario_paths = checker.scenario_paths(&def.scenarios);
+    checker.plan(&def.plan);
+    let seeds = checker.seeds(def.seeds.as_ref());
+    let exploration = checker.exploration(&def, seeds.as_ref());
+    checker.gate(&def.gate);
+    let mut errors = checker.errors;
     if !errors.is_empty() {
         errors.sort_by_key(|e| e.line);
         return Err(errors);
@@ -578,19 +235,177 @@ pub fn parse(
             if uuid::Uuid::parse_str(b.trim()).is_ok() {
                 b
             } else {
-                resolve(&b).display().to_string()
+                resolve(base, &b).display().to_string()
             }
         }),
         fail_on_flaky: def.gate.fail_on_flaky.unwrap_or(false),
-        out_dir: def.out_dir.map(|d| resolve(&d)),
+        out_dir: def.out_dir.map(|d| resolve(base, &d)),
     })
 }
 
-fn kind_name(k: TargetKind) -> &'static str {
-    match k {
-        TargetKind::Openai => "openai",
-        TargetKind::Http => "http",
-        TargetKind::Builtin => "builtin",
+/// The line and message of a config that is not one as YAML reads it:
+/// where the parser stopped, or the end of the file.
+fn yaml_error(text: &str, e: &serde_yaml_ng::Error) -> (usize, String) {
+    let line = e.location().map_or(1, |l| l.line());
+    let message = e.to_string();
+    let message = match message.rfind(" at line ") {
+        Some(i) if e.location().is_some() => message[..i].to_string(),
+        _ => message,
+    };
+    let last = text.lines().count().max(1);
+    if line > last {
+        (last, format!("{message} (at the end of the file)"))
+    } else {
+        (line, message)
+    }
+}
+
+/// A path of the config, relative to its folder `base` unless absolute.
+fn resolve(base: &Path, p: &str) -> PathBuf {
+    let p = PathBuf::from(p);
+    if p.is_absolute() { p } else { base.join(p) }
+}
+
+/// The checks of one config text, with every problem found so far.
+struct Checker<'a> {
+    text: &'a str,
+    /// The file as shown in messages.
+    shown: &'a str,
+    /// The config's folder.
+    base: &'a Path,
+    env: &'a dyn Fn(&str) -> Option<String>,
+    errors: Vec<ConfigError>,
+}
+
+impl Checker<'_> {
+    /// A problem at `line` (the first when unknown).
+    fn error(&mut self, line: usize, message: String) {
+        self.errors.push(ConfigError {
+            file: self.shown.to_string(),
+            line: line.max(1),
+            message,
+        });
+    }
+
+    /// Each scenario folder, which must exist (at least one).
+    fn scenario_paths(&mut self, scenarios: &ScenariosDef) -> Vec<PathBuf> {
+        if scenarios.paths.is_empty() {
+            self.error(
+                line_of(self.text, &["scenarios", "paths"]),
+                "`paths` lists no folder: give at least one folder of scenario packs".into(),
+            );
+        }
+        let mut scenario_paths = Vec::new();
+        for (i, p) in scenarios.paths.iter().enumerate() {
+            let full = resolve(self.base, p);
+            if full.is_dir() {
+                scenario_paths.push(full);
+            } else {
+                self.error(
+                list_item_line(self.text, &["scenarios", "paths"], i),
+                format!(
+                    "scenario folder {p:?} does not exist (paths are relative to the config file)"
+                ),
+            );
+            }
+        }
+        scenario_paths
+    }
+
+    /// The plan's rounds: from 1 to [`MAX_ROUNDS`].
+    fn plan(&mut self, plan: &PlanDef) {
+        if let Some(k) = plan.repeat
+            && !(1..=MAX_ROUNDS).contains(&k)
+        {
+            self.error(
+                line_of(self.text, &["plan", "repeat"]),
+                format!("`repeat` must be from 1 to {MAX_ROUNDS}, got {k}"),
+            );
+        }
+        for (id, n) in &plan.rounds {
+            if !(1..=MAX_ROUNDS).contains(n) {
+                self.error(
+                    line_of(self.text, &["plan", "rounds", id]),
+                    format!("rounds of {id} must be from 1 to {MAX_ROUNDS}, got {n}"),
+                );
+            }
+        }
+    }
+
+    /// The seed set, inline or from its file, when given.
+    fn seeds(&mut self, seeds: Option<&serde_yaml_ng::Value>) -> Option<SeedSet> {
+        match seed_set(seeds?, &|p| resolve(self.base, p)) {
+            Ok(s) => Some(s),
+            Err(m) => {
+                self.error(line_of(self.text, &["seeds"]), m);
+                None
+            }
+        }
+    }
+
+    /// The exploration, when asked for: its sessions and turns in range, a
+    /// seed set with personas and goals, the virtual-user model when it
+    /// plays the user.
+    fn exploration(&mut self, def: &FileDef, seeds: Option<&SeedSet>) -> Option<Exploration> {
+        let exploration = def.exploration.as_ref().map(|e| Exploration {
+            sessions: e.sessions,
+            max_turns: e.max_turns.unwrap_or(DEFAULT_SESSION_TURNS),
+            played_by: e.played_by.unwrap_or(PlayedBy::Builtin),
+        });
+        if let Some(e) = &exploration {
+            if !(1..=MAX_SESSIONS).contains(&e.sessions) {
+                self.error(
+                    line_of(self.text, &["exploration", "sessions"]),
+                    format!(
+                        "`sessions` must be from 1 to {MAX_SESSIONS}, got {}",
+                        e.sessions
+                    ),
+                );
+            }
+            if !(1..=MAX_TURNS).contains(&e.max_turns) {
+                self.error(
+                    line_of(self.text, &["exploration", "max_turns"]),
+                    format!(
+                        "`max_turns` must be from 1 to {MAX_TURNS}, got {}",
+                        e.max_turns
+                    ),
+                );
+            }
+            if def.seeds.is_none() {
+                self.error(
+                line_of(self.text, &["exploration"]),
+                "exploration needs a seed set: add `seeds:` (personas and goals, inline or a file)"
+                    .into(),
+            );
+            } else if seeds.is_some_and(|s| s.personas.is_empty() || s.goals.is_empty()) {
+                self.error(
+                    line_of(self.text, &["seeds"]),
+                    "exploration needs at least one persona and one goal in the seed set".into(),
+                );
+            }
+            if e.played_by == PlayedBy::Model
+                && ((self.env)("AGENTEVAL_USER_BASE_URL").is_none()
+                    || (self.env)("AGENTEVAL_USER_MODEL").is_none())
+            {
+                self.error(
+                line_of(self.text, &["exploration", "played_by"]),
+                "`played_by: model` needs the virtual-user model: set AGENTEVAL_USER_BASE_URL and AGENTEVAL_USER_MODEL (and AGENTEVAL_USER_API_KEY if it needs a key), or use `played_by: builtin`".into(),
+            );
+            }
+        }
+        exploration
+    }
+
+    /// The gate's pass rate: from 0 to 1.
+    fn gate(&mut self, gate: &GateDef) {
+        if let Some(r) = gate.min_pass_rate
+            && !(0.0..=1.0).contains(&r)
+        {
+            self.error(
+                line_of(self.text, &["gate", "min_pass_rate"]),
+                format!("`min_pass_rate` must be from 0 to 1 (0.9 = 90%), got {r}"),
+            );
+        }
     }
 }
 
@@ -631,6 +446,7 @@ fn seed_set(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agenteval_engine::target::ChannelConfig;
 
     fn no_env(_: &str) -> Option<String> {
         None
