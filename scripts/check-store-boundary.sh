@@ -5,11 +5,10 @@
 # tests and benches included. The store crate is excluded whole
 # (crates/store/): its own tests hold SQL too, since they check the schema
 # itself (the PostgreSQL schema against the SQLite one, tests/schema_parity/)
-# below the functions. The engine's error may name the database's error
-# type (`rusqlite::Error`), to convert it: that is no handle.
+# below the functions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PATTERN='sqlx::query|sqlx::QueryBuilder|query_as[(:<]|query_scalar[(:<]|rusqlite(?!::Error\b)|"\s*(SELECT|INSERT INTO|INSERT OR|UPDATE [a-z_]+ SET|DELETE FROM|CREATE (TABLE|INDEX|VIEW|TRIGGER)|PRAGMA|ANALYZE|BEGIN|WITH [a-z_]+ AS)\b'
+PATTERN='sqlx::query|sqlx::QueryBuilder|query_as[(:<]|query_scalar[(:<]|rusqlite|"\s*(SELECT|INSERT INTO|INSERT OR|UPDATE [a-z_]+ SET|DELETE FROM|CREATE (TABLE|INDEX|VIEW|TRIGGER)|PRAGMA|ANALYZE|BEGIN|WITH [a-z_]+ AS)\b'
 status=0
 while IFS= read -r f; do
   echo "$f: SQL or a database handle outside the store layer:"

@@ -210,7 +210,7 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
     ("issue-kind", &["blocker", "misled"]),
     (
         "error-thing",
-        &["campaign", "run", "session", "target", "key"],
+        &["campaign", "run", "session", "target", "key", "conversation"],
     ),
     ("seed-kind", &["persona", "goal"]),
     ("strategy", &["persistent", "rephrase", "escalate"]),

@@ -85,3 +85,67 @@ impl ImportSummary {
         }
     }
 }
+
+/// A conversation an import kept: later spans of the same conversation
+/// extend it rather than make another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ImportedConversation {
+    pub id: uuid::Uuid,
+    /// The target whose production it is, when the import named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<crate::ids::TargetId>,
+    /// Where it came from: the file's name, or `otlp-http` for the
+    /// receiver.
+    pub source: String,
+    pub imported_at: chrono::DateTime<chrono::Utc>,
+    /// When a later import last extended it.
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+    #[serde(flatten)]
+    pub conversation: TraceConversation,
+}
+
+/// A line of the list of imported conversations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ImportedConversationSummary {
+    pub id: uuid::Uuid,
+    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_id: Option<crate::ids::TargetId>,
+    pub source: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    pub imported_at: chrono::DateTime<chrono::Utc>,
+    pub user_turns: u32,
+    pub messages: u32,
+    pub traces: u32,
+    /// The user's first turn (at most 160 characters): the preview.
+    pub first_user: String,
+}
+
+/// The longest preview of a conversation, in characters.
+pub const PREVIEW_CHARS: usize = 160;
+
+impl ImportedConversation {
+    /// Its line in the list.
+    pub fn summary(&self) -> ImportedConversationSummary {
+        let c = &self.conversation;
+        ImportedConversationSummary {
+            id: self.id,
+            key: c.key.clone(),
+            target_id: self.target_id,
+            source: self.source.clone(),
+            model: c.model.clone(),
+            started_at: c.started_at.clone(),
+            imported_at: self.imported_at,
+            user_turns: c.user_turns().count() as u32,
+            messages: c.messages.len() as u32,
+            traces: c.trace_ids.len() as u32,
+            first_user: crate::text::truncate(
+                c.user_turns().next().unwrap_or_default(),
+                PREVIEW_CHARS,
+            ),
+        }
+    }
+}

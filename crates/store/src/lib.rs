@@ -62,6 +62,7 @@ mod sessions;
 pub(crate) mod sql;
 pub mod tallies;
 mod targets;
+pub mod trace_conversations;
 pub mod writer;
 
 pub use backfill::Backfills;

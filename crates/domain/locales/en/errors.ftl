@@ -8,6 +8,7 @@ error-thing-run = run
 error-thing-session = session
 error-thing-target = target
 error-thing-key = key
+error-thing-conversation = imported conversation
 error-not-found = { $thing } { $id } does not exist
 error-not-found-suggestion = List the existing ones ({ $thing }) and use one of their ids.
 

@@ -8,6 +8,7 @@ error-thing-run = 评测运行
 error-thing-session = 探索会话
 error-thing-target = 评测对象
 error-thing-key = 密钥
+error-thing-conversation = 导入的对话
 error-not-found = { $thing } { $id } 不存在
 error-not-found-suggestion = 请先列出现有的{ $thing }，再使用其中一个的 id。
 

@@ -75,7 +75,7 @@ pub struct SessionPage {
 }
 
 /// The page size asked for, refused (never clamped) when out of range.
-fn page_limit(limit: Option<u32>) -> Result<i64> {
+pub(crate) fn page_limit(limit: Option<u32>) -> Result<i64> {
     match limit {
         None => Ok(i64::from(DEFAULT_PAGE)),
         Some(n @ 1..=MAX_PAGE) => Ok(i64::from(n)),

@@ -222,11 +222,127 @@ fn a_protobuf_body_that_is_not_an_export_is_one_problem() {
 #[test]
 fn a_pretty_printed_export_is_one_document() {
     let pretty = serde_json::to_string_pretty(
-        &serde_json::from_str::<Value>(&input().lines().next().unwrap().to_string()).unwrap(),
+        &serde_json::from_str::<Value>(input().lines().next().unwrap()).unwrap(),
     )
     .unwrap();
     let (conversations, summary) =
         traces::import(pretty.as_bytes(), Encoding::Json, &Redactor::none());
     assert_eq!(conversations.len(), 1, "{:?}", summary.problems);
     assert!(summary.problems.is_empty(), "{:?}", summary.problems);
+}
+
+/// The same conversation's spans in two requests (as an exporter sends
+/// them as they end) are kept as one conversation, extended.
+#[tokio::test]
+async fn imports_are_kept_and_a_later_import_extends_its_conversation() {
+    use agenteval_engine::traces::{ImportRequest, ImportedQuery};
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let text = input();
+    let lines: Vec<&str> = text.lines().collect();
+    let first_span_only = {
+        let mut v: Value = serde_json::from_str(lines[0]).unwrap();
+        let spans = v["resourceSpans"][0]["scopeSpans"][0]["spans"]
+            .as_array_mut()
+            .unwrap();
+        let second = spans.pop().unwrap();
+        (v.to_string(), {
+            let mut w: Value = serde_json::from_str(lines[0]).unwrap();
+            w["resourceSpans"][0]["scopeSpans"][0]["spans"] = json!([second]);
+            w.to_string()
+        })
+    };
+    let request = |source: &str| ImportRequest {
+        source: source.into(),
+        encoding: Encoding::Json,
+        target_id: None,
+        redactor: Redactor::built_in(),
+    };
+    let summary = p
+        .import_traces(first_span_only.0.as_bytes(), request("a.jsonl"))
+        .await
+        .unwrap();
+    assert_eq!((summary.conversations, summary.problems.len()), (1, 0));
+    let page = p
+        .imported_conversations(ImportedQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(page.total, 1);
+    assert_eq!(
+        page.conversations[0].messages, 3,
+        "system, user, the tool call"
+    );
+    assert_eq!(
+        page.conversations[0].first_user, "Where is my order? Mail me at [email]",
+        "the preview is redacted too"
+    );
+
+    p.import_traces(first_span_only.1.as_bytes(), request("b.jsonl"))
+        .await
+        .unwrap();
+    let page = p
+        .imported_conversations(ImportedQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        page.total, 1,
+        "the later spans extend the conversation: {page:?}"
+    );
+    let kept = p
+        .imported_conversation(page.conversations[0].id)
+        .await
+        .unwrap();
+    assert_eq!(kept.source, "a.jsonl", "where it was first seen");
+    assert_eq!(
+        kept.conversation.messages.len(),
+        5,
+        "{:#?}",
+        kept.conversation.messages
+    );
+    assert_eq!(
+        kept.conversation.messages[4].content,
+        "It shipped and arrives tomorrow."
+    );
+
+    p.import_traces(text.as_bytes(), request("all.jsonl"))
+        .await
+        .unwrap();
+    let page = p
+        .imported_conversations(ImportedQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        page.total, 2,
+        "importing the whole file again adds only the other conversation"
+    );
+    let found = p
+        .imported_conversations(ImportedQuery {
+            text: Some("退款".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(found.total, 1);
+    assert_eq!(found.conversations[0].first_user, "退款什么时候到账？");
+
+    let missing = p
+        .imported_conversation(uuid::Uuid::nil())
+        .await
+        .unwrap_err();
+    assert_eq!(missing.body.code, agenteval_engine::ErrorCode::NotFound);
+    let unknown_target = p
+        .import_traces(
+            text.as_bytes(),
+            ImportRequest {
+                target_id: Some(agenteval_engine::TargetId(uuid::Uuid::nil())),
+                ..request("x")
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        unknown_target.body.code,
+        agenteval_engine::ErrorCode::NotFound,
+        "nothing read for an unknown target"
+    );
 }

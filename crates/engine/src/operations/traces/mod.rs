@@ -4,13 +4,16 @@
 //! spans' messages rebuilt into conversations ([`rebuild`]), personal data
 //! replaced by pattern before anything is kept ([`redact`]). A line or a
 //! span that cannot be read is named in the summary and skipped; nothing
-//! else is lost.
+//! else is lost. What is rebuilt is kept ([`keep`]), a conversation
+//! extended by later spans of it.
 
+mod keep;
 pub mod otlp;
 pub mod rebuild;
 pub mod redact;
 
 pub use crate::domain::traces::{ImportProblem, ImportSummary, TraceConversation};
+pub use keep::{ImportRequest, ImportedPage, ImportedQuery};
 pub use redact::Redactor;
 
 /// How an import's input is encoded.

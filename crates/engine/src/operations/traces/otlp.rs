@@ -44,11 +44,12 @@ pub fn json_lines(text: &str) -> (Vec<LineSpan>, Vec<ImportProblem>) {
         }
     }
     // A pretty-printed export is one document over many lines.
-    if !read_any && text.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
-        if let Ok(request) = serde_json::from_str::<ExportTraceServiceRequest>(text) {
-            problems.clear();
-            take(request, 1, &mut spans, &mut problems);
-        }
+    if !read_any
+        && text.lines().filter(|l| !l.trim().is_empty()).count() > 1
+        && let Ok(request) = serde_json::from_str::<ExportTraceServiceRequest>(text)
+    {
+        problems.clear();
+        take(request, 1, &mut spans, &mut problems);
     }
     (spans, problems)
 }

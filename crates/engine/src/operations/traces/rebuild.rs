@@ -331,3 +331,19 @@ fn append_new(known: &mut Vec<ChatMessage>, next: &[ChatMessage]) {
         .unwrap_or(0);
     known.extend(next[overlap..].iter().cloned());
 }
+
+/// `known` extended by `more` of the same conversation (a later import of
+/// its spans): what is new of its messages, its traces, its model.
+pub fn extend(known: &mut TraceConversation, more: TraceConversation) {
+    for t in more.trace_ids {
+        if !known.trace_ids.contains(&t) {
+            known.trace_ids.push(t);
+        }
+    }
+    append_new(&mut known.messages, &more.messages);
+    known.model = more.model.or(known.model.take());
+    known.started_at = match (known.started_at.take(), more.started_at) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+}

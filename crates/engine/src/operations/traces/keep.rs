@@ -1,0 +1,106 @@
+//! Imports kept: each rebuilt conversation stored, or the stored one of
+//! the same conversation extended (an OTLP exporter sends a
+//! conversation's spans over several requests); the list and one
+//! conversation read back.
+
+use super::{Encoding, ImportSummary, Redactor, rebuild};
+use crate::domain::ids::TargetId;
+use crate::domain::traces::{ImportedConversation, ImportedConversationSummary};
+use crate::error::{Error, Result};
+use crate::platform::Platform;
+use crate::store::trace_conversations::TraceFilter;
+use serde::{Deserialize, Serialize};
+
+/// Where an import comes from and what it does before keeping anything.
+#[derive(Debug, Clone)]
+pub struct ImportRequest {
+    /// The file's name, or `otlp-http` for the receiver.
+    pub source: String,
+    pub encoding: Encoding,
+    /// The target whose production it is, when known.
+    pub target_id: Option<TargetId>,
+    pub redactor: Redactor,
+}
+
+/// Which imported conversations, and which page of them (newest first).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ImportedQuery {
+    #[serde(default)]
+    pub target_id: Option<TargetId>,
+    /// Words the conversation contains (case-insensitive).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Rows to skip (default 0).
+    #[serde(default)]
+    pub offset: Option<u32>,
+    /// Rows per page: 1 to 500 (default 100).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct ImportedPage {
+    pub conversations: Vec<ImportedConversationSummary>,
+    /// Conversations matching the filters, on every page.
+    pub total: u64,
+}
+
+impl Platform {
+    /// Reads OTLP `input`, rebuilds its conversations, redacts them and
+    /// keeps them (extending those already kept): what was read, kept,
+    /// replaced and skipped. An unknown target is 404 before anything is
+    /// read.
+    pub async fn import_traces(&self, input: &[u8], req: ImportRequest) -> Result<ImportSummary> {
+        if let Some(target) = req.target_id {
+            self.get_target(target).await?;
+        }
+        let (conversations, summary) = super::import(input, req.encoding, &req.redactor);
+        let now = self.clock.now();
+        for c in conversations {
+            let kept = match self.store.trace_conversation_by_key(&c.key).await? {
+                Some(mut old) => {
+                    rebuild::extend(&mut old.conversation, c);
+                    old.updated_at = now;
+                    old.target_id = req.target_id.or(old.target_id);
+                    old
+                }
+                None => ImportedConversation {
+                    id: self.ids.next_id(),
+                    target_id: req.target_id,
+                    source: req.source.clone(),
+                    imported_at: now,
+                    updated_at: now,
+                    conversation: c,
+                },
+            };
+            self.store.upsert_trace_conversation(&kept).await?;
+        }
+        Ok(summary)
+    }
+
+    /// A page of the imported conversations, newest import first.
+    pub async fn imported_conversations(&self, q: ImportedQuery) -> Result<ImportedPage> {
+        let limit = crate::paging::page_limit(q.limit)? as u32;
+        let (conversations, total) = self
+            .store
+            .trace_conversations(TraceFilter {
+                target_id: q.target_id,
+                text: q.text,
+                limit,
+                offset: q.offset.unwrap_or(0),
+            })
+            .await?;
+        Ok(ImportedPage {
+            conversations,
+            total,
+        })
+    }
+
+    /// Imported conversation `id`, whole.
+    pub async fn imported_conversation(&self, id: uuid::Uuid) -> Result<ImportedConversation> {
+        self.store
+            .trace_conversation(id)
+            .await?
+            .ok_or_else(|| Error::not_found("conversation", id))
+    }
+}

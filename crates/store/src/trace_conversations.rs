@@ -1,0 +1,192 @@
+//! Conversations imported from production traces (migration 0022): one
+//! row a conversation, its summary in columns for the list, the
+//! conversation itself as JSON.
+
+use super::Store;
+use super::sql::{Row, args};
+use agenteval_domain::clock::{from_ms, to_ms};
+use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::parse_id;
+use agenteval_domain::traces::{
+    ImportedConversation, ImportedConversationSummary, TraceConversation,
+};
+use serde::{Deserialize, Serialize};
+
+/// What `body` holds: the conversation but its columns.
+#[derive(Serialize, Deserialize)]
+struct Body {
+    trace_ids: Vec<String>,
+    messages: Vec<agenteval_domain::chat::ChatMessage>,
+}
+
+macro_rules! summary {
+    () => {
+        "id, key, target_id, source, imported_at, started_at, model, user_turns, messages, traces, first_user"
+    };
+}
+
+/// Which imported conversations a list shows.
+#[derive(Debug, Clone, Default)]
+pub struct TraceFilter {
+    pub target_id: Option<agenteval_domain::ids::TargetId>,
+    /// Words the conversation's messages contain (case-insensitive).
+    pub text: Option<String>,
+    pub limit: u32,
+    pub offset: u32,
+}
+
+impl Store {
+    /// Stores `c`, or replaces the conversation of the same key (a later
+    /// import extended it; its id and first import time stay).
+    pub async fn upsert_trace_conversation(&self, c: &ImportedConversation) -> Result<()> {
+        let s = c.summary();
+        let body = serde_json::to_string(&Body {
+            trace_ids: c.conversation.trace_ids.clone(),
+            messages: c.conversation.messages.clone(),
+        })
+        .map_err(Error::internal)?;
+        let (id, key, target, source) = (
+            c.id.to_string(),
+            s.key.clone(),
+            c.target_id.map(|t| t.to_string()),
+            c.source.clone(),
+        );
+        let (imported, updated) = (to_ms(c.imported_at), to_ms(c.updated_at));
+        let counts = (
+            i64::from(s.user_turns),
+            i64::from(s.messages),
+            i64::from(s.traces),
+        );
+        self.write(move |conn| {
+            conn.exec(
+                "INSERT INTO trace_conversations (id, key, target_id, source, imported_at, updated_at,
+                     started_at, model, user_turns, messages, traces, first_user, body)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                 ON CONFLICT (key) DO UPDATE SET target_id = coalesce(excluded.target_id, trace_conversations.target_id),
+                     updated_at = excluded.updated_at, started_at = excluded.started_at,
+                     model = excluded.model, user_turns = excluded.user_turns,
+                     messages = excluded.messages, traces = excluded.traces,
+                     first_user = excluded.first_user, body = excluded.body",
+                args![
+                    id, key, target, source, imported, updated, s.started_at, s.model, counts.0,
+                    counts.1, counts.2, s.first_user, body
+                ],
+            )
+        })
+        .await
+        .with_context(|| format!("store: keeping imported conversation {}", c.conversation.key))?;
+        Ok(())
+    }
+
+    /// The imported conversation of conversation key `key`.
+    pub async fn trace_conversation_by_key(
+        &self,
+        key: &str,
+    ) -> Result<Option<ImportedConversation>> {
+        let owned = key.to_string();
+        self.read(move |c| {
+            c.row(
+                concat!(
+                    "SELECT ",
+                    summary!(),
+                    ", updated_at, body FROM trace_conversations WHERE key = ?"
+                ),
+                args![owned],
+                conversation_from_row,
+            )
+        })
+        .await
+        .with_context(|| format!("store: reading imported conversation {key}"))
+    }
+
+    /// Imported conversation `id`.
+    pub async fn trace_conversation(&self, id: uuid::Uuid) -> Result<Option<ImportedConversation>> {
+        self.read(move |c| {
+            c.row(
+                concat!(
+                    "SELECT ",
+                    summary!(),
+                    ", updated_at, body FROM trace_conversations WHERE id = ?"
+                ),
+                args![id.to_string()],
+                conversation_from_row,
+            )
+        })
+        .await
+        .with_context(|| format!("store: reading imported conversation {id}"))
+    }
+
+    /// A page of the imported conversations `filter` selects, newest
+    /// import first, and how many it selects in all.
+    pub async fn trace_conversations(
+        &self,
+        filter: TraceFilter,
+    ) -> Result<(Vec<ImportedConversationSummary>, u64)> {
+        self.read(move |c| {
+            let target = filter.target_id.map(|t| t.to_string());
+            let text = filter
+                .text
+                .filter(|t| !t.trim().is_empty())
+                .map(|t| format!("%{}%", t.trim().to_lowercase()));
+            let (limit, offset) = (i64::from(filter.limit), i64::from(filter.offset));
+            let total: i64 = c.value(
+                "SELECT count(*) FROM trace_conversations
+                 WHERE (? IS NULL OR target_id = ?) AND (? IS NULL OR lower(body) LIKE ?)",
+                args![target.clone(), target.clone(), text.clone(), text.clone()],
+            )?;
+            let rows = c.rows(
+                concat!(
+                    "SELECT ",
+                    summary!(),
+                    " FROM trace_conversations
+                     WHERE (? IS NULL OR target_id = ?) AND (? IS NULL OR lower(body) LIKE ?)
+                     ORDER BY imported_at DESC, id LIMIT ? OFFSET ?"
+                ),
+                args![target.clone(), target, text.clone(), text, limit, offset],
+                summary_from_row,
+            )?;
+            Ok((rows, total.max(0) as u64))
+        })
+        .await
+        .context("store: listing the imported conversations")
+    }
+}
+
+fn summary_from_row(row: &Row<'_>) -> Result<ImportedConversationSummary> {
+    let count = |name: &str| -> Result<u32> {
+        Ok(row.get::<i64>(name)?.clamp(0, i64::from(u32::MAX)) as u32)
+    };
+    Ok(ImportedConversationSummary {
+        id: row.uuid("id")?,
+        key: row.get("key")?,
+        target_id: row.text("target_id")?.map(parse_id).transpose()?,
+        source: row.get("source")?,
+        model: row.get("model")?,
+        started_at: row.get("started_at")?,
+        imported_at: from_ms(row.get("imported_at")?),
+        user_turns: count("user_turns")?,
+        messages: count("messages")?,
+        traces: count("traces")?,
+        first_user: row.get("first_user")?,
+    })
+}
+
+fn conversation_from_row(row: &Row<'_>) -> Result<ImportedConversation> {
+    let s = summary_from_row(row)?;
+    let body: Body = serde_json::from_str(row.str("body")?)
+        .map_err(|e| Error::internal(anyhow::anyhow!("a stored imported conversation: {e}")))?;
+    Ok(ImportedConversation {
+        id: s.id,
+        target_id: s.target_id,
+        source: s.source,
+        imported_at: s.imported_at,
+        updated_at: from_ms(row.get("updated_at")?),
+        conversation: TraceConversation {
+            key: s.key,
+            trace_ids: body.trace_ids,
+            model: s.model,
+            started_at: s.started_at,
+            messages: body.messages,
+        },
+    })
+}
