@@ -210,7 +210,14 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
     ("issue-kind", &["blocker", "misled"]),
     (
         "error-thing",
-        &["campaign", "run", "session", "target", "key", "conversation"],
+        &[
+            "campaign",
+            "run",
+            "session",
+            "target",
+            "key",
+            "conversation",
+        ],
     ),
     ("seed-kind", &["persona", "goal"]),
     ("strategy", &["persistent", "rephrase", "escalate"]),
