@@ -46,6 +46,20 @@ pub struct Scenario {
     /// Where it came from, when it was drafted from an exploration finding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lineage: Option<Lineage>,
+    /// Where it came from, when it was drafted from a production
+    /// conversation (an imported trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from_traces: Option<TraceLineage>,
+}
+
+/// The production conversation a scenario was drafted from: the imported
+/// conversation, its conversation id (or trace id) and its traces.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TraceLineage {
+    pub conversation_id: uuid::Uuid,
+    pub key: String,
+    pub trace_ids: Vec<String>,
 }
 
 /// The exploration finding a regression scenario was drafted from: the

@@ -27,6 +27,9 @@ pub struct TraceConversation {
     /// The conversation, tool calls and their results kept; system
     /// instructions too.
     pub messages: Vec<ChatMessage>,
+    /// The tools the agent was offered (`gen_ai.tool.definitions`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<crate::chat::ToolSpec>,
 }
 
 impl TraceConversation {

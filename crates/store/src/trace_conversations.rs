@@ -17,6 +17,8 @@ use serde::{Deserialize, Serialize};
 struct Body {
     trace_ids: Vec<String>,
     messages: Vec<agenteval_domain::chat::ChatMessage>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<agenteval_domain::chat::ToolSpec>,
 }
 
 macro_rules! summary {
@@ -43,6 +45,7 @@ impl Store {
         let body = serde_json::to_string(&Body {
             trace_ids: c.conversation.trace_ids.clone(),
             messages: c.conversation.messages.clone(),
+            tools: c.conversation.tools.clone(),
         })
         .map_err(Error::internal)?;
         let (id, key, target, source) = (
@@ -187,6 +190,7 @@ fn conversation_from_row(row: &Row<'_>) -> Result<ImportedConversation> {
             model: s.model,
             started_at: s.started_at,
             messages: body.messages,
+            tools: body.tools,
         },
     })
 }

@@ -15,3 +15,7 @@ import-problems = { $problems ->
     [one] 1 line or span skipped:
    *[other] { $problems } lines or spans skipped:
 }
+trace-title = From production: { $first }
+trace-rubric = The reply helps as production's did: "{ $reply }"
+error-trace-no-user-turn = The conversation has no user turn to make a scenario of
+error-trace-no-user-turn-suggestion = Choose a conversation in which a user says something.

@@ -9,3 +9,7 @@ import-summary = 从 { $spans } 个 `GenAI` 跨度重建了 { $conversations } �
 import-redacted = 保存前已替换：{ $counts }
 import-redacted-none = 未做脱敏（加上 `--redact` 可替换邮箱、电话号码和证件号）
 import-problems = 跳过了 { $problems } 行或跨度：
+trace-title = 来自生产环境：{ $first }
+trace-rubric = 回复要像生产环境中那样帮到用户：“{ $reply }”
+error-trace-no-user-turn = 这段对话没有用户发言，无法生成场景
+error-trace-no-user-turn-suggestion = 请选择一段有用户发言的对话。

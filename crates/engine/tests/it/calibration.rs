@@ -552,6 +552,7 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
         source_line: 1,
         content_hash: "h".into(),
         lineage: None,
+        from_traces: None,
     }]);
     let server = FaultServer::start(
         REPLIES

@@ -31,6 +31,7 @@ fn scenario(facts: &[&str]) -> Scenario {
         source_line: 1,
         content_hash: String::new(),
         lineage: None,
+        from_traces: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn scenario(id: &str, turns: usize) -> Scenario {
         source_line: 1,
         content_hash: format!("hash-{id}"),
         lineage: None,
+        from_traces: None,
     }
 }
 

@@ -36,6 +36,7 @@ fn scenario(id: &str, tag: &str, checks: Vec<Check>) -> Scenario {
         source_line: 1,
         content_hash: format!("hash-{id}"),
         lineage: None,
+        from_traces: None,
     }
 }
 

@@ -349,6 +349,7 @@ fn scenario(id: &str) -> Scenario {
         source_line: 1,
         content_hash: "h".into(),
         lineage: None,
+        from_traces: None,
     }
 }
 

@@ -346,3 +346,87 @@ async fn imports_are_kept_and_a_later_import_extends_its_conversation() {
         "nothing read for an unknown target"
     );
 }
+
+/// A production conversation drafted into a fixed scenario: the user's
+/// turns, the check of what the reply did, the traces as lineage; saved
+/// among the user's packs like a promoted finding.
+#[tokio::test]
+async fn a_conversation_is_drafted_into_a_scenario_that_loads_and_is_saved() {
+    use agenteval_engine::Lang;
+    use agenteval_engine::scenario::regression::SaveScenarioFile;
+    use agenteval_engine::traces::{ImportRequest, ImportedQuery};
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let request = ImportRequest {
+        source: "t.jsonl".into(),
+        encoding: Encoding::Json,
+        target_id: None,
+        redactor: Redactor::none(),
+    };
+    p.import_traces(input().as_bytes(), request).await.unwrap();
+    let page = p
+        .imported_conversations(ImportedQuery::default())
+        .await
+        .unwrap();
+    let shop = page
+        .conversations
+        .iter()
+        .find(|c| c.key == "conv-1")
+        .unwrap();
+    let refund = page.conversations.iter().find(|c| c.key == T2).unwrap();
+
+    let draft = p
+        .draft_from_conversation(shop.id, None, Lang::En)
+        .await
+        .unwrap();
+    assert_eq!(draft.pack, "production");
+    assert_eq!(draft.lineage.trace_ids, vec![T1.to_string()]);
+    let file: Value = serde_yaml_ng::from_str(&draft.yaml).unwrap();
+    let scenario = &file["scenarios"][0];
+    assert_eq!(
+        scenario["turns"][0]["user"],
+        "Where is my order? Mail me at ada@example.com"
+    );
+    let check = &scenario["turns"][0]["checks"][0];
+    assert_eq!(
+        (check["type"].as_str(), check["name"].as_str()),
+        (Some("tool_called"), Some("get_order")),
+        "the reply called a tool: {}",
+        draft.yaml
+    );
+    assert_eq!(scenario["from_traces"]["key"], "conv-1");
+
+    let zh = p
+        .draft_from_conversation(refund.id, Some("prod-zh".into()), Lang::Zh)
+        .await
+        .unwrap();
+    let file: Value = serde_yaml_ng::from_str(&zh.yaml).unwrap();
+    assert_eq!(
+        file["scenarios"][0]["turns"][0]["checks"][0]["type"], "asks_clarification",
+        "the reply asked back: {}",
+        zh.yaml
+    );
+    assert!(
+        file["scenarios"][0]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("来自生产环境：")
+    );
+
+    let saved = p
+        .save_scenario_file(SaveScenarioFile {
+            pack: draft.pack.clone(),
+            file_name: draft.file_name.clone(),
+            yaml: draft.yaml.clone(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(saved[0].id, draft.scenario_id);
+    assert!(
+        tp.platform
+            .data_dir
+            .join("scenarios/production")
+            .join(&draft.file_name)
+            .is_file()
+    );
+}

@@ -39,22 +39,44 @@ struct OutFile {
     scenarios: Vec<OutScenario>,
 }
 
+/// A drafted scenario as its pack file writes it.
 #[derive(Serialize)]
-struct OutScenario {
-    id: String,
-    title: String,
-    tags: Vec<String>,
+pub(crate) struct OutScenario {
+    pub id: String,
+    pub title: String,
+    pub tags: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    facts: Vec<String>,
-    turns: Vec<OutTurn>,
-    lineage: Lineage,
+    pub facts: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<crate::domain::chat::ToolSpec>,
+    pub turns: Vec<OutTurn>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<Lineage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_traces: Option<crate::domain::scenario::TraceLineage>,
 }
 
 #[derive(Serialize)]
-struct OutTurn {
-    user: String,
+pub(crate) struct OutTurn {
+    pub user: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    checks: Vec<Check>,
+    pub checks: Vec<Check>,
+}
+
+/// The pack file (YAML) of one drafted scenario and its file's name,
+/// checked to load before it is shown.
+pub(crate) fn pack_file(scenario: OutScenario, pack: &str) -> Result<(String, String)> {
+    let file_name = format!("{}.yaml", scenario.id);
+    let yaml = serde_yaml_ng::to_string(&OutFile {
+        scenarios: vec![scenario],
+    })
+    .map_err(Error::internal)?;
+    super::loader::parse_file(&yaml, &file_name, &file_name, pack).map_err(|errors| {
+        Error::internal(anyhow::anyhow!(
+            "the drafted scenario does not load: {errors:?}"
+        ))
+    })?;
+    Ok((yaml, file_name))
 }
 
 /// The key of a finding's message, when the built-in judge wrote it.
@@ -242,23 +264,19 @@ impl Platform {
             &msg!("regression-title", finding = finding_text.as_str()).render(lang),
             120,
         );
-        let file = OutFile {
-            scenarios: vec![OutScenario {
+        let (yaml, file_name) = pack_file(
+            OutScenario {
                 id: scenario_id.clone(),
                 title,
                 tags: vec!["regression".into()],
                 facts,
+                tools: Vec::new(),
                 turns,
-                lineage: lineage.clone(),
-            }],
-        };
-        let yaml = serde_yaml_ng::to_string(&file).map_err(Error::internal)?;
-        let file_name = format!("{scenario_id}.yaml");
-        super::loader::parse_file(&yaml, &file_name, &file_name, &pack).map_err(|errors| {
-            Error::internal(anyhow::anyhow!(
-                "the drafted scenario does not load: {errors:?}"
-            ))
-        })?;
+                lineage: Some(lineage.clone()),
+                from_traces: None,
+            },
+            &pack,
+        )?;
         Ok(RegressionDraft {
             pack,
             scenario_id,

@@ -7,12 +7,14 @@
 //! else is lost. What is rebuilt is kept ([`keep`]), a conversation
 //! extended by later spans of it.
 
+pub mod draft;
 mod keep;
 pub mod otlp;
 pub mod rebuild;
 pub mod redact;
 
 pub use crate::domain::traces::{ImportProblem, ImportSummary, TraceConversation};
+pub use draft::TraceDraft;
 pub use keep::{ImportRequest, ImportedPage, ImportedQuery};
 pub use redact::Redactor;
 

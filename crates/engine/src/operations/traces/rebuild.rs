@@ -8,7 +8,7 @@
 
 use super::otlp::{self, LineSpan};
 use super::{ImportProblem, TraceConversation};
-use crate::domain::chat::{ChatMessage, Role, ToolCall};
+use crate::domain::chat::{ChatMessage, Role, ToolCall, ToolSpec};
 use crate::msg;
 use opentelemetry_proto::tonic::common::v1::KeyValue;
 use serde_json::Value;
@@ -40,6 +40,7 @@ struct Piece {
     model: Option<String>,
     input: Vec<ChatMessage>,
     output: Vec<ChatMessage>,
+    tools: Vec<ToolSpec>,
 }
 
 /// The conversations of `spans`, in the order they started. Spans that
@@ -139,7 +140,40 @@ fn piece(s: &LineSpan) -> Result<Option<Piece>, crate::i18n::Msg> {
             .or_else(|| otlp::text(attributes, "gen_ai.request.model")),
         input,
         output,
+        tools: otlp::attribute(attributes, "gen_ai.tool.definitions")
+            .map(|v| tool_specs(&otlp::json(v)))
+            .unwrap_or_default(),
     }))
+}
+
+/// Tool definitions, flat (`{name, description, parameters}`) or as
+/// OpenAI nests them (`{type: "function", function: {...}}`).
+fn tool_specs(v: &Value) -> Vec<ToolSpec> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            let f = t.get("function").unwrap_or(t);
+            Some(ToolSpec {
+                name: f.get("name")?.as_str()?.to_string(),
+                description: f
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                parameters: f.get("parameters").cloned().unwrap_or(Value::Null),
+            })
+        })
+        .collect()
+}
+
+/// Adds the tools of `more` not yet in `tools`, by name.
+fn add_tools(tools: &mut Vec<ToolSpec>, more: &[ToolSpec]) {
+    for t in more {
+        if !tools.iter().any(|k| k.name == t.name) {
+            tools.push(t.clone());
+        }
+    }
 }
 
 /// Messages of the older conventions: one event a message, the reply in
@@ -294,7 +328,9 @@ fn conversation(key: String, mut pieces: Vec<Piece>) -> TraceConversation {
     let mut messages: Vec<ChatMessage> = Vec::new();
     let mut trace_ids: Vec<String> = Vec::new();
     let mut model = None;
+    let mut tools = Vec::new();
     for p in &pieces {
+        add_tools(&mut tools, &p.tools);
         if !trace_ids.contains(&p.trace_id) {
             trace_ids.push(p.trace_id.clone());
         }
@@ -313,6 +349,7 @@ fn conversation(key: String, mut pieces: Vec<Piece>) -> TraceConversation {
         model,
         started_at: started_at.filter(|_| pieces[0].start > 0),
         messages,
+        tools,
     }
 }
 
@@ -341,6 +378,7 @@ pub fn extend(known: &mut TraceConversation, more: TraceConversation) {
         }
     }
     append_new(&mut known.messages, &more.messages);
+    add_tools(&mut known.tools, &more.tools);
     known.model = more.model.or(known.model.take());
     known.started_at = match (known.started_at.take(), more.started_at) {
         (Some(a), Some(b)) => Some(a.min(b)),

@@ -56,6 +56,8 @@ struct ScenarioDef {
     turns: Vec<TurnDef>,
     #[serde(default)]
     lineage: Option<Lineage>,
+    #[serde(default)]
+    from_traces: Option<crate::domain::scenario::TraceLineage>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -310,6 +312,7 @@ fn scenario_of(
         source_line: start as u32,
         content_hash: String::new(),
         lineage: def.lineage,
+        from_traces: def.from_traces,
     };
     scenario.content_hash = content_hash(&scenario);
     scenario
