@@ -49,7 +49,7 @@ AGENTEVAL_TEST_BACKEND=postgres cargo test --workspace --locked --test it "${ser
 
 if [ -f ui/package.json ]; then
   step "bindings up to date"
-  git diff --exit-code -- ui/src/bindings.ts
+  git diff --exit-code -- ui/src/bindings.ts ui/src/api/operations.generated.ts
   step "ui: tsc --noEmit"
   (cd ui && npx tsc --noEmit)
   step "ui: both languages complete, no hard-coded text"; node --test tests/ui/

@@ -7,6 +7,8 @@
 mod command_names;
 pub mod commands;
 pub mod keychain;
+#[cfg(test)]
+mod operations_export;
 pub mod remote;
 pub mod rendering;
 pub mod settings;

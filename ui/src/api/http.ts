@@ -1,48 +1,8 @@
-import type {
-  Analysis,
-  Campaign,
-  BlindQueue,
-  BlindRunQueue,
-  RunLabelRevealed,
-  SubmitRunLabel,
-  CreateReview,
-  JudgeCalibration,
-  LabelRevealed,
-  SubmitLabel,
-  HumanReview,
-  Identity,
-  Run,
-  RunTurn,
-  CampaignReport,
-  CreateCampaign,
-  CreateSession,
-  TargetSettings,
-  ExploreRequest,
-  ExploreStarted,
-  ExportFormat,
-  Lang,
-  PatrolStatus,
-  ScenarioSummary,
-  Settings,
-  Target,
-  TargetProbe,
-  TargetRemoval,
-  RoleModelsView,
-  RunPage,
-  RunQuery,
-  ServerConnection,
-  SessionPage,
-  SessionQuery,
-  NextPeriod,
-  SideBySide,
-  RegressionDraft,
-  SaveScenarioFile,
-} from "../bindings";
+import type { ExportFormat, Lang, ServerConnection, Settings } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
 import { ApiError, toErrorBody } from "./errors";
-import type { CloseSession, ExplorationSession, MessageReply, SessionTranscript } from "./exploration";
 import { EventHub, type Connector, type LiveListener } from "./live";
-import { queryString } from "./paging";
+import { httpRequest, httpTarget, implement, type Calls } from "./operations";
 
 /** One answer of the API: its status and its body as text. */
 export type Answer = { status: number; text: string };
@@ -60,6 +20,9 @@ export interface Transport {
   save(path: string, format: ExportFormat, fileName: string, text: () => Promise<string>): Promise<boolean>;
 }
 
+// Every operation of `Calls`, sent as its HTTP request (constructor).
+export interface HttpBackend extends Calls {}
+
 /**
  * The HTTP API of `agenteval serve`: from a browser on the same origin
  * (`browser`), or from the desktop app connected to a team server
@@ -74,6 +37,13 @@ export class HttpBackend implements Backend {
     readonly server: ServerConnection | null = null,
   ) {
     this.hub = new EventHub(transport.connector);
+    Object.assign(
+      this,
+      implement((call, parts) => {
+        const { method, path } = httpRequest(call.operation, parts.http);
+        return this.json(method, path, parts.http.body);
+      }),
+    );
   }
 
   private async send(method: string, path: string, body?: unknown): Promise<Answer> {
@@ -108,138 +78,19 @@ export class HttpBackend implements Backend {
   }
 
   async info(): Promise<BackendInfo> {
-    const h = await this.json<{ version: string; revision: string; built: string }>("GET", "/api/health");
+    const { method, path } = httpTarget("health", {});
+    const h = await this.json<{ version: string; revision: string; built: string }>(method, path);
     return { mode: this.mode, version: h.version, revision: h.revision, built: h.built, server: this.server ?? undefined };
   }
-  whoami() {
-    return this.json<Identity>("GET", "/api/whoami");
-  }
-  listTargets() {
-    return this.json<Target[]>("GET", "/api/targets");
-  }
-  createTarget(req: TargetSettings) {
-    return this.json<Target>("POST", "/api/targets", req);
-  }
-  testTarget(id: string) {
-    return this.json<TargetProbe>("POST", `/api/targets/${encodeURIComponent(id)}/test`, {});
-  }
-  listAllTargets() {
-    return this.json<Target[]>("GET", "/api/targets?include_archived=true");
-  }
-  updateTarget(id: string, req: TargetSettings) {
-    return this.json<Target>("PUT", `/api/targets/${encodeURIComponent(id)}`, req);
-  }
-  deleteTarget(id: string) {
-    return this.json<TargetRemoval>("DELETE", `/api/targets/${encodeURIComponent(id)}`);
-  }
-  explore(req: ExploreRequest) {
-    return this.json<ExploreStarted>("POST", "/api/exploration/explore", req);
-  }
-  roleModelsView() {
-    return this.json<RoleModelsView>("GET", "/api/role-models");
-  }
-  listScenarios() {
-    return this.json<ScenarioSummary[]>("GET", "/api/scenarios");
-  }
-  listCampaigns() {
-    return this.json<Campaign[]>("GET", "/api/campaigns");
-  }
-  getCampaign(id: string) {
-    return this.json<Campaign>("GET", `/api/campaigns/${encodeURIComponent(id)}`);
-  }
-  createCampaign(req: CreateCampaign) {
-    return this.json<Campaign>("POST", "/api/campaigns", req);
-  }
-  finalizeCampaign(id: string) {
-    return this.json<Campaign>("POST", `/api/campaigns/${encodeURIComponent(id)}/finalize`, {});
-  }
-  campaignReport(id: string) {
-    return this.json<CampaignReport>("GET", `/api/campaigns/${encodeURIComponent(id)}/report`);
-  }
-  draftRegression(sessionId: string, turn: number | null, pack: string | null, lang: Lang) {
-    const q = new URLSearchParams({ lang });
-    if (turn !== null) q.set("turn", String(turn));
-    if (pack !== null) q.set("pack", pack);
-    return this.json<RegressionDraft>("GET", `/api/exploration/sessions/${encodeURIComponent(sessionId)}/regression?${q}`);
-  }
-  saveScenarioFile(req: SaveScenarioFile) {
-    return this.json<ScenarioSummary[]>("POST", "/api/scenarios/files", req);
-  }
-  compareCampaigns(id: string, baseline: string) {
-    return this.json<SideBySide>("GET", `/api/campaigns/${encodeURIComponent(id)}/compare?with=${encodeURIComponent(baseline)}`);
-  }
+  /** The export's GET path (its answer is the file's text, not JSON). */
   private exportPath(id: string, format: ExportFormat, lang: Lang): string {
-    return `/api/campaigns/${encodeURIComponent(id)}/export?format=${encodeURIComponent(format)}&lang=${lang}`;
+    return httpTarget("export_campaign", { path: { id }, query: { format, lang } }).path;
   }
   async exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string> {
     return (await this.send("GET", this.exportPath(id, format, lang))).text;
   }
   saveExport(id: string, format: ExportFormat, fileName: string, lang: Lang): Promise<boolean> {
     return this.transport.save(this.exportPath(id, format, lang), format, fileName, () => this.exportCampaign(id, format, lang));
-  }
-  listSessions(campaignId: string) {
-    return this.json<ExplorationSession[]>(
-      "GET",
-      `/api/exploration/campaigns/${encodeURIComponent(campaignId)}/sessions`,
-    );
-  }
-  sessionMessages(sessionId: string) {
-    return this.json<SessionTranscript>(
-      "GET",
-      `/api/exploration/sessions/${encodeURIComponent(sessionId)}/messages`,
-    );
-  }
-  createSession(req: CreateSession) {
-    return this.json<ExplorationSession>("POST", "/api/exploration/sessions", req);
-  }
-  sendMessage(sessionId: string, content: string) {
-    return this.json<MessageReply>(
-      "POST",
-      `/api/exploration/sessions/${encodeURIComponent(sessionId)}/messages`,
-      { content },
-    );
-  }
-  closeSession(sessionId: string, record: CloseSession) {
-    return this.json<ExplorationSession>(
-      "POST",
-      `/api/exploration/sessions/${encodeURIComponent(sessionId)}/close`,
-      record,
-    );
-  }
-  discardSession(sessionId: string) {
-    return this.json<ExplorationSession>("POST", `/api/exploration/sessions/${encodeURIComponent(sessionId)}/discard`);
-  }
-  listRuns(campaignId: string) {
-    return this.json<Run[]>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/runs`);
-  }
-  runTurns(runId: string) {
-    return this.json<RunTurn[]>("GET", `/api/runs/${encodeURIComponent(runId)}/turns`);
-  }
-  addReview(req: CreateReview) {
-    return this.json<HumanReview>("POST", "/api/reviews", req);
-  }
-  blindQueue(campaignId: string, limit?: number) {
-    const q = limit === undefined ? "" : `?limit=${limit}`;
-    return this.json<BlindQueue>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/blind-queue${q}`);
-  }
-  submitLabel(req: SubmitLabel) {
-    return this.json<LabelRevealed>("POST", "/api/judge-labels", req);
-  }
-  blindRunQueue(campaignId: string, limit?: number) {
-    const q = limit === undefined ? "" : `?limit=${limit}`;
-    return this.json<BlindRunQueue>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/blind-run-queue${q}`);
-  }
-  submitRunLabel(req: SubmitRunLabel) {
-    return this.json<RunLabelRevealed>("POST", "/api/judge-run-labels", req);
-  }
-  judgeCalibration(campaignId: string) {
-    return this.json<JudgeCalibration>("GET", `/api/campaigns/${encodeURIComponent(campaignId)}/judge-calibration`);
-  }
-  generateAnalysis(campaignId: string, lang: Lang) {
-    return this.json<Analysis>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/analysis?lang=${lang}`, {});
-  }
-  nextPeriod(campaignId: string, req: NextPeriod, lang: Lang) {
-    return this.json<Campaign>("POST", `/api/campaigns/${encodeURIComponent(campaignId)}/next-period?lang=${lang}`, req);
   }
   async getSettings(): Promise<Settings | null> {
     return null;
@@ -253,15 +104,6 @@ export class HttpBackend implements Backend {
         next_allowed_at: null,
       }),
     );
-  }
-  patrolStatus() {
-    return this.json<PatrolStatus>("GET", "/api/patrol-agent");
-  }
-  pausePatrol() {
-    return this.json<PatrolStatus>("POST", "/api/patrol-agent/pause", {});
-  }
-  resumePatrol() {
-    return this.json<PatrolStatus>("POST", "/api/patrol-agent/resume", {});
   }
   reveal(): Promise<void> {
     return Promise.reject(
@@ -279,16 +121,7 @@ export class HttpBackend implements Backend {
   events(listener: LiveListener): () => void {
     return this.hub.listen(listener);
   }
-  searchRuns(campaignId: string, query: RunQuery): Promise<RunPage> {
-    const id = encodeURIComponent(campaignId);
-    return this.json<RunPage>("GET", `/api/campaigns/${id}/runs/search?${queryString(query)}`);
-  }
-  searchSessions(campaignId: string, query: SessionQuery): Promise<SessionPage> {
-    const id = encodeURIComponent(campaignId);
-    return this.json<SessionPage>("GET", `/api/exploration/campaigns/${id}/sessions/search?${queryString(query)}`);
-  }
-  async latestReview(subjectId: string): Promise<HumanReview | null> {
-    const list = await this.json<HumanReview[]>("GET", `/api/reviews?subject_id=${encodeURIComponent(subjectId)}`);
-    return list[0] ?? null;
+  async latestReview(subjectId: string) {
+    return (await this.listReviews(subjectId))[0] ?? null;
   }
 }
