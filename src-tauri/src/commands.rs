@@ -66,6 +66,13 @@ pub async fn create_target(platform: Shared<'_>, req: TargetSettings) -> Reply<T
     platform.create_target(req).await.map_err(body)
 }
 
+/// One target by its id.
+#[tauri::command]
+#[specta::specta]
+pub async fn get_target(platform: Shared<'_>, id: TargetId) -> Reply<Target> {
+    platform.get_target(id).await.map_err(body)
+}
+
 /// Replaces a target's settings (the API key stays unless a new one is
 /// given).
 #[tauri::command]

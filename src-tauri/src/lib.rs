@@ -3,8 +3,12 @@
 //! scheduler, forwards the platform's events to the webview and exposes the
 //! engine's operations as commands (see [`commands`]).
 
+// The commands: every `#[tauri::command]` of `commands`, found by build.rs
+// (`with_commands!`, `COMMANDS`).
 #[macro_use]
-mod command_names;
+mod command_list {
+    include!(concat!(env!("OUT_DIR"), "/commands.rs"));
+}
 pub mod commands;
 pub mod keychain;
 #[cfg(test)]
@@ -39,8 +43,7 @@ pub struct Startup {
     pub scenario_errors: Vec<String>,
 }
 
-/// Registers the commands of src/command_names.rs, each a function of
-/// [`commands`] of the same name.
+/// Registers the commands build.rs found in [`commands`].
 macro_rules! registered {
     ($($name:ident,)*) => {
         tauri_specta::collect_commands![$(commands::$name),*]
@@ -433,11 +436,11 @@ mod tests {
             .filter_map(|rest| rest.split('"').next())
             .collect();
         invoked.sort_unstable();
-        let mut listed = command_names::COMMANDS.to_vec();
+        let mut listed = command_list::COMMANDS.to_vec();
         listed.sort_unstable();
         assert_eq!(
             invoked, listed,
-            "src/command_names.rs lists every registered command once"
+            "build.rs lists every registered command once"
         );
 
         let capability: serde_json::Value = serde_json::from_str(

@@ -8,6 +8,8 @@ export const commands = {
 	/**  The targets in use; archived ones too with `include_archived`. */
 	listTargets: (includeArchived: boolean | null) => typedError<Target[], ErrorBody>(__TAURI_INVOKE("list_targets", { includeArchived })),
 	createTarget: (req: TargetSettings) => typedError<Target, ErrorBody>(__TAURI_INVOKE("create_target", { req })),
+	/**  One target by its id. */
+	getTarget: (id: TargetId) => typedError<Target, ErrorBody>(__TAURI_INVOKE("get_target", { id })),
 	/**
 	 *  Replaces a target's settings (the API key stays unless a new one is
 	 *  given).
@@ -22,8 +24,6 @@ export const commands = {
 	createCampaign: (req: CreateCampaign) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("create_campaign", { req })),
 	finalizeCampaign: (id: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("finalize_campaign", { id })),
 	campaignReport: (id: CampaignId) => typedError<CampaignReport, ErrorBody>(__TAURI_INVOKE("campaign_report", { id })),
-	/**  Campaign `id` beside `baseline`, another campaign of the same target. */
-	compareCampaigns: (id: CampaignId, baseline: CampaignId) => typedError<SideBySide, ErrorBody>(__TAURI_INVOKE("compare_campaigns", { id, baseline })),
 	/**
 	 *  Drafts a regression scenario from the session's judge finding (at
 	 *  `turn`, else its poorest), titled in `lang`; nothing is written.
@@ -31,13 +31,17 @@ export const commands = {
 	draftRegression: (sessionId: SessionId, turn: number | null, pack: string | null, lang: Lang) => typedError<RegressionDraft, ErrorBody>(__TAURI_INVOKE("draft_regression", { sessionId, turn, pack, lang })),
 	/**  Saves a pack file among the user's packs once it loads, and loads it. */
 	saveScenarioFile: (req: SaveScenarioFile) => typedError<ScenarioSummary[], ErrorBody>(__TAURI_INVOKE("save_scenario_file", { req })),
+	/**  Campaign `id` beside `baseline`, another campaign of the same target. */
+	compareCampaigns: (id: CampaignId, baseline: CampaignId) => typedError<SideBySide, ErrorBody>(__TAURI_INVOKE("compare_campaigns", { id, baseline })),
 	/**  Fixed-scenario runs of a campaign, in plan order. */
 	listRuns: (campaignId: CampaignId) => typedError<Run[], ErrorBody>(__TAURI_INVOKE("list_runs", { campaignId })),
+	/**  A page of a campaign's runs, filtered by verdict, scenario and tag. */
+	searchRuns: (campaignId: CampaignId, query: RunQuery) => typedError<RunPage, ErrorBody>(__TAURI_INVOKE("search_runs", { campaignId, query })),
+	/**  A page of a campaign's sessions, filtered by status, seed or ids. */
+	searchSessions: (campaignId: CampaignId, query: SessionQuery) => typedError<SessionPage, ErrorBody>(__TAURI_INVOKE("search_sessions", { campaignId, query })),
 	runTurns: (runId: RunId) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
 	/**  A reviewer's 1-5 rating of a run or a session. */
 	addReview: (req: CreateReview) => typedError<HumanReview, ErrorBody>(__TAURI_INVOKE("add_review", { req })),
-	/**  The ratings of one run or session, newest first. */
-	listReviews: (subjectId: string) => typedError<HumanReview[], ErrorBody>(__TAURI_INVOKE("list_reviews", { subjectId })),
 	/**  The next judged sessions nobody labelled, without the judge's scores. */
 	blindQueue: (campaignId: CampaignId, limit: number | null) => typedError<BlindQueue, ErrorBody>(__TAURI_INVOKE("blind_queue", { campaignId, limit })),
 	/**  A person's blind label of a judged session; reveals the judge's scores. */
@@ -54,6 +58,8 @@ export const commands = {
 	submitRunLabel: (req: SubmitRunLabel) => typedError<RunLabelRevealed, ErrorBody>(__TAURI_INVOKE("submit_run_label", { req })),
 	/**  Judge-human agreement per criterion of a campaign. */
 	judgeCalibration: (campaignId: CampaignId) => typedError<JudgeCalibration, ErrorBody>(__TAURI_INVOKE("judge_calibration", { campaignId })),
+	/**  The ratings of one run or session, newest first. */
+	listReviews: (subjectId: string) => typedError<HumanReview[], ErrorBody>(__TAURI_INVOKE("list_reviews", { subjectId })),
 	/**
 	 *  (Re)generates the analysis; the template analysis when no analyst model
 	 *  is configured. The analyst model writes in `lang`, the UI's language.
@@ -77,12 +83,6 @@ export const commands = {
 	 *  without a session); the sessions play in the background.
 	 */
 	explore: (req: ExploreRequest) => typedError<ExploreStarted, ErrorBody>(__TAURI_INVOKE("explore", { req })),
-	/**  A page of a campaign's runs, filtered by verdict, scenario and tag. */
-	searchRuns: (campaignId: CampaignId, query: RunQuery) => typedError<RunPage, ErrorBody>(__TAURI_INVOKE("search_runs", { campaignId, query })),
-	/**  A page of a campaign's sessions, filtered by status, seed or ids. */
-	searchSessions: (campaignId: CampaignId, query: SessionQuery) => typedError<SessionPage, ErrorBody>(__TAURI_INVOKE("search_sessions", { campaignId, query })),
-	/**  Which model plays each role now, or the offline fallback; never a key. */
-	roleModelsView: () => typedError<RoleModelsView, ErrorBody>(__TAURI_INVOKE("role_models_view")),
 	sendMessage: (id: SessionId, req: SendMessage) => typedError<MessageReply, ErrorBody>(__TAURI_INVOKE("send_message", { id, req })),
 	closeSession: (id: SessionId, req: CloseSession) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("close_session", { id, req })),
 	discardSession: (id: SessionId) => typedError<ExplorationSession, ErrorBody>(__TAURI_INVOKE("discard_session", { id })),
@@ -95,6 +95,8 @@ export const commands = {
 	 *  patrol cadence, the embedded API).
 	 */
 	updateSettings: (settings: Settings) => typedError<Settings, ErrorBody>(__TAURI_INVOKE("update_settings", { settings })),
+	/**  Which model plays each role now, or the offline fallback; never a key. */
+	roleModelsView: () => typedError<RoleModelsView, ErrorBody>(__TAURI_INVOKE("role_models_view")),
 	/**  The resident patrol agent: paused or not, last and next wake-up. */
 	patrolStatus: () => typedError<PatrolStatus, ErrorBody>(__TAURI_INVOKE("patrol_status")),
 	pausePatrol: () => typedError<PatrolStatus, ErrorBody>(__TAURI_INVOKE("pause_patrol")),

@@ -70,6 +70,7 @@ export const calls = {
   /** Who the user is there and what their role may do. */
   whoami: op("whoami", "whoami", () => ({ http: {}, tauri: [] })),
   listTargets: op("list_targets", "listTargets", () => ({ http: {}, tauri: [false] })),
+  getTarget: op("get_target", "getTarget", (id: string) => ({ http: { path: { id } }, tauri: [id] })),
   createTarget: op("create_target", "createTarget", (req: TargetSettings) => ({ http: { body: req }, tauri: [req] })),
   testTarget: op("test_target", "testTarget", (id: string) => ({ http: { path: { id }, body: {} }, tauri: [id] })),
   /** Targets including archived ones (with `archived_at`). */
