@@ -19,3 +19,6 @@ trace-title = From production: { $first }
 trace-rubric = The reply helps as production's did: "{ $reply }"
 error-trace-no-user-turn = The conversation has no user turn to make a scenario of
 error-trace-no-user-turn-suggestion = Choose a conversation in which a user says something.
+trace-persona-name = Production user { $n }
+trace-persona-description = A user seen in production, who began with "{ $first }"
+error-trace-seeds-suggestion = Choose from 1 to { $max } imported conversations.

@@ -13,3 +13,6 @@ trace-title = 来自生产环境：{ $first }
 trace-rubric = 回复要像生产环境中那样帮到用户：“{ $reply }”
 error-trace-no-user-turn = 这段对话没有用户发言，无法生成场景
 error-trace-no-user-turn-suggestion = 请选择一段有用户发言的对话。
+trace-persona-name = 生产环境用户 { $n }
+trace-persona-description = 生产环境中出现过的用户，开头说的是“{ $first }”
+error-trace-seeds-suggestion = 请选择 1 到 { $max } 段导入的对话。

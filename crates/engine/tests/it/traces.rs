@@ -430,3 +430,57 @@ async fn a_conversation_is_drafted_into_a_scenario_that_loads_and_is_saved() {
             .is_file()
     );
 }
+
+/// Personas and goals proposed from production conversations, by rules:
+/// language and style from the user's words, slots from what the tool
+/// calls used, the traces as lineage.
+#[tokio::test]
+async fn conversations_propose_personas_and_goals_with_their_lineage() {
+    use agenteval_engine::Lang;
+    use agenteval_engine::traces::{ImportRequest, ImportedQuery};
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let request = ImportRequest {
+        source: "t.jsonl".into(),
+        encoding: Encoding::Json,
+        target_id: None,
+        redactor: Redactor::none(),
+    };
+    p.import_traces(input().as_bytes(), request).await.unwrap();
+    let page = p
+        .imported_conversations(ImportedQuery::default())
+        .await
+        .unwrap();
+    let ids: Vec<uuid::Uuid> = page.conversations.iter().map(|c| c.id).collect();
+    let seeds = p.seeds_from_conversations(&ids, Lang::Zh).await.unwrap();
+    assert_eq!((seeds.personas.len(), seeds.goals.len()), (2, 2));
+    let by_key = |key: &str| {
+        let i = page
+            .conversations
+            .iter()
+            .position(|c| c.key == key)
+            .unwrap();
+        (&seeds.personas[i], &seeds.goals[i])
+    };
+    let (en, shop) = by_key("conv-1");
+    assert_eq!(en.language.as_deref(), Some("en"));
+    assert!(
+        en.name.starts_with("生产环境用户"),
+        "named in the reader's language: {}",
+        en.name
+    );
+    assert_eq!(shop.title, "Where is my order? Mail me at ada@example.com");
+    assert!(
+        shop.slots.is_empty(),
+        "A1024 was never said by the user: {:?}",
+        shop.slots
+    );
+    assert_eq!(shop.extra["lineage"]["trace_ids"], json!([T1]));
+    let (zh, refund) = by_key(T2);
+    assert_eq!(zh.language.as_deref(), Some("zh"));
+    assert_eq!(zh.style, Some(json!("terse")));
+    assert_eq!(refund.title, "退款什么时候到账？");
+
+    let none = p.seeds_from_conversations(&[], Lang::En).await.unwrap_err();
+    assert_eq!(none.body.code, agenteval_engine::ErrorCode::InvalidInput);
+}

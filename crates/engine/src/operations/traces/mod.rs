@@ -12,6 +12,7 @@ mod keep;
 pub mod otlp;
 pub mod rebuild;
 pub mod redact;
+pub mod seeds;
 
 pub use crate::domain::traces::{ImportProblem, ImportSummary, TraceConversation};
 pub use draft::TraceDraft;
