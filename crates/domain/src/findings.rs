@@ -159,6 +159,12 @@ pub struct CoverageGrid {
     pub cells: Vec<CoverageCell>,
     /// Sessions without a seed_ref (manual debugging).
     pub unseeded_sessions: u32,
+    /// Production conversations of the campaign's target (imported
+    /// traces) placed on the grid, and those that fit no cell.
+    #[serde(default)]
+    pub production_conversations: u32,
+    #[serde(default)]
+    pub production_unplaced: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -169,6 +175,10 @@ pub struct CoverageCell {
     pub achieved: u32,
     /// Blockers and misled points reported in this cell.
     pub issues: u32,
+    /// Production conversations that fall on this cell: with no session,
+    /// a cell production hits that exploration never tried.
+    #[serde(default)]
+    pub production: u32,
 }
 
 /// What the aggregation needs of one session.

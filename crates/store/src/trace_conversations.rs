@@ -119,6 +119,30 @@ impl Store {
         .with_context(|| format!("store: reading imported conversation {id}"))
     }
 
+    /// The newest `limit` imported conversations of target `target_id`,
+    /// whole.
+    pub async fn target_trace_conversations(
+        &self,
+        target_id: agenteval_domain::ids::TargetId,
+        limit: u32,
+    ) -> Result<Vec<ImportedConversation>> {
+        let (target, limit) = (target_id.to_string(), i64::from(limit));
+        self.read(move |c| {
+            c.rows(
+                concat!(
+                    "SELECT ",
+                    summary!(),
+                    ", updated_at, body FROM trace_conversations
+                     WHERE target_id = ? ORDER BY imported_at DESC, id LIMIT ?"
+                ),
+                args![target, limit],
+                conversation_from_row,
+            )
+        })
+        .await
+        .with_context(|| format!("store: reading the imported conversations of target {target_id}"))
+    }
+
     /// A page of the imported conversations `filter` selects, newest
     /// import first, and how many it selects in all.
     pub async fn trace_conversations(

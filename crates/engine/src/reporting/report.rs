@@ -378,7 +378,7 @@ impl Platform {
         let campaign = self.get_campaign(id).await?;
         // The two large aggregations run on read connections of their own,
         // one per core; the rest is read meanwhile.
-        let (target, fixed, exploration, analysis, comparison, human_review, models) = tokio::try_join!(
+        let (target, fixed, mut exploration, analysis, comparison, human_review, models) = tokio::try_join!(
             self.get_target(campaign.target_id),
             self.fixed_summary(&campaign, None),
             self.exploration_findings(id),
@@ -387,6 +387,9 @@ impl Platform {
             self.review_summary(id),
             self.models_used(id),
         )?;
+        if let Some(e) = exploration.as_mut() {
+            self.place_production(&campaign, &mut e.coverage).await?;
+        }
         let judged_sessions = exploration.as_ref().is_some_and(|e| e.judge.reviewed > 0);
         let judge_calibration = if judged_sessions || self.rubric_run_count(id).await? > 0 {
             Some(self.judge_calibration(id).await?)

@@ -484,3 +484,118 @@ async fn conversations_propose_personas_and_goals_with_their_lineage() {
     let none = p.seeds_from_conversations(&[], Lang::En).await.unwrap_err();
     assert_eq!(none.body.code, agenteval_engine::ErrorCode::InvalidInput);
 }
+
+/// Production on the report's coverage grid: each imported conversation of
+/// the campaign's target on the cell it resembles, a cell production hits
+/// that exploration never tried named in the Markdown export.
+#[tokio::test]
+async fn production_conversations_fall_on_the_coverage_grid() {
+    use agenteval_engine::Lang;
+    use agenteval_engine::campaign::{CreateCampaign, Goal, Persona, SeedSet};
+    use agenteval_engine::exploration::{CreateSession, SeedRef, Trigger};
+    use agenteval_engine::export::ExportFormat;
+    use agenteval_engine::target::CreateTarget;
+    use agenteval_engine::traces::ImportRequest;
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let target = p
+        .create_target(CreateTarget::builtin_demo("shop"))
+        .await
+        .unwrap();
+    let persona = |id: &str, name: &str, language: &str| Persona {
+        id: id.into(),
+        name: name.into(),
+        language: Some(language.into()),
+        ..Default::default()
+    };
+    let goal = |id: &str, title: &str, description: &str| Goal {
+        id: id.into(),
+        title: title.into(),
+        description: description.into(),
+        ..Default::default()
+    };
+    let seeds = SeedSet {
+        personas: vec![
+            persona("p-en", "Shopper", "en"),
+            persona("p-zh", "顾客", "zh"),
+        ],
+        goals: vec![
+            goal("g-order", "Track my order", "Ask where the order is"),
+            goal("g-refund", "退款什么时候到账", "问清退款到账时间"),
+        ],
+    };
+    let campaign = p
+        .create_campaign(CreateCampaign {
+            name: "week".into(),
+            target_id: target.id,
+            duration_hours: Some(24.0),
+            seed_set: Some(seeds),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    p.create_session(CreateSession {
+        campaign_id: campaign.id,
+        persona: json!({"name": "Shopper"}),
+        goal: json!("Track my order"),
+        seed_ref: Some(SeedRef {
+            persona_id: "p-en".into(),
+            goal_id: "g-order".into(),
+            variant: None,
+        }),
+        trigger: Some(Trigger::Manual),
+        played_by: None,
+        user_model: None,
+    })
+    .await
+    .unwrap();
+    let request = ImportRequest {
+        source: "t.jsonl".into(),
+        encoding: Encoding::Json,
+        target_id: Some(target.id),
+        redactor: Redactor::none(),
+    };
+    p.import_traces(input().as_bytes(), request).await.unwrap();
+
+    let report = p.campaign_report(campaign.id).await.unwrap();
+    let grid = &report
+        .exploration
+        .as_ref()
+        .expect("a session makes the block")
+        .coverage;
+    assert_eq!(
+        (grid.production_conversations, grid.production_unplaced),
+        (2, 0)
+    );
+    let cell = |p: &str, g: &str| {
+        grid.cells
+            .iter()
+            .find(|c| c.persona_id == p && c.goal_id == g)
+            .unwrap()
+    };
+    assert_eq!(cell("p-en", "g-order").production, 1, "{grid:?}");
+    assert_eq!(cell("p-en", "g-order").sessions, 1);
+    assert_eq!(cell("p-zh", "g-refund").production, 1, "{grid:?}");
+    assert_eq!(
+        cell("p-zh", "g-refund").sessions,
+        0,
+        "production hits it, exploration never tried it"
+    );
+    assert_eq!(
+        cell("p-en", "g-refund").production + cell("p-zh", "g-order").production,
+        0
+    );
+
+    let md = p
+        .export_campaign(campaign.id, ExportFormat::Md, Lang::Zh)
+        .await
+        .unwrap();
+    assert!(
+        md.contains("该评测对象的 2 段生产环境对话中有 2 段落在这些格子上"),
+        "{md}"
+    );
+    assert!(
+        md.contains("生产环境涉及、探索却从未尝试过的格子：“顾客 × 退款什么时候到账”"),
+        "{md}"
+    );
+}

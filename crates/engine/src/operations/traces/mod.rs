@@ -7,6 +7,7 @@
 //! else is lost. What is rebuilt is kept ([`keep`]), a conversation
 //! extended by later spans of it.
 
+pub mod coverage;
 pub mod draft;
 mod keep;
 pub mod otlp;

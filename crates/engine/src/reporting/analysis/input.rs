@@ -386,6 +386,7 @@ mod tests {
                 sessions: 100,
                 achieved: 0,
                 issues: 3,
+                production: 0,
             })
             .collect();
         let exploration = ExplorationFindings {

@@ -343,7 +343,13 @@ fn coverage_grid(md: &mut String, e: &ExplorationFindings, lang: Lang) {
     let tr = |m: Msg| m.render(lang);
     let grid = &e.coverage;
     if !grid.personas.is_empty() && !grid.goals.is_empty() {
-        let _ = writeln!(md, "{}", tr(msg!("md-coverage-grid")));
+        let production = grid.production_conversations > 0;
+        let title = if production {
+            msg!("md-coverage-grid-production")
+        } else {
+            msg!("md-coverage-grid")
+        };
+        let _ = writeln!(md, "{}", tr(title));
         let _ = writeln!(md);
         let header: Vec<String> = grid
             .goals
@@ -366,12 +372,21 @@ fn coverage_grid(md: &mut String, e: &ExplorationFindings, lang: Lang) {
                         .find(|c| &c.persona_id == p && &c.goal_id == g)
                         .map_or_else(
                             || "—".to_string(),
-                            |c| format!("{} / {} / {}", c.sessions, c.achieved, c.issues),
+                            |c| match production {
+                                true => format!(
+                                    "{} / {} / {} / {}",
+                                    c.sessions, c.achieved, c.issues, c.production
+                                ),
+                                false => format!("{} / {} / {}", c.sessions, c.achieved, c.issues),
+                            },
                         )
                 })
                 .collect();
             let name = grid.persona_names.get(p).unwrap_or(p);
             let _ = writeln!(md, "| {} | {} |", escape_inline(name), cells.join(" | "));
+        }
+        if production {
+            production_line(md, grid, lang);
         }
         if grid.unseeded_sessions > 0 {
             let _ = writeln!(md);
@@ -382,6 +397,38 @@ fn coverage_grid(md: &mut String, e: &ExplorationFindings, lang: Lang) {
             );
         }
         let _ = writeln!(md);
+    }
+}
+
+/// How production fell on the grid, and the cells it hits that
+/// exploration never tried.
+fn production_line(md: &mut String, grid: &crate::domain::findings::CoverageGrid, lang: Lang) {
+    let untried: Vec<String> = grid
+        .cells
+        .iter()
+        .filter(|c| c.production > 0 && c.sessions == 0)
+        .map(|c| {
+            format!(
+                "{} × {}",
+                grid.persona_names
+                    .get(&c.persona_id)
+                    .unwrap_or(&c.persona_id),
+                grid.goal_titles.get(&c.goal_id).unwrap_or(&c.goal_id)
+            )
+        })
+        .collect();
+    let _ = writeln!(md);
+    let line = msg!(
+        "md-production-coverage",
+        placed = grid.production_conversations - grid.production_unplaced,
+        total = grid.production_conversations,
+        unplaced = grid.production_unplaced
+    );
+    let _ = writeln!(md, "{}", line.render(lang));
+    if !untried.is_empty() {
+        let _ = writeln!(md);
+        let cells = msg!("md-production-untried", cells = untried);
+        let _ = writeln!(md, "{}", escape_inline(&cells.render(lang)));
     }
 }
 

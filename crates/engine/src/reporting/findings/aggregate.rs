@@ -90,6 +90,7 @@ impl FindingsAcc {
                         sessions: 0,
                         achieved: 0,
                         issues: 0,
+                        production: 0,
                     });
                 cell.sessions += n;
                 if g.goal_achieved {
@@ -232,6 +233,7 @@ impl FindingsAcc {
                         sessions: 0,
                         achieved: 0,
                         issues: 0,
+                        production: 0,
                     });
                 f.coverage.cells.push(cell);
             }
