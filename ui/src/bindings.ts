@@ -461,6 +461,11 @@ export type CoverageCell = {
 	achieved: number,
 	/**  Blockers and misled points reported in this cell. */
 	issues: number,
+	/**
+	 *  Production conversations that fall on this cell: with no session,
+	 *  a cell production hits that exploration never tried.
+	 */
+	production?: number,
 };
 
 /**  Persona x goal grid, so that gaps in exploration are visible. */
@@ -476,6 +481,12 @@ export type CoverageGrid = {
 	cells: CoverageCell[],
 	/**  Sessions without a seed_ref (manual debugging). */
 	unseeded_sessions: number,
+	/**
+	 *  Production conversations of the campaign's target (imported
+	 *  traces) placed on the grid, and those that fit no cell.
+	 */
+	production_conversations?: number,
+	production_unplaced?: number,
 };
 
 export type CreateCampaign = {

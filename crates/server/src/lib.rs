@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod openapi;
 pub mod routes;
 pub mod session_routes;
+pub mod trace_routes;
 
 use agenteval_engine::keys::Caller;
 pub use agenteval_engine::keys::SERVER_KEY_NAME;
@@ -110,6 +111,7 @@ fn protected_api() -> OpenApiRouter<AppState> {
         .merge(tagged(routes::router(), "routes"))
         .merge(tagged(session_routes::router(), "session_routes"))
         .merge(tagged(judge_routes::router(), "judge_routes"))
+        .merge(tagged(trace_routes::router(), "trace_routes"))
 }
 
 /// The routes that need no key.

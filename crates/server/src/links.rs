@@ -67,6 +67,9 @@ const TARGET_ROUTES: &[(&str, &str)] = &[
 /// The first item's id of a list.
 const FIRST_ID: &str = "$response.body#/0/id";
 
+/// The first imported conversation's id of a page of them.
+const FIRST_CONVERSATION: &str = "$response.body#/conversations/0/id";
+
 fn links() -> Vec<Link> {
     let mut out = Vec::new();
     let by_id = |from, expr, routes: &[(&'static str, &'static str)], out: &mut Vec<Link>| {
@@ -165,6 +168,24 @@ fn links() -> Vec<Link> {
                 ("path.id", ID),
                 ("query.with", "$response.body#/previous_campaign_id"),
             ]),
+        },
+        Link {
+            from: "list_conversations",
+            name: "Conversation",
+            to: "get_conversation",
+            fill: Fill::Path("id", FIRST_CONVERSATION),
+        },
+        Link {
+            from: "list_conversations",
+            name: "Draft",
+            to: "draft_from_conversation",
+            fill: Fill::Path("id", FIRST_CONVERSATION),
+        },
+        Link {
+            from: "list_conversations",
+            name: "Seeds",
+            to: "propose_seeds",
+            fill: Fill::Body(json!({"ids": [FIRST_CONVERSATION]})),
         },
         Link {
             from: "create_key",

@@ -2,7 +2,8 @@
 //! e-mail addresses, phone numbers (international with `+`, Chinese
 //! mobiles, North American), long ids (UUIDs, runs of 9 or more digits,
 //! Chinese identity card numbers), and any pattern the user names. Each
-//! match becomes `[<kind>]`, counted by kind.
+//! match becomes `[<kind>]`, counted by kind. Word boundaries are ASCII
+//! ones, so that a number right after Chinese text is still found.
 
 use super::TraceConversation;
 use regex::Regex;
@@ -15,13 +16,13 @@ const BUILT_IN: &[(&str, &str)] = &[
     ("email", r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}"),
     (
         "id",
-        r"(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b\d{17}[\dXx]\b",
+        r"(?i)(?-u:\b)[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?-u:\b)|(?-u:\b)\d{17}[\dXx](?-u:\b)",
     ),
     (
         "phone",
-        r"\+\d{1,3}[\s\-]?\d[\d\s\-]{6,14}\d|\b1[3-9]\d{9}\b|\(?\b\d{3}\)?[\s.\-]\d{3}[\s.\-]\d{4}\b",
+        r"\+\d{1,3}[\s\-]?\d[\d\s\-]{6,14}\d|(?-u:\b)1[3-9]\d{9}(?-u:\b)|\(?(?-u:\b)\d{3}\)?[\s.\-]\d{3}[\s.\-]\d{4}(?-u:\b)",
     ),
-    ("id", r"\b\d{9,}\b"),
+    ("id", r"(?-u:\b)\d{9,}(?-u:\b)"),
 ];
 
 static BUILT_IN_REGEXES: LazyLock<Vec<(String, Regex)>> = LazyLock::new(|| {
@@ -124,6 +125,13 @@ mod tests {
         assert_eq!(counts["email"], 1);
         assert_eq!(counts["phone"], 3);
         assert_eq!(counts["id"], 1);
+    }
+
+    #[test]
+    fn a_number_right_after_chinese_text_is_found() {
+        let (out, counts) = redact("我的手机是13812345678，身份证110101199003071234");
+        assert_eq!(out, "我的手机是[phone]，身份证[id]");
+        assert_eq!((counts["phone"], counts["id"]), (1, 1));
     }
 
     #[test]
