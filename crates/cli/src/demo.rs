@@ -13,7 +13,7 @@ use agenteval_engine::msg;
 use agenteval_engine::patrol_agent::{ExploreSeed, play_seed, start_seed};
 use agenteval_engine::report::CampaignReport;
 use agenteval_engine::scenario::PackSource;
-use agenteval_engine::target::{ChannelConfig, CreateTarget, Target};
+use agenteval_engine::target::{ChannelConfig, Target, TargetSettings};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -133,7 +133,7 @@ async fn demo_target(platform: &agenteval_engine::Platform) -> anyhow::Result<Ta
         {
             Some(t) => t,
             None => platform
-                .create_target(CreateTarget::builtin_demo("Demo agent"))
+                .create_target(TargetSettings::builtin_demo("Demo agent"))
                 .await
                 .map_err(user_error)?,
         },

@@ -145,10 +145,6 @@ pub struct TargetSettings {
     pub price_out_per_mtok: Option<f64>,
 }
 
-/// The name the command line and the engine's tests build a target's
-/// settings with.
-pub type CreateTarget = TargetSettings;
-
 /// What became of a removed target.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,

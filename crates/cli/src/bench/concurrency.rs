@@ -9,7 +9,7 @@ use agenteval_engine::Platform;
 use agenteval_engine::campaign::Budget;
 use agenteval_engine::exploration::Trigger;
 use agenteval_engine::exploration::session::{CloseSession, CreateSession, SendMessage};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -34,11 +34,11 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let target = DemoTargetProcess::start(o.latency_ms)?;
     let (platform, _tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
     let t = platform
-        .create_target(CreateTarget {
+        .create_target(TargetSettings {
             // The target's own limit must not be what is measured.
             concurrency: Some(o.sessions.clamp(1, 1024)),
             timeout_ms: Some(o.latency_ms * 4 + 10_000),
-            ..CreateTarget::openai(
+            ..TargetSettings::openai(
                 "slow demo target (bench)",
                 &target.base_url(),
                 "agenteval-demo",

@@ -7,7 +7,7 @@ use super::{Figure, ms, percentile, print_figures};
 use crate::user_error;
 use agenteval_engine::CampaignId;
 use agenteval_engine::campaign::Budget;
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -130,7 +130,7 @@ async fn budgeted_campaigns(
     o: &Options,
 ) -> anyhow::Result<Vec<CampaignId>> {
     let target = platform
-        .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
+        .create_target(TargetSettings::builtin_demo("demo agent (bench)"))
         .await
         .map_err(user_error)?;
     let mut campaigns = Vec::new();

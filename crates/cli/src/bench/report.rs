@@ -11,7 +11,7 @@ use agenteval_engine::export::ExportFormat;
 use agenteval_engine::store::fixtures::{
     BENCH_RUN_TURNS as RUN_TURNS, BENCH_SESSION_TURNS as SESSION_TURNS,
 };
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use anyhow::Context;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -48,7 +48,7 @@ async fn prepare(
 )> {
     let (platform, tmp) = super::bench_platform(o.data_dir.as_deref()).await?;
     let target = platform
-        .create_target(CreateTarget::builtin_demo("demo agent (bench)"))
+        .create_target(TargetSettings::builtin_demo("demo agent (bench)"))
         .await
         .map_err(user_error)?;
     let seeds: SeedSet =

@@ -7,7 +7,7 @@ use super::{DemoTargetProcess, Figure, print_figures};
 use crate::{load_scenarios, user_error};
 use agenteval_engine::Platform;
 use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -300,10 +300,10 @@ async fn engine_run(
     let me = std::process::id();
     let platform = &platforms[0];
     let target = platform
-        .create_target(CreateTarget {
+        .create_target(TargetSettings {
             concurrency: Some(concurrency),
             max_retries: Some(0),
-            ..CreateTarget::openai("demo target (bench)", base_url, "agenteval-demo")
+            ..TargetSettings::openai("demo target (bench)", base_url, "agenteval-demo")
         })
         .await
         .map_err(user_error)?;

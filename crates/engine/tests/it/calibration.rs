@@ -525,7 +525,7 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
     use crate::fault_server::{Fault, FaultServer, completion};
     use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
     use agenteval_engine::scenario::{Check, Scenario, ScenarioTurn};
-    use agenteval_engine::target::CreateTarget;
+    use agenteval_engine::target::TargetSettings;
     let p = &tp.platform;
     p.scenarios.insert_all([Scenario {
         id: "greet".into(),
@@ -562,9 +562,9 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
     )
     .await;
     let target = p
-        .create_target(CreateTarget {
+        .create_target(TargetSettings {
             max_retries: Some(0),
-            ..CreateTarget::openai("Scripted", &server.base_url(), "m")
+            ..TargetSettings::openai("Scripted", &server.base_url(), "m")
         })
         .await
         .unwrap()

@@ -9,7 +9,7 @@ use agenteval_engine::channel::{
     Channel, ChannelError, ChannelErrorKind, ChatMessage, ChatReply, ChatRequest, Role, ToolCall,
     ToolSpec, Usage,
 };
-use agenteval_engine::target::{ChannelConfig, CreateTarget, Header};
+use agenteval_engine::target::{ChannelConfig, Header, TargetSettings};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -780,7 +780,7 @@ async fn a_target_built_by_the_platform_uses_its_stored_key_and_policy() {
     .await;
     let target = tp
         .platform
-        .create_target(CreateTarget {
+        .create_target(TargetSettings {
             name: "fault target".into(),
             channel: ChannelConfig::Openai {
                 base_url: server.base_url(),

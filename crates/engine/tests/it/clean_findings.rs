@@ -9,13 +9,13 @@ use agenteval_engine::domain::ids::SessionId;
 use agenteval_engine::exploration::{CloseSession, CreateSession, SeedRef, SendMessage, Trigger};
 use agenteval_engine::findings::{IssueKind, issue_group_key};
 use agenteval_engine::judge::{JudgeSampling, review_pending};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use serde_json::json;
 
 async fn campaign(tp: &TestPlatform) -> Campaign {
     let target = tp
         .platform
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .expect("target");
     let seeds: SeedSet = serde_json::from_value(json!({

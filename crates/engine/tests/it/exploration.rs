@@ -9,7 +9,7 @@ use agenteval_engine::exploration::{
     Trigger, normalize_emotion,
 };
 use agenteval_engine::findings::{ExplorationFindings, SessionFacts, aggregate};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use chrono::Duration;
 use serde_json::json;
 use uuid::Uuid;
@@ -39,7 +39,7 @@ fn seeds() -> SeedSet {
 async fn campaign(tp: &TestPlatform, time_scale: f64, hours: f64, budget: Budget) -> Campaign {
     let target = tp
         .platform
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .expect("target");
     tp.platform
@@ -491,7 +491,7 @@ async fn sessions_created_at_once_with_no_interval_are_all_allowed_and_start_in_
         .await
         .expect("platform");
     let target = p
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .expect("target");
     let c = p

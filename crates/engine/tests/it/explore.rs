@@ -9,7 +9,7 @@ use agenteval_engine::exploration::{
     patrol::SeedCell,
 };
 use agenteval_engine::role_models::{FakeChatClient, RoleClients};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use agenteval_engine::{ErrorCode, Event};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -55,7 +55,7 @@ fn seeds() -> SeedSet {
 async fn campaign(tp: &TestPlatform, time_scale: f64, min_interval_minutes: f64) -> Campaign {
     let target = tp
         .platform
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .expect("target");
     tp.platform

@@ -6,7 +6,7 @@ use agenteval_engine::campaign::{CampaignStatus, CreateCampaign, Plan, PlanEntry
 use agenteval_engine::domain::ids::{CampaignId, RunId, TargetId};
 use agenteval_engine::fixed::Verdict;
 use agenteval_engine::scenario::{Scenario, ScenarioTurn};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use agenteval_engine::{ErrorCode, Platform};
 use chrono::Duration;
 use uuid::Uuid;
@@ -51,7 +51,7 @@ fn planned(target: Uuid, entries: Vec<PlanEntry>, hours: f64) -> CreateCampaign 
 }
 
 async fn demo_target(p: &Platform) -> Uuid {
-    p.create_target(CreateTarget::builtin_demo("Demo"))
+    p.create_target(TargetSettings::builtin_demo("Demo"))
         .await
         .expect("create target")
         .id
@@ -60,10 +60,10 @@ async fn demo_target(p: &Platform) -> Uuid {
 
 /// A target nothing listens on: every request fails to connect.
 async fn dead_target(p: &Platform) -> Uuid {
-    let req = CreateTarget {
+    let req = TargetSettings {
         max_retries: Some(0),
         timeout_ms: Some(500),
-        ..CreateTarget::openai("Dead", "http://127.0.0.1:9/v1", "none")
+        ..TargetSettings::openai("Dead", "http://127.0.0.1:9/v1", "none")
     };
     p.create_target(req).await.expect("create target").id.into()
 }
@@ -221,10 +221,10 @@ async fn runs_are_claimed_ahead_only_in_proportion_to_the_targets_concurrency() 
     // Every request waits until the gate opens: the runs pile up.
     let server =
         FaultServer::start(vec![Fault::Gated(Box::new(Fault::Ok(completion("ok"))))]).await;
-    let req = CreateTarget {
+    let req = TargetSettings {
         concurrency: Some(2),
         max_retries: Some(0),
-        ..CreateTarget::openai("Gated", &server.base_url(), "m")
+        ..TargetSettings::openai("Gated", &server.base_url(), "m")
     };
     let target = p.create_target(req).await.unwrap().id;
     let c = p

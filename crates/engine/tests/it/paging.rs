@@ -11,7 +11,7 @@ use agenteval_engine::exploration::{
 use agenteval_engine::fixed::{Run, Verdict};
 use agenteval_engine::paging::{RunQuery, SessionQuery};
 use agenteval_engine::scenario::{Check, Scenario, ScenarioTurn};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use chrono::Duration;
 use serde_json::json;
 use uuid::Uuid;
@@ -65,7 +65,7 @@ async fn runs_filter_by_verdict_scenario_and_tag_with_totals_and_pages() {
         ),
     ]);
     let target = p
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .unwrap();
     // One week at scale 168: one real hour; half of it elapses.
@@ -226,7 +226,7 @@ async fn sessions_filter_by_status_seed_and_ids_with_totals_and_pages() {
     let tp = platform().await;
     let p = &tp.platform;
     let target = p
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .unwrap();
     let seeds = SeedSet {

@@ -11,7 +11,7 @@ use agenteval_engine::patrol_agent::{PatrolAction, PatrolConfig, choose_cell};
 use agenteval_engine::role_models::{ModelConfig, RoleModels};
 use agenteval_engine::runtime::PatrolAgent;
 use agenteval_engine::structured::OutputMode;
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use chrono::Duration;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -53,7 +53,7 @@ pub fn seeds() -> SeedSet {
 pub async fn campaign(tp: &TestPlatform, time_scale: f64, budget: Budget) -> Campaign {
     let target = tp
         .platform
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .expect("target");
     tp.platform

@@ -11,7 +11,7 @@ use agenteval_engine::clock::ManualClock;
 use agenteval_engine::exploration::{CloseSession, CreateSession, SendMessage, Trigger};
 use agenteval_engine::provenance::HostRole;
 use agenteval_engine::role_models::{ModelConfig, RoleModels};
-use agenteval_engine::target::{ChannelConfig, CreateTarget};
+use agenteval_engine::target::{ChannelConfig, TargetSettings};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -63,7 +63,7 @@ async fn a_campaign_against_the_demo_target_sends_nothing_off_this_machine() {
     let tp = platform().await;
     let p = &tp.platform;
     let target = p
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .unwrap();
     let c = p
@@ -99,7 +99,7 @@ async fn a_local_http_target_is_recorded_with_its_request_count() {
     let tp = platform().await;
     let p = &tp.platform;
     let target = p
-        .create_target(CreateTarget {
+        .create_target(TargetSettings {
             channel: ChannelConfig::Http {
                 url: server.url("/chat"),
                 request_template: None,
@@ -107,7 +107,7 @@ async fn a_local_http_target_is_recorded_with_its_request_count() {
                 headers: Vec::new(),
             },
             max_retries: Some(0),
-            ..CreateTarget::builtin_demo("local")
+            ..TargetSettings::builtin_demo("local")
         })
         .await
         .unwrap();
@@ -194,14 +194,14 @@ async fn offline_mode_refuses_a_judge_that_is_not_on_this_machine() {
         "a refused setting changes nothing"
     );
     let e = offline
-        .create_target(CreateTarget {
+        .create_target(TargetSettings {
             channel: ChannelConfig::Http {
                 url: "http://10.1.2.3:8080/chat".into(),
                 request_template: None,
                 response_path: None,
                 headers: Vec::new(),
             },
-            ..CreateTarget::builtin_demo("far")
+            ..TargetSettings::builtin_demo("far")
         })
         .await
         .unwrap_err();

@@ -16,7 +16,7 @@ use agenteval_engine::report::{
 };
 use agenteval_engine::review::{CreateReview, SubjectKind};
 use agenteval_engine::scenario::{Scenario, ScenarioTurn};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use chrono::Duration;
 use std::sync::Arc;
 use uuid::Uuid;
@@ -380,7 +380,7 @@ async fn comparison_next_period_analysis_and_reviews_on_real_data() {
     let p = &tp.platform;
     p.scenarios.insert_all([scenario("s")]);
     let target = p
-        .create_target(CreateTarget::builtin_demo("Demo"))
+        .create_target(TargetSettings::builtin_demo("Demo"))
         .await
         .unwrap()
         .id;
@@ -498,7 +498,7 @@ async fn seq_ids_make_reports_reproducible() {
         .await
         .unwrap();
     let t = p
-        .create_target(CreateTarget::builtin_demo("Demo"))
+        .create_target(TargetSettings::builtin_demo("Demo"))
         .await
         .unwrap();
     assert_eq!(
@@ -517,7 +517,7 @@ async fn the_analyst_model_gets_figures_never_conversations_and_must_answer_usab
     let p = &tp.platform;
     p.scenarios.insert_all([scenario("s")]);
     let target = p
-        .create_target(CreateTarget::builtin_demo("Demo"))
+        .create_target(TargetSettings::builtin_demo("Demo"))
         .await
         .unwrap()
         .id;

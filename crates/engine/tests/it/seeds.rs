@@ -7,7 +7,7 @@ use agenteval_engine::campaign::{
     Budget, CreateCampaign, Goal, Persona, Plan, PlanEntry, SeedSet, Traits,
 };
 use agenteval_engine::exploration::{CreateSession, SeedRef, Trigger};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use agenteval_engine::virtual_user::{
     FollowUpStrategy, PersonaProfile, Verbosity, parse_goal, parse_persona,
 };
@@ -30,7 +30,7 @@ fn free_seed_set() -> SeedSet {
 
 async fn target(tp: &TestPlatform) -> uuid::Uuid {
     tp.platform
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .expect("target")
         .id

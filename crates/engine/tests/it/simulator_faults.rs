@@ -10,7 +10,7 @@ use agenteval_engine::exploration::{
     CloseSession, CreateSession, PlayedBy, SeedRef, SendMessage, SimulatorFaultKind, Trigger,
 };
 use agenteval_engine::judge::{SessionForReview, SessionMessage, heuristic_review};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use serde_json::{Value, json};
 
 fn transcript(
@@ -343,7 +343,7 @@ async fn a_faulty_session_counts_under_its_fault_and_not_against_the_target() {
     let tp = platform().await;
     let p = &tp.platform;
     let target = p
-        .create_target(CreateTarget::builtin_demo("demo"))
+        .create_target(TargetSettings::builtin_demo("demo"))
         .await
         .unwrap();
     let seeds = SeedSet {

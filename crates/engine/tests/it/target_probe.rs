@@ -1,14 +1,14 @@
 //! Connection test of targets.
 
 use crate::support;
-use agenteval_engine::target::{ChannelConfig, CreateTarget};
+use agenteval_engine::target::{ChannelConfig, TargetSettings};
 
 #[tokio::test]
 async fn builtin_demo_target_answers_the_connection_test() {
     let t = support::platform().await;
     let target = t
         .platform
-        .create_target(CreateTarget::builtin_demo("Demo"))
+        .create_target(TargetSettings::builtin_demo("Demo"))
         .await
         .expect("create demo target");
     let probe = t.platform.test_target(target.id).await.expect("probe runs");
@@ -28,7 +28,7 @@ async fn unreachable_target_is_reported_not_raised() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         l.local_addr().expect("addr").port()
     };
-    let mut req = CreateTarget::builtin_demo("Nowhere");
+    let mut req = TargetSettings::builtin_demo("Nowhere");
     req.channel = ChannelConfig::Http {
         url: format!("http://127.0.0.1:{port}/chat"),
         request_template: None,
@@ -67,10 +67,10 @@ async fn the_connection_test_is_not_paced_by_the_targets_rate_limit() {
     let t = support::platform().await;
     let target = t
         .platform
-        .create_target(CreateTarget {
+        .create_target(TargetSettings {
             // One request per 1,000 s: the second test would wait that long.
             rate_per_second: Some(0.001),
-            ..CreateTarget::builtin_demo("Slow to allow")
+            ..TargetSettings::builtin_demo("Slow to allow")
         })
         .await
         .expect("create target");
@@ -92,9 +92,9 @@ async fn a_rate_limit_out_of_range_is_refused_with_its_bounds() {
     for rate in [0.0, 1e-9, 1e9, f64::NAN] {
         let e = t
             .platform
-            .create_target(CreateTarget {
+            .create_target(TargetSettings {
                 rate_per_second: Some(rate),
-                ..CreateTarget::builtin_demo("Rated")
+                ..TargetSettings::builtin_demo("Rated")
             })
             .await
             .expect_err("out of range");

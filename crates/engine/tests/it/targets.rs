@@ -4,7 +4,7 @@
 use crate::support::{TestPlatform, platform};
 use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{CreateCampaign, SeedSet};
-use agenteval_engine::target::{ChannelConfig, CreateTarget, RemovalOutcome, TargetSettings};
+use agenteval_engine::target::{ChannelConfig, RemovalOutcome, TargetSettings};
 use serde_json::json;
 
 /// A port with nothing listening on it.
@@ -13,8 +13,8 @@ fn closed_port() -> u16 {
     l.local_addr().expect("addr").port()
 }
 
-fn http_target(name: &str, port: u16) -> CreateTarget {
-    CreateTarget {
+fn http_target(name: &str, port: u16) -> TargetSettings {
+    TargetSettings {
         channel: ChannelConfig::Http {
             url: format!("http://127.0.0.1:{port}/chat"),
             request_template: None,
@@ -23,7 +23,7 @@ fn http_target(name: &str, port: u16) -> CreateTarget {
         },
         max_retries: Some(0),
         timeout_ms: Some(2_000),
-        ..CreateTarget::builtin_demo(name)
+        ..TargetSettings::builtin_demo(name)
     }
 }
 
@@ -88,7 +88,7 @@ async fn a_target_is_edited_and_the_next_request_uses_the_new_settings() {
         .expect("target");
     assert!(!tp.platform.test_target(target.id).await.expect("probe").ok);
 
-    let mut edit = CreateTarget::builtin_demo("  Demo after all ");
+    let mut edit = TargetSettings::builtin_demo("  Demo after all ");
     edit.concurrency = Some(2);
     edit.timeout_ms = Some(5_000);
     let updated = tp
@@ -158,7 +158,7 @@ async fn a_target_is_edited_and_the_next_request_uses_the_new_settings() {
 #[tokio::test]
 async fn an_api_key_stays_on_edit_and_cannot_point_at_another_targets_key() {
     let tp = platform().await;
-    let with_key = |name: &str, key: Option<&str>| CreateTarget {
+    let with_key = |name: &str, key: Option<&str>| TargetSettings {
         channel: ChannelConfig::Openai {
             base_url: "http://127.0.0.1:9/v1".into(),
             model: "m".into(),
@@ -167,7 +167,7 @@ async fn an_api_key_stays_on_edit_and_cannot_point_at_another_targets_key() {
             api_key_ref: None,
             headers: Vec::new(),
         },
-        ..CreateTarget::builtin_demo(name)
+        ..TargetSettings::builtin_demo(name)
     };
     let a = tp
         .platform
@@ -231,12 +231,12 @@ async fn a_target_in_use_is_archived_and_an_unused_one_deleted() {
     let tp = platform().await;
     let unused = tp
         .platform
-        .create_target(CreateTarget::builtin_demo("unused"))
+        .create_target(TargetSettings::builtin_demo("unused"))
         .await
         .expect("target");
     let used = tp
         .platform
-        .create_target(CreateTarget::builtin_demo("used"))
+        .create_target(TargetSettings::builtin_demo("used"))
         .await
         .expect("target");
     use_in_campaign(&tp, used.id.into()).await;

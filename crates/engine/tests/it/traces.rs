@@ -494,12 +494,12 @@ async fn production_conversations_fall_on_the_coverage_grid() {
     use agenteval_engine::campaign::{CreateCampaign, Goal, Persona, SeedSet};
     use agenteval_engine::exploration::{CreateSession, SeedRef, Trigger};
     use agenteval_engine::export::ExportFormat;
-    use agenteval_engine::target::CreateTarget;
+    use agenteval_engine::target::TargetSettings;
     use agenteval_engine::traces::ImportRequest;
     let tp = crate::support::platform().await;
     let p = &tp.platform;
     let target = p
-        .create_target(CreateTarget::builtin_demo("shop"))
+        .create_target(TargetSettings::builtin_demo("shop"))
         .await
         .unwrap();
     let persona = |id: &str, name: &str, language: &str| Persona {

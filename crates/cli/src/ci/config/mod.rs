@@ -4,7 +4,7 @@
 //! of the environment variables that hold them.
 
 use agenteval_engine::campaign::{Goal, MAX_ROUNDS, MAX_SESSIONS, MAX_TURNS, Persona, SeedSet};
-use agenteval_engine::target::CreateTarget;
+use agenteval_engine::target::TargetSettings;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ pub struct Config {
     pub file: String,
     pub text: String,
     pub name: Option<String>,
-    pub target: CreateTarget,
+    pub target: TargetSettings,
     pub scenario_paths: Vec<PathBuf>,
     pub scenario_ids: Vec<String>,
     pub scenario_tags: Vec<String>,

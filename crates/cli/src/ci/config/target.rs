@@ -3,7 +3,7 @@
 
 use super::lines::nth_line;
 use super::{Checker, line_of};
-use agenteval_engine::target::{BuiltinAgent, ChannelConfig, CreateTarget, Header};
+use agenteval_engine::target::{BuiltinAgent, ChannelConfig, Header, TargetSettings};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -74,7 +74,7 @@ fn kind_name(k: TargetKind) -> &'static str {
 impl Checker<'_> {
     /// The target to create, as the config describes it; a config's
     /// `name` names it unless it has its own.
-    pub(super) fn target(&mut self, t: &TargetDef, config_name: Option<&String>) -> CreateTarget {
+    pub(super) fn target(&mut self, t: &TargetDef, config_name: Option<&String>) -> TargetSettings {
         if t.api_key.is_some() {
             self.error(
                 line_of(self.text, &["target", "api_key"]),
@@ -85,7 +85,7 @@ impl Checker<'_> {
         let channel = self.channel(t, headers);
         self.fields_of_other_kinds(t);
         self.limits(t);
-        CreateTarget {
+        TargetSettings {
             name: t
                 .name
                 .clone()
