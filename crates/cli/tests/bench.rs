@@ -113,3 +113,12 @@ fn concurrency_completes_every_session() {
     assert_eq!(r["concurrency_turns"], 40.0, "{r:?}");
     assert!(r["concurrency_peak_rss_mb"] > 0.0);
 }
+
+#[test]
+fn run_times_agenteval_run_over_every_case() {
+    let r = bench(&["run", "--cases", "20"]);
+    assert_eq!(r["run_cases"], 20.0, "{r:?}");
+    assert_eq!(r["run_runs_done"], 20.0, "every case ran once: {r:?}");
+    assert!(r["run_wall_s"] > 0.0 && r["run_ms_per_case"] > 0.0, "{r:?}");
+    assert!(r["run_peak_rss_mb"] > 0.0, "{r:?}");
+}

@@ -8,6 +8,7 @@
 mod concurrency;
 mod ledger;
 mod report;
+mod run;
 mod throughput;
 
 use anyhow::Context;
@@ -28,6 +29,9 @@ pub enum Suite {
     /// Report aggregation and Markdown export over a campaign of 1M turns,
     /// against a bare scan of the turns.
     Report(report::Options),
+    /// `agenteval run` as a process of its own over N single-turn cases
+    /// against the demo target: wall time and peak RSS.
+    Run(run::Options),
 }
 
 pub fn run(suite: Suite) -> anyhow::Result<()> {
@@ -37,6 +41,7 @@ pub fn run(suite: Suite) -> anyhow::Result<()> {
         Suite::Concurrency(o) => runtime.block_on(concurrency::run(o)),
         Suite::Ledger(o) => runtime.block_on(ledger::run(o)),
         Suite::Report(o) => runtime.block_on(report::run(o)),
+        Suite::Run(o) => runtime.block_on(run::run(o)),
     }
 }
 

@@ -2,7 +2,6 @@
 //! checking the role models, running, exploring, writing the exports.
 
 use super::*;
-use agenteval_engine::domain::ids::RunId;
 
 /// The scenarios the config selects: loaded from its folders (any invalid
 /// file stops the run), narrowed by ids and tags.
@@ -74,22 +73,21 @@ pub(super) async fn select_scenarios(
             );
         }
     }
+    let total = loaded.scenarios.len();
     let selected: Vec<Scenario> = loaded
         .scenarios
-        .iter()
+        .into_iter()
         .filter(|s| cfg.scenario_ids.is_empty() || cfg.scenario_ids.contains(&s.id))
         .filter(|s| {
             cfg.scenario_tags.is_empty() || s.tags.iter().any(|t| cfg.scenario_tags.contains(t))
         })
-        .cloned()
         .collect();
     if errors.is_empty() && selected.is_empty() {
         errors.push(
             cfg.error_at(
                 &["scenarios"],
                 format!(
-                    "no scenario selected: {} loaded, none matches the ids and tags given",
-                    loaded.scenarios.len()
+                    "no scenario selected: {total} loaded, none matches the ids and tags given"
                 ),
             )
             .to_string(),
@@ -252,27 +250,14 @@ pub(super) async fn execute_runs(
     progress: &Progress,
 ) {
     let limit = (concurrency.max(1) as usize * 4).min(256);
-    let mut pending = ids.into_iter();
-    let mut in_flight = tokio::task::JoinSet::new();
-    loop {
-        while in_flight.len() < limit {
-            let Some(id) = pending.next() else { break };
-            let p = platform.clone();
-            in_flight.spawn(async move { p.execute_run(id).await });
-        }
-        match in_flight.join_next().await {
-            None => break,
-            Some(Ok(Ok(_))) => progress.run_done(),
-            Some(Ok(Err(e))) => {
-                progress.run_done();
+    platform
+        .execute_runs(ids, limit, |result| {
+            progress.run_done();
+            if let Err(e) = result {
                 tracing::error!(error = ?e, "run failed to execute");
             }
-            Some(Err(e)) => {
-                progress.run_done();
-                tracing::error!(error = ?e, "run task failed");
-            }
-        }
-    }
+        })
+        .await;
 }
 
 /// Starts `sessions` sessions over the seed cells (persona × goal, in
@@ -345,24 +330,60 @@ pub(super) async fn futures_join_all<F: std::future::Future<Output = ()>>(
     .await;
 }
 
-pub(super) fn write_exports(
-    out_dir: &Path,
-    md: &str,
-    json: &str,
-    junit: &str,
+/// The exports, written whatever the verdict: the Markdown report, the
+/// report as JSON (the report in hand, written as it is serialized) and
+/// JUnit XML.
+pub(super) async fn write_exports(
+    s: &Setup,
+    campaign_id: CampaignId,
+    done: &Concluded,
 ) -> Result<Vec<PathBuf>, Stop> {
+    let lang = crate::lang();
+    let markdown = s
+        .platform
+        .export_campaign(campaign_id, ExportFormat::Md, lang)
+        .await
+        .map_err(internal)?;
+    let f = &done.report.fixed;
+    let gate_word = if f.passed + f.failed == 0 {
+        "no verdict"
+    } else if done.verdict.passed() {
+        "passed"
+    } else {
+        "failed"
+    };
+    let runs = s.platform.list_runs(campaign_id).await.map_err(internal)?;
+    let junit = ci::junit::render(
+        &ci::junit::Suite {
+            name: &done.report.campaign.name,
+            timestamp: done.report.campaign.window_start.to_rfc3339(),
+            pass_rate: f.pass_rate,
+            gate: gate_word,
+        },
+        &done.results,
+        &runs,
+    );
+    drop(runs);
+    let out_dir = &s.out_dir;
     std::fs::create_dir_all(out_dir).map_err(|e| {
         Stop::usage(format!(
             "error: cannot create the output folder {}: {e}",
             out_dir.display()
         ))
     })?;
-    let mut written = Vec::new();
-    for (name, text) in [(REPORT_MD, md), (REPORT_JSON, json), (JUNIT_XML, junit)] {
-        let path = out_dir.join(name);
-        std::fs::write(&path, text)
-            .map_err(|e| Stop::usage(format!("error: cannot write {}: {e}", path.display())))?;
-        written.push(path);
-    }
-    Ok(written)
+    let cannot = |path: &Path, e: &dyn std::fmt::Display| {
+        Stop::usage(format!("error: cannot write {}: {e}", path.display()))
+    };
+    let md_path = out_dir.join(REPORT_MD);
+    std::fs::write(&md_path, markdown).map_err(|e| cannot(&md_path, &e))?;
+    // What `export --format json` writes, without holding it as a string.
+    let json_path = out_dir.join(REPORT_JSON);
+    let file = std::fs::File::create(&json_path).map_err(|e| cannot(&json_path, &e))?;
+    let mut w = std::io::BufWriter::new(file);
+    agenteval_engine::i18n::sync_scope(lang, || serde_json::to_writer_pretty(&mut w, &done.report))
+        .map_err(|e| cannot(&json_path, &e))?;
+    std::io::Write::flush(&mut w).map_err(|e| cannot(&json_path, &e))?;
+    let junit_path = out_dir.join(JUNIT_XML);
+    std::fs::write(&junit_path, junit).map_err(|e| cannot(&junit_path, &e))?;
+    Ok(vec![md_path, json_path, junit_path])
 }

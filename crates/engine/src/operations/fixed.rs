@@ -194,6 +194,52 @@ impl Platform {
         self.execute_claimed(run, &context).await.map(Some)
     }
 
+    /// Executes these runs now, each if still pending (see
+    /// [`Platform::execute_run`]), at most `limit` at once, calling `done`
+    /// as each ends. Each campaign's target and channel are looked up once,
+    /// as in [`Platform::tick`]: a campaign holds its whole plan, and
+    /// reading it again for every run made N runs cost N plans.
+    pub async fn execute_runs(
+        self: &Arc<Self>,
+        ids: Vec<RunId>,
+        limit: usize,
+        mut done: impl FnMut(Result<Option<Verdict>>),
+    ) {
+        type Contexts = tokio::sync::Mutex<HashMap<CampaignId, Arc<RunContext>>>;
+        let contexts: Arc<Contexts> = Arc::default();
+        let mut pending = ids.into_iter();
+        let mut in_flight = tokio::task::JoinSet::new();
+        loop {
+            while in_flight.len() < limit.max(1) {
+                let Some(id) = pending.next() else { break };
+                let (platform, contexts) = (self.clone(), contexts.clone());
+                in_flight.spawn(async move {
+                    let Some(run) = platform.store.claim_run(id, platform.clock.now()).await?
+                    else {
+                        return Ok(None);
+                    };
+                    let context = {
+                        let mut known = contexts.lock().await;
+                        match known.get(&run.campaign_id) {
+                            Some(c) => c.clone(),
+                            None => {
+                                let c = Arc::new(platform.run_context(run.campaign_id).await);
+                                known.insert(run.campaign_id, c.clone());
+                                c
+                            }
+                        }
+                    };
+                    platform.execute_claimed(run, &context).await.map(Some)
+                });
+            }
+            match in_flight.join_next().await {
+                None => break,
+                Some(Ok(result)) => done(result),
+                Some(Err(e)) => done(Err(Error::internal(e))),
+            }
+        }
+    }
+
     /// Plays a claimed run and commits its verdict.
     async fn execute_claimed(&self, run: ClaimedRow, context: &RunContext) -> Result<Verdict> {
         if run.attempt > 1 {
