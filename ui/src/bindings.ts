@@ -758,7 +758,9 @@ export type ExplorationSession = {
 	id: SessionId,
 	campaign_id: CampaignId,
 	target_id: TargetId,
+	/**  A JSON object, or a description in words. */
 	persona: Value,
+	/**  A JSON object, or what the user wants in words. */
 	goal: Value,
 	seed_ref: SeedRef | null,
 	status: SessionStatus,

@@ -309,9 +309,11 @@ pub struct ExplorationSession {
     pub id: SessionId,
     pub campaign_id: CampaignId,
     pub target_id: TargetId,
-    #[schema(value_type = Object)]
+    /// A JSON object, or a description in words.
+    #[schema(schema_with = object_or_any_text)]
     pub persona: serde_json::Value,
-    #[schema(value_type = Object)]
+    /// A JSON object, or what the user wants in words.
+    #[schema(schema_with = object_or_any_text)]
     pub goal: serde_json::Value,
     pub seed_ref: Option<SeedRef>,
     pub status: SessionStatus,
@@ -340,11 +342,26 @@ pub struct ExplorationSession {
 
 /// A JSON object with at least one property, as the OpenAPI document
 /// declares a persona or a goal (a plain sentence is accepted too).
-fn non_empty_object() -> utoipa::openapi::Object {
-    utoipa::openapi::ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::Type::Object)
-        .min_properties(Some(1))
-        .build()
+/// A persona or a goal as a session takes it: a JSON object with a field
+/// at least, or a description in words (not only spaces).
+fn object_or_text(non_empty: bool) -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::Type;
+    use utoipa::openapi::{ObjectBuilder, OneOfBuilder};
+    let object = ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .min_properties(non_empty.then_some(1));
+    let text = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(non_empty.then(|| r"\S".to_string()));
+    utoipa::openapi::schema::Schema::OneOf(OneOfBuilder::new().item(object).item(text).build())
+}
+
+fn non_empty_object_or_text() -> utoipa::openapi::schema::Schema {
+    object_or_text(true)
+}
+
+fn object_or_any_text() -> utoipa::openapi::schema::Schema {
+    object_or_text(false)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -352,11 +369,11 @@ pub struct CreateSession {
     pub campaign_id: CampaignId,
     /// A JSON object describing the virtual user (or a plain description),
     /// not empty, at most 16 KiB.
-    #[schema(schema_with = non_empty_object)]
+    #[schema(schema_with = non_empty_object_or_text)]
     pub persona: serde_json::Value,
     /// What the user wants: a string or a JSON object, not empty, at most
     /// 16 KiB.
-    #[schema(schema_with = non_empty_object)]
+    #[schema(schema_with = non_empty_object_or_text)]
     pub goal: serde_json::Value,
     #[serde(default)]
     pub seed_ref: Option<SeedRef>,

@@ -53,6 +53,17 @@ pub struct ImportParams {
     pub source: Option<String>,
 }
 
+/// An empty body is no import: 400, said in words.
+fn not_empty(body: &[u8]) -> Result<(), Error> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(Error::invalid_msg(
+            msg!("error-import-empty"),
+            msg!("error-otlp-body-suggestion"),
+        ));
+    }
+    Ok(())
+}
+
 fn request(p: ImportParams, default_source: &str, encoding: Encoding) -> ImportRequest {
     ImportRequest {
         source: p
@@ -104,6 +115,7 @@ pub async fn receive_traces(
     body: Bytes,
 ) -> ApiResult<Response> {
     let params = crate::error::query(query, msg!("error-query-import-suggestion"))?;
+    not_empty(&body)?;
     let protobuf = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -147,12 +159,19 @@ pub async fn receive_traces(
     Ok(Json(OtlpResponse { partial_success }).into_response())
 }
 
+/// OTLP/JSON text, as a collector's file exporter writes it: something
+/// besides spaces.
+#[derive(utoipa::ToSchema)]
+#[schema(pattern = r"\S")]
+pub struct OtlpText(#[allow(dead_code)] String);
+
 /// Imports OTLP/JSON text (a collector's file exporter output: one export
 /// a line, or one document), as the app's import does: the summary says
 /// what was kept, redacted and skipped, each skipped line by its number.
 #[utoipa::path(post, path = "/api/traces/import", params(ImportParams),
-    request_body(content = String, content_type = "text/plain", description = "OTLP/JSON text"),
+    request_body(content = OtlpText, content_type = "text/plain", description = "OTLP/JSON text"),
     responses((status = 200, body = ImportSummary),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: an empty body"),
         (status = 404, body = ErrorResponse, description = "NOT_FOUND: target_id names no target")))]
 pub async fn import_traces(
     State(st): State<AppState>,
@@ -160,6 +179,7 @@ pub async fn import_traces(
     body: Bytes,
 ) -> ApiResult<Json<ImportSummary>> {
     let params = crate::error::query(query, msg!("error-query-import-suggestion"))?;
+    not_empty(&body)?;
     Ok(Json(
         st.platform
             .import_traces(&body, request(params, "upload", Encoding::Json))
@@ -177,6 +197,7 @@ pub struct ConversationListQuery {
     #[param(maximum = 4294967295_u64)]
     pub offset: Option<u32>,
     /// Rows per page: 1 to 500 (default 100).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 

@@ -24,3 +24,4 @@ trace-persona-description = A user seen in production, who began with "{ $first 
 error-trace-seeds-suggestion = Choose from 1 to { $max } imported conversations.
 error-otlp-body-suggestion = Send an ExportTraceServiceRequest: protobuf with Content-Type application/x-protobuf, or OTLP/JSON with application/json.
 error-query-import-suggestion = Use target_id (a target's id), redact (true or false), source (a name), text, offset and limit.
+error-import-empty = The body is empty: there are no traces to import

@@ -18,3 +18,4 @@ trace-persona-description = 生产环境中出现过的用户，开头说的是�
 error-trace-seeds-suggestion = 请选择 1 到 { $max } 段导入的对话。
 error-otlp-body-suggestion = 请发送 `ExportTraceServiceRequest`：`protobuf` 格式配 `Content-Type: application/x-protobuf`，或 `OTLP/JSON` 格式配 `application/json`。
 error-query-import-suggestion = 可用的参数：`target_id`（评测对象的 id）、`redact`（`true` 或 `false`）、`source`（名称）、`text`、`offset` 和 `limit`。
+error-import-empty = 请求体为空：没有可导入的追踪数据
