@@ -7,21 +7,11 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 mod support;
 
-use support::bin;
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::{bin, ok};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -213,7 +203,6 @@ fn a_file_with_nothing_readable_fails_and_says_why() {
 /// is refused, and a body that is no export is a 400 that says why.
 #[tokio::test]
 async fn the_sdks_otlp_http_exporter_feeds_the_receiver() {
-    use std::process::Stdio;
     const KEY: &str = "receiver-test-key";
     let dir = tempfile::tempdir().expect("tmp");
     let data = dir.path().join("data");
@@ -221,16 +210,7 @@ async fn the_sdks_otlp_http_exporter_feeds_the_receiver() {
     let log = std::fs::File::create(&log_path).expect("log");
     let port = support::free_port();
     let base = format!("http://127.0.0.1:{port}");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_agenteval"))
-        .args(["serve", "--no-patrol", "--api-key", KEY, "--bind"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--data-dir")
-        .arg(&data)
-        .arg("--ui-dir")
-        .arg(data.join("no-ui"))
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::from(log.try_clone().expect("log")))
-        .stderr(Stdio::from(log))
+    let mut server = support::serve(&data, KEY, port, log)
         .spawn()
         .expect("agenteval serve");
     let http = reqwest::Client::new();

@@ -7,21 +7,10 @@
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
 
 mod support;
 
-use support::{DemoTarget, bin};
-
-fn ok(out: Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what}: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::{DemoTarget, bin, ok};
 
 /// The demo's campaign id, from its summary.
 fn demo(data: &Path) -> String {

@@ -23,7 +23,7 @@ use agenteval_engine::store::Store;
 use agenteval_server::demo_target::{DemoTargetOptions, router};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -72,20 +72,11 @@ impl Drop for Worker {
 fn start_worker(database_url: &str, data: &Path, log: &Path) -> Worker {
     let port = free_port();
     let log = std::fs::File::create(log).expect("log file");
-    let child = Command::new(env!("CARGO_BIN_EXE_agenteval"))
-        .args(["serve", "--no-patrol", "--api-key", KEY, "--bind"])
-        .arg(format!("127.0.0.1:{port}"))
-        .arg("--data-dir")
-        .arg(data)
+    let child = support::serve(data, KEY, port, log)
         .arg("--scenarios")
         .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"))
-        .arg("--ui-dir")
-        .arg(data.join("no-ui"))
         .env("AGENTEVAL_DATABASE_URL", database_url)
         .env("AGENTEVAL_SECRET_KEY", "one passphrase for every worker")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::from(log.try_clone().expect("log")))
-        .stderr(Stdio::from(log))
         .spawn()
         .expect("start agenteval serve");
     Worker {

@@ -8,6 +8,35 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The command's stdout, after checking it succeeded (else both outputs
+/// are shown).
+pub fn ok(out: std::process::Output, what: &str) -> String {
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `agenteval serve` on `data` at 127.0.0.1:`port` with the admin key
+/// `key`, without the patrol agent or a UI, its output into `log`: add
+/// what a test needs, then spawn it.
+pub fn serve(data: &Path, key: &str, port: u16, log: std::fs::File) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agenteval"));
+    c.args(["serve", "--no-patrol", "--api-key", key, "--bind"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--data-dir")
+        .arg(data)
+        .arg("--ui-dir")
+        .arg(data.join("no-ui"))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::from(log.try_clone().expect("log")))
+        .stderr(Stdio::from(log));
+    c
+}
+
 /// A port nothing listens on now.
 pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");

@@ -96,6 +96,18 @@ fn input() -> String {
     .join("\n")
 }
 
+/// An import of OTLP/JSON without redaction, for target `target`.
+fn plain_import(
+    target: Option<agenteval_engine::TargetId>,
+) -> agenteval_engine::traces::ImportRequest {
+    agenteval_engine::traces::ImportRequest {
+        source: "t.jsonl".into(),
+        encoding: Encoding::Json,
+        target_id: target,
+        redactor: Redactor::none(),
+    }
+}
+
 #[test]
 fn conversations_are_rebuilt_from_both_conventions_and_bad_lines_are_named() {
     let (conversations, summary) =
@@ -354,15 +366,10 @@ async fn imports_are_kept_and_a_later_import_extends_its_conversation() {
 async fn a_conversation_is_drafted_into_a_scenario_that_loads_and_is_saved() {
     use agenteval_engine::Lang;
     use agenteval_engine::scenario::regression::SaveScenarioFile;
-    use agenteval_engine::traces::{ImportRequest, ImportedQuery};
+    use agenteval_engine::traces::ImportedQuery;
     let tp = crate::support::platform().await;
     let p = &tp.platform;
-    let request = ImportRequest {
-        source: "t.jsonl".into(),
-        encoding: Encoding::Json,
-        target_id: None,
-        redactor: Redactor::none(),
-    };
+    let request = plain_import(None);
     p.import_traces(input().as_bytes(), request).await.unwrap();
     let page = p
         .imported_conversations(ImportedQuery::default())
@@ -437,15 +444,10 @@ async fn a_conversation_is_drafted_into_a_scenario_that_loads_and_is_saved() {
 #[tokio::test]
 async fn conversations_propose_personas_and_goals_with_their_lineage() {
     use agenteval_engine::Lang;
-    use agenteval_engine::traces::{ImportRequest, ImportedQuery};
+    use agenteval_engine::traces::ImportedQuery;
     let tp = crate::support::platform().await;
     let p = &tp.platform;
-    let request = ImportRequest {
-        source: "t.jsonl".into(),
-        encoding: Encoding::Json,
-        target_id: None,
-        redactor: Redactor::none(),
-    };
+    let request = plain_import(None);
     p.import_traces(input().as_bytes(), request).await.unwrap();
     let page = p
         .imported_conversations(ImportedQuery::default())
@@ -495,7 +497,6 @@ async fn production_conversations_fall_on_the_coverage_grid() {
     use agenteval_engine::exploration::{CreateSession, SeedRef, Trigger};
     use agenteval_engine::export::ExportFormat;
     use agenteval_engine::target::TargetSettings;
-    use agenteval_engine::traces::ImportRequest;
     let tp = crate::support::platform().await;
     let p = &tp.platform;
     let target = p
@@ -549,12 +550,7 @@ async fn production_conversations_fall_on_the_coverage_grid() {
     })
     .await
     .unwrap();
-    let request = ImportRequest {
-        source: "t.jsonl".into(),
-        encoding: Encoding::Json,
-        target_id: Some(target.id),
-        redactor: Redactor::none(),
-    };
+    let request = plain_import(Some(target.id));
     p.import_traces(input().as_bytes(), request).await.unwrap();
 
     let report = p.campaign_report(campaign.id).await.unwrap();
