@@ -65,6 +65,12 @@ CAMPAIGN_ID=$(api -d "{\"name\":\"schemathesis\",\"target_id\":\"$TARGET_ID\",\"
   "http://127.0.0.1:$PORT/api/campaigns" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 api -d "{\"campaign_id\":\"$CAMPAIGN_ID\",\"persona\":{\"name\":\"Pat\"},\"goal\":{\"title\":\"Change an address\"},\"trigger\":\"manual\"}" \
   "http://127.0.0.1:$PORT/api/exploration/sessions" > /dev/null
+# A production conversation imported from a trace of the GenAI
+# conventions, so that the trace routes have one to answer about.
+MESSAGES='[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"Where is order A1024?\"}]}]'
+TRACE="{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"5b8efff798038103d269b633813fc60c\",\"spanId\":\"eee19b7ec3c1b174\",\"name\":\"chat\",\"startTimeUnixNano\":\"1733000000000000000\",\"attributes\":[{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"chat\"}},{\"key\":\"gen_ai.input.messages\",\"value\":{\"stringValue\":\"$MESSAGES\"}}]}]}]}]}"
+api --data-binary "$TRACE" "http://127.0.0.1:$PORT/api/traces/import?target_id=$TARGET_ID" \
+  | python3 -c 'import json,sys; s=json.load(sys.stdin); assert s["conversations"]==1, s'
 
 # One schemathesis run: its name, then the options of `st run`. Its
 # verdict comes from its report: any failed check fails it. An error inside
