@@ -92,7 +92,6 @@ export function EvidenceSessions({
                       size="compact-xs"
                       onClick={() => setPromoting({ sid: s.id, turn: link.turn ?? (s.turn_count > 0 ? s.turn_count : null) })}
                       data-testid="issue-make-regression"
-                      aria-label={t("regression.open")}
                       title={t("regression.open")}
                       style={{ whiteSpace: "nowrap" }}
                     >
