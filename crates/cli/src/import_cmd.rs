@@ -63,7 +63,7 @@ pub enum ImportCommand {
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
-    /// Proposes personas and goals from imported conversations and prints them as a seed set (JSON), each with its traces as lineage.
+    /// Proposes personas and goals from imported conversations and prints them as a seed set (JSON), each with its conversations and traces as lineage: by the analyst model when one is configured (`AGENTEVAL_ANALYST_*`), else by rules.
     Seeds {
         /// Imported conversations' ids.
         #[arg(required = true)]
@@ -259,14 +259,17 @@ pub fn run(command: ImportCommand) -> anyhow::Result<()> {
         }
         ImportCommand::Seeds { ids, data_dir } => {
             let data_dir = data_dir_or_default(data_dir)?;
-            let seeds = runtime()?.block_on(async {
+            let proposal = runtime()?.block_on(async {
                 let platform = open(&data_dir).await?;
                 platform
                     .seeds_from_conversations(&ids, lang())
                     .await
                     .map_err(user_error)
             })?;
-            println!("{}", serde_json::to_string_pretty(&seeds)?);
+            if let Some(problem) = &proposal.analyst_problem {
+                eprintln!("{}", problem.render(lang()));
+            }
+            println!("{}", serde_json::to_string_pretty(&proposal.seed_set)?);
         }
     }
     Ok(())

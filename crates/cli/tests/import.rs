@@ -5,7 +5,7 @@
 //! a draft that `agenteval scenarios check` accepts; seeds with their
 //! traces as lineage.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -169,7 +169,7 @@ fn sdk_traces_become_conversations_a_scenario_and_seeds() {
     ))
     .expect("a seed set");
     assert_eq!(seeds["goals"][0]["slots"]["order_id"], "A1024", "{seeds}");
-    assert_eq!(seeds["goals"][0]["lineage"]["key"], "conv-en");
+    assert_eq!(seeds["goals"][0]["lineage"]["keys"][0], "conv-en");
     assert_eq!(seeds["personas"][1]["language"], "zh");
     assert_eq!(
         seeds["personas"][1]["patience"], 3,
@@ -264,6 +264,49 @@ async fn the_sdks_otlp_http_exporter_feeds_the_receiver() {
     assert_eq!(refused.status(), 400);
     let body: Value = refused.json().await.expect("json");
     assert_eq!(body["code"], "INVALID_INPUT", "{body}");
+    let empty = http
+        .post(format!("{base}/v1/traces"))
+        .header("X-API-Key", KEY)
+        .header("Content-Type", "application/json")
+        .body("  \n")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(empty.status(), 400, "an empty body is no import");
+
+    // A chat span without messages beside a readable one: kept what could
+    // be read, the skipped span counted as OTLP's rejected spans.
+    let chat = |span: &str, messages: Option<&str>| {
+        let mut attributes =
+            vec![json!({"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}})];
+        if let Some(m) = messages {
+            attributes.push(json!({"key": "gen_ai.input.messages", "value": {"stringValue": m}}));
+        }
+        json!({"traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": span, "name": format!("chat {span}"),
+            "startTimeUnixNano": "1", "endTimeUnixNano": "2", "attributes": attributes})
+    };
+    let said = r#"[{"role": "user", "parts": [{"type": "text", "content": "hello"}]}]"#;
+    let export = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        chat("00f067aa0ba902b7", Some(said)), chat("00f067aa0ba902b8", None)]}]}]});
+    let partial: Value = http
+        .post(format!("{base}/v1/traces"))
+        .header("X-API-Key", KEY)
+        .header("Content-Type", "application/json")
+        .body(export.to_string())
+        .send()
+        .await
+        .expect("post")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(partial["partialSuccess"]["rejectedSpans"], 1, "{partial}");
+    assert!(
+        partial["partialSuccess"]["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("00f067aa0ba902b8"),
+        "the skipped span named: {partial}"
+    );
 
     // A viewer reads, but cannot write traces.
     let created = ok(

@@ -40,6 +40,60 @@ impl TraceConversation {
             .filter(|m| m.role == Role::User)
             .map(|m| m.content.as_str())
     }
+
+    /// Everything the users said, a turn a line: what a conversation is
+    /// placed on the coverage grid by.
+    pub fn said(&self) -> String {
+        self.user_turns().collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// How a production user writes, as the rules read it: in which language
+/// (mostly Chinese characters, else English) and whether tersely (under
+/// 15 Chinese characters a turn, or 45 Latin ones: a Chinese character
+/// says about as much as three Latin letters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Voice {
+    pub chinese: bool,
+    pub terse: bool,
+}
+
+impl Voice {
+    /// The voice of `said`, the users' words over `turns` turns.
+    pub fn of(said: &str, turns: usize) -> Self {
+        let han = said.chars().filter(|c| is_han(*c)).count();
+        let latin = said.chars().filter(char::is_ascii_alphabetic).count();
+        let chinese = han * 2 >= latin.max(1);
+        let per_turn = said.chars().count() / turns.max(1);
+        Self {
+            chinese,
+            terse: per_turn < if chinese { 15 } else { 45 },
+        }
+    }
+
+    /// Its language's code: `zh` or `en`.
+    pub fn lang(self) -> &'static str {
+        if self.chinese { "zh" } else { "en" }
+    }
+
+    /// `terse` or `detailed`, as a persona's style says it.
+    pub fn style(self) -> &'static str {
+        if self.terse { "terse" } else { "detailed" }
+    }
+}
+
+/// Whether `c` is a CJK unified ideograph (the common Chinese characters).
+pub fn is_han(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
+/// What a production user said, as kept for placing the conversation on
+/// a coverage grid without reading it whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    /// The user turns, a turn a line.
+    pub text: String,
+    pub turns: usize,
 }
 
 /// Something of the input an import skipped, by its line (1-based; for a
@@ -66,6 +120,10 @@ pub struct ImportSummary {
     /// What was replaced before anything was kept, by kind (`email`,
     /// `phone`, `id`, or the name of a pattern the user gave).
     pub redacted: BTreeMap<String, u32>,
+    /// GenAI spans read but skipped (each is also among `problems`); a
+    /// line that could not be read at all is a problem whose spans are
+    /// not counted.
+    pub skipped_spans: usize,
     /// Lines or spans skipped, each with why.
     pub problems: Vec<ImportProblem>,
 }
@@ -74,7 +132,7 @@ impl ImportSummary {
     /// The summary of `conversations` read from `spans` GenAI spans.
     pub fn of(
         conversations: &[TraceConversation],
-        spans: usize,
+        (spans, skipped_spans): (usize, usize),
         redacted: BTreeMap<String, u32>,
         problems: Vec<ImportProblem>,
     ) -> Self {
@@ -83,6 +141,7 @@ impl ImportSummary {
             user_turns: conversations.iter().map(|c| c.user_turns().count()).sum(),
             messages: conversations.iter().map(|c| c.messages.len()).sum(),
             spans,
+            skipped_spans,
             redacted,
             problems,
         }
@@ -151,4 +210,27 @@ impl ImportedConversation {
             ),
         }
     }
+}
+
+/// Seeds proposed from production conversations, and by whom.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SeedProposal {
+    pub seed_set: crate::campaign::SeedSet,
+    pub proposed_by: SeedProposer,
+    /// Why the analyst model's proposal was not used (it failed, or
+    /// answered unusably), when one is configured and the rules proposed
+    /// instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analyst_problem: Option<Msg>,
+}
+
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedProposer {
+    /// The analyst model read the conversations.
+    Analyst,
+    /// Simple rules did, without a model.
+    Rules,
 }

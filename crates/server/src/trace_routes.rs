@@ -5,8 +5,7 @@
 
 use crate::AppState;
 use crate::error::{ApiJson, ApiResult, ErrorResponse, parse_id};
-use agenteval_engine::campaign::SeedSet;
-use agenteval_engine::domain::traces::{ImportSummary, ImportedConversation};
+use agenteval_engine::domain::traces::{ImportSummary, ImportedConversation, SeedProposal};
 use agenteval_engine::msg;
 use agenteval_engine::traces::{
     Encoding, ImportRequest, ImportedPage, ImportedQuery, Redactor, TraceDraft,
@@ -53,17 +52,6 @@ pub struct ImportParams {
     pub source: Option<String>,
 }
 
-/// An empty body is no import: 400, said in words.
-fn not_empty(body: &[u8]) -> Result<(), Error> {
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(Error::invalid_msg(
-            msg!("error-import-empty"),
-            msg!("error-otlp-body-suggestion"),
-        ));
-    }
-    Ok(())
-}
-
 fn request(p: ImportParams, default_source: &str, encoding: Encoding) -> ImportRequest {
     ImportRequest {
         source: p
@@ -93,6 +81,8 @@ pub struct OtlpResponse {
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OtlpPartialSuccess {
+    /// GenAI spans read and skipped; a line that could not be read at
+    /// all is named in `errorMessage` only.
     pub rejected_spans: u64,
     pub error_message: String,
 }
@@ -115,7 +105,6 @@ pub async fn receive_traces(
     body: Bytes,
 ) -> ApiResult<Response> {
     let params = crate::error::query(query, msg!("error-query-import-suggestion"))?;
-    not_empty(&body)?;
     let protobuf = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -148,7 +137,7 @@ pub async fn receive_traces(
     }
     let lang = crate::reader_lang();
     let partial_success = (!summary.problems.is_empty()).then(|| OtlpPartialSuccess {
-        rejected_spans: summary.problems.len() as u64,
+        rejected_spans: summary.skipped_spans as u64,
         error_message: summary
             .problems
             .iter()
@@ -179,7 +168,6 @@ pub async fn import_traces(
     body: Bytes,
 ) -> ApiResult<Json<ImportSummary>> {
     let params = crate::error::query(query, msg!("error-query-import-suggestion"))?;
-    not_empty(&body)?;
     Ok(Json(
         st.platform
             .import_traces(&body, request(params, "upload", Encoding::Json))
@@ -265,15 +253,17 @@ pub struct ProposeSeeds {
     pub ids: Vec<uuid::Uuid>,
 }
 
-/// Personas and goals proposed from the conversations (by rules), each
-/// with its traces as lineage: a seed set to add to a campaign's.
+/// Personas and goals proposed from the conversations (by the analyst
+/// model when one is configured, else by rules), each with its
+/// conversations and traces as lineage: a seed set to add to a
+/// campaign's, and who proposed it.
 #[utoipa::path(post, path = "/api/traces/seeds", request_body = ProposeSeeds,
-    responses((status = 200, body = SeedSet), (status = 400, body = ErrorResponse),
+    responses((status = 200, body = SeedProposal), (status = 400, body = ErrorResponse),
         (status = 404, body = ErrorResponse), (status = 422, body = ErrorResponse)))]
 pub async fn propose_seeds(
     State(st): State<AppState>,
     ApiJson(req): ApiJson<ProposeSeeds>,
-) -> ApiResult<Json<SeedSet>> {
+) -> ApiResult<Json<SeedProposal>> {
     Ok(Json(
         st.platform
             .seeds_from_conversations(&req.ids, crate::reader_lang())

@@ -63,6 +63,8 @@ pub(crate) mod sql;
 pub mod tallies;
 mod targets;
 pub mod trace_conversations;
+#[cfg(test)]
+mod upgrade;
 pub mod writer;
 
 pub use backfill::Backfills;

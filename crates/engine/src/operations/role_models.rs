@@ -20,6 +20,22 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+/// The analyst's input budget unless its role model says otherwise
+/// (`input_tokens`: Settings, or `AGENTEVAL_ANALYST_INPUT_TOKENS`): room
+/// for the answer in an 8,192-token context.
+pub const DEFAULT_INPUT_TOKENS: usize = 4000;
+/// The smallest budget taken: below it the digest holds too little to
+/// analyse.
+pub const MIN_INPUT_TOKENS: u32 = 500;
+
+/// The budget in tokens: the analyst model's `input_tokens` when it is at
+/// least [`MIN_INPUT_TOKENS`], else [`DEFAULT_INPUT_TOKENS`].
+pub fn input_budget(configured: Option<u32>) -> usize {
+    configured
+        .filter(|&n| n >= MIN_INPUT_TOKENS)
+        .map_or(DEFAULT_INPUT_TOKENS, |n| n as usize)
+}
+
 pub use crate::domain::models::Role;
 
 /// Something that completes a chat for a role: the real client talks to an
@@ -80,8 +96,8 @@ pub struct ModelConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<u32>,
     /// The analyst only: the token budget of the report digest it reads
-    /// (default [`crate::analysis::DEFAULT_INPUT_TOKENS`], at least
-    /// [`crate::analysis::MIN_INPUT_TOKENS`]).
+    /// (default [`DEFAULT_INPUT_TOKENS`], at least
+    /// [`MIN_INPUT_TOKENS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u32>,
 }

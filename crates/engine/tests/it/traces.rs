@@ -4,6 +4,7 @@
 //! line and skipped, personal data redacted before anything is kept.
 
 use agenteval_engine::channel::Role;
+use agenteval_engine::domain::traces::SeedProposer;
 use agenteval_engine::traces::{self, Encoding, Redactor};
 use serde_json::{Value, json};
 
@@ -178,8 +179,9 @@ fn conversations_are_rebuilt_from_both_conventions_and_bad_lines_are_named() {
         (2, 2, 7)
     );
     assert_eq!(
-        summary.spans, 4,
-        "GenAI spans only; the HTTP span is not counted"
+        (summary.spans, summary.skipped_spans),
+        (4, 1),
+        "GenAI spans only (the HTTP span is not counted); the empty chat span skipped"
     );
     let lines: Vec<(usize, &str)> = summary
         .problems
@@ -454,7 +456,14 @@ async fn conversations_propose_personas_and_goals_with_their_lineage() {
         .await
         .unwrap();
     let ids: Vec<uuid::Uuid> = page.conversations.iter().map(|c| c.id).collect();
-    let seeds = p.seeds_from_conversations(&ids, Lang::Zh).await.unwrap();
+    let proposal = p.seeds_from_conversations(&ids, Lang::Zh).await.unwrap();
+    assert_eq!(
+        proposal.proposed_by,
+        SeedProposer::Rules,
+        "no analyst model"
+    );
+    assert_eq!(proposal.analyst_problem, None);
+    let seeds = proposal.seed_set;
     assert_eq!((seeds.personas.len(), seeds.goals.len()), (2, 2));
     let by_key = |key: &str| {
         let i = page
@@ -485,6 +494,82 @@ async fn conversations_propose_personas_and_goals_with_their_lineage() {
 
     let none = p.seeds_from_conversations(&[], Lang::En).await.unwrap_err();
     assert_eq!(none.body.code, agenteval_engine::ErrorCode::InvalidInput);
+}
+
+fn analyst_at(url: String) -> agenteval_engine::role_models::RoleModels {
+    use agenteval_engine::role_models::{ModelConfig, RoleModels};
+    RoleModels {
+        analyst: Some(ModelConfig {
+            base_url: url,
+            model: "seed-analyst".into(),
+            api_key: None,
+            api_key_env: None,
+            timeout_ms: Some(10_000),
+            max_tokens: None,
+            concurrency: None,
+            input_tokens: None,
+        }),
+        judge: None,
+        virtual_user: None,
+    }
+}
+
+/// With an analyst model configured, it proposes the seeds from what the
+/// users said (in the reader's language), grouping conversations; the
+/// goals' slots still come from the tool calls. An unusable answer falls
+/// back to the rules, and says why.
+#[tokio::test]
+async fn the_analyst_model_proposes_seeds_and_the_rules_stand_in_when_it_fails() {
+    use crate::fault_server::{Fault, FaultServer, completion};
+    use agenteval_engine::Lang;
+    use agenteval_engine::traces::ImportedQuery;
+    let answer = json!({
+        "personas": [{"name": "直来直去的用户", "description": "短句提问", "style": "terse",
+            "patience": 2, "language": "zh", "from": [1, 2]}],
+        "goals": [{"title": "查订单和退款", "description": "想知道订单和退款的进度",
+            "success_criteria": ["给出进度"], "from": [1, 2]}],
+    });
+    let server = FaultServer::start(vec![
+        Fault::Ok(completion(&answer.to_string())),
+        Fault::Ok(completion(r#"{"personas": "none"}"#)),
+    ])
+    .await;
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    p.import_traces(input().as_bytes(), plain_import(None))
+        .await
+        .unwrap();
+    p.set_role_models(analyst_at(server.base_url()));
+    let ids: Vec<uuid::Uuid> = p
+        .imported_conversations(ImportedQuery::default())
+        .await
+        .unwrap()
+        .conversations
+        .iter()
+        .map(|c| c.id)
+        .collect();
+
+    let proposal = p.seeds_from_conversations(&ids, Lang::Zh).await.unwrap();
+    assert_eq!(proposal.proposed_by, SeedProposer::Analyst);
+    let seeds = &proposal.seed_set;
+    assert_eq!((seeds.personas.len(), seeds.goals.len()), (1, 1), "grouped");
+    assert_eq!(seeds.personas[0].name, "直来直去的用户");
+    let lineage = &seeds.goals[0].extra["lineage"];
+    assert_eq!(lineage["conversation_ids"].as_array().unwrap().len(), 2);
+    assert_eq!(lineage["model"], "seed-analyst");
+    let request = server.requests()[0].json();
+    let said = request["messages"][1]["content"].as_str().unwrap();
+    assert!(
+        said.contains("退款什么时候到账"),
+        "the users' words: {said}"
+    );
+    assert!(said.contains(r#""language":"zh""#), "{said}");
+
+    let fallback = p.seeds_from_conversations(&ids, Lang::Zh).await.unwrap();
+    assert_eq!(fallback.proposed_by, SeedProposer::Rules);
+    assert_eq!(fallback.seed_set.personas.len(), 2, "one a conversation");
+    let why = fallback.analyst_problem.expect("why the rules stood in");
+    assert!(why.render(Lang::Zh).contains("已改由规则提出"), "{why:?}");
 }
 
 /// Production on the report's coverage grid: each imported conversation of
@@ -552,6 +637,27 @@ async fn production_conversations_fall_on_the_coverage_grid() {
     .unwrap();
     let request = plain_import(Some(target.id));
     p.import_traces(input().as_bytes(), request).await.unwrap();
+    // A conversation that resembles no goal of the campaign.
+    let weather = span(
+        "1af7651916cd43dd8448eb211c80319d",
+        "10f067aa0ba902b7",
+        "chat",
+        1_733_000_300_000_000_000,
+        vec![
+            attr("gen_ai.operation.name", "chat"),
+            attr(
+                "gen_ai.input.messages",
+                &json!([{"role": "user", "parts": [{"type": "text", "content": "Will it rain in Paris tomorrow?"}]}])
+                    .to_string(),
+            ),
+        ],
+    );
+    p.import_traces(
+        export(vec![weather]).as_bytes(),
+        plain_import(Some(target.id)),
+    )
+    .await
+    .unwrap();
 
     let report = p.campaign_report(campaign.id).await.unwrap();
     let grid = &report
@@ -561,7 +667,8 @@ async fn production_conversations_fall_on_the_coverage_grid() {
         .coverage;
     assert_eq!(
         (grid.production_conversations, grid.production_unplaced),
-        (2, 0)
+        (3, 1),
+        "the weather question fits no goal"
     );
     let cell = |p: &str, g: &str| {
         grid.cells
@@ -587,7 +694,7 @@ async fn production_conversations_fall_on_the_coverage_grid() {
         .await
         .unwrap();
     assert!(
-        md.contains("该评测对象的 2 段生产环境对话中有 2 段落在这些格子上"),
+        md.contains("该评测对象的 3 段生产环境对话中有 2 段落在这些格子上；1 段与任何目标都不相似"),
         "{md}"
     );
     assert!(

@@ -8,7 +8,7 @@
 
 use crate::domain::campaign::{Goal, Persona, SeedSet};
 use crate::domain::findings::CoverageGrid;
-use crate::domain::traces::TraceConversation;
+use crate::domain::traces::{Said, Voice, is_han};
 use std::collections::{BTreeMap, HashSet};
 
 /// Fewest words a conversation shares with a goal to be placed on it.
@@ -17,19 +17,13 @@ const MIN_SHARED: usize = 2;
 fn words(text: &str) -> HashSet<String> {
     let lower = text.to_lowercase();
     let mut out: HashSet<String> = lower
-        .split(|c: char| !c.is_alphanumeric() || ('\u{4e00}'..='\u{9fff}').contains(&c))
+        .split(|c: char| !c.is_alphanumeric() || is_han(c))
         .filter(|w| w.chars().count() >= 3 && w.chars().all(|c| c.is_ascii_alphanumeric()))
         .map(str::to_string)
         .collect();
     let han: Vec<char> = lower
         .chars()
-        .map(|c| {
-            if ('\u{4e00}'..='\u{9fff}').contains(&c) {
-                c
-            } else {
-                ' '
-            }
-        })
+        .map(|c| if is_han(c) { c } else { ' ' })
         .collect();
     out.extend(
         han.windows(2)
@@ -50,37 +44,18 @@ fn goal_words(g: &Goal) -> HashSet<String> {
     ))
 }
 
-fn is_chinese(text: &str) -> bool {
-    let cjk = text
-        .chars()
-        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
-        .count();
-    cjk * 2
-        >= text
-            .chars()
-            .filter(char::is_ascii_alphabetic)
-            .count()
-            .max(1)
-}
-
 /// The persona a conversation's user is most like: the user's language
 /// (a persona without one speaks any), then the same terseness.
-fn persona_for<'a>(personas: &'a [Persona], said: &str, turns: usize) -> Option<&'a Persona> {
-    let lang = if is_chinese(said) { "zh" } else { "en" };
-    let per_turn = said.chars().count() / turns.max(1);
-    let terse = if lang == "zh" {
-        per_turn < 15
-    } else {
-        per_turn < 45
-    };
-    let speaks = |p: &&Persona| p.language.as_deref().is_none_or(|l| l == lang);
+fn persona_for<'a>(personas: &'a [Persona], said: &Said) -> Option<&'a Persona> {
+    let voice = Voice::of(&said.text, said.turns);
+    let speaks = |p: &&Persona| p.language.as_deref().is_none_or(|l| l == voice.lang());
     let style_fits = |p: &&Persona| {
         let style = p
             .style
             .as_ref()
             .map(|s| s.to_string().to_lowercase())
             .unwrap_or_default();
-        style.contains(if terse { "terse" } else { "detailed" })
+        style.contains(voice.style())
     };
     personas
         .iter()
@@ -89,11 +64,10 @@ fn persona_for<'a>(personas: &'a [Persona], said: &str, turns: usize) -> Option<
         .or_else(|| personas.iter().find(speaks))
 }
 
-/// The cell (persona id, goal id) conversation `c` falls on, if any.
-pub fn cell_of(c: &TraceConversation, seeds: &SeedSet) -> Option<(String, String)> {
-    let turns: Vec<&str> = c.user_turns().collect();
-    let said = turns.join(" ");
-    let heard = words(&said);
+/// The cell (persona id, goal id) a conversation whose users said `said`
+/// falls on, if any.
+pub fn cell_of(said: &Said, seeds: &SeedSet) -> Option<(String, String)> {
+    let heard = words(&said.text);
     let goal = seeds
         .goals
         .iter()
@@ -101,7 +75,7 @@ pub fn cell_of(c: &TraceConversation, seeds: &SeedSet) -> Option<(String, String
         .filter(|(shared, _)| *shared >= MIN_SHARED)
         .max_by_key(|(shared, _)| *shared)?
         .1;
-    let persona = persona_for(&seeds.personas, &said, turns.len())?;
+    let persona = persona_for(&seeds.personas, said)?;
     Some((persona.id.clone(), goal.id.clone()))
 }
 
@@ -116,19 +90,18 @@ impl crate::platform::Platform {
         campaign: &crate::campaign::Campaign,
         grid: &mut CoverageGrid,
     ) -> crate::error::Result<()> {
-        let kept = self
+        let said = self
             .store
-            .target_trace_conversations(campaign.target_id, MAX_PLACED)
+            .target_trace_said(campaign.target_id, MAX_PLACED)
             .await?;
-        let conversations: Vec<TraceConversation> =
-            kept.into_iter().map(|k| k.conversation).collect();
-        place(grid, &campaign.seed_set, &conversations);
+        place(grid, &campaign.seed_set, &said);
         Ok(())
     }
 }
 
-/// Places `conversations` on `grid`'s cells of `seeds`.
-pub fn place(grid: &mut CoverageGrid, seeds: &SeedSet, conversations: &[TraceConversation]) {
+/// Places the conversations whose users said `conversations` on `grid`'s
+/// cells of `seeds`.
+pub fn place(grid: &mut CoverageGrid, seeds: &SeedSet, conversations: &[Said]) {
     let mut placed: BTreeMap<(String, String), u32> = BTreeMap::new();
     for c in conversations {
         grid.production_conversations += 1;

@@ -7,6 +7,7 @@ use super::{Encoding, ImportSummary, Redactor, rebuild};
 use crate::domain::ids::TargetId;
 use crate::domain::traces::{ImportedConversation, ImportedConversationSummary};
 use crate::error::{Error, Result};
+use crate::msg;
 use crate::platform::Platform;
 use crate::store::trace_conversations::TraceFilter;
 use serde::{Deserialize, Serialize};
@@ -47,34 +48,47 @@ pub struct ImportedPage {
 
 impl Platform {
     /// Reads OTLP `input`, rebuilds its conversations, redacts them and
-    /// keeps them (extending those already kept): what was read, kept,
-    /// replaced and skipped. An unknown target is 404 before anything is
-    /// read.
+    /// keeps them (extending those already kept), in one transaction:
+    /// what was read, kept, replaced and skipped. Empty input is refused,
+    /// and an unknown target is 404, before anything is read.
     pub async fn import_traces(&self, input: &[u8], req: ImportRequest) -> Result<ImportSummary> {
+        if input.iter().all(u8::is_ascii_whitespace) {
+            return Err(Error::invalid_msg(
+                msg!("error-import-empty"),
+                msg!("error-import-empty-suggestion"),
+            ));
+        }
         if let Some(target) = req.target_id {
             self.get_target(target).await?;
         }
         let (conversations, summary) = super::import(input, req.encoding, &req.redactor);
         let now = self.clock.now();
-        for c in conversations {
-            let kept = match self.store.trace_conversation_by_key(&c.key).await? {
-                Some(mut old) => {
-                    rebuild::extend(&mut old.conversation, c);
-                    old.updated_at = now;
-                    old.target_id = req.target_id.or(old.target_id);
-                    old
+        let ids: Vec<uuid::Uuid> = conversations.iter().map(|_| self.ids.next_id()).collect();
+        self.store
+            .transact(move |tx| {
+                tx.lock_trace_conversations()?;
+                for (c, id) in conversations.into_iter().zip(ids) {
+                    let kept = match tx.trace_conversation_by_key(&c.key)? {
+                        Some(mut old) => {
+                            rebuild::extend(&mut old.conversation, c);
+                            old.updated_at = now;
+                            old.target_id = req.target_id.or(old.target_id);
+                            old
+                        }
+                        None => ImportedConversation {
+                            id,
+                            target_id: req.target_id,
+                            source: req.source.clone(),
+                            imported_at: now,
+                            updated_at: now,
+                            conversation: c,
+                        },
+                    };
+                    tx.upsert_trace_conversation(&kept)?;
                 }
-                None => ImportedConversation {
-                    id: self.ids.next_id(),
-                    target_id: req.target_id,
-                    source: req.source.clone(),
-                    imported_at: now,
-                    updated_at: now,
-                    conversation: c,
-                },
-            };
-            self.store.upsert_trace_conversation(&kept).await?;
-        }
+                Ok(())
+            })
+            .await?;
         Ok(summary)
     }
 

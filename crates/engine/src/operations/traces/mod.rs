@@ -11,6 +11,7 @@ pub mod coverage;
 pub mod draft;
 mod keep;
 pub mod otlp;
+mod propose;
 pub mod rebuild;
 pub mod redact;
 pub mod seeds;
@@ -45,6 +46,7 @@ pub fn import(
         },
     };
     let rebuilt = rebuild::conversations(spans);
+    let skipped_spans = rebuilt.problems.len();
     problems.extend(rebuilt.problems);
     problems.sort_by_key(|p| p.line);
     let mut redacted = Default::default();
@@ -53,6 +55,11 @@ pub fn import(
         .into_iter()
         .map(|c| redactor.conversation(c, &mut redacted))
         .collect();
-    let summary = ImportSummary::of(&conversations, rebuilt.spans, redacted, problems);
+    let summary = ImportSummary::of(
+        &conversations,
+        (rebuilt.spans, skipped_spans),
+        redacted,
+        problems,
+    );
     (conversations, summary)
 }

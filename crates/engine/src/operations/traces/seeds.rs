@@ -7,7 +7,7 @@
 
 use crate::domain::campaign::{Goal, Persona, SeedSet};
 use crate::domain::chat::Role;
-use crate::domain::traces::ImportedConversation;
+use crate::domain::traces::{ImportedConversation, SeedProposal, SeedProposer, Voice};
 use crate::error::{Error, Result};
 use crate::i18n::Lang;
 use crate::msg;
@@ -18,31 +18,21 @@ use std::collections::BTreeMap;
 /// Most conversations one proposal reads.
 pub const MAX_CONVERSATIONS: usize = 200;
 
-/// Whether `text` is mostly Chinese.
-fn chinese(text: &str) -> bool {
-    let cjk = text
-        .chars()
-        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
-        .count();
-    let latin = text.chars().filter(char::is_ascii_alphabetic).count();
-    cjk * 2 >= latin.max(1)
-}
-
-fn lineage(c: &ImportedConversation) -> Value {
-    json!({
-        "conversation_id": c.id,
-        "key": c.conversation.key,
-        "trace_ids": c.conversation.trace_ids,
-    })
+/// Where a seed came from: the conversations, their keys and their
+/// traces, in the same shape whoever proposed it.
+pub(super) fn lineage<'a>(cs: impl IntoIterator<Item = &'a ImportedConversation>) -> Value {
+    let (mut ids, mut keys, mut traces) = (Vec::new(), Vec::new(), Vec::new());
+    for c in cs {
+        ids.push(json!(c.id));
+        keys.push(json!(c.conversation.key));
+        traces.extend(c.conversation.trace_ids.iter().map(|t| json!(t)));
+    }
+    json!({"conversation_ids": ids, "keys": keys, "trace_ids": traces})
 }
 
 fn persona(c: &ImportedConversation, n: usize, lang: Lang) -> Persona {
     let users: Vec<&str> = c.conversation.user_turns().collect();
-    let all = users.join(" ");
-    let zh = chinese(&all);
-    let chars = all.chars().count() / users.len().max(1);
-    // A Chinese character says about as much as three Latin letters.
-    let terse = if zh { chars < 15 } else { chars < 45 };
+    let voice = Voice::of(&c.conversation.said(), users.len());
     let repeated = users
         .iter()
         .enumerate()
@@ -56,19 +46,17 @@ fn persona(c: &ImportedConversation, n: usize, lang: Lang) -> Persona {
             first = crate::text::truncate(users.first().copied().unwrap_or_default(), 80)
         )
         .render(lang),
-        style: Some(Value::String(
-            if terse { "terse" } else { "detailed" }.into(),
-        )),
+        style: Some(Value::String(voice.style().into())),
         patience: Some(if repeated { 2 } else { 3 }),
-        language: Some(if zh { "zh" } else { "en" }.into()),
-        extra: BTreeMap::from([("lineage".to_string(), lineage(c))]),
+        language: Some(voice.lang().into()),
+        extra: BTreeMap::from([("lineage".to_string(), lineage([c]))]),
         ..Default::default()
     }
 }
 
 /// The facts the user gave that the agent's tool calls used: a tool
 /// argument whose value the user said.
-fn slots(c: &ImportedConversation) -> BTreeMap<String, Value> {
+pub(super) fn slots(c: &ImportedConversation) -> BTreeMap<String, Value> {
     let said: Vec<&str> = c.conversation.user_turns().collect();
     let mut slots = BTreeMap::new();
     for call in c
@@ -100,21 +88,40 @@ fn goal(c: &ImportedConversation) -> Goal {
         title: crate::text::truncate(users.first().copied().unwrap_or_default(), 80),
         description: users.join("\n"),
         slots: slots(c),
-        extra: BTreeMap::from([("lineage".to_string(), lineage(c))]),
+        extra: BTreeMap::from([("lineage".to_string(), lineage([c]))]),
         ..Default::default()
     }
 }
 
+/// The rules' proposal: a persona and a goal of each conversation with a
+/// user turn, named in `lang`.
+pub fn by_rules(conversations: &[ImportedConversation], lang: Lang) -> SeedSet {
+    let mut seeds = SeedSet::default();
+    for c in conversations
+        .iter()
+        .filter(|c| c.conversation.user_turns().next().is_some())
+    {
+        seeds
+            .personas
+            .push(persona(c, seeds.personas.len() + 1, lang));
+        seeds.goals.push(goal(c));
+    }
+    seeds
+}
+
 impl Platform {
     /// Personas and goals proposed from imported conversations `ids` (at
-    /// most [`MAX_CONVERSATIONS`]), one of each a conversation with a user
-    /// turn, named in `lang`; ready to add to a seed set. An unknown id
+    /// most [`MAX_CONVERSATIONS`]), ready to add to a seed set: by the
+    /// analyst model when one is configured (it groups alike users and
+    /// requests, and writes in `lang`), else, or when it fails, by the
+    /// rules, a persona and a goal a conversation with a user turn. Each
+    /// carries the conversations it came from as lineage. An unknown id
     /// is 404.
     pub async fn seeds_from_conversations(
         &self,
         ids: &[uuid::Uuid],
         lang: Lang,
-    ) -> Result<SeedSet> {
+    ) -> Result<SeedProposal> {
         if ids.is_empty() || ids.len() > MAX_CONVERSATIONS {
             return Err(Error::out_of_range(
                 "ids",
@@ -124,17 +131,30 @@ impl Platform {
                 msg!("error-trace-seeds-suggestion", max = MAX_CONVERSATIONS),
             ));
         }
-        let mut seeds = SeedSet::default();
+        let mut conversations = Vec::with_capacity(ids.len());
         for id in ids {
-            let c = self.imported_conversation(*id).await?;
-            if c.conversation.user_turns().next().is_none() {
-                continue;
-            }
-            seeds
-                .personas
-                .push(persona(&c, seeds.personas.len() + 1, lang));
-            seeds.goals.push(goal(&c));
+            conversations.push(self.imported_conversation(*id).await?);
         }
-        Ok(seeds)
+        let mut analyst_problem = None;
+        if let Some(analyst) = self.role_clients().analyst {
+            match self
+                .propose_by_analyst(&*analyst, &conversations, lang)
+                .await
+            {
+                Ok(seed_set) => {
+                    return Ok(SeedProposal {
+                        seed_set,
+                        proposed_by: SeedProposer::Analyst,
+                        analyst_problem: None,
+                    });
+                }
+                Err(problem) => analyst_problem = Some(problem),
+            }
+        }
+        Ok(SeedProposal {
+            seed_set: by_rules(&conversations, lang),
+            proposed_by: SeedProposer::Rules,
+            analyst_problem,
+        })
     }
 }

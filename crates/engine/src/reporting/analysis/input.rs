@@ -13,27 +13,14 @@ use crate::text::truncate;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The analyst's input budget unless its role model says otherwise
-/// (`input_tokens`: Settings, or `AGENTEVAL_ANALYST_INPUT_TOKENS`): room
-/// for the answer in an 8,192-token context.
-pub const DEFAULT_INPUT_TOKENS: usize = 4000;
-/// The smallest budget taken: below it the digest holds too little to
-/// analyse.
-pub const MIN_INPUT_TOKENS: u32 = 500;
+pub use crate::role_models::{DEFAULT_INPUT_TOKENS, MIN_INPUT_TOKENS, input_budget};
+
 /// A JSON digest spends about one token per four characters.
 const CHARS_PER_TOKEN: usize = 4;
 /// Items per list before the budget shrinks them.
 const MOST_ITEMS: usize = 20;
 /// Longest text kept of a check detail, an issue or a finding.
 const TEXT_CHARS: usize = 160;
-
-/// The budget in tokens: the analyst model's `input_tokens` when it is at
-/// least [`MIN_INPUT_TOKENS`], else [`DEFAULT_INPUT_TOKENS`].
-pub fn input_budget(configured: Option<u32>) -> usize {
-    configured
-        .filter(|&n| n >= MIN_INPUT_TOKENS)
-        .map_or(DEFAULT_INPUT_TOKENS, |n| n as usize)
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AnalysisInput {

@@ -4,23 +4,8 @@
 
 use super::*;
 use crate::Backfills;
+use crate::upgrade::database_up_to;
 use agenteval_domain::findings::IssueKind;
-
-/// The migrations up to `last` as a folder of their own.
-fn migrations_up_to(last: u32, into: &Path) -> std::path::PathBuf {
-    let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
-    let dir = into.join("migrations");
-    std::fs::create_dir_all(&dir).unwrap();
-    for entry in std::fs::read_dir(all).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let version: u32 = name[..4].parse().unwrap();
-        if version <= last {
-            std::fs::copy(&path, dir.join(&name)).unwrap();
-        }
-    }
-    dir
-}
 
 fn no_faults(_: &SessionForReview) -> Vec<SimulatorFault> {
     Vec::new()
@@ -169,17 +154,7 @@ fn odd_sessions() -> Vec<[Option<String>; 7]> {
 async fn a_database_from_before_0019_gets_the_tallies_its_triggers_kept() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(crate::DB_FILE);
-    let options = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(&file)
-        .create_if_missing(true)
-        .foreign_keys(true);
-    let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
-    sqlx::migrate::Migrator::new(migrations_up_to(18, dir.path()))
-        .await
-        .unwrap()
-        .run(&pool)
-        .await
-        .unwrap();
+    let pool = database_up_to(18, dir.path()).await;
     let (c1, c2) = (Uuid::now_v7(), Uuid::now_v7());
     let target = Uuid::now_v7().to_string();
     sqlx::query(
