@@ -9,6 +9,7 @@ use super::{Outcome, ScenarioResult};
 use agenteval_engine::fixed::{Run, Verdict};
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesText, Event};
+use std::collections::HashMap;
 
 /// What the suite is about.
 pub struct Suite<'a> {
@@ -46,10 +47,19 @@ pub fn render(suite: &Suite<'_>, scenarios: &[ScenarioResult], runs: &[Run]) -> 
     let failures = count(Outcome::Failed).to_string();
     let errors = count(Outcome::Error).to_string();
     let flaky = count(Outcome::Flaky).to_string();
+    // Each scenario's runs, found once: a run of 10,000 cases has as many
+    // scenarios.
+    let mut by_scenario: HashMap<&str, Vec<&Run>> = HashMap::new();
+    for r in runs {
+        by_scenario
+            .entry(r.scenario_id.as_str())
+            .or_default()
+            .push(r);
+    }
+    let runs_of = |id: &str| by_scenario.get(id).map(Vec::as_slice).unwrap_or_default();
     let time = |id: &str| {
-        let ms: u64 = runs
+        let ms: u64 = runs_of(id)
             .iter()
-            .filter(|r| r.scenario_id == id)
             .filter_map(|r| r.metrics.as_ref().map(|m| m.latency_ms_total))
             .sum();
         format!("{:.3}", ms as f64 / 1000.0)
@@ -91,14 +101,14 @@ pub fn render(suite: &Suite<'_>, scenarios: &[ScenarioResult], runs: &[Run]) -> 
                         Ok(())
                     })?;
                     for s in scenarios {
-                        let failed_runs: Vec<String> = runs
+                        let failed_runs: Vec<String> = runs_of(&s.id)
                             .iter()
-                            .filter(|r| r.scenario_id == s.id && r.verdict == Some(Verdict::Failed))
-                            .map(run_failure)
+                            .filter(|r| r.verdict == Some(Verdict::Failed))
+                            .map(|r| run_failure(r))
                             .collect();
-                        let error_runs: Vec<String> = runs
+                        let error_runs: Vec<String> = runs_of(&s.id)
                             .iter()
-                            .filter(|r| r.scenario_id == s.id && r.verdict == Some(Verdict::Error))
+                            .filter(|r| r.verdict == Some(Verdict::Error))
                             .map(|r| {
                                 format!(
                                     "run #{}: {}",

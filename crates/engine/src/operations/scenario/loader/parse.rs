@@ -399,33 +399,29 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
 /// (semantic ones found after parsing).
 struct Locator {
     lines: Vec<String>,
-    /// (1-based line, id value) of every `id:` line.
-    ids: Vec<(usize, String)>,
+    /// The 1-based lines of the `id:` lines of each id value, in order.
+    ids: HashMap<String, Vec<usize>>,
 }
 
 impl Locator {
     fn new(text: &str) -> Self {
         let lines: Vec<String> = text.lines().map(str::to_string).collect();
-        let ids = lines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, l)| {
-                ID_LINE_RE.captures(l).map(|c| {
-                    let v = c[1].trim_matches(|ch| ch == '"' || ch == '\'').to_string();
-                    (i + 1, v)
-                })
-            })
-            .collect();
+        let mut ids: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, l) in lines.iter().enumerate() {
+            if let Some(c) = ID_LINE_RE.captures(l) {
+                let v = c[1].trim_matches(|ch| ch == '"' || ch == '\'').to_string();
+                ids.entry(v).or_default().push(i + 1);
+            }
+        }
         Self { lines, ids }
     }
 
     /// The line of the `nth` (0-based) scenario with this id.
     fn scenario_line(&self, id: &str, nth: usize) -> usize {
         self.ids
-            .iter()
-            .filter(|(_, v)| v == id)
-            .nth(nth)
-            .map(|(l, _)| *l)
+            .get(id)
+            .and_then(|lines| lines.get(nth))
+            .copied()
             .unwrap_or(1)
     }
 
