@@ -133,7 +133,9 @@ async fn demo_target(platform: &agenteval_engine::Platform) -> anyhow::Result<Ta
         {
             Some(t) => t,
             None => platform
-                .create_target(TargetSettings::builtin_demo("Demo agent"))
+                .create_target(TargetSettings::builtin_demo(
+                    &agenteval_engine::msg!("demo-target-name").render(crate::lang()),
+                ))
                 .await
                 .map_err(user_error)?,
         },

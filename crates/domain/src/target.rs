@@ -69,7 +69,8 @@ pub enum BuiltinAgent {
 }
 
 impl ChannelConfig {
-    /// The model identity shown in reports and used for comparisons.
+    /// The model identity shown in reports and used for comparisons: an
+    /// identifier, the same in every language.
     pub fn model_label(&self) -> String {
         match self {
             Self::Openai {
@@ -78,7 +79,7 @@ impl ChannelConfig {
             Self::Http { url, .. } => format!("http {url}"),
             Self::Builtin {
                 agent: BuiltinAgent::Demo,
-            } => "builtin demo agent".into(),
+            } => "builtin:demo".into(),
         }
     }
 }

@@ -44,6 +44,7 @@ run-in-error = {" "}({ $count } in error)
 demo-title = AgentEval demo (offline: built-in demo agent, no API key)
 demo-data-folder = {"  "}data folder: { $path }
 demo-scenarios = {"  "}scenarios: { $count } loaded from { $sources }
+demo-target-name = Demo agent
 demo-campaign-name = Demo campaign { $at }
 demo-campaign = {"  "}campaign: { $name } ({ $id }), accelerated line: { $span } in { $seconds } s
 demo-one-week = one week

@@ -40,6 +40,7 @@ run-in-error = （出错 { $count }）
 demo-title = AgentEval 演示（离线：内置演示智能体，无需 API 密钥）
 demo-data-folder = {"  "}数据文件夹：{ $path }
 demo-scenarios = {"  "}场景：已从 { $sources } 加载 { $count } 个
+demo-target-name = 演示智能体
 demo-campaign-name = 演示活动 { $at }
 demo-campaign = {"  "}活动：{ $name }（{ $id }），加速调试线：{ $seconds } 秒内跑完{ $span }
 demo-one-week = 一周

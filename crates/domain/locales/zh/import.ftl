@@ -19,6 +19,6 @@ error-trace-seeds-suggestion = 请选择 1 到 { $max } 段导入的对话。
 error-otlp-body-suggestion = 请发送 `ExportTraceServiceRequest`：`protobuf` 格式配 `Content-Type: application/x-protobuf`，或 `OTLP/JSON` 格式配 `application/json`。
 error-query-import-suggestion = 可用的参数：`target_id`（评测对象的 id）、`redact`（`true` 或 `false`）、`source`（名称）、`text`、`offset` 和 `limit`。
 error-import-empty = 输入为空：没有可导入的追踪数据
-error-import-empty-suggestion = 请提供 OTLP/JSON（即 Collector 文件导出器写出的内容）或 OTLP/protobuf 导出数据。
+error-import-empty-suggestion = 请提供采集器文件导出器写出的 `OTLP/JSON`，或 `OTLP/protobuf` 导出数据。
 trace-seeds-analyst-failed = 分析模型未能提出种子（{ $detail }），已改由规则提出
 trace-seeds-analyst-malformed = 分析模型提出的种子无法使用（{ $detail }），已改由规则提出

@@ -59,7 +59,7 @@ fn fixture(name: &str) -> CampaignReport {
     CampaignReport {
         campaign,
         target_name: "Demo agent".into(),
-        target_model: "builtin demo agent".into(),
+        target_model: "builtin:demo".into(),
         generated_at: t0() + Duration::hours(2),
         fixed: FixedSummary {
             runs_planned: 4,
