@@ -102,6 +102,22 @@ pub struct ModelConfig {
     pub input_tokens: Option<u32>,
 }
 
+impl ModelConfig {
+    /// Model `model` at `base_url`, with no key and every default.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        Self {
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            api_key_env: None,
+            timeout_ms: None,
+            max_tokens: None,
+            concurrency: None,
+            input_tokens: None,
+        }
+    }
+}
+
 /// Sessions a role works on at once unless configured.
 pub const DEFAULT_CONCURRENCY: u32 = 4;
 /// The most a role may be given.

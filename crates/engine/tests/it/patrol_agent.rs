@@ -537,14 +537,8 @@ async fn replaced_role_models_take_effect_without_a_new_agent() {
             input_tokens: None,
         }),
         analyst: Some(ModelConfig {
-            base_url: analyst_server.base_url(),
-            model: "analyst-now".into(),
-            api_key: None,
-            api_key_env: None,
             timeout_ms: Some(10_000),
-            max_tokens: None,
-            concurrency: None,
-            input_tokens: None,
+            ..ModelConfig::new(analyst_server.base_url(), "analyst-now")
         }),
         virtual_user: None,
     });

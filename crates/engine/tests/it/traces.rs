@@ -500,14 +500,8 @@ fn analyst_at(url: String) -> agenteval_engine::role_models::RoleModels {
     use agenteval_engine::role_models::{ModelConfig, RoleModels};
     RoleModels {
         analyst: Some(ModelConfig {
-            base_url: url,
-            model: "seed-analyst".into(),
-            api_key: None,
-            api_key_env: None,
             timeout_ms: Some(10_000),
-            max_tokens: None,
-            concurrency: None,
-            input_tokens: None,
+            ..ModelConfig::new(url, "seed-analyst")
         }),
         judge: None,
         virtual_user: None,
