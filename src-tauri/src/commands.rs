@@ -3,7 +3,7 @@
 
 use crate::Resident;
 use crate::keychain::KeyStorage;
-use crate::remote::{RemoteAnswer, ServerConnection, TeamServer};
+use crate::remote::{RemoteAnswer, RemoteBody, ServerConnection, TeamServer};
 use crate::settings::{Settings, SettingsStore};
 use agenteval_engine::analysis::Analysis;
 use agenteval_engine::calibration::{
@@ -12,6 +12,7 @@ use agenteval_engine::calibration::{
 };
 use agenteval_engine::campaign::{Campaign, CreateCampaign, NextPeriod};
 use agenteval_engine::domain::ids::{CampaignId, RunId, SessionId, TargetId};
+use agenteval_engine::domain::traces::{ImportedConversation, SeedProposal};
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, ExplorationSession, ExploreRequest, ExploreStarted, MessageReply,
     SendMessage, SessionTranscript,
@@ -29,6 +30,9 @@ use agenteval_engine::scenario::regression::{RegressionDraft, SaveScenarioFile};
 use agenteval_engine::side_by_side::SideBySide;
 use agenteval_engine::target::{Target, TargetRemoval, TargetSettings};
 use agenteval_engine::target_probe::TargetProbe;
+use agenteval_engine::traces::{
+    Encoding, ImportRequest, ImportSummary, ImportedPage, ImportedQuery, Redactor, TraceDraft,
+};
 use agenteval_engine::{Error, ErrorBody, Lang, Platform};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -159,6 +163,82 @@ pub async fn save_scenario_file(
     req: SaveScenarioFile,
 ) -> Reply<Vec<ScenarioSummary>> {
     platform.save_scenario_file(req).await.map_err(body)
+}
+
+/// Imports OTLP/JSON `text` (a collector's file, read by the UI) as the
+/// production of `target_id`, redacted unless `redact` is false, listed
+/// under `source` (the file's name): what was kept, redacted and skipped.
+/// Empty text is refused.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_traces(
+    platform: Shared<'_>,
+    text: String,
+    target_id: Option<TargetId>,
+    redact: Option<bool>,
+    source: Option<String>,
+) -> Reply<ImportSummary> {
+    let source = source.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    let req = ImportRequest {
+        source: agenteval_engine::text::truncate(source.unwrap_or("upload"), 200),
+        encoding: Encoding::Json,
+        target_id,
+        redactor: if redact.unwrap_or(true) {
+            Redactor::built_in()
+        } else {
+            Redactor::none()
+        },
+    };
+    platform
+        .import_traces(text.as_bytes(), req)
+        .await
+        .map_err(body)
+}
+
+/// A page of the imported conversations, newest first, with a preview each.
+#[tauri::command]
+#[specta::specta]
+pub async fn list_conversations(platform: Shared<'_>, query: ImportedQuery) -> Reply<ImportedPage> {
+    platform.imported_conversations(query).await.map_err(body)
+}
+
+/// One imported conversation, whole: messages, tool calls, traces.
+#[tauri::command]
+#[specta::specta]
+pub async fn get_conversation(platform: Shared<'_>, id: Uuid) -> Reply<ImportedConversation> {
+    platform.imported_conversation(id).await.map_err(body)
+}
+
+/// A fixed scenario drafted from an imported conversation, in `lang`, for
+/// pack `pack` (default `production`); nothing is written.
+#[tauri::command]
+#[specta::specta]
+pub async fn draft_from_conversation(
+    platform: Shared<'_>,
+    id: Uuid,
+    pack: Option<String>,
+    lang: Lang,
+) -> Reply<TraceDraft> {
+    platform
+        .draft_from_conversation(id, pack, lang)
+        .await
+        .map_err(body)
+}
+
+/// Personas and goals proposed from imported conversations `ids` (by the
+/// analyst model when one is configured, else by rules), written in
+/// `lang`, each with its conversations and traces as lineage.
+#[tauri::command]
+#[specta::specta]
+pub async fn propose_seeds(
+    platform: Shared<'_>,
+    ids: Vec<Uuid>,
+    lang: Lang,
+) -> Reply<SeedProposal> {
+    platform
+        .seeds_from_conversations(&ids, lang)
+        .await
+        .map_err(body)
 }
 
 /// Campaign `id` beside `baseline`, another campaign of the same target.
@@ -534,7 +614,8 @@ pub async fn disconnect_server(team: State<'_, TeamServer>) -> Reply<()> {
 }
 
 /// One call of the team server's API, the key added here; the answer as
-/// the server gave it.
+/// the server gave it. `text`, when given, is the body as it is (an OTLP
+/// file to import) instead of `body`'s JSON.
 #[tauri::command]
 #[specta::specta]
 pub async fn remote_call(
@@ -542,8 +623,13 @@ pub async fn remote_call(
     method: String,
     path: String,
     body: Option<serde_json::Value>,
+    text: Option<String>,
 ) -> Reply<RemoteAnswer> {
-    team.call(&method, &path, body).await.map_err(self::body)
+    let sent = match text {
+        Some(text) => Some(RemoteBody::Text(text)),
+        None => body.map(RemoteBody::Json),
+    };
+    team.call(&method, &path, sent).await.map_err(self::body)
 }
 
 /// Saves the team server's answer to a GET (an export) where the user chose.

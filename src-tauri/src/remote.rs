@@ -48,6 +48,20 @@ pub struct RemoteAnswer {
     pub body: String,
 }
 
+/// What a call to the team server sends: JSON, or text as it is (an
+/// OTLP file to import).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RemoteBody {
+    Json(serde_json::Value),
+    Text(String),
+}
+
+impl From<serde_json::Value> for RemoteBody {
+    fn from(v: serde_json::Value) -> Self {
+        Self::Json(v)
+    }
+}
+
 #[derive(Debug, Serialize, Deserialize)]
 struct OnDisk {
     #[serde(flatten)]
@@ -215,7 +229,7 @@ impl TeamServer {
         &self,
         method: &str,
         path: &str,
-        body: Option<serde_json::Value>,
+        body: Option<RemoteBody>,
     ) -> Result<RemoteAnswer> {
         let live = self.current().ok_or_else(not_connected)?;
         let method = match method {
@@ -236,9 +250,13 @@ impl TeamServer {
             .request(method, url)
             .timeout(CALL_TIMEOUT)
             .header("X-API-Key", &live.key);
-        if let Some(body) = body {
-            req = req.json(&body);
-        }
+        req = match body {
+            Some(RemoteBody::Json(body)) => req.json(&body),
+            Some(RemoteBody::Text(text)) => req
+                .header(reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8")
+                .body(text),
+            None => req,
+        };
         let res = req
             .send()
             .await
@@ -621,7 +639,7 @@ mod tests {
             .expect("call");
         assert_eq!((answer.status, answer.body.as_str()), (200, "[]"));
         let answer = team
-            .call("POST", "/api/targets", Some(serde_json::json!({"name": "x", "channel": {"kind": "builtin", "agent": "demo"}})))
+            .call("POST", "/api/targets", Some(serde_json::json!({"name": "x", "channel": {"kind": "builtin", "agent": "demo"}}).into()))
             .await
             .expect("call");
         assert_eq!(
@@ -693,7 +711,7 @@ mod tests {
             .await
             .expect("connected");
         let target = team
-            .call("POST", "/api/targets", Some(serde_json::json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}})))
+            .call("POST", "/api/targets", Some(serde_json::json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}).into()))
             .await
             .expect("target");
         assert_eq!(target.status, 200, "{}", target.body);
@@ -716,7 +734,7 @@ mod tests {
         let mut received = None;
         for _ in 0..50 {
             let created = team
-                .call("POST", "/api/campaigns", Some(campaign("week")))
+                .call("POST", "/api/campaigns", Some(campaign("week").into()))
                 .await
                 .expect("campaign");
             assert_eq!(created.status, 200, "{}", created.body);
@@ -730,6 +748,29 @@ mod tests {
         assert!(
             matches!(received, Some(Some(Event::CampaignChanged { .. }))),
             "the server's event reached the app: {received:?}"
+        );
+        // A text body goes as it is: an OTLP file imported through the app.
+        let sample = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/otlp/sample.jsonl"),
+        )
+        .expect("the sample OTLP file");
+        let path = format!(
+            "/api/traces/import?target_id={}",
+            target["id"].as_str().expect("id")
+        );
+        let imported = team
+            .call("POST", &path, Some(RemoteBody::Text(sample)))
+            .await
+            .expect("import");
+        assert_eq!(imported.status, 200, "{}", imported.body);
+        let summary: serde_json::Value = serde_json::from_str(&imported.body).expect("json");
+        assert_eq!(
+            (
+                summary["conversations"].as_u64(),
+                summary["problems"][0]["line"].as_u64()
+            ),
+            (Some(4), Some(3)),
+            "the file's four conversations kept and its broken line 3 named: {summary}"
         );
         team.disconnect().expect("disconnect");
         while events.try_recv().is_ok() {}

@@ -5,8 +5,10 @@
 // critical violation, naming the rule and the elements.
 
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { BASE, LANGS, api, findCampaign, launch, signIn } from "./helpers.mjs";
 
 const require = createRequire(new URL("../../ui/package.json", import.meta.url));
@@ -47,6 +49,12 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
     }),
   });
 
+  // Production conversations (tests/otlp/sample.jsonl) of the demo's
+  // target: listed, opened, and counted on its report's coverage grid.
+  const sample = await readFile(new URL("../otlp/sample.jsonl", import.meta.url), "utf8");
+  await api(`/api/traces/import?source=sample.jsonl&target_id=${demo.campaign.target_id}`, { method: "POST", body: sample, headers: { "Content-Type": "text/plain" } });
+  const conversation = (await api("/api/traces/conversations?limit=1")).conversations[0];
+
   const screens = [
     ["campaign list", "#/campaigns", "campaign-table"],
     ["campaign view", `#/campaigns/${id}`, "runs-table"],
@@ -59,6 +67,8 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
     ["report: an issue's sessions", `#/campaigns/${id}/report/exploration?issue=${encodeURIComponent(issue.key ?? issue.text)}`, "evidence-sessions-body"],
     ["run drawer", `#/campaigns/${id}/runs/${failedRun.id}`, '[data-testid="run-drawer"] .mantine-Drawer-body'],
     ["session drawer", `#/campaigns/${id}/sessions/${sessions[0].id}`, '[data-testid="session-drawer"] .mantine-Drawer-body'],
+    ["production conversations", "#/production", "conversation-table"],
+    ["production conversation", `#/production/${conversation.id}`, '[data-testid="conversation-drawer"] .mantine-Drawer-body'],
     ["targets", "#/targets", "target-row"],
     ["settings", "#/settings", null],
   ];
@@ -102,6 +112,25 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
         await page.waitForTimeout(200);
         found = await audit(page);
         assert.deepEqual(found, [], `axe-core on the explore modal's manual tab (${lang}):\n${describe(found)}`);
+        await page.keyboard.press("Escape");
+      });
+      await t.test(`[${lang}] production: import summary and proposed seeds`, async () => {
+        await page.goto(`${BASE}/#/production`);
+        await page.reload();
+        await page.getByTestId("import-traces").click();
+        await page.getByTestId("import-file-input").setInputFiles(fileURLToPath(new URL("../otlp/sample.jsonl", import.meta.url)));
+        await page.getByTestId("import-submit").click();
+        await page.getByTestId("import-summary").waitFor();
+        await page.waitForTimeout(400);
+        let found = await audit(page);
+        assert.deepEqual(found, [], `axe-core on the import summary (${lang}):\n${describe(found)}`);
+        await page.getByTestId("import-close").click();
+        await page.getByTestId("conversation-select").first().check();
+        await page.getByTestId("propose-seeds").click();
+        await page.getByTestId("proposed-persona").first().waitFor();
+        await page.waitForTimeout(400);
+        found = await audit(page);
+        assert.deepEqual(found, [], `axe-core on the proposed seeds (${lang}):\n${describe(found)}`);
         await page.keyboard.press("Escape");
       });
     }

@@ -31,7 +31,7 @@ trap cleanup EXIT
 # Real findings to follow: a finished demo campaign (fixed runs, virtual-user
 # sessions with issues and judge findings) in the folder the server serves.
 # 61 s: the demo's one-week window at the largest time scale allowed (10000).
-"$BIN" demo --data-dir "$TMP/data" --seconds 61 --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1 || { cat "$TMP/demo.log"; exit 1; }
+"$BIN" demo --data-dir "$TMP/data" --seconds 20 --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1 || { cat "$TMP/demo.log"; exit 1; }
 
 # A pack of the user's own in the data folder, listed apart from the shipped ones.
 mkdir -p "$TMP/data/scenarios/my_pack"

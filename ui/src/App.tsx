@@ -19,6 +19,7 @@ import { ErrorAlert } from "./components/ErrorAlert";
 import { IdentityContext, WhoBadge } from "./components/identity";
 import { CampaignList } from "./features/campaigns/CampaignList";
 import { CampaignView } from "./features/campaigns/CampaignView";
+import { ProductionPage } from "./features/production/ProductionPage";
 import { SettingsPage } from "./features/settings/SettingsPage";
 import { TargetsPage } from "./features/targets/TargetsPage";
 import { setLanguage, type UiLanguage } from "./i18n";
@@ -125,12 +126,22 @@ export function App() {
           <NavLink
             label={t("nav.campaigns")}
             href="#/campaigns"
-            active={route.kind !== "targets" && route.kind !== "settings"}
+            active={route.kind !== "targets" && route.kind !== "settings" && route.kind !== "production"}
             onClick={(e) => {
               e.preventDefault();
               navigate({ kind: "campaigns" });
             }}
             data-testid="nav-campaigns"
+          />
+          <NavLink
+            label={t("nav.production")}
+            href="#/production"
+            active={route.kind === "production"}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ kind: "production", query: {}, conversation: null });
+            }}
+            data-testid="nav-production"
           />
           <NavLink
             label={t("nav.targets")}
@@ -171,6 +182,7 @@ export function App() {
             (route.kind === "campaign" || route.kind === "report" || route.kind === "session" || route.kind === "run" || route.kind === "blind") && (
               <CampaignView key={route.id} id={route.id} route={route} />
             )}
+          {ready && route.kind === "production" && <ProductionPage query={route.query} conversation={route.conversation} />}
           {ready && route.kind === "targets" && <TargetsPage />}
           {ready && route.kind === "settings" && <SettingsPage />}
         </AppShell.Main>

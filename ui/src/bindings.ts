@@ -31,6 +31,28 @@ export const commands = {
 	draftRegression: (sessionId: SessionId, turn: number | null, pack: string | null, lang: Lang) => typedError<RegressionDraft, ErrorBody>(__TAURI_INVOKE("draft_regression", { sessionId, turn, pack, lang })),
 	/**  Saves a pack file among the user's packs once it loads, and loads it. */
 	saveScenarioFile: (req: SaveScenarioFile) => typedError<ScenarioSummary[], ErrorBody>(__TAURI_INVOKE("save_scenario_file", { req })),
+	/**
+	 *  Imports OTLP/JSON `text` (a collector's file, read by the UI) as the
+	 *  production of `target_id`, redacted unless `redact` is false, listed
+	 *  under `source` (the file's name): what was kept, redacted and skipped.
+	 *  Empty text is refused.
+	 */
+	importTraces: (text: string, targetId: TargetId | null, redact: boolean | null, source: string | null) => typedError<ImportSummary, ErrorBody>(__TAURI_INVOKE("import_traces", { text, targetId, redact, source })),
+	/**  A page of the imported conversations, newest first, with a preview each. */
+	listConversations: (query: ImportedQuery) => typedError<ImportedPage, ErrorBody>(__TAURI_INVOKE("list_conversations", { query })),
+	/**  One imported conversation, whole: messages, tool calls, traces. */
+	getConversation: (id: string) => typedError<ImportedConversation, ErrorBody>(__TAURI_INVOKE("get_conversation", { id })),
+	/**
+	 *  A fixed scenario drafted from an imported conversation, in `lang`, for
+	 *  pack `pack` (default `production`); nothing is written.
+	 */
+	draftFromConversation: (id: string, pack: string | null, lang: Lang) => typedError<TraceDraft, ErrorBody>(__TAURI_INVOKE("draft_from_conversation", { id, pack, lang })),
+	/**
+	 *  Personas and goals proposed from imported conversations `ids` (by the
+	 *  analyst model when one is configured, else by rules), written in
+	 *  `lang`, each with its conversations and traces as lineage.
+	 */
+	proposeSeeds: (ids: string[], lang: Lang) => typedError<SeedProposal, ErrorBody>(__TAURI_INVOKE("propose_seeds", { ids, lang })),
 	/**  Campaign `id` beside `baseline`, another campaign of the same target. */
 	compareCampaigns: (id: CampaignId, baseline: CampaignId) => typedError<SideBySide, ErrorBody>(__TAURI_INVOKE("compare_campaigns", { id, baseline })),
 	/**  Fixed-scenario runs of a campaign, in plan order. */
@@ -118,9 +140,10 @@ export const commands = {
 	disconnectServer: () => typedError<null, ErrorBody>(__TAURI_INVOKE("disconnect_server")),
 	/**
 	 *  One call of the team server's API, the key added here; the answer as
-	 *  the server gave it.
+	 *  the server gave it. `text`, when given, is the body as it is (an OTLP
+	 *  file to import) instead of `body`'s JSON.
 	 */
-	remoteCall: (method: string, path: string, body: Value | null) => typedError<RemoteAnswer, ErrorBody>(__TAURI_INVOKE("remote_call", { method, path, body })),
+	remoteCall: (method: string, path: string, body: Value | null, text: string | null) => typedError<RemoteAnswer, ErrorBody>(__TAURI_INVOKE("remote_call", { method, path, body, text })),
 	/**  Saves the team server's answer to a GET (an export) where the user chose. */
 	remoteSave: (path: string, destination: string) => typedError<null, ErrorBody>(__TAURI_INVOKE("remote_save", { path, destination })),
 };
@@ -413,6 +436,15 @@ request_template?: Value | null;
 response_path?: string | null; headers?: Header[] } | 
 /**  The built-in deterministic demo agent. */
 { kind: "builtin"; agent: BuiltinAgent };
+
+export type ChatMessage = {
+	role: Role,
+	content: string,
+	/**  Tool calls the assistant made in this message. */
+	tool_calls?: ToolCall[],
+	/**  For `role: tool`: which call this answers. */
+	tool_call_id?: string | null,
+};
 
 /**  The outcome of one check on one turn. */
 export type CheckResult = {
@@ -997,6 +1029,91 @@ export type Identity = {
 	may_manage_keys: boolean,
 };
 
+/**
+ *  Something of the input an import skipped, by its line (1-based; for a
+ *  protobuf body, the request is line 1).
+ */
+export type ImportProblem = {
+	line: number,
+	msg: Msg,
+};
+
+/**  What an import read, kept and skipped. */
+export type ImportSummary = {
+	/**  Conversations rebuilt. */
+	conversations: number,
+	/**  The users' turns in them. */
+	user_turns: number,
+	/**  Every message in them (system, user, assistant, tool). */
+	messages: number,
+	/**  GenAI spans read. */
+	spans: number,
+	/**
+	 *  What was replaced before anything was kept, by kind (`email`,
+	 *  `phone`, `id`, or the name of a pattern the user gave).
+	 */
+	redacted: { [key in string]: number },
+	/**
+	 *  GenAI spans read but skipped (each is also among `problems`); a
+	 *  line that could not be read at all is a problem whose spans are
+	 *  not counted.
+	 */
+	skipped_spans: number,
+	/**  Lines or spans skipped, each with why. */
+	problems: ImportProblem[],
+};
+
+/**
+ *  A conversation an import kept: later spans of the same conversation
+ *  extend it rather than make another.
+ */
+export type ImportedConversation = {
+	id: string,
+	/**  The target whose production it is, when the import named one. */
+	target_id?: TargetId | null,
+	/**
+	 *  Where it came from: the file's name, or `otlp-http` for the
+	 *  receiver.
+	 */
+	source: string,
+	imported_at: string,
+	/**  When a later import last extended it. */
+	updated_at: string,
+} & TraceConversation;
+
+/**  A line of the list of imported conversations. */
+export type ImportedConversationSummary = {
+	id: string,
+	key: string,
+	target_id?: TargetId | null,
+	source: string,
+	model?: string | null,
+	started_at?: string | null,
+	imported_at: string,
+	user_turns: number,
+	messages: number,
+	traces: number,
+	/**  The user's first turn (at most 160 characters): the preview. */
+	first_user: string,
+};
+
+export type ImportedPage = {
+	conversations: ImportedConversationSummary[],
+	/**  Conversations matching the filters, on every page. */
+	total: number,
+};
+
+/**  Which imported conversations, and which page of them (newest first). */
+export type ImportedQuery = {
+	target_id?: TargetId | null,
+	/**  Words the conversation contains (case-insensitive). */
+	text?: string | null,
+	/**  Rows to skip (default 0). */
+	offset?: number | null,
+	/**  Rows per page: 1 to 500 (default 100). */
+	limit?: number | null,
+};
+
 /**  A 95% interval, both ends as fractions (a difference may be negative). */
 export type Interval = {
 	low: number | null,
@@ -1423,6 +1540,8 @@ export type RevealedScores = {
 	hallucination: RevealedScore,
 };
 
+export type Role = "system" | "user" | "assistant" | "tool";
+
 /**
  *  An OpenAI-compatible model playing one role. The API key is write-only:
  *  given in `api_key`, kept in the keychain (or encrypted), referenced by
@@ -1664,6 +1783,24 @@ export type SeedCell = {
 	persona_id: string,
 	goal_id: string,
 };
+
+/**  Seeds proposed from production conversations, and by whom. */
+export type SeedProposal = {
+	seed_set: SeedSet,
+	proposed_by: SeedProposer,
+	/**
+	 *  Why the analyst model's proposal was not used (it failed, or
+	 *  answered unusably), when one is configured and the rules proposed
+	 *  instead.
+	 */
+	analyst_problem?: Msg | null,
+};
+
+export type SeedProposer = 
+/**  The analyst model read the conversations. */
+"analyst" | 
+/**  Simple rules did, without a model. */
+"rules";
 
 /**
  *  Where a session's persona and goal come from. Auto-triggered sessions
@@ -1953,6 +2090,69 @@ export type ToolCall = {
 	name: string,
 	/**  Parsed arguments (the raw string when it is not valid JSON). */
 	arguments: Value,
+};
+
+/**  An OpenAI-style function tool offered to the target. */
+export type ToolSpec = {
+	name: string,
+	description?: string,
+	/**  JSON schema of the arguments. */
+	parameters?: Value,
+};
+
+/**
+ *  One conversation as production had it, rebuilt from the spans of one
+ *  conversation id (or one trace, when the spans name no conversation).
+ */
+export type TraceConversation = {
+	/**
+	 *  The conversation id the spans carried (`gen_ai.conversation.id`,
+	 *  `session.id`), else the trace id.
+	 */
+	key: string,
+	/**
+	 *  Every trace the conversation's spans came from (hex), in the order
+	 *  they started: its lineage.
+	 */
+	trace_ids: string[],
+	/**
+	 *  The model that answered (`gen_ai.response.model`, else
+	 *  `gen_ai.request.model`), when a span said.
+	 */
+	model?: string | null,
+	/**  When its first span started (RFC 3339), when known. */
+	started_at?: string | null,
+	/**
+	 *  The conversation, tool calls and their results kept; system
+	 *  instructions too.
+	 */
+	messages: ChatMessage[],
+	/**  The tools the agent was offered (`gen_ai.tool.definitions`). */
+	tools?: ToolSpec[],
+};
+
+/**
+ *  A scenario drafted from a production conversation: its pack file's
+ *  text, ready to review.
+ */
+export type TraceDraft = {
+	pack: string,
+	scenario_id: string,
+	/**  The file name within the pack's folder. */
+	file_name: string,
+	/**  The pack file (YAML), with the conversation's lineage in it. */
+	yaml: string,
+	lineage: TraceLineage,
+};
+
+/**
+ *  The production conversation a scenario was drafted from: the imported
+ *  conversation, its conversation id (or trace id) and its traces.
+ */
+export type TraceLineage = {
+	conversation_id: string,
+	key: string,
+	trace_ids: string[],
 };
 
 /**

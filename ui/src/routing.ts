@@ -8,6 +8,8 @@
 //                                                 coverage cell's sessions listed)
 //   #/campaigns/:id/sessions/:sid?turn=N          a session at round N
 //   #/campaigns/:id/runs/:rid?turn=N              a run at turn N
+//   #/production?target=&text=&page=              production conversations (filters, page)
+//   #/production/:cid?target=&text=&page=         one of them open over the list
 //   #/targets, #/settings
 
 import { useSyncExternalStore } from "react";
@@ -25,6 +27,13 @@ export type CampaignQuery = {
   status?: string;
 };
 
+/** Filters and page of the production conversations list. */
+export type ProductionQuery = {
+  target?: string;
+  text?: string;
+  page?: number;
+};
+
 export type Route =
   | { kind: "campaigns" }
   | { kind: "campaign"; id: string; query: CampaignQuery }
@@ -32,6 +41,7 @@ export type Route =
   | { kind: "session"; id: string; sid: string; turn: number | null }
   | { kind: "run"; id: string; rid: string; turn: number | null }
   | { kind: "blind"; id: string }
+  | { kind: "production"; query: ProductionQuery; conversation: string | null }
   | { kind: "targets" }
   | { kind: "settings" };
 
@@ -63,6 +73,10 @@ export function parseHash(hash: string): Route {
   const [head, id, sub, leaf] = parts;
   if (head === "targets") return { kind: "targets" };
   if (head === "settings") return { kind: "settings" };
+  if (head === "production") {
+    const query = { target: text(q.get("target")), text: text(q.get("text")), page: positive(q.get("page")) ?? undefined };
+    return { kind: "production", query, conversation: id ?? null };
+  }
   if (head !== "campaigns" || !id) return { kind: "campaigns" };
   if (sub === "report") {
     const tab = (REPORT_TABS as readonly string[]).includes(leaf ?? "") ? (leaf as ReportTab) : "scores";
@@ -102,6 +116,8 @@ export function href(route: Route): string {
       return "#/targets";
     case "settings":
       return "#/settings";
+    case "production":
+      return withQuery(route.conversation ? `#/production/${e(route.conversation)}` : "#/production", { ...route.query });
     case "campaign":
       return withQuery(`#/campaigns/${e(route.id)}`, { ...route.query });
     case "report":

@@ -10,6 +10,7 @@ import type { ExportFormat } from "../bindings";
 import { ApiError } from "./errors";
 import type { Answer, Transport } from "./http";
 import { sseConnector } from "./live";
+import { TextBody } from "./operations";
 import { downloadText } from "../download";
 
 const KEY_STORAGE = "agenteval.apiKey";
@@ -64,12 +65,12 @@ export class BrowserTransport implements Transport {
   async send(method: string, path: string, body?: unknown): Promise<Answer> {
     const headers: Record<string, string> = { Accept: "application/json" };
     if (this.key) headers["X-API-Key"] = this.key;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (body !== undefined) headers["Content-Type"] = body instanceof TextBody ? "text/plain; charset=utf-8" : "application/json";
     try {
       const res = await fetch(path, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : body instanceof TextBody ? body.text : JSON.stringify(body),
       });
       return { status: res.status, text: await res.text() };
     } catch (e) {

@@ -9,7 +9,10 @@ export type Answer = { status: number; text: string };
 
 /** How an HttpBackend reaches the API. */
 export interface Transport {
-  /** Sends one call; throws ApiError only when the server cannot be reached. */
+  /**
+   * Sends one call (a TextBody as it is, any other body as JSON); throws
+   * ApiError only when the server cannot be reached.
+   */
   send(method: string, path: string, body?: unknown): Promise<Answer>;
   /** The live events' connection. */
   readonly connector: Connector;

@@ -81,6 +81,18 @@ export type {
   Arg,
   Msg,
   Text,
+  ChatMessage,
+  ImportProblem,
+  ImportSummary,
+  ImportedConversation,
+  ImportedConversationSummary,
+  ImportedPage,
+  ImportedQuery,
+  TraceDraft,
+  TraceLineage,
+  SeedProposal,
+  SeedProposer,
+  Lang,
 } from "../bindings";
 
 function inTauri(): boolean {

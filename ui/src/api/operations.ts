@@ -11,6 +11,7 @@ import {
   type CreateReview,
   type CreateSession,
   type ExploreRequest,
+  type ImportedQuery,
   type Lang,
   type NextPeriod,
   type RunQuery,
@@ -33,6 +34,14 @@ type CommandData<C extends CommandName> = Extract<Awaited<ReturnType<Commands[C]
 type PathParam<O extends OperationId> = (typeof operations)[O]["pathParams"][number];
 type QueryParam<O extends OperationId> = (typeof operations)[O]["query"][number];
 type QueryValue = string | number | boolean | null | undefined | readonly unknown[];
+
+/**
+ * A body sent as it is (`text/plain`), not as JSON: the text of an OTLP
+ * file to import.
+ */
+export class TextBody {
+  constructor(readonly text: string) {}
+}
 
 /** An HTTP call: its path parameters, query and body. */
 export type HttpParts<O extends OperationId> = ([PathParam<O>] extends [never]
@@ -110,6 +119,29 @@ export const calls = {
   saveScenarioFile: op("save_scenario_file", "saveScenarioFile", (req: SaveScenarioFile) => ({
     http: { body: req },
     tauri: [req],
+  })),
+  /** Imports OTLP/JSON text (a collector's file) as the production of a target: what was kept, redacted and skipped. */
+  importTraces: op(
+    "import_traces",
+    "importTraces",
+    (text: string, targetId: string | null, redact: boolean, source: string | null) => ({
+      http: { query: { target_id: targetId, redact, source }, body: new TextBody(text) },
+      tauri: [text, targetId, redact, source],
+    }),
+  ),
+  /** A page of the imported production conversations, newest first, with a preview each. */
+  listConversations: op("list_conversations", "listConversations", (query: ImportedQuery) => ({ http: { query }, tauri: [query] })),
+  /** One imported conversation, whole: messages, tool calls, traces. */
+  getConversation: op("get_conversation", "getConversation", (id: string) => ({ http: { path: { id } }, tauri: [id] })),
+  /** A fixed scenario drafted from an imported conversation (a pack file to review); nothing is written. */
+  draftFromConversation: op("draft_from_conversation", "draftFromConversation", (id: string, pack: string | null, lang: Lang) => ({
+    http: { path: { id }, query: { pack, lang } },
+    tauri: [id, pack, lang],
+  })),
+  /** Personas and goals proposed from imported conversations, each with its traces as lineage. */
+  proposeSeeds: op("propose_seeds", "proposeSeeds", (ids: string[], lang: Lang) => ({
+    http: { query: { lang }, body: { ids } },
+    tauri: [ids, lang],
   })),
   /** Campaign `id` beside `baseline`, another campaign of the same target. */
   compareCampaigns: op("compare_campaigns", "compareCampaigns", (id: string, baseline: string) => ({

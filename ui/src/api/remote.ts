@@ -5,13 +5,18 @@
 import { save } from "@tauri-apps/plugin-dialog";
 import { commands, type ExportFormat, type ServerConnection, type Value } from "../bindings";
 import type { Answer, Transport } from "./http";
+import { TextBody } from "./operations";
 import { EXTENSIONS, tauriConnector, unwrap } from "./tauri";
 
 export class RemoteTransport implements Transport {
   readonly connector = tauriConnector;
 
   async send(method: string, path: string, body?: unknown): Promise<Answer> {
-    const answer = await unwrap(commands.remoteCall(method, path, body === undefined ? null : (body as Value)));
+    const answer = await unwrap(
+      body instanceof TextBody
+        ? commands.remoteCall(method, path, null, body.text)
+        : commands.remoteCall(method, path, body === undefined ? null : (body as Value), null),
+    );
     return { status: answer.status, text: answer.body };
   }
 

@@ -5,8 +5,10 @@ import { ms, num } from "./format";
 
 export type ConversationTurn = {
   key: string | number;
-  /** `user` or `target`. */
+  /** `user` or `target` (or another speaker on the target's side). */
   role: string;
+  /** Who spoke, when neither the user nor the target (a tool's result, the system's instructions). */
+  label?: string;
   content: string;
   latency_ms?: number | null;
   extra?: ReactNode;
@@ -75,7 +77,7 @@ export function Conversation({
             >
               <Group gap={6} justify="space-between" wrap="wrap">
                 <Text size="xs" fw={600} c={user ? "dark" : "indigo.8"}>
-                  {user ? userLabel : targetLabel}
+                  {turn.label ?? (user ? userLabel : targetLabel)}
                 </Text>
                 <Text size="xs" c="dimmed">
                   {user && round > 0 ? t("ev.turnN", { n: num(round) }) : ""}

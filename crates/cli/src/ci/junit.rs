@@ -57,13 +57,6 @@ pub fn render(suite: &Suite<'_>, scenarios: &[ScenarioResult], runs: &[Run]) -> 
             .push(r);
     }
     let runs_of = |id: &str| by_scenario.get(id).map(Vec::as_slice).unwrap_or_default();
-    let time = |id: &str| {
-        let ms: u64 = runs_of(id)
-            .iter()
-            .filter_map(|r| r.metrics.as_ref().map(|m| m.latency_ms_total))
-            .sum();
-        format!("{:.3}", ms as f64 / 1000.0)
-    };
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     let _ = w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)));
     let rate = suite
@@ -101,98 +94,102 @@ pub fn render(suite: &Suite<'_>, scenarios: &[ScenarioResult], runs: &[Run]) -> 
                         Ok(())
                     })?;
                     for s in scenarios {
-                        let failed_runs: Vec<String> = runs_of(&s.id)
-                            .iter()
-                            .filter(|r| r.verdict == Some(Verdict::Failed))
-                            .map(|r| run_failure(r))
-                            .collect();
-                        let error_runs: Vec<String> = runs_of(&s.id)
-                            .iter()
-                            .filter(|r| r.verdict == Some(Verdict::Error))
-                            .map(|r| {
-                                format!(
-                                    "run #{}: {}",
-                                    r.seq,
-                                    r.error_reason.as_deref().unwrap_or("error")
-                                )
-                            })
-                            .collect();
-                        let out = format!(
-                            "{}: {} runs: {} passed, {} failed, {} in error ({})",
-                            s.title,
-                            s.passed + s.failed + s.errors,
-                            s.passed,
-                            s.failed,
-                            s.errors,
-                            s.outcome.label().to_lowercase()
-                        );
-                        let summary =
-                            format!("{} of {} judged runs passed", s.passed, s.passed + s.failed);
-                        let t = time(&s.id);
-                        w.create_element("testcase")
-                            .with_attributes([
-                                ("classname", s.pack.as_str()),
-                                ("name", s.id.as_str()),
-                                ("time", t.as_str()),
-                            ])
-                            .write_inner_content(|w| {
-                                match s.outcome {
-                                    Outcome::Passed => {}
-                                    Outcome::Failed => {
-                                        let first =
-                                            failed_runs.first().cloned().unwrap_or_default();
-                                        w.create_element("failure")
-                                            .with_attributes([
-                                                ("message", format!("{summary}: {first}").as_str()),
-                                                ("type", "check"),
-                                            ])
-                                            .write_text_content(BytesText::new(&first))?;
-                                        for again in failed_runs.iter().skip(1) {
-                                            w.create_element("rerunFailure")
-                                                .with_attributes([
-                                                    ("message", again.as_str()),
-                                                    ("type", "check"),
-                                                ])
-                                                .write_empty()?;
-                                        }
-                                    }
-                                    Outcome::Flaky => {
-                                        for failed in &failed_runs {
-                                            w.create_element("flakyFailure")
-                                                .with_attributes([
-                                                    (
-                                                        "message",
-                                                        format!("flaky, {summary}: {failed}")
-                                                            .as_str(),
-                                                    ),
-                                                    ("type", "check"),
-                                                ])
-                                                .write_empty()?;
-                                        }
-                                    }
-                                    Outcome::Error => {
-                                        let reason =
-                                            error_runs.first().cloned().unwrap_or_default();
-                                        w.create_element("error")
-                                            .with_attributes([
-                                                (
-                                                    "message",
-                                                    format!("no run got a verdict: {reason}")
-                                                        .as_str(),
-                                                ),
-                                                ("type", "run_error"),
-                                            ])
-                                            .write_empty()?;
-                                    }
-                                }
-                                w.create_element("system-out")
-                                    .write_text_content(BytesText::new(&out))?;
-                                Ok(())
-                            })?;
+                        testcase(w, s, runs_of(&s.id))?;
                     }
                     Ok(())
                 })?;
             Ok(())
         });
     String::from_utf8(w.into_inner()).unwrap_or_default()
+}
+
+/// The test case of scenario `s`, whose runs are `runs`.
+fn testcase(w: &mut Writer<Vec<u8>>, s: &ScenarioResult, runs: &[&Run]) -> std::io::Result<()> {
+    let failed_runs: Vec<String> = runs
+        .iter()
+        .filter(|r| r.verdict == Some(Verdict::Failed))
+        .map(|r| run_failure(r))
+        .collect();
+    let error_runs: Vec<String> = runs
+        .iter()
+        .filter(|r| r.verdict == Some(Verdict::Error))
+        .map(|r| {
+            format!(
+                "run #{}: {}",
+                r.seq,
+                r.error_reason.as_deref().unwrap_or("error")
+            )
+        })
+        .collect();
+    let out = format!(
+        "{}: {} runs: {} passed, {} failed, {} in error ({})",
+        s.title,
+        s.passed + s.failed + s.errors,
+        s.passed,
+        s.failed,
+        s.errors,
+        s.outcome.label().to_lowercase()
+    );
+    let summary = format!("{} of {} judged runs passed", s.passed, s.passed + s.failed);
+    let t = time(runs);
+    w.create_element("testcase")
+        .with_attributes([
+            ("classname", s.pack.as_str()),
+            ("name", s.id.as_str()),
+            ("time", t.as_str()),
+        ])
+        .write_inner_content(|w| {
+            match s.outcome {
+                Outcome::Passed => {}
+                Outcome::Failed => {
+                    let first = failed_runs.first().cloned().unwrap_or_default();
+                    w.create_element("failure")
+                        .with_attributes([
+                            ("message", format!("{summary}: {first}").as_str()),
+                            ("type", "check"),
+                        ])
+                        .write_text_content(BytesText::new(&first))?;
+                    for again in failed_runs.iter().skip(1) {
+                        w.create_element("rerunFailure")
+                            .with_attributes([("message", again.as_str()), ("type", "check")])
+                            .write_empty()?;
+                    }
+                }
+                Outcome::Flaky => {
+                    for failed in &failed_runs {
+                        w.create_element("flakyFailure")
+                            .with_attributes([
+                                ("message", format!("flaky, {summary}: {failed}").as_str()),
+                                ("type", "check"),
+                            ])
+                            .write_empty()?;
+                    }
+                }
+                Outcome::Error => {
+                    let reason = error_runs.first().cloned().unwrap_or_default();
+                    w.create_element("error")
+                        .with_attributes([
+                            (
+                                "message",
+                                format!("no run got a verdict: {reason}").as_str(),
+                            ),
+                            ("type", "run_error"),
+                        ])
+                        .write_empty()?;
+                }
+            }
+            w.create_element("system-out")
+                .write_text_content(BytesText::new(&out))?;
+            Ok(())
+        })?;
+    Ok(())
+}
+
+/// The scenario's time: its runs' latencies, in seconds.
+fn time(runs: &[&Run]) -> String {
+    let ms: u64 = runs
+        .iter()
+        .filter_map(|r| r.metrics.as_ref().map(|m| m.latency_ms_total))
+        .sum();
+    format!("{:.3}", ms as f64 / 1000.0)
 }

@@ -16,27 +16,42 @@ import {
 } from "@mantine/core";
 import { useEffect, useMemo, useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, asApiError, type ApiError, type Campaign, type CreateCampaign } from "../../api";
+import { api, asApiError, type ApiError, type Campaign, type CreateCampaign, type SeedSet } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useLoad } from "../../components/useLoad";
 import { duration as localDuration, num as localNumber, when as localDateTime } from "../../components/format";
 import { LIMITS, numberOf, outOfRange, type Range } from "./limits";
 import { DEFAULT_PLAN, entryRuns, MAX_PLANNED_RUNS, PlanEditor, planEntry, planProblem, type PlanDraft } from "./PlanEditor";
 import { SeedSetEditor } from "./SeedSetEditor";
-import { seedSetValue, validateSeeds, type GoalDraft, type PersonaDraft } from "./seeds";
+import { goalDraft, personaDraft, seedSetValue, validateSeeds, type GoalDraft, type PersonaDraft } from "./seeds";
 
 const DEFAULT_BUDGET = { max_sessions: 8, max_turns: 12, min_interval_minutes: 30 };
 
 type NumberField = number | string;
 
-export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCreated: (c: Campaign) => void }) {
+export function CampaignForm({
+  onClose,
+  onCreated,
+  seeds,
+  targetId: initialTarget = null,
+  seedsNote,
+}: {
+  onClose: () => void;
+  onCreated: (c: Campaign) => void;
+  /** Personas and goals to start the seed set with (proposed from production). */
+  seeds?: SeedSet;
+  /** The target to start with. */
+  targetId?: string | null;
+  /** Says where the starting seeds come from. */
+  seedsNote?: string;
+}) {
   const { t } = useTranslation();
   const targets = useLoad(() => api.listTargets(), []);
   const scenarios = useLoad(() => api.listScenarios(), []);
   const campaigns = useLoad(() => api.listCampaigns(), []);
 
   const [name, setName] = useState("");
-  const [targetId, setTargetId] = useState<string | null>(null);
+  const [targetId, setTargetId] = useState<string | null>(initialTarget);
   const [selected, setSelected] = useState<string[]>([]);
   const [plan, setPlan] = useState<Record<string, PlanDraft>>({});
   const [pack, setPack] = useState<string | null>(null);
@@ -44,8 +59,8 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
   const [hours, setHours] = useState<NumberField>(168);
   const [line, setLine] = useState<"formal" | "accelerated">("accelerated");
   const [scale, setScale] = useState<NumberField>(168);
-  const [personas, setPersonas] = useState<PersonaDraft[]>([]);
-  const [goals, setGoals] = useState<GoalDraft[]>([]);
+  const [personas, setPersonas] = useState<PersonaDraft[]>(() => (seeds?.personas ?? []).map(personaDraft));
+  const [goals, setGoals] = useState<GoalDraft[]>(() => (seeds?.goals ?? []).map(goalDraft));
   const [maxSessions, setMaxSessions] = useState<NumberField>("");
   const [maxTurns, setMaxTurns] = useState<NumberField>("");
   const [minInterval, setMinInterval] = useState<NumberField>("");
@@ -323,6 +338,11 @@ export function CampaignForm({ onClose, onCreated }: { onClose: () => void; onCr
           <Text size="xs" c="dimmed" mb="xs">
             {t("form.seedsHelp")}
           </Text>
+          {seedsNote && (
+            <Text size="xs" c="teal" mb="xs" data-testid="seeds-note">
+              {seedsNote}
+            </Text>
+          )}
           <SeedSetEditor
             personas={personas}
             goals={goals}

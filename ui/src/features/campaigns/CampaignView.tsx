@@ -1,5 +1,5 @@
-import { Badge, Button, Group, Menu, Modal, Stack, Text, Title, Tooltip } from "@mantine/core";
-import { useEffect, useState, type ReactElement } from "react";
+import { Badge, Button, Group, Menu, Modal, Stack, Text, Title } from "@mantine/core";
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type ExplorationSession, type ExportFormat, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -7,6 +7,7 @@ import { useMayChange } from "../../components/identity";
 import { useUiLanguage } from "../../i18n/engine";
 import { num, when } from "../../components/format";
 import { Link } from "../../components/Link";
+import { WhyDisabled } from "../../components/WhyDisabled";
 import { useLoad } from "../../components/useLoad";
 import { leave, navigate, type Route } from "../../routing";
 import { BlindReview } from "./BlindReview";
@@ -253,20 +254,5 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
         </Group>
       </Modal>
     </Stack>
-  );
-}
-
-/**
- * A control that may be disabled, with why: the reason shows on hover and
- * focus, and is the control's description for a screen reader.
- */
-function WhyDisabled({ reason, testId, children }: { reason: string | null; testId: string; children: ReactElement }) {
-  if (!reason) return children;
-  return (
-    <Tooltip label={reason} multiline w={260} withArrow>
-      <span tabIndex={0} role="group" aria-label={reason} data-testid={testId} data-reason={reason} style={{ display: "inline-block" }}>
-        {children}
-      </span>
-    </Tooltip>
   );
 }

@@ -1,5 +1,5 @@
 import { Button, Code, Group, Modal, Stack, Text, Textarea, TextInput } from "@mantine/core";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -7,15 +7,34 @@ import { num } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { useUiLanguage } from "../../i18n/engine";
 
+/** A drafted pack file: its pack, its file name within the pack, its text. */
+export type PackDraft = { pack: string; file_name: string; yaml: string };
+
 /**
- * A finding becomes a regression scenario: the drafted pack file (the
- * user's turns up to the finding, the check that guards against it, its
- * lineage) to review and edit, saved among the user's packs once it loads.
+ * A drafted scenario (from a finding, or from a production conversation):
+ * its pack file to review and edit, saved among the user's packs once it
+ * loads. `lineage` says where the draft comes from, `saved` what saving
+ * did (the pack and the ids it now holds).
  */
-export function RegressionModal({ sessionId, turn, onClose }: { sessionId: string; turn: number | null; onClose: () => void }) {
+export function PackDraftModal<D extends PackDraft>({
+  title,
+  load,
+  deps,
+  lineage,
+  explain,
+  saved: savedText,
+  onClose,
+}: {
+  title: string;
+  load: () => Promise<D>;
+  deps: unknown[];
+  lineage: (draft: D) => ReactNode;
+  explain: string;
+  saved: (pack: string, ids: string) => string;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
-  const lang = useUiLanguage();
-  const draft = useLoad(() => api.draftRegression(sessionId, turn, null, lang), [sessionId, turn, lang]);
+  const draft = useLoad(load, deps);
   const [edited, setEdited] = useState<{ yaml: string; pack: string; file: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -37,16 +56,16 @@ export function RegressionModal({ sessionId, turn, onClose }: { sessionId: strin
   };
 
   return (
-    <Modal opened onClose={onClose} title={t("regression.title")} size="xl" centered>
+    <Modal opened onClose={onClose} title={title} size="xl" centered>
       <Stack data-testid="regression-modal">
         <ErrorAlert error={draft.error} />
         {d && form && (
           <>
-            <Text size="sm" data-testid="regression-lineage">
-              {t("regression.lineage", { turn: num(d.lineage.turn), finding: d.lineage.finding })}
+            <Text size="sm" data-testid="regression-lineage" style={{ overflowWrap: "anywhere" }}>
+              {lineage(d)}
             </Text>
             <Text size="xs" c="dimmed">
-              {t("regression.explain")}
+              {explain}
             </Text>
             <Group grow>
               <TextInput
@@ -76,8 +95,7 @@ export function RegressionModal({ sessionId, turn, onClose }: { sessionId: strin
             <ErrorAlert error={error} onClose={() => setError(null)} />
             {saved && (
               <Text size="sm" c="green" data-testid="regression-saved">
-                {t("regression.saved", { pack: form.pack.trim(), ids: saved.map((s) => s.id).join(", ") })}{" "}
-                <Code>{saved[0]?.title}</Code>
+                {savedText(form.pack.trim(), saved.map((s) => s.id).join(", "))} <Code>{saved[0]?.title}</Code>
               </Text>
             )}
             <Group justify="flex-end">
@@ -92,5 +110,26 @@ export function RegressionModal({ sessionId, turn, onClose }: { sessionId: strin
         )}
       </Stack>
     </Modal>
+  );
+}
+
+/**
+ * A finding becomes a regression scenario: the drafted pack file (the
+ * user's turns up to the finding, the check that guards against it, its
+ * lineage).
+ */
+export function RegressionModal({ sessionId, turn, onClose }: { sessionId: string; turn: number | null; onClose: () => void }) {
+  const { t } = useTranslation();
+  const lang = useUiLanguage();
+  return (
+    <PackDraftModal
+      title={t("regression.title")}
+      load={() => api.draftRegression(sessionId, turn, null, lang)}
+      deps={[sessionId, turn, lang]}
+      lineage={(d) => t("regression.lineage", { turn: num(d.lineage.turn), finding: d.lineage.finding })}
+      explain={t("regression.explain")}
+      saved={(pack, ids) => t("regression.saved", { pack, ids })}
+      onClose={onClose}
+    />
   );
 }
