@@ -31,7 +31,7 @@ use agenteval_engine::side_by_side::SideBySide;
 use agenteval_engine::target::{Target, TargetRemoval, TargetSettings};
 use agenteval_engine::target_probe::TargetProbe;
 use agenteval_engine::traces::{
-    Encoding, ImportRequest, ImportSummary, ImportedPage, ImportedQuery, Redactor, TraceDraft,
+    Encoding, ImportRequest, ImportSummary, ImportedPage, ImportedQuery, TraceDraft,
 };
 use agenteval_engine::{Error, ErrorBody, Lang, Platform};
 use serde::Serialize;
@@ -178,17 +178,13 @@ pub async fn import_traces(
     redact: Option<bool>,
     source: Option<String>,
 ) -> Reply<ImportSummary> {
-    let source = source.as_deref().map(str::trim).filter(|s| !s.is_empty());
-    let req = ImportRequest {
-        source: agenteval_engine::text::truncate(source.unwrap_or("upload"), 200),
-        encoding: Encoding::Json,
+    let req = ImportRequest::new(
+        source.as_deref(),
+        "upload",
+        Encoding::Json,
         target_id,
-        redactor: if redact.unwrap_or(true) {
-            Redactor::built_in()
-        } else {
-            Redactor::none()
-        },
-    };
+        redact,
+    );
     platform
         .import_traces(text.as_bytes(), req)
         .await

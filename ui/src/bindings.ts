@@ -350,7 +350,10 @@ export type CampaignReport = {
 	target_model: string,
 	generated_at: string,
 	fixed: FixedSummary,
-	/**  Present only when the campaign has exploration data. */
+	/**
+	 *  Present only when the campaign has exploration data, or seeds and
+	 *  production conversations of its target (then with no session).
+	 */
 	exploration?: ExplorationFindings | null,
 	/**  The latest analysis, when one was generated. */
 	analysis?: Analysis | null,

@@ -68,7 +68,7 @@ fn sdk_traces_become_conversations_a_scenario_and_seeds() {
         "{summary}"
     );
     assert!(
-        summary.contains("Line 3: not an OTLP/JSON trace export"),
+        summary.contains("Line 3: the JSON ends at column"),
         "the broken line is named and skipped: {summary}"
     );
     let again = ok(import("zh"), "import again");
@@ -191,7 +191,7 @@ fn a_file_with_nothing_readable_fails_and_says_why() {
     assert!(!out.status.success(), "nothing could be read");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("Line 1: not an OTLP/JSON trace export"),
+        stdout.contains("Line 1: not JSON (at column 2)"),
         "{stdout}"
     );
     assert!(stdout.contains("Line 2: no resourceSpans"), "{stdout}");

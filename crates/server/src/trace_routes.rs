@@ -7,9 +7,7 @@ use crate::AppState;
 use crate::error::{ApiJson, ApiResult, ErrorResponse, parse_id};
 use agenteval_engine::domain::traces::{ImportSummary, ImportedConversation, SeedProposal};
 use agenteval_engine::msg;
-use agenteval_engine::traces::{
-    Encoding, ImportRequest, ImportedPage, ImportedQuery, Redactor, TraceDraft,
-};
+use agenteval_engine::traces::{Encoding, ImportRequest, ImportedPage, ImportedQuery, TraceDraft};
 use agenteval_engine::{Error, ErrorCode};
 use axum::Json;
 use axum::body::Bytes;
@@ -53,20 +51,13 @@ pub struct ImportParams {
 }
 
 fn request(p: ImportParams, default_source: &str, encoding: Encoding) -> ImportRequest {
-    ImportRequest {
-        source: p
-            .source
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| agenteval_engine::text::truncate(s.trim(), 200))
-            .unwrap_or_else(|| default_source.to_string()),
+    ImportRequest::new(
+        p.source.as_deref(),
+        default_source,
         encoding,
-        target_id: p.target_id.map(agenteval_engine::TargetId),
-        redactor: if p.redact.unwrap_or(true) {
-            Redactor::built_in()
-        } else {
-            Redactor::none()
-        },
-    }
+        p.target_id.map(agenteval_engine::TargetId),
+        p.redact,
+    )
 }
 
 /// An OTLP `ExportTraceServiceResponse` in JSON: what an import skipped,

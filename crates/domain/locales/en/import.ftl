@@ -1,8 +1,10 @@
 ## Importing production traces (OpenTelemetry).
 
-import-line-not-otlp = Line { $line }: not an OTLP/JSON trace export ({ $error }); skipped
+import-line-not-otlp = Line { $line }: JSON, but not an OTLP/JSON trace export (at column { $column }); skipped
+import-line-cut-short = Line { $line }: the JSON ends at column { $column } before it is complete (a line cut short?); skipped
+import-line-not-json = Line { $line }: not JSON (at column { $column }); skipped
 import-line-no-spans = Line { $line }: no resourceSpans, so not a trace export; skipped
-import-body-not-protobuf = The body is not an OTLP/protobuf trace export ({ $error })
+import-body-not-protobuf = The body is not an OTLP/protobuf trace export
 import-span-no-messages = Line { $line }: span "{ $span }" ({ $operation }) carries no messages (neither gen_ai.input.messages nor gen_ai.*.message events); skipped
 import-span-bad-messages = Line { $line }: span "{ $span }": { $attribute } is not a list of messages; skipped
 import-summary = { $conversations ->

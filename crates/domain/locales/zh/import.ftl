@@ -1,8 +1,10 @@
 ## 导入生产环境追踪数据（`OpenTelemetry`）。
 
-import-line-not-otlp = 第 { $line } 行：不是 `OTLP/JSON` 追踪导出（{ $error }），已跳过
+import-line-not-otlp = 第 { $line } 行：是 `JSON`，但不是 `OTLP/JSON` 追踪导出（第 { $column } 列），已跳过
+import-line-cut-short = 第 { $line } 行：`JSON` 在第 { $column } 列就结束了，内容不完整（该行可能被截断），已跳过
+import-line-not-json = 第 { $line } 行：不是 `JSON`（第 { $column } 列），已跳过
 import-line-no-spans = 第 { $line } 行：没有 `resourceSpans`，不是追踪导出，已跳过
-import-body-not-protobuf = 请求体不是 `OTLP/protobuf` 追踪导出（{ $error }）
+import-body-not-protobuf = 请求体不是 `OTLP/protobuf` 追踪导出
 import-span-no-messages = 第 { $line } 行：跨度“{ $span }”（{ $operation }）没有任何消息（既没有 `gen_ai.input.messages`，也没有 `gen_ai.*.message` 事件），已跳过
 import-span-bad-messages = 第 { $line } 行：跨度“{ $span }”的 { $attribute } 不是消息列表，已跳过
 import-summary = 从 { $spans } 个 `GenAI` 跨度重建了 { $conversations } 段对话（用户发言 { $user_turns } 轮，消息 { $messages } 条）

@@ -28,7 +28,8 @@ pub struct CampaignReport {
     pub target_model: String,
     pub generated_at: DateTime<Utc>,
     pub fixed: FixedSummary,
-    /// Present only when the campaign has exploration data.
+    /// Present only when the campaign has exploration data, or seeds and
+    /// production conversations of its target (then with no session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exploration: Option<ExplorationFindings>,
     /// The latest analysis, when one was generated.
@@ -373,7 +374,8 @@ impl Platform {
     }
 
     /// The campaign's report. The `exploration` block is present only when
-    /// the campaign has exploration data.
+    /// the campaign has exploration data, or seeds whose cells production
+    /// reaches.
     pub async fn campaign_report(&self, id: CampaignId) -> Result<CampaignReport> {
         let campaign = self.get_campaign(id).await?;
         // The two large aggregations run on read connections of their own,
@@ -387,8 +389,18 @@ impl Platform {
             self.review_summary(id),
             self.models_used(id),
         )?;
-        if let Some(e) = exploration.as_mut() {
-            self.place_production(&campaign, &mut e.coverage).await?;
+        match exploration.as_mut() {
+            Some(e) => self.place_production(&campaign, &mut e.coverage).await?,
+            // Seeds not explored yet: the block shows only when production
+            // reaches their cells, every one untried.
+            None if !campaign.seed_set.is_empty() => {
+                let mut e = crate::findings::unexplored(&campaign.seed_set);
+                self.place_production(&campaign, &mut e.coverage).await?;
+                if e.coverage.production_conversations > 0 {
+                    exploration = Some(e);
+                }
+            }
+            None => {}
         }
         let judged_sessions = exploration.as_ref().is_some_and(|e| e.judge.reviewed > 0);
         let judge_calibration = if judged_sessions || self.rubric_run_count(id).await? > 0 {

@@ -93,6 +93,8 @@ fn input() -> String {
         export(vec![older]),
         String::new(),
         export(vec![empty]),
+        "not json at all".to_string(),
+        json!({"resourceSpans": "none"}).to_string(),
     ]
     .join("\n")
 }
@@ -191,11 +193,18 @@ fn conversations_are_rebuilt_from_both_conventions_and_bad_lines_are_named() {
     assert_eq!(
         lines,
         vec![
-            (2, "import-line-not-otlp"),
+            (2, "import-line-cut-short"),
             (3, "import-line-no-spans"),
-            (6, "import-span-no-messages")
+            (6, "import-span-no-messages"),
+            (7, "import-line-not-json"),
+            (8, "import-line-not-otlp"),
         ],
         "every skipped line or span by its line, nothing else lost"
+    );
+    let cut = summary.problems[0].msg.render(agenteval_engine::Lang::Zh);
+    assert!(
+        cut.starts_with("第 2 行：`JSON` 在第 19 列就结束了"),
+        "in the reader's words, not the parser's: {cut}"
     );
     assert!(summary.redacted.is_empty(), "nothing redacted unless asked");
 }
@@ -566,18 +575,16 @@ async fn the_analyst_model_proposes_seeds_and_the_rules_stand_in_when_it_fails()
     assert!(why.render(Lang::Zh).contains("已改由规则提出"), "{why:?}");
 }
 
-/// Production on the report's coverage grid: each imported conversation of
-/// the campaign's target on the cell it resembles, a cell production hits
-/// that exploration never tried named in the Markdown export.
-#[tokio::test]
-async fn production_conversations_fall_on_the_coverage_grid() {
-    use agenteval_engine::Lang;
+/// A target and a campaign of it with two personas (English, Chinese)
+/// and two goals (an order, a refund).
+async fn seeded_campaign(
+    p: &agenteval_engine::Platform,
+) -> (
+    agenteval_engine::target::Target,
+    agenteval_engine::campaign::Campaign,
+) {
     use agenteval_engine::campaign::{CreateCampaign, Goal, Persona, SeedSet};
-    use agenteval_engine::exploration::{CreateSession, SeedRef, Trigger};
-    use agenteval_engine::export::ExportFormat;
     use agenteval_engine::target::TargetSettings;
-    let tp = crate::support::platform().await;
-    let p = &tp.platform;
     let target = p
         .create_target(TargetSettings::builtin_demo("shop"))
         .await
@@ -614,6 +621,66 @@ async fn production_conversations_fall_on_the_coverage_grid() {
         })
         .await
         .unwrap();
+    (target, campaign)
+}
+
+/// A campaign that has not explored yet shows production on its seeds'
+/// cells, every one untried; without production it has no exploration
+/// block.
+#[tokio::test]
+async fn production_shows_on_the_grid_of_a_campaign_that_has_not_explored() {
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let (target, campaign) = seeded_campaign(p).await;
+    let before = p.campaign_report(campaign.id).await.unwrap();
+    assert!(before.exploration.is_none(), "no session, no production");
+
+    p.import_traces(input().as_bytes(), plain_import(Some(target.id)))
+        .await
+        .unwrap();
+    let report = p.campaign_report(campaign.id).await.unwrap();
+    let e = report
+        .exploration
+        .expect("production reaches the seeds' cells");
+    assert_eq!(e.sessions_total, 0);
+    assert_eq!(e.coverage.production_conversations, 2);
+    let reached: Vec<(&str, &str, u32)> = e
+        .coverage
+        .cells
+        .iter()
+        .filter(|c| c.production > 0)
+        .map(|c| (c.persona_id.as_str(), c.goal_id.as_str(), c.sessions))
+        .collect();
+    assert_eq!(
+        reached,
+        vec![("p-en", "g-order", 0), ("p-zh", "g-refund", 0)],
+        "both reached, neither tried"
+    );
+    let md = p
+        .export_campaign(
+            campaign.id,
+            agenteval_engine::export::ExportFormat::Md,
+            agenteval_engine::Lang::Zh,
+        )
+        .await
+        .unwrap();
+    assert!(
+        md.contains("生产环境涉及、探索却从未尝试过的格子：“Shopper × Track my order”、“顾客 × 退款什么时候到账”"),
+        "{md}"
+    );
+}
+
+/// Production on the report's coverage grid: each imported conversation of
+/// the campaign's target on the cell it resembles, a cell production hits
+/// that exploration never tried named in the Markdown export.
+#[tokio::test]
+async fn production_conversations_fall_on_the_coverage_grid() {
+    use agenteval_engine::Lang;
+    use agenteval_engine::exploration::{CreateSession, SeedRef, Trigger};
+    use agenteval_engine::export::ExportFormat;
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let (target, campaign) = seeded_campaign(p).await;
     p.create_session(CreateSession {
         campaign_id: campaign.id,
         persona: json!({"name": "Shopper"}),

@@ -23,6 +23,35 @@ pub struct ImportRequest {
     pub redactor: Redactor,
 }
 
+/// The longest name an import is listed under, in characters.
+pub const MAX_SOURCE_CHARS: usize = 200;
+
+impl ImportRequest {
+    /// An import listed under `source` (trimmed, at most
+    /// [`MAX_SOURCE_CHARS`]; `default_source` when none is given),
+    /// for `target_id`, with the built-in redaction unless `redact` is
+    /// false (the default is to redact).
+    pub fn new(
+        source: Option<&str>,
+        default_source: &str,
+        encoding: Encoding,
+        target_id: Option<TargetId>,
+        redact: Option<bool>,
+    ) -> Self {
+        let source = source.map(str::trim).filter(|s| !s.is_empty());
+        Self {
+            source: crate::text::truncate(source.unwrap_or(default_source), MAX_SOURCE_CHARS),
+            encoding,
+            target_id,
+            redactor: if redact.unwrap_or(true) {
+                Redactor::built_in()
+            } else {
+                Redactor::none()
+            },
+        }
+    }
+}
+
 /// Which imported conversations, and which page of them (newest first).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct ImportedQuery {

@@ -39,7 +39,7 @@ pub fn json_lines(text: &str) -> (Vec<LineSpan>, Vec<ImportProblem>) {
             }
             Err(e) => problems.push(ImportProblem {
                 line: i + 1,
-                msg: msg!("import-line-not-otlp", line = i + 1, error = e.to_string()),
+                msg: unreadable_line(i + 1, &e),
             }),
         }
     }
@@ -54,11 +54,29 @@ pub fn json_lines(text: &str) -> (Vec<LineSpan>, Vec<ImportProblem>) {
     (spans, problems)
 }
 
+/// Why line `line` could not be read, in words of the reader's language
+/// (the parser's own words are English): cut short, not JSON, or JSON of
+/// another shape; where, by column.
+fn unreadable_line(line: usize, e: &serde_json::Error) -> crate::i18n::Msg {
+    use serde_json::error::Category;
+    let column = e.column();
+    match e.classify() {
+        Category::Eof => msg!("import-line-cut-short", line = line, column = column),
+        Category::Syntax | Category::Io => {
+            msg!("import-line-not-json", line = line, column = column)
+        }
+        Category::Data => msg!("import-line-not-otlp", line = line, column = column),
+    }
+}
+
 /// Spans of an OTLP/protobuf request (the body of `POST /v1/traces`).
 pub fn protobuf(body: &[u8]) -> Result<Vec<LineSpan>, ImportProblem> {
     let request = ExportTraceServiceRequest::decode(body).map_err(|e| ImportProblem {
         line: 1,
-        msg: msg!("import-body-not-protobuf", error = e.to_string()),
+        msg: {
+            tracing::debug!("an OTLP/protobuf body that does not decode: {e}");
+            msg!("import-body-not-protobuf")
+        },
     })?;
     let mut spans = Vec::new();
     let mut problems = Vec::new();

@@ -178,6 +178,11 @@ impl FindingsAcc {
 
     /// `None` when the campaign has no session.
     pub(super) fn finish(self) -> Option<ExplorationFindings> {
+        (self.f.sessions_total > 0).then(|| self.build())
+    }
+
+    /// The figures, zeros and an empty grid of the seeds' cells included.
+    fn build(self) -> ExplorationFindings {
         let FindingsAcc {
             mut f,
             mut issues,
@@ -187,9 +192,6 @@ impl FindingsAcc {
             mut cells,
             ..
         } = self;
-        if f.sessions_total == 0 {
-            return None;
-        }
         f.goal_achievement_rate =
             (f.records > 0).then(|| f64::from(f.goals_achieved) / f64::from(f.records));
         issues.sort_by(|a, b| {
@@ -240,8 +242,15 @@ impl FindingsAcc {
         }
         f.coverage.personas = personas;
         f.coverage.goals = goals;
-        Some(f)
+        f
     }
+}
+
+/// The exploration block of a campaign that has not explored yet: no
+/// session, every cell of `seed_set` empty (the grid production is placed
+/// on).
+pub fn unexplored(seed_set: &SeedSet) -> ExplorationFindings {
+    FindingsAcc::new(seed_set).build()
 }
 
 /// Aggregates a campaign's sessions, in start order; `None` when there is
