@@ -219,11 +219,17 @@ impl Resident {
     }
 }
 
-/// A newcomer starts with a target that needs no configuration.
-async fn ensure_demo_target(platform: &Platform) -> agenteval_engine::Result<()> {
+/// A newcomer starts with a target that needs no configuration, named in
+/// the UI's language.
+async fn ensure_demo_target(
+    platform: &Platform,
+    lang: agenteval_engine::Lang,
+) -> agenteval_engine::Result<()> {
     if platform.list_targets().await?.is_empty() {
         platform
-            .create_target(TargetSettings::builtin_demo("Demo agent"))
+            .create_target(TargetSettings::builtin_demo(
+                &agenteval_engine::msg!("demo-target-name").render(lang),
+            ))
             .await?;
     }
     Ok(())
@@ -270,11 +276,12 @@ fn setup(app: &mut tauri::App, builder: &tauri_specta::Builder<tauri::Wry>) -> a
         .map_err(|e| anyhow::anyhow!("cannot open the data folder: {e}"))?;
     let scenario_errors =
         tauri::async_runtime::block_on(load_scenarios(&platform, &scenario_sources(&data_dir)));
-    if let Err(e) = tauri::async_runtime::block_on(ensure_demo_target(&platform)) {
-        tracing::warn!(error = %e, "could not create the demo target");
-    }
     let vault = keychain::KeyVault::detect(&data_dir);
     let settings = SettingsStore::open(&data_dir, &platform.secrets, vault.clone())?;
+    let lang = settings.get().language.lang();
+    if let Err(e) = tauri::async_runtime::block_on(ensure_demo_target(&platform, lang)) {
+        tracing::warn!(error = %e, "could not create the demo target");
+    }
     let emitter = app.handle().clone();
     let emit: remote::Emit = Arc::new(move |event| emit_platform_event(&emitter, event));
     let team = remote::TeamServer::open(&data_dir, &platform.secrets, vault, emit)?;

@@ -105,10 +105,25 @@ pub const DEFAULT_API_PORT: u16 = 8787;
 pub const DEFAULT_PATROL_MINUTES: u32 = 60;
 pub const MAX_TOKENS_LIMIT: u32 = 100_000;
 
+impl Language {
+    /// The engine's language of the same name.
+    pub fn lang(self) -> agenteval_engine::Lang {
+        match self {
+            Self::En => agenteval_engine::Lang::En,
+            Self::Zh => agenteval_engine::Lang::Zh,
+        }
+    }
+}
+
 impl Settings {
+    /// First-run settings: the UI speaks the system's language
+    /// (`LC_ALL`, `LC_MESSAGES`, `LANG`) when it is Chinese, else English.
     fn fresh() -> Self {
         Self {
-            language: Language::En,
+            language: match agenteval_engine::Lang::from_env() {
+                agenteval_engine::Lang::Zh => Language::Zh,
+                agenteval_engine::Lang::En => Language::En,
+            },
             patrol_interval_minutes: DEFAULT_PATROL_MINUTES,
             api: ApiSettings {
                 enabled: false,

@@ -55,7 +55,10 @@ test("a finding becomes a regression scenario that the next period runs, in both
         // at the turn the issue points at.
         await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}/report/exploration`);
         await page.getByTestId("issue-row").first().click();
-        await page.getByTestId("evidence-sessions-body").getByTestId("issue-make-regression").first().click();
+        const draftButton = page.getByTestId("evidence-sessions-body").getByTestId("issue-make-regression").first();
+        const box = await draftButton.boundingBox();
+        assert.ok(box && box.height < 40, `the short button keeps to one line: ${JSON.stringify(box)}`);
+        await draftButton.click();
         const fromIssue = page.getByTestId("regression-modal");
         await fromIssue.getByTestId("regression-yaml").waitFor();
         assert.match(await fromIssue.getByTestId("regression-lineage").innerText(), w.flagged("\\d+"));

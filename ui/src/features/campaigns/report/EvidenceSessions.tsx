@@ -93,7 +93,8 @@ export function EvidenceSessions({
                       onClick={() => setPromoting({ sid: s.id, turn: link.turn ?? (s.turn_count > 0 ? s.turn_count : null) })}
                       data-testid="issue-make-regression"
                       title={t("regression.open")}
-                      style={{ whiteSpace: "nowrap" }}
+                      // The theme lets button labels wrap; this short one keeps to one line.
+                      styles={{ label: { whiteSpace: "nowrap" } }}
                     >
                       {t("regression.short")}
                     </Button>
