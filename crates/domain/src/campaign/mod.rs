@@ -9,9 +9,11 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashSet};
 
 pub mod plan;
+mod request;
 mod seeds;
 
 pub use plan::{MAX_PLANNED_RUNS, Plan, PlanEntry, parse_period};
+pub use request::CheckedCampaign;
 pub use seeds::{Goal, Persona, SeedSet, Traits, fact_text};
 use uuid::Uuid;
 

@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::msg;
 use crate::platform::Platform;
 use crate::target::Target;
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use std::sync::Arc;
 
 impl Platform {
@@ -18,25 +18,21 @@ impl Platform {
     /// window has begun, else `scheduled`.
     #[tracing::instrument(skip_all, fields(name = %req.name))]
     pub async fn create_campaign(&self, req: CreateCampaign) -> Result<Campaign> {
-        let name = campaign_name(&req.name)?;
-        let target = self.campaign_target(req.target_id).await?;
-        let time_scale = checked_time_scale(req.time_scale)?;
-        let plan = self.checked_plan(req.plan, req.scenario_ids)?;
         let now = self.clock.now();
-        let start = req.window_start.unwrap_or(now);
-        let end = window_end(start, req.window_end, req.duration_hours, time_scale)?;
-        let seed_set = req.seed_set.unwrap_or_default();
-        seed_set.validate()?;
-        if let Some(b) = &req.budget {
-            b.validate()?;
-        }
-        if plan.entries.is_empty() && seed_set.is_empty() {
-            return Err(Error::invalid_msg(
-                msg!("error-campaign-nothing"),
-                msg!("error-campaign-nothing-suggestion"),
-            ));
-        }
-        if let Some(prev) = req.previous_campaign_id {
+        let CheckedCampaign {
+            name,
+            target_id,
+            plan,
+            window_start: start,
+            window_end: end,
+            time_scale,
+            seed_set,
+            budget,
+            previous_campaign_id,
+        } = req.parse(now)?;
+        let target = self.campaign_target(target_id).await?;
+        self.check_loaded(&plan)?;
+        if let Some(prev) = previous_campaign_id {
             self.get_campaign(CampaignId(prev)).await?;
         }
         let status = if start <= now {
@@ -49,7 +45,7 @@ impl Platform {
         let campaign = Campaign {
             id: CampaignId(self.ids.next_id()),
             name,
-            target_id: req.target_id,
+            target_id,
             status,
             line: Line::of(time_scale),
             window_start: start,
@@ -57,11 +53,11 @@ impl Platform {
             time_scale,
             seed_fingerprint: seed_set.fingerprint(),
             seed_set,
-            effective_budget: req.budget.unwrap_or_default().effective(),
-            budget: req.budget,
+            effective_budget: budget.unwrap_or_default().effective(),
+            budget,
             plan,
             last_patrolled_at: None,
-            previous_campaign_id: req.previous_campaign_id,
+            previous_campaign_id,
             finalized_at: None,
             created_at: now,
             updated_at: now,
@@ -113,21 +109,8 @@ impl Platform {
         Ok(target)
     }
 
-    /// The plan of a new campaign, given as a plan or as scenario ids (not
-    /// both; neither is the default plan): valid, every scenario loaded.
-    fn checked_plan(&self, plan: Option<Plan>, scenario_ids: Option<Vec<String>>) -> Result<Plan> {
-        let plan = match (plan, scenario_ids) {
-            (Some(_), Some(_)) => {
-                return Err(Error::invalid_msg(
-                    msg!("error-campaign-ids-and-plan"),
-                    msg!("error-campaign-ids-and-plan-suggestion"),
-                ));
-            }
-            (Some(p), None) => p,
-            (None, Some(ids)) => Plan::from_scenario_ids(&ids),
-            (None, None) => Plan::default(),
-        };
-        plan.validate()?;
+    /// Every scenario of `plan` is loaded.
+    fn check_loaded(&self, plan: &Plan) -> Result<()> {
         for entry in &plan.entries {
             if self.scenarios.get(&entry.scenario_id).is_none() {
                 return Err(Error::msg(
@@ -137,7 +120,7 @@ impl Platform {
                 ));
             }
         }
-        Ok(plan)
+        Ok(())
     }
 
     /// Each scheduled run with its sequence number, offset and scenario.
@@ -275,84 +258,4 @@ impl Platform {
         promoted.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(promoted)
     }
-}
-
-/// A campaign's name, trimmed: 1 to 200 characters.
-fn campaign_name(name: &str) -> Result<String> {
-    let name = name.trim().to_string();
-    if name.is_empty() || name.chars().count() > 200 {
-        return Err(Error::invalid_msg(
-            msg!("error-campaign-name"),
-            msg!("error-campaign-name-suggestion"),
-        ));
-    }
-    Ok(name)
-}
-
-/// The time scale of a new campaign: 1 (the formal line, the default) to
-/// [`MAX_TIME_SCALE`].
-fn checked_time_scale(time_scale: Option<f64>) -> Result<f64> {
-    let time_scale = time_scale.unwrap_or(1.0);
-    if !(time_scale.is_finite() && (1.0..=MAX_TIME_SCALE).contains(&time_scale)) {
-        return Err(Error::out_of_range(
-            "time_scale",
-            1,
-            MAX_TIME_SCALE.to_string(),
-            time_scale,
-            msg!("error-campaign-time-scale-suggestion"),
-        ));
-    }
-    Ok(time_scale)
-}
-
-/// The real end of a new campaign's window: given, or its start and its
-/// duration in campaign time (one or the other), after its start.
-fn window_end(
-    start: DateTime<Utc>,
-    window_end: Option<DateTime<Utc>>,
-    duration_hours: Option<f64>,
-    time_scale: f64,
-) -> Result<DateTime<Utc>> {
-    let end = match (window_end, duration_hours) {
-        (Some(end), None) => end,
-        (None, Some(h))
-            if h.is_finite() && (MIN_DURATION_HOURS..=MAX_DURATION_HOURS).contains(&h) =>
-        {
-            start
-                + scale(
-                    Duration::milliseconds((h * 3_600_000.0) as i64),
-                    1.0 / time_scale,
-                )
-        }
-        (None, Some(h)) => {
-            return Err(Error::invalid_msg(
-                msg!(
-                    "error-campaign-duration",
-                    min = MIN_DURATION_HOURS.to_string(),
-                    max = MAX_DURATION_HOURS.to_string(),
-                    got = h.to_string()
-                ),
-                msg!("error-campaign-duration-suggestion"),
-            ));
-        }
-        (Some(_), Some(_)) => {
-            return Err(Error::invalid_msg(
-                msg!("error-campaign-end-and-duration"),
-                msg!("error-campaign-end-and-duration-suggestion"),
-            ));
-        }
-        (None, None) => {
-            return Err(Error::invalid_msg(
-                msg!("error-campaign-no-window"),
-                msg!("error-campaign-no-window-suggestion"),
-            ));
-        }
-    };
-    if end <= start {
-        return Err(Error::invalid_msg(
-            msg!("error-campaign-window-order"),
-            msg!("error-campaign-window-order-suggestion"),
-        ));
-    }
-    Ok(end)
 }
