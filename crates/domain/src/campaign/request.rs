@@ -244,7 +244,10 @@ mod tests {
             .into_iter()
             .map(refused)
             .collect();
-        for (m, words) in messages.iter().zip(["plan", "name", "time_scale", "window"]) {
+        for (m, words) in messages
+            .iter()
+            .zip(["plan", "name", "time_scale", "window"])
+        {
             assert!(m.to_lowercase().contains(words), "{m}");
         }
     }
