@@ -1,5 +1,6 @@
 //! The Model Context Protocol face of the platform: the patrol and
-//! exploration loop as MCP tools, for agents and editors (Claude Desktop,
+//! exploration loop, and production conversations (`production`), as MCP
+//! tools, for agents and editors (Claude Desktop,
 //! Cursor, any agent runtime). Served over stdio by `agenteval mcp` and
 //! over streamable HTTP at `/mcp` beside the API, where the caller's
 //! `X-API-Key` decides what it may do, as on the API: a viewer may call
@@ -26,6 +27,8 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, t
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::sync::Arc;
+
+mod production;
 
 /// The name the stdio server acts under in the audit trail: whoever
 /// started `agenteval mcp` owns its data folder.
@@ -138,7 +141,7 @@ impl AgentEvalMcp {
             platform,
             local,
             lang,
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::production_router(),
         }
     }
 
@@ -384,7 +387,10 @@ impl ServerHandler for AgentEvalMcp {
                  their exploration budget; open_session on a cell (persona x goal) with budget left; \
                  send_turn as the persona until the goal is met, the persona gives up or the turns run \
                  out; close_session with the experience record. read_findings shows what the judge \
-                 found; promote_finding turns a finding into a regression scenario. Refusals are tool \
+                 found; promote_finding turns a finding into a regression scenario. \
+                 list_production_conversations and get_production_conversation read what real users \
+                 said (imported traces); draft_from_conversation turns one into a fixed scenario and \
+                 propose_seeds proposes personas and goals from several. Refusals are tool \
                  errors with a code (SESSION_BUDGET_EXHAUSTED, INTERVAL_NOT_ELAPSED, \
                  TURN_LIMIT_REACHED, ...): read their suggestion and do not retry them.",
             )

@@ -2,14 +2,15 @@
 //! roles. A whole exploration session through the tools, a budget refusal
 //! as a tool error with its reason code, a viewer key refused for the
 //! tools that write (and allowed to read), no key at all refused outright,
-//! refusals in the reader's language.
+//! refusals in the reader's language; production conversations listed,
+//! read, drafted into a pack and proposed as seeds.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 mod support;
 
-use support::{App, KEY, app};
+use support::{App, KEY, app, files_under};
 
 /// Speaks JSON-RPC to `/mcp` with `key` (none: no header), as an MCP
 /// client does over streamable HTTP; the HTTP status and the JSON-RPC
@@ -127,6 +128,10 @@ async fn an_exploration_session_through_mcp_tools_over_http() {
         "get_session",
         "read_findings",
         "promote_finding",
+        "list_production_conversations",
+        "get_production_conversation",
+        "draft_from_conversation",
+        "propose_seeds",
     ] {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
@@ -322,4 +327,160 @@ async fn a_viewer_key_reads_through_mcp_but_may_not_write() {
             "{name} in {refused:?}"
         );
     }
+}
+
+#[tokio::test]
+async fn production_conversations_through_mcp_tools() {
+    let app = app().await;
+    let sample = include_str!("../../../tests/otlp/sample.jsonl");
+    let (s, summary) = app
+        .send(
+            app.http
+                .post(format!(
+                    "{}/api/traces/import?source=sample.jsonl",
+                    app.base
+                ))
+                .header("Content-Type", "text/plain")
+                .body(sample),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{summary}");
+    assert!(summary["conversations"].as_u64() >= Some(2), "{summary}");
+
+    let found = tool(
+        &app,
+        KEY,
+        "en",
+        "list_production_conversations",
+        json!({"text": "A1024"}),
+    )
+    .await;
+    let page = &found["structuredContent"];
+    assert_eq!(page["total"], 1, "{found}");
+    let listed = &page["conversations"][0];
+    assert!(
+        listed["first_user"]
+            .as_str()
+            .is_some_and(|t| t.contains("A1024")),
+        "{found}"
+    );
+    let id = listed["id"].as_str().expect("id").to_string();
+
+    let conversation = tool(
+        &app,
+        KEY,
+        "en",
+        "get_production_conversation",
+        json!({"conversation_id": id}),
+    )
+    .await;
+    assert_eq!(conversation["isError"], false, "{conversation}");
+    assert_eq!(conversation["structuredContent"]["id"], id.as_str());
+    assert!(
+        conversation["structuredContent"]["messages"]
+            .as_array()
+            .is_some_and(|m| m.len() >= 2),
+        "{conversation}"
+    );
+
+    // A viewer may look at a draft but not save it.
+    let (_, created) = app
+        .post("/api/keys", json!({"name": "vera", "role": "viewer"}))
+        .await;
+    let viewer = created["key"].as_str().expect("the key").to_string();
+    let draft = tool(
+        &app,
+        &viewer,
+        "en",
+        "draft_from_conversation",
+        json!({"conversation_id": id}),
+    )
+    .await;
+    assert_eq!(draft["isError"], false, "{draft}");
+    assert_eq!(draft["structuredContent"]["saved"], false);
+    assert!(
+        draft["structuredContent"]["yaml"]
+            .as_str()
+            .is_some_and(|y| y.contains("A1024") && y.contains(&id)),
+        "the script and the lineage: {draft}"
+    );
+    let refused = tool(
+        &app,
+        &viewer,
+        "zh",
+        "draft_from_conversation",
+        json!({"conversation_id": id, "save": true}),
+    )
+    .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(refused["structuredContent"]["code"], "FORBIDDEN");
+    let packs = app.dir.path().join("scenarios");
+    assert!(
+        !packs.exists() || files_under(&packs).is_empty(),
+        "nothing was saved"
+    );
+
+    let saved = tool(
+        &app,
+        KEY,
+        "en",
+        "draft_from_conversation",
+        json!({"conversation_id": id, "pack": "from-production", "save": true}),
+    )
+    .await;
+    assert_eq!(saved["structuredContent"]["saved"], true, "{saved}");
+    let file = packs.join("from-production").join(
+        saved["structuredContent"]["file_name"]
+            .as_str()
+            .expect("file"),
+    );
+    let yaml = std::fs::read_to_string(&file).expect("the pack file is written");
+    assert_eq!(yaml, saved["structuredContent"]["yaml"].as_str().unwrap());
+
+    // Seeds from every imported conversation, with their traces as lineage.
+    let all = tool(&app, KEY, "en", "list_production_conversations", json!({})).await;
+    let ids: Vec<Value> = all["structuredContent"]["conversations"]
+        .as_array()
+        .expect("conversations")
+        .iter()
+        .map(|c| c["id"].clone())
+        .collect();
+    let seeds = tool(
+        &app,
+        &viewer,
+        "en",
+        "propose_seeds",
+        json!({"conversation_ids": ids}),
+    )
+    .await;
+    let proposal = &seeds["structuredContent"];
+    assert_eq!(proposal["proposed_by"], "rules", "{seeds}");
+    let goals = proposal["seed_set"]["goals"].as_array().expect("goals");
+    assert!(!goals.is_empty(), "{seeds}");
+    assert!(
+        goals.iter().all(|g| g["lineage"]["trace_ids"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())),
+        "each goal names where it came from: {seeds}"
+    );
+
+    // An unknown conversation, in the reader's language.
+    let missing = tool(
+        &app,
+        KEY,
+        "zh",
+        "get_production_conversation",
+        json!({"conversation_id": uuid::Uuid::nil().to_string()}),
+    )
+    .await;
+    assert_eq!(
+        missing["structuredContent"]["code"], "NOT_FOUND",
+        "{missing}"
+    );
+    assert!(
+        missing["structuredContent"]["message"]
+            .as_str()
+            .is_some_and(|m| m.chars().any(agenteval_engine::domain::traces::is_han)),
+        "{missing}"
+    );
 }

@@ -657,16 +657,7 @@ mod tests {
         assert_eq!(Role::Judge.default_max_tokens(), 800);
         assert_eq!(Role::Analyst.default_max_tokens(), 1500);
         let saved = RoleModels {
-            judge: Some(ModelConfig {
-                base_url: "http://127.0.0.1:8/v1".into(),
-                model: "saved-judge".into(),
-                api_key: None,
-                api_key_env: None,
-                timeout_ms: None,
-                max_tokens: None,
-                concurrency: None,
-                input_tokens: None,
-            }),
+            judge: Some(ModelConfig::new("http://127.0.0.1:8/v1", "saved-judge")),
             ..RoleModels::default()
         };
         let merged = saved.or(from_env);

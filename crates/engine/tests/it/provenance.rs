@@ -146,16 +146,7 @@ async fn a_local_http_target_is_recorded_with_its_request_count() {
 
 fn far_judge() -> RoleModels {
     RoleModels {
-        judge: Some(ModelConfig {
-            base_url: "http://10.1.2.3:8080/v1".into(),
-            model: "far-judge".into(),
-            api_key: None,
-            api_key_env: None,
-            timeout_ms: None,
-            max_tokens: None,
-            concurrency: None,
-            input_tokens: None,
-        }),
+        judge: Some(ModelConfig::new("http://10.1.2.3:8080/v1", "far-judge")),
         ..RoleModels::default()
     }
 }
