@@ -125,6 +125,9 @@ test("the report reads in the reader's language", { timeout: 600_000 }, async (t
         await shot(page, `report-findings-${lang}.png`);
         assertInLanguage(lang, "the issues", await page.getByTestId("issue-list").innerText(), data);
         assertInLanguage(lang, "the judge findings", await page.getByTestId("judge-findings").innerText(), data);
+        const judgeStatus = await page.getByTestId("judge-status").innerText();
+        assertInLanguage(lang, "the judge's status", judgeStatus, data);
+        assert.match(judgeStatus, lang === "zh" ? /评审已复核 [1-9]\d* 个会话/ : /[1-9]\d* sessions? reviewed by the judge/, judgeStatus);
 
         await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}/report/scenarios`);
         await page.getByTestId("report-scenarios").waitFor();

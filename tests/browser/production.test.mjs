@@ -19,8 +19,8 @@ const SHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url))
 const SAMPLE = fileURLToPath(new URL("../otlp/sample.jsonl", import.meta.url));
 const TARGET = "Shop assistant (production)";
 const WORDS = {
-  en: { campaign: "From production", badLine: /^Line 3: /, email: /E-mail addresses: 1/, filter: "refund", tool: /start_return/, saved: /Saved to your pack “production”/, note: /2 personas and 2 goals/, gap: "Production only" },
-  zh: { campaign: "来自生产环境的活动", badLine: /^第 3 行：/, email: /电子邮箱：1 处/, filter: "地址", tool: /update_address/, saved: /已保存到你的场景包“production”/, note: /2 个人设和 2 个目标/, gap: "仅生产出现" },
+  en: { campaign: "From production", badLine: /^Line 3: /, email: /E-mail addresses: 1/, filter: "refund", tool: /start_return/, saved: /Saved to your pack “production”/, note: /2 personas and 2 goals/, gap: "Production only", noJudge: /No session has been reviewed by the judge yet/ },
+  zh: { campaign: "来自生产环境的活动", badLine: /^第 3 行：/, email: /电子邮箱：1 处/, filter: "地址", tool: /update_address/, saved: /已保存到你的场景包“production”/, note: /2 个人设和 2 个目标/, gap: "仅生产出现", noJudge: /尚无会话经过评审复核/ },
 };
 
 test("production conversations: import, filter, read, draft a scenario, propose seeds, in both languages", { timeout: 300_000 }, async (t) => {
@@ -130,6 +130,7 @@ test("production conversations: import, filter, read, draft a scenario, propose 
         await grid.waitFor();
         assert.ok((await grid.getByTestId("coverage-gap").count()) >= 1, "a cell production reaches and exploration never tried is marked");
         assert.match(await grid.getByTestId("coverage-gap").first().innerText(), new RegExp(w.gap, "i"));
+        assert.match(await page.getByTestId("judge-status").innerText(), w.noJudge, "an open session has no review yet, and the report says so");
         await page.getByTestId("coverage-production-legend").scrollIntoViewIfNeeded();
         await shot("coverage", lang);
       });

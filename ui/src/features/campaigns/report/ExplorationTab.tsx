@@ -145,6 +145,11 @@ export function ExplorationTab({
           </Text>
         )}
       </Group>
+      <Text size="sm" c="dimmed" data-testid="judge-status">
+        {ex.judge.reviewed + ex.judge.pending + ex.judge.failed === 0
+          ? t("ev.judgeNone")
+          : t("ev.judgeStatus", { count: ex.judge.reviewed, n: num(ex.judge.reviewed), pending: num(ex.judge.pending), failed: num(ex.judge.failed) })}
+      </Text>
       {Object.keys(ex.judge.dimensions).length > 0 && (
         <Group gap="xs">
           {Object.entries(ex.judge.dimensions).map(([dim, d]) => (
