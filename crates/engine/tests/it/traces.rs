@@ -413,6 +413,11 @@ async fn a_conversation_is_drafted_into_a_scenario_that_loads_and_is_saved() {
         draft.yaml
     );
     assert_eq!(scenario["from_traces"]["key"], "conv-1");
+    assert!(
+        !draft.yaml.contains("null"),
+        "what is left out is not written: {}",
+        draft.yaml
+    );
 
     let zh = p
         .draft_from_conversation(refund.id, Some("prod-zh".into()), Lang::Zh)

@@ -47,7 +47,10 @@ pub(crate) struct OutScenario {
     pub tags: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub facts: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "without_unset"
+    )]
     pub tools: Vec<crate::domain::chat::ToolSpec>,
     pub turns: Vec<OutTurn>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,8 +62,30 @@ pub(crate) struct OutScenario {
 #[derive(Serialize)]
 pub(crate) struct OutTurn {
     pub user: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "without_unset"
+    )]
     pub checks: Vec<Check>,
+}
+
+/// Items as the pack file's author would write them: without the fields
+/// left out (`null`) or the empty description of a tool, which the loader
+/// reads back the same.
+fn without_unset<T: Serialize, S: serde::Serializer>(
+    items: &[T],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::{Error as _, SerializeSeq};
+    let mut seq = s.serialize_seq(Some(items.len()))?;
+    for item in items {
+        let mut value = serde_json::to_value(item).map_err(S::Error::custom)?;
+        if let serde_json::Value::Object(fields) = &mut value {
+            fields.retain(|k, v| !(v.is_null() || (k == "description" && v.as_str() == Some(""))));
+        }
+        seq.serialize_element(&value)?;
+    }
+    seq.end()
 }
 
 /// The pack file (YAML) of one drafted scenario and its file's name,
