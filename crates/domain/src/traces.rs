@@ -76,9 +76,21 @@ impl Voice {
         if self.chinese { "zh" } else { "en" }
     }
 
-    /// `terse` or `detailed`, as a persona's style says it.
-    pub fn style(self) -> &'static str {
-        if self.terse { "terse" } else { "detailed" }
+    /// `terse` or `detailed`, as a persona's style says it, in words the
+    /// virtual user reads (`style_msg`).
+    pub fn style(self) -> crate::i18n::Msg {
+        style_msg(self.terse)
+    }
+}
+
+/// A persona's style, terse or detailed, as a message: its words in the
+/// reader's language are what a proposed persona is given, and what a
+/// persona's style is matched against.
+pub fn style_msg(terse: bool) -> crate::i18n::Msg {
+    if terse {
+        crate::msg!("persona-style-terse")
+    } else {
+        crate::msg!("persona-style-detailed")
     }
 }
 

@@ -503,7 +503,7 @@ async fn conversations_propose_personas_and_goals_with_their_lineage() {
     assert_eq!(shop.extra["lineage"]["trace_ids"], json!([T1]));
     let (zh, refund) = by_key(T2);
     assert_eq!(zh.language.as_deref(), Some("zh"));
-    assert_eq!(zh.style, Some(json!("terse")));
+    assert_eq!(zh.style, Some(json!("简洁")), "in the reader's language");
     assert_eq!(refund.title, "退款什么时候到账？");
 
     let none = p.seeds_from_conversations(&[], Lang::En).await.unwrap_err();

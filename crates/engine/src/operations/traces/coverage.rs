@@ -9,6 +9,7 @@
 use crate::domain::campaign::{Goal, Persona, SeedSet};
 use crate::domain::findings::CoverageGrid;
 use crate::domain::traces::{Said, Voice, is_han};
+use crate::i18n::Lang;
 use std::collections::{BTreeMap, HashSet};
 
 /// Fewest words a conversation shares with a goal to be placed on it.
@@ -55,7 +56,9 @@ fn persona_for<'a>(personas: &'a [Persona], said: &Said) -> Option<&'a Persona> 
             .as_ref()
             .map(|s| s.to_string().to_lowercase())
             .unwrap_or_default();
-        style.contains(voice.style())
+        Lang::ALL
+            .iter()
+            .any(|l| style.contains(&voice.style().render(*l).to_lowercase()))
     };
     personas
         .iter()

@@ -156,6 +156,7 @@ fn seed_set(
     text: &str,
     conversations: &[ImportedConversation],
     model: &str,
+    lang: Lang,
 ) -> Result<SeedSet, String> {
     let answer: Answer =
         serde_json::from_value(SEEDS_SCHEMA.read(text)?).map_err(|e| e.to_string())?;
@@ -175,7 +176,9 @@ fn seed_set(
             id: seed_id(&from[0], 'p', n + 1),
             name: p.name,
             description: p.description,
-            style: Some(Value::String(p.style)),
+            style: Some(Value::String(
+                crate::domain::traces::style_msg(p.style == "terse").render(lang),
+            )),
             patience: Some(p.patience),
             language: Some(p.language),
             extra: origin(&from),
@@ -232,8 +235,13 @@ impl Platform {
             .complete_structured(&messages, &SEEDS_SCHEMA)
             .await
             .map_err(|e| msg!("trace-seeds-analyst-failed", detail = e.to_string()))?;
-        seed_set(&answer.reply.content, conversations, &analyst.model_name())
-            .map_err(|why| msg!("trace-seeds-analyst-malformed", detail = why))
+        seed_set(
+            &answer.reply.content,
+            conversations,
+            &analyst.model_name(),
+            lang,
+        )
+        .map_err(|why| msg!("trace-seeds-analyst-malformed", detail = why))
     }
 }
 
@@ -272,10 +280,11 @@ mod tests {
             "goals": [{"title": "查询订单", "description": "想知道订单到哪了",
                 "success_criteria": ["说出物流状态"], "from": [2]}],
         });
-        let seeds = seed_set(&answer.to_string(), &cs, "analyst-model").unwrap();
+        let seeds = seed_set(&answer.to_string(), &cs, "analyst-model", Lang::Zh).unwrap();
         let p = &seeds.personas[0];
         assert_eq!(p.id, "prod-000001-p1");
         assert_eq!(p.language.as_deref(), Some("zh"));
+        assert_eq!(p.style, Some(json!("简洁")), "in the reader's language");
         let lineage = &p.extra["lineage"];
         assert_eq!(
             lineage["keys"],
@@ -299,10 +308,13 @@ mod tests {
                 "patience": 3, "language": "en", "from": [3]}],
             "goals": [{"title": "T", "description": "D", "success_criteria": [], "from": [1]}],
         });
-        let why = seed_set(&answer.to_string(), &cs, "m").unwrap_err();
+        let why = seed_set(&answer.to_string(), &cs, "m", Lang::En).unwrap_err();
         assert!(why.contains("conversation 3"), "{why}");
         let broken = json!({"personas": [], "goals": []});
-        assert!(seed_set(&broken.to_string(), &cs, "m").is_err(), "minItems");
+        assert!(
+            seed_set(&broken.to_string(), &cs, "m", Lang::En).is_err(),
+            "minItems"
+        );
     }
 
     #[test]

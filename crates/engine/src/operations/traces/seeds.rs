@@ -46,7 +46,7 @@ fn persona(c: &ImportedConversation, n: usize, lang: Lang) -> Persona {
             first = crate::text::truncate(users.first().copied().unwrap_or_default(), 80)
         )
         .render(lang),
-        style: Some(Value::String(voice.style().into())),
+        style: Some(Value::String(voice.style().render(lang))),
         patience: Some(if repeated { 2 } else { 3 }),
         language: Some(voice.lang().into()),
         extra: BTreeMap::from([("lineage".to_string(), lineage([c]))]),
