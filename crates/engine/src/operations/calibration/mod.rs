@@ -354,6 +354,21 @@ pub fn consistency(
         .collect()
 }
 
+/// A blind queue's page size: `limit`, else 10; from 1 to `MAX_QUEUE`.
+fn queue_limit(limit: Option<u32>) -> Result<u32> {
+    let limit = limit.unwrap_or(10);
+    if !(1..=MAX_QUEUE).contains(&limit) {
+        return Err(Error::out_of_range(
+            "limit",
+            1,
+            MAX_QUEUE,
+            limit,
+            crate::msg!("error-queue-limit-suggestion"),
+        ));
+    }
+    Ok(limit)
+}
+
 impl Platform {
     /// The thresholds the judge is held to now.
     pub fn judge_policy(&self) -> JudgePolicy {
@@ -376,16 +391,7 @@ impl Platform {
         campaign_id: CampaignId,
         limit: Option<u32>,
     ) -> Result<BlindQueue> {
-        let limit = limit.unwrap_or(10);
-        if !(1..=MAX_QUEUE).contains(&limit) {
-            return Err(Error::out_of_range(
-                "limit",
-                1,
-                MAX_QUEUE,
-                limit,
-                crate::msg!("error-queue-limit-suggestion"),
-            ));
-        }
+        let limit = queue_limit(limit)?;
         self.get_campaign(campaign_id).await?;
         let labelled = self.store.label_count(campaign_id).await?;
         let remaining = self

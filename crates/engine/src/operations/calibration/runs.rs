@@ -3,7 +3,7 @@
 //! judge's score; a person rates each rubric check on the judge's own 1-5
 //! scale, then sees both. Their agreement is the criterion [`RUBRIC`].
 
-use super::{BlindTurn, MAX_QUEUE, SCALE};
+use super::{BlindTurn, SCALE, queue_limit};
 use crate::checks::CheckResult;
 use crate::domain::ids::{CampaignId, RunId};
 use crate::error::{Error, ErrorCode, Result};
@@ -267,16 +267,7 @@ impl Platform {
         campaign_id: CampaignId,
         limit: Option<u32>,
     ) -> Result<BlindRunQueue> {
-        let limit = limit.unwrap_or(10);
-        if !(1..=MAX_QUEUE).contains(&limit) {
-            return Err(Error::out_of_range(
-                "limit",
-                1,
-                MAX_QUEUE,
-                limit,
-                crate::msg!("error-queue-limit-suggestion"),
-            ));
-        }
+        let limit = queue_limit(limit)?;
         self.get_campaign(campaign_id).await?;
         let labelled = self.store.run_label_count(campaign_id).await?;
         let waiting = unlabelled(self, campaign_id).await?;
