@@ -388,6 +388,7 @@ impl ServerHandler for AgentEvalMcp {
                  send_turn as the persona until the goal is met, the persona gives up or the turns run \
                  out; close_session with the experience record. read_findings shows what the judge \
                  found; promote_finding turns a finding into a regression scenario. \
+                 import_traces keeps production conversations from OTLP/JSON; \
                  list_production_conversations and get_production_conversation read what real users \
                  said (imported traces); draft_from_conversation turns one into a fixed scenario and \
                  propose_seeds proposes personas and goals from several. Refusals are tool \

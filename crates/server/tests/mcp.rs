@@ -2,8 +2,8 @@
 //! roles. A whole exploration session through the tools, a budget refusal
 //! as a tool error with its reason code, a viewer key refused for the
 //! tools that write (and allowed to read), no key at all refused outright,
-//! refusals in the reader's language; production conversations listed,
-//! read, drafted into a pack and proposed as seeds.
+//! refusals in the reader's language; production conversations imported,
+//! listed, read, drafted into a pack and proposed as seeds.
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -128,6 +128,7 @@ async fn an_exploration_session_through_mcp_tools_over_http() {
         "get_session",
         "read_findings",
         "promote_finding",
+        "import_traces",
         "list_production_conversations",
         "get_production_conversation",
         "draft_from_conversation",
@@ -333,19 +334,26 @@ async fn a_viewer_key_reads_through_mcp_but_may_not_write() {
 async fn production_conversations_through_mcp_tools() {
     let app = app().await;
     let sample = include_str!("../../../tests/otlp/sample.jsonl");
-    let (s, summary) = app
-        .send(
-            app.http
-                .post(format!(
-                    "{}/api/traces/import?source=sample.jsonl",
-                    app.base
-                ))
-                .header("Content-Type", "text/plain")
-                .body(sample),
-        )
+    let (_, created) = app
+        .post("/api/keys", json!({"name": "vera", "role": "viewer"}))
         .await;
-    assert_eq!(s, StatusCode::OK, "{summary}");
-    assert!(summary["conversations"].as_u64() >= Some(2), "{summary}");
+    let viewer = created["key"].as_str().expect("the key").to_string();
+    let args = json!({"otlp_json": sample, "source": "sample.jsonl"});
+    let refused = tool(&app, &viewer, "en", "import_traces", args.clone()).await;
+    assert_eq!(
+        refused["structuredContent"]["code"], "FORBIDDEN",
+        "{refused}"
+    );
+    let imported = tool(&app, KEY, "en", "import_traces", args).await;
+    let summary = &imported["structuredContent"];
+    assert!(summary["conversations"].as_u64() >= Some(2), "{imported}");
+    assert!(
+        summary["redacted"]["email"].as_u64() >= Some(1),
+        "redacted by default: {imported}"
+    );
+    let nothing = tool(&app, KEY, "zh", "import_traces", json!({"otlp_json": "  "})).await;
+    assert_eq!(nothing["isError"], true, "{nothing}");
+    assert_eq!(nothing["structuredContent"]["code"], "INVALID_INPUT");
 
     let found = tool(
         &app,
@@ -384,10 +392,6 @@ async fn production_conversations_through_mcp_tools() {
     );
 
     // A viewer may look at a draft but not save it.
-    let (_, created) = app
-        .post("/api/keys", json!({"name": "vera", "role": "viewer"}))
-        .await;
-    let viewer = created["key"].as_str().expect("the key").to_string();
     let draft = tool(
         &app,
         &viewer,

@@ -1,18 +1,35 @@
 //! The MCP tools over production conversations (imported from
-//! OpenTelemetry traces): the list, one conversation, a fixed scenario
-//! drafted from one (and saved into a user pack when asked), and seeds
-//! proposed from several. Each is a thin adapter over the engine's
+//! OpenTelemetry traces): an import of OTLP/JSON, the list, one
+//! conversation, a fixed scenario drafted from one (and saved into a user
+//! pack when asked), and seeds proposed from several. Each is a thin adapter over the engine's
 //! operation, as the API's `/api/traces` routes are.
 
 use super::{Access, AgentEvalMcp, parse, uuid};
 use agenteval_engine::Error;
 use agenteval_engine::scenario::regression::SaveScenarioFile;
-use agenteval_engine::traces::ImportedQuery;
+use agenteval_engine::traces::{Encoding, ImportRequest, ImportedQuery};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, schemars, tool, tool_router};
 use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ImportArgs {
+    /// OTLP/JSON: a collector's file exporter output (one export a line)
+    /// or one `ExportTraceServiceRequest` document.
+    pub otlp_json: String,
+    /// The target whose production it is (its id, a UUID).
+    #[serde(default)]
+    pub target_id: Option<String>,
+    /// Where it came from, as the list shows it (default `mcp`).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// Replace e-mail addresses, phone numbers and ids before anything is
+    /// kept (default true).
+    #[serde(default)]
+    pub redact: Option<bool>,
+}
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct ConversationsArgs {
@@ -65,6 +82,34 @@ struct Drafted {
 
 #[tool_router(router = production_router, vis = "pub(super)")]
 impl AgentEvalMcp {
+    #[tool(
+        description = "Imports production conversations from OpenTelemetry GenAI traces (OTLP/JSON text): rebuilds them from the spans, redacts personal data (unless redact=false) and keeps them, extending those already kept. Returns how many conversations, user turns, messages and spans it read, what it redacted, and each line it skipped with why."
+    )]
+    async fn import_traces(
+        &self,
+        Parameters(a): Parameters<ImportArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let p = self.platform.clone();
+        let subject = a.target_id.as_deref().and_then(uuid);
+        Ok(self
+            .call(&ctx, "import_traces", Access::Write, subject, async move {
+                let target_id = match &a.target_id {
+                    Some(id) => Some(parse("target", id)?),
+                    None => None,
+                };
+                let request = ImportRequest::new(
+                    a.source.as_deref(),
+                    "mcp",
+                    Encoding::Json,
+                    target_id,
+                    a.redact,
+                );
+                p.import_traces(a.otlp_json.as_bytes(), request).await
+            })
+            .await)
+    }
+
     #[tool(
         description = "Production conversations imported from OpenTelemetry GenAI traces, newest first: each one's id, the user's first sentence (a preview), user turns, messages, traces, model, source and times. Filter by target_id and by words it contains."
     )]
