@@ -1,7 +1,7 @@
 //! The Model Context Protocol face of the platform: the patrol and
 //! exploration loop, and production conversations (`production`), as MCP
-//! tools, for agents and editors (Claude Desktop,
-//! Cursor, any agent runtime). Served over stdio by `agenteval mcp` and
+//! tools, for agents and editors (Claude Desktop, Cursor, any agent
+//! runtime). Served over stdio by `agenteval mcp` and
 //! over streamable HTTP at `/mcp` beside the API, where the caller's
 //! `X-API-Key` decides what it may do, as on the API: a viewer may call
 //! only the reading tools.

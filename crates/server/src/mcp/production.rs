@@ -1,8 +1,9 @@
 //! The MCP tools over production conversations (imported from
 //! OpenTelemetry traces): an import of OTLP/JSON, the list, one
 //! conversation, a fixed scenario drafted from one (and saved into a user
-//! pack when asked), and seeds proposed from several. Each is a thin adapter over the engine's
-//! operation, as the API's `/api/traces` routes are.
+//! pack when asked), and seeds proposed from several. Each is a thin
+//! adapter over the engine's operation, as the API's `/api/traces` routes
+//! are.
 
 use super::{Access, AgentEvalMcp, parse, uuid};
 use agenteval_engine::Error;
@@ -94,15 +95,11 @@ impl AgentEvalMcp {
         let subject = a.target_id.as_deref().and_then(uuid);
         Ok(self
             .call(&ctx, "import_traces", Access::Write, subject, async move {
-                let target_id = match &a.target_id {
-                    Some(id) => Some(parse("target", id)?),
-                    None => None,
-                };
                 let request = ImportRequest::new(
                     a.source.as_deref(),
                     "mcp",
                     Encoding::Json,
-                    target_id,
+                    target(a.target_id.as_deref())?,
                     a.redact,
                 );
                 p.import_traces(a.otlp_json.as_bytes(), request).await
@@ -127,12 +124,8 @@ impl AgentEvalMcp {
                 Access::Read,
                 subject,
                 async move {
-                    let target_id = match &a.target_id {
-                        Some(id) => Some(parse("target", id)?),
-                        None => None,
-                    };
                     p.imported_conversations(ImportedQuery {
-                        target_id,
+                        target_id: target(a.target_id.as_deref())?,
                         text: a.text,
                         offset: a.offset,
                         limit: a.limit,
@@ -226,4 +219,9 @@ impl AgentEvalMcp {
             })
             .await)
     }
+}
+
+/// An optional target id argument; one that is not a UUID names nothing.
+fn target(id: Option<&str>) -> Result<Option<agenteval_engine::TargetId>, Error> {
+    id.map(|id| parse("target", id)).transpose()
 }
