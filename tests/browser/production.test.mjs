@@ -7,9 +7,13 @@
 // a scenario drafted from it is saved into the "production" pack; two
 // conversations propose seeds that open a new campaign's form, whose
 // report marks the cells production reaches and exploration never tried.
+// Then seeds by an analyst model, and the rules standing in for it.
 
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -138,5 +142,98 @@ test("production conversations: import, filter, read, draft a scenario, propose 
     assert.deepEqual(pageErrors, [], "the page raised no error");
   } finally {
     await close();
+  }
+});
+
+// With an analyst model configured (a local OpenAI-compatible server), it
+// proposes the seeds and the proposal says so; when its answer cannot be
+// used, the rules stand in and the proposal says why, in the reader's
+// language. A server of its own, started with the analyst in its
+// environment, so that the shared server keeps no model.
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BIN = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "agenteval");
+const ANALYST_ANSWER = {
+  personas: [{ name: "Impatient buyer", description: "Asks in one line", style: "terse", patience: 2, language: "en", from: [1, 2] }],
+  goals: [{ title: "Track an order or a refund", description: "Wants to know where it stands", success_criteria: ["gives the status"], from: [1, 2] }],
+};
+const BY = {
+  en: { analyst: /Proposed by the analyst model/, rules: /Proposed by simple rules/, problem: /the rules proposed the seeds instead/ },
+  zh: { analyst: /由分析模型提议/, rules: /由简单规则提议/, problem: /已改由规则提出/ },
+};
+
+/** A port nobody listens on. */
+async function freePort() {
+  const s = createServer();
+  await new Promise((ok) => s.listen(0, "127.0.0.1", ok));
+  const { port } = s.address();
+  await new Promise((ok) => s.close(ok));
+  return port;
+}
+
+test("seeds by the analyst model, and the rules standing in with the reason, in both languages", { timeout: 120_000 }, async (t) => {
+  let usable = true;
+  const model = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const content = usable ? JSON.stringify(ANALYST_ANSWER) : '{"personas": "none"}';
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ id: "c1", object: "chat.completion", created: 1, model: "mock-analyst", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 } }));
+    });
+  });
+  await new Promise((ok) => model.listen(0, "127.0.0.1", ok));
+  const data = await mkdtemp(join(tmpdir(), "agenteval-analyst-"));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const key = "analyst-browser-test-key";
+  const server = spawn(BIN, ["serve", "--no-patrol", "--data-dir", data, "--bind", `127.0.0.1:${port}`, "--api-key", key], {
+    cwd: ROOT,
+    env: { ...process.env, AGENTEVAL_ANALYST_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`, AGENTEVAL_ANALYST_MODEL: "mock-analyst" },
+    stdio: "ignore",
+  });
+  const { page, close } = await launch({ viewport: { width: 1280, height: 800 } });
+  try {
+    for (let i = 0; ; i++) {
+      const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
+      if (up) break;
+      assert.ok(i < 150, "the analyst's server answers");
+      await new Promise((ok) => setTimeout(ok, 200));
+    }
+    const imported = await fetch(`${base}/api/traces/import?source=sample.jsonl`, { method: "POST", headers: { "X-API-Key": key, "Content-Type": "text/plain" }, body: await readFile(SAMPLE, "utf8") });
+    assert.equal(imported.status, 200, await imported.text());
+    await page.goto(`${base}/?key=${encodeURIComponent(key)}#/production`);
+    for (const lang of LANGS) {
+      await t.test(lang, async () => {
+        await setLanguage(page, lang);
+        const rows = page.getByTestId("conversation-row");
+        await page.waitForFunction(() => document.querySelectorAll('[data-testid="conversation-row"]').length === 4);
+        await rows.nth(0).getByTestId("conversation-select").check();
+        await rows.nth(1).getByTestId("conversation-select").check();
+
+        usable = true;
+        await page.getByTestId("propose-seeds").click();
+        const proposal = page.getByTestId("seed-proposal");
+        assert.match(await proposal.getByTestId("seed-proposed-by").innerText(), BY[lang].analyst);
+        assert.equal(await proposal.getByTestId("proposed-persona").count(), 1, "the analyst grouped the two users");
+        assert.match(await proposal.getByTestId("proposed-persona").innerText(), /Impatient buyer/);
+        assert.equal(await proposal.getByTestId("seed-analyst-problem").count(), 0);
+        await page.keyboard.press("Escape");
+        await proposal.waitFor({ state: "hidden" });
+
+        usable = false;
+        await page.getByTestId("propose-seeds").click();
+        assert.match(await proposal.getByTestId("seed-proposed-by").innerText(), BY[lang].rules);
+        assert.match(await proposal.getByTestId("seed-analyst-problem").innerText(), BY[lang].problem);
+        assert.equal(await proposal.getByTestId("proposed-persona").count(), 2, "a persona a conversation");
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: join(SHOTS, `production-seeds-fallback-${lang}.png`) });
+        await page.keyboard.press("Escape");
+        await proposal.waitFor({ state: "hidden" });
+      });
+    }
+  } finally {
+    await close();
+    server.kill();
+    model.close();
+    await rm(data, { recursive: true, force: true });
   }
 });
