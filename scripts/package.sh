@@ -24,7 +24,7 @@ for arg in "$@"; do
 done
 
 bash scripts/setup.sh
-if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/dist/index.html -print -quit)" ]; then
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html crates/domain/locales -newer ui/dist/index.html -print -quit)" ]; then
   (cd ui && npm run build --silent)
 fi
 

@@ -222,7 +222,10 @@ test("seeds by the analyst model, and the rules standing in with the reason, in 
         usable = false;
         await page.getByTestId("propose-seeds").click();
         assert.match(await proposal.getByTestId("seed-proposed-by").innerText(), BY[lang].rules);
-        assert.match(await proposal.getByTestId("seed-analyst-problem").innerText(), BY[lang].problem);
+        const problem = await proposal.getByTestId("seed-analyst-problem").innerText();
+        assert.match(problem, BY[lang].problem);
+        assert.match(problem, /\/personas/, `where the answer went wrong: ${problem}`);
+        if (lang === "zh") assert.doesNotMatch(problem, /schema|type|does not/i, `the reason in Chinese: ${problem}`);
         assert.equal(await proposal.getByTestId("proposed-persona").count(), 2, "a persona a conversation");
         await page.waitForTimeout(300);
         await page.screenshot({ path: join(SHOTS, `production-seeds-fallback-${lang}.png`) });

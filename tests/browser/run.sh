@@ -11,7 +11,7 @@ ROOT=$(pwd)
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 
 if [ ! -x ui/node_modules/.bin/vite ]; then (cd ui && npm ci --no-audit --no-fund --loglevel=error); fi
-if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html -newer ui/dist/index.html -print -quit)" ]; then
+if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html crates/domain/locales -newer ui/dist/index.html -print -quit)" ]; then
   (cd ui && npm run build --silent)
 fi
 cargo build --workspace --quiet

@@ -81,3 +81,7 @@ grade-unrated = unrated
 
 ## The name of a campaign's next period, unless one is given
 campaign-next-period-name = { $name } (next period)
+model-answer-no-json = its answer holds no JSON object
+model-answer-off-schema = its answer does not have the agreed form
+model-answer-off-schema-at = its answer does not have the agreed form at { $path }
+model-answer-empty-summary = its summary is empty

@@ -32,3 +32,4 @@ error-import-empty = The input is empty: there are no traces to import
 error-import-empty-suggestion = Give OTLP/JSON, as a collector's file exporter writes it, or an OTLP/protobuf export.
 trace-seeds-analyst-failed = The analyst model could not propose seeds ({ $detail }); the rules proposed them instead
 trace-seeds-analyst-malformed = The analyst model's proposal could not be used ({ $detail }); the rules proposed the seeds instead
+trace-seeds-unknown-conversation = it names conversation { $n }, which was not given

@@ -80,3 +80,7 @@ grade-unrated = 未评级
 
 ## 下一周期的默认名称
 campaign-next-period-name = { $name }（下一周期）
+model-answer-no-json = 回答中没有 JSON 对象
+model-answer-off-schema = 回答不符合约定的格式
+model-answer-off-schema-at = 回答在 { $path } 处不符合约定的格式
+model-answer-empty-summary = 回答的摘要为空

@@ -26,3 +26,4 @@ error-import-empty = 输入为空：没有可导入的追踪数据
 error-import-empty-suggestion = 请提供采集器文件导出器写出的 `OTLP/JSON`，或 `OTLP/protobuf` 导出数据。
 trace-seeds-analyst-failed = 分析模型未能提出种子（{ $detail }），已改由规则提出
 trace-seeds-analyst-malformed = 分析模型提出的种子无法使用（{ $detail }），已改由规则提出
+trace-seeds-unknown-conversation = 它提到了第 { $n } 段对话，但并没有给出这段对话

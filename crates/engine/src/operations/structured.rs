@@ -70,28 +70,69 @@ impl OutputSchema {
 
     /// The answer in `text`: its first JSON object (models wrap JSON in
     /// prose or code fences when only the prompt asks for it), valid
-    /// against the schema. The error says what is wrong, for a retry.
-    pub fn read(&self, text: &str) -> Result<Value, String> {
-        let value = crate::text::json_object_in(text)
-            .ok_or_else(|| "the output contains no JSON object".to_string())?;
+    /// against the schema; otherwise what is wrong.
+    pub fn read(&self, text: &str) -> Result<Value, Unreadable> {
+        let value = crate::text::json_object_in(text).ok_or(Unreadable::NoJson)?;
         self.check(&value)?;
         Ok(value)
     }
 
     /// Whether `value` follows the schema; the first violation, named by
     /// its path, otherwise.
-    pub fn check(&self, value: &Value) -> Result<(), String> {
+    pub fn check(&self, value: &Value) -> Result<(), Unreadable> {
         match self.validator.iter_errors(value).next() {
             None => Ok(()),
-            Some(e) => {
-                let path = e.instance_path.to_string();
-                Err(if path.is_empty() {
-                    format!("the JSON does not follow the schema: {e}")
-                } else {
-                    format!("the JSON does not follow the schema at {path}: {e}")
-                })
+            Some(e) => Err(Unreadable::Schema {
+                path: e.instance_path.to_string(),
+                detail: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// Why a model's answer could not be read: for the model, in English, as
+/// the retry prompt says it (`Display`, and `String::from`); for the
+/// reader, as a message ([`Unreadable::msg`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unreadable {
+    /// The answer holds no JSON object.
+    NoJson,
+    /// The first violation of the schema: where (a JSON pointer, empty
+    /// for the whole answer) and the validator's words.
+    Schema { path: String, detail: String },
+}
+
+impl Unreadable {
+    /// What is wrong, in the reader's words (the validator's own are for
+    /// the model and the log).
+    pub fn msg(&self) -> crate::i18n::Msg {
+        match self {
+            Self::NoJson => crate::msg!("model-answer-no-json"),
+            Self::Schema { path, .. } if path.is_empty() => crate::msg!("model-answer-off-schema"),
+            Self::Schema { path, .. } => {
+                crate::msg!("model-answer-off-schema-at", path = path.as_str())
             }
         }
+    }
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoJson => f.write_str("the output contains no JSON object"),
+            Self::Schema { path, detail } if path.is_empty() => {
+                write!(f, "the JSON does not follow the schema: {detail}")
+            }
+            Self::Schema { path, detail } => {
+                write!(f, "the JSON does not follow the schema at {path}: {detail}")
+            }
+        }
+    }
+}
+
+impl From<Unreadable> for String {
+    fn from(u: Unreadable) -> Self {
+        u.to_string()
     }
 }
 
@@ -194,15 +235,33 @@ mod tests {
             json!({"type": "object", "required": ["n"], "properties": {"n": {"type": "integer", "maximum": 5}}}),
         );
         assert_eq!(schema.read("Sure: {\"n\": 3}").unwrap(), json!({"n": 3}));
-        let e = schema.read("{\"n\": 9}").unwrap_err();
+        let e = schema.read("{\"n\": 9}").unwrap_err().to_string();
         assert!(e.contains("/n"), "the error names where: {e}");
-        let e = schema.read("{}").unwrap_err();
+        let e = schema.read("{}").unwrap_err().to_string();
         assert!(e.contains("\"n\""), "a missing field is named: {e}");
         assert!(
             schema
                 .read("no json")
                 .unwrap_err()
+                .to_string()
                 .contains("no JSON object")
         );
+    }
+
+    #[test]
+    fn an_unreadable_answer_is_told_to_the_reader_in_their_words() {
+        use crate::i18n::Lang;
+        let schema = OutputSchema::new(
+            "t",
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        );
+        let e = schema.read("{\"n\": \"nine\"}").unwrap_err();
+        assert!(
+            e.to_string().contains("is not of type"),
+            "for the model: {e}"
+        );
+        let zh = e.msg().render(Lang::Zh);
+        assert!(zh.contains("/n") && !zh.contains("type"), "{zh}");
+        assert!(!Unreadable::NoJson.msg().render(Lang::Zh).is_empty());
     }
 }

@@ -129,14 +129,14 @@ fn write_in(lang: Lang) -> &'static str {
 fn sources<'a>(
     from: &[i64],
     conversations: &'a [ImportedConversation],
-) -> Result<Vec<&'a ImportedConversation>, String> {
+) -> Result<Vec<&'a ImportedConversation>, Msg> {
     let mut out: Vec<&ImportedConversation> = Vec::new();
     for &n in from {
         let c = usize::try_from(n)
             .ok()
             .and_then(|n| n.checked_sub(1))
             .and_then(|i| conversations.get(i))
-            .ok_or_else(|| format!("`from` names conversation {n}, which was not given"))?;
+            .ok_or_else(|| msg!("trace-seeds-unknown-conversation", n = n))?;
         if !out.iter().any(|o| o.id == c.id) {
             out.push(c);
         }
@@ -157,9 +157,14 @@ fn seed_set(
     conversations: &[ImportedConversation],
     model: &str,
     lang: Lang,
-) -> Result<SeedSet, String> {
+) -> Result<SeedSet, Msg> {
+    let value = SEEDS_SCHEMA.read(text).map_err(|e| {
+        tracing::warn!(error = %e, "the analyst's seeds are unreadable");
+        e.msg()
+    })?;
+    // The schema admits only what `Answer` reads.
     let answer: Answer =
-        serde_json::from_value(SEEDS_SCHEMA.read(text)?).map_err(|e| e.to_string())?;
+        serde_json::from_value(value).map_err(|_| msg!("model-answer-off-schema"))?;
     let origin = |from: &[ImportedConversation]| {
         let mut lineage = lineage(from);
         lineage["proposed_by"] = json!("analyst");
@@ -308,8 +313,10 @@ mod tests {
                 "patience": 3, "language": "en", "from": [3]}],
             "goals": [{"title": "T", "description": "D", "success_criteria": [], "from": [1]}],
         });
-        let why = seed_set(&answer.to_string(), &cs, "m", Lang::En).unwrap_err();
-        assert!(why.contains("conversation 3"), "{why}");
+        let why = seed_set(&answer.to_string(), &cs, "m", Lang::En)
+            .unwrap_err()
+            .render(Lang::Zh);
+        assert!(why.contains("第 3 段对话"), "{why}");
         let broken = json!({"personas": [], "goals": []});
         assert!(
             seed_set(&broken.to_string(), &cs, "m", Lang::En).is_err(),

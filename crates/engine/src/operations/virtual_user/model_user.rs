@@ -134,7 +134,10 @@ impl ModelUser {
                 .map_err(|e| SimulatorError(format!("the virtual user model failed: {e}")))?;
             self.mode = Some(answer.mode);
             let reply = answer.reply;
-            let outcome = schema.read(&reply.content).and_then(|v| validate(&v));
+            let outcome = schema
+                .read(&reply.content)
+                .map_err(String::from)
+                .and_then(|v| validate(&v));
             match outcome {
                 Ok(t) => return Ok(t),
                 Err(why) if attempt == 0 => {

@@ -168,17 +168,22 @@ pub static ANALYSIS_SCHEMA: LazyLock<OutputSchema> = LazyLock::new(|| {
 });
 
 /// Parses the analyst's answer, which must follow [`ANALYSIS_SCHEMA`]
-/// (prose or code fences around it are tolerated).
-pub fn parse_analyst_reply(text: &str) -> Result<(String, Vec<Claim>), String> {
+/// (prose or code fences around it are tolerated); otherwise what is
+/// wrong, in the reader's words.
+pub fn parse_analyst_reply(text: &str) -> Result<(String, Vec<Claim>), crate::i18n::Msg> {
     #[derive(Deserialize)]
     struct Reply {
         summary: String,
         claims: Vec<Claim>,
     }
-    let value = ANALYSIS_SCHEMA.read(text)?;
-    let reply: Reply = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    let value = ANALYSIS_SCHEMA.read(text).map_err(|e| {
+        tracing::warn!(error = %e, "the analyst's answer is unreadable");
+        e.msg()
+    })?;
+    let reply: Reply =
+        serde_json::from_value(value).map_err(|_| msg!("model-answer-off-schema"))?;
     if reply.summary.trim().is_empty() {
-        return Err("the summary is empty".into());
+        return Err(msg!("model-answer-empty-summary"));
     }
     Ok((reply.summary, reply.claims))
 }
