@@ -114,6 +114,13 @@ impl Unreadable {
             }
         }
     }
+
+    /// [`msg`](Self::msg), once the validator's words are in the log
+    /// under `answer` (whose answer it was).
+    pub fn logged(&self, answer: &str) -> crate::i18n::Msg {
+        tracing::warn!(error = %self, answer, "a model's answer is unreadable");
+        self.msg()
+    }
 }
 
 impl std::fmt::Display for Unreadable {

@@ -158,10 +158,9 @@ fn seed_set(
     model: &str,
     lang: Lang,
 ) -> Result<SeedSet, Msg> {
-    let value = SEEDS_SCHEMA.read(text).map_err(|e| {
-        tracing::warn!(error = %e, "the analyst's seeds are unreadable");
-        e.msg()
-    })?;
+    let value = SEEDS_SCHEMA
+        .read(text)
+        .map_err(|e| e.logged("the analyst's seeds"))?;
     // The schema admits only what `Answer` reads.
     let answer: Answer =
         serde_json::from_value(value).map_err(|_| msg!("model-answer-off-schema"))?;

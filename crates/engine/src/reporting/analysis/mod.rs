@@ -176,10 +176,9 @@ pub fn parse_analyst_reply(text: &str) -> Result<(String, Vec<Claim>), crate::i1
         summary: String,
         claims: Vec<Claim>,
     }
-    let value = ANALYSIS_SCHEMA.read(text).map_err(|e| {
-        tracing::warn!(error = %e, "the analyst's answer is unreadable");
-        e.msg()
-    })?;
+    let value = ANALYSIS_SCHEMA
+        .read(text)
+        .map_err(|e| e.logged("the analysis"))?;
     let reply: Reply =
         serde_json::from_value(value).map_err(|_| msg!("model-answer-off-schema"))?;
     if reply.summary.trim().is_empty() {
