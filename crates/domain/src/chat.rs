@@ -56,6 +56,11 @@ pub struct ToolSpec {
     /// JSON schema of the arguments.
     #[serde(default)]
     pub parameters: serde_json::Value,
+    /// How the engine answers a call (first match wins); none: a call ends
+    /// the turn, and is what the checks read (see [`crate::steps`]). Never
+    /// sent to the target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub responses: Vec<crate::steps::ToolResponse>,
 }
 
 /// The tools offered in one scenario's requests. Every request of every

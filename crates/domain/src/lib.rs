@@ -28,6 +28,7 @@ pub mod scenario;
 pub mod session;
 pub mod simulator_fault;
 pub mod stats;
+pub mod steps;
 pub mod tally;
 pub mod target;
 pub mod text;

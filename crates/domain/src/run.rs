@@ -7,6 +7,10 @@ use crate::ids::{CampaignId, RunId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+/// The kind of the result that ends a run whose turn reached its step
+/// limit (it is no check of the scenario's).
+pub const STEP_LIMIT: &str = "max_steps";
+
 /// The outcome of one check on one turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct CheckResult {
@@ -20,6 +24,10 @@ pub struct CheckResult {
     /// The judge's 1-5 score of a `rubric` check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<u8>,
+    /// The step (1-based, of the turn) the check is about, when it is
+    /// about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
     /// Who scored a `rubric` check: the judge model or the offline
     /// heuristic.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +134,11 @@ pub struct RunTurn {
     pub latency_ms: Option<u64>,
     pub tokens_in: Option<u32>,
     pub tokens_out: Option<u32>,
+    /// Tool calls of the reply that the engine did not answer: a tool
+    /// played in one step, or the calls past the step limit.
     pub tool_calls: Vec<ToolCall>,
+    /// The target's steps before this reply: each call the engine answered.
+    #[serde(default)]
+    pub steps: Vec<crate::steps::Step>,
     pub created_at: DateTime<Utc>,
 }

@@ -32,6 +32,10 @@ pub struct Scenario {
     #[specta(type = Vec<ToolSpec>)]
     #[schema(value_type = Vec<ToolSpec>)]
     pub tools: Tools,
+    /// Tool rounds a turn may take (default
+    /// [`crate::steps::DEFAULT_MAX_STEPS`]); a turn may set its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
     pub turns: Vec<ScenarioTurn>,
     /// File the scenario came from, relative to the scenarios root.
     pub source_file: String,
@@ -80,6 +84,52 @@ pub struct ScenarioTurn {
     pub user: String,
     #[serde(default)]
     pub checks: Vec<Check>,
+    /// Tool rounds this turn may take, instead of the scenario's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
+}
+
+impl Scenario {
+    /// Tool rounds turn `i` may take.
+    pub fn max_steps(&self, i: usize) -> u32 {
+        self.turns
+            .get(i)
+            .and_then(|t| t.max_steps)
+            .or(self.max_steps)
+            .unwrap_or(crate::steps::DEFAULT_MAX_STEPS)
+    }
+
+    /// Whether the engine plays any of its tools (one declares responses):
+    /// then a turn goes on after a tool call until the target answers in
+    /// words or reaches its step limit.
+    pub fn plays_tools(&self) -> bool {
+        self.tools.iter().any(|t| !t.responses.is_empty())
+    }
+}
+
+/// A call a `tool_sequence` expects: the tool, and arguments the call's
+/// must hold (a subset).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedCall {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<serde_json::Value>,
+}
+
+/// How a `tool_sequence` reads the order of the calls.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CallOrder {
+    /// The calls are exactly these, in this order, and no other.
+    Exact,
+    /// These calls happen in this order; others may come between.
+    #[default]
+    InOrder,
+    /// These calls happen, in any order.
+    AnyOrder,
 }
 
 /// A check on the target's reply to one turn.
@@ -117,7 +167,8 @@ pub enum Check {
     },
     /// The reply arrived within `ms` milliseconds.
     MaxLatencyMs { ms: u64 },
-    /// The target called tool `name` with arguments valid against `arguments_schema`.
+    /// The target called tool `name` (in any step of the turn) with
+    /// arguments valid against `arguments_schema`.
     ToolCalled {
         name: String,
         #[serde(default)]
@@ -129,8 +180,26 @@ pub enum Check {
         #[serde(default)]
         field: Option<String>,
     },
-    /// Every number in the reply appears in the scenario's facts.
+    /// Every number in the reply appears in the scenario's facts, what the
+    /// user said, or a tool result of the run.
     NoUnverifiedNumbers,
+    /// The turn's calls follow this sequence (see [`CallOrder`]).
+    ToolSequence {
+        calls: Vec<ExpectedCall>,
+        #[serde(default)]
+        order: CallOrder,
+    },
+    /// The target never called tool `name` in the turn.
+    ToolNotCalled { name: String },
+    /// Every call of the turn named an offered tool, with valid arguments.
+    NoUnknownTools,
+    /// After a tool error the target repeats the identical failing call at
+    /// most `max_repeats` times (default 0), and after 3 consecutive
+    /// errors stops calling tools and tells the user.
+    RecoversFromError {
+        #[serde(default)]
+        max_repeats: Option<u32>,
+    },
     /// The reply is not the target's previous reply again (ignoring case
     /// and spacing): a reply repeated until the user gives up.
     NoRepeat,
@@ -154,6 +223,10 @@ impl Check {
             Self::ToolCalled { .. } => "tool_called",
             Self::AsksClarification { .. } => "asks_clarification",
             Self::NoUnverifiedNumbers => "no_unverified_numbers",
+            Self::ToolSequence { .. } => "tool_sequence",
+            Self::ToolNotCalled { .. } => "tool_not_called",
+            Self::NoUnknownTools => "no_unknown_tools",
+            Self::RecoversFromError { .. } => "recovers_from_error",
             Self::NoRepeat => "no_repeat",
             Self::Rubric { .. } => "rubric",
         }

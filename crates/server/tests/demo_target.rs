@@ -32,6 +32,7 @@ fn channel(addr: SocketAddr) -> OpenAiChannel {
 
 fn send_email_tool() -> ToolSpec {
     ToolSpec {
+        responses: Vec::new(),
         name: "send_email".into(),
         description: "Send an email to a recipient".into(),
         parameters: json!({

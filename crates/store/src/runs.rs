@@ -242,6 +242,11 @@ fn run_turn_from_row(r: &Row<'_>) -> Result<RunTurn> {
             .map(serde_json::from_str)
             .transpose()?
             .unwrap_or_default(),
+        steps: r
+            .text("steps")?
+            .map(serde_json::from_str)
+            .transpose()?
+            .unwrap_or_default(),
         created_at: from_ms(r.get("created_at")?),
     })
 }

@@ -81,6 +81,8 @@ pub struct TurnRow {
     pub tokens_in: Option<i64>,
     pub tokens_out: Option<i64>,
     pub tool_calls: Option<String>,
+    /// JSON [Step]: the calls the engine answered before this reply.
+    pub steps: Option<String>,
     pub created_at: i64,
 }
 
@@ -524,15 +526,15 @@ impl<'c> RunStatements<'c> {
     }
 }
 
-const INSERT_TURN: &str = "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+const INSERT_TURN: &str = "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, steps, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 // On PostgreSQL, where another worker may have taken the run over, a turn
 // is stored only while its claim is the run's latest. The run is read with
 // a lock that waits for a takeover in flight (its claim holds the run's
 // row) and then reads the run as the takeover left it.
-const INSERT_TURN_OF_CLAIM: &str = "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, created_at)
-     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
+const INSERT_TURN_OF_CLAIM: &str = "INSERT INTO run_turns (run_id, seq, role, content, latency_ms, tokens_in, tokens_out, tool_calls, steps, created_at)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
      WHERE EXISTS (SELECT 1 FROM runs WHERE id = ? AND attempts = ? FOR KEY SHARE)";
 
 // A verdict is final (migration 0008): a run already finished, by restart
@@ -594,6 +596,7 @@ fn apply(
                 t.tokens_in,
                 t.tokens_out,
                 &t.tool_calls,
+                &t.steps,
                 t.created_at
             ];
             if conn.is_postgres() {

@@ -76,6 +76,7 @@ fn turn(run: Uuid, seq: i64, latency_ms: Option<i64>) -> Write {
         tokens_in: None,
         tokens_out: None,
         tool_calls: None,
+        steps: None,
         created_at: 1,
     })
 }

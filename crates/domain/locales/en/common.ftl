@@ -56,6 +56,11 @@ check-kind-asks_clarification = asks back
 check-kind-no_repeat = no repeated reply
 check-kind-no_unverified_numbers = no unverified figures
 check-kind-rubric = rubric
+check-kind-tool_sequence = order of tool calls
+check-kind-tool_not_called = tool not called
+check-kind-no_unknown_tools = no unknown tools
+check-kind-recovers_from_error = recovers from tool errors
+check-kind-max_steps = step limit
 
 fault-kind-invented_fact = invented a fact
 fault-kind-left_language = left the persona's language

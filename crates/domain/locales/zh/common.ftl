@@ -54,6 +54,11 @@ check-kind-tool_called = 调用工具
 check-kind-asks_clarification = 追问澄清
 check-kind-no_repeat = 不重复上一条回复
 check-kind-no_unverified_numbers = 无未经核实的数字
+check-kind-tool_sequence = 工具调用顺序
+check-kind-tool_not_called = 未调用指定工具
+check-kind-no_unknown_tools = 没有调用未知工具
+check-kind-recovers_from_error = 从工具错误中恢复
+check-kind-max_steps = 步数上限
 check-kind-rubric = 评分标准
 
 fault-kind-invented_fact = 编造了事实

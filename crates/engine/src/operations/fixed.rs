@@ -68,6 +68,20 @@ pub const MAX_RUNS_IN_FLIGHT: usize = 1024;
 /// `interrupted`, and that should be no more than a few per slot.
 pub const RUNS_PER_SLOT: usize = 16;
 
+/// The failed result of a turn whose target was still calling tools at
+/// its step limit; it points at the turn's last step.
+fn step_limit_reached(turn: usize, max: u32, steps: usize) -> CheckResult {
+    CheckResult {
+        turn: turn as u32,
+        kind: crate::domain::run::STEP_LIMIT.into(),
+        passed: false,
+        detail: crate::msg!("check-step-limit", max = max).into(),
+        score: None,
+        judged_by: None,
+        step: (steps > 0).then_some(steps as u32),
+    }
+}
+
 impl Platform {
     /// Marks runs cut mid-flight by a crash as `error` / `interrupted`.
     /// Their committed turns stay. Returns how many were marked.
@@ -308,7 +322,6 @@ impl Platform {
         channel: &dyn Channel,
     ) -> Result<Played> {
         let (campaign_id, scenario_id) = (run.campaign_id, &*run.scenario_id);
-        let host = channel.host();
         let mut metrics = RunMetrics::default();
         let Some(scenario) = self.scenarios.get(scenario_id) else {
             return Ok(Played::error(format!(
@@ -324,35 +337,41 @@ impl Platform {
         let mut latencies = Vec::new();
         let mut replies: Vec<String> = Vec::new();
         let mut seq = 0u32;
+        let mut ended_early = false;
         for (i, turn) in scenario.turns.iter().enumerate() {
             request.messages.push(ChatMessage::user(&turn.user));
-            self.queue_run_turn(run, seq, "user", &turn.user, None, &[])?;
+            self.queue_run_turn(run, seq, "user", &turn.user, None, &[], &[])?;
             seq += 1;
-            let sent = channel.send(&request).await;
-            self.note_contact(
-                campaign_id.into(),
-                crate::provenance::HostRole::Target,
-                host.as_deref(),
-                sent.as_ref().ok().and_then(|r| r.usage),
-            );
-            let reply = match sent {
-                Ok(r) => r,
-                Err(e) => {
+            let asked = request.messages.len();
+            let max_steps = scenario.max_steps(i);
+            let mut exchanged = match self
+                .exchange(campaign_id.into(), channel, &mut request, max_steps)
+                .await
+            {
+                Ok(e) => e,
+                Err(broken) => {
                     return Ok(Played {
                         checks: results,
                         metrics,
                         latencies: Some(latencies),
-                        ..Played::error(format!("target_error: {e}"))
+                        ..Played::error(format!("target_error: {}", broken.error))
                     });
                 }
             };
+            let more = i + 1 < scenario.turns.len() && exchanged.step_limit.is_none();
+            if more {
+                // The next turn answers the calls this one ended on.
+                exchanged.carry_on(&mut request);
+            }
+            let reply = &exchanged.reply;
             self.queue_run_turn(
                 run,
                 seq,
                 "target",
                 &reply.content,
-                Some(&reply),
+                Some(reply),
                 &reply.tool_calls,
+                &exchanged.steps,
             )?;
             seq += 1;
             latencies.push(reply.latency_ms as i64);
@@ -366,19 +385,20 @@ impl Platform {
             let ctx = TurnContext {
                 scenario: &scenario,
                 turn: i,
-                history: &request.messages,
-                reply: &reply,
+                history: &request.messages[..asked],
+                reply,
+                steps: &exchanged.steps,
             };
             results.extend(run_checks(&turn.checks, &ctx, None).await);
-            // The reply joins the conversation a next turn sends.
-            if i + 1 < scenario.turns.len() {
-                let mut assistant = ChatMessage::assistant(&reply.content);
-                assistant.tool_calls = reply.tool_calls.clone();
-                request.messages.push(assistant);
+            replies.push(exchanged.reply.content);
+            if let Some(max) = exchanged.step_limit {
+                // The run ends here, failed: the target never answered.
+                results.push(step_limit_reached(i, max, exchanged.steps.len()));
+                ended_early = true;
+                break;
             }
-            replies.push(reply.content);
         }
-        metrics.completed = true;
+        metrics.completed = !ended_early;
         metrics.cost = (metrics.tokens_in as f64 * target.price_in_per_mtok
             + metrics.tokens_out as f64 * target.price_out_per_mtok)
             / 1_000_000.0;
@@ -408,6 +428,7 @@ impl Platform {
         content: &str,
         reply: Option<&crate::channel::ChatReply>,
         tool_calls: &[crate::channel::ToolCall],
+        steps: &[crate::domain::steps::Step],
     ) -> Result<()> {
         let usage = reply.and_then(|r| r.usage);
         let turn = TurnRow {
@@ -423,6 +444,11 @@ impl Platform {
                 None
             } else {
                 Some(serde_json::to_string(tool_calls)?)
+            },
+            steps: if steps.is_empty() {
+                None
+            } else {
+                Some(serde_json::to_string(steps)?)
             },
             created_at: to_ms(self.clock.now()),
         };

@@ -7,6 +7,7 @@ pub mod audit;
 pub mod calibration;
 pub mod campaign;
 pub mod checks;
+pub mod exchange;
 pub mod exploration;
 pub mod fixed;
 pub mod judge;

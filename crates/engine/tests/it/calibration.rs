@@ -528,6 +528,7 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
     use agenteval_engine::target::TargetSettings;
     let p = &tp.platform;
     p.scenarios.insert_all([Scenario {
+        max_steps: None,
         id: "greet".into(),
         title: "Greets and offers help".into(),
         pack: "t".into(),
@@ -538,6 +539,7 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
         key_fields: vec![],
         tools: Default::default(),
         turns: vec![ScenarioTurn {
+            max_steps: None,
             user: "Hello".into(),
             checks: vec![
                 Check::Rubric {

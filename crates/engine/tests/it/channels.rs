@@ -51,6 +51,7 @@ fn hello() -> ChatRequest {
 
 fn send_email_tool() -> ToolSpec {
     ToolSpec {
+        responses: Vec::new(),
         name: "send_email".into(),
         description: "Send an email".into(),
         parameters: json!({

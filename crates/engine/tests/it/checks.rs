@@ -13,6 +13,7 @@ use std::sync::Mutex;
 
 fn scenario(facts: &[&str]) -> Scenario {
     Scenario {
+        max_steps: None,
         id: "t.one".into(),
         title: "t".into(),
         pack: "t".into(),
@@ -23,6 +24,7 @@ fn scenario(facts: &[&str]) -> Scenario {
         key_fields: vec![],
         tools: Default::default(),
         turns: vec![ScenarioTurn {
+            max_steps: None,
             user: "hi".into(),
             checks: vec![],
         }],
@@ -64,6 +66,7 @@ async fn run_one_with(
 ) -> CheckResult {
     let history = vec![ChatMessage::user(user)];
     let ctx = TurnContext {
+        steps: &[],
         scenario: s,
         turn: 0,
         history: &history,
@@ -320,6 +323,7 @@ async fn no_repeat_fails_a_reply_given_again_word_for_word() {
         let s = s.clone();
         async move {
             let ctx = TurnContext {
+                steps: &[],
                 scenario: &s,
                 turn: 1,
                 history: &history,

@@ -8,6 +8,7 @@ use std::path::Path;
 
 fn send_email_tool() -> ToolSpec {
     ToolSpec {
+        responses: Vec::new(),
         name: "send_email".into(),
         description: "Send an email".into(),
         parameters: json!({"type": "object"}),

@@ -15,6 +15,7 @@ use uuid::Uuid;
 /// reply, so these tests depend only on the engine, not on check logic.
 fn scenario(id: &str, turns: usize) -> Scenario {
     Scenario {
+        max_steps: None,
         id: id.into(),
         title: format!("Scenario {id}"),
         pack: "test".into(),
@@ -26,6 +27,7 @@ fn scenario(id: &str, turns: usize) -> Scenario {
         tools: Default::default(),
         turns: (0..turns)
             .map(|i| ScenarioTurn {
+                max_steps: None,
                 user: format!("hello {i}"),
                 checks: vec![],
             })

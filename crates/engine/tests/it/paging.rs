@@ -18,6 +18,7 @@ use uuid::Uuid;
 
 fn scenario(id: &str, tag: &str, checks: Vec<Check>) -> Scenario {
     Scenario {
+        max_steps: None,
         id: id.into(),
         title: format!("Scenario {id}"),
         pack: "test".into(),
@@ -28,6 +29,7 @@ fn scenario(id: &str, tag: &str, checks: Vec<Check>) -> Scenario {
         key_fields: vec![],
         tools: Default::default(),
         turns: vec![ScenarioTurn {
+            max_steps: None,
             user: "hello".into(),
             checks,
         }],

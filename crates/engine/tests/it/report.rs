@@ -279,6 +279,7 @@ fn run(seq: u32, verdict: Verdict, checks: Vec<CheckResult>, reason: Option<&str
 #[test]
 fn junit_and_csv_are_well_formed() {
     let failed_check = CheckResult {
+        step: None,
         turn: 0,
         kind: "contains".into(),
         passed: false,
@@ -331,6 +332,7 @@ fn junit_and_csv_are_well_formed() {
 
 fn scenario(id: &str) -> Scenario {
     Scenario {
+        max_steps: None,
         id: id.into(),
         title: id.into(),
         pack: "t".into(),
@@ -341,6 +343,7 @@ fn scenario(id: &str) -> Scenario {
         key_fields: vec![],
         tools: Default::default(),
         turns: vec![ScenarioTurn {
+            max_steps: None,
             user: "hello".into(),
             checks: vec![],
         }],

@@ -32,6 +32,7 @@ pub(crate) async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
             model: None,
         };
         let ctx = TurnContext {
+            steps: &[],
             scenario: s,
             turn: i,
             history: &history,

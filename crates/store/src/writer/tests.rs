@@ -13,6 +13,7 @@ fn turn(run_id: RunId, seq: i64) -> Write {
         tokens_in: None,
         tokens_out: None,
         tool_calls: None,
+        steps: None,
         created_at: 1,
     })
 }

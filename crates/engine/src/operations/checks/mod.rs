@@ -7,6 +7,7 @@ use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
 use crate::i18n::Msg;
 use crate::judge::JudgeMethod;
 use crate::msg;
+use crate::domain::steps::Step;
 use crate::scenario::{Check, Scenario};
 use crate::text::truncate;
 use regex::Regex;
@@ -19,8 +20,10 @@ mod clarification;
 mod numbers;
 mod rubric;
 mod structured;
+mod trajectory;
 
 use clarification::*;
+pub use trajectory::check_call;
 pub use numbers::*;
 pub use rubric::*;
 use structured::*;
@@ -31,9 +34,24 @@ pub use crate::domain::run::CheckResult;
 pub struct TurnContext<'a> {
     pub scenario: &'a Scenario,
     pub turn: usize,
-    /// The conversation so far, including this turn's user message.
+    /// The conversation so far, including this turn's user message (and
+    /// the tool messages of earlier turns, not this one's).
     pub history: &'a [ChatMessage],
+    /// The target's last reply of the turn: its words, and the calls the
+    /// engine did not answer.
     pub reply: &'a ChatReply,
+    /// The calls the engine answered in this turn, in order.
+    pub steps: &'a [Step],
+}
+
+impl TurnContext<'_> {
+    /// Every call of the turn: the answered ones, then the last reply's.
+    pub fn calls(&self) -> impl Iterator<Item = &crate::channel::ToolCall> {
+        self.steps
+            .iter()
+            .map(|s| &s.call)
+            .chain(&self.reply.tool_calls)
+    }
 }
 
 /// Evaluates the checks of one turn. `judge` scores `rubric` checks; without
@@ -45,14 +63,20 @@ pub async fn run_checks(
 ) -> Vec<CheckResult> {
     let mut out = Vec::with_capacity(checks.len());
     for check in checks {
-        let (passed, detail, graded) = match check {
+        let (passed, detail, graded, step) = match check {
             Check::Rubric { rubric, min_score } => {
                 let g = rubric_check(rubric, min_score.unwrap_or(3), ctx, judge).await;
-                (g.passed, g.detail, Some((g.score, g.judged_by)))
+                (g.passed, g.detail, Some((g.score, g.judged_by)), None)
             }
             other => {
-                let (passed, detail) = evaluate(other, ctx);
-                (passed, detail, None)
+                let (passed, detail, step) = match trajectory::evaluate(other, ctx) {
+                    Some(judged) => judged,
+                    None => {
+                        let (passed, detail) = evaluate(other, ctx);
+                        (passed, detail, None)
+                    }
+                };
+                (passed, detail, None, step)
             }
         };
         out.push(CheckResult {
@@ -62,6 +86,7 @@ pub async fn run_checks(
             detail: detail.into(),
             score: graded.map(|g| g.0),
             judged_by: graded.map(|g| g.1),
+            step,
         });
     }
     out
@@ -147,7 +172,7 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, Msg) {
                 msg!("check-regex-bad", pattern = pattern, detail = e.to_string()),
             ),
         },
-        Check::JsonPath { path, equals } => json_path_check(path, equals.as_ref(), ctx.reply),
+        Check::JsonPath { path, equals } => json_path_check(path, equals.as_ref(), ctx),
         Check::MaxLatencyMs { ms } => {
             let took = ctx.reply.latency_ms;
             if took <= *ms {
@@ -159,10 +184,16 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, Msg) {
         Check::ToolCalled {
             name,
             arguments_schema,
-        } => tool_called_check(name, arguments_schema.as_ref(), ctx.reply),
+        } => tool_called_check(name, arguments_schema.as_ref(), ctx),
         Check::AsksClarification { field } => asks_clarification(field.as_deref(), ctx.reply),
         Check::NoUnverifiedNumbers => number_gate(ctx),
         Check::NoRepeat => no_repeat(ctx),
+        Check::ToolSequence { .. }
+        | Check::ToolNotCalled { .. }
+        | Check::NoUnknownTools
+        | Check::RecoversFromError { .. } => {
+            unreachable!("trajectory checks are evaluated by `trajectory::evaluate`")
+        }
         Check::Rubric { rubric, min_score } => {
             let (score, why) = heuristic_score(content, rubric);
             let min = min_score.unwrap_or(3);

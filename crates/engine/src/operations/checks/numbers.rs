@@ -91,7 +91,8 @@ pub(super) fn canonical_number(s: &str) -> String {
 }
 
 /// The texts whose numbers the target may repeat, the likeliest first:
-/// the facts, the system prompt and what the user said.
+/// the facts, the system prompt, what the user said and what the tools
+/// returned in earlier turns (this turn's answers are read apart).
 pub(super) fn number_sources<'a>(
     scenario: &'a Scenario,
     history: &'a [ChatMessage],
@@ -116,7 +117,9 @@ pub(super) fn number_gate(ctx: &TurnContext<'_>) -> (bool, Msg) {
     }
     // Sources are read only until every number of the reply is found.
     let mut unmatched: Vec<&str> = found.iter().map(|(_, canon)| canon.as_str()).collect();
-    for text in number_sources(ctx.scenario, ctx.history) {
+    let answers: Vec<String> = ctx.steps.iter().map(|s| s.answer.content()).collect();
+    let sources = number_sources(ctx.scenario, ctx.history).chain(answers.iter().map(String::as_str));
+    for text in sources {
         if unmatched.is_empty() {
             break;
         }

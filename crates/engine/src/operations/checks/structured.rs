@@ -7,7 +7,7 @@ use crate::msg;
 pub(super) fn json_path_check(
     path: &str,
     equals: Option<&serde_json::Value>,
-    reply: &ChatReply,
+    ctx: &TurnContext<'_>,
 ) -> (bool, Msg) {
     let parsed = match json_path(path) {
         Ok(p) => p,
@@ -19,10 +19,10 @@ pub(super) fn json_path_check(
         }
     };
     let mut documents: Vec<(Msg, Cow<'_, serde_json::Value>)> = Vec::new();
-    if let Some(v) = crate::text::json_in(&reply.content) {
+    if let Some(v) = crate::text::json_in(&ctx.reply.content) {
         documents.push((msg!("check-doc-reply"), Cow::Owned(v)));
     }
-    for call in &reply.tool_calls {
+    for call in ctx.calls() {
         documents.push((
             msg!("check-doc-tool", tool = call.name.as_str()),
             Cow::Borrowed(&call.arguments),
@@ -80,21 +80,15 @@ pub(super) fn json_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
 pub(super) fn tool_called_check(
     name: &str,
     schema: Option<&serde_json::Value>,
-    reply: &ChatReply,
+    ctx: &TurnContext<'_>,
 ) -> (bool, Msg) {
-    let calls: Vec<_> = reply.tool_calls.iter().filter(|c| c.name == name).collect();
+    let calls: Vec<_> = ctx.calls().filter(|c| c.name == name).collect();
     if calls.is_empty() {
-        let made = if reply.tool_calls.is_empty() {
+        let made: Vec<String> = ctx.calls().map(|c| c.name.clone()).collect();
+        let made = if made.is_empty() {
             msg!("check-tool-none-made")
         } else {
-            msg!(
-                "check-tool-others",
-                tools = reply
-                    .tool_calls
-                    .iter()
-                    .map(|c| c.name.clone())
-                    .collect::<Vec<_>>()
-            )
+            msg!("check-tool-others", tools = made)
         };
         return (
             false,

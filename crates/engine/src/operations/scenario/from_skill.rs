@@ -293,6 +293,7 @@ pub fn derive_pack(m: &SkillManifest) -> Result<GeneratedPack> {
         name: m.name.clone(),
         description: action(m),
         parameters: schema.clone(),
+        responses: Vec::new(),
     };
     let requests = Requests {
         m,

@@ -16,7 +16,9 @@ pub use loader::{
     user_packs_dir,
 };
 
-pub use crate::domain::scenario::{Check, Lineage, Scenario, ScenarioSummary, ScenarioTurn};
+pub use crate::domain::scenario::{
+    CallOrder, Check, ExpectedCall, Lineage, Scenario, ScenarioSummary, ScenarioTurn,
+};
 
 /// The loaded scenarios, shared by every operation.
 #[derive(Debug, Default)]

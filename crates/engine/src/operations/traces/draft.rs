@@ -126,6 +126,7 @@ fn offered(c: &crate::domain::traces::TraceConversation) -> Vec<crate::domain::c
                 name: call.name.clone(),
                 description: String::new(),
                 parameters: serde_json::json!({"type": "object"}),
+                responses: Vec::new(),
             });
         }
     }

@@ -162,6 +162,7 @@ fn tool_specs(v: &Value) -> Vec<ToolSpec> {
                     .unwrap_or_default()
                     .to_string(),
                 parameters: f.get("parameters").cloned().unwrap_or(Value::Null),
+                responses: Vec::new(),
             })
         })
         .collect()

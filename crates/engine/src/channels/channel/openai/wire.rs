@@ -174,6 +174,7 @@ impl<'a> Tool<'a> {
                 .function
                 .parameters
                 .map_or(Value::Null, Cow::into_owned),
+            responses: Vec::new(),
         }
     }
 }

@@ -169,19 +169,20 @@ impl Platform {
         let user_seq = i64::from(index) * 2;
         let reply = match self.channel_for(target_id).await {
             Ok(channel) => {
-                let sent = channel
-                    .send(&ChatRequest {
-                        messages: history,
-                        tools: Default::default(),
-                    })
-                    .await;
-                self.note_contact(
+                // Sessions offer no tools yet: the exchange is one request.
+                let mut request = ChatRequest {
+                    messages: history,
+                    tools: Default::default(),
+                };
+                self.exchange(
                     campaign_id.into(),
-                    crate::provenance::HostRole::Target,
-                    channel.host().as_deref(),
-                    sent.as_ref().ok().and_then(|r| r.usage),
-                );
-                sent.map_err(|e| e.to_string())
+                    channel.as_ref(),
+                    &mut request,
+                    crate::domain::steps::DEFAULT_MAX_STEPS,
+                )
+                .await
+                .map(|e| e.reply)
+                .map_err(|broken| broken.error.to_string())
             }
             Err(e) => Err(e.body.message),
         };

@@ -34,6 +34,8 @@ struct Defaults {
     facts: Vec<String>,
     #[serde(default)]
     tools: Vec<ToolSpec>,
+    #[serde(default)]
+    max_steps: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -53,6 +55,8 @@ struct ScenarioDef {
     key_fields: Vec<String>,
     #[serde(default)]
     tools: Option<Vec<ToolSpec>>,
+    #[serde(default)]
+    max_steps: Option<u32>,
     turns: Vec<TurnDef>,
     #[serde(default)]
     lineage: Option<Lineage>,
@@ -66,6 +70,8 @@ struct TurnDef {
     user: String,
     #[serde(default)]
     checks: Vec<Check>,
+    #[serde(default)]
+    max_steps: Option<u32>,
 }
 
 static ID_RE: LazyLock<Regex> =
@@ -102,6 +108,9 @@ pub fn parse_file(
     let locator = Locator::new(text);
     let spans = scenario_spans(&locator, &file.scenarios);
     let mut errors = Vec::new();
+    if let Some(p) = file.defaults.max_steps.and_then(max_steps_problem) {
+        errors.push(err(1, format!("defaults: {p}")));
+    }
     let mut out = Vec::new();
     for (mut def, span) in file.scenarios.into_iter().zip(spans) {
         if span.repeated {
@@ -241,8 +250,20 @@ fn scenario_problems(
             ),
         ));
     }
+    if let Some(m) = def.max_steps {
+        problems.extend(max_steps_problem(m).map(|p| (start, format!("scenario `{}`: {p}", def.id))));
+    }
+    problems.extend(tool_problems(tools, locator, start, end));
     let mut check_index = 0usize;
     for (t, turn) in def.turns.iter().enumerate() {
+        if let Some(m) = turn.max_steps {
+            problems.extend(max_steps_problem(m).map(|p| {
+                (
+                    locator.nth_in(&USER_LINE_RE, start, end, t),
+                    format!("scenario `{}` turn {}: {p}", def.id, t + 1),
+                )
+            }));
+        }
         if turn.user.trim().is_empty() {
             problems.push((
                 locator.nth_in(&USER_LINE_RE, start, end, t),
@@ -299,12 +320,14 @@ fn scenario_of(
         facts,
         key_fields: def.key_fields,
         tools: tools.into(),
+        max_steps: def.max_steps.or(defaults.max_steps),
         turns: def
             .turns
             .into_iter()
             .map(|t| ScenarioTurn {
                 user: t.user,
                 checks: t.checks,
+                max_steps: t.max_steps,
             })
             .collect(),
         source_file: source_file.to_string(),
@@ -316,6 +339,69 @@ fn scenario_of(
     };
     scenario.content_hash = content_hash(&scenario);
     scenario
+}
+
+/// What is wrong with a `max_steps`.
+fn max_steps_problem(m: u32) -> Option<String> {
+    use crate::domain::steps::MOST_MAX_STEPS;
+    (!(1..=MOST_MAX_STEPS).contains(&m))
+        .then(|| format!("`max_steps` is {m}; it must be between 1 and {MOST_MAX_STEPS}"))
+}
+
+static NAME_LINE_RE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(?:-\s+)?name\s*:\s*(.+?)\s*$").expect("static regex"));
+
+/// What is wrong with the tools a scenario offers, each at the line of the
+/// tool's `name:` (in the scenario, or in the file's defaults): names
+/// given once, and responses that say one thing when one thing holds.
+fn tool_problems(
+    tools: &[ToolSpec],
+    locator: &Locator,
+    start: usize,
+    end: usize,
+) -> Vec<(usize, String)> {
+    let mut problems = Vec::new();
+    for (i, tool) in tools.iter().enumerate() {
+        let line = locator.name_line(&tool.name, start, end);
+        let mut say = |message: String| problems.push((line, format!("tool `{}`: {message}", tool.name)));
+        if tool.name.trim().is_empty() {
+            say("the name is empty".into());
+        }
+        if tools[..i].iter().any(|t| t.name == tool.name) {
+            say("offered twice; give each tool once".into());
+        }
+        if !tool.parameters.is_null()
+            && let Err(e) = crate::checks::schema_validator(&tool.parameters)
+        {
+            say(format!("`parameters` is not a valid JSON schema: {e}"));
+        }
+        for (r, response) in tool.responses.iter().enumerate() {
+            let n = r + 1;
+            match (&response.result, &response.error) {
+                (Some(_), Some(_)) => say(format!(
+                    "response {n} gives both `result` and `error`; give one"
+                )),
+                (None, None) => say(format!("response {n} gives neither `result` nor `error`")),
+                _ => {}
+            }
+            if response.when.as_ref().is_some_and(|w| !w.is_object()) {
+                say(format!(
+                    "response {n}: `when` must be an object of argument values, e.g. {{file_path: a.xlsx}}"
+                ));
+            }
+            if let Some(e) = &response.error
+                && (e.code.trim().is_empty() || e.message.trim().is_empty())
+            {
+                say(format!("response {n}: an `error` needs a `code` and a `message`"));
+            }
+            if response.when.is_none() && r + 1 < tool.responses.len() {
+                say(format!(
+                    "response {n} has no `when`, so the responses after it are never used; put the default last"
+                ));
+            }
+        }
+    }
+    problems
 }
 
 fn text_lines(text: &str) -> usize {
@@ -362,14 +448,7 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
             name,
             arguments_schema,
         } => {
-            if name.trim().is_empty() {
-                return Err("`name` is empty".into());
-            }
-            if !tools.iter().any(|t| &t.name == name) {
-                return Err(format!(
-                    "tool `{name}` is not offered in the scenario's `tools`, so the target cannot call it"
-                ));
-            }
+            offered(name, tools)?;
             if let Some(schema) = arguments_schema {
                 crate::checks::schema_validator(schema)
                     .map_err(|e| format!("`arguments_schema` is not a valid JSON schema: {e}"))?;
@@ -380,7 +459,31 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
                 return Err("`field` is empty; omit it or name the parameter".into());
             }
         }
-        Check::NoUnverifiedNumbers | Check::NoRepeat => {}
+        Check::NoUnverifiedNumbers | Check::NoRepeat | Check::NoUnknownTools => {}
+        Check::ToolSequence { calls, .. } => {
+            if calls.is_empty() {
+                return Err("`calls` is empty; list the calls in the order expected".into());
+            }
+            for call in calls {
+                offered(&call.name, tools)?;
+                if call.arguments.as_ref().is_some_and(|a| !a.is_object()) {
+                    return Err(format!(
+                        "the `arguments` of `{}` must be an object (the values the call must hold)",
+                        call.name
+                    ));
+                }
+            }
+        }
+        Check::ToolNotCalled { name } => {
+            if name.trim().is_empty() {
+                return Err("`name` is empty".into());
+            }
+        }
+        Check::RecoversFromError { .. } => {
+            if !tools.iter().any(|t| !t.responses.is_empty()) {
+                return Err("no tool of the scenario declares `responses`, so no tool can return an error".into());
+            }
+        }
         Check::Rubric { rubric, min_score } => {
             if rubric.trim().is_empty() {
                 return Err("`rubric` is empty".into());
@@ -391,6 +494,19 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
                 return Err(format!("`min_score` is {m}; it must be between 1 and 5"));
             }
         }
+    }
+    Ok(())
+}
+
+/// That a check's tool is offered, so that the target can call it.
+fn offered(name: &str, tools: &[ToolSpec]) -> std::result::Result<(), String> {
+    if name.trim().is_empty() {
+        return Err("`name` is empty".into());
+    }
+    if !tools.iter().any(|t| t.name == name) {
+        return Err(format!(
+            "tool `{name}` is not offered in the scenario's `tools`, so the target cannot call it"
+        ));
     }
     Ok(())
 }
@@ -423,6 +539,23 @@ impl Locator {
             .and_then(|lines| lines.get(nth))
             .copied()
             .unwrap_or(1)
+    }
+
+    /// The line of tool `name`'s `name:` within `[start, end)`, else in the
+    /// file's defaults (before the first scenario), else `start`.
+    fn name_line(&self, name: &str, start: usize, end: usize) -> usize {
+        let first = self.ids.values().flatten().copied().min().unwrap_or(usize::MAX);
+        let is_it = |(_, l): &(usize, &String)| {
+            NAME_LINE_RE.captures(l).is_some_and(|c| {
+                c[1].trim_matches(|ch| ch == '"' || ch == '\'') == name
+            })
+        };
+        let numbered = || self.lines.iter().enumerate().map(|(i, l)| (i + 1, l));
+        numbered()
+            .filter(|(n, _)| *n >= start && *n < end)
+            .find(is_it)
+            .or_else(|| numbered().filter(|(n, _)| *n < first).find(is_it))
+            .map_or(start, |(n, _)| n)
     }
 
     /// The `nth` (0-based) line matching `re` within `[start, end)`; the

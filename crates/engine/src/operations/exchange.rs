@@ -1,0 +1,224 @@
+//! One exchange with a target: send the conversation, answer the tool
+//! calls of the reply, send again, until the target answers in words or
+//! reaches the turn's step limit. Fixed runs and exploration sessions both
+//! talk to a target through [`Platform::exchange`]; nothing else calls a
+//! target's channel for a turn.
+//!
+//! The engine plays a tool when it declares `responses` (the first whose
+//! `when` holds for the call's arguments answers it). A call that names no
+//! offered tool, or whose arguments do not validate against the tool's
+//! schema, is answered with an error the agent can act on. A call of a
+//! tool without responses ends the turn: it is what the checks read.
+//!
+//! Every request stays valid for the strictest OpenAI-compatible API: an
+//! assistant message with tool calls is followed, at once, by one `tool`
+//! message per call id ([`Exchanged::carry_on`] answers the calls a turn
+//! ended on before the conversation goes on).
+
+use crate::channel::{
+    Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, ToolSpec, Usage,
+};
+use crate::checks::check_call;
+use crate::domain::steps::{Step, StepAnswer, ToolError};
+use crate::platform::Platform;
+use crate::provenance::HostRole;
+use uuid::Uuid;
+
+/// What one exchange gave.
+#[derive(Debug)]
+pub struct Exchanged {
+    /// The target's last reply: its words, and the calls the engine did
+    /// not answer. Its latency and tokens are the whole turn's, every
+    /// reply of it together.
+    pub reply: ChatReply,
+    /// The calls the engine answered, in order.
+    pub steps: Vec<Step>,
+    /// Tool rounds answered.
+    pub rounds: u32,
+    /// The step limit, when the target was still calling tools at it.
+    pub step_limit: Option<u32>,
+}
+
+/// An exchange cut by the target: why, and the steps made before.
+#[derive(Debug)]
+pub struct Broken {
+    pub error: ChannelError,
+    pub steps: Vec<Step>,
+}
+
+/// How the engine answers one call.
+enum Play {
+    Answer(StepAnswer),
+    /// A tool without responses: the call ends the turn.
+    EndsTurn,
+}
+
+fn play(tools: &[ToolSpec], call: &ToolCall) -> Play {
+    match check_call(tools, call) {
+        Ok(tool) if tool.responses.is_empty() => Play::EndsTurn,
+        _ => Play::Answer(answer(tools, call)),
+    }
+}
+
+/// The engine's answer to a call: its error when it names no offered tool
+/// or its arguments are invalid, else the first declared response that
+/// holds, else `NO_RESPONSE`.
+fn answer(tools: &[ToolSpec], call: &ToolCall) -> StepAnswer {
+    match check_call(tools, call) {
+        Err(e) => StepAnswer::Error(e),
+        Ok(tool) => tool
+            .responses
+            .iter()
+            .find(|r| r.matches(&call.arguments))
+            .map_or_else(|| no_response(tool), |r| r.answer()),
+    }
+}
+
+fn no_response(tool: &ToolSpec) -> StepAnswer {
+    StepAnswer::Error(ToolError {
+        code: "NO_RESPONSE".into(),
+        message: format!("`{}` has no result for these arguments.", tool.name),
+        suggestion: "Go on without this result, or tell the user what could not be done.".into(),
+    })
+}
+
+/// The assistant message of a reply, with its calls.
+fn assistant(reply: &ChatReply) -> ChatMessage {
+    let mut m = ChatMessage::assistant(&reply.content);
+    m.tool_calls = reply.tool_calls.clone();
+    m
+}
+
+fn tool_message(call: &ToolCall, answer: &StepAnswer) -> ChatMessage {
+    let mut m = ChatMessage::new(Role::Tool, answer.content());
+    m.tool_call_id = Some(call.id.clone());
+    m
+}
+
+/// The calls of `reply`, answered, as steps of round `round`; their tool
+/// messages join `request` after the reply's assistant message.
+fn answer_round(
+    request: &mut ChatRequest,
+    reply: &ChatReply,
+    answers: Vec<StepAnswer>,
+    round: u32,
+) -> Vec<Step> {
+    request.messages.push(assistant(reply));
+    let mut steps = Vec::with_capacity(answers.len());
+    for (call, answer) in reply.tool_calls.iter().zip(answers) {
+        request.messages.push(tool_message(call, &answer));
+        steps.push(Step {
+            round,
+            call: call.clone(),
+            answer,
+            latency_ms: reply.latency_ms,
+            tokens_in: reply.usage.map(|u| u.tokens_in),
+            tokens_out: reply.usage.map(|u| u.tokens_out),
+        });
+    }
+    steps
+}
+
+fn add_usage(total: Option<Usage>, more: Option<Usage>) -> Option<Usage> {
+    match (total, more) {
+        (None, u) | (u, None) => u,
+        (Some(a), Some(b)) => Some(Usage {
+            tokens_in: a.tokens_in.saturating_add(b.tokens_in),
+            tokens_out: a.tokens_out.saturating_add(b.tokens_out),
+        }),
+    }
+}
+
+impl Exchanged {
+    /// Makes the turn's last reply part of the conversation that goes on:
+    /// its assistant message, and an answer to each of its calls (a tool
+    /// without responses answers `NO_RESPONSE`), kept as steps.
+    pub fn carry_on(&mut self, request: &mut ChatRequest) {
+        if self.reply.tool_calls.is_empty() {
+            request.messages.push(assistant(&self.reply));
+            return;
+        }
+        let answers = self
+            .reply
+            .tool_calls
+            .iter()
+            .map(|c| answer(&request.tools, c))
+            .collect();
+        // The turn's figures are on the reply; its calls' own are not
+        // known apart.
+        let last = ChatReply {
+            latency_ms: 0,
+            usage: None,
+            ..self.reply.clone()
+        };
+        let steps = answer_round(request, &last, answers, self.rounds + 1);
+        self.steps.extend(steps);
+        self.reply.tool_calls.clear();
+    }
+}
+
+impl Platform {
+    /// One exchange of a campaign's conversation with its target: sends
+    /// `request` (the conversation so far, ending with the user's message)
+    /// and, when the engine plays the request's tools, answers each round
+    /// of calls and sends again, at most `max_steps` rounds. The rounds'
+    /// messages join `request`; the last reply does not (see
+    /// [`Exchanged::carry_on`]).
+    pub async fn exchange(
+        &self,
+        campaign: Uuid,
+        channel: &dyn Channel,
+        request: &mut ChatRequest,
+        max_steps: u32,
+    ) -> Result<Exchanged, Broken> {
+        let plays = request.tools.iter().any(|t| !t.responses.is_empty());
+        let host = channel.host();
+        let mut steps = Vec::new();
+        let (mut latency, mut usage) = (0u64, None);
+        let mut rounds = 0u32;
+        loop {
+            let sent = channel.send(request).await;
+            self.note_contact(
+                campaign,
+                HostRole::Target,
+                host.as_deref(),
+                sent.as_ref().ok().and_then(|r| r.usage),
+            );
+            let mut reply = sent.map_err(|error| Broken {
+                error,
+                steps: std::mem::take(&mut steps),
+            })?;
+            latency += reply.latency_ms;
+            usage = add_usage(usage, reply.usage);
+            let answers: Option<Vec<StepAnswer>> = if plays && !reply.tool_calls.is_empty() {
+                reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| match play(&request.tools, c) {
+                        Play::Answer(a) => Some(a),
+                        Play::EndsTurn => None,
+                    })
+                    .collect()
+            } else {
+                None
+            };
+            let at_limit = answers.is_some() && rounds >= max_steps;
+            match answers {
+                Some(answers) if !at_limit => {
+                    rounds += 1;
+                    steps.extend(answer_round(request, &reply, answers, rounds));
+                }
+                _ => {
+                    reply.latency_ms = latency;
+                    reply.usage = usage;
+                    return Ok(Exchanged {
+                        reply,
+                        steps,
+                        rounds,
+                        step_limit: at_limit.then_some(max_steps),
+                    });
+                }
+            }
+        }
+    }
+}
