@@ -7,6 +7,12 @@
 //!   `data: [DONE]`.
 //! - `GET /v1/models`: the one model, `agenteval-demo`.
 //!
+//! A conversation of an agent that acts goes both ways: the request's
+//! assistant messages carry their `tool_calls` and its `tool` messages
+//! their `tool_call_id`, and the demo agent reads them (offered seed 002's
+//! office tools it works in steps); its own calls go out with ids, and
+//! `finish_reason` is `tool_calls`.
+//!
 //! The handler is lock-free (an atomic counter for ids) because the
 //! zero-latency target is the ceiling that benchmarks measure against.
 
@@ -158,17 +164,13 @@ fn into_conversation(
         messages.push(ChatMessage {
             role: role(m.role.as_deref())?,
             content: text(m.content)?,
+            // A call without an id gets `call_<i>`, as the client reads one.
             tool_calls: m
                 .tool_calls
                 .unwrap_or_default()
                 .into_iter()
-                .map(|c| ToolCall {
-                    id: c.id.unwrap_or_default(),
-                    name: c.function.name,
-                    arguments: agenteval_engine::channel::openai::parse_arguments(
-                        c.function.arguments,
-                    ),
-                })
+                .enumerate()
+                .map(|(i, c)| c.into_call(i))
                 .collect(),
             tool_call_id: m.tool_call_id,
         });

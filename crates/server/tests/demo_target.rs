@@ -332,3 +332,165 @@ async fn latency_option_delays_answers() {
         reply.latency_ms
     );
 }
+
+// ---- An agent that acts: tool calls and tool messages over HTTP ----
+
+/// Seed 002's office tools as the shipped office pack offers them.
+fn office_tools() -> Vec<Value> {
+    let schema = |required: &[&str], props: Value| json!({"type": "object", "required": required, "properties": props});
+    vec![
+        json!({"type": "function", "function": {"name": "FILE_LIST", "description": "List files.",
+            "parameters": schema(&["directory"], json!({"directory": {"type": "string"}}))}}),
+        json!({"type": "function", "function": {"name": "DATA_QUERY", "description": "Query a spreadsheet.",
+            "parameters": schema(&["file_path"], json!({"file_path": {"type": "string"}}))}}),
+    ]
+}
+
+async fn complete(addr: SocketAddr, messages: &[Value]) -> Value {
+    let resp = reqwest::Client::new()
+        .post(format!("http://{addr}/v1/chat/completions"))
+        .json(&json!({"model": "agenteval-demo", "messages": messages, "tools": office_tools()}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(resp.status(), 200);
+    resp.json().await.expect("json")
+}
+
+/// The assistant message of a completion, as a client sends it back, and
+/// its one call's id and function.
+fn call_of(completion: &Value) -> (Value, String, Value) {
+    let choice = &completion["choices"][0];
+    assert_eq!(choice["finish_reason"], "tool_calls", "{completion}");
+    let message = choice["message"].clone();
+    let call = &message["tool_calls"][0];
+    let id = call["id"].as_str().expect("a call id").to_string();
+    assert!(!id.is_empty());
+    assert_eq!(call["type"], "function");
+    let args: Value = serde_json::from_str(
+        call["function"]["arguments"]
+            .as_str()
+            .expect("a JSON string"),
+    )
+    .expect("arguments are JSON");
+    let call = json!({"name": call["function"]["name"], "arguments": args});
+    (message, id, call)
+}
+
+#[tokio::test]
+async fn an_acting_conversation_goes_over_http_reading_tool_messages_and_returning_call_ids() {
+    let addr = start().await;
+    let mut messages =
+        vec![json!({"role": "user", "content": "读取 sales.xlsx，按区域汇总销售额。"})];
+    let (assistant, id, call) = call_of(&complete(addr, &messages).await);
+    assert_eq!(call["name"], "DATA_QUERY");
+    assert_eq!(call["arguments"]["file_path"], "sales.xlsx");
+    messages.push(assistant);
+    messages.push(json!({"role": "tool", "tool_call_id": id, "content":
+        json!({"status": {"code": "FILE_NOT_FOUND", "message": "找不到该文件", "suggestion": "先调用 FILE_LIST 查看可用文件"}}).to_string()}));
+    let (assistant, id, call) = call_of(&complete(addr, &messages).await);
+    assert_eq!(
+        call["name"], "FILE_LIST",
+        "the tool message's suggestion was read"
+    );
+    messages.push(assistant);
+    messages.push(json!({"role": "tool", "tool_call_id": id, "content":
+        json!({"files": ["会议纪要.md", "2025Q4_sales.xlsx"]}).to_string()}));
+    let (assistant, id, call) = call_of(&complete(addr, &messages).await);
+    assert_eq!(call["name"], "DATA_QUERY");
+    assert_eq!(
+        call["arguments"]["file_path"], "2025Q4_sales.xlsx",
+        "the file the listing returned"
+    );
+    messages.push(assistant);
+    messages.push(json!({"role": "tool", "tool_call_id": id, "content":
+        json!({"sample_data": [{"区域": "华东", "销售额": 1280}, {"区域": "华南", "销售额": 1450}]}).to_string()}));
+    let done = complete(addr, &messages).await;
+    let choice = &done["choices"][0];
+    assert_eq!(choice["finish_reason"], "stop", "{done}");
+    let text = choice["message"]["content"].as_str().expect("words");
+    assert!(
+        text.contains("华南（1450）") && text.contains("1280"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn calls_sent_without_ids_are_still_paired_with_their_tool_messages() {
+    let addr = start().await;
+    // A client that leaves ids out: the call is `call_0`, and a tool
+    // message answering `call_0` is read as its answer.
+    let messages = vec![
+        json!({"role": "user", "content": "帮我查一下第四季度各区域的销售额。"}),
+        json!({"role": "assistant", "content": null, "tool_calls": [
+            {"type": "function", "function": {"name": "FILE_LIST", "arguments": "{\"directory\": \".\"}"}}]}),
+        json!({"role": "tool", "tool_call_id": "call_0", "content": "{\"files\": [\"2025Q4_sales.xlsx\"]}"}),
+    ];
+    let (_, _, call) = call_of(&complete(addr, &messages).await);
+    assert_eq!(call["name"], "DATA_QUERY");
+    assert_eq!(call["arguments"]["file_path"], "2025Q4_sales.xlsx");
+}
+
+/// The platform's own channel against the demo target, the engine's way:
+/// every call of the shipped scenario answered with its declared response
+/// (or the engine's error), the conversation sent again until words.
+#[tokio::test]
+async fn a_shipped_scenario_with_declared_responses_is_played_in_steps_over_http() {
+    use agenteval_engine::channel::{Role, ToolCall};
+    use agenteval_engine::checks::check_call;
+    use agenteval_engine::domain::steps::StepAnswer;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let loaded = agenteval_engine::scenario::load_dir(&root);
+    let s = loaded
+        .scenarios
+        .iter()
+        .find(|s| s.id == "office.file_not_found_recovery")
+        .expect("shipped");
+    let addr = start().await;
+    let mut request = ChatRequest {
+        messages: vec![
+            ChatMessage::system(s.system.clone().unwrap_or_default()),
+            ChatMessage::user(&s.turns[0].user),
+        ],
+        tools: s.tools.clone(),
+    };
+    let mut made: Vec<(ToolCall, StepAnswer)> = Vec::new();
+    let reply = loop {
+        let reply = channel(addr).send(&request).await.expect("reply");
+        if reply.tool_calls.is_empty() || made.len() > 10 {
+            break reply;
+        }
+        let mut m = ChatMessage::assistant(&reply.content);
+        m.tool_calls = reply.tool_calls.clone();
+        request.messages.push(m);
+        for call in &reply.tool_calls {
+            let answer = match check_call(&s.tools, call) {
+                Err(e) => StepAnswer::Error(e),
+                Ok(tool) => tool
+                    .responses
+                    .iter()
+                    .find(|r| r.matches(&call.arguments))
+                    .expect("a declared response")
+                    .answer(),
+            };
+            let mut t = ChatMessage::new(Role::Tool, answer.content());
+            t.tool_call_id = Some(call.id.clone());
+            request.messages.push(t);
+            made.push((call.clone(), answer));
+        }
+    };
+    let names: Vec<&str> = made.iter().map(|(c, _)| c.name.as_str()).collect();
+    assert_eq!(names, ["DATA_QUERY", "FILE_LIST", "DATA_QUERY"]);
+    assert_eq!(
+        made[0].1.error().map(|e| e.code.as_str()),
+        Some("FILE_NOT_FOUND")
+    );
+    assert_eq!(made[2].0.arguments["file_path"], json!("2025Q4_sales.xlsx"));
+    let ids: std::collections::HashSet<&str> = made.iter().map(|(c, _)| c.id.as_str()).collect();
+    assert_eq!(ids.len(), 3, "every call has an id of its own");
+    assert!(
+        reply.content.contains("2025Q4_sales.xlsx") && reply.content.contains("4300"),
+        "{}",
+        reply.content
+    );
+}

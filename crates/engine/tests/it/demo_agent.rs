@@ -384,3 +384,329 @@ fn never_panics_and_always_answers_on_odd_input() {
         }
     }
 }
+
+// ---- Seed 002's office agent at work: steps over the office tools ----
+
+fn shipped() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios")
+}
+
+/// The shipped scenario `id`.
+fn shipped_scenario(id: &str) -> agenteval_engine::scenario::Scenario {
+    load_dir(&shipped())
+        .scenarios
+        .into_iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("{id} is shipped"))
+}
+
+/// An assistant message with its calls, then a `tool` message answering
+/// each call with `answer` (JSON text).
+fn answered(history: &mut Vec<ChatMessage>, reply: &DemoReply, answer: &serde_json::Value) {
+    let mut m = ChatMessage::assistant(reply.content.clone());
+    m.tool_calls = reply.tool_calls.clone();
+    history.push(m);
+    for c in &reply.tool_calls {
+        let mut t = ChatMessage::new(Role::Tool, answer.to_string());
+        t.tool_call_id = Some(c.id.clone());
+        history.push(t);
+    }
+}
+
+fn office_tools() -> Vec<ToolSpec> {
+    shipped_scenario("office.query_sales_two_step")
+        .tools
+        .to_vec()
+}
+
+#[test]
+fn offered_the_office_tools_it_lists_queries_the_listed_file_and_answers_from_the_result() {
+    let agent = DemoAgent::new();
+    let tools = office_tools();
+    let mut history = vec![ChatMessage::user("帮我查一下第四季度各区域的销售额。")];
+    let r = agent.respond(&history, &tools);
+    assert_eq!(r.tool_calls.len(), 1, "{r:?}");
+    assert_eq!(r.tool_calls[0].name, "FILE_LIST");
+    answered(
+        &mut history,
+        &r,
+        &json!({"files": ["notes.md", "2024_budget.xlsx", "Q4_sales_final.xlsx"]}),
+    );
+    let r = agent.respond(&history, &tools);
+    assert_eq!(r.tool_calls[0].name, "DATA_QUERY");
+    assert_eq!(
+        r.tool_calls[0].arguments["file_path"],
+        json!("Q4_sales_final.xlsx"),
+        "the file the listing returned for sales, not a guessed one"
+    );
+    assert_eq!(r.tool_calls[0].arguments["group_by"], json!(["区域"]));
+    answered(
+        &mut history,
+        &r,
+        &json!({"sample_data": [{"区域": "华东", "销售额": 71}, {"区域": "华南", "销售额": 93}]}),
+    );
+    let r = agent.respond(&history, &tools);
+    assert!(r.tool_calls.is_empty(), "it answers in words: {r:?}");
+    assert!(
+        r.content.contains("华东") && r.content.contains("71") && r.content.contains("华南（93）"),
+        "the figures are the tool's: {}",
+        r.content
+    );
+}
+
+#[test]
+fn on_file_not_found_it_follows_the_suggestion_and_on_another_error_it_retries_once() {
+    let agent = DemoAgent::new();
+    let tools = office_tools();
+    let mut history = vec![ChatMessage::user("读取 sales.xlsx，按区域汇总销售额。")];
+    let r = agent.respond(&history, &tools);
+    assert_eq!(r.tool_calls[0].name, "DATA_QUERY");
+    assert_eq!(r.tool_calls[0].arguments["file_path"], json!("sales.xlsx"));
+    let not_found = json!({"status": {"code": "FILE_NOT_FOUND", "message": "找不到该文件", "suggestion": "先调用 FILE_LIST 查看可用文件"}});
+    answered(&mut history, &r, &not_found);
+    let r = agent.respond(&history, &tools);
+    assert_eq!(
+        r.tool_calls[0].name, "FILE_LIST",
+        "the suggestion is followed"
+    );
+    answered(
+        &mut history,
+        &r,
+        &json!({"files": ["sales.xlsx", "2025Q4_sales.xlsx"]}),
+    );
+    let r = agent.respond(&history, &tools);
+    assert_eq!(
+        r.tool_calls[0].arguments["file_path"],
+        json!("2025Q4_sales.xlsx"),
+        "not the file that just failed"
+    );
+
+    // An error without a recipe: the identical call once more (the flaw),
+    // then words.
+    let mut history = vec![ChatMessage::user("读取 员工考勤.xlsx 的 A0:F10 区域")];
+    let first = agent.respond(&history, &tools);
+    assert_eq!(
+        first.tool_calls[0].arguments["query_range"],
+        json!("A0:F10")
+    );
+    let invalid = json!({"status": {"code": "INVALID_RANGE", "message": "行号从 1 开始", "suggestion": "改为 A1:F10"}});
+    answered(&mut history, &first, &invalid);
+    let again = agent.respond(&history, &tools);
+    assert_eq!(again.tool_calls.len(), 1);
+    assert_eq!(again.tool_calls[0].name, first.tool_calls[0].name);
+    assert_eq!(again.tool_calls[0].arguments, first.tool_calls[0].arguments);
+    assert_ne!(
+        again.tool_calls[0].id, first.tool_calls[0].id,
+        "a repeated call still gets an id of its own"
+    );
+    answered(&mut history, &again, &invalid);
+    let words = agent.respond(&history, &tools);
+    assert!(words.tool_calls.is_empty(), "no third try: {words:?}");
+    assert!(words.content.contains("A1:F10"), "{}", words.content);
+}
+
+#[test]
+fn without_office_tools_or_a_data_request_it_talks_as_before() {
+    let agent = DemoAgent::new();
+    let r = agent.respond(&[ChatMessage::user("你好")], &office_tools());
+    assert!(r.tool_calls.is_empty(), "a greeting calls no tool: {r:?}");
+    let r = agent.respond(
+        &[ChatMessage::user("帮我查一下第四季度各区域的销售额。")],
+        &[send_email_tool()],
+    );
+    assert!(
+        r.tool_calls.is_empty(),
+        "no office tools, no FILE_LIST: {r:?}"
+    );
+}
+
+#[tokio::test]
+async fn fixing_the_invented_figure_fixes_the_trend_read_from_a_file_too() {
+    use agenteval_engine::demo_agent::Fix;
+    let s = shipped_scenario("office.quarterly_trend_from_file");
+    let (ok, why) = crate::scenarios::run_with(&DemoAgent::new(), &s).await;
+    assert!(!ok, "the built-in flaw fails it");
+    assert!(
+        why.len() == 1 && why[0].contains("no_unverified_numbers") && why[0].contains("12.5"),
+        "only the number gate, on the invented figure: {why:?}"
+    );
+    let fixed = DemoAgent::new().fixing(&[Fix::InventedFigure]);
+    let (ok, why) = crate::scenarios::run_with(&fixed, &s).await;
+    assert!(ok, "fixed, it describes the data it queried: {why:?}");
+}
+
+/// Every shipped scenario played once by the built-in demo target through
+/// the platform: the engine plays the declared tools, the demo agent acts
+/// in steps, and its deliberate flaws fail exactly their scenarios.
+#[tokio::test]
+async fn over_the_platform_it_acts_in_steps_and_its_flaws_fail_their_scenarios() {
+    use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
+    use agenteval_engine::domain::steps::StepAnswer;
+    use agenteval_engine::fixed::Verdict;
+    use agenteval_engine::target::TargetSettings;
+
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let loaded = p.load_scenarios(&[shipped()]).await.expect("load");
+    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
+    let target = p
+        .create_target(TargetSettings::builtin_demo("Demo"))
+        .await
+        .expect("target");
+    let entries = loaded
+        .scenarios
+        .iter()
+        .map(|s| PlanEntry {
+            scenario_id: s.id.clone(),
+            rounds: Some(1),
+            ..Default::default()
+        })
+        .collect();
+    let c = p
+        .create_campaign(CreateCampaign {
+            name: "acting".into(),
+            target_id: target.id,
+            plan: Some(Plan { entries }),
+            duration_hours: Some(1.0),
+            ..Default::default()
+        })
+        .await
+        .expect("campaign");
+    for _ in 0..20 {
+        p.tick().await.expect("tick");
+        let runs = p.list_runs(c.id).await.expect("runs");
+        if runs.iter().all(|r| r.verdict.is_some()) {
+            break;
+        }
+        tp.clock.advance(chrono::Duration::minutes(10));
+    }
+    let runs = p.list_runs(c.id).await.expect("runs");
+    assert_eq!(runs.len(), loaded.scenarios.len());
+    let run = |id: &str| runs.iter().find(|r| r.scenario_id == id).expect("run");
+    let failed_kinds = |id: &str| {
+        let mut k: Vec<String> = run(id)
+            .check_results
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.kind.clone())
+            .collect();
+        k.sort();
+        k
+    };
+    let mut failed: Vec<&str> = runs
+        .iter()
+        .filter(|r| r.verdict != Some(Verdict::Passed))
+        .map(|r| r.scenario_id.as_str())
+        .collect();
+    failed.sort_unstable();
+    assert_eq!(
+        failed,
+        [
+            "cs.two_requests",
+            "office.email_tool_not_offered",
+            "office.invalid_range_retry",
+            "office.quarterly_trend_from_file",
+            "office.sales_trend",
+            "send_email.change_of_mind",
+        ],
+        "the deliberate flaws, and only they, fail: {:#?}",
+        runs.iter()
+            .filter(|r| r.verdict != Some(Verdict::Passed))
+            .map(|r| (&r.scenario_id, &r.check_results, &r.error_reason))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        failed_kinds("office.invalid_range_retry"),
+        ["recovers_from_error"]
+    );
+    assert_eq!(
+        failed_kinds("office.quarterly_trend_from_file"),
+        ["no_unverified_numbers"]
+    );
+    assert_eq!(
+        failed_kinds("office.email_tool_not_offered"),
+        ["no_unknown_tools", "tool_not_called"]
+    );
+
+    let mut turns = std::collections::HashMap::new();
+    for r in &runs {
+        let stored = p.run_turns(r.id).await.expect("turns");
+        turns.insert(r.scenario_id.clone(), stored);
+    }
+    let steps = |id: &str, n: usize| {
+        turns[id]
+            .iter()
+            .filter(|t| t.role == "target")
+            .nth(n)
+            .cloned()
+            .expect("target turn")
+    };
+    let names = |t: &agenteval_engine::fixed::RunTurn| -> Vec<String> {
+        t.steps.iter().map(|s| s.call.name.clone()).collect()
+    };
+    let code = |a: &StepAnswer| a.error().map(|e| e.code.clone()).unwrap_or_default();
+
+    let two = steps("office.query_sales_two_step", 0);
+    assert_eq!(names(&two), ["FILE_LIST", "DATA_QUERY"]);
+    assert_eq!(
+        two.steps[1].call.arguments["file_path"],
+        json!("2025Q4_sales.xlsx")
+    );
+    assert_eq!(
+        two.steps.iter().map(|s| s.round).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    assert!(two.tool_calls.is_empty(), "it ended in words");
+    assert!(
+        two.content.contains("华南") && two.content.contains("1450"),
+        "{}",
+        two.content
+    );
+
+    let recovered = steps("office.file_not_found_recovery", 0);
+    assert_eq!(names(&recovered), ["DATA_QUERY", "FILE_LIST", "DATA_QUERY"]);
+    assert_eq!(code(&recovered.steps[0].answer), "FILE_NOT_FOUND");
+    assert!(matches!(recovered.steps[2].answer, StepAnswer::Result(_)));
+
+    let retried = steps("office.invalid_range_retry", 0);
+    assert_eq!(names(&retried), ["DATA_QUERY", "DATA_QUERY"]);
+    assert_eq!(
+        retried.steps[0].call.arguments,
+        retried.steps[1].call.arguments
+    );
+    assert_eq!(code(&retried.steps[1].answer), "INVALID_RANGE");
+    let caught = run("office.invalid_range_retry")
+        .check_results
+        .iter()
+        .find(|c| c.kind == "recovers_from_error")
+        .expect("check");
+    assert_eq!(caught.step, Some(2), "the repeated call is named");
+
+    let unknown = steps("office.email_tool_not_offered", 0);
+    assert_eq!(names(&unknown), ["FILE_LIST", "DATA_QUERY", "send_email"]);
+    assert_eq!(code(&unknown.steps[2].answer), "UNKNOWN_TOOL");
+    assert!(unknown.content.contains("无法"), "{}", unknown.content);
+
+    // Two turns: the first ends on CONTROL_WAIT, the second goes on.
+    let waited = steps("office.report_after_confirmation", 0);
+    assert_eq!(names(&waited), ["FILE_LIST", "DATA_QUERY", "CONTROL_WAIT"]);
+    assert!(waited.content.contains("大纲"), "{}", waited.content);
+    let created = steps("office.report_after_confirmation", 1);
+    assert_eq!(names(&created), ["DOC_CREATE"]);
+    assert!(
+        created.steps[0].call.arguments["sections"][0]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("1450")),
+        "the document carries the figures queried in the turn before: {:?}",
+        created.steps[0].call.arguments
+    );
+    assert!(
+        created.content.contains("2025Q4销售报告.docx"),
+        "{}",
+        created.content
+    );
+
+    let report = p.campaign_report(c.id).await.expect("report");
+    let rate = report.fixed.pass_rate.expect("a pass rate");
+    assert!(rate > 0.0 && rate < 1.0, "{rate}");
+}

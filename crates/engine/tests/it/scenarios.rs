@@ -1,8 +1,9 @@
 //! Tests: scenario packs and the loader.
 
-use agenteval_engine::channel::{ChatMessage, ChatReply};
-use agenteval_engine::checks::{TurnContext, run_checks};
+use agenteval_engine::channel::{ChatMessage, ChatReply, Role, ToolCall};
+use agenteval_engine::checks::{TurnContext, check_call, run_checks};
 use agenteval_engine::demo_agent::DemoAgent;
+use agenteval_engine::domain::steps::{Step, StepAnswer, ToolError};
 use agenteval_engine::scenario::{
     PackSource, Scenario, load_dir, load_dirs, load_sources, pack_sources, user_packs_dir,
 };
@@ -13,9 +14,16 @@ fn shipped() -> PathBuf {
 }
 
 /// Runs a scenario's turns through the demo agent and its checks; returns
-/// whether every check passed, and the failed details.
+/// whether every check passed, and the failed details. Tools that declare
+/// responses are played as the engine plays them (see
+/// `operations/exchange.rs`): every call of a round answered, the target
+/// asked again, until it answers in words or reaches the turn's step limit.
 pub(crate) async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
-    let agent = DemoAgent::new();
+    run_with(&DemoAgent::new(), s).await
+}
+
+/// [`run_with_demo`] with a given demo agent (with flaws or fixes).
+pub(crate) async fn run_with(agent: &DemoAgent, s: &Scenario) -> (bool, Vec<String>) {
     let mut history: Vec<ChatMessage> = Vec::new();
     if let Some(system) = &s.system {
         history.push(ChatMessage::system(system.clone()));
@@ -23,7 +31,32 @@ pub(crate) async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
     let mut failures = Vec::new();
     for (i, turn) in s.turns.iter().enumerate() {
         history.push(ChatMessage::user(turn.user.clone()));
-        let r = agent.respond(&history, &s.tools);
+        let asked = history.len();
+        let mut steps = Vec::new();
+        let mut rounds = 0;
+        let r = loop {
+            let r = agent.respond(&history, &s.tools);
+            let played = s.plays_tools()
+                && !r.tool_calls.is_empty()
+                && r.tool_calls
+                    .iter()
+                    .all(|c| check_call(&s.tools, c).map_or(true, |t| !t.responses.is_empty()));
+            if !played || rounds >= s.max_steps(i) {
+                break r;
+            }
+            rounds += 1;
+            answer_calls(
+                s,
+                &mut history,
+                &r.content,
+                &r.tool_calls,
+                rounds,
+                &mut steps,
+            );
+        };
+        if rounds >= s.max_steps(i) && !r.tool_calls.is_empty() {
+            failures.push(format!("turn {i} max_steps: still calling tools"));
+        }
         let reply = ChatReply {
             content: r.content.clone(),
             tool_calls: r.tool_calls.clone(),
@@ -31,23 +64,92 @@ pub(crate) async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
             latency_ms: 1,
             model: None,
         };
+        // The next turn answers the calls this one ended on.
+        let more = i + 1 < s.turns.len() && !r.tool_calls.is_empty();
+        let mut carried = history.clone();
+        if more {
+            answer_calls(
+                s,
+                &mut carried,
+                &r.content,
+                &r.tool_calls,
+                rounds + 1,
+                &mut steps,
+            );
+        }
         let ctx = TurnContext {
-            steps: &[],
+            steps: &steps,
             scenario: s,
             turn: i,
-            history: &history,
-            reply: &reply,
+            history: &history[..asked],
+            reply: &if more {
+                ChatReply {
+                    tool_calls: Vec::new(),
+                    ..reply.clone()
+                }
+            } else {
+                reply.clone()
+            },
         };
         for res in run_checks(&turn.checks, &ctx, None).await {
             if !res.passed {
                 failures.push(format!("turn {i} {}: {}", res.kind, res.detail));
             }
         }
-        let mut msg = ChatMessage::assistant(r.content);
-        msg.tool_calls = r.tool_calls;
-        history.push(msg);
+        if more {
+            history = carried;
+        } else {
+            let mut msg = ChatMessage::assistant(r.content);
+            msg.tool_calls = r.tool_calls;
+            history.push(msg);
+        }
     }
     (failures.is_empty(), failures)
+}
+
+/// The engine's answer to each call (a declared response, or its own
+/// error), added to `history` after the assistant message, kept as steps.
+fn answer_calls(
+    s: &Scenario,
+    history: &mut Vec<ChatMessage>,
+    content: &str,
+    calls: &[ToolCall],
+    round: u32,
+    steps: &mut Vec<Step>,
+) {
+    let mut m = ChatMessage::assistant(content);
+    m.tool_calls = calls.to_vec();
+    history.push(m);
+    for call in calls {
+        let answer = match check_call(&s.tools, call) {
+            Err(e) => StepAnswer::Error(e),
+            Ok(tool) => tool
+                .responses
+                .iter()
+                .find(|r| r.matches(&call.arguments))
+                .map_or_else(
+                    || {
+                        StepAnswer::Error(ToolError {
+                            code: "NO_RESPONSE".into(),
+                            message: format!("`{}` has no result for these arguments.", tool.name),
+                            suggestion: String::new(),
+                        })
+                    },
+                    |r| r.answer(),
+                ),
+        };
+        let mut t = ChatMessage::new(Role::Tool, answer.content());
+        t.tool_call_id = Some(call.id.clone());
+        history.push(t);
+        steps.push(Step {
+            round,
+            call: call.clone(),
+            answer,
+            latency_ms: 1,
+            tokens_in: None,
+            tokens_out: None,
+        });
+    }
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
@@ -82,13 +184,29 @@ fn every_shipped_pack_loads_without_errors() {
     }
     let count = |p: &str| report.scenarios.iter().filter(|s| s.pack == p).count();
     assert!(count("send_email") >= 8, "send_email needs >= 8 scenarios");
-    assert_eq!(count("office_agent"), 12, "seed 002 has 12 tasks");
+    // Seed 002's benchmark in one file, its agent that acts in another.
+    let benchmark = |s: &&Scenario| s.source_file.ends_with("office_agent/office_agent.yaml");
+    let acting = |s: &&Scenario| s.source_file.ends_with("office_agent/office_tools.yaml");
+    assert_eq!(
+        report.scenarios.iter().filter(benchmark).count(),
+        12,
+        "seed 002 has 12 tasks"
+    );
+    assert_eq!(
+        count("office_agent"),
+        12 + report.scenarios.iter().filter(acting).count(),
+        "the office pack is the benchmark and the acting scenarios"
+    );
+    assert!(
+        report
+            .scenarios
+            .iter()
+            .filter(acting)
+            .all(|s| s.plays_tools() && s.group.is_some()),
+        "every acting scenario has tools the engine plays, and a group"
+    );
     assert!(count("customer_service") >= 6);
-    let office: Vec<_> = report
-        .scenarios
-        .iter()
-        .filter(|s| s.pack == "office_agent")
-        .collect();
+    let office: Vec<_> = report.scenarios.iter().filter(benchmark).collect();
     for g in ["basic", "intermediate", "advanced"] {
         assert_eq!(
             office
@@ -127,6 +245,9 @@ async fn demo_agent_passes_most_shipped_scenarios_and_fails_on_its_flaws() {
         "send_email.change_of_mind",
         "office.sales_trend",
         "cs.two_requests",
+        "office.invalid_range_retry",
+        "office.quarterly_trend_from_file",
+        "office.email_tool_not_offered",
     ] {
         assert!(
             failed_ids.contains(&flaw),
@@ -135,7 +256,7 @@ async fn demo_agent_passes_most_shipped_scenarios_and_fails_on_its_flaws() {
     }
     assert_eq!(
         failed.len(),
-        3,
+        6,
         "only the deliberate flaws should fail; failures: {failed:#?}"
     );
 }

@@ -12,7 +12,10 @@
 //!   their mind;
 //! - asked for a trend, growth or forecast, it states a growth figure that is
 //!   not in its data;
-//! - it answers only the first request when one message holds two.
+//! - it answers only the first request when one message holds two;
+//! - offered seed 002's office tools it acts in steps (`acting`), and
+//!   there it repeats a failing call once, adds a growth figure no tool
+//!   returned, and calls an email tool it was not offered.
 //!
 //! Further flaws can be switched on ([`Flaw`]), one behaviour can be made
 //! flaky ([`Flaky`]), so that a regression gate has something to catch, and
@@ -26,6 +29,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
+mod acting;
 mod email;
 mod office;
 mod service;
@@ -365,6 +369,9 @@ fn answer(
         .collect();
     let last_user = users.last().copied().unwrap_or_default();
     let lang = conversation_lang(&users);
+    if let Some(acted) = acting::act(agent, messages, tools, lang) {
+        return acted;
+    }
     if messages.last().is_some_and(|m| m.role == Role::Tool) {
         return (after_tool(messages, lang), Vec::new());
     }
