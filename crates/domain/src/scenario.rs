@@ -119,7 +119,16 @@ pub struct ExpectedCall {
 
 /// How a `tool_sequence` reads the order of the calls.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    specta::Type,
+    utoipa::ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum CallOrder {

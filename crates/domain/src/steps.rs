@@ -138,13 +138,19 @@ mod tests {
         assert!(is_subset(&json!({"opts": {"top": 3.0}}), &args));
         assert!(!is_subset(&json!({"opts": {"top": 4}}), &args));
         assert!(!is_subset(&json!({"missing": 1}), &args));
-        assert!(is_subset(&json!({}), &args), "an empty when matches any call");
+        assert!(
+            is_subset(&json!({}), &args),
+            "an empty when matches any call"
+        );
         let r = ToolResponse {
             when: None,
             result: Some(json!({"ok": true})),
             error: None,
         };
-        assert!(r.matches(&json!("not an object")), "a default matches anything");
+        assert!(
+            r.matches(&json!("not an object")),
+            "a default matches anything"
+        );
     }
 
     #[test]

@@ -251,7 +251,8 @@ fn scenario_problems(
         ));
     }
     if let Some(m) = def.max_steps {
-        problems.extend(max_steps_problem(m).map(|p| (start, format!("scenario `{}`: {p}", def.id))));
+        problems
+            .extend(max_steps_problem(m).map(|p| (start, format!("scenario `{}`: {p}", def.id))));
     }
     problems.extend(tool_problems(tools, locator, start, end));
     let mut check_index = 0usize;
@@ -363,7 +364,8 @@ fn tool_problems(
     let mut problems = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let line = locator.name_line(&tool.name, start, end);
-        let mut say = |message: String| problems.push((line, format!("tool `{}`: {message}", tool.name)));
+        let mut say =
+            |message: String| problems.push((line, format!("tool `{}`: {message}", tool.name)));
         if tool.name.trim().is_empty() {
             say("the name is empty".into());
         }
@@ -392,7 +394,9 @@ fn tool_problems(
             if let Some(e) = &response.error
                 && (e.code.trim().is_empty() || e.message.trim().is_empty())
             {
-                say(format!("response {n}: an `error` needs a `code` and a `message`"));
+                say(format!(
+                    "response {n}: an `error` needs a `code` and a `message`"
+                ));
             }
             if response.when.is_none() && r + 1 < tool.responses.len() {
                 say(format!(
@@ -481,7 +485,10 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
         }
         Check::RecoversFromError { .. } => {
             if !tools.iter().any(|t| !t.responses.is_empty()) {
-                return Err("no tool of the scenario declares `responses`, so no tool can return an error".into());
+                return Err(
+                    "no tool of the scenario declares `responses`, so no tool can return an error"
+                        .into(),
+                );
             }
         }
         Check::Rubric { rubric, min_score } => {
@@ -544,11 +551,17 @@ impl Locator {
     /// The line of tool `name`'s `name:` within `[start, end)`, else in the
     /// file's defaults (before the first scenario), else `start`.
     fn name_line(&self, name: &str, start: usize, end: usize) -> usize {
-        let first = self.ids.values().flatten().copied().min().unwrap_or(usize::MAX);
+        let first = self
+            .ids
+            .values()
+            .flatten()
+            .copied()
+            .min()
+            .unwrap_or(usize::MAX);
         let is_it = |(_, l): &(usize, &String)| {
-            NAME_LINE_RE.captures(l).is_some_and(|c| {
-                c[1].trim_matches(|ch| ch == '"' || ch == '\'') == name
-            })
+            NAME_LINE_RE
+                .captures(l)
+                .is_some_and(|c| c[1].trim_matches(|ch| ch == '"' || ch == '\'') == name)
         };
         let numbered = || self.lines.iter().enumerate().map(|(i, l)| (i + 1, l));
         numbered()
