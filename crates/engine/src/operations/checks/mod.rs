@@ -4,10 +4,10 @@
 //! useful when the reader sees why without opening the transcript.
 
 use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
+use crate::domain::steps::Step;
 use crate::i18n::Msg;
 use crate::judge::JudgeMethod;
 use crate::msg;
-use crate::domain::steps::Step;
 use crate::scenario::{Check, Scenario};
 use crate::text::truncate;
 use regex::Regex;
@@ -23,10 +23,10 @@ mod structured;
 mod trajectory;
 
 use clarification::*;
-pub use trajectory::check_call;
 pub use numbers::*;
 pub use rubric::*;
 use structured::*;
+pub use trajectory::check_call;
 
 pub use crate::domain::run::CheckResult;
 

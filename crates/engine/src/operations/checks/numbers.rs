@@ -118,7 +118,8 @@ pub(super) fn number_gate(ctx: &TurnContext<'_>) -> (bool, Msg) {
     // Sources are read only until every number of the reply is found.
     let mut unmatched: Vec<&str> = found.iter().map(|(_, canon)| canon.as_str()).collect();
     let answers: Vec<String> = ctx.steps.iter().map(|s| s.answer.content()).collect();
-    let sources = number_sources(ctx.scenario, ctx.history).chain(answers.iter().map(String::as_str));
+    let sources =
+        number_sources(ctx.scenario, ctx.history).chain(answers.iter().map(String::as_str));
     for text in sources {
         if unmatched.is_empty() {
             break;
