@@ -58,6 +58,12 @@ pub struct SessionArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct RunArgs {
+    /// The run's id (a UUID, as the report or `GET /api/campaigns/{id}/runs` lists it).
+    pub run_id: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct OpenSessionArgs {
     /// The campaign to explore (a running one).
     pub campaign_id: String,
@@ -238,6 +244,23 @@ impl AgentEvalMcp {
         Ok(self
             .call(&ctx, "get_session", Access::Read, subject, async move {
                 p.session_messages(parse("session", &a.session_id)?).await
+            })
+            .await)
+    }
+
+    #[tool(
+        description = "One fixed run: its verdict and checks' results (a failed check names the step it is about), and its conversation turn by turn with the steps of an agent that acts: each tool call, its arguments, and the result or error the engine answered."
+    )]
+    async fn get_run(
+        &self,
+        Parameters(a): Parameters<RunArgs>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let p = self.platform.clone();
+        let subject = uuid(&a.run_id);
+        Ok(self
+            .call(&ctx, "get_run", Access::Read, subject, async move {
+                p.get_run(parse("run", &a.run_id)?).await
             })
             .await)
     }

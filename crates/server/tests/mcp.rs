@@ -126,6 +126,7 @@ async fn an_exploration_session_through_mcp_tools_over_http() {
         "send_turn",
         "close_session",
         "get_session",
+        "get_run",
         "read_findings",
         "promote_finding",
         "import_traces",
@@ -485,6 +486,69 @@ async fn production_conversations_through_mcp_tools() {
         missing["structuredContent"]["message"]
             .as_str()
             .is_some_and(|m| m.chars().any(agenteval_engine::domain::traces::is_han)),
+        "{missing}"
+    );
+}
+
+#[tokio::test]
+async fn a_runs_steps_through_mcp_and_the_api() {
+    let app = app().await;
+    let shipped = agenteval_engine::scenario::load_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"),
+    );
+    app.platform.scenarios.insert_all(shipped.scenarios);
+    let (s, target) = app
+        .post(
+            "/api/targets",
+            json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{target}");
+    let (s, c) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "steps", "target_id": target["id"], "duration_hours": 1,
+                   "scenario_ids": ["office.file_not_found_recovery"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    app.platform.tick().await.expect("the run is due at once");
+    let (_, runs) = app
+        .get(&format!(
+            "/api/campaigns/{}/runs",
+            c["id"].as_str().unwrap()
+        ))
+        .await;
+    let run = runs[0]["id"].as_str().expect("a run").to_string();
+
+    let got = tool(&app, KEY, "zh", "get_run", json!({"run_id": run})).await;
+    assert_eq!(got["isError"], false, "{got}");
+    let body = &got["structuredContent"];
+    assert_eq!(body["run"]["verdict"], "passed", "{body}");
+    let steps = &body["turns"][1]["steps"];
+    assert_eq!(steps[0]["call"]["name"], "DATA_QUERY", "{steps}");
+    assert_eq!(steps[0]["answer"]["kind"], "error");
+    assert_eq!(steps[0]["answer"]["value"]["code"], "FILE_NOT_FOUND");
+    assert_eq!(
+        steps[1]["call"]["name"], "FILE_LIST",
+        "the agent followed the suggestion"
+    );
+
+    let (s, turns) = app.get(&format!("/api/runs/{run}/turns")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(&turns[1]["steps"], steps, "the API returns the same steps");
+
+    let missing = tool(
+        &app,
+        KEY,
+        "zh",
+        "get_run",
+        json!({"run_id": uuid::Uuid::now_v7()}),
+    )
+    .await;
+    assert_eq!(missing["isError"], true);
+    assert_eq!(
+        missing["structuredContent"]["code"], "NOT_FOUND",
         "{missing}"
     );
 }

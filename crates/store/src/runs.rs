@@ -171,6 +171,41 @@ impl Store {
         .with_context(move || format!("store: reading the runs of campaign {campaign_id}"))
     }
 
+    /// The steps of every turn of a campaign that took any, each with its
+    /// run, in plan order (runs, then turns).
+    pub async fn campaign_steps(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<Vec<(RunId, Vec<agenteval_domain::steps::Step>)>> {
+        self.read(move |c| {
+            c.rows(
+                "SELECT t.run_id, t.steps FROM run_turns t JOIN runs r ON r.id = t.run_id \
+                 WHERE r.campaign_id = ? AND t.steps IS NOT NULL ORDER BY r.seq, t.seq",
+                args![campaign_id.to_string()],
+                |r| {
+                    let steps = r.text(1)?.map(serde_json::from_str).transpose()?;
+                    Ok((parse_id(r.str(0)?)?, steps.unwrap_or_default()))
+                },
+            )
+        })
+        .await
+        .with_context(move || format!("store: reading the steps of campaign {campaign_id}"))
+    }
+
+    /// One run; not found when it does not exist.
+    pub async fn run(&self, run_id: RunId) -> Result<Run> {
+        self.read(move |c| {
+            c.row(
+                "SELECT * FROM runs WHERE id = ?",
+                args![run_id.to_string()],
+                run_from_row,
+            )
+        })
+        .await
+        .with_context(|| format!("store: reading run {run_id}"))?
+        .ok_or_else(|| Error::not_found("run", run_id))
+    }
+
     /// One run's conversation in order; not found when the run does not
     /// exist.
     pub async fn run_turns(&self, run_id: RunId) -> Result<Vec<RunTurn>> {

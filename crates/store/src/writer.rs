@@ -1,6 +1,5 @@
-//! Group commit for the hot writes: claims of due runs, fixed-run turns,
-//! run verdicts, the target's replies in exploration sessions, audit
-//! events.
+//! Group commit for the hot writes: run claims, turns (with their steps)
+//! and verdicts, the target's replies in exploration sessions, audit events.
 //!
 //! Hundreds of runs execute at once; their writes queue to one thread that
 //! owns a connection of its own and commits everything waiting in a single
@@ -28,9 +27,8 @@
 //!
 //! On PostgreSQL, where several processes write at once, the same writes
 //! ([`PostgresWrites`]) are each committed in a transaction of their own,
-//! with the run tallies they change added by upserts in that transaction,
-//! and due runs are claimed with the rows locked and the locked ones
-//! skipped ([`claim`]).
+//! with the run tallies they change added by upserts in it, and due runs
+//! are claimed with the rows locked and the locked ones skipped ([`claim`]).
 
 use crate::db_error::{DbResult, db_error};
 use crate::postgres::Mode;
@@ -81,7 +79,6 @@ pub struct TurnRow {
     pub tokens_in: Option<i64>,
     pub tokens_out: Option<i64>,
     pub tool_calls: Option<String>,
-    /// JSON [Step]: the calls the engine answered before this reply.
     pub steps: Option<String>,
     pub created_at: i64,
 }

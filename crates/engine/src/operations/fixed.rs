@@ -21,6 +21,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A run and its turns, as MCP's `get_run` returns them.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunWithTurns {
+    pub run: Run,
+    pub turns: Vec<RunTurn>,
+}
+
 /// What playing a run gave.
 struct Played {
     verdict: Verdict,
@@ -340,7 +347,7 @@ impl Platform {
         let mut ended_early = false;
         for (i, turn) in scenario.turns.iter().enumerate() {
             request.messages.push(ChatMessage::user(&turn.user));
-            self.queue_run_turn(run, seq, "user", &turn.user, None, &[], &[])?;
+            self.queue_run_turn(run, seq, "user", &turn.user, None, &[])?;
             seq += 1;
             let asked = request.messages.len();
             let max_steps = scenario.max_steps(i);
@@ -370,7 +377,6 @@ impl Platform {
                 "target",
                 &reply.content,
                 Some(reply),
-                &reply.tool_calls,
                 &exchanged.steps,
             )?;
             seq += 1;
@@ -419,7 +425,8 @@ impl Platform {
     }
 
     /// Queues one turn for the group commit (committed before or with the
-    /// run's verdict).
+    /// run's verdict): a target turn with its reply's unanswered calls and
+    /// the steps before it.
     fn queue_run_turn(
         &self,
         run: &ClaimedRow,
@@ -427,10 +434,10 @@ impl Platform {
         role: &'static str,
         content: &str,
         reply: Option<&crate::channel::ChatReply>,
-        tool_calls: &[crate::channel::ToolCall],
         steps: &[crate::domain::steps::Step],
     ) -> Result<()> {
         let usage = reply.and_then(|r| r.usage);
+        let tool_calls = reply.map_or(&[][..], |r| &r.tool_calls);
         let turn = TurnRow {
             run_id: RunId(run.id),
             attempt: run.attempt,
@@ -459,6 +466,14 @@ impl Platform {
     /// The runs of a campaign in plan order.
     pub async fn list_runs(&self, campaign_id: CampaignId) -> Result<Vec<Run>> {
         self.store.campaign_runs(campaign_id).await
+    }
+
+    /// One run with its conversation: each turn, the steps of an agent
+    /// that acts, and the checks' results.
+    pub async fn get_run(&self, run_id: RunId) -> Result<RunWithTurns> {
+        let run = self.store.run(run_id).await?;
+        let turns = self.store.run_turns(run_id).await?;
+        Ok(RunWithTurns { run, turns })
     }
 
     /// One run's conversation.
