@@ -9,6 +9,7 @@ mod concurrency;
 mod ledger;
 mod report;
 mod run;
+mod steps;
 mod throughput;
 
 use anyhow::Context;
@@ -32,6 +33,9 @@ pub enum Suite {
     /// `agenteval run` as a process of its own over N single-turn cases
     /// against the demo target: wall time and peak RSS.
     Run(run::Options),
+    /// Turns per second and peak memory of a three-step turn (the engine
+    /// plays the tools) beside a one-step turn, against the demo target.
+    Steps(steps::Options),
 }
 
 pub fn run(suite: Suite) -> anyhow::Result<()> {
@@ -42,6 +46,7 @@ pub fn run(suite: Suite) -> anyhow::Result<()> {
         Suite::Ledger(o) => runtime.block_on(ledger::run(o)),
         Suite::Report(o) => runtime.block_on(report::run(o)),
         Suite::Run(o) => runtime.block_on(run::run(o)),
+        Suite::Steps(o) => runtime.block_on(steps::run(o)),
     }
 }
 

@@ -25,14 +25,7 @@ fn run_failure(r: &Run) -> String {
         .check_results
         .iter()
         .filter(|c| !c.passed)
-        .map(|c| {
-            format!(
-                "turn {} {}: {}",
-                c.turn + 1,
-                c.kind,
-                c.detail.render(agenteval_engine::Lang::En)
-            )
-        })
+        .map(|c| agenteval_engine::export::check_line(c, agenteval_engine::Lang::En))
         .collect();
     if failed.is_empty() {
         format!("run #{}: failed", r.seq)

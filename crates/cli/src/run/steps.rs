@@ -364,6 +364,11 @@ pub(super) async fn write_exports(
         &runs,
     );
     drop(runs);
+    let failed_runs = s
+        .platform
+        .failed_run_steps(campaign_id, &done.report)
+        .await
+        .map_err(internal)?;
     let out_dir = &s.out_dir;
     std::fs::create_dir_all(out_dir).map_err(|e| {
         Stop::usage(format!(
@@ -380,7 +385,11 @@ pub(super) async fn write_exports(
     let json_path = out_dir.join(REPORT_JSON);
     let file = std::fs::File::create(&json_path).map_err(|e| cannot(&json_path, &e))?;
     let mut w = std::io::BufWriter::new(file);
-    agenteval_engine::i18n::sync_scope(lang, || serde_json::to_writer_pretty(&mut w, &done.report))
+    let export = agenteval_engine::export::JsonExport {
+        report: &done.report,
+        failed_runs: &failed_runs,
+    };
+    agenteval_engine::i18n::sync_scope(lang, || serde_json::to_writer_pretty(&mut w, &export))
         .map_err(|e| cannot(&json_path, &e))?;
     std::io::Write::flush(&mut w).map_err(|e| cannot(&json_path, &e))?;
     let junit_path = out_dir.join(JUNIT_XML);

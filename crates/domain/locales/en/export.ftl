@@ -142,3 +142,18 @@ md-offline-judge = offline heuristic judge
 md-dimension-score = { $dimension } { $score }/5 ({ $status })
 md-finding = - **{ $grade }**{ $dimension }: { $text }{ $evidence } ({ $session })
 md-quoted-list = { $items }
+md-steps = ## Appendix: Steps of failed runs
+md-steps-intro = Each tool call the engine answered before the target's reply, in order: the tool, its arguments and what the engine answered.
+md-steps-run = ### { $name }
+md-steps-run-id = - Run ID: `{ $id }`
+md-steps-check = - Failed: { $kind } at turn { $turn }: { $detail }
+md-steps-check-at = - Failed: { $kind } at turn { $turn }, step { $step }: { $detail }
+md-steps-turn = **Turn { $turn }** ({ $count ->
+    [one] 1 step
+   *[other] { $count } steps
+})
+md-step = { $number }. { $tool } { $arguments } → { $answer }
+md-step-result = result { $result }
+md-step-simulated = simulated result { $result }
+md-step-error = error { $code }: { $message }
+md-step-error-suggestion = error { $code }: { $message } (suggestion: { $suggestion })

@@ -636,3 +636,166 @@ async fn the_analyst_model_gets_figures_never_conversations_and_must_answer_usab
         "regenerable: the latest counts"
     );
 }
+
+/// A failed run of an agent that acts: a failing call repeated, then the
+/// right one; agent text that tries to break the document.
+fn failed_run_steps() -> Vec<agenteval_engine::export::RunSteps> {
+    use agenteval_engine::domain::chat::ToolCall;
+    use agenteval_engine::domain::steps::{Step, StepAnswer, ToolError};
+    let step = |round: u32, path: &str, answer: StepAnswer| Step {
+        round,
+        call: ToolCall {
+            id: format!("call_{round}"),
+            name: "DATA_QUERY".into(),
+            arguments: serde_json::json!({ "file_path": path }),
+        },
+        answer,
+        latency_ms: 12,
+        tokens_in: None,
+        tokens_out: None,
+    };
+    let missing = StepAnswer::Error(ToolError {
+        code: "FILE_NOT_FOUND".into(),
+        message: "文件不存在 | # <b>x</b>\n- injected".into(),
+        suggestion: "先调用 FILE_LIST".into(),
+    });
+    let found = StepAnswer::Result(
+        serde_json::json!({ "totals": { "销售额": 4300 }, "wide_note": "x".repeat(300) }),
+    );
+    let check = |kind: &str, step: Option<u32>| CheckResult {
+        step,
+        turn: 0,
+        kind: kind.into(),
+        passed: false,
+        detail: "重复了失败的调用".into(),
+        score: None,
+        judged_by: None,
+    };
+    vec![agenteval_engine::export::RunSteps {
+        run_id: agenteval_engine::RunId(id(101)),
+        scenario_id: "email.happy".into(),
+        seq: 1,
+        failed_checks: vec![
+            check("recovers_from_error", Some(2)),
+            check("contains", None),
+        ],
+        turns: vec![agenteval_engine::export::TurnSteps {
+            turn: 0,
+            steps: vec![
+                step(1, "2024Q4.xlsx", missing.clone()),
+                step(2, "2024Q4.xlsx", missing),
+                step(3, "2025Q4_sales.xlsx", found),
+            ],
+        }],
+    }]
+}
+
+#[test]
+fn the_exports_show_the_steps_of_failed_runs_and_nothing_without_them() {
+    use agenteval_engine::export::{JsonExport, check_line, runs_csv_with_tools, steps_appendix};
+    let mut report = fixture("Week 48");
+    report
+        .evidence
+        .runs
+        .push(agenteval_engine::domain::evidence::RunName {
+            id: agenteval_engine::RunId(id(101)),
+            scenario: "查询季度销售".into(),
+            number: 2,
+        });
+    // JSON: without steps, the report's own JSON byte for byte.
+    let plain = serde_json::to_string_pretty(&report).expect("json");
+    let none = JsonExport {
+        report: &report,
+        failed_runs: &[],
+    };
+    assert_eq!(serde_json::to_string_pretty(&none).expect("json"), plain);
+    let steps = failed_run_steps();
+    let with = serde_json::to_value(JsonExport {
+        report: &report,
+        failed_runs: &steps,
+    })
+    .expect("json");
+    assert_eq!(with["campaign"]["name"], "Week 48", "still the report");
+    let s = &with["failed_runs"][0]["turns"][0]["steps"];
+    assert_eq!(s[0]["answer"]["kind"], "error");
+    assert_eq!(s[0]["answer"]["value"]["code"], "FILE_NOT_FOUND");
+    assert_eq!(s[2]["answer"]["value"]["totals"]["销售额"], 4300);
+    assert_eq!(with["failed_runs"][0]["failed_checks"][0]["step"], 2);
+
+    // Markdown: the appendix, in Chinese, from a golden file; nothing
+    // without steps; agent text escaped.
+    let mut md = String::new();
+    steps_appendix(&mut md, &[], &report.evidence, agenteval_engine::Lang::Zh);
+    assert_eq!(md, "", "no failed run with steps, no appendix");
+    steps_appendix(
+        &mut md,
+        &steps,
+        &report.evidence,
+        agenteval_engine::Lang::Zh,
+    );
+    assert_golden("steps_appendix_zh.md", &md);
+    assert!(!md.contains("<b>") && !md.contains("\n- injected"), "{md}");
+    assert!(md.contains(&format!("{}…", "x".repeat(150))) && !md.contains(&"x".repeat(300)));
+    let mut en = String::new();
+    steps_appendix(
+        &mut en,
+        &steps,
+        &report.evidence,
+        agenteval_engine::Lang::En,
+    );
+    assert!(
+        en.starts_with("## Appendix: Steps of failed runs\n"),
+        "{en}"
+    );
+    assert!(en.contains("**Turn 1** (3 steps)"), "{en}");
+
+    // CSV: the same bytes without steps; with them, two columns at the end.
+    let runs = vec![
+        run(0, Verdict::Passed, vec![], None),
+        run(1, Verdict::Failed, steps[0].failed_checks.clone(), None),
+    ];
+    let lang = agenteval_engine::Lang::En;
+    assert_eq!(
+        runs_csv_with_tools(&runs, &Default::default(), lang),
+        runs_csv(&runs, lang)
+    );
+    let tools = [(
+        runs[1].id,
+        vec![
+            "DATA_QUERY".to_string(),
+            "DATA_QUERY".into(),
+            "FILE_LIST".into(),
+        ],
+    )]
+    .into_iter()
+    .collect();
+    let csv_text = runs_csv_with_tools(&runs, &tools, lang);
+    let mut reader = csv::Reader::from_reader(csv_text.as_bytes());
+    let header = reader.headers().expect("header").clone();
+    assert_eq!(header.len(), 17);
+    assert_eq!(
+        (&header[14], &header[15], &header[16]),
+        ("failed_checks", "steps", "tools")
+    );
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("row")).collect();
+    assert_eq!((&rows[0][15], &rows[0][16]), ("0", ""));
+    assert_eq!(
+        (&rows[1][15], &rows[1][16]),
+        ("3", "DATA_QUERY > DATA_QUERY > FILE_LIST")
+    );
+
+    // JUnit: the check and, when it is about one, the step.
+    assert_eq!(
+        check_line(&steps[0].failed_checks[0], lang),
+        "turn 1 recovers_from_error (step 2): 重复了失败的调用"
+    );
+    assert_eq!(
+        check_line(&steps[0].failed_checks[1], lang),
+        "turn 1 contains: 重复了失败的调用"
+    );
+    let xml = junit(&fixture("Week 48"), &runs, lang);
+    assert!(
+        xml.contains("message=\"turn 1 recovers_from_error (step 2): "),
+        "{xml}"
+    );
+}

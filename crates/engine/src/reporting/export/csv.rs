@@ -79,8 +79,19 @@ pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]
 /// Runs as CSV, one row per run, for spreadsheets.
 /// The check details are in `lang`; the columns keep their machine names.
 pub fn runs_csv(runs: &[crate::fixed::Run], lang: crate::i18n::Lang) -> String {
+    runs_csv_with_tools(runs, &Default::default(), lang)
+}
+
+/// Runs as CSV with, when any run took steps, two more columns at the end:
+/// how many steps the run took and the tools it called, in order
+/// (`tools` by run; a run absent from it took none).
+pub fn runs_csv_with_tools(
+    runs: &[crate::fixed::Run],
+    tools: &std::collections::HashMap<crate::domain::ids::RunId, Vec<String>>,
+    lang: crate::i18n::Lang,
+) -> String {
     let mut w = ::csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record([
+    let mut header = vec![
         "run_id",
         "scenario_id",
         "seq",
@@ -96,7 +107,11 @@ pub fn runs_csv(runs: &[crate::fixed::Run], lang: crate::i18n::Lang) -> String {
         "cost",
         "key_field_coverage",
         "failed_checks",
-    ]);
+    ];
+    if !tools.is_empty() {
+        header.extend(["steps", "tools"]);
+    }
+    let _ = w.write_record(&header);
     for r in runs {
         let m = r.metrics.clone().unwrap_or_default();
         let failed: Vec<String> = r
@@ -105,7 +120,7 @@ pub fn runs_csv(runs: &[crate::fixed::Run], lang: crate::i18n::Lang) -> String {
             .filter(|c| !c.passed)
             .map(|c| format!("{}: {}", c.kind, c.detail.render(lang)))
             .collect();
-        let _ = w.write_record([
+        let mut row = vec![
             r.id.to_string(),
             r.scenario_id.clone(),
             r.seq.to_string(),
@@ -125,7 +140,12 @@ pub fn runs_csv(runs: &[crate::fixed::Run], lang: crate::i18n::Lang) -> String {
                 .map(|c| format!("{c:.3}"))
                 .unwrap_or_default(),
             failed.join("; "),
-        ]);
+        ];
+        if !tools.is_empty() {
+            let called = tools.get(&r.id).map(Vec::as_slice).unwrap_or_default();
+            row.extend([called.len().to_string(), called.join(" > ")]);
+        }
+        let _ = w.write_record(&row);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }

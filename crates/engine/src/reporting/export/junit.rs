@@ -57,14 +57,7 @@ pub fn junit(
                                     .check_results
                                     .iter()
                                     .filter(|c| !c.passed)
-                                    .map(|c| {
-                                        format!(
-                                            "turn {} {}: {}",
-                                            c.turn + 1,
-                                            c.kind,
-                                            c.detail.render(lang)
-                                        )
-                                    })
+                                    .map(|c| super::check_line(c, lang))
                                     .collect();
                                 let message =
                                     failed.first().cloned().unwrap_or_else(|| "failed".into());

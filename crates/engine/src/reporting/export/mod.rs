@@ -15,13 +15,18 @@ mod csv;
 mod exploration;
 mod junit;
 mod markdown;
+mod steps;
 
-pub use csv::{runs_csv, sessions_csv};
+pub use csv::{runs_csv, runs_csv_with_tools, sessions_csv};
 pub use exploration::{
     ALL_TRANSCRIPTS_UP_TO, MAX_FINDINGS, MAX_ISSUE_ROWS, linked_sessions, markdown_with_transcripts,
 };
 pub use junit::junit;
 pub use markdown::{code, escape_inline, markdown, pct};
+pub use steps::{
+    JsonExport, MAX_FAILED_RUNS_WITH_STEPS, RunSteps, TurnSteps, check_line, steps_appendix,
+    turns_with_steps,
+};
 
 /// Every export the product offers, each regenerable from stored data.
 #[derive(
@@ -86,9 +91,17 @@ impl crate::platform::Platform {
         let mut report = self.campaign_report(campaign_id).await?;
         Ok(match format {
             ExportFormat::Json => {
-                crate::i18n::sync_scope(lang, || serde_json::to_string_pretty(&report))?
+                let failed_runs = self.failed_run_steps(campaign_id, &report).await?;
+                let export = JsonExport {
+                    report: &report,
+                    failed_runs: &failed_runs,
+                };
+                crate::i18n::sync_scope(lang, || serde_json::to_string_pretty(&export))?
             }
-            ExportFormat::Csv => runs_csv(&self.list_runs(campaign_id).await?, lang),
+            ExportFormat::Csv => {
+                let tools = steps::tools_by_run(self.store.campaign_steps(campaign_id).await?);
+                runs_csv_with_tools(&self.list_runs(campaign_id).await?, &tools, lang)
+            }
             ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?, lang),
             ExportFormat::SessionsCsv => sessions_csv(&self.list_sessions(campaign_id).await?),
             ExportFormat::Md => {
@@ -108,7 +121,14 @@ impl crate::platform::Platform {
                     .evidence_names(campaign_id, &[], &ids, &Default::default())
                     .await?;
                 report.evidence.merge(names);
-                markdown_with_transcripts(&report, &transcripts, lang)
+                let failed_runs = self.failed_run_steps(campaign_id, &report).await?;
+                let names = self
+                    .step_run_names(campaign_id, &report, &failed_runs)
+                    .await?;
+                report.evidence.merge(names);
+                let mut md = markdown_with_transcripts(&report, &transcripts, lang);
+                steps_appendix(&mut md, &failed_runs, &report.evidence, lang);
+                md
             }
         })
     }
