@@ -171,6 +171,26 @@ impl Store {
         .with_context(move || format!("store: reading the runs of campaign {campaign_id}"))
     }
 
+    /// The first `limit` failed runs of a campaign (plan order) with a turn
+    /// that took steps: read without listing the campaign's other runs.
+    pub async fn failed_runs_with_steps(
+        &self,
+        campaign_id: CampaignId,
+        limit: u32,
+    ) -> Result<Vec<Run>> {
+        self.read(move |c| {
+            c.rows(
+                "SELECT * FROM runs r WHERE r.campaign_id = ? AND r.verdict = 'failed' \
+                 AND EXISTS (SELECT 1 FROM run_turns t WHERE t.run_id = r.id AND t.steps IS NOT NULL) \
+                 ORDER BY r.seq LIMIT ?",
+                args![campaign_id.to_string(), i64::from(limit)],
+                run_from_row,
+            )
+        })
+        .await
+        .with_context(move || format!("store: reading the failed runs of campaign {campaign_id}"))
+    }
+
     /// The steps of every turn of a campaign that took any, each with its
     /// run, in plan order (runs, then turns).
     pub async fn campaign_steps(

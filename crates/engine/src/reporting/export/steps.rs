@@ -86,9 +86,9 @@ pub fn check_line(c: &CheckResult, lang: Lang) -> String {
 }
 
 impl crate::platform::Platform {
-    /// The steps of the campaign's failed runs (the first
-    /// [`MAX_FAILED_RUNS_WITH_STEPS`] in plan order), those that took any.
-    /// Reads nothing when the report counts no failed run.
+    /// The steps of the campaign's failed runs that took any (the first
+    /// [`MAX_FAILED_RUNS_WITH_STEPS`] in plan order). Reads nothing when the
+    /// report counts no failed run, and no run that took no step.
     pub async fn failed_run_steps(
         &self,
         campaign_id: CampaignId,
@@ -97,13 +97,10 @@ impl crate::platform::Platform {
         if report.fixed.failed == 0 {
             return Ok(Vec::new());
         }
-        let failed: Vec<crate::fixed::Run> = self
-            .list_runs(campaign_id)
-            .await?
-            .into_iter()
-            .filter(|r| r.verdict == Some(crate::fixed::Verdict::Failed))
-            .take(MAX_FAILED_RUNS_WITH_STEPS)
-            .collect();
+        let failed = self
+            .store
+            .failed_runs_with_steps(campaign_id, MAX_FAILED_RUNS_WITH_STEPS as u32)
+            .await?;
         let mut out = Vec::new();
         for r in failed {
             let turns = turns_with_steps(self.run_turns(r.id).await?);
@@ -214,6 +211,11 @@ fn step_line(number: usize, s: &Step, lang: Lang) -> String {
         StepAnswer::Simulated(v) => msg!(
             "md-step-simulated",
             result = code(&truncate(&shown(v), RESULT_SHOWN))
+        ),
+        StepAnswer::SimulatedError(e) => msg!(
+            "md-step-simulated-error",
+            code = code(&e.code),
+            message = escape_inline(&truncate(&e.message, RESULT_SHOWN))
         ),
         StepAnswer::Error(e) if e.suggestion.trim().is_empty() => msg!(
             "md-step-error",
