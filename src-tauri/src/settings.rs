@@ -36,7 +36,7 @@ pub struct RoleModel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_ref: Option<String>,
     /// Cap on each answer (`max_tokens`); empty = the role's default
-    /// (virtual user 300, judge 800, analyst 1500).
+    /// (virtual user 300, judge 800, analyst 1500, tool simulator 600).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
     /// Sessions the role works on at once; empty = 4.
@@ -55,22 +55,28 @@ pub struct RoleModels {
     pub judge: Option<RoleModel>,
     pub analyst: Option<RoleModel>,
     pub virtual_user: Option<RoleModel>,
+    /// Answers a played tool's call that no declared response matches
+    /// (none: `NO_RESPONSE`).
+    #[serde(default)]
+    pub tool_simulator: Option<RoleModel>,
 }
 
 impl RoleModels {
-    fn each(&self) -> [(&'static str, &Option<RoleModel>); 3] {
+    fn each(&self) -> [(&'static str, &Option<RoleModel>); 4] {
         [
             ("judge", &self.judge),
             ("analyst", &self.analyst),
             ("virtual_user", &self.virtual_user),
+            ("tool_simulator", &self.tool_simulator),
         ]
     }
 
-    fn each_mut(&mut self) -> [(&'static str, &mut Option<RoleModel>); 3] {
+    fn each_mut(&mut self) -> [(&'static str, &mut Option<RoleModel>); 4] {
         [
             ("judge", &mut self.judge),
             ("analyst", &mut self.analyst),
             ("virtual_user", &mut self.virtual_user),
+            ("tool_simulator", &mut self.tool_simulator),
         ]
     }
 }
@@ -367,6 +373,7 @@ impl SettingsStore {
             virtual_user: convert("virtual_user", &r.virtual_user),
             judge: convert("judge", &r.judge),
             analyst: convert("analyst", &r.analyst),
+            tool_simulator: convert("tool_simulator", &r.tool_simulator),
         }
     }
 

@@ -461,6 +461,11 @@ export type CheckResult = {
 	/**  The judge's 1-5 score of a `rubric` check. */
 	score?: number | null,
 	/**
+	 *  The step (1-based, of the turn) the check is about, when it is
+	 *  about one.
+	 */
+	step?: number | null,
+	/**
 	 *  Who scored a `rubric` check: the judge model or the offline
 	 *  heuristic.
 	 */
@@ -983,7 +988,7 @@ export type HostContact = {
 };
 
 /**  Who a request was made for. */
-export type HostRole = "target" | "virtual_user" | "judge" | "analyst";
+export type HostRole = "target" | "virtual_user" | "judge" | "analyst" | "tool_simulator";
 
 export type HumanReview = {
 	id: string,
@@ -1558,7 +1563,7 @@ export type RoleModel = {
 	api_key_ref?: string | null,
 	/**
 	 *  Cap on each answer (`max_tokens`); empty = the role's default
-	 *  (virtual user 300, judge 800, analyst 1500).
+	 *  (virtual user 300, judge 800, analyst 1500, tool simulator 600).
 	 */
 	max_tokens?: number | null,
 	/**  Sessions the role works on at once; empty = 4. */
@@ -1578,6 +1583,11 @@ export type RoleModels = {
 	judge: RoleModel | null,
 	analyst: RoleModel | null,
 	virtual_user: RoleModel | null,
+	/**
+	 *  Answers a played tool's call that no declared response matches
+	 *  (none: `NO_RESPONSE`).
+	 */
+	tool_simulator?: RoleModel | null,
 };
 
 /**  Which model plays each role now (settings, the report's provenance). */
@@ -1585,6 +1595,7 @@ export type RoleModelsView = {
 	virtual_user: RoleView,
 	judge: RoleView,
 	analyst: RoleView,
+	tool_simulator: RoleView,
 };
 
 /**
@@ -1595,6 +1606,7 @@ export type RoleOutputModes = {
 	virtual_user?: OutputMode | null,
 	judge?: OutputMode | null,
 	analyst?: OutputMode | null,
+	tool_simulator?: OutputMode | null,
 };
 
 /**
@@ -1608,7 +1620,8 @@ export type RoleView = {
 	host: string | null,
 	/**
 	 *  What plays the role without a model: `persona_engine` (virtual
-	 *  user), `heuristic` (judge) or `template` (analyst).
+	 *  user), `heuristic` (judge), `template` (analyst) or `no_response`
+	 *  (tool simulator: unmatched calls are answered `NO_RESPONSE`).
 	 */
 	fallback: string,
 };
@@ -1716,7 +1729,13 @@ export type RunTurn = {
 	latency_ms: number | null,
 	tokens_in: number | null,
 	tokens_out: number | null,
+	/**
+	 *  Tool calls of the reply that the engine did not answer: a tool
+	 *  played in one step, or the calls past the step limit.
+	 */
 	tool_calls: ToolCall[],
+	/**  The target's steps before this reply: each call the engine answered. */
+	steps?: Step[],
 	created_at: string,
 };
 
@@ -1951,6 +1970,39 @@ export type SimulatorFaultKind = "invented_fact" | "left_language" | "quit_early
  */
 "record_disagrees";
 
+/**  One answered tool call of a turn. */
+export type Step = {
+	/**
+	 *  The tool round (1-based within the turn): the target's reply that
+	 *  made the call; the calls of one reply share it.
+	 */
+	round: number,
+	/**  The call as the target sent it. */
+	call: ToolCall,
+	answer: StepAnswer,
+	/**  Of the target's reply that made the call. */
+	latency_ms: number,
+	tokens_in?: number | null,
+	tokens_out?: number | null,
+};
+
+/**  What the engine sent back for one call. */
+export type StepAnswer = 
+/**  A declared result. */
+{ kind: "result"; value: Value } | 
+/**
+ *  A declared error, or one of the engine's own (`UNKNOWN_TOOL`,
+ *  `INVALID_ARGUMENTS`, `NO_RESPONSE`).
+ */
+{ kind: "error"; value: ToolError } | 
+/**  A result made up by the tool-simulator model, not declared. */
+{ kind: "simulated"; value: Value } | 
+/**
+ *  An error made up by the tool-simulator model, not declared; an
+ *  error to the checks as a declared one is.
+ */
+{ kind: "simulated_error"; value: ToolError };
+
 export type SubjectKind = "run" | "session";
 
 /**  A person's blind label of one judged session. */
@@ -2095,12 +2147,39 @@ export type ToolCall = {
 	arguments: Value,
 };
 
+/**
+ *  An error as a tool reports it (seed 002 §4.3): a code the agent can
+ *  branch on, what happened, and how to go on.
+ */
+export type ToolError = {
+	code: string,
+	message: string,
+	suggestion?: string,
+};
+
+/**
+ *  One declared answer of a tool: with `when`, only for calls whose
+ *  arguments hold that JSON (a subset); without, the default. Exactly one
+ *  of `result` and `error` (the loader checks it).
+ */
+export type ToolResponse = {
+	when?: Value | null,
+	result?: Value | null,
+	error?: ToolError | null,
+};
+
 /**  An OpenAI-style function tool offered to the target. */
 export type ToolSpec = {
 	name: string,
 	description?: string,
 	/**  JSON schema of the arguments. */
 	parameters?: Value,
+	/**
+	 *  How the engine answers a call (first match wins); none: a call ends
+	 *  the turn, and is what the checks read (see [`crate::steps`]). Never
+	 *  sent to the target.
+	 */
+	responses?: ToolResponse[],
 };
 
 /**

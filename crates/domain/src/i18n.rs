@@ -221,7 +221,16 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
     ),
     ("seed-kind", &["persona", "goal"]),
     ("strategy", &["persistent", "rephrase", "escalate"]),
-    ("host-role", &["target", "virtual_user", "judge", "analyst"]),
+    (
+        "host-role",
+        &[
+            "target",
+            "virtual_user",
+            "judge",
+            "analyst",
+            "tool_simulator",
+        ],
+    ),
 ];
 
 /// Builds a [`Msg`]: `msg!("check-contains-pass", value = v)`. The key is

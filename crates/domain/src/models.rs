@@ -3,17 +3,24 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The three roles a model can play.
+/// The four roles a model can play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     VirtualUser,
     Judge,
     Analyst,
+    /// Answers a played tool's call that no declared response matches.
+    ToolSimulator,
 }
 
 impl Role {
-    pub const ALL: [Role; 3] = [Role::VirtualUser, Role::Judge, Role::Analyst];
+    pub const ALL: [Role; 4] = [
+        Role::VirtualUser,
+        Role::Judge,
+        Role::Analyst,
+        Role::ToolSimulator,
+    ];
 
     /// The `AGENTEVAL_<PREFIX>_*` environment prefix.
     pub fn env_prefix(self) -> &'static str {
@@ -21,25 +28,30 @@ impl Role {
             Role::VirtualUser => "USER",
             Role::Judge => "JUDGE",
             Role::Analyst => "ANALYST",
+            Role::ToolSimulator => "TOOLS",
         }
     }
 
     /// Answer cap when none is configured: a user turn is short, a judge
-    /// review is a JSON object with evidence, an analysis is the longest.
+    /// review is a JSON object with evidence, an analysis is the longest;
+    /// a simulated tool result is a small JSON object.
     pub fn default_max_tokens(self) -> u32 {
         match self {
             Role::VirtualUser => 300,
             Role::Judge => 800,
             Role::Analyst => 1500,
+            Role::ToolSimulator => 600,
         }
     }
 
-    /// What plays this role when no model does.
+    /// What plays this role when no model does (the tool simulator: none,
+    /// a call no response matches is answered `NO_RESPONSE`).
     pub fn fallback(self) -> &'static str {
         match self {
             Role::VirtualUser => "persona_engine",
             Role::Judge => "heuristic",
             Role::Analyst => "template",
+            Role::ToolSimulator => "no_response",
         }
     }
 }

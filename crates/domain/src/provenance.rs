@@ -1,6 +1,6 @@
 //! Provenance: what left this machine. Every campaign records each host
 //! its requests went to, per role (the target, the virtual user, the judge,
-//! the analyst), with request counts and tokens where the endpoint reported
+//! the analyst, the tool simulator), with request counts and tokens where the endpoint reported
 //! them. Built-in agents (the demo target, the persona engine, the
 //! heuristic judge, the template analysis) contact no host and record
 //! nothing, so that a campaign that only talked to loopback addresses, or
@@ -41,6 +41,7 @@ pub enum HostRole {
     VirtualUser,
     Judge,
     Analyst,
+    ToolSimulator,
 }
 
 impl HostRole {
@@ -50,6 +51,7 @@ impl HostRole {
             Self::VirtualUser => "virtual_user",
             Self::Judge => "judge",
             Self::Analyst => "analyst",
+            Self::ToolSimulator => "tool_simulator",
         }
     }
 
@@ -58,6 +60,7 @@ impl HostRole {
             "virtual_user" => Self::VirtualUser,
             "judge" => Self::Judge,
             "analyst" => Self::Analyst,
+            "tool_simulator" => Self::ToolSimulator,
             _ => Self::Target,
         }
     }
@@ -69,6 +72,7 @@ impl From<crate::models::Role> for HostRole {
             crate::models::Role::VirtualUser => Self::VirtualUser,
             crate::models::Role::Judge => Self::Judge,
             crate::models::Role::Analyst => Self::Analyst,
+            crate::models::Role::ToolSimulator => Self::ToolSimulator,
         }
     }
 }

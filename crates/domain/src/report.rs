@@ -78,6 +78,8 @@ pub struct RoleOutputModes {
     pub judge: Option<OutputMode>,
     #[serde(default)]
     pub analyst: Option<OutputMode>,
+    #[serde(default)]
+    pub tool_simulator: Option<OutputMode>,
 }
 
 /// Passed/failed outcomes of one scenario in one campaign (errors and

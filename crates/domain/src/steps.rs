@@ -79,8 +79,11 @@ pub enum StepAnswer {
     /// A declared error, or one of the engine's own (`UNKNOWN_TOOL`,
     /// `INVALID_ARGUMENTS`, `NO_RESPONSE`).
     Error(ToolError),
-    /// An answer made up by the tool-simulator model, not declared.
+    /// A result made up by the tool-simulator model, not declared.
     Simulated(Value),
+    /// An error made up by the tool-simulator model, not declared; an
+    /// error to the checks as a declared one is.
+    SimulatedError(ToolError),
 }
 
 impl StepAnswer {
@@ -90,15 +93,23 @@ impl StepAnswer {
         match self {
             Self::Result(Value::String(s)) | Self::Simulated(Value::String(s)) => s.clone(),
             Self::Result(v) | Self::Simulated(v) => v.to_string(),
-            Self::Error(e) => serde_json::json!({ "status": e }).to_string(),
+            Self::Error(e) | Self::SimulatedError(e) => {
+                serde_json::json!({ "status": e }).to_string()
+            }
         }
     }
 
+    /// The error answered, declared, the engine's own or simulated.
     pub fn error(&self) -> Option<&ToolError> {
         match self {
-            Self::Error(e) => Some(e),
+            Self::Error(e) | Self::SimulatedError(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// Whether the tool-simulator model made this answer up.
+    pub fn is_simulated(&self) -> bool {
+        matches!(self, Self::Simulated(_) | Self::SimulatedError(_))
     }
 }
 

@@ -31,7 +31,7 @@ pub use channels::{channel, demo_agent};
 pub use operations::{
     audit, calibration, campaign, checks, exchange, exploration, fixed, judge, keys, paging,
     patrol_agent, platform, provenance, review, role_models, scenario, structured, target,
-    target_probe, traces, virtual_user,
+    target_probe, tool_player, traces, virtual_user,
 };
 pub use reporting::{analysis, comparison, export, findings, report, side_by_side};
 

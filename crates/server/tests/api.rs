@@ -1713,6 +1713,7 @@ async fn role_models_say_which_model_plays_each_role_without_keys() {
         ("virtual_user", "persona_engine"),
         ("judge", "heuristic"),
         ("analyst", "template"),
+        ("tool_simulator", "no_response"),
     ] {
         assert_eq!(offline[role]["model"], Value::Null, "{offline}");
         assert_eq!(offline[role]["fallback"], fallback, "{offline}");

@@ -398,6 +398,7 @@ async fn no_secret_reaches_the_database_exports_logs_or_api_bodies() {
         virtual_user: Some(model(&provider_base, "user", USER_SECRET)),
         judge: Some(model(&provider_base, "judge", JUDGE_SECRET)),
         analyst: Some(model(&provider_base, "analyst", ANALYST_SECRET)),
+        tool_simulator: None,
     };
     let clients = models.clients(&p.http);
     let mut wrong = models.clone();
@@ -671,6 +672,7 @@ async fn with_every_role_model_unreachable_fixed_plans_complete_and_the_report_s
         virtual_user: Some(unreachable("user")),
         judge: Some(unreachable("judge")),
         analyst: Some(unreachable("analyst")),
+        tool_simulator: None,
     };
     let clients = models.clients(&p.http);
     let target = app

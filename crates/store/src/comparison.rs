@@ -40,6 +40,7 @@ impl Store {
             Role::VirtualUser => "virtual_user",
             Role::Judge => "judge",
             Role::Analyst => "analyst",
+            Role::ToolSimulator => "tool_simulator",
         };
         // On the hot path: after each role model's reply.
         self.write(move |c| {

@@ -615,6 +615,7 @@ export const en = {
     judge: "Judge",
     analyst: "Analyst",
     virtual_user: "Virtual user",
+    tool_simulator: "Tool simulator",
     patrol: "Patrol cadence (minutes)",
     api: "HTTP API",
     apiEnabled: "Serve the HTTP API while the app runs",
@@ -644,6 +645,7 @@ export const en = {
     fallback_persona_engine: "No model: the built-in persona engine plays the virtual user (offline).",
     fallback_heuristic: "No model: the offline heuristic judge reviews sessions.",
     fallback_template: "No model: the offline template writes the analysis.",
+    fallback_no_response: "No model: a tool call no declared response matches is answered NO_RESPONSE.",
     fallback_none: "Not known",
     baseUrl: "Base URL",
     model: "Model",
@@ -672,7 +674,7 @@ export const en = {
     trigger: { auto: "Automatic", manual: "Manual" },
     playedBy: { person: "Person", assistant: "External assistant", builtin: "Built-in virtual user", model: "Model" },
     outputMode: { json_schema: "JSON schema", json_object_schema: "JSON object with schema", json_object: "JSON object, no schema", prompt_only: "prompt only" },
-    role: { virtual_user: "virtual user", judge: "judge", analyst: "analyst" },
+    role: { virtual_user: "virtual user", judge: "judge", analyst: "analyst", tool_simulator: "tool simulator" },
     faultKind: {
       invented_fact: "Invented a fact",
       left_language: "Left the persona's language",
@@ -682,7 +684,7 @@ export const en = {
       record_disagrees: "Record contradicts its end",
     },
     language: { English: "English", Chinese: "Chinese" },
-    hostRole: { target: "Target", virtual_user: "Virtual user", judge: "Judge", analyst: "Analyst" },
+    hostRole: { target: "Target", virtual_user: "Virtual user", judge: "Judge", analyst: "Analyst", tool_simulator: "Tool simulator" },
     endReason: {
       user_goal_met: "Goal met",
       user_gave_up: "User gave up",

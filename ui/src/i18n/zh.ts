@@ -617,6 +617,7 @@ export const zh: DeepStrings<Dict> = {
     judge: "Judge",
     analyst: "分析师",
     virtual_user: "虚拟用户",
+    tool_simulator: "工具模拟器",
     patrol: "巡检周期（分钟）",
     api: "HTTP API",
     apiEnabled: "应用运行时提供 HTTP API",
@@ -646,6 +647,7 @@ export const zh: DeepStrings<Dict> = {
     fallback_persona_engine: "未配置模型：由内置人设引擎扮演虚拟用户（离线）。",
     fallback_heuristic: "未配置模型：由离线启发式 judge 复核会话。",
     fallback_template: "未配置模型：由离线模板撰写分析。",
+    fallback_no_response: "未配置模型：没有匹配的声明应答的工具调用将得到 NO_RESPONSE。",
     fallback_none: "未知",
     baseUrl: "Base URL",
     model: "模型",
@@ -674,7 +676,7 @@ export const zh: DeepStrings<Dict> = {
     trigger: { auto: "自动", manual: "手动" },
     playedBy: { person: "人工", assistant: "外部助手", builtin: "内置虚拟用户", model: "模型" },
     outputMode: { json_schema: "JSON 模式（schema）", json_object_schema: "带 schema 的 JSON 对象", json_object: "JSON 对象（无 schema）", prompt_only: "仅靠提示词" },
-    role: { virtual_user: "虚拟用户", judge: "评审", analyst: "分析师" },
+    role: { virtual_user: "虚拟用户", judge: "评审", analyst: "分析师", tool_simulator: "工具模拟器" },
     faultKind: {
       invented_fact: "编造了事实",
       left_language: "没有使用角色的语言",
@@ -684,7 +686,7 @@ export const zh: DeepStrings<Dict> = {
       record_disagrees: "体验记录与结束原因矛盾",
     },
     language: { English: "英文", Chinese: "中文" },
-    hostRole: { target: "评测对象", virtual_user: "虚拟用户", judge: "评审", analyst: "分析师" },
+    hostRole: { target: "评测对象", virtual_user: "虚拟用户", judge: "评审", analyst: "分析师", tool_simulator: "工具模拟器" },
     endReason: {
       user_goal_met: "目标达成",
       user_gave_up: "用户放弃",

@@ -134,7 +134,7 @@ fn measure(binary: &Path, dir: &Path) -> anyhow::Result<Measured> {
     let mut cmd = Command::new(binary);
     // Offline role models: a judge from the environment would be measured
     // instead of the run.
-    for role in ["USER", "JUDGE", "ANALYST"] {
+    for role in ["USER", "JUDGE", "ANALYST", "TOOLS"] {
         for field in ["BASE_URL", "MODEL", "API_KEY"] {
             cmd.env_remove(format!("AGENTEVAL_{role}_{field}"));
         }

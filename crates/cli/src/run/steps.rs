@@ -189,8 +189,9 @@ pub(super) async fn wait_for_target(
     }
 }
 
-/// The role clients for this run; a configured judge, and the virtual-user
-/// model when exploration is played by it, must answer a short request.
+/// The role clients for this run; a configured judge and tool simulator,
+/// and the virtual-user model when exploration is played by it, must
+/// answer a short request.
 pub(super) async fn check_role_models(
     platform: &Platform,
     cfg: &Config,
@@ -206,11 +207,15 @@ pub(super) async fn check_role_models(
     if exploring_with_model && let Some(u) = &models.virtual_user {
         required.push((Role::VirtualUser, u));
     }
+    if let Some(t) = &models.tool_simulator {
+        required.push((Role::ToolSimulator, t));
+    }
     for (role, m) in required {
         let what = match role {
             Role::Judge => "judge",
             Role::VirtualUser => "virtual-user",
             Role::Analyst => "analyst",
+            Role::ToolSimulator => "tool-simulator",
         };
         let client = m.client(role, &platform.http).map_err(|e| {
             Stop::usage(format!(

@@ -69,6 +69,7 @@ host-role-target = target
 host-role-virtual_user = virtual user
 host-role-judge = judge
 host-role-analyst = analyst
+host-role-tool_simulator = tool simulator
 
 md-degraded = > Degraded: { $what }.
 md-degraded-judge = { $count } judge review(s) failed (the judge model was unavailable); those sessions have no quality scores
@@ -155,5 +156,6 @@ md-steps-turn = **Turn { $turn }** ({ $count ->
 md-step = { $number }. { $tool } { $arguments } → { $answer }
 md-step-result = result { $result }
 md-step-simulated = simulated result { $result }
+md-step-simulated-error = simulated error { $code }: { $message }
 md-step-error = error { $code }: { $message }
 md-step-error-suggestion = error { $code }: { $message } (suggestion: { $suggestion })

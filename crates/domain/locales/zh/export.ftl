@@ -68,6 +68,7 @@ host-role-target = 评测对象
 host-role-virtual_user = 虚拟用户
 host-role-judge = 评审
 host-role-analyst = 分析师
+host-role-tool_simulator = 工具模拟器
 
 md-degraded = > 部分数据缺失：{ $what }。
 md-degraded-judge = { $count } 次评审复核失败（评审模型不可用），这些会话没有质量评分
@@ -148,5 +149,6 @@ md-steps-turn = **第 { $turn } 轮**（{ $count } 步）
 md-step = { $number }. { $tool } { $arguments } → { $answer }
 md-step-result = 结果 { $result }
 md-step-simulated = 模拟结果 { $result }
+md-step-simulated-error = 模拟错误 { $code }：{ $message }
 md-step-error = 错误 { $code }：{ $message }
 md-step-error-suggestion = 错误 { $code }：{ $message }（建议：{ $suggestion }）

@@ -5,10 +5,12 @@
 //! target's channel for a turn.
 //!
 //! The engine plays a tool when it declares `responses` (the first whose
-//! `when` holds for the call's arguments answers it). A call that names no
-//! offered tool, or whose arguments do not validate against the tool's
-//! schema, is answered with an error the agent can act on. A call of a
-//! tool without responses ends the turn: it is what the checks read.
+//! `when` holds for the call's arguments answers it; none: the
+//! tool-simulator model, or `NO_RESPONSE`: see [`crate::tool_player`]). A
+//! call that names no offered tool, or whose arguments do not validate
+//! against the tool's schema, is answered with an error the agent can act
+//! on. A call of a tool without responses ends the turn: it is what the
+//! checks read.
 //!
 //! Every request stays valid for the strictest OpenAI-compatible API: an
 //! assistant message with tool calls is followed, at once, by one `tool`
@@ -18,10 +20,10 @@
 use crate::channel::{
     Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, ToolSpec, Usage,
 };
-use crate::checks::check_call;
-use crate::domain::steps::{Step, StepAnswer, ToolError};
+use crate::domain::steps::{Step, StepAnswer};
 use crate::platform::Platform;
 use crate::provenance::HostRole;
+use crate::tool_player::{Play, Simulator, answer, no_response, play};
 use uuid::Uuid;
 
 /// What one exchange gave.
@@ -44,42 +46,6 @@ pub struct Exchanged {
 pub struct Broken {
     pub error: ChannelError,
     pub steps: Vec<Step>,
-}
-
-/// How the engine answers one call.
-enum Play {
-    Answer(StepAnswer),
-    /// A tool without responses: the call ends the turn.
-    EndsTurn,
-}
-
-fn play(tools: &[ToolSpec], call: &ToolCall) -> Play {
-    match check_call(tools, call) {
-        Ok(tool) if tool.responses.is_empty() => Play::EndsTurn,
-        _ => Play::Answer(answer(tools, call)),
-    }
-}
-
-/// The engine's answer to a call: its error when it names no offered tool
-/// or its arguments are invalid, else the first declared response that
-/// holds, else `NO_RESPONSE`.
-fn answer(tools: &[ToolSpec], call: &ToolCall) -> StepAnswer {
-    match check_call(tools, call) {
-        Err(e) => StepAnswer::Error(e),
-        Ok(tool) => tool
-            .responses
-            .iter()
-            .find(|r| r.matches(&call.arguments))
-            .map_or_else(|| no_response(tool), |r| r.answer()),
-    }
-}
-
-fn no_response(tool: &ToolSpec) -> StepAnswer {
-    StepAnswer::Error(ToolError {
-        code: "NO_RESPONSE".into(),
-        message: format!("`{}` has no result for these arguments.", tool.name),
-        suggestion: "Go on without this result, or tell the user what could not be done.".into(),
-    })
 }
 
 /// The assistant message of a reply, with its calls.
@@ -163,15 +129,18 @@ impl Platform {
     /// and, when the engine plays the request's tools, answers each round
     /// of calls and sends again, at most `max_steps` rounds. The rounds'
     /// messages join `request`; the last reply does not (see
-    /// [`Exchanged::carry_on`]).
+    /// [`Exchanged::carry_on`]). `facts` are the scenario's, for the
+    /// tool-simulator model (none in exploration).
     pub async fn exchange(
         &self,
         campaign: Uuid,
         channel: &dyn Channel,
         request: &mut ChatRequest,
         max_steps: u32,
+        facts: &[String],
     ) -> Result<Exchanged, Broken> {
         let plays = request.tools.iter().any(|t| !t.responses.is_empty());
+        let simulator = Simulator::new(self, campaign, facts);
         let host = channel.host();
         let mut steps = Vec::new();
         let (mut latency, mut usage) = (0u64, None);
@@ -190,35 +159,44 @@ impl Platform {
             })?;
             latency += reply.latency_ms;
             usage = add_usage(usage, reply.usage);
-            let answers: Option<Vec<StepAnswer>> = if plays && !reply.tool_calls.is_empty() {
-                reply
+            let goes_on = plays
+                && !reply.tool_calls.is_empty()
+                && reply
                     .tool_calls
                     .iter()
-                    .map(|c| match play(&request.tools, c) {
-                        Play::Answer(a) => Some(a),
-                        Play::EndsTurn => None,
-                    })
-                    .collect()
-            } else {
-                None
-            };
-            let at_limit = answers.is_some() && rounds >= max_steps;
-            match answers {
-                Some(answers) if !at_limit => {
-                    rounds += 1;
-                    steps.extend(answer_round(request, &reply, answers, rounds));
-                }
-                _ => {
-                    reply.latency_ms = latency;
-                    reply.usage = usage;
-                    return Ok(Exchanged {
-                        reply,
-                        steps,
-                        rounds,
-                        step_limit: at_limit.then_some(max_steps),
-                    });
-                }
+                    .all(|c| !matches!(play(&request.tools, c), Play::EndsTurn(_)));
+            let at_limit = goes_on && rounds >= max_steps;
+            if !goes_on || at_limit {
+                reply.latency_ms = latency;
+                reply.usage = usage;
+                return Ok(Exchanged {
+                    reply,
+                    steps,
+                    rounds,
+                    step_limit: at_limit.then_some(max_steps),
+                });
             }
+            let answers = answer_calls(&simulator, &request.tools, &reply.tool_calls).await;
+            rounds += 1;
+            steps.extend(answer_round(request, &reply, answers, rounds));
         }
     }
+}
+
+/// The answers to a round of calls of played tools, in order; a call no
+/// declared response matches is asked of the simulator.
+async fn answer_calls(
+    simulator: &Simulator<'_>,
+    tools: &[ToolSpec],
+    calls: &[ToolCall],
+) -> Vec<StepAnswer> {
+    let mut answers = Vec::with_capacity(calls.len());
+    for call in calls {
+        answers.push(match play(tools, call) {
+            Play::Answer(a) => a,
+            Play::Unmatched(tool) => simulator.answer(tool, call).await,
+            Play::EndsTurn(tool) => no_response(tool),
+        });
+    }
+    answers
 }

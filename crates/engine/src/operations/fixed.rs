@@ -352,7 +352,13 @@ impl Platform {
             let asked = request.messages.len();
             let max_steps = scenario.max_steps(i);
             let mut exchanged = match self
-                .exchange(campaign_id.into(), channel, &mut request, max_steps)
+                .exchange(
+                    campaign_id.into(),
+                    channel,
+                    &mut request,
+                    max_steps,
+                    &scenario.facts,
+                )
                 .await
             {
                 Ok(e) => e,

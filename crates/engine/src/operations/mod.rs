@@ -22,5 +22,6 @@ pub mod scenario;
 pub mod structured;
 pub mod target;
 pub mod target_probe;
+pub mod tool_player;
 pub mod traces;
 pub mod virtual_user;

@@ -40,7 +40,7 @@ pub struct Platform {
     pub secrets: Secrets,
     pub scenarios: Catalog,
     pub http: reqwest::Client,
-    /// The models playing virtual user, judge and analyst, replaceable
+    /// The models playing virtual user, judge, analyst and tool simulator, replaceable
     /// while the platform runs.
     pub roles: LiveRoles,
     /// Where the data lives.
@@ -361,6 +361,7 @@ fn check_role_models(offline: crate::provenance::Offline, models: &RoleModels) -
         ("the virtual-user model", &models.virtual_user),
         ("the judge model", &models.judge),
         ("the analyst model", &models.analyst),
+        ("the tool-simulator model", &models.tool_simulator),
     ];
     for (what, config) in roles {
         if let Some(config) = config {

@@ -1,10 +1,12 @@
-//! Role models (岗位模型): which model plays the virtual user, the judge and
-//! the analyst. Each is any OpenAI-compatible endpoint; none configured
-//! means offline, and every role has a built-in fallback (persona engine,
-//! heuristic judge, template analysis).
+//! Role models (岗位模型): which model plays the virtual user, the judge,
+//! the analyst and the tool simulator. Each is any OpenAI-compatible
+//! endpoint; none configured means offline, and every role has a built-in
+//! fallback (persona engine, heuristic judge, template analysis; without a
+//! tool simulator a call no declared response matches is answered
+//! `NO_RESPONSE`).
 //!
 //! Headless configuration comes from the environment:
-//! `AGENTEVAL_{USER,JUDGE,ANALYST}_BASE_URL`, `_MODEL`, `_API_KEY`,
+//! `AGENTEVAL_{USER,JUDGE,ANALYST,TOOLS}_BASE_URL`, `_MODEL`, `_API_KEY`,
 //! `_TIMEOUT_MS` and `_MAX_TOKENS`. A role is configured when both its base
 //! URL and model are set. The models in force live in [`LiveRoles`] on the
 //! platform, so that a shell (the desktop app's settings) can replace them
@@ -266,10 +268,13 @@ pub struct RoleModels {
     pub virtual_user: Option<ModelConfig>,
     pub judge: Option<ModelConfig>,
     pub analyst: Option<ModelConfig>,
+    /// Answers a played tool's call that no declared response matches.
+    #[serde(default)]
+    pub tool_simulator: Option<ModelConfig>,
 }
 
 impl RoleModels {
-    /// Reads `AGENTEVAL_{USER,JUDGE,ANALYST}_{BASE_URL,MODEL,API_KEY,TIMEOUT_MS,MAX_TOKENS,CONCURRENCY}`.
+    /// Reads `AGENTEVAL_{USER,JUDGE,ANALYST,TOOLS}_{BASE_URL,MODEL,API_KEY,TIMEOUT_MS,MAX_TOKENS,CONCURRENCY}`.
     pub fn from_env() -> Self {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -298,6 +303,7 @@ impl RoleModels {
             virtual_user: role(Role::VirtualUser.env_prefix()),
             judge: role(Role::Judge.env_prefix()),
             analyst: role(Role::Analyst.env_prefix()),
+            tool_simulator: role(Role::ToolSimulator.env_prefix()),
         }
     }
 
@@ -306,6 +312,7 @@ impl RoleModels {
             Role::VirtualUser => self.virtual_user.as_ref(),
             Role::Judge => self.judge.as_ref(),
             Role::Analyst => self.analyst.as_ref(),
+            Role::ToolSimulator => self.tool_simulator.as_ref(),
         }
     }
 
@@ -317,12 +324,16 @@ impl RoleModels {
             virtual_user: self.virtual_user.or(defaults.virtual_user),
             judge: self.judge.or(defaults.judge),
             analyst: self.analyst.or(defaults.analyst),
+            tool_simulator: self.tool_simulator.or(defaults.tool_simulator),
         }
     }
 
     /// Whether no role has a model: everything runs offline.
     pub fn is_offline(&self) -> bool {
-        self.virtual_user.is_none() && self.judge.is_none() && self.analyst.is_none()
+        self.virtual_user.is_none()
+            && self.judge.is_none()
+            && self.analyst.is_none()
+            && self.tool_simulator.is_none()
     }
 
     /// Builds the clients; a role whose client cannot be built (e.g. its key
@@ -350,6 +361,7 @@ impl RoleModels {
             virtual_user: build(Role::VirtualUser),
             judge: build(Role::Judge),
             analyst: build(Role::Analyst),
+            tool_simulator: build(Role::ToolSimulator),
             user_slots: slots(Role::VirtualUser),
             judge_slots: slots(Role::Judge),
         }
@@ -411,6 +423,7 @@ pub struct RoleClients {
     pub virtual_user: Option<Arc<dyn ChatClient>>,
     pub judge: Option<Arc<dyn ChatClient>>,
     pub analyst: Option<Arc<dyn ChatClient>>,
+    pub tool_simulator: Option<Arc<dyn ChatClient>>,
     pub user_slots: Arc<tokio::sync::Semaphore>,
     pub judge_slots: Arc<tokio::sync::Semaphore>,
 }
@@ -423,6 +436,7 @@ impl Default for RoleClients {
             virtual_user: None,
             judge: None,
             analyst: None,
+            tool_simulator: None,
             user_slots: slots(),
             judge_slots: slots(),
         }
@@ -436,6 +450,7 @@ impl std::fmt::Debug for RoleClients {
             .field("virtual_user", &name(&self.virtual_user))
             .field("judge", &name(&self.judge))
             .field("analyst", &name(&self.analyst))
+            .field("tool_simulator", &name(&self.tool_simulator))
             .finish()
     }
 }
@@ -449,7 +464,8 @@ pub struct RoleView {
     /// Where the model is served (`host[:port]` of its base URL).
     pub host: Option<String>,
     /// What plays the role without a model: `persona_engine` (virtual
-    /// user), `heuristic` (judge) or `template` (analyst).
+    /// user), `heuristic` (judge), `template` (analyst) or `no_response`
+    /// (tool simulator: unmatched calls are answered `NO_RESPONSE`).
     pub fallback: String,
 }
 
@@ -459,6 +475,7 @@ pub struct RoleModelsView {
     pub virtual_user: RoleView,
     pub judge: RoleView,
     pub analyst: RoleView,
+    pub tool_simulator: RoleView,
 }
 
 /// `host[:port]` of a base URL, when it parses.
@@ -492,6 +509,7 @@ impl LiveRoles {
             virtual_user: view(Role::VirtualUser, &clients.virtual_user),
             judge: view(Role::Judge, &clients.judge),
             analyst: view(Role::Analyst, &clients.analyst),
+            tool_simulator: view(Role::ToolSimulator, &clients.tool_simulator),
         }
     }
 }
@@ -628,6 +646,7 @@ mod tests {
             "a role without a base URL stays offline"
         );
         assert!(roles.analyst.is_none());
+        assert!(roles.tool_simulator.is_none());
         assert!(
             !format!("{judge:?}").contains("sk-test"),
             "keys never reach logs"
@@ -702,6 +721,7 @@ mod tests {
                 virtual_user: None,
                 judge: Some(judge),
                 analyst: Some(broken),
+                tool_simulator: None,
             },
             &http,
         );

@@ -26,5 +26,6 @@ mod support;
 mod target_probe;
 mod targets;
 mod tool_loop;
+mod tool_simulator;
 mod traces;
 mod virtual_user;

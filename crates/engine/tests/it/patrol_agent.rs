@@ -343,6 +343,7 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
         virtual_user: Some(model(user_server.base_url())),
         judge: Some(model(judge_server.base_url())),
         analyst: None,
+        tool_simulator: None,
     });
     let agent = PatrolAgent::new(tp.platform.clone(), &PatrolConfig::default());
     let out = agent.wake_once().await.expect("wake-up");
@@ -540,6 +541,7 @@ async fn replaced_role_models_take_effect_without_a_new_agent() {
             timeout_ms: Some(10_000),
             ..ModelConfig::new(analyst_server.base_url(), "analyst-now")
         }),
+        tool_simulator: None,
         virtual_user: None,
     });
     tp.clock.advance(Duration::minutes(31));

@@ -47,6 +47,7 @@ async fn virtual_user_and_judge_complete_against_a_real_small_model() {
         virtual_user: Some(role.clone()),
         judge: Some(role),
         analyst: None,
+        tool_simulator: None,
     });
     let agent = PatrolAgent::new(tp.platform.clone(), &PatrolConfig::default());
     let out = agent.wake_once().await.expect("the wake-up completes");

@@ -517,6 +517,7 @@ fn analyst_at(url: String) -> agenteval_engine::role_models::RoleModels {
             timeout_ms: Some(10_000),
             ..ModelConfig::new(url, "seed-analyst")
         }),
+        tool_simulator: None,
         judge: None,
         virtual_user: None,
     }

@@ -77,10 +77,12 @@ function RoleModelsOverview() {
   );
 }
 
-type Role = "judge" | "analyst" | "virtual_user";
-const ROLES: Role[] = ["judge", "analyst", "virtual_user"];
+type Role = "judge" | "analyst" | "virtual_user" | "tool_simulator";
+const ROLES: Role[] = ["judge", "analyst", "virtual_user", "tool_simulator"];
 /** What the backend uses when a role's max tokens is left empty. */
-const DEFAULT_MAX_TOKENS: Record<Role, number> = { judge: 800, analyst: 1500, virtual_user: 300 };
+const DEFAULT_MAX_TOKENS: Record<Role, number> = { judge: 800, analyst: 1500, virtual_user: 300, tool_simulator: 600 };
+/** Roles that work on several sessions at once (the tool simulator answers within a run). */
+const HAS_CONCURRENCY: Record<Role, boolean> = { judge: true, analyst: false, virtual_user: true, tool_simulator: false };
 
 function newKey(): string {
   const bytes = new Uint8Array(16);
@@ -133,7 +135,7 @@ function RoleModelFields({ role, value, onChange }: { role: Role; value: RoleMod
           data-testid="input-tokens-analyst"
         />
       )}
-      {role !== "analyst" && (
+      {HAS_CONCURRENCY[role] && (
         <NumberInput
           maw={130}
           label={t("settings.concurrency")}
@@ -235,7 +237,7 @@ export function SettingsPage() {
                 <RoleModelFields
                   key={role}
                   role={role}
-                  value={draft.role_models[role]}
+                  value={draft.role_models[role] ?? null}
                   onChange={(v) => setDraft({ ...draft, role_models: { ...draft.role_models, [role]: v } })}
                 />
               ))}

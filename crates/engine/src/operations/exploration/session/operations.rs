@@ -179,6 +179,7 @@ impl Platform {
                     channel.as_ref(),
                     &mut request,
                     crate::domain::steps::DEFAULT_MAX_STEPS,
+                    &[],
                 )
                 .await
                 .map(|e| e.reply)
