@@ -1730,8 +1730,9 @@ export type RunTurn = {
 	tokens_in: number | null,
 	tokens_out: number | null,
 	/**
-	 *  Tool calls of the reply that the engine did not answer: a tool
-	 *  played in one step, or the calls past the step limit.
+	 *  Tool calls that ended the turn: a tool played in one step, or the
+	 *  calls past the step limit. When the conversation went on, their
+	 *  answers are the turn's last steps.
 	 */
 	tool_calls: ToolCall[],
 	/**  The target's steps before this reply: each call the engine answered. */

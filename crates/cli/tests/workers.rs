@@ -366,34 +366,31 @@ async fn three_workers() {
     );
 
     // Exactly once, as the target saw it: it answered one request per
-    // stored reply, plus at most the replies a retried run played again.
-    let counts = stored.campaign_run_counts(campaign).await.expect("counts");
+    // stored reply and per tool round before it, plus at most the requests
+    // of the runs played again.
     let session_messages = stored
         .session_user_turns(campaign)
         .await
         .expect("user turns") as u64;
     let run_requests = asked - session_messages;
-    let mut retried_replies = 0;
-    for id in &retried {
-        let (_, turns) = clients[0].get(&format!("/api/runs/{id}/turns")).await;
-        retried_replies += turns
-            .as_array()
-            .expect("turns")
-            .iter()
-            .filter(|t| t["role"] == "target")
-            .count() as u64;
+    let (mut stored_requests, mut retried_requests) = (0, 0);
+    for run in &runs {
+        let (_, turns) = clients[0].get(&format!("/api/runs/{}/turns", run.id)).await;
+        let requests = requests_of(&turns);
+        stored_requests += requests;
+        if retried.contains(&run.id) {
+            retried_requests += requests;
+        }
     }
     assert!(
-        run_requests >= counts.target_turns
-            && run_requests <= counts.target_turns + retried_replies,
-        "the target answered {run_requests} run requests for {} stored replies \
-         ({} runs retried, {retried_replies} replies of theirs)",
-        counts.target_turns,
+        run_requests >= stored_requests && run_requests <= stored_requests + retried_requests,
+        "the target answered {run_requests} run requests for {stored_requests} stored \
+         ({} runs retried, {retried_requests} requests of theirs)",
         retried.len()
     );
     if retried.is_empty() {
         assert_eq!(
-            run_requests, counts.target_turns,
+            run_requests, stored_requests,
             "with no run taken over, each request of a run was made once"
         );
     }
@@ -456,4 +453,31 @@ async fn three_workers() {
         raced.iter().map(|r| r.refused_creates).sum::<u64>(),
         raced.iter().map(|r| r.refused_messages).sum::<u64>(),
     );
+}
+
+/// The requests a run's stored turns cost the target: one a reply, and one
+/// a tool round the engine answered before it (the calls a turn ended on,
+/// answered for the next turn, cost none).
+fn requests_of(turns: &Value) -> u64 {
+    let mut requests = 0;
+    for t in turns.as_array().expect("turns") {
+        if t["role"] != "target" {
+            continue;
+        }
+        let ended_on: Vec<&Value> = t["tool_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| &c["id"])
+            .collect();
+        let rounds: std::collections::BTreeSet<u64> = t["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|s| !ended_on.contains(&&s["call"]["id"]))
+            .filter_map(|s| s["round"].as_u64())
+            .collect();
+        requests += 1 + rounds.len() as u64;
+    }
+    requests
 }

@@ -134,8 +134,9 @@ pub struct RunTurn {
     pub latency_ms: Option<u64>,
     pub tokens_in: Option<u32>,
     pub tokens_out: Option<u32>,
-    /// Tool calls of the reply that the engine did not answer: a tool
-    /// played in one step, or the calls past the step limit.
+    /// Tool calls that ended the turn: a tool played in one step, or the
+    /// calls past the step limit. When the conversation went on, their
+    /// answers are the turn's last steps.
     pub tool_calls: Vec<ToolCall>,
     /// The target's steps before this reply: each call the engine answered.
     #[serde(default)]

@@ -98,7 +98,8 @@ fn add_usage(total: Option<Usage>, more: Option<Usage>) -> Option<Usage> {
 impl Exchanged {
     /// Makes the turn's last reply part of the conversation that goes on:
     /// its assistant message, and an answer to each of its calls (a tool
-    /// without responses answers `NO_RESPONSE`), kept as steps.
+    /// without responses answers `NO_RESPONSE`), kept as steps of the
+    /// reply's round. The calls stay on the reply: they ended the turn.
     pub fn carry_on(&mut self, request: &mut ChatRequest) {
         if self.reply.tool_calls.is_empty() {
             request.messages.push(assistant(&self.reply));
@@ -119,7 +120,6 @@ impl Exchanged {
         };
         let steps = answer_round(request, &last, answers, self.rounds + 1);
         self.steps.extend(steps);
-        self.reply.tool_calls.clear();
     }
 }
 

@@ -371,9 +371,17 @@ impl Platform {
                     });
                 }
             };
-            let more = i + 1 < scenario.turns.len() && exchanged.step_limit.is_none();
-            if more {
-                // The next turn answers the calls this one ended on.
+            // What the target did in the turn is checked before the calls
+            // it ended on are answered for the next turn.
+            let ctx = TurnContext {
+                scenario: &scenario,
+                turn: i,
+                history: &request.messages[..asked],
+                reply: &exchanged.reply,
+                steps: &exchanged.steps,
+            };
+            results.extend(run_checks(&turn.checks, &ctx, None).await);
+            if i + 1 < scenario.turns.len() && exchanged.step_limit.is_none() {
                 exchanged.carry_on(&mut request);
             }
             let reply = &exchanged.reply;
@@ -394,14 +402,6 @@ impl Platform {
                 metrics.tokens_in += u64::from(u.tokens_in);
                 metrics.tokens_out += u64::from(u.tokens_out);
             }
-            let ctx = TurnContext {
-                scenario: &scenario,
-                turn: i,
-                history: &request.messages[..asked],
-                reply,
-                steps: &exchanged.steps,
-            };
-            results.extend(run_checks(&turn.checks, &ctx, None).await);
             replies.push(exchanged.reply.content);
             if let Some(max) = exchanged.step_limit {
                 // The run ends here, failed: the target never answered.

@@ -130,11 +130,25 @@ export function RunDrawer({
               role: x.role,
               content: x.content,
               latency_ms: x.latency_ms,
-              extra: x.tool_calls.map((c) => (
-                <Text key={c.id} size="xs" ff="monospace">
-                  {c.name}({JSON.stringify(c.arguments)})
-                </Text>
-              )),
+              // The steps the engine answered (an error by its code), then
+              // the calls it did not answer.
+              extra: [
+                ...(x.steps ?? []).map((st) => (
+                  <Text key={`step-${st.call.id}`} size="xs" ff="monospace" data-testid="run-step">
+                    {st.call.name}({JSON.stringify(st.call.arguments)}) →{" "}
+                    {st.answer.kind === "error" || st.answer.kind === "simulated_error"
+                      ? st.answer.value.code
+                      : "✓"}
+                  </Text>
+                )),
+                ...x.tool_calls
+                  .filter((c) => !(x.steps ?? []).some((st) => st.call.id === c.id))
+                  .map((c) => (
+                    <Text key={c.id} size="xs" ff="monospace">
+                      {c.name}({JSON.stringify(c.arguments)})
+                    </Text>
+                  )),
+              ],
             }))}
             userLabel={t("run.scriptedUser")}
             targetLabel={t("speaker.targetPlain")}
