@@ -69,7 +69,7 @@ fn demo_runs_offline_and_writes_a_report_with_a_meaningful_pass_rate() {
         "the demo agent's strengths pass and its flaws fail: {rate}%"
     );
     assert!(
-        md.contains("no_unverified_numbers"),
+        md.contains("no unverified figures"),
         "the invented trend number is caught"
     );
     assert!(

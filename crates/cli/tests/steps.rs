@@ -204,11 +204,11 @@ fn the_exports_of_a_run_show_the_steps_and_junit_names_the_step() {
         .unwrap_or_else(|| panic!("the steps appendix: {md}"));
     assert!(appendix.contains("### 查询不存在的文件"), "{appendix}");
     assert!(
-        appendix.contains("- 未通过：`recovers_from_error`，第 1 轮第 2 步："),
+        appendix.contains("- 未通过：从工具错误中恢复，第 1 轮第 2 步："),
         "{appendix}"
     );
     assert!(appendix.contains("**第 1 轮**（2 步）"), "{appendix}");
-    let failing = "`DATA_QUERY` `{\"file_path\":\"2024Q4_sales.xlsx\"}` → 错误 `FILE_NOT_FOUND`：文件不存在（建议：请向用户确认文件名）";
+    let failing = "`DATA_QUERY` `{\"file_path\":\"2024Q4_sales.xlsx\"}` → 错误 `FILE_NOT_FOUND`：“文件不存在”（建议：“请向用户确认文件名”）";
     assert!(appendix.contains(&format!("1. {failing}")), "{appendix}");
     assert!(appendix.contains(&format!("2. {failing}")), "{appendix}");
     assert!(

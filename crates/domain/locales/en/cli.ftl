@@ -57,3 +57,6 @@ sources-and = {" and "}
 ## scenarios from-session
 cli-regression-written = wrote { $id } to { $path }
   guarding against: { $finding }
+demo-where-campaign = {"  "}campaign:  { $id }
+demo-where-database = {"  "}database:  { $path }
+demo-where-report = {"  "}report:    { $path }

@@ -10,7 +10,7 @@ error-thing-target = target
 error-thing-key = key
 error-thing-conversation = imported conversation
 error-not-found = { $thing } { $id } does not exist
-error-not-found-suggestion = List the existing ones ({ $thing }) and use one of their ids.
+error-not-found-suggestion = List the { $thing }s that exist and use one of their ids.
 
 error-unknown-language = unknown language "{ $lang }"
 error-unknown-language-suggestion = Use `lang=zh` or `lang=en`.
@@ -59,3 +59,6 @@ error-pack-file-duplicate = scenario id "{ $id }" is already used by { $other }
 error-pack-file-duplicate-suggestion = Give the scenario another id, or edit that file instead.
 error-pack-file-too-long = the pack file has { $chars } characters; at most { $max } are saved through the API
 error-pack-file-too-long-suggestion = Split it into several files, or put it in the pack folder yourself.
+error-mcp-missing-argument = the argument `{ $field }` is missing
+error-mcp-bad-arguments = the arguments cannot be read: { $detail }
+error-mcp-arguments-suggestion = Give every argument the tool's input schema requires, each of the type it names.

@@ -53,3 +53,6 @@ sources-and = 和
 ## scenarios from-session
 cli-regression-written = 已将 { $id } 写入 { $path }
   防止再次出现：{ $finding }
+demo-where-campaign = {"  "}活动：  { $id }
+demo-where-database = {"  "}数据库：{ $path }
+demo-where-report = {"  "}报告：  { $path }

@@ -59,3 +59,6 @@ error-pack-file-duplicate = 场景 ID“{ $id }”已被 { $other } 使用
 error-pack-file-duplicate-suggestion = 请为场景换一个 ID，或改为编辑那个文件。
 error-pack-file-too-long = 场景包文件有 { $chars } 个字符；通过 API 最多保存 { $max } 个
 error-pack-file-too-long-suggestion = 请拆成几个文件，或直接放进场景包文件夹。
+error-mcp-missing-argument = 缺少参数 `{ $field }`
+error-mcp-bad-arguments = 无法读取参数：{ $detail }
+error-mcp-arguments-suggestion = 请按工具的输入格式提供所有必填参数，且类型与其一致。

@@ -216,15 +216,20 @@ fn tool_not_called(name: &str, ctx: &TurnContext<'_>) -> Judged {
 fn no_unknown_tools(ctx: &TurnContext<'_>) -> Judged {
     for (i, call) in ctx.calls().enumerate() {
         if let Err(e) = check_call(&ctx.scenario.tools, call) {
-            let key = if e.code == "UNKNOWN_TOOL" {
-                "check-unknown-tool"
+            let detail = if e.code == "UNKNOWN_TOOL" {
+                msg!(
+                    "check-unknown-tool",
+                    tool = call.name.as_str(),
+                    step = step_no(i)
+                )
             } else {
-                "check-invalid-arguments"
+                msg!(
+                    "check-invalid-arguments",
+                    tool = call.name.as_str(),
+                    step = step_no(i),
+                    detail = e.message
+                )
             };
-            let detail = Msg::new(key)
-                .arg("tool", call.name.as_str())
-                .arg("step", step_no(i))
-                .arg("detail", e.message);
             return (false, detail, Some(step_no(i)));
         }
     }

@@ -326,7 +326,7 @@ fn failed_checks(md: &mut String, report: &CampaignReport, lang: Lang) {
                 tr(msg!(
                     "md-failed-check",
                     title = escape_inline(&s.title),
-                    kind = code(&c.kind),
+                    kind = Msg::name("check-kind", &c.kind),
                     count = c.count,
                     detail = escape_inline(&truncate(&c.detail.render(lang), 300)),
                     run = escape_inline(&report.evidence.run_msg(c.example_run_id).render(lang))

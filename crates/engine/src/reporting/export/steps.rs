@@ -165,14 +165,14 @@ pub fn steps_appendix(md: &mut String, runs: &[RunSteps], names: &EvidenceNames,
             let line = match c.step {
                 Some(step) => msg!(
                     "md-steps-check-at",
-                    kind = code(&c.kind),
+                    kind = Msg::name("check-kind", &c.kind),
                     turn = c.turn + 1,
                     step = step,
                     detail = detail
                 ),
                 None => msg!(
                     "md-steps-check",
-                    kind = code(&c.kind),
+                    kind = Msg::name("check-kind", &c.kind),
                     turn = c.turn + 1,
                     detail = detail
                 ),
