@@ -57,6 +57,38 @@ pub struct SessionArgs {
     pub session_id: String,
 }
 
+/// A campaign as `list_campaigns` lists it.
+#[derive(Debug, Serialize)]
+struct CampaignListed {
+    id: CampaignId,
+    name: String,
+    target_id: agenteval_engine::TargetId,
+    status: agenteval_engine::campaign::CampaignStatus,
+    line: agenteval_engine::campaign::Line,
+    window_start: chrono::DateTime<chrono::Utc>,
+    window_end: chrono::DateTime<chrono::Utc>,
+    time_scale: f64,
+    personas: usize,
+    goals: usize,
+}
+
+impl CampaignListed {
+    fn of(c: &agenteval_engine::campaign::Campaign) -> Self {
+        Self {
+            id: c.id,
+            name: c.name.clone(),
+            target_id: c.target_id,
+            status: c.status,
+            line: c.line,
+            window_start: c.window_start,
+            window_end: c.window_end,
+            time_scale: c.time_scale,
+            personas: c.seed_set.personas.len(),
+            goals: c.seed_set.goals.len(),
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct RunArgs {
     /// The run's id (a UUID, as the report or `GET /api/campaigns/{id}/runs` lists it).
@@ -249,6 +281,25 @@ impl AgentEvalMcp {
     }
 
     #[tool(
+        description = "Every campaign, newest first, whatever its status (draft, scheduled, running, finalized, cancelled) and line (formal or accelerated): id, name, target, status, window, time scale and seed counts. Use it to find a campaign whose findings to read; patrol lists only running formal ones."
+    )]
+    async fn list_campaigns(
+        &self,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let p = self.platform.clone();
+        Ok(self
+            .call(&ctx, "list_campaigns", Access::Read, None, async move {
+                let campaigns = p.list_campaigns().await?;
+                // Structured content is an object: the list under a name.
+                Ok(serde_json::json!({
+                    "campaigns": campaigns.iter().map(CampaignListed::of).collect::<Vec<_>>()
+                }))
+            })
+            .await)
+    }
+
+    #[tool(
         description = "One fixed run: its verdict and checks' results (a failed check names the step it is about), and its conversation turn by turn with the steps of an agent that acts: each tool call, its arguments, and the result or error the engine answered."
     )]
     async fn get_run(
@@ -399,6 +450,24 @@ impl AgentEvalMcp {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for AgentEvalMcp {
+    /// Routes a call to its tool; arguments the tool cannot read (a
+    /// missing one, one of the wrong type) are refused as `INVALID_INPUT`
+    /// in the caller's language, as the API refuses a bad body.
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let lang = self.lang_of(&context);
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        match self.tool_router.call(call).await? {
+            rmcp::model::CallToolResponse::Complete(result) => {
+                Ok(unreadable_arguments(result, lang).into())
+            }
+            other => Ok(other),
+        }
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
@@ -419,6 +488,32 @@ impl ServerHandler for AgentEvalMcp {
                  TURN_LIMIT_REACHED, ...): read their suggestion and do not retry them.",
             )
     }
+}
+
+/// The SDK's refusal of arguments that do not deserialize, as the API's
+/// `INVALID_INPUT` in the reader's language; any other result as it is.
+fn unreadable_arguments(result: CallToolResult, lang: Lang) -> CallToolResult {
+    const PREFIX: &str = "failed to deserialize parameters:";
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.as_str());
+    let Some(detail) = text.and_then(|t| t.strip_prefix(PREFIX)) else {
+        return result;
+    };
+    let detail = detail.trim();
+    let field = detail
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next());
+    let message = match field {
+        Some(field) => msg!("error-mcp-missing-argument", field = field),
+        None => msg!("error-mcp-bad-arguments", detail = detail),
+    };
+    refusal(
+        Error::invalid_msg(message, msg!("error-mcp-arguments-suggestion")),
+        lang,
+    )
 }
 
 /// An error as a tool error: the API's error body in the reader's language.

@@ -127,6 +127,7 @@ async fn an_exploration_session_through_mcp_tools_over_http() {
         "close_session",
         "get_session",
         "get_run",
+        "list_campaigns",
         "read_findings",
         "promote_finding",
         "import_traces",
@@ -550,5 +551,56 @@ async fn a_runs_steps_through_mcp_and_the_api() {
     assert_eq!(
         missing["structuredContent"]["code"], "NOT_FOUND",
         "{missing}"
+    );
+}
+
+#[tokio::test]
+async fn campaigns_of_every_status_are_listed_and_a_missing_argument_is_refused_in_words() {
+    let app = app().await;
+    let running = campaign(&app).await;
+    let (s, _) = app
+        .post(&format!("/api/campaigns/{running}/finalize"), json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let other = campaign(&app).await;
+    let listed = tool(&app, KEY, "zh", "list_campaigns", json!({})).await;
+    assert_eq!(listed["isError"], false, "{listed}");
+    let all = listed["structuredContent"]["campaigns"]
+        .as_array()
+        .expect("a list")
+        .clone();
+    let status_of = |id: &str| {
+        all.iter()
+            .find(|c| c["id"] == id)
+            .map(|c| c["status"].clone())
+            .unwrap_or_else(|| panic!("{id} listed in {all:?}"))
+    };
+    assert_eq!(
+        status_of(&running),
+        "finalized",
+        "a finalized campaign is listed too"
+    );
+    assert_eq!(status_of(&other), "running");
+    let patrolled = tool(&app, KEY, "zh", "patrol", json!({})).await;
+    assert!(
+        !patrolled.to_string().contains(&running),
+        "patrol leaves the finalized one out: only list_campaigns finds it"
+    );
+
+    let refused = tool(&app, KEY, "zh", "read_findings", json!({})).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let body = &refused["structuredContent"];
+    assert_eq!(body["code"], "INVALID_INPUT", "{refused}");
+    assert_eq!(body["message"], "缺少参数 `campaign_id`");
+    let suggestion = body["suggestion"].as_str().unwrap();
+    assert!(!suggestion.is_ascii(), "in Chinese: {suggestion}");
+    let en = tool(&app, KEY, "en", "get_run", json!({"run_id": 5})).await;
+    assert_eq!(en["structuredContent"]["code"], "INVALID_INPUT", "{en}");
+    assert!(
+        en["structuredContent"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the arguments cannot be read"),
+        "{en}"
     );
 }
