@@ -90,14 +90,14 @@ pub async fn run(opts: DemoOptions) -> anyhow::Result<()> {
     let explored = run_both_lines(&platform, campaign.id, &seeds).await?;
     let report = write_report(&platform, campaign.id, &opts.out).await?;
     print_summary(&report, explored, lang);
-    println!("  campaign:  {}", campaign.id);
-    println!(
-        "  database:  {}",
-        opts.data_dir
-            .join(agenteval_engine::store::DB_FILE)
-            .display()
-    );
-    println!("  report:    {}", opts.out.display());
+    let database = opts.data_dir.join(agenteval_engine::store::DB_FILE);
+    for line in [
+        msg!("demo-where-campaign", id = campaign.id.to_string()),
+        msg!("demo-where-database", path = database.display().to_string()),
+        msg!("demo-where-report", path = opts.out.display().to_string()),
+    ] {
+        println!("{}", line.render(lang));
+    }
     Ok(())
 }
 

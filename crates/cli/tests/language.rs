@@ -143,11 +143,13 @@ fn the_markdown_export_reads_in_the_asked_language() {
     let id = stdout
         .lines()
         .filter_map(|l| {
-            l.trim()
-                .strip_prefix("campaign:")
-                .map(|s| s.trim().to_string())
+            // "campaign:" in English, "活动：" in Chinese: the id ends the line.
+            l.split_whitespace()
+                .last()
+                .filter(|w| uuid::Uuid::parse_str(w).is_ok())
+                .map(str::to_string)
         })
-        .find(|s| s.len() == 36)
+        .next()
         .expect("the demo names its campaign");
     let report: Value = serde_json::from_str(&export(dir.path(), &id, "json", "zh")).unwrap();
     let data = data_words(&report);

@@ -27,11 +27,13 @@ fn demo(data: &Path) -> String {
     stdout
         .lines()
         .filter_map(|l| {
-            l.trim()
-                .strip_prefix("campaign:")
-                .map(|s| s.trim().to_string())
+            // "campaign:" in English, "活动：" in Chinese: the id ends the line.
+            l.split_whitespace()
+                .last()
+                .filter(|w| uuid::Uuid::parse_str(w).is_ok())
+                .map(str::to_string)
         })
-        .find(|s| s.len() == 36)
+        .next()
         .expect("the demo names its campaign")
 }
 

@@ -10,6 +10,7 @@ pub mod calibration;
 pub mod campaign;
 pub mod chat;
 pub mod clock;
+pub mod emotion;
 pub mod error;
 pub mod evidence;
 pub mod findings;
