@@ -41,6 +41,7 @@ check-sequence-wrong = step { $step } should call `{ $tool }`, but the target ca
 check-sequence-short = the sequence expects `{ $tool }` next, but the target made only { $made } call(s): { $tools }
 check-sequence-extra = the sequence is complete, but the target went on to call `{ $called }` at step { $step }
 check-sequence-missing = `{ $tool }` (with the expected arguments) was not called after the { $after } call(s) already matched; the calls were: { $tools }
+check-sequence-never = `{ $tool }` (with the expected arguments) was never called; the calls were: { $tools }
 check-not-called-pass = the target did not call `{ $tool }`
 check-not-called-fail = the target called `{ $tool }` at step { $step }
 check-unknown-tool = step { $step } called `{ $tool }`, which is not offered

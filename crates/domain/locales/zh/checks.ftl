@@ -40,6 +40,7 @@ check-sequence-wrong = 第 { $step } 步应调用 `{ $tool }`，评测对象却�
 check-sequence-short = 接下来应调用 `{ $tool }`，但评测对象只调用了 { $made } 次：{ $tools }
 check-sequence-extra = 预期的调用已全部完成，评测对象却在第 { $step } 步又调用了 `{ $called }`
 check-sequence-missing = 在已匹配的 { $after } 次调用之后，没有（以预期参数）调用 `{ $tool }`；实际调用：{ $tools }
+check-sequence-never = 从未（以预期参数）调用 `{ $tool }`；实际调用：{ $tools }
 check-not-called-pass = 评测对象没有调用 `{ $tool }`
 check-not-called-fail = 评测对象在第 { $step } 步调用了 `{ $tool }`
 check-unknown-tool = 第 { $step } 步调用了未提供的工具 `{ $tool }`

@@ -218,6 +218,59 @@ async fn serve(
     stream.shutdown().await
 }
 
+/// One run of `scenario`, from the pack `pack` (YAML), played on `p`
+/// against the target at `base_url` (refusing nothing it is sent): the
+/// campaign, the run and its turns.
+pub async fn play_once(
+    p: &std::sync::Arc<agenteval_engine::Platform>,
+    pack: &str,
+    base_url: &str,
+    scenario: &str,
+) -> (
+    agenteval_engine::CampaignId,
+    agenteval_engine::fixed::Run,
+    Vec<agenteval_engine::fixed::RunTurn>,
+) {
+    use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("tools")).unwrap();
+    std::fs::write(dir.path().join("tools/tools.yaml"), pack).unwrap();
+    let loaded = agenteval_engine::scenario::load_dir(dir.path());
+    assert!(
+        loaded.errors.is_empty(),
+        "the pack loads: {:?}",
+        loaded.errors
+    );
+    p.scenarios.insert_all(loaded.scenarios);
+    let target = p
+        .create_target(agenteval_engine::target::TargetSettings {
+            max_retries: Some(0),
+            ..agenteval_engine::target::TargetSettings::openai("strict", base_url, "agent")
+        })
+        .await
+        .unwrap();
+    let campaign = p
+        .create_campaign(CreateCampaign {
+            name: "tools".into(),
+            target_id: target.id,
+            plan: Some(Plan {
+                entries: vec![PlanEntry {
+                    scenario_id: scenario.into(),
+                    rounds: Some(1),
+                    ..Default::default()
+                }],
+            }),
+            duration_hours: Some(1.0),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    p.tick().await.unwrap();
+    let run = p.list_runs(campaign.id).await.unwrap().remove(0);
+    let turns = p.run_turns(run.id).await.unwrap();
+    (campaign.id, run, turns)
+}
+
 /// A tool call as an agent's reply carries it.
 pub fn call(id: &str, name: &str, arguments: Value) -> Value {
     json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}})

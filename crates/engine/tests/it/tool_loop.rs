@@ -4,13 +4,10 @@
 //! tool messages do not answer the calls before them; the requests it
 //! accepted are then sent again through the official `openai` Python SDK.
 
-use crate::strict_server::{Agent, StrictServer, call, last_user, turn_results};
+use crate::strict_server::{Agent, StrictServer, call, last_user, play_once, turn_results};
 use crate::support::{TestPlatform, platform};
-use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
 use agenteval_engine::domain::steps::StepAnswer;
 use agenteval_engine::fixed::{CheckResult, Run, RunTurn, Verdict};
-use agenteval_engine::scenario::load_dir;
-use agenteval_engine::target::TargetSettings;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
@@ -78,48 +75,9 @@ impl Played {
 }
 
 async fn play(server: &StrictServer, scenarios: &str, scenario: &str) -> Played {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("tools")).unwrap();
-    std::fs::write(
-        dir.path().join("tools/tools.yaml"),
-        format!("{TOOLS}\nscenarios:\n{scenarios}"),
-    )
-    .unwrap();
-    let loaded = load_dir(dir.path());
-    assert!(
-        loaded.errors.is_empty(),
-        "the pack loads: {:?}",
-        loaded.errors
-    );
     let tp = platform().await;
-    let p = &tp.platform;
-    p.scenarios.insert_all(loaded.scenarios);
-    let target = p
-        .create_target(TargetSettings {
-            max_retries: Some(0),
-            ..TargetSettings::openai("strict", &server.base_url(), "agent")
-        })
-        .await
-        .unwrap();
-    let campaign = p
-        .create_campaign(CreateCampaign {
-            name: "tools".into(),
-            target_id: target.id,
-            plan: Some(Plan {
-                entries: vec![PlanEntry {
-                    scenario_id: scenario.into(),
-                    rounds: Some(1),
-                    ..Default::default()
-                }],
-            }),
-            duration_hours: Some(1.0),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    p.tick().await.unwrap();
-    let run = p.list_runs(campaign.id).await.unwrap().remove(0);
-    let turns = p.run_turns(run.id).await.unwrap();
+    let pack = format!("{TOOLS}\nscenarios:\n{scenarios}");
+    let (_, run, turns) = play_once(&tp.platform, &pack, &server.base_url(), scenario).await;
     assert!(
         server.refused().is_empty(),
         "the strict server refused a request: {:?}",

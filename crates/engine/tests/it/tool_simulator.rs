@@ -6,15 +6,12 @@
 //! going on. The target is the strict OpenAI-compatible server.
 
 use crate::fault_server::{Fault, FaultServer, completion};
-use crate::strict_server::{Agent, StrictServer, call, turn_results};
+use crate::strict_server::{Agent, StrictServer, call, play_once, turn_results};
 use crate::support::{TestPlatform, platform};
-use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
 use agenteval_engine::domain::steps::{Step, StepAnswer};
 use agenteval_engine::fixed::{Run, RunTurn, Verdict};
 use agenteval_engine::provenance::HostRole;
 use agenteval_engine::role_models::{ModelConfig, RoleModels};
-use agenteval_engine::scenario::load_dir;
-use agenteval_engine::target::TargetSettings;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -71,50 +68,18 @@ impl Played {
 }
 
 async fn play(target: &StrictServer, simulator: Option<&FaultServer>) -> Played {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir(dir.path().join("tools")).unwrap();
-    std::fs::write(dir.path().join("tools/north.yaml"), PACK).unwrap();
-    let loaded = load_dir(dir.path());
-    assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     let tp = platform().await;
-    let p = &tp.platform;
-    p.scenarios.insert_all(loaded.scenarios);
-    p.set_role_models(RoleModels {
+    tp.platform.set_role_models(RoleModels {
         tool_simulator: simulator.map(|s| ModelConfig {
             timeout_ms: Some(10_000),
             ..ModelConfig::new(s.base_url(), "tool-sim")
         }),
         ..RoleModels::default()
     });
-    let t = p
-        .create_target(TargetSettings {
-            max_retries: Some(0),
-            ..TargetSettings::openai("strict", &target.base_url(), "agent")
-        })
-        .await
-        .unwrap();
-    let campaign = p
-        .create_campaign(CreateCampaign {
-            name: "simulated".into(),
-            target_id: t.id,
-            plan: Some(Plan {
-                entries: vec![PlanEntry {
-                    scenario_id: "north".into(),
-                    rounds: Some(1),
-                    ..Default::default()
-                }],
-            }),
-            duration_hours: Some(1.0),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    p.tick().await.unwrap();
-    let run = p.list_runs(campaign.id).await.unwrap().remove(0);
-    let turns = p.run_turns(run.id).await.unwrap();
+    let (campaign, run, turns) = play_once(&tp.platform, PACK, &target.base_url(), "north").await;
     assert!(target.refused().is_empty(), "{:?}", target.refused());
     Played {
-        campaign: campaign.id,
+        campaign,
         tp,
         run,
         turns,

@@ -321,6 +321,26 @@ pub(crate) fn schema_validator(
     })
 }
 
+/// Why `value` does not validate against a schema, each at its path (the
+/// first five): empty when it does.
+pub(crate) fn schema_problems(
+    validator: &jsonschema::Validator,
+    value: &serde_json::Value,
+) -> Vec<String> {
+    validator
+        .iter_errors(value)
+        .take(5)
+        .map(|e| {
+            let at = e.instance_path.to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("{at}: {e}")
+            }
+        })
+        .collect()
+}
+
 /// JSONPath expressions parsed once per process, like patterns.
 pub(crate) fn json_path(path: &str) -> std::result::Result<Arc<serde_json_path::JsonPath>, String> {
     static CACHE: Cache<serde_json_path::JsonPath> = LazyLock::new(Default::default);

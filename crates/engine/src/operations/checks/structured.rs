@@ -104,18 +104,7 @@ pub(super) fn tool_called_check(
     };
     let mut problems = Vec::new();
     for call in &calls {
-        let errors: Vec<String> = validator
-            .iter_errors(&call.arguments)
-            .take(5)
-            .map(|e| {
-                let at = e.instance_path.to_string();
-                if at.is_empty() {
-                    e.to_string()
-                } else {
-                    format!("{at}: {e}")
-                }
-            })
-            .collect();
+        let errors = schema_problems(&validator, &call.arguments);
         if errors.is_empty() {
             return (
                 true,

@@ -62,18 +62,7 @@ pub fn check_call<'t>(tools: &'t [ToolSpec], call: &ToolCall) -> Result<&'t Tool
     }
     let validator = schema_validator(&tool.parameters)
         .map_err(|e| invalid(format!("The tool's schema cannot be read: {e}")))?;
-    let problems: Vec<String> = validator
-        .iter_errors(&call.arguments)
-        .take(5)
-        .map(|e| {
-            let at = e.instance_path.to_string();
-            if at.is_empty() {
-                e.to_string()
-            } else {
-                format!("{at}: {e}")
-            }
-        })
-        .collect();
+    let problems = schema_problems(&validator, &call.arguments);
     if problems.is_empty() {
         Ok(tool)
     } else {
@@ -161,18 +150,7 @@ fn tool_sequence(want: &[ExpectedCall], order: CallOrder, ctx: &TurnContext<'_>)
             for w in want {
                 match calls[next..].iter().position(|c| expected_matches(w, c)) {
                     Some(at) => next += at + 1,
-                    None => {
-                        return (
-                            false,
-                            msg!(
-                                "check-sequence-missing",
-                                tool = w.name.as_str(),
-                                after = next,
-                                tools = call_names(ctx)
-                            ),
-                            None,
-                        );
-                    }
+                    None => return missing(w, Some(next), ctx),
                 }
             }
             pass()
@@ -183,23 +161,31 @@ fn tool_sequence(want: &[ExpectedCall], order: CallOrder, ctx: &TurnContext<'_>)
                 let found = (0..calls.len()).find(|&i| !used[i] && expected_matches(w, calls[i]));
                 match found {
                     Some(i) => used[i] = true,
-                    None => {
-                        return (
-                            false,
-                            msg!(
-                                "check-sequence-missing",
-                                tool = w.name.as_str(),
-                                after = 0,
-                                tools = call_names(ctx)
-                            ),
-                            None,
-                        );
-                    }
+                    None => return missing(w, None, ctx),
                 }
             }
             pass()
         }
     }
+}
+
+/// An expected call the turn lacks: after the calls already matched in
+/// order, or at all.
+fn missing(want: &ExpectedCall, after: Option<usize>, ctx: &TurnContext<'_>) -> Judged {
+    let detail = match after {
+        Some(after) => msg!(
+            "check-sequence-missing",
+            tool = want.name.as_str(),
+            after = after,
+            tools = call_names(ctx)
+        ),
+        None => msg!(
+            "check-sequence-never",
+            tool = want.name.as_str(),
+            tools = call_names(ctx)
+        ),
+    };
+    (false, detail, None)
 }
 
 fn tool_not_called(name: &str, ctx: &TurnContext<'_>) -> Judged {
