@@ -5,13 +5,15 @@
 // Agent- and user-provided text must render as text, never as markup.
 
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { BASE, KEY, api, launch } from "./helpers.mjs";
 
 const HOSTILE = `<img src=x onerror="window.__injected=1">`;
+const SHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
 const CAMPAIGN = `Browser campaign ${HOSTILE}`;
 const TARGET = "Browser target <b>bold</b>";
 const MESSAGE = "Please send the weekly report to anna@example.com";
@@ -20,11 +22,28 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
   const downloads = await mkdtemp(join(tmpdir(), "agenteval-downloads-"));
   const { page, pageErrors, close } = await launch({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
   try {
-    await t.test("the browser asks for the API key and refuses a wrong one", async () => {
+    await t.test("the browser asks for the API key, in the language picked first, and refuses a wrong one in words", async () => {
+      await mkdir(SHOTS, { recursive: true });
       await page.goto(BASE + "/");
+      // A first-time user picks 中文 before any key: the dialog has its own switch.
+      await page.getByTestId("key-language-switch").getByText("中文").click();
+      const dialog = page.getByRole("dialog");
+      await dialog.getByText("此服务器需要 API 密钥").waitFor();
+      const intro = await dialog.textContent();
+      assert.ok(!intro.includes("`"), `code is shown as code, not between backticks: ${intro}`);
+      assert.equal(await dialog.locator("code").first().textContent(), "agenteval serve");
       await page.getByTestId("api-key-input").fill("wrong-key-0000000000");
       await page.getByTestId("api-key-submit").click();
-      await page.getByTestId("error-alert").waitFor();
+      const refused = await page.getByTestId("api-key-refused").textContent();
+      assert.match(refused, /此密钥未被接受/);
+      assert.ok(!/UNAUTHORIZED|header|X-API-Key/i.test(refused), `said for a person: ${refused}`);
+      await page.screenshot({ path: join(SHOTS, "key-dialog-zh.png") });
+      await page.getByTestId("key-language-switch").getByText("English").click();
+      await dialog.getByText("This server needs an API key").waitFor();
+      await page.getByTestId("api-key-input").fill("wrong-key-0000000001");
+      await page.getByTestId("api-key-submit").click();
+      await page.getByTestId("api-key-refused").getByText("This key is not accepted").waitFor();
+      await page.screenshot({ path: join(SHOTS, "key-dialog-en.png") });
       await page.getByTestId("api-key-input").fill(KEY);
       await page.getByTestId("api-key-submit").click();
       await page.getByTestId("campaign-table").waitFor();

@@ -40,7 +40,7 @@ test("a viewer key reads everything and is offered no change, in both languages"
       await page.goto(`${BASE}/#/campaigns`);
       await page.getByTestId("api-key-input").fill("not-a-key");
       await page.getByTestId("api-key-submit").click();
-      await page.getByTestId("error-alert").waitFor();
+      await page.getByTestId("api-key-refused").waitFor();
       await giveKey(page, viewer);
       await page.reload();
       await page.getByTestId("campaign-table").waitFor();

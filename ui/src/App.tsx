@@ -15,6 +15,7 @@ import { useDisclosure, useMediaQuery } from "@mantine/hooks";
 import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, apiKey, asApiError, type ApiError, type Identity } from "./api";
+import { CodeSpans } from "./components/CodeSpans";
 import { ErrorAlert } from "./components/ErrorAlert";
 import { IdentityContext, WhoBadge } from "./components/identity";
 import { CampaignList } from "./features/campaigns/CampaignList";
@@ -24,6 +25,25 @@ import { SettingsPage } from "./features/settings/SettingsPage";
 import { TargetsPage } from "./features/targets/TargetsPage";
 import { setLanguage, type UiLanguage } from "./i18n";
 import { navigate, useRoute } from "./routing";
+
+/** The language switch: in the header, and in the key dialog, which covers
+ * the header until a key is given (a first-time user picks 中文 first). */
+function LanguageSwitch({ testId }: { testId: string }) {
+  const { t, i18n } = useTranslation();
+  const lang: UiLanguage = i18n.language.startsWith("zh") ? "zh" : "en";
+  return (
+    <SegmentedControl
+      size="xs"
+      value={lang}
+      onChange={(v) => setLanguage(v === "zh" ? "zh" : "en")}
+      data={[
+        { value: "en", label: t("lang.en") },
+        { value: "zh", label: t("lang.zh") },
+      ]}
+      data-testid={testId}
+    />
+  );
+}
 
 function KeyPrompt({ onDone }: { onDone: (who: Identity) => void }) {
   const { t } = useTranslation();
@@ -40,7 +60,12 @@ function KeyPrompt({ onDone }: { onDone: (who: Identity) => void }) {
   return (
     <Modal opened onClose={() => undefined} withCloseButton={false} title={t("key.title")} centered>
       <Stack>
-        <Text size="sm">{t("key.intro")}</Text>
+        <Group justify="flex-end">
+          <LanguageSwitch testId="key-language-switch" />
+        </Group>
+        <Text size="sm">
+          <CodeSpans text={t("key.intro")} />
+        </Text>
         <PasswordInput
           label={t("key.label")}
           value={key}
@@ -50,7 +75,14 @@ function KeyPrompt({ onDone }: { onDone: (who: Identity) => void }) {
             if (e.key === "Enter") void submit();
           }}
         />
-        <ErrorAlert error={error} />
+        {/* A refused key is said for a person, not as the API's header advice. */}
+        {error?.code === "UNAUTHORIZED" ? (
+          <Text size="sm" c="red" role="alert" data-testid="api-key-refused">
+            {t("key.refused")}
+          </Text>
+        ) : (
+          <ErrorAlert error={error} />
+        )}
         <Button onClick={() => void submit()} disabled={!key.trim()} data-testid="api-key-submit">
           {t("key.submit")}
         </Button>
@@ -60,7 +92,7 @@ function KeyPrompt({ onDone }: { onDone: (who: Identity) => void }) {
 }
 
 export function App() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const route = useRoute();
   const [needKey, setNeedKey] = useState(false);
   const [ready, setReady] = useState(false);
@@ -91,8 +123,6 @@ export function App() {
       });
   }, []);
 
-  const lang: UiLanguage = i18n.language.startsWith("zh") ? "zh" : "en";
-
   return (
     <IdentityContext.Provider value={identity}>
       <AppShell header={{ height: 56 }} navbar={{ width: 200, breakpoint: "sm", collapsed: { mobile: !navOpen } }} padding="md">
@@ -109,16 +139,7 @@ export function App() {
             </Group>
             <Group gap="sm" wrap="nowrap">
               <WhoBadge />
-              <SegmentedControl
-                size="xs"
-                value={lang}
-                onChange={(v) => setLanguage(v === "zh" ? "zh" : "en")}
-                data={[
-                  { value: "en", label: t("lang.en") },
-                  { value: "zh", label: t("lang.zh") },
-                ]}
-                data-testid="language-switch"
-              />
+              <LanguageSwitch testId="language-switch" />
             </Group>
           </Group>
         </AppShell.Header>

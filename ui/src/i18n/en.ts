@@ -35,6 +35,7 @@ export const en = {
       "This server needs an API key: a named key its operator gave you, or the server's own, printed when `agenteval serve` started. It is kept until you close this tab.",
     label: "API key",
     submit: "Connect",
+    refused: "This key is not accepted. Check that you copied it whole, or ask whoever runs the server for yours.",
   },
   who: {
     local: "This computer",

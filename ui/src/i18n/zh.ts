@@ -39,6 +39,7 @@ export const zh: DeepStrings<Dict> = {
     intro: "此服务器需要 API 密钥：管理员分配给你的具名密钥，或启动 `agenteval serve` 时打印的服务器密钥。关闭此标签页前一直保留。",
     label: "API 密钥",
     submit: "连接",
+    refused: "此密钥未被接受。请确认复制完整，或向服务器管理员索取你的密钥。",
   },
   who: {
     local: "本机",

@@ -12,6 +12,7 @@ import { useLoad } from "../../components/useLoad";
 import { VerdictBadge } from "./labels";
 import { knownRuns } from "./RunsCard";
 import { useEngineText } from "../../i18n/engine";
+import { CodeSpans } from "../../components/CodeSpans";
 
 async function loadRun(campaignId: string, runId: string): Promise<Run> {
   const cached = knownRuns.get(runId);
@@ -63,7 +64,9 @@ export function RunDrawer({
     list.push(
       <Group gap={4} wrap="nowrap" align="flex-start">
         <CheckKindBadge kind={c.kind} passed={false} />
-        <Text size="xs">{tx(c.detail)}</Text>
+        <Text size="xs">
+          <CodeSpans text={tx(c.detail)} />
+        </Text>
       </Group>,
     );
     notes.set(c.turn + 1, list);
@@ -115,7 +118,9 @@ export function RunDrawer({
                     <CheckKindBadge kind={c.kind} passed={c.passed} />
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm">{tx(c.detail)}</Text>
+                    <Text size="sm">
+                      <CodeSpans text={tx(c.detail)} />
+                    </Text>
                   </Table.Td>
                 </Table.Tr>
               ))}
