@@ -412,6 +412,19 @@ async fn a_conversation_is_drafted_into_a_scenario_that_loads_and_is_saved() {
         "the reply called a tool: {}",
         draft.yaml
     );
+    let get_order = scenario["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_order")
+        .expect("the tool production called is offered");
+    let response = &get_order["responses"][0];
+    assert_eq!(
+        (&response["when"]["order_id"], &response["result"]["status"]),
+        (&json!("A1024"), &json!("shipped")),
+        "the engine plays what the tool answered in production: {}",
+        draft.yaml
+    );
     assert_eq!(scenario["from_traces"]["key"], "conv-1");
     assert!(
         !draft.yaml.contains("null"),

@@ -1,14 +1,16 @@
 //! A fixed scenario drafted from an imported production conversation: the
 //! users' turns are the script, and each turn gets the check of what the
 //! reply did there (a tool it called -> `tool_called`; a question back ->
-//! `asks_clarification`; on the last turn, figures the conversation
-//! stated -> `no_unverified_numbers` with them as facts, else a rubric
-//! quoting the reply production gave). The draft is a pack file the user
+//! `asks_clarification`; on the last turn, figures -> `no_unverified_numbers`
+//! with the numbers the user and the tools gave as facts, else a rubric
+//! quoting the reply production gave). Each tool answers, as a declared
+//! response, what it answered in production, so that the engine plays it. The draft is a pack file the user
 //! reviews and edits before saving it among their packs, like a scenario
 //! drafted from an exploration finding.
 
 use crate::domain::chat::{ChatMessage, Role};
 use crate::domain::scenario::{Check, TraceLineage};
+use crate::domain::steps::ToolResponse;
 use crate::error::Result;
 use crate::i18n::Lang;
 use crate::msg;
@@ -86,7 +88,7 @@ fn asks_back(text: &str) -> bool {
 
 /// The check of what the replies to one turn did; `last` turns get one
 /// whatever they did.
-fn check_for(e: &Exchange<'_>, last: bool, facts: &[String], lang: Lang) -> Option<Check> {
+fn check_for(e: &Exchange<'_>, last: bool, lang: Lang) -> Option<Check> {
     if let Some(call) = e.replies.iter().flat_map(|m| &m.tool_calls).next() {
         return Some(Check::ToolCalled {
             name: call.name.clone(),
@@ -106,8 +108,10 @@ fn check_for(e: &Exchange<'_>, last: bool, facts: &[String], lang: Lang) -> Opti
     if !last {
         return None;
     }
-    let figures: Vec<&str> = NUMBER.find_iter(&said).map(|m| m.as_str()).collect();
-    if !figures.is_empty() && figures.iter().all(|f| facts.iter().any(|x| x == f)) {
+    // A reply that states figures is guarded against stating one that
+    // nobody gave (the user, the facts, a tool result), even when
+    // production's own reply did.
+    if NUMBER.is_match(&said) {
         return Some(Check::NoUnverifiedNumbers);
     }
     Some(Check::Rubric {
@@ -117,7 +121,8 @@ fn check_for(e: &Exchange<'_>, last: bool, facts: &[String], lang: Lang) -> Opti
 }
 
 /// The tools the scenario offers: those production offered, and any it
-/// called that no definition names (with an open schema).
+/// called that no definition names (with an open schema); each answers
+/// what it answered in production (see [`production_responses`]).
 fn offered(c: &crate::domain::traces::TraceConversation) -> Vec<crate::domain::chat::ToolSpec> {
     let mut tools = c.tools.clone();
     for call in c.messages.iter().flat_map(|m| &m.tool_calls) {
@@ -130,7 +135,54 @@ fn offered(c: &crate::domain::traces::TraceConversation) -> Vec<crate::domain::c
             });
         }
     }
+    for tool in &mut tools {
+        tool.responses = production_responses(&c.messages, &tool.name);
+    }
     tools
+}
+
+/// What production's tool `name` answered, as declared responses: each
+/// call's result (JSON when it is JSON, else its text) when the call's
+/// arguments come again, and one without arguments to match last.
+fn production_responses(messages: &[ChatMessage], name: &str) -> Vec<ToolResponse> {
+    let answer_of = |id: &str| {
+        messages
+            .iter()
+            .find(|m| m.role == Role::Tool && m.tool_call_id.as_deref() == Some(id))
+            .map(|m| {
+                serde_json::from_str(&m.content)
+                    .unwrap_or_else(|_| serde_json::Value::String(m.content.clone()))
+            })
+    };
+    let (mut matched, mut default) = (Vec::<ToolResponse>::new(), None);
+    for call in messages
+        .iter()
+        .flat_map(|m| &m.tool_calls)
+        .filter(|c| c.name == name)
+    {
+        let Some(result) = answer_of(&call.id) else {
+            continue;
+        };
+        let when = call
+            .arguments
+            .as_object()
+            .filter(|a| !a.is_empty())
+            .map(|_| call.arguments.clone());
+        let response = ToolResponse {
+            when: when.clone(),
+            result: Some(result),
+            error: None,
+        };
+        match when {
+            Some(w) if !matched.iter().any(|r| r.when.as_ref() == Some(&w)) => {
+                matched.push(response)
+            }
+            None if default.is_none() => default = Some(response),
+            _ => {}
+        }
+    }
+    matched.extend(default);
+    matched
 }
 
 impl Platform {
@@ -161,9 +213,7 @@ impl Platform {
             .enumerate()
             .map(|(i, e)| OutTurn {
                 user: e.user.to_string(),
-                checks: check_for(e, i + 1 == count, &facts, lang)
-                    .into_iter()
-                    .collect(),
+                checks: check_for(e, i + 1 == count, lang).into_iter().collect(),
             })
             .collect();
         let uses_facts = turns
