@@ -1648,6 +1648,8 @@ export type Run = {
 	check_results: CheckResult[],
 	metrics: RunMetrics | null,
 	error_reason: string | null,
+	/**  The error reason read for people: its kind and what happened. */
+	error?: RunError | null,
 	started_at: string | null,
 	finished_at: string | null,
 	/**
@@ -1657,6 +1659,17 @@ export type Run = {
 	 *  run never claimed, and in exports written before it was recorded.
 	 */
 	attempts?: number,
+};
+
+/**
+ *  Why a run ended in error, for people: its kind (`target_error`,
+ *  `interrupted`, ...) and, when the stored reason says more, what happened
+ *  (a message of the catalogue, or a sentence stored before there were
+ *  messages, shown as it is).
+ */
+export type RunError = {
+	kind: string,
+	detail?: Text | null,
 };
 
 /**  A fixed run's id. */

@@ -163,6 +163,19 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "error-reason",
+        &[
+            "target_error",
+            "interrupted",
+            "window_ended",
+            "internal_error",
+            "storage_error",
+            "target_unavailable",
+            "timeout",
+            "error",
+        ],
+    ),
+    (
         "session-status",
         &["running", "completed", "failed", "expired"],
     ),

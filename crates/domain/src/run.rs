@@ -2,10 +2,56 @@
 //! checks' results, its figures and its verdict.
 
 use crate::chat::ToolCall;
-use crate::i18n::Text;
+use crate::i18n::{Msg, Text};
 use crate::ids::{CampaignId, RunId};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+/// The kind of an error reason: the text before its first colon, without
+/// surrounding ASCII white space.
+pub fn reason_kind(reason: Option<&str>) -> &str {
+    let reason = reason.unwrap_or("unknown");
+    reason
+        .split(':')
+        .next()
+        .unwrap_or(reason)
+        .trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// Why a run ended in error, for people: its kind (`target_error`,
+/// `interrupted`, ...) and, when the stored reason says more, what happened
+/// (a message of the catalogue, or a sentence stored before there were
+/// messages, shown as it is).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct RunError {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Text>,
+}
+
+impl RunError {
+    /// The stored reason `kind` or `kind: detail` (the detail a
+    /// [`Text::to_key`]).
+    pub fn of(reason: &str) -> Self {
+        Self {
+            kind: reason_kind(Some(reason)).to_string(),
+            detail: reason
+                .split_once(':')
+                .map(|(_, d)| d.trim())
+                .filter(|d| !d.is_empty())
+                .map(Text::from_key),
+        }
+    }
+
+    /// In one sentence: the kind's name, and what happened.
+    pub fn text(&self) -> Msg {
+        let kind = Msg::name("error-reason", &self.kind);
+        match &self.detail {
+            Some(d) => crate::msg!("run-error", kind = kind, detail = d.clone()),
+            None => kind,
+        }
+    }
+}
 
 /// The kind of the result that ends a run whose turn reached its step
 /// limit (it is no check of the scenario's).
@@ -115,6 +161,9 @@ pub struct Run {
     pub check_results: Vec<CheckResult>,
     pub metrics: Option<RunMetrics>,
     pub error_reason: Option<String>,
+    /// The error reason read for people: its kind and what happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
     /// How many times the run was claimed: 1 normally; 2 or more when a

@@ -28,16 +28,7 @@ pub fn slice(offset_ms: i64, duration_ms: i64) -> i64 {
     (offset_ms * TIMELINE_SLICES / duration_ms.max(1)).clamp(0, TIMELINE_SLICES - 1)
 }
 
-/// The kind of an error reason: the text before its first colon, without
-/// surrounding ASCII white space.
-pub fn reason_kind(reason: Option<&str>) -> &str {
-    let reason = reason.unwrap_or("unknown");
-    reason
-        .split(':')
-        .next()
-        .unwrap_or(reason)
-        .trim_matches(|c: char| c.is_ascii_whitespace())
-}
+pub use crate::run::reason_kind;
 
 /// Sums over finished runs of one scenario and verdict.
 #[derive(Debug, Clone, Default, PartialEq)]

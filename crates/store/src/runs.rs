@@ -323,6 +323,9 @@ pub fn run_from_row(row: &Row<'_>) -> Result<Run> {
             .transpose()?
             .unwrap_or_default(),
         metrics: row.text("metrics")?.map(serde_json::from_str).transpose()?,
+        error: row
+            .text("error_reason")?
+            .map(agenteval_domain::run::RunError::of),
         error_reason: row.get("error_reason")?,
         started_at: row.get::<Option<i64>>("started_at")?.map(from_ms),
         finished_at: row.get::<Option<i64>>("finished_at")?.map(from_ms),

@@ -735,6 +735,7 @@ export const en = {
       rubric: "Rubric checks (fixed runs)",
     },
     errorReason: {
+      target_error: "Target error",
       interrupted: "Interrupted",
       window_ended: "Window ended",
       internal_error: "Internal error",

@@ -737,6 +737,7 @@ export const zh: DeepStrings<Dict> = {
       rubric: "评分标准检查（固定场景）",
     },
     errorReason: {
+      target_error: "评测对象出错",
       interrupted: "被中断",
       window_ended: "窗口已结束",
       internal_error: "内部错误",

@@ -110,7 +110,9 @@ fn testcase(w: &mut Writer<Vec<u8>>, s: &ScenarioResult, runs: &[&Run]) -> std::
             format!(
                 "run #{}: {}",
                 r.seq,
-                r.error_reason.as_deref().unwrap_or("error")
+                r.error
+                    .as_ref()
+                    .map_or_else(|| "error".into(), |e| e.text().render(crate::lang()))
             )
         })
         .collect();

@@ -62,3 +62,13 @@ error-pack-file-too-long-suggestion = Split it into several files, or put it in 
 error-mcp-missing-argument = the argument `{ $field }` is missing
 error-mcp-bad-arguments = the arguments cannot be read: { $detail }
 error-mcp-arguments-suggestion = Give every argument the tool's input schema requires, each of the type it names.
+
+error-reason-target_error = target error
+error-reason-interrupted = interrupted
+error-reason-window_ended = window ended
+error-reason-internal_error = internal error
+error-reason-storage_error = storage error
+error-reason-target_unavailable = target unavailable
+error-reason-timeout = timeout
+error-reason-error = error
+run-error = { $kind }: { $detail }

@@ -62,3 +62,13 @@ error-pack-file-too-long-suggestion = 请拆成几个文件，或直接放进场
 error-mcp-missing-argument = 缺少参数 `{ $field }`
 error-mcp-bad-arguments = 无法读取参数：{ $detail }
 error-mcp-arguments-suggestion = 请按工具的输入格式提供所有必填参数，且类型与其一致。
+
+error-reason-target_error = 评测对象出错
+error-reason-interrupted = 被中断
+error-reason-window_ended = 窗口已结束
+error-reason-internal_error = 内部错误
+error-reason-storage_error = 存储错误
+error-reason-target_unavailable = 评测对象不可用
+error-reason-timeout = 超时
+error-reason-error = 错误
+run-error = { $kind }：{ $detail }

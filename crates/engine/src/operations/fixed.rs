@@ -75,6 +75,15 @@ pub const MAX_RUNS_IN_FLIGHT: usize = 1024;
 /// `interrupted`, and that should be no more than a few per slot.
 pub const RUNS_PER_SLOT: usize = 16;
 
+/// A run's error reason when its target failed: the kind, and the failure
+/// in the reader's words, as the connection test says it (the client's
+/// own words go to the log).
+fn target_error(e: &crate::channel::ChannelError, target: &Target) -> String {
+    tracing::warn!(target = %target.id, error = %e, "a run's target failed");
+    let (said, _) = crate::target_probe::plain_words(e, &target.channel);
+    format!("target_error: {}", crate::i18n::Text::Msg(said).to_key())
+}
+
 /// The failed result of a turn whose target was still calling tools at
 /// its step limit; it points at the turn's last step.
 fn step_limit_reached(turn: usize, max: u32, steps: usize) -> CheckResult {
@@ -367,7 +376,7 @@ impl Platform {
                         checks: results,
                         metrics,
                         latencies: Some(latencies),
-                        ..Played::error(format!("target_error: {}", broken.error))
+                        ..Played::error(target_error(&broken.error, target))
                     });
                 }
             };

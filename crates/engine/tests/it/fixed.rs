@@ -206,6 +206,20 @@ async fn target_errors_are_counted_apart_from_the_pass_rate() {
         "the reason says the target failed: {:?}",
         runs[0].error_reason
     );
+    let said = runs[0]
+        .error
+        .as_ref()
+        .expect("the reason for people")
+        .text();
+    assert_eq!(
+        said.render(agenteval_engine::Lang::Zh),
+        "评测对象出错：127.0.0.1:9 上没有服务在监听",
+        "in the reader's words, as the connection test says it"
+    );
+    assert_eq!(
+        said.render(agenteval_engine::Lang::En),
+        "target error: nothing is listening at 127.0.0.1:9"
+    );
     let ok_report = p.campaign_report(ok.id).await.unwrap();
     assert_eq!(
         ok_report.fixed.pass_rate,

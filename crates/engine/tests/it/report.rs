@@ -270,6 +270,7 @@ fn run(seq: u32, verdict: Verdict, checks: Vec<CheckResult>, reason: Option<&str
             ..Default::default()
         }),
         error_reason: reason.map(str::to_string),
+        error: reason.map(agenteval_engine::domain::run::RunError::of),
         started_at: Some(t0()),
         finished_at: Some(t0()),
         attempts: 1,
@@ -327,7 +328,10 @@ fn junit_and_csv_are_well_formed() {
         rows[1][14].contains("reply lacks"),
         "failed checks are listed"
     );
-    assert_eq!(&rows[2][6], "target_error: timeout");
+    assert_eq!(
+        &rows[2][6], "target error: timeout",
+        "the reason for people: its kind named, a stored sentence as it is"
+    );
 }
 
 fn scenario(id: &str) -> Scenario {

@@ -86,9 +86,9 @@ export function RunDrawer({
         <Stack data-run-id={r.id}>
           <Group gap="xs">
             <VerdictBadge verdict={r.verdict} status={r.status} />
-            {r.error_reason && (
-              <Badge color="gray" variant="light">
-                {codeLabel(t, "errorReason", r.error_reason)}
+            {r.error && (
+              <Badge color="gray" variant="light" data-testid="run-error-kind">
+                {codeLabel(t, "errorReason", r.error.kind)}
               </Badge>
             )}
             <Text size="xs" c="dimmed">
@@ -104,7 +104,12 @@ export function RunDrawer({
               </Text>
             )}
           </Group>
-          <Title order={5}>{t("run.checks")}</Title>
+          {r.error?.detail && (
+            <Text size="sm" data-testid="run-error-detail">
+              <CodeSpans text={tx(r.error.detail)} />
+            </Text>
+          )}
+          {r.check_results.length > 0 && <Title order={5}>{t("run.checks")}</Title>}
           <Table data-testid="run-checks">
             <Table.Tbody>
               {r.check_results.map((c, i) => (

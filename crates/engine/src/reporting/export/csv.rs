@@ -129,7 +129,10 @@ pub fn runs_csv_with_tools(
             r.verdict
                 .map(|v| v.as_str().to_string())
                 .unwrap_or_else(|| r.status.clone()),
-            r.error_reason.clone().unwrap_or_default(),
+            r.error
+                .as_ref()
+                .map(|e| e.text().render(lang))
+                .unwrap_or_default(),
             m.turns.to_string(),
             m.latency_ms_total.to_string(),
             m.latency_ms_max.to_string(),

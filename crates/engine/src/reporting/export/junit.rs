@@ -72,8 +72,10 @@ pub fn junit(
                                 })?;
                             }
                             Some(crate::fixed::Verdict::Error) => {
-                                let reason =
-                                    r.error_reason.clone().unwrap_or_else(|| "error".into());
+                                let reason = r
+                                    .error
+                                    .as_ref()
+                                    .map_or_else(|| "error".into(), |e| e.text().render(lang));
                                 case.write_inner_content(|w| {
                                     w.create_element("error")
                                         .with_attributes([
