@@ -14,8 +14,13 @@ if [ ! -x ui/node_modules/.bin/vite ]; then (cd ui && npm ci --no-audit --no-fun
 if [ ! -f ui/dist/index.html ] || [ -n "$(find ui/src ui/index.html crates/domain/locales -newer ui/dist/index.html -print -quit)" ]; then
   (cd ui && npm run build --silent)
 fi
-cargo build --workspace --quiet
-BIN="$TARGET_DIR/debug/agenteval"
+# AGENTEVAL_BIN: a binary already built (the UI is still rebuilt when it changed).
+if [ -n "${AGENTEVAL_BIN:-}" ]; then
+  BIN="$AGENTEVAL_BIN"
+else
+  cargo build --workspace --quiet
+  BIN="$TARGET_DIR/debug/agenteval"
+fi
 
 
 TMP=$(mktemp -d)
