@@ -735,8 +735,12 @@ export type EvidenceNames = {
 /**  The virtual user's structured self-report, normalised. */
 export type ExperienceRecord = {
 	goal_achieved: boolean,
-	blockers: string[],
-	misled: string[],
+	/**
+	 *  As filed; the built-in virtual user's phrasings read as messages of
+	 *  the catalogue, in the reader's language.
+	 */
+	blockers: Text[],
+	misled: Text[],
 	/**  One of [`super::EMOTIONS`]. */
 	emotion: string,
 	/**
@@ -744,7 +748,11 @@ export type ExperienceRecord = {
 	 *  emotions.
 	 */
 	emotion_raw?: string | null,
-	notes?: string,
+	/**
+	 *  The built-in virtual user's notes are a message; anyone else's
+	 *  are their words.
+	 */
+	notes?: Text,
 };
 
 /**
@@ -821,7 +829,11 @@ export type ExplorationSession = {
 	simulator_faults: SimulatorFault[] | null,
 	/**  User turns so far. */
 	turn_count: number,
-	failure_reason: string | null,
+	/**
+	 *  Why it failed: a message of the catalogue, or words its client
+	 *  sent (or a sentence stored before there were messages).
+	 */
+	failure_reason: Text | null,
 	started_at: string,
 	ended_at: string | null,
 	created_at: string,

@@ -7,9 +7,20 @@
 //! misled points from a fixed catalogue in both languages; each entry has a
 //! key (`builtin:<name>`, with the slot or figure it names when it names
 //! one). Any other text is its own key: trimmed, white space and case
-//! folded ([`crate::session::issue_key`]).
+//! folded ([`issue_key`]).
 
-use crate::session::issue_key;
+use crate::i18n::{Msg, Text};
+
+/// Case- and space-folded form of an issue text, used to group the same
+/// blocker reported by several sessions.
+pub fn issue_key(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+        .trim_end_matches(['.', '。', '!', '！'])
+        .to_string()
+}
 
 /// What a catalogue phrasing names, besides its fixed words.
 #[derive(Clone, Copy)]
@@ -126,6 +137,14 @@ const SLOT_LABELS: &[(&str, &str, &str)] = &[
     ("cc", "cc", "抄送"),
 ];
 
+/// The label of slot `key` as a message, when it has one of its own.
+pub fn slot_msg(key: &str) -> Option<Msg> {
+    SLOT_LABELS
+        .iter()
+        .any(|(k, _, _)| *k == key)
+        .then(|| Msg::new(format!("slot-{key}")))
+}
+
 fn slot_of_label(label: &str) -> String {
     SLOT_LABELS
         .iter()
@@ -187,13 +206,78 @@ pub fn issue_group_key(text: &str) -> String {
     }
 }
 
+/// An issue as filed, for a reader: the catalogue's message when it is a
+/// phrasing of the built-in virtual user's (in either language) that names
+/// nothing but a known slot, a figure or a count; else the words as
+/// written.
+pub fn issue_text(text: &str) -> Text {
+    let unnamed = |m: &Msg| {
+        m.args
+            .values()
+            .any(|a| matches!(a, crate::i18n::Arg::Msg(s) if s.key == "slot-unnamed"))
+    };
+    match issue_message([text]) {
+        Some(m) if !unnamed(&m) => Text::Msg(m),
+        _ => Text::Plain(text.to_string()),
+    }
+}
+
+/// The words of an issue as the catalogue phrases it in English (or as
+/// written), to group it by ([`issue_group_key`]) and to match phrasings
+/// ([`issue_message`]) whichever way it was stored.
+pub fn issue_words(text: &Text) -> String {
+    let Text::Msg(m) = text else {
+        return text.render(crate::i18n::Lang::En);
+    };
+    let phrasing = m
+        .key
+        .strip_prefix("issue-")
+        .and_then(|key| CATALOGUE.iter().find(|p| p.key == key));
+    let Some(p) = phrasing else {
+        return text.render(crate::i18n::Lang::En);
+    };
+    let arg = |name: &str| match m.args.get(name) {
+        Some(crate::i18n::Arg::Msg(slot)) => slot
+            .key
+            .strip_prefix("slot-")
+            .and_then(|k| SLOT_LABELS.iter().find(|(key, _, _)| *key == k))
+            .map(|(_, en, _)| en.to_string()),
+        Some(crate::i18n::Arg::Str(s)) => Some(s.clone()),
+        Some(crate::i18n::Arg::Int(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let param = match p.param {
+        Param::None => None,
+        Param::Slot => arg("slot"),
+        Param::Number => arg("figure"),
+        Param::Count => arg("count"),
+    };
+    match param {
+        Some(v) => p.en.replace("{}", &v),
+        None => p.en.to_string(),
+    }
+}
+
+/// A list of issues as stored (strings as filed, or messages) read with
+/// [`issue_text`]: a record filed before there were messages reads the
+/// same as one filed since.
+pub fn deserialize_issues<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Text>, D::Error> {
+    let stored: Vec<Text> = serde::Deserialize::deserialize(d)?;
+    Ok(stored
+        .into_iter()
+        .map(|t| match t {
+            Text::Plain(s) => issue_text(&s),
+            said => said,
+        })
+        .collect())
+}
+
 /// The issue the built-in virtual user reported in `texts` (its phrasings,
 /// in either language), as one message of the catalogue (`issue-<key>`):
 /// a slot named by its label (or described when it has none, never by its
 /// key), a figure as it was stated, and a count as the range seen ("2–4"),
 /// so that one issue is one line in each language. `None` for free text.
-pub fn issue_message<'t>(texts: impl IntoIterator<Item = &'t str>) -> Option<crate::i18n::Msg> {
-    use crate::i18n::Msg;
+pub fn issue_message<'t>(texts: impl IntoIterator<Item = &'t str>) -> Option<Msg> {
     let mut first: Option<(&'static Phrasing, Option<String>)> = None;
     let mut counts: Vec<u64> = Vec::new();
     for text in texts {
@@ -213,17 +297,10 @@ pub fn issue_message<'t>(texts: impl IntoIterator<Item = &'t str>) -> Option<cra
     let msg = Msg::new(format!("issue-{}", p.key));
     Some(match (p.param, param) {
         (Param::None, _) => msg,
-        (Param::Slot, Some(slot)) => {
-            let known = SLOT_LABELS.iter().any(|(key, _, _)| *key == slot);
-            msg.arg(
-                "slot",
-                if known {
-                    Msg::new(format!("slot-{slot}"))
-                } else {
-                    Msg::new("slot-unnamed")
-                },
-            )
-        }
+        (Param::Slot, Some(slot)) => msg.arg(
+            "slot",
+            slot_msg(&slot).unwrap_or_else(|| Msg::new("slot-unnamed")),
+        ),
         (Param::Number, Some(figure)) => msg.arg("figure", figure),
         (Param::Count, _) => {
             let (lo, hi) = (counts.iter().min(), counts.iter().max());

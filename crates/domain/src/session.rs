@@ -6,6 +6,7 @@ use crate::campaign::{Campaign, CampaignStatus};
 use crate::chat::ToolCall;
 use crate::clock::to_ms;
 use crate::error::{Error, ErrorCode, Result};
+use crate::i18n::Text;
 use crate::ids::{CampaignId, SessionId, TargetId};
 use crate::ledger::{Entry, LedgerAction};
 use chrono::{DateTime, Utc};
@@ -44,16 +45,7 @@ pub enum VariantKind {
 
 pub use crate::emotion::{EMOTIONS, normalize_emotion};
 
-/// Case- and space-folded form of an issue text, used to group the same
-/// blocker reported by several sessions.
-pub fn issue_key(text: &str) -> String {
-    text.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-        .trim_end_matches(['.', '。', '!', '！'])
-        .to_string()
-}
+pub use crate::issue_keys::issue_key;
 
 /// Largest persona or goal accepted, as serialised JSON.
 pub const MAX_PERSONA_GOAL_BYTES: usize = 16 * 1024;
@@ -252,16 +244,24 @@ impl EndReason {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct ExperienceRecord {
     pub goal_achieved: bool,
-    pub blockers: Vec<String>,
-    pub misled: Vec<String>,
+    /// As filed; the built-in virtual user's phrasings read as messages of
+    /// the catalogue, in the reader's language.
+    #[serde(deserialize_with = "crate::issue_keys::deserialize_issues")]
+    #[specta(type = Vec<Text>)]
+    pub blockers: Vec<Text>,
+    #[serde(deserialize_with = "crate::issue_keys::deserialize_issues")]
+    #[specta(type = Vec<Text>)]
+    pub misled: Vec<Text>,
     /// One of [`super::EMOTIONS`].
     pub emotion: String,
     /// What the client sent when it was not already one of the allowed
     /// emotions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emotion_raw: Option<String>,
+    /// The built-in virtual user's notes are a message; anyone else's
+    /// are their words.
     #[serde(default)]
-    pub notes: String,
+    pub notes: Text,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -293,7 +293,9 @@ pub struct ExplorationSession {
     pub simulator_faults: Option<Vec<SimulatorFault>>,
     /// User turns so far.
     pub turn_count: u32,
-    pub failure_reason: Option<String>,
+    /// Why it failed: a message of the catalogue, or words its client
+    /// sent (or a sentence stored before there were messages).
+    pub failure_reason: Option<Text>,
     pub started_at: DateTime<Utc>,
     pub ended_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
@@ -382,6 +384,10 @@ pub struct CloseSession {
     pub emotion: Option<String>,
     #[serde(default)]
     pub notes: Option<String>,
+    /// The notes of the built-in virtual user, as a message (instead of
+    /// `notes`); never sent by a client.
+    #[serde(skip)]
+    pub notes_said: Option<crate::i18n::Msg>,
     /// Defaults to `user_goal_met` when the goal was achieved, else
     /// `user_gave_up`; `target_error` and `expired` are the platform's.
     #[serde(default)]
@@ -441,8 +447,8 @@ pub struct SessionTranscript {
 
 pub use crate::simulator_fault::{SimulatorFault, SimulatorFaultKind};
 
-fn normalize_issues(items: Option<Vec<String>>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+fn normalize_issues(items: Option<Vec<String>>) -> Vec<Text> {
+    let mut out: Vec<Text> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for item in items.unwrap_or_default() {
         let text: String = item.trim().chars().take(MAX_ISSUE_CHARS).collect();
@@ -450,7 +456,7 @@ fn normalize_issues(items: Option<Vec<String>>) -> Vec<String> {
         if text.is_empty() || !seen.insert(issue_key(&text)) {
             continue;
         }
-        out.push(text);
+        out.push(crate::issue_keys::issue_text(&text));
         if out.len() == MAX_ISSUES {
             break;
         }
@@ -483,13 +489,17 @@ impl CloseSession {
                 emotion: emotion.to_string(),
                 emotion_raw: (!canonical && !raw.is_empty())
                     .then(|| raw.chars().take(200).collect()),
-                notes: self
-                    .notes
-                    .unwrap_or_default()
-                    .trim()
-                    .chars()
-                    .take(MAX_NOTES_CHARS)
-                    .collect(),
+                notes: match self.notes_said {
+                    Some(said) => Text::Msg(said),
+                    None => Text::Plain(
+                        self.notes
+                            .unwrap_or_default()
+                            .trim()
+                            .chars()
+                            .take(MAX_NOTES_CHARS)
+                            .collect(),
+                    ),
+                },
             },
             end_reason,
         ))

@@ -180,7 +180,7 @@ pub async fn fail_session(
         st.platform
             .fail_session(
                 parse_id("session", &id)?,
-                &req.reason,
+                req.reason,
                 req.end_reason.unwrap_or(EndReason::SimulatorError),
             )
             .await?,

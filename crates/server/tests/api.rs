@@ -873,7 +873,19 @@ async fn an_unreachable_target_fails_the_session_with_502() {
     let (_, got) = app.get(&format!("/api/exploration/sessions/{sid}")).await;
     assert_eq!(got["status"], "failed");
     assert_eq!(got["end_reason"], "target_error");
-    assert!(got["failure_reason"].is_string());
+    // Why, as the connection test says it, in the reader's language.
+    assert_eq!(
+        got["failure_reason"]["key"], "target-not-listening",
+        "{got}"
+    );
+    let (_, zh) = app
+        .get(&format!("/api/exploration/sessions/{sid}?lang=zh"))
+        .await;
+    let text = zh["failure_reason"]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("127.0.0.1:9") && text.contains("没有服务在监听"),
+        "{zh}"
+    );
 }
 
 #[tokio::test]

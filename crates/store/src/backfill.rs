@@ -18,7 +18,7 @@ pub struct Backfills {
     pub simulator_faults: fn(&SessionForReview) -> Vec<SimulatorFault>,
     /// The issues an experience record reports: kind, key and text as
     /// written, each (kind, key) once.
-    pub issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
+    pub issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, String)>,
 }
 
 impl Store {
@@ -68,7 +68,7 @@ impl Tx<'_> {
     /// sessions with a simulator fault).
     fn backfill_session_issues(
         &self,
-        issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, &str)>,
+        issues: fn(&ExperienceRecord) -> Vec<(IssueKind, String, String)>,
     ) -> Result<()> {
         let doing = "store: filling the issue tally from the sessions already closed";
         if !backfill_pending(&self.0, "session_issue_tally").context(doing)? {

@@ -277,7 +277,7 @@ impl Tx<'_> {
         &self,
         campaign_id: CampaignId,
         session_id: SessionId,
-        issues: &[(IssueKind, String, &str)],
+        issues: &[(IssueKind, String, String)],
     ) -> Result<()> {
         // As each session closes (a hot path): the context is static.
         let doing = "store: adding a session's issues to its campaign's tally";
@@ -314,7 +314,7 @@ impl Tx<'_> {
                         &campaign_id,
                         kind.as_str(),
                         key,
-                        *text,
+                        text,
                         &session_id,
                         ISSUE_SESSIONS_LISTED as i64,
                         ISSUE_TEXTS_LISTED as i64,

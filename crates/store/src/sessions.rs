@@ -9,6 +9,7 @@ use agenteval_domain::campaign::{Budget, CampaignStatus};
 use agenteval_domain::chat::ChatMessage;
 use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Error, Result};
+use agenteval_domain::i18n::Text;
 use agenteval_domain::ids::{CampaignId, SessionId};
 use agenteval_domain::parse_id;
 use agenteval_domain::session::{CampaignWindow, SessionState};
@@ -115,10 +116,10 @@ impl Store {
         &self,
         id: Uuid,
         end_reason: EndReason,
-        reason: &str,
+        reason: &Text,
         now: DateTime<Utc>,
     ) -> Result<bool> {
-        let reason = reason.to_string();
+        let reason = reason.clone();
         self.transact(move |tx| tx.fail_running_session(id, end_reason, &reason, now))
             .await
     }
@@ -350,14 +351,19 @@ impl Tx<'_> {
 
     /// Ends session `id` as `failed` (`target_error`, `reason`) at `at`
     /// (ms) if it is still running: the target did not answer.
-    pub fn fail_session_on_target_error(&self, id: SessionId, reason: &str, at: i64) -> Result<()> {
+    pub fn fail_session_on_target_error(
+        &self,
+        id: SessionId,
+        reason: &Text,
+        at: i64,
+    ) -> Result<()> {
         retally(&self.0, &[id], || {
             self.0
                 .exec(
                     "UPDATE exploration_sessions SET status = 'failed', end_reason = 'target_error',
                         failure_reason = ?, ended_at = ?, updated_at = ?
                      WHERE id = ? AND status = 'running'",
-                    args![reason, at, at, id.to_string()],
+                    args![reason.to_key(), at, at, id.to_string()],
                 )
                 .context("store: failing a session on a target error")
         })?;
@@ -370,7 +376,7 @@ impl Tx<'_> {
         &self,
         id: Uuid,
         end_reason: EndReason,
-        reason: &str,
+        reason: &Text,
         now: DateTime<Utc>,
     ) -> Result<bool> {
         let now = to_ms(now);
@@ -380,7 +386,7 @@ impl Tx<'_> {
                     "UPDATE exploration_sessions SET status = 'failed', end_reason = ?, failure_reason = ?,
                         ended_at = ?, updated_at = ?
                      WHERE id = ? AND status = 'running'",
-                    args![end_reason.as_str(), reason, now, now, id.to_string()],
+                    args![end_reason.as_str(), reason.to_key(), now, now, id.to_string()],
                 )
                 .context("store: failing a running session")
         })?;
@@ -441,7 +447,7 @@ pub fn session_from_row(row: &Row<'_>) -> Result<ExplorationSession> {
             .map(serde_json::from_value)
             .transpose()?,
         turn_count: row.get::<i64>("turn_count")? as u32,
-        failure_reason: row.get("failure_reason")?,
+        failure_reason: row.text("failure_reason")?.map(Text::from_key),
         started_at: from_ms(row.get("started_at")?),
         ended_at: row.get::<Option<i64>>("ended_at")?.map(from_ms),
         created_at: from_ms(row.get("created_at")?),

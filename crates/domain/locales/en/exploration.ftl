@@ -28,9 +28,13 @@ slot-cc = cc
 slot-unnamed = detail it needed
 
 # The built-in virtual user's notes on its session, in the persona's language.
-user-notes = { $persona } ({ $strategy }) goal "{ $goal }": { $achieved } after { $turns } turns, ended by { $end }.
+user-notes = { $persona } ({ $strategy }) goal "{ $goal }": { $achieved } after { $turns } turns, ended by { $end }.{ $changed }
+user-notes-changed = {" "}Changed my mind about the { $slot }: { $old } → { $new }.
 user-notes-achieved = achieved
 user-notes-not-achieved = not achieved
 strategy-persistent = persistent
 strategy-rephrase = rephrases
 strategy-escalate = escalates
+
+# Why the platform ended a session as failed.
+session-user-broke-off = the virtual user could not finish the session

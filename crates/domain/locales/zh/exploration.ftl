@@ -27,9 +27,13 @@ slot-cc = 抄送
 slot-unnamed = 需要的信息
 
 # 内置虚拟用户对会话的备注，使用人设的语言。
-user-notes = { $persona }（{ $strategy }）目标“{ $goal }”：{ $achieved }，共 { $turns } 轮，结束原因：{ $end }。
+user-notes = { $persona }（{ $strategy }）目标“{ $goal }”：{ $achieved }，共 { $turns } 轮，结束原因：{ $end }。{ $changed }
+user-notes-changed = 中途把{ $slot }从{ $old }改为{ $new }。
 user-notes-achieved = 已达成
 user-notes-not-achieved = 未达成
 strategy-persistent = 坚持追问
 strategy-rephrase = 换个说法
 strategy-escalate = 要求升级处理
+
+# Why the platform ended a session as failed.
+session-user-broke-off = 虚拟用户没能完成这次会话

@@ -224,3 +224,15 @@ impl Platform {
         Ok(probe)
     }
 }
+
+impl Platform {
+    /// What a target's failure was, in the reader's words, as the
+    /// connection test says it (the client's own words go to the log).
+    pub(crate) async fn target_failure(&self, target_id: TargetId, error: &ChannelError) -> Msg {
+        tracing::warn!(target = %target_id, %error, "the target failed");
+        match self.get_target(target_id).await {
+            Ok(target) => plain_words(error, &target.channel).0,
+            Err(_) => msg!("error-plain", text = error.to_string()),
+        }
+    }
+}

@@ -8,6 +8,7 @@ use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, SeedSet};
 use agenteval_engine::domain::ids::SessionId;
 use agenteval_engine::exploration::{CloseSession, CreateSession, SeedRef, SendMessage, Trigger};
 use agenteval_engine::findings::{IssueKind, issue_group_key};
+use agenteval_engine::i18n::Lang;
 use agenteval_engine::judge::{JudgeSampling, review_pending};
 use agenteval_engine::target::TargetSettings;
 use serde_json::json;
@@ -86,6 +87,7 @@ async fn session(
                 misled: None,
                 emotion: Some("frustrated".into()),
                 notes: None,
+                notes_said: None,
                 end_reason: None,
             },
         )
@@ -95,7 +97,7 @@ async fn session(
 }
 
 #[tokio::test]
-async fn one_issue_in_two_languages_is_one_row_with_both_phrasings() {
+async fn one_issue_in_two_languages_is_one_row_read_in_the_readers_language() {
     let tp = platform().await;
     let c = campaign(&tp).await;
     let en = session(
@@ -132,10 +134,24 @@ async fn one_issue_in_two_languages_is_one_row_with_both_phrasings() {
     assert_eq!(repeated.session_ids, vec![en, zh]);
     assert_eq!(
         repeated.texts,
-        vec!["target repeated the same reply", "对方重复了同样的回复"],
-        "both phrasings, in the order first seen"
+        vec!["target repeated the same reply"],
+        "one phrasing, the catalogue's, whichever language it was filed in"
     );
     assert_eq!(repeated.text, "target repeated the same reply");
+    // Each session's record reads the built-in phrasing in the reader's
+    // language, and free words as written.
+    let record = tp
+        .platform
+        .get_session(en)
+        .await
+        .expect("session")
+        .experience
+        .expect("record");
+    let blockers: Vec<String> = record.blockers.iter().map(|b| b.render(Lang::Zh)).collect();
+    assert_eq!(
+        blockers,
+        vec!["对方重复了同样的回复", "The bot forgot my name"]
+    );
     let forgot = f
         .issues
         .iter()
@@ -268,5 +284,5 @@ async fn a_data_folder_of_the_previous_version_groups_its_issues_by_key() {
     assert_eq!(then, now, "the upgrade fills the tally again by key");
     assert_eq!(then.issues.len(), 1);
     assert_eq!(then.issues[0].count, 2);
-    assert_eq!(then.issues[0].texts.len(), 2);
+    assert_eq!(then.issues[0].texts.len(), 1, "{:?}", then.issues[0].texts);
 }

@@ -163,8 +163,10 @@ async fn fail_session_ends_it_once() {
     assert_eq!(failed.status, SessionStatus::Failed);
     assert_eq!(failed.end_reason, Some(EndReason::SimulatorError));
     assert_eq!(
-        failed.failure_reason.as_deref(),
-        Some("model returned nothing")
+        failed.failure_reason,
+        Some(agenteval_engine::i18n::Text::Plain(
+            "model returned nothing".into()
+        ))
     );
     let err = tp
         .platform
@@ -333,11 +335,11 @@ fn facts(
         }),
         experience: achieved.map(|a| ExperienceRecord {
             goal_achieved: a,
-            blockers: blockers.iter().map(|b| b.to_string()).collect(),
+            blockers: blockers.iter().map(|b| b.to_string().into()).collect(),
             misled: Vec::new(),
             emotion: if a { "satisfied" } else { "frustrated" }.into(),
             emotion_raw: None,
-            notes: String::new(),
+            notes: Default::default(),
         }),
         judge_status: if review.is_some() { "done" } else { "none" }.into(),
         judge_review: review,
@@ -669,6 +671,7 @@ async fn the_findings_tallies_equal_the_sessions_on_every_path_and_after_a_backf
         misled: Some(misled.iter().map(|s| s.to_string()).collect()),
         emotion: Some(if achieved { "satisfied" } else { "困惑" }.into()),
         notes: None,
+        notes_said: None,
         end_reason,
     };
     let mut ids = Vec::new();

@@ -358,8 +358,8 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
     assert_eq!(s.turn_count, 1, "one model-written user message, then done");
     let record = s.experience.as_ref().unwrap();
     assert_eq!(
-        (record.emotion.as_str(), record.notes.as_str()),
-        ("satisfied", "ok"),
+        (record.emotion.as_str(), &record.notes),
+        ("satisfied", &"ok".into()),
         "the model's own record"
     );
     assert_eq!(s.judge_status, "done");

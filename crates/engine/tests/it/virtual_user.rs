@@ -4,6 +4,7 @@
 use agenteval_engine::channel::{Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role};
 use agenteval_engine::domain::ids::SessionId;
 use agenteval_engine::error::{Error, ErrorCode};
+use agenteval_engine::i18n::Lang;
 use agenteval_engine::role_models::FakeChatClient;
 use agenteval_engine::virtual_user::{
     Decision, EndReason, ExperienceRecord, PersonaEngine, SessionPort, VirtualUser, for_session,
@@ -113,10 +114,10 @@ impl SessionPort for ChannelPort {
     async fn fail(
         &self,
         _session_id: SessionId,
-        reason: &str,
+        reason: agenteval_engine::i18n::Msg,
         end: EndReason,
     ) -> agenteval_engine::Result<()> {
-        *self.failed.lock().unwrap() = Some((reason.to_string(), end));
+        *self.failed.lock().unwrap() = Some((reason.render(agenteval_engine::i18n::Lang::En), end));
         Ok(())
     }
 }
@@ -286,9 +287,10 @@ async fn persona_engine_speaks_chinese_and_answers_questions_from_slots() {
     let (record, _) = port.closed.lock().unwrap().clone().unwrap();
     assert!(record.goal_achieved);
     assert!(
-        has_cjk(&record.notes),
-        "notes are in the persona's language"
+        record.notes.msg().is_some(),
+        "the built-in user's notes are a message, read in the reader's language"
     );
+    assert!(has_cjk(&record.notes.render(Lang::Zh)));
 }
 
 #[tokio::test]
@@ -433,7 +435,17 @@ async fn persona_engine_changes_its_mind_once_and_notices_an_ignored_correction(
         "the target kept the old address: {:?}",
         record.blockers
     );
-    assert!(record.notes.contains("Changed my mind"));
+    let notes = record.notes.msg().expect("a message");
+    assert!(
+        notes
+            .render(Lang::En)
+            .contains("Changed my mind about the recipient"),
+        "{notes:?}"
+    );
+    assert!(
+        notes.render(Lang::Zh).contains("中途把收件人从"),
+        "{notes:?}"
+    );
 }
 
 #[tokio::test]
@@ -560,7 +572,11 @@ async fn model_user_decides_in_json_and_files_its_record() {
     assert_eq!(outcome.end_reason, EndReason::UserGoalMet);
     assert_eq!(outcome.decisions, vec![Decision::FollowUp, Decision::Done]);
     let (record, _) = port.closed.lock().unwrap().clone().unwrap();
-    assert_eq!(record.notes, "quick", "the model's own record is filed");
+    assert_eq!(
+        record.notes,
+        "quick".into(),
+        "the model's own record is filed"
+    );
     let prompts = fake.prompts();
     assert_eq!(prompts.len(), 3, "two turns and the record");
     assert_eq!(

@@ -149,11 +149,11 @@ fn session(
 fn record(achieved: bool, blockers: &[&str], misled: &[&str], emotion: &str) -> String {
     serde_json::to_string(&ExperienceRecord {
         goal_achieved: achieved,
-        blockers: blockers.iter().map(|b| b.to_string()).collect(),
-        misled: misled.iter().map(|m| m.to_string()).collect(),
+        blockers: blockers.iter().map(|b| b.to_string().into()).collect(),
+        misled: misled.iter().map(|m| m.to_string().into()).collect(),
         emotion: emotion.into(),
         emotion_raw: None,
-        notes: String::new(),
+        notes: Default::default(),
     })
     .unwrap()
 }
@@ -236,7 +236,7 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
                 &record(false, &["no reply"], &[], "frustrated"),
                 at(7000),
             )?;
-            tx.fail_session_on_target_error(c, "HTTP 503", 7000)
+            tx.fail_session_on_target_error(c, &"HTTP 503".into(), 7000)
         })
         .await
         .unwrap();
@@ -247,7 +247,7 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
             .fail_running_session(
                 d.into(),
                 EndReason::SimulatorError,
-                "the model broke",
+                &"the model broke".into(),
                 at(8000)
             )
             .await
@@ -255,7 +255,12 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
     );
     assert!(
         !store
-            .fail_running_session(d.into(), EndReason::SimulatorError, "again", at(8000))
+            .fail_running_session(
+                d.into(),
+                EndReason::SimulatorError,
+                &"again".into(),
+                at(8000)
+            )
             .await
             .unwrap(),
         "an ended session is not failed again"

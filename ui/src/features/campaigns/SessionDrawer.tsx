@@ -161,7 +161,7 @@ export function SessionDrawer({
           </Text>
           {session.failure_reason && (
             <Text size="sm" c="red">
-              {session.failure_reason}
+              {tx(session.failure_reason)}
             </Text>
           )}
 
@@ -219,7 +219,7 @@ export function SessionDrawer({
                   </Text>
                   <List size="sm">
                     {session.experience.blockers.map((b, i) => (
-                      <List.Item key={i}>{b}</List.Item>
+                      <List.Item key={i}>{tx(b)}</List.Item>
                     ))}
                   </List>
                 </>
@@ -231,14 +231,14 @@ export function SessionDrawer({
                   </Text>
                   <List size="sm">
                     {session.experience.misled.map((b, i) => (
-                      <List.Item key={i}>{b}</List.Item>
+                      <List.Item key={i}>{tx(b)}</List.Item>
                     ))}
                   </List>
                 </>
               )}
-              {session.experience.notes && (
-                <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
-                  {t("session.notes")}: {session.experience.notes}
+              {tx(session.experience.notes) && (
+                <Text size="sm" style={{ whiteSpace: "pre-wrap" }} data-testid="session-notes">
+                  {t("session.notes")}: {tx(session.experience.notes)}
                 </Text>
               )}
             </Stack>

@@ -3,23 +3,29 @@
 
 use crate::domain::findings::IssueKind;
 use crate::domain::ids::{CampaignId, SessionId};
-use crate::domain::issue_keys::issue_group_key;
+use crate::domain::issue_keys::{issue_group_key, issue_words};
 use crate::domain::session::ExperienceRecord;
 use crate::error::Result;
+use crate::i18n::Text;
 use crate::store::Tx;
 
 /// The issues an experience record reports, each (kind, key) once, with
-/// the text as written.
-pub(crate) fn reported_issues(e: &ExperienceRecord) -> Vec<(IssueKind, String, &str)> {
-    let mut out: Vec<(IssueKind, String, &str)> = Vec::new();
+/// its words (the built-in virtual user's as the catalogue phrases them in
+/// English, anyone else's as written).
+pub(crate) fn reported_issues(e: &ExperienceRecord) -> Vec<(IssueKind, String, String)> {
+    let mut out: Vec<(IssueKind, String, String)> = Vec::new();
     for (kind, list) in [
         (IssueKind::Blocker, &e.blockers),
         (IssueKind::Misled, &e.misled),
     ] {
-        for text in list.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
-            let key = issue_group_key(text);
+        for words in list.iter().map(issue_words) {
+            let words = words.trim();
+            if words.is_empty() {
+                continue;
+            }
+            let key = issue_group_key(words);
             if !out.iter().any(|(k, key2, _)| *k == kind && *key2 == key) {
-                out.push((kind, key, text));
+                out.push((kind, key, words.to_string()));
             }
         }
     }
@@ -28,9 +34,8 @@ pub(crate) fn reported_issues(e: &ExperienceRecord) -> Vec<(IssueKind, String, &
 
 /// Blockers and misled points of an experience record, blanks left out.
 pub(crate) fn issue_count(e: &ExperienceRecord) -> u32 {
-    let blank = |t: &&String| t.trim().is_empty();
-    (e.blockers.iter().filter(|t| !blank(t)).count()
-        + e.misled.iter().filter(|t| !blank(t)).count()) as u32
+    let said = |t: &&Text| !issue_words(t).trim().is_empty();
+    (e.blockers.iter().filter(said).count() + e.misled.iter().filter(said).count()) as u32
 }
 
 /// Adds a closed session's issues to the campaign's issue tally, in the

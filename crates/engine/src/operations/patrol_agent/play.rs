@@ -161,11 +161,7 @@ pub async fn play_seed(
             tracing::warn!(session = %session.id, error = %e, "exploration session broke off");
             let end = EndReason::SimulatorError;
             if let Err(e) = platform
-                .fail_session(
-                    session.id,
-                    "the virtual user could not finish the session",
-                    end,
-                )
+                .fail_session(session.id, crate::msg!("session-user-broke-off"), end)
                 .await
             {
                 tracing::warn!(session = %session.id, error = %e, "could not mark the session failed");

@@ -120,7 +120,9 @@ pub struct ExperienceRecord {
     /// Where it was misled, e.g. "stated a figure (42) not in the data".
     pub misled: Vec<String>,
     pub emotion: String,
-    pub notes: String,
+    /// The built-in virtual user's are a message of the catalogue; a
+    /// model's are its words.
+    pub notes: crate::i18n::Text,
 }
 
 /// Why a session ended (DESIGN §11: every session ends with a reason).

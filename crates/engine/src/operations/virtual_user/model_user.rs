@@ -220,7 +220,7 @@ fn parse_record(v: &Value) -> Result<ExperienceRecord, String> {
             .get("notes")
             .and_then(Value::as_str)
             .unwrap_or_default()
-            .to_string(),
+            .into(),
     })
 }
 

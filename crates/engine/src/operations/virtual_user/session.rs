@@ -7,6 +7,7 @@ use super::{Decision, EndReason, ExperienceRecord, Speaker, Utterance, VirtualUs
 use crate::domain::ids::SessionId;
 use crate::error::{ErrorCode, Result};
 use crate::exploration::{CloseSession, SendMessage};
+use crate::i18n::{Msg, Text};
 use crate::platform::Platform;
 use serde::{Deserialize, Serialize};
 
@@ -24,8 +25,9 @@ pub trait SessionPort: Send + Sync {
         record: &ExperienceRecord,
         end: EndReason,
     ) -> Result<()>;
-    /// Marks the session failed (the target could not be reached).
-    async fn fail(&self, session_id: SessionId, reason: &str, end: EndReason) -> Result<()>;
+    /// Marks the session failed (the target could not be reached), with
+    /// why in a message of the catalogue.
+    async fn fail(&self, session_id: SessionId, reason: Msg, end: EndReason) -> Result<()>;
 }
 
 #[async_trait::async_trait]
@@ -55,7 +57,11 @@ impl SessionPort for Platform {
                 blockers: Some(record.blockers.clone()),
                 misled: Some(record.misled.clone()),
                 emotion: Some(record.emotion.clone()),
-                notes: Some(record.notes.clone()),
+                notes: match &record.notes {
+                    Text::Plain(words) => Some(words.clone()),
+                    Text::Msg(_) => None,
+                },
+                notes_said: record.notes.msg().cloned(),
                 end_reason: Some(end),
             },
         )
@@ -63,7 +69,7 @@ impl SessionPort for Platform {
         Ok(())
     }
 
-    async fn fail(&self, session_id: SessionId, reason: &str, end: EndReason) -> Result<()> {
+    async fn fail(&self, session_id: SessionId, reason: Msg, end: EndReason) -> Result<()> {
         self.fail_session(session_id, reason, end).await?;
         Ok(())
     }
@@ -147,7 +153,8 @@ pub async fn run_session(
                 }
                 _ => {
                     tracing::warn!(%session_id, error = %e, "target failed during exploration");
-                    port.fail(session_id, &e.body.message, EndReason::TargetError)
+                    let reason = e.body.clone().into_msgs().0;
+                    port.fail(session_id, reason, EndReason::TargetError)
                         .await?;
                     return Ok(outcome(
                         session_id,
@@ -209,7 +216,7 @@ fn simulator_record(problem: &str) -> ExperienceRecord {
         blockers: Vec::new(),
         misled: Vec::new(),
         emotion: "neutral".into(),
-        notes: format!("The virtual user could not continue: {problem}"),
+        notes: format!("The virtual user could not continue: {problem}").into(),
     }
 }
 

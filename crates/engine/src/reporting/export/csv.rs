@@ -1,7 +1,18 @@
 //! CSV exports: one row per exploration session, one per fixed run.
 
 /// Exploration sessions as CSV, one row per session.
-pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]) -> String {
+/// The built-in virtual user's issues are in `lang`; anyone else's as
+/// written.
+pub fn sessions_csv(
+    sessions: &[crate::exploration::session::ExplorationSession],
+    lang: crate::i18n::Lang,
+) -> String {
+    let issues = |list: &[crate::i18n::Text]| {
+        list.iter()
+            .map(|t| t.render(lang))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
     let mut w = ::csv::Writer::from_writer(Vec::new());
     let _ = w.write_record([
         "session_id",
@@ -60,11 +71,11 @@ pub fn sessions_csv(sessions: &[crate::exploration::session::ExplorationSession]
                 .unwrap_or_default(),
             s.experience
                 .as_ref()
-                .map(|e| e.blockers.join("; "))
+                .map(|e| issues(&e.blockers))
                 .unwrap_or_default(),
             s.experience
                 .as_ref()
-                .map(|e| e.misled.join("; "))
+                .map(|e| issues(&e.misled))
                 .unwrap_or_default(),
             s.judge_status.clone(),
             s.started_at.to_rfc3339(),

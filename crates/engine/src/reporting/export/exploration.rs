@@ -6,7 +6,7 @@ use super::*;
 use crate::domain::evidence::{EvidenceNames, goal_title, persona_name};
 use crate::domain::ids::SessionId;
 use crate::findings::ExplorationFindings;
-use crate::i18n::{Lang, Msg};
+use crate::i18n::{Lang, Msg, Text};
 use crate::msg;
 
 /// Issue rows in the Markdown report (most frequent first).
@@ -509,14 +509,22 @@ pub fn markdown_with_transcripts(
             ))
         );
         if let Some(r) = &s.experience {
-            // The user's own words, quoted as the reader's language quotes.
-            let list = |items: &[String]| {
+            // The built-in user's issues in the reader's language; anyone
+            // else's words quoted as the reader's language quotes.
+            let list = |items: &[Text]| {
                 if items.is_empty() {
-                    tr(msg!("md-none"))
-                } else {
-                    let quoted: Vec<String> = items.iter().map(|i| escape_inline(i)).collect();
-                    tr(msg!("md-quoted-list", items = quoted))
+                    return tr(msg!("md-none"));
                 }
+                let said: Vec<String> = items
+                    .iter()
+                    .map(|i| match i {
+                        Text::Msg(m) => escape_inline(&tr(m.clone())),
+                        Text::Plain(words) => {
+                            tr(msg!("md-quoted-list", items = vec![escape_inline(words)]))
+                        }
+                    })
+                    .collect();
+                said.join(if lang == Lang::Zh { "；" } else { "; " })
             };
             let _ = writeln!(
                 md,
@@ -533,13 +541,14 @@ pub fn markdown_with_transcripts(
                     misled = list(&r.misled)
                 ))
             );
-            if !r.notes.trim().is_empty() {
+            let notes = r.notes.render(lang);
+            if !notes.trim().is_empty() {
                 let _ = writeln!(
                     md,
                     "{}",
                     tr(msg!(
                         "md-session-notes",
-                        notes = escape_inline(&truncate(&r.notes, 1000))
+                        notes = escape_inline(&truncate(&notes, 1000))
                     ))
                 );
             }

@@ -103,7 +103,9 @@ impl crate::platform::Platform {
                 runs_csv_with_tools(&self.list_runs(campaign_id).await?, &tools, lang)
             }
             ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?, lang),
-            ExportFormat::SessionsCsv => sessions_csv(&self.list_sessions(campaign_id).await?),
+            ExportFormat::SessionsCsv => {
+                sessions_csv(&self.list_sessions(campaign_id).await?, lang)
+            }
             ExportFormat::Md => {
                 let ids: Vec<SessionId> = match &report.exploration {
                     None => Vec::new(),

@@ -275,7 +275,7 @@ pub fn aggregate(seed_set: &SeedSet, sessions: &[SessionFacts]) -> Option<Explor
         }
         if let Some(e) = counted {
             for (kind, key, text) in reported_issues(e) {
-                acc.issue(kind, key, text, &[], 1, &[s.id]);
+                acc.issue(kind, key, &text, &[], 1, &[s.id]);
             }
         }
         let review = s.judge_review.as_ref().filter(|_| s.judge_status == "done");

@@ -11,7 +11,7 @@ fn no_faults(_: &SessionForReview) -> Vec<SimulatorFault> {
     Vec::new()
 }
 
-fn no_issues(_: &ExperienceRecord) -> Vec<(IssueKind, String, &str)> {
+fn no_issues(_: &ExperienceRecord) -> Vec<(IssueKind, String, String)> {
     Vec::new()
 }
 

@@ -4,6 +4,7 @@
 use super::guardrails::*;
 use super::*;
 use crate::domain::ids::{CampaignId, SessionId};
+use crate::i18n::Text;
 
 impl Platform {
     /// Creates a `running` exploration session after the guardrail checks,
@@ -174,18 +175,21 @@ impl Platform {
                     messages: history,
                     tools: Default::default(),
                 };
-                self.exchange(
-                    campaign_id.into(),
-                    channel.as_ref(),
-                    &mut request,
-                    crate::domain::steps::DEFAULT_MAX_STEPS,
-                    &[],
-                )
-                .await
-                .map(|e| e.reply)
-                .map_err(|broken| broken.error.to_string())
+                match self
+                    .exchange(
+                        campaign_id.into(),
+                        channel.as_ref(),
+                        &mut request,
+                        crate::domain::steps::DEFAULT_MAX_STEPS,
+                        &[],
+                    )
+                    .await
+                {
+                    Ok(e) => Ok(e.reply),
+                    Err(broken) => Err(self.target_failure(target_id, &broken.error).await),
+                }
             }
-            Err(e) => Err(e.body.message),
+            Err(e) => Err(e.body.into_msgs().0),
         };
         match reply {
             Ok(reply) => {
@@ -218,7 +222,7 @@ impl Platform {
             }
             Err(reason) => {
                 let at = to_ms(self.clock.now());
-                let failure = reason.clone();
+                let failure = Text::Msg(reason.clone());
                 self.store
                     .transact(move |tx| {
                         tx.fail_session_on_target_error(session_id, &failure, at)?;
@@ -238,7 +242,7 @@ impl Platform {
                 });
                 Err(Error::msg(
                     ErrorCode::TargetUnavailable,
-                    crate::msg!("target-session-failed", detail = reason.as_str()),
+                    crate::msg!("target-session-failed", detail = reason),
                     crate::msg!("target-session-failed-suggestion"),
                 ))
             }
@@ -288,15 +292,19 @@ impl Platform {
     }
 
     /// Ends a running session as `failed` (e.g. the virtual user's model
-    /// broke down: `simulator_error`).
-    #[tracing::instrument(skip(self))]
+    /// broke down: `simulator_error`) with why: a message of the
+    /// catalogue, or the words a client sent (the first 2000 characters).
+    #[tracing::instrument(skip(self, reason))]
     pub async fn fail_session(
         &self,
         session_id: SessionId,
-        reason: &str,
+        reason: impl Into<Text>,
         end_reason: EndReason,
     ) -> Result<ExplorationSession> {
-        let reason: String = reason.trim().chars().take(2000).collect();
+        let reason = match reason.into() {
+            Text::Plain(s) => Text::Plain(s.trim().chars().take(2000).collect()),
+            said => said,
+        };
         let session = self.get_session(session_id).await?;
         let failed = self
             .store

@@ -41,10 +41,22 @@ impl PersonaEngine {
             .iter()
             .filter(|u| u.speaker == Speaker::User)
             .count();
-        // The persona's own words: the strategy and the end reason by
-        // their names in its language, never their internal ones.
-        let lang = self.profile.lang;
-        let mut notes = crate::msg!(
+        // A message, read in the reader's language: the strategy and the
+        // end reason by their names, never their internal ones; the
+        // persona's name, its goal and its values as they are.
+        let changed: crate::i18n::Arg = match &self.changed {
+            Some((key, old, new)) => crate::msg!(
+                "user-notes-changed",
+                slot = crate::domain::issue_keys::slot_msg(key)
+                    .map(crate::i18n::Arg::Msg)
+                    .unwrap_or_else(|| slot_label(key, self.profile.lang).into()),
+                old = old.as_str(),
+                new = new.as_str()
+            )
+            .into(),
+            None => "".into(),
+        };
+        let notes = crate::msg!(
             "user-notes",
             persona = self.persona.name.as_str(),
             strategy = Msg::name("strategy", self.profile.strategy.as_str()),
@@ -55,23 +67,15 @@ impl PersonaEngine {
                 crate::msg!("user-notes-not-achieved")
             },
             turns = user_turns,
-            end = Msg::name("end-reason", end.as_str())
-        )
-        .render(lang);
-        if let Some((key, old, new)) = &self.changed {
-            let label = slot_label(key, self.profile.lang);
-            notes.push_str(&if zh {
-                format!(" 中途把{label}从{old}改为{new}。")
-            } else {
-                format!(" Changed my mind about the {label}: {old} -> {new}.")
-            });
-        }
+            end = Msg::name("end-reason", end.as_str()),
+            changed = changed
+        );
         ExperienceRecord {
             goal_achieved: self.achieved,
             blockers,
             misled: self.misled.clone(),
             emotion: emotion.to_string(),
-            notes,
+            notes: notes.into(),
         }
     }
 }
