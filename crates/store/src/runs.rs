@@ -171,6 +171,21 @@ impl Store {
         .with_context(move || format!("store: reading the runs of campaign {campaign_id}"))
     }
 
+    /// The last `limit` runs of a campaign that ended in error, the latest
+    /// first.
+    pub async fn errored_runs(&self, campaign_id: CampaignId, limit: u32) -> Result<Vec<Run>> {
+        self.read(move |c| {
+            c.rows(
+                "SELECT * FROM runs WHERE campaign_id = ? AND verdict = 'error' \
+                 ORDER BY finished_at DESC, seq DESC LIMIT ?",
+                args![campaign_id.to_string(), i64::from(limit)],
+                run_from_row,
+            )
+        })
+        .await
+        .with_context(move || format!("store: reading the errored runs of campaign {campaign_id}"))
+    }
+
     /// The first `limit` failed runs of a campaign (plan order) with a turn
     /// that took steps: read without listing the campaign's other runs.
     pub async fn failed_runs_with_steps(

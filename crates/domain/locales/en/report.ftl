@@ -12,6 +12,14 @@ comparison-warning-judge = the judge model differs between the periods
 analysis-summary = { $fixed }{ $exploration }{ $nothing }
 analysis-fixed = Fixed scenarios: pass rate { $rate } over { $judged } judged runs ({ $passed } passed, { $failed } failed), { $errors } runs in error counted apart.
 analysis-exploration = {" "}Exploration (a separate evidence line): { $sessions } virtual-user sessions, goal achievement { $achieved }.
+analysis-fixed-all-errored = Fixed scenarios: { $errors ->
+    [one] the only run ended in error
+   *[other] all { $errors } runs ended in error
+}, so none was judged and there is no pass rate.
+analysis-errors = { $count ->
+    [one] 1 run ended in error
+   *[other] { $count } runs ended in error
+}: { $error }.
 analysis-nothing = {" "}No failing scenario and no exploration issue to report.
 analysis-scenario-fails = Scenario "{ $title }" fails { $failed } of { $judged } judged runs.
 analysis-scenario-fails-because = Scenario "{ $title }" fails { $failed } of { $judged } judged runs: { $detail } ({ $kind }).

@@ -83,7 +83,7 @@ calibration-advisory-sessions = 仅供参考（需要在至少 { $min_items } �
 md-rubric = ### 评分标准检查
 md-rubric-note = 评分标准检查由评审（模型或离线启发式）按 1-5 分打分。已盲标的评分检查：{ $items }（已标注的运行：{ $labelled }；尚未标注的运行：{ $unlabelled }）。一致率 { $agreement }，kappa { $kappa }。评审的评分标准数据{ $status }。
 md-calibration = ### 评审校准
-md-calibration-note = 由人按评审自己的标准（1-5 分）对评审抽样的会话（以及固定运行的评分检查）进行盲标。Kappa 为线性加权的 Cohen's kappa，附 95% bootstrap 区间；某项标准在至少 { $min_items } 个标注项上 kappa >= { $min_kappa } 时视为已校准，在此之前本报告中该项的评审数据仅供参考。已标注 { $labelled } 个，另有 { $unlabelled } 个已复核的会话尚未标注。
+md-calibration-note = 由人按评审自己的标准（1-5 分）对评审抽样的会话（以及固定运行的评分检查）进行盲标。Kappa 为线性加权的 Cohen's kappa，附 95% 自助法（bootstrap）区间；某项标准在至少 { $min_items } 个标注项上 kappa >= { $min_kappa } 时视为已校准，在此之前本报告中该项的评审数据仅供参考。已标注 { $labelled } 个，另有 { $unlabelled } 个已复核的会话尚未标注。
 md-calibration-header = | 标准 | 已标注 | 一致率 | Kappa [95% 区间] | 评审数据 |
 md-consistency = ### 评审一致性
 md-consistency-note = 评审把抽样内容按相反的轮次顺序（评审模型还会改写评分标准）再复核一次。自我一致率是两次打分相同的会话所占比例；低于 { $min } 说明评审自相矛盾。

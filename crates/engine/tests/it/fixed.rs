@@ -220,6 +220,27 @@ async fn target_errors_are_counted_apart_from_the_pass_rate() {
         said.render(agenteval_engine::Lang::En),
         "target error: nothing is listening at 127.0.0.1:9"
     );
+    // The analysis says every run errored, and why, citing the run; it
+    // never claims there is nothing to report.
+    let analysis = p
+        .generate_analysis(bad.id, None, agenteval_engine::Lang::Zh)
+        .await
+        .unwrap();
+    let summary = analysis.summary.render(agenteval_engine::Lang::Zh);
+    assert!(
+        summary.contains("1 次运行全部出错") && !summary.contains("没有未通过的场景"),
+        "{summary}"
+    );
+    let claim = &analysis.claims[0];
+    assert_eq!(
+        claim.text.render(agenteval_engine::Lang::Zh),
+        "1 次运行出错：评测对象出错：127.0.0.1:9 上没有服务在监听。"
+    );
+    assert_eq!(
+        claim.text.render(agenteval_engine::Lang::En),
+        "1 run ended in error: target error: nothing is listening at 127.0.0.1:9."
+    );
+    assert_eq!(claim.run_ids, vec![runs[0].id.to_string()]);
     let ok_report = p.campaign_report(ok.id).await.unwrap();
     assert_eq!(
         ok_report.fixed.pass_rate,

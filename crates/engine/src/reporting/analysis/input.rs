@@ -7,6 +7,7 @@
 //! top of longer lists.
 
 use crate::domain::ids::{RunId, SessionId};
+use crate::i18n::Lang;
 use crate::findings::ExplorationFindings;
 use crate::report::{CampaignReport, FixedSummary};
 use crate::text::truncate;
@@ -47,8 +48,19 @@ pub struct FixedDigest {
     pub latency_p50_ms: Option<u64>,
     pub latency_p95_ms: Option<u64>,
     pub error_reasons: Vec<(String, u32)>,
+    /// Why runs ended in error: the latest example of each kind, in the
+    /// language asked for, with its run id to cite.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub error_examples: Vec<ErrorDigest>,
     /// Scenarios with failed or errored runs, most first.
     pub failing_scenarios: Vec<ScenarioDigest>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorDigest {
+    pub count: u32,
+    pub run_id: RunId,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -103,15 +115,31 @@ pub struct FindingDigest {
     pub turn: Option<u32>,
 }
 
-/// The digest of `report` within `budget_tokens`.
-pub fn analysis_input(report: &CampaignReport, budget_tokens: usize) -> AnalysisInput {
-    digest(
+/// The digest of `report` within `budget_tokens`, with why runs ended in
+/// error (in `lang`).
+pub fn analysis_input(
+    report: &CampaignReport,
+    errors: &[super::ErrorExample],
+    lang: Lang,
+    budget_tokens: usize,
+) -> AnalysisInput {
+    let mut input = digest(
         &report.campaign.name,
         &report.target_name,
         &report.fixed,
         report.exploration.as_ref(),
         budget_tokens,
-    )
+    );
+    input.fixed.error_examples = errors
+        .iter()
+        .take(3)
+        .map(|e| ErrorDigest {
+            count: e.count,
+            run_id: e.run_id,
+            reason: truncate(&e.error.text().render(lang), TEXT_CHARS),
+        })
+        .collect();
+    input
 }
 
 /// The digest of the figures, its lists shrunk until its JSON fits
@@ -180,6 +208,7 @@ fn build(
             .take(items.min(5))
             .map(|e| (e.reason.clone(), e.count))
             .collect(),
+        error_examples: Vec::new(),
         failing_scenarios: failing
             .iter()
             .take(items)

@@ -7,7 +7,8 @@
 //! and labelled as such.
 
 use crate::channel::ChatMessage;
-use crate::domain::ids::CampaignId;
+use crate::domain::ids::{CampaignId, RunId};
+use crate::domain::run::{Run, RunError};
 use crate::error::Result;
 use crate::i18n::{Arg, Lang, Msg, Text, percent_or_na};
 use crate::msg;
@@ -35,19 +36,62 @@ the pass rate. Every claim must cite the run ids, session ids or turn ids it res
 with JSON only: {\"summary\": \"3-6 sentences\", \"claims\": [{\"text\": \"...\", \"run_ids\": [], \
 \"session_ids\": [], \"turn_ids\": []}]}";
 
+/// Why runs of one kind ended in error: how many, and the latest of them
+/// (its reason in the reader's words).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorExample {
+    pub count: u32,
+    pub run_id: RunId,
+    pub error: RunError,
+}
+
+/// One example per error kind of the report, from the campaign's latest
+/// errored runs (`latest`, the latest first), most frequent kind first.
+pub fn error_examples(report: &CampaignReport, latest: &[Run]) -> Vec<ErrorExample> {
+    report
+        .fixed
+        .error_reasons
+        .iter()
+        .filter_map(|r| {
+            let run = latest
+                .iter()
+                .find(|run| run.error.as_ref().is_some_and(|e| e.kind == r.reason))?;
+            Some(ErrorExample {
+                count: r.count,
+                run_id: run.id,
+                error: run.error.clone()?,
+            })
+        })
+        .collect()
+}
+
 /// The template analysis: built from the figures, labelled as such; its
-/// sentences are messages, read in any language.
-pub fn template_analysis(report: &CampaignReport) -> (Text, Vec<Claim>) {
+/// sentences are messages, read in any language. Runs in error are an
+/// outcome of their own: said first, each kind with why, never hidden by
+/// a pass rate that leaves them out.
+pub fn template_analysis(report: &CampaignReport, errors: &[ErrorExample]) -> (Text, Vec<Claim>) {
     let f = &report.fixed;
     let mut claims = Vec::new();
-    let fixed = msg!(
-        "analysis-fixed",
-        rate = percent_or_na(f.pass_rate),
-        judged = f.passed + f.failed,
-        passed = f.passed,
-        failed = f.failed,
-        errors = f.errors
-    );
+    let judged = f.passed + f.failed;
+    let fixed = if judged == 0 && f.errors > 0 {
+        msg!("analysis-fixed-all-errored", errors = f.errors)
+    } else {
+        msg!(
+            "analysis-fixed",
+            rate = percent_or_na(f.pass_rate),
+            judged = judged,
+            passed = f.passed,
+            failed = f.failed,
+            errors = f.errors
+        )
+    };
+    for e in errors.iter().take(3) {
+        claims.push(Claim {
+            text: msg!("analysis-errors", count = e.count, error = e.error.text()).into(),
+            run_ids: vec![e.run_id.to_string()],
+            ..Default::default()
+        });
+    }
     let mut weakest: Vec<_> = f
         .per_scenario
         .iter()
@@ -112,7 +156,7 @@ pub fn template_analysis(report: &CampaignReport) -> (Text, Vec<Claim>) {
             });
         }
     }
-    let nothing: Arg = if claims.is_empty() {
+    let nothing: Arg = if claims.is_empty() && f.errors == 0 {
         msg!("analysis-nothing").into()
     } else {
         Arg::Str(String::new())
@@ -221,6 +265,12 @@ impl Platform {
         lang: Lang,
     ) -> Result<Analysis> {
         let report = self.campaign_report(campaign_id).await?;
+        let errors = if report.fixed.errors > 0 {
+            let latest = self.store.errored_runs(campaign_id, 200).await?;
+            error_examples(&report, &latest)
+        } else {
+            Vec::new()
+        };
         let mut fallback_reason = None;
         let mut from_model = None;
         let mut output_mode = None;
@@ -230,7 +280,7 @@ impl Platform {
                     .get(crate::role_models::Role::Analyst)
                     .and_then(|m| m.input_tokens),
             );
-            let mut input = serde_json::to_value(analysis_input(&report, budget))?;
+            let mut input = serde_json::to_value(analysis_input(&report, &errors, lang, budget))?;
             input["language"] = json!(lang.as_str());
             let system = format!("{SYSTEM_PROMPT} {}", write_in(lang));
             let messages = [
@@ -266,7 +316,7 @@ impl Platform {
             None => (
                 "template".to_string(),
                 true,
-                template_analysis(&report),
+                template_analysis(&report, &errors),
                 None,
             ),
         };

@@ -344,7 +344,8 @@ fn error_reasons(md: &mut String, f: &FixedSummary, lang: Lang) {
         let _ = writeln!(md, "{}", tr(msg!("md-errors")));
         let _ = writeln!(md);
         for r in &f.error_reasons {
-            let _ = writeln!(md, "- {} × {}", escape_inline(&r.reason), r.count);
+            let kind = crate::i18n::Msg::name("error-reason", &r.reason);
+            let _ = writeln!(md, "- {} × {}", escape_inline(&tr(kind)), r.count);
         }
         let _ = writeln!(md);
     }
