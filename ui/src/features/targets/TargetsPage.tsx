@@ -31,7 +31,7 @@ import {
 } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMayChange } from "../../components/identity";
-import { num, when } from "../../components/format";
+import { ms, num, when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { LIMITS, numberOf, outOfRange } from "../campaigns/limits";
 
@@ -55,7 +55,7 @@ export function ProbeResult({ probe }: { probe: TargetProbe }) {
   if (probe.ok) {
     return (
       <Text size="xs" c="teal" data-testid="target-probe" data-ok="true">
-        {t("targets.ok", { ms: num(probe.latency_ms ?? 0) })}
+        {t("targets.ok", { latency: ms(probe.latency_ms ?? 0) })}
         {probe.reply_excerpt ? ` · “${probe.reply_excerpt}”` : ""}
       </Text>
     );
