@@ -24,7 +24,12 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
           hint={fixed.pass_rate_interval ? t("ev.interval", { low: pct(fixed.pass_rate_interval.low), high: pct(fixed.pass_rate_interval.high) }) : undefined}
           testId="report-pass-rate"
         />
-        <Stat label={t("view.finished")} value={`${num(fixed.runs_finished)}/${num(fixed.runs_planned)}`} />
+        <Stat
+          label={t("view.finished")}
+          value={`${num(fixed.runs_finished)}/${num(fixed.runs_planned)}`}
+          hint={fixed.errors > 0 ? t("view.finishedErrored", { errors: num(fixed.errors) }) : undefined}
+          testId="report-finished"
+        />
         <Stat label={t("view.errors")} value={num(fixed.errors)} />
         <Stat label={t("view.passed")} value={num(fixed.passed)} />
         <Stat label={t("view.failed")} value={num(fixed.failed)} />
