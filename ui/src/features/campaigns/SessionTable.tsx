@@ -8,6 +8,7 @@ import { Link } from "../../components/Link";
 import { navigate, type Route } from "../../routing";
 import { useEngineText } from "../../i18n/engine";
 import type { Text as EngineText } from "../../api";
+import { CodeSpans } from "../../components/CodeSpans";
 
 /** Where a session row leads: the session, at a round when one is known. */
 export type SessionLink = { turn: number | null; note?: EngineText | null };
@@ -89,7 +90,12 @@ export function SessionTable({
                   {link.turn !== null ? (
                     <Text size="sm" data-testid="session-evidence-turn">
                       {t("ev.turnN", { n: link.turn })}
-                      {link.note ? ` · ${tx(link.note)}` : ""}
+                      {link.note && (
+                        <>
+                          {" · "}
+                          <CodeSpans text={tx(link.note)} />
+                        </>
+                      )}
                     </Text>
                   ) : (
                     <Text size="xs" c="dimmed">

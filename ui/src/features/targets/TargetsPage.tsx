@@ -34,6 +34,7 @@ import { useMayChange } from "../../components/identity";
 import { ms, num, when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { LIMITS, numberOf, outOfRange } from "../campaigns/limits";
+import { CodeSpans } from "../../components/CodeSpans";
 
 type Kind = ChannelConfig["kind"];
 
@@ -65,11 +66,11 @@ export function ProbeResult({ probe }: { probe: TargetProbe }) {
   return (
     <Stack gap={0} data-testid="target-probe" data-ok="false">
       <Text size="xs" c="red" style={{ overflowWrap: "anywhere" }}>
-        {t("targets.failed")}: {message}
+        {t("targets.failed")}: <CodeSpans text={message} />
       </Text>
       {suggestion && (
         <Text size="xs" c="dimmed" style={{ overflowWrap: "anywhere" }}>
-          {t("error.suggestion")}: {suggestion}
+          {t("error.suggestion")}: <CodeSpans text={suggestion} />
         </Text>
       )}
     </Stack>

@@ -16,6 +16,7 @@ import { issueKey, issueTexts } from "./evidence";
 import { useEvidenceNames } from "./names";
 import { Stat } from "./Stat";
 import { useEngineText, useUiLanguage } from "../../../i18n/engine";
+import { CodeSpans } from "../../../components/CodeSpans";
 
 const FINDINGS_SHOWN = 15;
 const SESSIONS_PAGE = 20;
@@ -116,7 +117,7 @@ export function ExplorationTab({
                   <Table.Td>
                     {issueTexts(i, lang).map((x) => (
                       <Text key={x} size="sm">
-                        {x}
+                        <CodeSpans text={x} />
                       </Text>
                     ))}
                   </Table.Td>
@@ -170,7 +171,7 @@ export function ExplorationTab({
               <GradeBadge grade={f.severity} />
               <Text size="sm" style={{ minWidth: 0, flex: 1 }}>
                 {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-                {tx(f.text)}
+                <CodeSpans text={tx(f.text)} />
               </Text>
               <Link
                 to={{ kind: "session", id: c.id, sid: f.session_id, turn: f.turn }}

@@ -5,6 +5,7 @@ import type { CampaignReport, ScenarioSummary } from "../../../api";
 import { num, pct } from "../../../components/format";
 import { Link } from "../../../components/Link";
 import { CheckKindBadge } from "../../../components/labels";
+import { CodeSpans } from "../../../components/CodeSpans";
 
 /** The per-scenario table; every scenario opens its runs, every failed check the run it failed in. */
 export function ScenariosTab({ report, scenarios }: { report: CampaignReport; scenarios: ScenarioSummary[] }) {
@@ -70,7 +71,7 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
                       data-testid="failed-check-link"
                       title={t("ev.openExampleRun")}
                     >
-                      {t("ev.timesN", { what: tx(c.detail), n: num(c.count) })}
+                      <CodeSpans text={t("ev.timesN", { what: tx(c.detail), n: num(c.count) })} />
                     </Link>
                   </Group>
                 ))}
