@@ -78,8 +78,9 @@ export function SessionTable({
               <Table.Td>
                 <Group gap={4}>
                   <EndReasonBadge reason={s.end_reason} />
-                  {s.experience && (
-                    <Text size="xs" c={s.experience.goal_achieved ? "teal" : "red"}>
+                  {/* The end reason "goal met" already says what an achieved record would say again. */}
+                  {s.experience && !(s.experience.goal_achieved && s.end_reason === "user_goal_met") && (
+                    <Text size="xs" c={s.experience.goal_achieved ? "teal" : "red"} data-testid="session-achieved">
                       {s.experience.goal_achieved ? t("ev.achieved") : t("ev.notAchieved")}
                     </Text>
                   )}
