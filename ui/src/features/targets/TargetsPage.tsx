@@ -17,6 +17,7 @@ import {
   Title,
 } from "@mantine/core";
 import { Fragment, useState } from "react";
+import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
 import { useEngineText } from "../../i18n/engine";
 import {
@@ -38,14 +39,15 @@ import { CodeSpans } from "../../components/CodeSpans";
 
 type Kind = ChannelConfig["kind"];
 
-function endpoint(c: ChannelConfig): string {
+/** Where a target answers; the built-in demo agent by its name, not its code. */
+function endpoint(t: TFunction, c: ChannelConfig): string {
   switch (c.kind) {
     case "openai":
       return `${c.model} @ ${c.base_url}`;
     case "http":
       return c.url;
     case "builtin":
-      return c.agent;
+      return c.agent === "demo" ? t("targets.builtin") : c.agent;
   }
 }
 
@@ -322,7 +324,7 @@ export function TargetsPage() {
                     </Table.Td>
                     <Table.Td>
                       <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
-                        {endpoint(target.channel)}
+                        {endpoint(t, target.channel)}
                       </Text>
                     </Table.Td>
                     <Table.Td>
