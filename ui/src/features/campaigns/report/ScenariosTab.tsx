@@ -63,7 +63,8 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
             <Table.Td>
               <Stack gap={4}>
                 {r.failing_checks.slice(0, 3).map((c, i) => (
-                  <Group key={i} gap={4} wrap="nowrap" align="flex-start">
+                  // The one-line badge and its sentence wrap as a pair, so a narrow column puts the sentence under the badge.
+                  <Group key={i} gap={4} wrap="wrap" align="flex-start">
                     <CheckKindBadge kind={c.kind} passed={false} />
                     <Link
                       to={{ kind: "run", id, rid: c.example_run_id, turn: null }}
