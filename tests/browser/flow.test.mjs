@@ -125,7 +125,7 @@ test("campaign flow in a real browser", { timeout: 300_000 }, async (t) => {
       let last = "";
       for (;;) {
         last = (await text.textContent()) ?? "";
-        const m = /(\d+) of (\d+) runs finished/.exec(last);
+        const m = /(\d+) of (\d+) runs ended/.exec(last);
         if (m && Number(m[2]) > 0 && m[1] === m[2]) break;
         assert.ok(Date.now() < deadline, `runs should finish within the 20 s window; last seen: ${last}`);
         await page.waitForTimeout(1000);

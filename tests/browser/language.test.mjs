@@ -67,6 +67,15 @@ function assertInLanguage(lang, where, text, data) {
   }
 }
 
+/** What a locator shows, its code spans (names shown as code) marked with backticks as the catalogue writes them. */
+async function shown(locator) {
+  const { text, codes } = await locator.evaluate((el) => ({
+    text: el instanceof HTMLElement ? el.innerText : (el.textContent ?? ""),
+    codes: [...el.querySelectorAll("code")].map((c) => c.textContent ?? "").filter(Boolean),
+  }));
+  return [...new Set(codes)].sort((a, b) => b.length - a.length).reduce((t, c) => t.split(c).join(`\`${c}\``), text);
+}
+
 async function shot(page, name) {
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(SHOTS, name) });
@@ -110,21 +119,21 @@ test("the report reads in the reader's language", { timeout: 600_000 }, async (t
         const analysis = page.getByTestId("report-analysis");
         await analysis.waitFor();
         await shot(page, `report-analysis-${lang}.png`);
-        assertInLanguage(lang, "the analysis", await analysis.innerText(), data);
+        assertInLanguage(lang, "the analysis", await shown(analysis), data);
 
         await page.goto(`${BASE}/#/campaigns/${next.id}/report/comparison`);
         const comparison = page.getByTestId("comparison");
         await page.getByTestId("comparison-scenarios").waitFor();
         await shot(page, `report-comparison-${lang}.png`);
-        assertInLanguage(lang, "the comparison", await comparison.innerText(), data);
+        assertInLanguage(lang, "the comparison", await shown(comparison), data);
 
         await page.goto(`${BASE}/#/campaigns/${demo.campaign.id}/report/exploration`);
         const findings = page.getByTestId("exploration-findings");
         await findings.waitFor();
         await page.getByTestId("issue-list").waitFor();
         await shot(page, `report-findings-${lang}.png`);
-        assertInLanguage(lang, "the issues", await page.getByTestId("issue-list").innerText(), data);
-        assertInLanguage(lang, "the judge findings", await page.getByTestId("judge-findings").innerText(), data);
+        assertInLanguage(lang, "the issues", await shown(page.getByTestId("issue-list")), data);
+        assertInLanguage(lang, "the judge findings", await shown(page.getByTestId("judge-findings")), data);
         const judgeStatus = await page.getByTestId("judge-status").innerText();
         assertInLanguage(lang, "the judge's status", judgeStatus, data);
         assert.match(judgeStatus, lang === "zh" ? /评审已复核 [1-9]\d* 个会话/ : /[1-9]\d* sessions? reviewed by the judge/, judgeStatus);
@@ -137,7 +146,7 @@ test("the report reads in the reader's language", { timeout: 600_000 }, async (t
         await page.getByTestId("failed-check-link").first().click();
         await page.getByTestId("run-drawer").getByTestId("check-failed").first().waitFor();
         await shot(page, `run-failed-check-${lang}.png`);
-        assertInLanguage(lang, "a failed check", await page.getByTestId("run-checks").innerText(), data);
+        assertInLanguage(lang, "a failed check", await shown(page.getByTestId("run-checks")), data);
 
         await page.goto(`${BASE}/#/targets`);
         const row = page.getByTestId("target-row").filter({ hasText: dead.name });
@@ -145,7 +154,7 @@ test("the report reads in the reader's language", { timeout: 600_000 }, async (t
         const probe = page.getByTestId("target-probe");
         await probe.waitFor();
         await shot(page, `target-error-${lang}.png`);
-        assertInLanguage(lang, "a target's connection error", await probe.innerText(), data);
+        assertInLanguage(lang, "a target's connection error", await shown(probe), data);
       });
     }
     assert.deepEqual(pageErrors, [], "no script error");

@@ -2,8 +2,12 @@ import { Alert, Text } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import type { ApiError } from "../api";
 import { useEngineText } from "../i18n/engine";
+import { CodeSpans } from "./CodeSpans";
 
-/** A backend error with its suggestion; text only, never markup. */
+/**
+ * A backend error with its suggestion, in the reader's language; text only,
+ * never markup. The error's code is for programs (data-code), not people.
+ */
 export function ErrorAlert({ error, onClose }: { error: ApiError | null; onClose?: () => void }) {
   const { t } = useTranslation();
   const tx = useEngineText();
@@ -18,14 +22,12 @@ export function ErrorAlert({ error, onClose }: { error: ApiError | null; onClose
       withCloseButton={Boolean(onClose)}
       onClose={onClose}
       data-testid="error-alert"
+      data-code={error.code}
     >
-      <Text size="sm">
-        {forbidden ? t("error.FORBIDDEN.sentence") : message}{" "}
-        <Text span c="dimmed" size="xs">({error.code})</Text>
-      </Text>
+      <Text size="sm">{forbidden ? t("error.FORBIDDEN.sentence") : <CodeSpans text={message} />}</Text>
       {suggestion && (
         <Text size="sm" mt={4}>
-          {t("error.suggestion")}: {suggestion}
+          {t("error.suggestion")}: <CodeSpans text={suggestion} />
         </Text>
       )}
     </Alert>

@@ -52,10 +52,14 @@ export function num(v: number | null | undefined, digits = 0): string {
   return numberFormat({ minimumFractionDigits: digits, maximumFractionDigits: digits }).format(v);
 }
 
-/** Milliseconds with their unit (e.g. "840 ms", "840 毫秒"). */
+/**
+ * Milliseconds with their unit (e.g. "840 ms", "840毫秒"); under one (a
+ * built-in target answers in no measurable time) "<1 ms", never "0 ms".
+ */
 export function ms(v: number | null | undefined): string {
   if (v === null || v === undefined || Number.isNaN(v)) return DASH;
-  return numberFormat({ style: "unit", unit: "millisecond", unitDisplay: "short", maximumFractionDigits: 0 }).format(v);
+  const f = numberFormat({ style: "unit", unit: "millisecond", unitDisplay: "short", maximumFractionDigits: 0 });
+  return Math.round(v) < 1 ? `<${f.format(1)}` : f.format(v);
 }
 
 /** A date and time in the UI's locale and the user's time zone. */

@@ -64,6 +64,15 @@ export function TriggerBadge({ trigger, bare }: { trigger: string; bare?: boolea
   );
 }
 
+/**
+ * A target's model as people read it: the built-in demo agent by its name
+ * (not `builtin:demo`), any other model as it is called.
+ */
+export function targetModelLabel(t: TFunction, model: string): string {
+  if (model === "builtin:demo") return t("targets.builtin");
+  return model;
+}
+
 /** Who played the user: a person, an external assistant, the built-in virtual user or a model. */
 export function playedByLabel(t: TFunction, s: ExplorationSession): string | null {
   if (s.played_by === "model" && s.user_model) return t("labels.playedByModel", { model: s.user_model });
@@ -104,10 +113,17 @@ export function GradeBadge({ grade }: { grade: string }) {
   );
 }
 
+/** A check's type, on one line: a short name that wraps inside its pill reads as two badges. */
 export function CheckKindBadge({ kind, passed }: { kind: string; passed: boolean }) {
   const { t } = useTranslation();
   return (
-    <WordBadge size="sm" color={passed ? "teal" : "red"} data-testid="check-kind">
+    <WordBadge
+      size="sm"
+      color={passed ? "teal" : "red"}
+      data-testid="check-kind"
+      style={{ flexShrink: 0, maxWidth: "none" }}
+      styles={{ label: { whiteSpace: "nowrap" } }}
+    >
       {passed ? "✓ " : "✗ "}
       {codeLabel(t, "checkKind", kind)}
     </WordBadge>

@@ -9,6 +9,7 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { num } from "../../components/format";
 import { codeLabel } from "../../components/labels";
 import { BlindRunReview } from "./BlindRunReview";
+import { CodeSpans } from "../../components/CodeSpans";
 
 /** The judge's criteria, in the judge's order. */
 export const CRITERIA = ["attitude", "professionalism", "hallucination"] as const;
@@ -200,7 +201,7 @@ export function BlindReview({
                             </Table.Td>
                             <Table.Td>
                               <Text size="xs" style={{ overflowWrap: "anywhere" }}>
-                                {tx(theirs.evidence)}
+                                <CodeSpans text={tx(theirs.evidence)} />
                               </Text>
                             </Table.Td>
                           </Table.Tr>

@@ -7,6 +7,7 @@ import { api, type BlindRunQueue, type RunLabelRevealed } from "../../api";
 import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num } from "../../components/format";
+import { CodeSpans } from "../../components/CodeSpans";
 
 const SCALE = ["1", "2", "3", "4", "5"];
 
@@ -141,7 +142,7 @@ export function BlindRunReview({
                         </Table.Td>
                         <Table.Td>
                           <Text size="xs" style={{ overflowWrap: "anywhere" }}>
-                            {tx(c.reason)}
+                            <CodeSpans text={tx(c.reason)} />
                           </Text>
                           <Text size="xs" c="dimmed">
                             {t(c.judged_by === "model" ? "blind.byModel" : "blind.byHeuristic")}

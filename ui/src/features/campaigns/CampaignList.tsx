@@ -73,6 +73,7 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
                 const fixed = report?.fixed;
                 const planned = fixed?.runs_planned ?? 0;
                 const done = fixed?.runs_finished ?? 0;
+                const errors = fixed?.errors ?? 0;
                 return (
                   <Table.Tr
                     key={c.id}
@@ -94,9 +95,15 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
                     </Table.Td>
                     <Table.Td>{targetName(c.target_id)}</Table.Td>
                     <Table.Td miw={140}>
-                      <Progress value={planned ? (100 * done) / planned : 0} size="sm" aria-label={t("view.runsProgress", { done: num(done), planned: num(planned) })} />
-                      <Text size="xs" c="dimmed">
+                      <Progress value={planned ? (100 * done) / planned : 0} size="sm" aria-label={t(errors > 0 ? "view.runsProgressErrored" : "view.runsProgress", { done: num(done), planned: num(planned), errors: num(errors) })} />
+                      <Text size="xs" c="dimmed" data-testid="campaign-progress">
                         {num(done)}/{num(planned)}
+                        {errors > 0 && (
+                          <Text span size="xs" c="red">
+                            {" · "}
+                            {t("view.finishedErrored", { errors: num(errors) })}
+                          </Text>
+                        )}
                       </Text>
                     </Table.Td>
                     <Table.Td>{pct(fixed?.pass_rate)}</Table.Td>

@@ -1,5 +1,5 @@
 import { Button, Code, Group, Modal, Stack, Text, Textarea, TextInput } from "@mantine/core";
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, type ApiError, type ScenarioSummary } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
@@ -40,6 +40,12 @@ export function PackDraftModal<D extends PackDraft>({
   const [error, setError] = useState<ApiError | null>(null);
   const [saved, setSaved] = useState<ScenarioSummary[] | null>(null);
   const d = draft.data;
+  // What saving did is shown beside the save button and scrolled into view: a
+  // long draft puts the button below the fold, and an unseen error is no answer.
+  const outcome = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (error || saved) outcome.current?.scrollIntoView({ block: "nearest", behavior: "auto" });
+  }, [error, saved]);
   const form = edited ?? (d ? { yaml: d.yaml, pack: d.pack, file: d.file_name } : null);
 
   const save = async () => {
@@ -92,20 +98,22 @@ export function PackDraftModal<D extends PackDraft>({
               styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)", fontSize: 12 } }}
               data-testid="regression-yaml"
             />
-            <ErrorAlert error={error} onClose={() => setError(null)} />
-            {saved && (
-              <Text size="sm" c="green" data-testid="regression-saved">
-                {savedText(form.pack.trim(), saved.map((s) => s.id).join(", "))} <Code>{saved[0]?.title}</Code>
-              </Text>
-            )}
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                {saved ? t("common.close") : t("common.cancel")}
-              </Button>
-              <Button onClick={() => void save()} loading={busy} data-testid="regression-save">
-                {t("regression.save")}
-              </Button>
-            </Group>
+            <Stack gap="xs" ref={outcome} data-testid="regression-outcome">
+              <ErrorAlert error={error} onClose={() => setError(null)} />
+              {saved && (
+                <Text size="sm" c="green" data-testid="regression-saved">
+                  {savedText(form.pack.trim(), saved.map((s) => s.id).join(", "))} <Code>{saved[0]?.title}</Code>
+                </Text>
+              )}
+              <Group justify="flex-end">
+                <Button variant="default" onClick={onClose}>
+                  {saved ? t("common.close") : t("common.cancel")}
+                </Button>
+                <Button onClick={() => void save()} loading={busy} data-testid="regression-save">
+                  {t("regression.save")}
+                </Button>
+              </Group>
+            </Stack>
           </>
         )}
       </Stack>

@@ -52,6 +52,12 @@ export function RunsCard({
     navigate({ kind: "campaign", id: c.id, query: { ...query, page: undefined, ...q } }, { replace: true });
   const total = runs.data?.total ?? 0;
   const filtered = Boolean(query.verdict || query.scenario || query.tag);
+  // How the runs ended, not only how many: all of them ended in error is no "done".
+  const progress = t(fixed.errors > 0 ? "view.runsProgressErrored" : "view.runsProgress", {
+    done: num(fixed.runs_finished),
+    planned: num(fixed.runs_planned),
+    errors: num(fixed.errors),
+  });
 
   return (
     <Card withBorder data-testid="runs-card">
@@ -61,11 +67,11 @@ export function RunsCard({
         size="lg"
         value={fixed.runs_planned ? (100 * fixed.runs_finished) / fixed.runs_planned : 0}
         animated={c.status === "running" && fixed.runs_finished < fixed.runs_planned}
-        aria-label={t("view.runsProgress", { done: num(fixed.runs_finished), planned: num(fixed.runs_planned) })}
+        aria-label={progress}
         data-testid="runs-progress"
       />
       <Text size="sm" mt={4} data-testid="runs-progress-text">
-        {t("view.runsProgress", { done: num(fixed.runs_finished), planned: num(fixed.runs_planned) })}
+        {progress}
       </Text>
       <Group mt="sm" gap="xs">
         <Badge color="teal">{t("ev.passedN", { n: num(fixed.passed) })}</Badge>

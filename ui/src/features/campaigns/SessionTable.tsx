@@ -8,6 +8,7 @@ import { Link } from "../../components/Link";
 import { navigate, type Route } from "../../routing";
 import { useEngineText } from "../../i18n/engine";
 import type { Text as EngineText } from "../../api";
+import { CodeSpans } from "../../components/CodeSpans";
 
 /** Where a session row leads: the session, at a round when one is known. */
 export type SessionLink = { turn: number | null; note?: EngineText | null };
@@ -77,8 +78,9 @@ export function SessionTable({
               <Table.Td>
                 <Group gap={4}>
                   <EndReasonBadge reason={s.end_reason} />
-                  {s.experience && (
-                    <Text size="xs" c={s.experience.goal_achieved ? "teal" : "red"}>
+                  {/* The end reason "goal met" already says what an achieved record would say again. */}
+                  {s.experience && !(s.experience.goal_achieved && s.end_reason === "user_goal_met") && (
+                    <Text size="xs" c={s.experience.goal_achieved ? "teal" : "red"} data-testid="session-achieved">
                       {s.experience.goal_achieved ? t("ev.achieved") : t("ev.notAchieved")}
                     </Text>
                   )}
@@ -89,7 +91,12 @@ export function SessionTable({
                   {link.turn !== null ? (
                     <Text size="sm" data-testid="session-evidence-turn">
                       {t("ev.turnN", { n: link.turn })}
-                      {link.note ? ` · ${tx(link.note)}` : ""}
+                      {link.note && (
+                        <>
+                          {" · "}
+                          <CodeSpans text={tx(link.note)} />
+                        </>
+                      )}
                     </Text>
                   ) : (
                     <Text size="xs" c="dimmed">

@@ -3,6 +3,8 @@ import { useTranslation } from "react-i18next";
 import type { TFunction } from "i18next";
 import type { ApiError, Campaign, ErrorCode } from "../../api";
 import { when as localDateTime } from "../../components/format";
+import { CodeSpans } from "../../components/CodeSpans";
+import { useEngineText } from "../../i18n/engine";
 
 /** The refusals of the exploration ledger and of a session's state. */
 const GUARDRAILS: readonly ErrorCode[] = [
@@ -57,8 +59,12 @@ export function RefusalAlert({
   testId?: string;
 }) {
   const { t } = useTranslation();
+  const tx = useEngineText();
   if (!error) return null;
   const r = refusalText(t, error, campaign);
+  // The backend's own sentences in the reader's language when it sent them as catalogue messages.
+  const message = error.text ? tx(error.text.message) : error.message;
+  const suggestion = error.text ? tx(error.text.suggestion) : error.suggestion;
   const forbidden = error.code === "FORBIDDEN";
   return (
     <Alert
@@ -69,10 +75,10 @@ export function RefusalAlert({
       data-testid={testId}
       data-code={error.code}
     >
-      <Text size="sm">{r ? r.sentence : forbidden ? t("error.FORBIDDEN.sentence") : error.message}</Text>
-      {(r?.suggestion ?? error.suggestion) && (
+      <Text size="sm">{r ? r.sentence : forbidden ? t("error.FORBIDDEN.sentence") : <CodeSpans text={message} />}</Text>
+      {(r?.suggestion ?? suggestion) && (
         <Text size="sm" mt={4} c="dimmed">
-          {r?.suggestion ?? error.suggestion}
+          <CodeSpans text={r?.suggestion ?? suggestion} />
         </Text>
       )}
     </Alert>

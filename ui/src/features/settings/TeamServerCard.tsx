@@ -3,6 +3,7 @@ import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, asApiError, desktopConnection, type ApiError } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
+import { CodeSpans } from "../../components/CodeSpans";
 
 /**
  * The desktop app's choice: its own database on this machine, or a team
@@ -44,7 +45,7 @@ export function TeamServerCard() {
     <Card withBorder data-testid="team-server">
       <Title order={4}>{t("teamServer.title")}</Title>
       <Text size="xs" c="dimmed" mb="sm">
-        {t("teamServer.help")}
+        <CodeSpans text={t("teamServer.help")} />
       </Text>
       {server ? (
         <Alert color="indigo" mb="sm" data-testid="team-server-connected">
@@ -68,7 +69,7 @@ export function TeamServerCard() {
         />
         <PasswordInput
           label={t("teamServer.key")}
-          description={t("teamServer.keyHelp")}
+          description={<CodeSpans text={t("teamServer.keyHelp")} />}
           value={key}
           onChange={(e) => setKey(e.currentTarget.value)}
           data-testid="team-server-key"

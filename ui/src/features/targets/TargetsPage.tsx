@@ -17,6 +17,7 @@ import {
   Title,
 } from "@mantine/core";
 import { Fragment, useState } from "react";
+import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
 import { useEngineText } from "../../i18n/engine";
 import {
@@ -31,20 +32,22 @@ import {
 } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMayChange } from "../../components/identity";
-import { num, when } from "../../components/format";
+import { ms, num, when } from "../../components/format";
 import { useLoad } from "../../components/useLoad";
 import { LIMITS, numberOf, outOfRange } from "../campaigns/limits";
+import { CodeSpans } from "../../components/CodeSpans";
 
 type Kind = ChannelConfig["kind"];
 
-function endpoint(c: ChannelConfig): string {
+/** Where a target answers; the built-in demo agent by its name, not its code. */
+function endpoint(t: TFunction, c: ChannelConfig): string {
   switch (c.kind) {
     case "openai":
       return `${c.model} @ ${c.base_url}`;
     case "http":
       return c.url;
     case "builtin":
-      return c.agent;
+      return c.agent === "demo" ? t("targets.builtin") : c.agent;
   }
 }
 
@@ -55,7 +58,7 @@ export function ProbeResult({ probe }: { probe: TargetProbe }) {
   if (probe.ok) {
     return (
       <Text size="xs" c="teal" data-testid="target-probe" data-ok="true">
-        {t("targets.ok", { ms: num(probe.latency_ms ?? 0) })}
+        {t("targets.ok", { latency: ms(probe.latency_ms ?? 0) })}
         {probe.reply_excerpt ? ` · “${probe.reply_excerpt}”` : ""}
       </Text>
     );
@@ -65,11 +68,11 @@ export function ProbeResult({ probe }: { probe: TargetProbe }) {
   return (
     <Stack gap={0} data-testid="target-probe" data-ok="false">
       <Text size="xs" c="red" style={{ overflowWrap: "anywhere" }}>
-        {t("targets.failed")}: {message}
+        {t("targets.failed")}: <CodeSpans text={message} />
       </Text>
       {suggestion && (
         <Text size="xs" c="dimmed" style={{ overflowWrap: "anywhere" }}>
-          {t("error.suggestion")}: {suggestion}
+          {t("error.suggestion")}: <CodeSpans text={suggestion} />
         </Text>
       )}
     </Stack>
@@ -321,7 +324,7 @@ export function TargetsPage() {
                     </Table.Td>
                     <Table.Td>
                       <Text size="sm" ff="monospace" style={{ overflowWrap: "anywhere" }}>
-                        {endpoint(target.channel)}
+                        {endpoint(t, target.channel)}
                       </Text>
                     </Table.Td>
                     <Table.Td>

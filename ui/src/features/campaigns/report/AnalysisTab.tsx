@@ -9,6 +9,7 @@ import { Link } from "../../../components/Link";
 import { parseTurnId } from "./evidence";
 import { useEvidenceNames, type Namer } from "./names";
 import { useEngineText, useUiLanguage } from "../../../i18n/engine";
+import { CodeSpans } from "../../../components/CodeSpans";
 
 function Citations({ claim, campaignId, names }: { claim: Claim; campaignId: string; names: Namer }) {
   const { t } = useTranslation();
@@ -81,14 +82,14 @@ export function AnalysisTab({ report, onChanged }: { report: CampaignReport; onC
           </Group>
           {analysis.fallback_reason && (
             <Text size="xs" c="orange">
-              {tx(analysis.fallback_reason)}
+              <CodeSpans text={tx(analysis.fallback_reason)} />
             </Text>
           )}
-          <Text style={{ whiteSpace: "pre-wrap" }}>{tx(analysis.summary)}</Text>
+          <Text style={{ whiteSpace: "pre-wrap" }}><CodeSpans text={tx(analysis.summary)} /></Text>
           <List size="sm" spacing="xs">
             {analysis.claims.map((c, i) => (
               <List.Item key={i} data-testid="analysis-claim">
-                {tx(c.text)}
+                <CodeSpans text={tx(c.text)} />
                 <Citations claim={c} campaignId={report.campaign.id} names={names} />
               </List.Item>
             ))}

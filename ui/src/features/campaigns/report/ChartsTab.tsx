@@ -1,12 +1,12 @@
 import { BarChart, DonutChart, LineChart } from "@mantine/charts";
-import { Stack } from "@mantine/core";
+import { ColorSwatch, Group, Stack, Text } from "@mantine/core";
 import { useReducedMotion } from "@mantine/hooks";
 import { useTranslation } from "react-i18next";
 import type { CampaignReport, Tally } from "../../../api";
 import { num, pct } from "../../../components/format";
 import { ChartFigure } from "./ChartFigure";
 
-type Group = { name: string; tally: Tally };
+type Tallied = { name: string; tally: Tally };
 
 /** Verdicts, results by pack and tag, and the pass rate over the window; each chart with its table. */
 export function ChartsTab({ report }: { report: CampaignReport }) {
@@ -15,7 +15,7 @@ export function ChartsTab({ report }: { report: CampaignReport }) {
   const animate = !useReducedMotion();
   const fixed = report.fixed;
   const byPack = Object.values(
-    fixed.per_scenario.reduce<Record<string, Group>>((acc, r) => {
+    fixed.per_scenario.reduce<Record<string, Tallied>>((acc, r) => {
       const name = r.pack || "—";
       const g = (acc[name] ??= { name, tally: { passed: 0, failed: 0, errors: 0, pass_rate: null } });
       g.tally.passed += r.tally.passed;
@@ -32,7 +32,7 @@ export function ChartsTab({ report }: { report: CampaignReport }) {
   const verdictsOf = (tally: Pick<Tally, "passed" | "failed" | "errors">) =>
     t("report.verdictSummary", { passed: num(tally.passed), failed: num(tally.failed), errors: num(tally.errors) });
   /** A stacked bar chart of verdicts per group (pack or tag), its summary and its table. */
-  const groups = (title: string, heading: string, list: Group[], testId: string) => (
+  const groups = (title: string, heading: string, list: Tallied[], testId: string) => (
     <ChartFigure
       title={title}
       testId={testId}
@@ -55,10 +55,23 @@ export function ChartsTab({ report }: { report: CampaignReport }) {
       />
     </ChartFigure>
   );
+  // The x axis is campaign time since the window start: hours, or days for a window longer than three.
+  const spanHours = Math.max(0, ...fixed.timeline.map((p) => p.offset_hours ?? 0));
+  const inDays = spanHours > 72;
   const timeline = fixed.timeline.map((p) => ({
-    hour: num(p.offset_hours ?? 0, 1),
+    at: Math.round(((p.offset_hours ?? 0) / (inDays ? 24 : 1)) * 10) / 10,
     rate: p.tally.pass_rate == null ? null : Math.round(p.tally.pass_rate * 1000) / 10,
   }));
+  // Round ticks: whole hours (1, 2, 3, 6, 12, 24 apart) or days (1, 2, 7, 14, 30 apart), at most six steps.
+  const span = Math.max(1, ...timeline.map((p) => p.at));
+  const step = (inDays ? [1, 2, 7, 14, 30, 60, 90] : [1, 2, 3, 6, 12, 24]).find((s) => span / s <= 6) ?? Math.ceil(span / 6);
+  const ticks = Array.from({ length: Math.ceil(span / step) + 1 }, (_, i) => i * step);
+  const finished = fixed.passed + fixed.failed + fixed.errors;
+  const verdictSlices = [
+    { name: t("view.passed"), value: fixed.passed, color: "teal.6", swatch: "var(--mantine-color-teal-6)" },
+    { name: t("view.failed"), value: fixed.failed, color: "red.6", swatch: "var(--mantine-color-red-6)" },
+    { name: t("view.errors"), value: fixed.errors, color: "gray.5", swatch: "var(--mantine-color-gray-5)" },
+  ];
   return (
     <Stack>
       <ChartFigure
@@ -74,18 +87,33 @@ export function ChartsTab({ report }: { report: CampaignReport }) {
           ],
         }}
       >
-        <DonutChart
-          withLabelsLine
-          withLabels
-          valueFormatter={(v) => num(v)}
-          pieProps={{ isAnimationActive: animate }}
-          pieChartProps={{ accessibilityLayer: false }}
-          data={[
-            { name: t("view.passed"), value: fixed.passed, color: "teal.6" },
-            { name: t("view.failed"), value: fixed.failed, color: "red.6" },
-            { name: t("view.errors"), value: fixed.errors, color: "gray.5" },
-          ]}
-        />
+        <Group gap="xl" align="center" wrap="nowrap">
+          <DonutChart
+            size={180}
+            thickness={26}
+            withLabelsLine={false}
+            withLabels={false}
+            chartLabel={t("report.verdictCenter", { rate: pct(fixed.pass_rate) })}
+            valueFormatter={(v) => num(v)}
+            pieProps={{ isAnimationActive: animate }}
+            pieChartProps={{ accessibilityLayer: false }}
+            data={verdictSlices.map(({ name, value, color }) => ({ name, value, color }))}
+          />
+          {/* What the ring measures, and each slice with its count and share. */}
+          <Stack gap={6} data-testid="verdict-legend">
+            <Text size="sm" c="dimmed">
+              {t("report.verdictLegend", { n: num(finished) })}
+            </Text>
+            {verdictSlices.map((v) => (
+              <Group key={v.name} gap={8} wrap="nowrap">
+                <ColorSwatch color={v.swatch} size={12} withShadow={false} aria-hidden />
+                <Text size="sm">
+                  {v.name} {num(v.value)} ({pct(finished ? v.value / finished : null)})
+                </Text>
+              </Group>
+            ))}
+          </Stack>
+        </Group>
       </ChartFigure>
       {byPack.length > 0 && groups(t("report.byPack"), t("report.pack"), byPack, "chart-packs")}
       {timeline.length > 1 && (
@@ -95,21 +123,25 @@ export function ChartsTab({ report }: { report: CampaignReport }) {
           summary={t("report.timelineSummary", {
             first: pct(fixed.timeline[0]?.tally.pass_rate),
             last: pct(fixed.timeline[fixed.timeline.length - 1]?.tally.pass_rate),
-            hours: timeline[timeline.length - 1]?.hour ?? "",
+            hours: num(spanHours, 1),
             n: num(timeline.length),
           })}
           data={{
-            columns: [t("report.hour"), t("report.passRate")],
-            rows: fixed.timeline.map((p, i) => [timeline[i]?.hour ?? "", pct(p.tally.pass_rate)]),
+            columns: [inDays ? t("report.day") : t("report.hour"), t("report.passRate")],
+            rows: fixed.timeline.map((p, i) => [num(timeline[i]?.at ?? 0, 1), pct(p.tally.pass_rate)]),
           }}
         >
           <LineChart
-            h={220}
+            h={240}
             data={timeline}
-            dataKey="hour"
+            dataKey="at"
             connectNulls
             series={[{ name: "rate", color: "indigo.6", label: t("report.passRate") }]}
             unit="%"
+            xAxisLabel={inDays ? t("report.daysAxis") : t("report.hoursAxis")}
+            yAxisLabel={t("report.passRateAxis")}
+            xAxisProps={{ type: "number", domain: [0, ticks[ticks.length - 1] ?? step], ticks, tickFormatter: (v: number) => num(v, 0) }}
+            yAxisProps={{ domain: [0, 100] }}
             lineChartProps={{ accessibilityLayer: false }}
             lineProps={{ isAnimationActive: animate }}
           />

@@ -8,6 +8,7 @@ import { DASH, num, pct, signedPct, when } from "../../../components/format";
 import { Link } from "../../../components/Link";
 import { useLoad } from "../../../components/useLoad";
 import { useEngineText } from "../../../i18n/engine";
+import { CodeSpans } from "../../../components/CodeSpans";
 
 const CHANGE_COLOR: Record<ScenarioComparison["change"], string> = {
   broke: "red",
@@ -175,10 +176,12 @@ function Change({ cmp }: { cmp: PeriodDelta }) {
           </Text>
         )}
       </Group>
-      <Text size="sm">{tx(cmp.verdict)}</Text>
+      <Text size="sm">
+        <CodeSpans text={tx(cmp.verdict)} />
+      </Text>
       {cmp.warnings.map((w, i) => (
         <Text key={i} size="xs" c="orange">
-          {tx(w)}
+          <CodeSpans text={tx(w)} />
         </Text>
       ))}
     </Stack>

@@ -13,6 +13,7 @@ import { SessionTable } from "../SessionTable";
 import { seedNames } from "./CoverageGrid";
 import { issueKey, issueTexts, turnForIssue } from "./evidence";
 import { useUiLanguage } from "../../../i18n/engine";
+import { CodeSpans } from "../../../components/CodeSpans";
 
 /**
  * The sessions behind an issue (its `session_ids`) or behind a coverage
@@ -63,7 +64,7 @@ export function EvidenceSessions({
             <IssueKindBadge kind={issue.kind} />
             {texts.map((x) => (
               <Text key={x} size="sm" fw={500}>
-                {x}
+                <CodeSpans text={x} />
               </Text>
             ))}
             {issue.count > issue.session_ids.length && (

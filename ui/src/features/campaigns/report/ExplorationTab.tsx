@@ -16,6 +16,7 @@ import { issueKey, issueTexts } from "./evidence";
 import { useEvidenceNames } from "./names";
 import { Stat } from "./Stat";
 import { useEngineText, useUiLanguage } from "../../../i18n/engine";
+import { CodeSpans } from "../../../components/CodeSpans";
 
 const FINDINGS_SHOWN = 15;
 const SESSIONS_PAGE = 20;
@@ -116,7 +117,7 @@ export function ExplorationTab({
                   <Table.Td>
                     {issueTexts(i, lang).map((x) => (
                       <Text key={x} size="sm">
-                        {x}
+                        <CodeSpans text={x} />
                       </Text>
                     ))}
                   </Table.Td>
@@ -165,17 +166,21 @@ export function ExplorationTab({
       {report.judge_calibration && <CalibrationSection calibration={report.judge_calibration} campaignId={c.id} />}
       {ex.findings.length > 0 && (
         <Stack gap={6} data-testid="judge-findings">
+          <Text fw={600} mt="sm" data-testid="judge-findings-title">
+            {t("report.judgeFindings")}
+          </Text>
           {findings.map((f, i) => (
-            <Group key={i} gap={6} wrap="nowrap" align="flex-start" data-testid="judge-finding">
+            // The finding takes the width; its evidence link keeps at most a third and wraps in it.
+            <Group key={i} gap="sm" wrap="nowrap" align="flex-start" data-testid="judge-finding">
               <GradeBadge grade={f.severity} />
-              <Text size="sm" style={{ minWidth: 0, flex: 1 }}>
+              <Text size="sm" style={{ minWidth: 0, flex: "1 1 auto" }} data-testid="judge-finding-text">
                 {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-                {tx(f.text)}
+                <CodeSpans text={tx(f.text)} />
               </Text>
               <Link
                 to={{ kind: "session", id: c.id, sid: f.session_id, turn: f.turn }}
                 size="sm"
-                style={{ flexShrink: 0 }}
+                style={{ flex: "0 1 auto", maxWidth: "33%", textAlign: "right" }}
                 data-testid="finding-link"
               >
                 {names.session(f.session_id, f.turn)}

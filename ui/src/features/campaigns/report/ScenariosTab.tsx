@@ -5,6 +5,7 @@ import type { CampaignReport, ScenarioSummary } from "../../../api";
 import { num, pct } from "../../../components/format";
 import { Link } from "../../../components/Link";
 import { CheckKindBadge } from "../../../components/labels";
+import { CodeSpans } from "../../../components/CodeSpans";
 
 /** The per-scenario table; every scenario opens its runs, every failed check the run it failed in. */
 export function ScenariosTab({ report, scenarios }: { report: CampaignReport; scenarios: ScenarioSummary[] }) {
@@ -62,7 +63,8 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
             <Table.Td>
               <Stack gap={4}>
                 {r.failing_checks.slice(0, 3).map((c, i) => (
-                  <Group key={i} gap={4} wrap="nowrap" align="flex-start">
+                  // The one-line badge and its sentence wrap as a pair, so a narrow column puts the sentence under the badge.
+                  <Group key={i} gap={4} wrap="wrap" align="flex-start">
                     <CheckKindBadge kind={c.kind} passed={false} />
                     <Link
                       to={{ kind: "run", id, rid: c.example_run_id, turn: null }}
@@ -70,7 +72,7 @@ export function ScenariosTab({ report, scenarios }: { report: CampaignReport; sc
                       data-testid="failed-check-link"
                       title={t("ev.openExampleRun")}
                     >
-                      {t("ev.timesN", { what: tx(c.detail), n: num(c.count) })}
+                      <CodeSpans text={t("ev.timesN", { what: tx(c.detail), n: num(c.count) })} />
                     </Link>
                   </Group>
                 ))}

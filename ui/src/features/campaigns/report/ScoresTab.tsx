@@ -2,7 +2,7 @@ import { Badge, Group, SimpleGrid, Stack, Text } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import type { CampaignReport } from "../../../api";
 import { ms, num, pct } from "../../../components/format";
-import { codeLabel } from "../../../components/labels";
+import { codeLabel, targetModelLabel } from "../../../components/labels";
 import { explorationOf } from "../labels";
 import { CalibrationBadge, CalibrationSection } from "./CalibrationSection";
 import { ProvenanceSection } from "./ProvenanceSection";
@@ -24,7 +24,12 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
           hint={fixed.pass_rate_interval ? t("ev.interval", { low: pct(fixed.pass_rate_interval.low), high: pct(fixed.pass_rate_interval.high) }) : undefined}
           testId="report-pass-rate"
         />
-        <Stat label={t("view.finished")} value={`${num(fixed.runs_finished)}/${num(fixed.runs_planned)}`} />
+        <Stat
+          label={t("view.finished")}
+          value={`${num(fixed.runs_finished)}/${num(fixed.runs_planned)}`}
+          hint={fixed.errors > 0 ? t("view.finishedErrored", { errors: num(fixed.errors) }) : undefined}
+          testId="report-finished"
+        />
         <Stat label={t("view.errors")} value={num(fixed.errors)} />
         <Stat label={t("view.passed")} value={num(fixed.passed)} />
         <Stat label={t("view.failed")} value={num(fixed.failed)} />
@@ -47,7 +52,7 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
       )}
       <Group gap="xs">
         <Badge variant="light">
-          {report.target_name} · {report.target_model}
+          {report.target_name} · {targetModelLabel(t, report.target_model)}
         </Badge>
         {fixed.latency_p50_ms != null && <Badge variant="light">{t("ev.p50", { value: ms(fixed.latency_p50_ms) })}</Badge>}
         {fixed.latency_p95_ms != null && <Badge variant="light">{t("ev.p95", { value: ms(fixed.latency_p95_ms) })}</Badge>}
