@@ -10,7 +10,7 @@ use agenteval_engine::calibration::{
     BlindQueue, BlindRunQueue, JudgeCalibration, LabelRevealed, RunLabelRevealed, SubmitLabel,
     SubmitRunLabel,
 };
-use agenteval_engine::campaign::{Campaign, CreateCampaign, NextPeriod};
+use agenteval_engine::campaign::{Campaign, CreateCampaign, NextPeriod, NextPeriodPlan};
 use agenteval_engine::domain::ids::{CampaignId, RunId, SessionId, TargetId};
 use agenteval_engine::domain::traces::{ImportedConversation, SeedProposal};
 use agenteval_engine::exploration::{
@@ -367,6 +367,17 @@ pub async fn generate_analysis(
         .generate_configured_analysis(campaign_id, lang)
         .await
         .map_err(body)
+}
+
+/// What the following campaign would run: its window, runs and the
+/// regression scenarios it adds.
+#[tauri::command]
+#[specta::specta]
+pub async fn next_period_plan(
+    platform: Shared<'_>,
+    campaign_id: CampaignId,
+) -> Reply<NextPeriodPlan> {
+    platform.next_period_plan(campaign_id).await.map_err(body)
 }
 
 /// The following campaign: same target, plan, seeds and budget; without a

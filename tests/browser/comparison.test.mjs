@@ -73,6 +73,7 @@ test("periods side by side, the next one asked for and named, in both languages"
         await page.getByTestId("campaign-title").filter({ hasText: `Week 2 ${lang}` }).waitFor();
         next = (await api("/api/campaigns")).find((c) => c.name === `Week 2 ${lang}`);
         assert.equal(next.previous_campaign_id, first.id, "the new period follows this one");
+        assert.equal((await api(`/api/campaigns/${next.id}/report`)).fixed.runs_planned, 4, "it runs what the confirmation said");
       });
 
       await t.test(`${lang}: the new period beside the one before, or beside any other of its target`, async () => {

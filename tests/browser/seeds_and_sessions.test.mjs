@@ -25,6 +25,9 @@ const WORDS = {
     slotJson: "JSON, kept as given",
     abandoned: "Abandoned",
     exploreClosed: /The campaign.s window is closed/,
+    facts: "Facts you can give: order_id = A1024 (receipt) · note = by mail",
+    style: "Style: tone: formal · length: max_words: 20",
+    personPlayed: "A person played the user in this session",
   },
   zh: {
     commaAt: /第 3 行第 3 列：缺少逗号/,
@@ -33,6 +36,9 @@ const WORDS = {
     slotJson: "JSON，按原样保留",
     abandoned: "已放弃（无人继续）",
     exploreClosed: /活动窗口已关闭/,
+    facts: "可提供的信息: order_id = A1024 (receipt) · note = by mail",
+    style: "说话风格: tone: formal · length: max_words: 20",
+    personPlayed: "这个会话由真人扮演用户",
   },
 };
 
@@ -106,6 +112,21 @@ test("seed JSON and sessions left open, in both languages", { timeout: 300_000 }
             headers: { "X-API-Key": process.env.AGENTEVAL_KEY, "Content-Type": "application/json" },
             body: JSON.stringify({ campaign_id: campaign.id, persona: SEEDS.personas[0], goal: SEEDS.goals[0], seed_ref: { persona_id: "p-json", goal_id: "g-json" }, played_by: "person" }),
           });
+        // The person-play panel shows every fact with its value and the
+        // persona's style, whatever their JSON shape.
+        await page.goto(`${BASE}/#/campaigns/${campaign.id}`);
+        await page.getByTestId("open-explore").click();
+        const modal = page.getByTestId("explore-modal");
+        await modal.getByTestId("explore-tab-person").click();
+        const summary = modal.getByTestId("seed-summary");
+        await summary.waitFor();
+        const said = (await summary.textContent()) ?? "";
+        assert.ok(said.includes(w.facts), `the facts with their values: ${said}`);
+        assert.ok(said.includes(w.style), `the persona's style: ${said}`);
+        await page.screenshot({ path: join(SHOTS, `person-play-seed-${lang}.png`) });
+        await page.keyboard.press("Escape");
+        await modal.waitFor({ state: "detached" });
+
         const session = await (await start()).json();
         await api(`/api/exploration/sessions/${session.id}/messages`, { method: "POST", body: JSON.stringify({ content: "Where is order A1024?" }) });
         assert.equal((await start()).status, 409, "the only budget slot is held");
@@ -121,6 +142,10 @@ test("seed JSON and sessions left open, in both languages", { timeout: 300_000 }
         await drawer.getByText(w.abandoned, { exact: true }).first().waitFor();
         assert.equal(await drawer.getByTestId("session-discard").count(), 0, "an ended session offers no discard");
         assert.ok((await drawer.textContent()).includes("Where is order A1024?"), "the conversation stays readable");
+        assert.ok(
+          ((await drawer.getByTestId("session-simulator").textContent()) ?? "").includes(w.personPlayed),
+          "a person's session is not said to have a virtual user that kept its role",
+        );
         await assertNothingClipped(page, `the discarded session's drawer (${lang})`);
         await page.screenshot({ path: join(SHOTS, `session-abandoned-${lang}.png`) });
         const after = await api(`/api/exploration/sessions/${session.id}`);

@@ -88,6 +88,11 @@ export const commands = {
 	 */
 	generateAnalysis: (campaignId: CampaignId, lang: Lang) => typedError<Analysis, ErrorBody>(__TAURI_INVOKE("generate_analysis", { campaignId, lang })),
 	/**
+	 *  What the following campaign would run: its window, runs and the
+	 *  regression scenarios it adds.
+	 */
+	nextPeriodPlan: (campaignId: CampaignId) => typedError<NextPeriodPlan, ErrorBody>(__TAURI_INVOKE("next_period_plan", { campaignId })),
+	/**
 	 *  The following campaign: same target, plan, seeds and budget; without a
 	 *  name it is named after this one in `lang`, the UI's language.
 	 */
@@ -154,6 +159,12 @@ export const events = {
 };
 
 /* Types */
+/**  A scenario a next period adds to its plan. */
+export type AddedScenario = {
+	id: string,
+	title: string,
+};
+
 export type Analysis = {
 	id: string,
 	campaign_id: CampaignId,
@@ -1351,6 +1362,19 @@ export type NextPeriod = {
 	 *  the reader's language.
 	 */
 	name?: string | null,
+};
+
+/**  What the next period of a campaign will run, said before it starts. */
+export type NextPeriodPlan = {
+	window_start: string,
+	window_end: string,
+	/**  Fixed-scenario runs it will make, the regressions it adds included. */
+	runs: number,
+	/**
+	 *  Regression scenarios drafted from findings on this target that it
+	 *  adds to the plan.
+	 */
+	added: AddedScenario[],
 };
 
 /**  How a role model was asked for its JSON answer. */

@@ -197,6 +197,28 @@ fn the_markdown_export_reads_in_the_asked_language() {
         english.is_empty(),
         "the Chinese report has English words of its own: {english:?}"
     );
+    // The built-in virtual user's records are the product's sentences, not
+    // quoted words: Chinese in a Chinese report, for its English personas
+    // too (the demo's users are all built-in).
+    let records: Vec<&str> = zh
+        .lines()
+        .filter(|l| l.starts_with("- 体验：") || l.starts_with("- 备注："))
+        .collect();
+    assert!(
+        records.len() >= 2,
+        "the sessions' records are in the report"
+    );
+    let unquoted = records.join("\n").replace(['“', '”', '"'], " ");
+    let english: Vec<String> = regex::Regex::new(r"[A-Za-z]{2,}")
+        .unwrap()
+        .find_iter(&own_words(&unquoted, &data))
+        .map(|m| m.as_str().to_string())
+        .filter(|w| !same_in_both.contains(w.as_str()))
+        .collect();
+    assert!(
+        english.is_empty(),
+        "the built-in virtual user's records have English words: {english:?}\n{records:#?}"
+    );
 
     let en = export(dir.path(), &id, "md", "en");
     assert!(en.starts_with("# Campaign report: "));

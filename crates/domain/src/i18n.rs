@@ -239,6 +239,8 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
         ],
     ),
     ("seed-kind", &["persona", "goal"]),
+    // The seed's difficulty groups; a pack's own group shows its name.
+    ("group", &["basic", "intermediate", "advanced"]),
     ("strategy", &["persistent", "rephrase", "escalate"]),
     (
         "host-role",

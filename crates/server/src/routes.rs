@@ -3,7 +3,7 @@
 use crate::AppState;
 use crate::error::{ApiError, ApiJson, ApiResult, ErrorResponse, decode, parse_id};
 use agenteval_engine::analysis::Analysis;
-use agenteval_engine::campaign::{Campaign, CreateCampaign, NextPeriod};
+use agenteval_engine::campaign::{Campaign, CreateCampaign, NextPeriod, NextPeriodPlan};
 use agenteval_engine::domain::ids::CampaignId;
 use agenteval_engine::exploration::PatrolReport;
 use agenteval_engine::report::CampaignReport;
@@ -34,7 +34,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_campaign, list_campaigns))
         .routes(routes!(get_campaign))
         .routes(routes!(finalize_campaign))
-        .routes(routes!(next_period))
+        .routes(routes!(next_period, next_period_plan))
         .routes(routes!(campaign_report))
         .routes(routes!(compare_campaigns))
         .routes(routes!(export_campaign))
@@ -407,6 +407,20 @@ pub async fn list_reviews(
         ))
     })?;
     Ok(Json(st.platform.reviews(id).await?))
+}
+
+/// What the following period would run, before it is started: its window,
+/// its runs and the regression scenarios it adds.
+#[utoipa::path(get, path = "/api/campaigns/{id}/next-period", params(("id" = String, Path)),
+    responses((status = 200, body = NextPeriodPlan),
+        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the campaign cannot be repeated as it is"),
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: the campaign is not there")))]
+pub async fn next_period_plan(
+    State(st): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<NextPeriodPlan>> {
+    let id = parse_id("campaign", &id)?;
+    Ok(Json(st.platform.next_period_plan(id).await?))
 }
 
 /// Creates the following period: same target, plan, seeds and budget, the

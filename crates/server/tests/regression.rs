@@ -206,8 +206,25 @@ async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{e}");
     assert!(
-        e["message"].as_str().unwrap().contains("broken.yaml:"),
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("broken.yaml, line 11: `scenarios[0].turns[0].checks[0].type` has an unknown value `no_such_check`"),
         "{e}"
+    );
+    // The reader's language, not the YAML parser's English.
+    let (_, zh) = app
+        .post(
+            "/api/scenarios/files?lang=zh",
+            json!({"pack": "regressions", "file_name": "broken.yaml", "yaml": broken}),
+        )
+        .await;
+    let said = zh["message"].as_str().unwrap();
+    assert!(
+        said.starts_with("场景包文件无法加载：regressions/broken.yaml 第 11 行，")
+            && said.contains("的取值 `no_such_check` 无法识别")
+            && said.contains("（第 13 列）"),
+        "{said}"
     );
     assert!(
         !app.platform

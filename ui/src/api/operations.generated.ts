@@ -40,6 +40,7 @@ export const operations = {
   list_sessions: { method: "GET", path: "/api/exploration/campaigns/{id}/sessions", pathParams: ["id"], query: ["lang"] },
   list_targets: { method: "GET", path: "/api/targets", pathParams: [], query: ["include_archived", "lang"] },
   next_period: { method: "POST", path: "/api/campaigns/{id}/next-period", pathParams: ["id"], query: ["lang"] },
+  next_period_plan: { method: "GET", path: "/api/campaigns/{id}/next-period", pathParams: ["id"], query: ["lang"] },
   openapi: { method: "GET", path: "/api/openapi.json", pathParams: [], query: ["lang"] },
   patrol: { method: "GET", path: "/api/exploration/patrol", pathParams: [], query: ["lang"] },
   patrol_agent_status: { method: "GET", path: "/api/patrol-agent", pathParams: [], query: ["lang"] },

@@ -197,6 +197,11 @@ export const calls = {
     http: { path: { id: campaignId }, query: { lang }, body: {} },
     tauri: [campaignId, lang],
   })),
+  /** What the following period would run: its window, runs and added regressions. */
+  nextPeriodPlan: op("next_period_plan", "nextPeriodPlan", (campaignId: string) => ({
+    http: { path: { id: campaignId } },
+    tauri: [campaignId],
+  })),
   /** The following period; `req.name`, else named after this one in `lang`. */
   nextPeriod: op("next_period", "nextPeriod", (campaignId: string, req: NextPeriod, lang: Lang) => ({
     http: { path: { id: campaignId }, query: { lang }, body: req },

@@ -74,8 +74,8 @@ played-by-assistant = an external assistant
 played-by-builtin = the built-in persona engine
 played-by-model = a model
 
-trigger-auto = automatic
-trigger-manual = manual
+trigger-auto = patrol (started automatically)
+trigger-manual = on request
 
 issue-kind-blocker = blocker
 issue-kind-misled = misled
@@ -90,3 +90,8 @@ model-answer-no-json = its answer holds no JSON object
 model-answer-off-schema = its answer does not have the agreed form
 model-answer-off-schema-at = its answer does not have the agreed form at { $path }
 model-answer-empty-summary = its summary is empty
+
+# A scenario's difficulty group.
+group-basic = basic
+group-intermediate = intermediate
+group-advanced = advanced

@@ -54,6 +54,11 @@ error-regression-turn = turn { $turn } is past the session's end: it has { $turn
 error-pack-file-name = "{ $pack }/{ $file }" is not a pack and file name that can be saved
 error-pack-file-name-suggestion = Name the pack with letters, digits, "_", "-" or "." (e.g. regressions) and the file likewise, ending in .yaml.
 error-pack-file-invalid = the pack file does not load: { $errors }
+error-pack-file-line = the pack file does not load: { $file }, line { $line }: { $problem }{ $more }
+error-pack-file-more = {" "}(and { $count ->
+    [one] 1 more problem
+   *[other] { $count } more problems
+})
 error-pack-file-invalid-suggestion = Fix the lines named (the format is in scenarios/README.md) and save again; nothing was written.
 error-pack-file-duplicate = scenario id "{ $id }" is already used by { $other }
 error-pack-file-duplicate-suggestion = Give the scenario another id, or edit that file instead.

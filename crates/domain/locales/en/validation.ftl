@@ -168,3 +168,20 @@ error-mcp-seed-pair = A session needs its persona and its goal: both seed ids (p
 error-mcp-seed-pair-suggestion = Take a cell from patrol: its persona_id and goal_id, as the campaign's seed set names them.
 error-mcp-record = The experience record cannot be read: { $detail }.
 error-mcp-record-suggestion = Give goal_achieved (true or false) and, if you give one, an end_reason of user_goal_met, user_gave_up, max_turns, simulator_error or budget_exhausted.
+
+# What the YAML reader found wrong in a pack file.
+yaml-top = the top of the file
+yaml-invalid-type = { $place } has the wrong type: { $expected } was expected, { $found } was found
+yaml-missing-field = { $place } lacks the field { $field }
+yaml-unknown-field = { $place } has an unknown field { $name } (known: { $expected })
+yaml-unknown-variant = { $place } has an unknown value { $name } (allowed: { $expected })
+yaml-other = the YAML does not parse: { $detail }
+yaml-at-column = { $problem } (column { $column })
+yaml-at-end = { $problem } (at the end of the file)
+yaml-kind-map = an object (key: value)
+yaml-kind-list = a list
+yaml-kind-text = text
+yaml-kind-integer = a whole number
+yaml-kind-number = a number
+yaml-kind-boolean = true or false
+yaml-kind-null = nothing (null)

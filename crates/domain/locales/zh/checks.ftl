@@ -31,9 +31,9 @@ check-tool-none-made = 它没有调用任何工具
 check-tool-others = 它调用了 { $tools }
 check-tool-not-called = 评测对象没有调用 `{ $tool }`；{ $made }
 check-tool-called = 评测对象调用了 `{ $tool }`
-check-tool-bad-schema = 参数的 JSON Schema 无效：{ $detail }
-check-tool-valid = 评测对象调用了 `{ $tool }`，参数符合 Schema：{ $arguments }
-check-tool-invalid = 评测对象调用了 `{ $tool }`，但参数不符合 Schema：{ $problems }
+check-tool-bad-schema = 工具的参数定义（JSON Schema）无效：{ $detail }
+check-tool-valid = 评测对象调用了 `{ $tool }`，参数符合工具定义的格式：{ $arguments }
+check-tool-invalid = 评测对象调用了 `{ $tool }`，但参数不符合工具定义的格式：{ $problems }
 
 check-sequence-pass = 调用顺序符合预期：{ $tools }
 check-sequence-wrong = 第 { $step } 步应调用 `{ $tool }`，评测对象却调用了 `{ $called }`

@@ -73,8 +73,8 @@ played-by-assistant = 外部助手
 played-by-builtin = 内置人设引擎
 played-by-model = 模型
 
-trigger-auto = 自动
-trigger-manual = 手动
+trigger-auto = 巡检（自动发起）
+trigger-manual = 按需发起
 
 issue-kind-blocker = 卡点
 issue-kind-misled = 被误导
@@ -89,3 +89,8 @@ model-answer-no-json = 回答中没有 JSON 对象
 model-answer-off-schema = 回答不符合约定的格式
 model-answer-off-schema-at = 回答在 { $path } 处不符合约定的格式
 model-answer-empty-summary = 回答的摘要为空
+
+# A scenario's difficulty group.
+group-basic = 基础
+group-intermediate = 进阶
+group-advanced = 高级

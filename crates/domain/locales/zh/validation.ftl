@@ -167,3 +167,20 @@ error-mcp-seed-pair = 会话需要画像和目标：要么同时给出两个种�
 error-mcp-seed-pair-suggestion = 从 `patrol` 中取一个单元格：使用活动种子集中对应的 `persona_id` 和 `goal_id`。
 error-mcp-record = 无法读取体验记录：{ $detail }。
 error-mcp-record-suggestion = 请给出 `goal_achieved`（`true` 或 `false`）；如需给出 `end_reason`，取值为 `user_goal_met`、`user_gave_up`、`max_turns`、`simulator_error` 或 `budget_exhausted`。
+
+# What the YAML reader found wrong in a pack file.
+yaml-top = 文件顶层
+yaml-invalid-type = { $place }的类型不对：应为{ $expected }，实际是{ $found }
+yaml-missing-field = { $place }缺少字段 { $field }
+yaml-unknown-field = { $place }有未知字段 { $name }（可用：{ $expected }）
+yaml-unknown-variant = { $place }的取值 { $name } 无法识别（可选：{ $expected }）
+yaml-other = YAML 无法解析：{ $detail }
+yaml-at-column = { $problem }（第 { $column } 列）
+yaml-at-end = { $problem }（在文件末尾）
+yaml-kind-map = 对象（键: 值）
+yaml-kind-list = 列表
+yaml-kind-text = 文本
+yaml-kind-integer = 整数
+yaml-kind-number = 数字
+yaml-kind-boolean = 布尔值（`true` 或 `false`）
+yaml-kind-null = 空值（`null`）

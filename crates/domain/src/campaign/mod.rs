@@ -267,6 +267,25 @@ pub struct NextPeriod {
     pub name: Option<String>,
 }
 
+/// What the next period of a campaign will run, said before it starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct NextPeriodPlan {
+    pub window_start: DateTime<Utc>,
+    pub window_end: DateTime<Utc>,
+    /// Fixed-scenario runs it will make, the regressions it adds included.
+    pub runs: u32,
+    /// Regression scenarios drafted from findings on this target that it
+    /// adds to the plan.
+    pub added: Vec<AddedScenario>,
+}
+
+/// A scenario a next period adds to its plan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct AddedScenario {
+    pub id: String,
+    pub title: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

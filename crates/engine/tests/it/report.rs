@@ -803,3 +803,55 @@ fn the_exports_show_the_steps_of_failed_runs_and_nothing_without_them() {
         "{xml}"
     );
 }
+
+#[tokio::test]
+async fn the_next_period_says_what_it_will_run_regressions_included() {
+    use agenteval_engine::campaign::AddedScenario;
+    use agenteval_engine::domain::ids::{CampaignId, SessionId};
+    use agenteval_engine::scenario::Lineage;
+    let tp = platform().await;
+    let p = &tp.platform;
+    p.scenarios.insert_all([scenario("s")]);
+    let target = p
+        .create_target(TargetSettings::builtin_demo("Demo"))
+        .await
+        .unwrap()
+        .id;
+    let first = CampaignId(finished_campaign(p, target.into(), "first").await);
+    // A regression scenario drafted from a finding of this campaign.
+    let mut guard = scenario("guard");
+    guard.title = "Guards the finding".into();
+    guard.lineage = Some(Lineage {
+        campaign_id: first,
+        session_id: SessionId(Uuid::nil()),
+        turn: 1,
+        finding: "repeated itself".into(),
+    });
+    p.scenarios.insert_all([guard]);
+
+    let plan = p.next_period_plan(first).await.unwrap();
+    assert_eq!(
+        plan.runs, 4,
+        "three rounds of the plan, and the regression once"
+    );
+    assert_eq!(
+        plan.added,
+        vec![AddedScenario {
+            id: "guard".into(),
+            title: "Guards the finding".into()
+        }]
+    );
+    let next = p
+        .next_period(first, Default::default(), agenteval_engine::Lang::En)
+        .await
+        .unwrap();
+    assert_eq!(
+        (next.window_start, next.window_end),
+        (plan.window_start, plan.window_end)
+    );
+    let report = p.campaign_report(next.id).await.unwrap();
+    assert_eq!(
+        report.fixed.runs_planned, plan.runs,
+        "what was said is what runs"
+    );
+}

@@ -234,7 +234,6 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
       {confirmNext && (
         <NextPeriodModal
           campaign={c}
-          runsPlanned={report.fixed.runs_planned}
           onClose={() => setConfirmNext(false)}
           onStarted={(next) => {
             setConfirmNext(false);

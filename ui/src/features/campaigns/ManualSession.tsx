@@ -20,19 +20,43 @@ function textOf(v: Value | undefined): string {
   return typeof v === "string" ? v : typeof v === "number" ? String(v) : "";
 }
 
+/**
+ * A seed's value as a person reads it: text and numbers as they are, a
+ * fact `{value, source}` as its value with where it comes from, a list
+ * joined, any other object as `key: value` pairs.
+ */
+export function valueText(v: Value | undefined): string {
+  if (v === undefined || v === null) return "";
+  if (typeof v !== "object") return String(v);
+  if (Array.isArray(v)) return v.map(valueText).filter(Boolean).join(", ");
+  if ("value" in v) {
+    const source = valueText(v.source);
+    return source ? `${valueText(v.value)} (${source})` : valueText(v.value);
+  }
+  return Object.entries(v)
+    .map(([k, x]) => `${k}: ${valueText(x)}`)
+    .join(" · ");
+}
+
 /** Who the person plays and what they want, with the facts they may give. */
 export function SeedSummary({ persona, goal }: { persona: Value; goal: Value }) {
   const { t } = useTranslation();
   const description = textOf(field(persona, "description"));
   const traits = field(persona, "traits");
+  const style = valueText(field(persona, "style"));
   const goalDescription = textOf(field(goal, "description"));
   const slots = field(goal, "slots");
   return (
     <Card withBorder padding="xs" data-testid="seed-summary">
       <Text size="sm">
         <b>{t("session.persona")}:</b> <span data-testid="summary-persona">{personaName(persona)}</span>
-        {Array.isArray(traits) && traits.length > 0 ? ` · ${traits.map(textOf).join(", ")}` : ""}
+        {Array.isArray(traits) && traits.length > 0 ? ` · ${traits.map(valueText).join(", ")}` : ""}
       </Text>
+      {style && (
+        <Text size="xs" data-testid="summary-style">
+          {t("explore.style")}: {style}
+        </Text>
+      )}
       {description && (
         <Text size="xs" c="dimmed">
           {description}
@@ -48,7 +72,7 @@ export function SeedSummary({ persona, goal }: { persona: Value; goal: Value }) 
       )}
       {slots !== null && typeof slots === "object" && !Array.isArray(slots) && Object.keys(slots).length > 0 && (
         <Text size="xs" mt={2}>
-          {t("explore.facts")}: {Object.entries(slots).map(([k, v]) => `${k} = ${textOf(v)}`).join(" · ")}
+          {t("explore.facts")}: {Object.entries(slots).map(([k, v]) => `${k} = ${valueText(v)}`).join(" · ")}
         </Text>
       )}
     </Card>

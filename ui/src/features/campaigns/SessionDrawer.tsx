@@ -15,6 +15,7 @@ import {
   type ExplorationSession,
 } from "../../api";
 import { Conversation, roundsOf } from "../../components/Conversation";
+import { CodeSpans } from "../../components/CodeSpans";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num, when } from "../../components/format";
 import { Link } from "../../components/Link";
@@ -94,7 +95,7 @@ export function SessionDrawer({
     list.push(
       <Text size="xs">
         {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-        {tx(f.text)}
+        <CodeSpans text={tx(f.text)} />
       </Text>,
     );
     notes.set(round, list);
@@ -161,7 +162,7 @@ export function SessionDrawer({
           </Text>
           {session.failure_reason && (
             <Text size="sm" c="red">
-              {tx(session.failure_reason)}
+              <CodeSpans text={tx(session.failure_reason)} />
             </Text>
           )}
 
@@ -219,7 +220,9 @@ export function SessionDrawer({
                   </Text>
                   <List size="sm">
                     {session.experience.blockers.map((b, i) => (
-                      <List.Item key={i}>{tx(b)}</List.Item>
+                      <List.Item key={i}>
+                        <CodeSpans text={tx(b)} />
+                      </List.Item>
                     ))}
                   </List>
                 </>
@@ -231,14 +234,16 @@ export function SessionDrawer({
                   </Text>
                   <List size="sm">
                     {session.experience.misled.map((b, i) => (
-                      <List.Item key={i}>{tx(b)}</List.Item>
+                      <List.Item key={i}>
+                        <CodeSpans text={tx(b)} />
+                      </List.Item>
                     ))}
                   </List>
                 </>
               )}
               {tx(session.experience.notes) && (
                 <Text size="sm" style={{ whiteSpace: "pre-wrap" }} data-testid="session-notes">
-                  {t("session.notes")}: {tx(session.experience.notes)}
+                  {t("session.notes")}: <CodeSpans text={tx(session.experience.notes)} />
                 </Text>
               )}
             </Stack>
@@ -263,7 +268,9 @@ export function SessionDrawer({
                   <Badge variant="light" miw={160} style={{ flexShrink: 0 }}>
                     {codeLabel(t, "dimension", d.dimension)}: {d.score ?? "—"}
                   </Badge>
-                  <Text size="sm">{tx(d.evidence)}</Text>
+                  <Text size="sm">
+                    <CodeSpans text={tx(d.evidence)} />
+                  </Text>
                 </Group>
               ))}
               {findings.map((f, i) => {
@@ -273,7 +280,7 @@ export function SessionDrawer({
                     <GradeBadge grade={f.grade} />
                     <Text size="sm" style={{ minWidth: 0 }}>
                       {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-                      {tx(f.text)}{" "}
+                      <CodeSpans text={tx(f.text)} />{" "}
                       {round !== null && (
                         <Link to={{ kind: "session", id: campaign.id, sid: session.id, turn: round }} replace size="sm">
                           {t("ev.turnN", { n: num(round) })}
@@ -303,7 +310,11 @@ export function SessionDrawer({
 
           <Title order={5}>{t("session.simulatorCheck")}</Title>
           <Stack gap={4} data-testid="session-simulator">
-            {session.simulator_faults === null ? (
+            {session.played_by === "person" ? (
+              <Text size="sm" c="dimmed">
+                {t("session.simulatorPerson")}
+              </Text>
+            ) : session.simulator_faults === null ? (
               <Text size="sm" c="dimmed">
                 {t("session.simulatorUnchecked")}
               </Text>

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Code, Group, Modal, ScrollArea, Stack, Text } from "@mantine/core";
+import { Alert, Badge, Button, Card, Group, Modal, ScrollArea, Stack, Text } from "@mantine/core";
 import { useTranslation } from "react-i18next";
 import type { Goal, Persona, SeedSet } from "../../api";
 import { CodeSpans } from "../../components/CodeSpans";
@@ -30,7 +30,6 @@ function PersonaCard({ p }: { p: Persona }) {
         <Text size="sm" fw={600}>
           {p.name}
         </Text>
-        <Code>{p.id}</Code>
         {p.language && (
           <Badge variant="light" color="gray">
             {p.language === "zh" || p.language === "en" ? t(`seeds.lang_${p.language}`) : p.language}
@@ -66,7 +65,6 @@ function GoalCard({ g }: { g: Goal }) {
         <Text size="sm" fw={600} style={{ overflowWrap: "anywhere" }}>
           {g.title}
         </Text>
-        <Code>{g.id}</Code>
       </Group>
       {slots.length > 0 && (
         <Text size="xs" mt={4} style={{ overflowWrap: "anywhere" }}>

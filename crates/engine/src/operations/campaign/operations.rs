@@ -180,6 +180,30 @@ impl Platform {
         self.get_campaign(id).await
     }
 
+    /// What [`Platform::next_period`] would start: its window, its runs and
+    /// the regression scenarios it adds.
+    pub async fn next_period_plan(&self, campaign_id: CampaignId) -> Result<NextPeriodPlan> {
+        let c = self.get_campaign(campaign_id).await?;
+        let start = c.window_end.max(self.clock.now());
+        let end = start + (c.window_end - c.window_start);
+        let plan = self.plan_with_regressions(&c).await?;
+        let runs = plan.expand(start, scale(end - start, c.time_scale))?.len() as u32;
+        let added = plan.entries[c.plan.entries.len()..]
+            .iter()
+            .filter_map(|e| self.scenarios.get(&e.scenario_id))
+            .map(|s| AddedScenario {
+                id: s.id.clone(),
+                title: s.title.clone(),
+            })
+            .collect();
+        Ok(NextPeriodPlan {
+            window_start: start,
+            window_end: end,
+            runs,
+            added,
+        })
+    }
+
     /// Creates the following campaign from this one: same target, plan,
     /// seed set, budget and time scale; the next window of the same length,
     /// starting when this one ends (or now, if that is already past). Its

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 mod parse;
+mod yaml_words;
 
 pub use parse::parse_file;
 
@@ -23,6 +24,9 @@ pub struct LoadError {
     pub file: String,
     pub line: u32,
     pub message: String,
+    /// The message in the reader's words, where the catalogue has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub said: Option<crate::i18n::Msg>,
 }
 
 impl std::fmt::Display for LoadError {
@@ -91,6 +95,7 @@ fn files_of(source: &PackSource, report: &mut LoadReport) -> Vec<SourceFile> {
                     file: root.display().to_string(),
                     line: 1,
                     message: format!("cannot read the folder: {e}"),
+                    said: None,
                 });
                 return Vec::new();
             }
@@ -168,6 +173,7 @@ pub fn load_sources(sources: &[PackSource]) -> LoadReport {
                         file: shown,
                         line: 1,
                         message,
+                        said: None,
                     });
                     continue;
                 }
@@ -187,6 +193,7 @@ pub fn load_sources(sources: &[PackSource]) -> LoadReport {
                                     "scenario id `{}` is already defined in {other}; ids must be unique across all packs",
                                     s.id
                                 ),
+                                said: None,
                             });
                         }
                     }

@@ -371,12 +371,25 @@ impl Platform {
         let shown = format!("{}/{}", req.pack, req.file_name);
         let scenarios =
             super::loader::parse_file(&req.yaml, &shown, &shown, &req.pack).map_err(|errors| {
-                let lines: Vec<String> = errors
-                    .iter()
-                    .map(|e| format!("{}:{}: {}", e.file, e.line, e.message))
-                    .collect();
+                // The first problem, in the reader's words where the
+                // catalogue has them; how many more.
+                let first = &errors[0];
+                let more = errors.len() - 1;
                 Error::invalid_msg(
-                    msg!("error-pack-file-invalid", errors = lines.join("; ")),
+                    msg!(
+                        "error-pack-file-line",
+                        file = first.file.as_str(),
+                        line = first.line,
+                        problem = first.said.clone().map_or_else(
+                            || crate::i18n::Arg::from(first.message.as_str()),
+                            crate::i18n::Arg::Msg
+                        ),
+                        more = if more > 0 {
+                            msg!("error-pack-file-more", count = more).into()
+                        } else {
+                            crate::i18n::Arg::Str(String::new())
+                        }
+                    ),
                     msg!("error-pack-file-invalid-suggestion"),
                 )
             })?;

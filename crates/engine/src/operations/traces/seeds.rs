@@ -30,13 +30,42 @@ pub(super) fn lineage<'a>(cs: impl IntoIterator<Item = &'a ImportedConversation>
     json!({"conversation_ids": ids, "keys": keys, "trace_ids": traces})
 }
 
+/// The character pairs of a text, letters and digits only, lowercased:
+/// what two phrasings of one request share in any language.
+fn pairs(text: &str) -> std::collections::HashSet<(char, char)> {
+    let chars: Vec<char> = text
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    chars.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// How many times a user said again what they had said before, in the
+/// same words or nearly (half or more of their character pairs shared).
+fn repeats(users: &[&str]) -> usize {
+    let said: Vec<_> = users.iter().map(|u| pairs(u)).collect();
+    (1..said.len())
+        .filter(|&i| {
+            !said[i].is_empty()
+                && said[..i].iter().any(|before| {
+                    let shared = said[i].intersection(before).count();
+                    shared * 2 >= said[i].len().min(before.len()).max(1)
+                        && shared * 3 >= said[i].len().max(before.len())
+                })
+        })
+        .count()
+}
+
+/// A user's patience (1-5) from how often they had to repeat themselves:
+/// 3 when never, one less for each time, at least 1.
+fn patience(users: &[&str]) -> u8 {
+    3u8.saturating_sub(repeats(users).min(2) as u8)
+}
+
 fn persona(c: &ImportedConversation, n: usize, lang: Lang) -> Persona {
     let users: Vec<&str> = c.conversation.user_turns().collect();
     let voice = Voice::of(&c.conversation.said(), users.len());
-    let repeated = users
-        .iter()
-        .enumerate()
-        .any(|(i, u)| users[..i].contains(u));
     let tail = c.id.simple().to_string();
     Persona {
         id: format!("prod-{}", &tail[tail.len() - 8..]),
@@ -47,7 +76,7 @@ fn persona(c: &ImportedConversation, n: usize, lang: Lang) -> Persona {
         )
         .render(lang),
         style: Some(Value::String(voice.style().render(lang))),
-        patience: Some(if repeated { 2 } else { 3 }),
+        patience: Some(patience(&users).into()),
         language: Some(voice.lang().into()),
         extra: BTreeMap::from([("lineage".to_string(), lineage([c]))]),
         ..Default::default()
@@ -156,5 +185,35 @@ impl Platform {
             proposed_by: SeedProposer::Rules,
             analyst_problem,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::patience;
+
+    #[test]
+    fn patience_falls_with_each_repetition_in_any_words() {
+        assert_eq!(patience(&["Where is my order A1024?", "Thanks, bye"]), 3);
+        assert_eq!(
+            patience(&["Where is my order A1024?", "where is my order A1024"]),
+            2,
+            "the same words"
+        );
+        assert_eq!(
+            patience(&[
+                "Where is my order A1024?",
+                "I asked: where is order A1024?",
+                "ORDER A1024, where is it??",
+            ]),
+            1,
+            "asked three times, in other words"
+        );
+        assert_eq!(
+            patience(&["我的订单 A1024 到哪了？", "请问订单 A1024 现在到哪了"]),
+            2,
+            "rephrased in Chinese"
+        );
+        assert_eq!(patience(&["查一下订单", "帮我订一张去上海的机票"]), 3);
     }
 }

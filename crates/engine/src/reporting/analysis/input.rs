@@ -7,8 +7,8 @@
 //! top of longer lists.
 
 use crate::domain::ids::{RunId, SessionId};
-use crate::i18n::Lang;
 use crate::findings::ExplorationFindings;
+use crate::i18n::Lang;
 use crate::report::{CampaignReport, FixedSummary};
 use crate::text::truncate;
 use serde::Serialize;

@@ -505,6 +505,7 @@ pub fn markdown_with_transcripts(
                     .end_reason
                     .map_or_else(|| msg!("md-none"), |r| Msg::name("end-reason", r.as_str())),
                 trigger = Msg::name("trigger", s.trigger.as_str()),
+                played_by = Msg::name("played-by", s.played_by.as_str()),
                 turns = s.turn_count
             ))
         );
@@ -541,16 +542,17 @@ pub fn markdown_with_transcripts(
                     misled = list(&r.misled)
                 ))
             );
+            // The built-in user's notes are the product's sentence; anyone
+            // else's are quoted.
             let notes = r.notes.render(lang);
             if !notes.trim().is_empty() {
-                let _ = writeln!(
-                    md,
-                    "{}",
-                    tr(msg!(
-                        "md-session-notes",
-                        notes = escape_inline(&truncate(&notes, 1000))
-                    ))
-                );
+                let key = if r.notes.msg().is_some() {
+                    "md-session-notes-builtin"
+                } else {
+                    "md-session-notes"
+                };
+                let notes = escape_inline(&truncate(&notes, 1000));
+                let _ = writeln!(md, "{}", tr(Msg::new(key).arg("notes", notes)));
             }
         }
         let _ = writeln!(md);

@@ -283,9 +283,11 @@ fn breakdown_tables(md: &mut String, f: &FixedSummary, lang: Lang) {
         }
         let _ = writeln!(md);
     }
-    for (title, groups) in [
-        (msg!("md-per-group"), &f.per_group),
-        (msg!("md-per-tag"), &f.per_tag),
+    // The seed's difficulty groups are named in the reader's language; a
+    // pack's own groups and tags as they are.
+    for (title, groups, family) in [
+        (msg!("md-per-group"), &f.per_group, Some("group")),
+        (msg!("md-per-tag"), &f.per_tag, None),
     ] {
         if groups.is_empty() {
             continue;
@@ -298,7 +300,9 @@ fn breakdown_tables(md: &mut String, f: &FixedSummary, lang: Lang) {
             let _ = writeln!(
                 md,
                 "| {} | {} | {} |",
-                escape_inline(&g.name),
+                escape_inline(
+                    &family.map_or_else(|| g.name.clone(), |f| tr(Msg::name(f, &g.name)))
+                ),
                 g.runs,
                 tally_cells(&g.tally, lang)
             );

@@ -3,6 +3,7 @@
 
 use super::{LoadError, content_hash};
 use crate::channel::ToolSpec;
+use crate::msg;
 use crate::scenario::{Check, Lineage, Scenario, ScenarioTurn};
 use regex::Regex;
 use serde::Deserialize;
@@ -95,8 +96,10 @@ pub fn parse_file(
     let file: PackFile = match serde_yaml_ng::from_str(text) {
         Ok(f) => f,
         Err(e) => {
-            let (line, message) = yaml_error(text, &e);
-            return Err(vec![err(line, message)]);
+            let (line, said) = yaml_error(text, &e);
+            let mut error = err(line, said.render(crate::i18n::Lang::En));
+            error.said = Some(said);
+            return Err(vec![error]);
         }
     };
     if file.scenarios.is_empty() {
@@ -155,12 +158,13 @@ fn load_error(shown: &str, line: usize, message: &str) -> LoadError {
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
             .join(" "),
+        said: None,
     }
 }
 
 /// The line and message of a file that is not a pack file as YAML reads
 /// it: where the parser stopped (its column, or the end of the file).
-fn yaml_error(text: &str, e: &serde_yaml_ng::Error) -> (usize, String) {
+fn yaml_error(text: &str, e: &serde_yaml_ng::Error) -> (usize, crate::i18n::Msg) {
     let (line, column) = e
         .location()
         .map(|l| (l.line(), Some(l.column())))
@@ -174,12 +178,12 @@ fn yaml_error(text: &str, e: &serde_yaml_ng::Error) -> (usize, String) {
     };
     // At end of input the parser points one past the last line.
     let last_line = text_lines(text);
-    let (line, at) = match column {
-        _ if line > last_line => (last_line, " (at the end of the file)".to_string()),
-        Some(c) => (line, format!(" (column {c})")),
-        None => (line, String::new()),
-    };
-    (line, format!("invalid scenario file: {message}{at}"))
+    let problem = super::yaml_words::yaml_problem(&message);
+    match column {
+        _ if line > last_line => (last_line, msg!("yaml-at-end", problem = problem)),
+        Some(c) => (line, msg!("yaml-at-column", problem = problem, column = c)),
+        None => (line, problem),
+    }
 }
 
 /// Where a scenario stands in its file.

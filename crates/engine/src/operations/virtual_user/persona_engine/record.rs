@@ -48,8 +48,7 @@ impl PersonaEngine {
             Some((key, old, new)) => crate::msg!(
                 "user-notes-changed",
                 slot = crate::domain::issue_keys::slot_msg(key)
-                    .map(crate::i18n::Arg::Msg)
-                    .unwrap_or_else(|| slot_label(key, self.profile.lang).into()),
+                    .unwrap_or_else(|| Msg::new("slot-unnamed")),
                 old = old.as_str(),
                 new = new.as_str()
             )
