@@ -25,8 +25,8 @@ const WORDS = {
     slotJson: "JSON, kept as given",
     abandoned: "Abandoned",
     exploreClosed: /The campaign.s window is closed/,
-    facts: "Facts you can give: order_id = A1024 (receipt) · note = by mail",
-    style: "Style: tone: formal · length: max_words: 20",
+    facts: "Facts you can give: note = by mail · order_id = A1024 (receipt)",
+    style: "Style: length: max_words: 20 · tone: formal",
     personPlayed: "A person played the user in this session",
   },
   zh: {
@@ -36,8 +36,8 @@ const WORDS = {
     slotJson: "JSON，按原样保留",
     abandoned: "已放弃（无人继续）",
     exploreClosed: /活动窗口已关闭/,
-    facts: "可提供的信息: order_id = A1024 (receipt) · note = by mail",
-    style: "说话风格: tone: formal · length: max_words: 20",
+    facts: "可提供的信息: note = by mail · order_id = A1024 (receipt)",
+    style: "说话风格: length: max_words: 20 · tone: formal",
     personPlayed: "这个会话由真人扮演用户",
   },
 };
@@ -112,24 +112,21 @@ test("seed JSON and sessions left open, in both languages", { timeout: 300_000 }
             headers: { "X-API-Key": process.env.AGENTEVAL_KEY, "Content-Type": "application/json" },
             body: JSON.stringify({ campaign_id: campaign.id, persona: SEEDS.personas[0], goal: SEEDS.goals[0], seed_ref: { persona_id: "p-json", goal_id: "g-json" }, played_by: "person" }),
           });
-        // The person-play panel shows every fact with its value and the
-        // persona's style, whatever their JSON shape.
-        await page.goto(`${BASE}/#/campaigns/${campaign.id}`);
-        await page.getByTestId("open-explore").click();
-        const modal = page.getByTestId("explore-modal");
-        await modal.getByTestId("explore-tab-person").click();
-        const summary = modal.getByTestId("seed-summary");
+        const session = await (await start()).json();
+        await api(`/api/exploration/sessions/${session.id}/messages`, { method: "POST", body: JSON.stringify({ content: "Where is order A1024?" }) });
+        assert.equal((await start()).status, 409, "the only budget slot is held");
+
+        // Resumed, the person-play panel shows every fact with its value
+        // and the persona's style, whatever their JSON shape.
+        await page.goto(`${BASE}/#/campaigns/${campaign.id}/sessions/${session.id}`);
+        await page.getByTestId("session-drawer").getByTestId("session-resume").click();
+        const summary = page.getByTestId("explore-modal").getByTestId("seed-summary");
         await summary.waitFor();
         const said = (await summary.textContent()) ?? "";
         assert.ok(said.includes(w.facts), `the facts with their values: ${said}`);
         assert.ok(said.includes(w.style), `the persona's style: ${said}`);
         await page.screenshot({ path: join(SHOTS, `person-play-seed-${lang}.png`) });
-        await page.keyboard.press("Escape");
-        await modal.waitFor({ state: "detached" });
-
-        const session = await (await start()).json();
-        await api(`/api/exploration/sessions/${session.id}/messages`, { method: "POST", body: JSON.stringify({ content: "Where is order A1024?" }) });
-        assert.equal((await start()).status, 409, "the only budget slot is held");
+        await page.goto(`${BASE}/#/campaigns`);
 
         await page.goto(`${BASE}/#/campaigns/${campaign.id}/sessions/${session.id}`);
         const drawer = page.getByTestId("session-drawer");
