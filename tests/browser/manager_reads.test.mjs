@@ -173,6 +173,25 @@ test("a manager reads a finished campaign without literal markup, squeezed text 
         await conversation.getByTestId("turn").or(conversation.getByTestId("turn-highlighted")).first().waitFor();
         assert.doesNotMatch(await conversation.innerText(), w.zeroMs, "replies show no latency of 0 ms");
 
+        // 1. The built-in virtual user's record of an English persona reads
+        // in the reader's language: its blockers and notes are the
+        // product's sentences (names of the persona and goal aside).
+        const sessions = await api(`/api/exploration/campaigns/${id}/sessions`);
+        const english = sessions.find((s) => s.persona?.language === "en" && s.played_by === "builtin" && (s.experience?.blockers ?? []).length > 0);
+        assert.ok(english, "the demo has an English persona's session with blockers");
+        await page.goto(`${BASE}/#/campaigns/${id}/sessions/${english.id}`);
+        const record = page.getByTestId("session-experience");
+        await record.waitFor();
+        let recorded = await record.innerText();
+        for (const name of [english.persona.name, english.goal.title]) recorded = recorded.split(name).join(" ");
+        if (lang === "zh") {
+          assert.match(recorded, /\p{Script=Han}/u, "the record is Chinese");
+          assert.deepEqual(recorded.match(/[A-Za-z]{3,}/g) ?? [], [], `no English in the Chinese record: ${recorded}`);
+        } else {
+          assert.doesNotMatch(recorded, /\p{Script=Han}/u, `no Chinese in the English record: ${recorded}`);
+        }
+        await shot(`manager-record-${lang}.png`);
+
         // 6. A drafted scenario edited into something invalid: the error is seen, without its code.
         const make = page.getByTestId("make-regression").first();
         await make.scrollIntoViewIfNeeded();
