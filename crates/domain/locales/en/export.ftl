@@ -4,6 +4,7 @@
 md-title = # Campaign report: { $name }
 md-campaign-id = | Campaign id | `{ $id }` |
 md-target = | Target | { $name } ({ $model }) |
+md-builtin-demo = the built-in demo agent
 md-status = | Status | { $status } |
 md-line-formal = | Line | formal (real time) |
 md-line-accelerated = | Line | accelerated (time scale { $scale }) |

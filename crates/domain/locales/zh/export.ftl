@@ -3,6 +3,7 @@
 md-title = # 活动报告：{ $name }
 md-campaign-id = | 活动 id | `{ $id }` |
 md-target = | 评测对象 | { $name }（{ $model }） |
+md-builtin-demo = 内置演示智能体
 md-status = | 状态 | { $status } |
 md-line-formal = | 线路 | 正式线（真实时间） |
 md-line-accelerated = | 线路 | 加速调试线（时间倍率 { $scale }） |

@@ -136,7 +136,12 @@ fn campaign_header(md: &mut String, report: &CampaignReport, lang: Lang) {
         tr(msg!(
             "md-target",
             name = escape_inline(&report.target_name),
-            model = escape_inline(&report.target_model)
+            // The built-in demo agent by its name in the reader's language.
+            model = if report.target_model == "builtin:demo" {
+                tr(msg!("md-builtin-demo"))
+            } else {
+                escape_inline(&report.target_model)
+            }
         ))
     );
     let _ = writeln!(
