@@ -24,6 +24,10 @@ const WORDS = {
     demoAgent: "Built-in demo agent",
     zeroMs: /(^|[^<\d.,])0 ms/,
     errored: "2 of 2 runs ended, 2 with an error",
+    allErrored: "all 2 runs ended in error, so none was judged and there is no pass rate",
+    why: "2 runs ended in error: target error: nothing is listening at 127.0.0.1:9.",
+    sessionFailed: "nothing is listening at 127.0.0.1:9",
+    onRequest: "On request",
   },
   zh: {
     goalMet: "目标达成",
@@ -34,6 +38,10 @@ const WORDS = {
     demoAgent: "内置演示智能体",
     zeroMs: /(^|[^<\d.,])0\s?毫秒/,
     errored: "已结束 2 / 2 次运行，其中 2 次出错",
+    allErrored: "2 次运行全部出错，没有一次得到判定，因此没有通过率",
+    why: "2 次运行出错：评测对象出错：127.0.0.1:9 上没有服务在监听。",
+    sessionFailed: "127.0.0.1:9 上没有服务在监听",
+    onRequest: "按需发起",
   },
 };
 /** An internal error code shown to people, e.g. "(INVALID_INPUT)". */
@@ -55,6 +63,21 @@ async function allErrored() {
     const r = await api(`/api/campaigns/${campaign.id}/report`);
     if (r.fixed.runs_planned === 2 && r.fixed.runs_finished === 2) {
       assert.equal(r.fixed.errors, 2, "both runs ended in error");
+      // The template analysis (no analyst model) of a campaign whose runs all errored.
+      await api(`/api/campaigns/${campaign.id}/analysis`, { method: "POST", body: "{}" });
+      // A session on the same target (in a campaign whose window stays
+      // open) fails on its first message.
+      const open = await api("/api/campaigns", {
+        method: "POST",
+        body: JSON.stringify({ name: "Nobody listens, still open", target_id: target.id, scenario_ids: [a.id], duration_hours: 24 }),
+      });
+      const session = await api("/api/exploration/sessions", {
+        method: "POST",
+        body: JSON.stringify({ campaign_id: open.id, persona: "Lin", goal: "Track my order", trigger: "manual", played_by: "person" }),
+      });
+      campaign.openId = open.id;
+      await api(`/api/exploration/sessions/${session.id}/messages`, { method: "POST", body: JSON.stringify({ content: "hello?" }), expect: 502 });
+      campaign.failedSession = session.id;
       return campaign;
     }
     await new Promise((res) => setTimeout(res, 300));
@@ -90,6 +113,22 @@ test("a manager reads a finished campaign without literal markup, squeezed text 
         const progress = page.getByTestId("runs-progress-text");
         await progress.filter({ hasText: w.errored }).waitFor();
         await shot(`manager-errored-progress-${lang}.png`);
+
+        // 3. Its analysis says every run errored and why, not "nothing to report".
+        await page.goto(`${BASE}/#/campaigns/${errored.id}/report/analysis`);
+        const analysis = page.getByTestId("report-analysis");
+        await analysis.waitFor();
+        const read = await analysis.innerText();
+        assert.ok(read.includes(w.allErrored), `the summary says all runs errored: ${read}`);
+        assert.ok(read.includes(w.why), `a claim says why: ${read}`);
+        await shot(`manager-errored-analysis-${lang}.png`);
+
+        // 2. A session whose target failed says why in the reader's words.
+        await page.goto(`${BASE}/#/campaigns/${errored.openId}/sessions/${errored.failedSession}`);
+        const failed = page.getByTestId("session-drawer");
+        await failed.getByText(w.sessionFailed, { exact: false }).first().waitFor();
+        assert.doesNotMatch(await failed.innerText(), /Connection refused|os error/, "not the HTTP client's English");
+        await shot(`manager-session-failed-${lang}.png`);
 
         // 2. Latency: the demo's built-in target answers in no measurable time; never "0 ms".
         await page.goto(`${BASE}/#/campaigns/${id}`);
@@ -158,6 +197,8 @@ test("a manager reads a finished campaign without literal markup, squeezed text 
         const drawerText = await page.getByRole("dialog").innerText();
         assert.ok(!drawerText.includes("`"), "no literal backticks on the exploration tab");
         const ends = await page.getByTestId("report-session-row").evaluateAll((els) => els.map((e) => e.innerText));
+        // 8. The built-in user's sessions were started on request, not by a person's hand.
+        assert.ok(ends.some((x) => x.includes(w.onRequest)), `a session row says how it was started: ${ends[0]}`);
         const met = ends.filter((x) => x.includes(w.goalMet));
         assert.ok(met.length > 0, "a session whose goal was met is listed");
         for (const x of met) {
