@@ -15,8 +15,8 @@ import { api, assertNothingClipped, BASE, findCampaign, LANGS, launch, setLangua
 
 const SHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
 const WORDS = {
-  en: { flagged: (n) => new RegExp(`From turn ${n}: `), lineage: /From turn \d+: .*12\.5/, saved: /Saved to your pack “regressions”/, refused: /does not load: .*:\d+:/, own: "Your packs" },
-  zh: { flagged: (n) => new RegExp(`来自第 ${n} 轮：`), lineage: /来自第 \d+ 轮：.*12\.5/, saved: /已保存到你的场景包“regressions”/, refused: /无法加载：.*:\d+:/, own: "自定义场景包" },
+  en: { flagged: (n) => new RegExp(`From turn ${n}: `), lineage: /From turn \d+: .*12\.5/, saved: /Saved to your pack “regressions”/, refused: /does not load: .*, line \d+: /, own: "Your packs" },
+  zh: { flagged: (n) => new RegExp(`来自第 ${n} 轮：`), lineage: /来自第 \d+ 轮：.*12\.5/, saved: /已保存到你的场景包“regressions”/, refused: /无法加载：.* 第 \d+ 行，/, own: "自定义场景包" },
 };
 
 test("a finding becomes a regression scenario that the next period runs, in both languages", { timeout: 600_000 }, async (t) => {

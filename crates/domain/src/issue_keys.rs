@@ -326,7 +326,39 @@ pub fn catalogue_keys() -> (Vec<&'static str>, Vec<&'static str>) {
 
 #[cfg(test)]
 mod tests {
-    use super::issue_group_key;
+    use super::{issue_group_key, issue_text, issue_words};
+    use crate::i18n::{Lang, Text};
+
+    #[test]
+    fn a_built_in_phrasing_read_as_a_message_keeps_its_group_and_reads_in_both_languages() {
+        for said in [
+            "target repeated the same reply",
+            "对方重复询问订单号",
+            "asked for the phone twice",
+            "stated a figure (12.5) that is not in anything I gave",
+            "连续3次没有得到有用的回复，放弃了",
+        ] {
+            let text = issue_text(said);
+            assert!(matches!(text, Text::Msg(_)), "{said}");
+            assert_eq!(
+                issue_group_key(&issue_words(&text)),
+                issue_group_key(said),
+                "{said}"
+            );
+        }
+        assert_eq!(
+            issue_text("asked for the recipient twice").render(Lang::Zh),
+            "对方重复询问收件人"
+        );
+        // Free words, and a slot the catalogue cannot name, stay as written.
+        for said in [
+            "The bot forgot my name",
+            "asked for the delivery window twice",
+        ] {
+            assert_eq!(issue_text(said), Text::Plain(said.into()));
+            assert_eq!(issue_words(&issue_text(said)), said);
+        }
+    }
 
     #[test]
     fn the_catalogue_phrasings_of_one_issue_share_a_key() {
