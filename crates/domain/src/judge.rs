@@ -142,8 +142,10 @@ pub struct JudgeReview {
     pub simulator_fault: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample: Option<SampleInfo>,
+    /// Why a model review failed: a message of the catalogue (the cause a
+    /// parameter), or a sentence stored before there were messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<crate::i18n::Text>,
     /// How the judge model was asked for its JSON (model reviews only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_mode: Option<OutputMode>,

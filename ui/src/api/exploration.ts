@@ -71,12 +71,12 @@ export function judgeScores(review: Value | null): JudgeScoreView[] {
   return out;
 }
 
-/** Other plain-text facts of the judge review (method, summary, error). */
-export function judgeFacts(review: Value | null): { key: string; value: string }[] {
+/** Other facts of the judge review (method, summary, error: a message of the engine's, or old words). */
+export function judgeFacts(review: Value | null): { key: string; value: Text }[] {
   if (review === null || typeof review !== "object" || Array.isArray(review)) return [];
-  const out: { key: string; value: string }[] = [];
+  const out: { key: string; value: Text }[] = [];
   for (const key of ["method", "model", "overall", "grade", "summary", "error"]) {
-    const v = text(review[key]);
+    const v = engineText(review[key]);
     if (v) out.push({ key, value: v });
   }
   return out;

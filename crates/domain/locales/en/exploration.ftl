@@ -38,3 +38,11 @@ strategy-escalate = escalates
 
 # Why the platform ended a session as failed.
 session-user-broke-off = the virtual user could not finish the session
+
+# The virtual user or the judge could not do its part.
+user-model-failed = the virtual user's model failed: { $detail }
+user-model-malformed = the virtual user's model gave unusable output twice: { $detail }
+user-model-said-nothing = the virtual user chose to go on but said nothing
+user-could-not-continue = The virtual user could not continue: { $problem }
+judge-model-failed = the judge's model failed: { $detail }
+judge-model-malformed = the judge's model gave unusable output twice: { $detail }

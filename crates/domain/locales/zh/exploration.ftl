@@ -37,3 +37,11 @@ strategy-escalate = 要求升级处理
 
 # Why the platform ended a session as failed.
 session-user-broke-off = 虚拟用户没能完成这次会话
+
+# The virtual user or the judge could not do its part.
+user-model-failed = 虚拟用户模型出错：{ $detail }
+user-model-malformed = 虚拟用户模型两次给出的输出都无法使用：{ $detail }
+user-model-said-nothing = 虚拟用户决定继续，却什么也没说
+user-could-not-continue = 虚拟用户无法继续：{ $problem }
+judge-model-failed = 评审模型出错：{ $detail }
+judge-model-malformed = 评审模型两次给出的输出都无法使用：{ $detail }

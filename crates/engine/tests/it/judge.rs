@@ -202,8 +202,14 @@ async fn a_failed_judge_is_stored_and_blocks_nothing() {
     );
     assert_eq!(s.judge_status, "failed");
     let review = s.judge_review.unwrap();
+    // Why, in the reader's language: a message, the cause its parameter.
+    assert_eq!(review["error"]["key"], "judge-model-malformed", "{review}");
+    let error: agenteval_engine::i18n::Text =
+        serde_json::from_value(review["error"].clone()).unwrap();
     assert!(
-        review["error"].as_str().unwrap().contains("malformed"),
+        error
+            .render(agenteval_engine::i18n::Lang::Zh)
+            .starts_with("评审模型两次给出的输出都无法使用："),
         "{review}"
     );
     let findings = tp
@@ -239,11 +245,14 @@ async fn a_failed_judge_is_stored_and_blocks_nothing() {
         .await
         .unwrap();
     assert_eq!(s.judge_status, "failed");
+    let review = s.judge_review.unwrap();
+    assert_eq!(review["error"]["key"], "judge-model-failed", "{review}");
     assert!(
-        s.judge_review.unwrap()["error"]
+        review["error"]["args"]["detail"]
             .as_str()
             .unwrap()
-            .contains("connection refused")
+            .contains("connection refused"),
+        "{review}"
     );
 }
 

@@ -661,4 +661,10 @@ async fn model_user_malformed_output_is_retried_once_then_ends_with_simulator_er
         !record.goal_achieved && record.blockers.is_empty(),
         "nothing is claimed about the target"
     );
+    // Why, in the reader's language; the model's problem is its parameter.
+    let notes = record.notes.render(Lang::Zh);
+    assert!(
+        notes.starts_with("虚拟用户无法继续：虚拟用户模型两次给出的输出都无法使用："),
+        "{notes}"
+    );
 }

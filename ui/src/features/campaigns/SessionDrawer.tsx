@@ -257,12 +257,21 @@ export function SessionDrawer({
           {session.judge_review ? (
             <Stack gap={4} data-testid="session-judge">
               <Group gap="xs">
-                {judgeFacts(session.judge_review).map((f) => (
-                  <Badge key={f.key} variant="outline" color={f.key === "error" ? "red" : "gray"}>
-                    {codeLabel(t, "judgeFact", f.key)}: {f.key === "method" ? codeLabel(t, "judgeFact", f.value) : f.value}
-                  </Badge>
-                ))}
+                {judgeFacts(session.judge_review)
+                  .filter((f) => f.key !== "error")
+                  .map((f) => (
+                    <Badge key={f.key} variant="outline" color="gray">
+                      {codeLabel(t, "judgeFact", f.key)}: {f.key === "method" ? codeLabel(t, "judgeFact", tx(f.value)) : tx(f.value)}
+                    </Badge>
+                  ))}
               </Group>
+              {judgeFacts(session.judge_review)
+                .filter((f) => f.key === "error")
+                .map((f) => (
+                  <Text key={f.key} size="sm" c="red" data-testid="judge-error">
+                    {codeLabel(t, "judgeFact", f.key)}: <CodeSpans text={tx(f.value)} />
+                  </Text>
+                ))}
               {judgeScores(session.judge_review).map((d) => (
                 <Group key={d.dimension} gap="xs" align="flex-start" wrap="nowrap">
                   <Badge variant="light" miw={160} style={{ flexShrink: 0 }}>

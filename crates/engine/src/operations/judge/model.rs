@@ -281,12 +281,12 @@ pub(super) fn sort_findings(findings: &mut [JudgeFinding]) {
 }
 
 /// Reviews one session with the judge model; malformed output is retried
-/// once. The error is returned as text, for storing.
+/// once. The error is a message of the catalogue, for storing.
 pub async fn model_review(
     judge: &dyn ChatClient,
     session: &SessionForReview,
     sampling: JudgeSampling,
-) -> Result<JudgeReview, String> {
+) -> Result<JudgeReview, crate::i18n::Msg> {
     model_review_worded(judge, session, sampling, RubricWording::Standard).await
 }
 
@@ -296,7 +296,7 @@ pub async fn model_review_worded(
     session: &SessionForReview,
     sampling: JudgeSampling,
     wording: RubricWording,
-) -> Result<JudgeReview, String> {
+) -> Result<JudgeReview, crate::i18n::Msg> {
     let (mut messages, info) = judge_prompt_worded(session, sampling, wording);
     let schema = review_schema(session);
     let mut problem = String::new();
@@ -304,7 +304,7 @@ pub async fn model_review_worded(
         let answer = judge
             .complete_structured(&messages, schema)
             .await
-            .map_err(|e| format!("the judge model failed: {e}"))?;
+            .map_err(|e| crate::msg!("judge-model-failed", detail = e.to_string()))?;
         let reply = answer.reply;
         match parse_judge_output(&reply.content, schema) {
             Ok((dimensions, mut findings, mut simulator)) => {
@@ -346,7 +346,5 @@ pub async fn model_review_worded(
             Err(why) => problem = why,
         }
     }
-    Err(format!(
-        "the judge model gave malformed output twice: {problem}"
-    ))
+    Err(crate::msg!("judge-model-malformed", detail = problem))
 }

@@ -54,7 +54,7 @@ pub(super) async fn second_pass(
             match model_review_worded(client, &varied, sampling, RubricWording::Reworded).await {
                 Ok(r) => (r, REVERSED_AND_REWORDED),
                 Err(error) => {
-                    tracing::warn!(%session_id, %error, "second judge pass failed");
+                    tracing::warn!(%session_id, error = %error.render(crate::i18n::Lang::En), "second judge pass failed");
                     return;
                 }
             }

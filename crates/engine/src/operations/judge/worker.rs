@@ -80,7 +80,7 @@ async fn review_leased(
                 (r, "done")
             }
             Err(error) => {
-                tracing::warn!(%session_id, %error, "judge review failed");
+                tracing::warn!(%session_id, error = %error.render(crate::i18n::Lang::En), "judge review failed");
                 (
                     JudgeReview {
                         method: JudgeMethod::Model,
@@ -90,7 +90,7 @@ async fn review_leased(
                         simulator: None,
                         simulator_fault: false,
                         sample: None,
-                        error: Some(error),
+                        error: Some(error.into()),
                         output_mode: None,
                     },
                     "failed",

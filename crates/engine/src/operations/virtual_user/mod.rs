@@ -129,10 +129,11 @@ pub struct ExperienceRecord {
 pub use crate::exploration::EndReason;
 
 /// The virtual user could not produce a usable turn or record (a model's
-/// malformed output after the retry, or the model being unreachable).
+/// malformed output after the retry, or the model being unreachable): a
+/// message of the catalogue, its technical cause a parameter.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{0}")]
-pub struct SimulatorError(pub String);
+#[error("{}", .0.render(crate::i18n::Lang::En))]
+pub struct SimulatorError(pub crate::i18n::Msg);
 
 /// A virtual user: decides turns from the conversation so far and reports
 /// its experience at the end.

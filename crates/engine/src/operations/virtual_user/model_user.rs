@@ -131,7 +131,9 @@ impl ModelUser {
                 .client
                 .complete_structured(&messages, schema)
                 .await
-                .map_err(|e| SimulatorError(format!("the virtual user model failed: {e}")))?;
+                .map_err(|e| {
+                    SimulatorError(crate::msg!("user-model-failed", detail = e.to_string()))
+                })?;
             self.mode = Some(answer.mode);
             let reply = answer.reply;
             let outcome = schema
@@ -150,8 +152,9 @@ impl ModelUser {
                 Err(why) => problem = why,
             }
         }
-        Err(SimulatorError(format!(
-            "the virtual user model gave malformed output twice: {problem}"
+        Err(SimulatorError(crate::msg!(
+            "user-model-malformed",
+            detail = problem
         )))
     }
 }

@@ -130,7 +130,7 @@ pub async fn run_session(
             break EndReason::MaxTurns;
         }
         let Some(message) = turn.message.filter(|m| !m.trim().is_empty()) else {
-            simulator_problem = Some("the virtual user chose to go on but said nothing".into());
+            simulator_problem = Some(crate::msg!("user-model-said-nothing"));
             break EndReason::SimulatorError;
         };
         match port.send(session_id, &message).await {
@@ -171,12 +171,12 @@ pub async fn run_session(
 
     let mut end = end;
     let record = match simulator_problem {
-        Some(problem) => simulator_record(&problem),
+        Some(problem) => simulator_record(problem),
         None => match user.experience(&transcript, end).await {
             Ok(r) => r,
             Err(e) => {
                 end = EndReason::SimulatorError;
-                simulator_record(&e.0)
+                simulator_record(e.0)
             }
         },
     };
@@ -210,13 +210,13 @@ pub async fn run_session(
 
 /// The record filed when the virtual user itself failed: nothing is
 /// claimed about the target.
-fn simulator_record(problem: &str) -> ExperienceRecord {
+fn simulator_record(problem: Msg) -> ExperienceRecord {
     ExperienceRecord {
         goal_achieved: false,
         blockers: Vec::new(),
         misled: Vec::new(),
         emotion: "neutral".into(),
-        notes: format!("The virtual user could not continue: {problem}").into(),
+        notes: crate::msg!("user-could-not-continue", problem = problem).into(),
     }
 }
 

@@ -130,18 +130,19 @@ fn campaign_header(md: &mut String, report: &CampaignReport, lang: Lang) {
     let _ = writeln!(md, "| | |");
     let _ = writeln!(md, "|---|---|");
     let _ = writeln!(md, "{}", tr(msg!("md-campaign-id", id = c.id.to_string())));
+    // The built-in demo agent by its name in the reader's language.
+    let model = if report.target_model == "builtin:demo" {
+        tr(msg!("md-builtin-demo"))
+    } else {
+        escape_inline(&report.target_model)
+    };
     let _ = writeln!(
         md,
         "{}",
         tr(msg!(
             "md-target",
             name = escape_inline(&report.target_name),
-            // The built-in demo agent by its name in the reader's language.
-            model = if report.target_model == "builtin:demo" {
-                tr(msg!("md-builtin-demo"))
-            } else {
-                escape_inline(&report.target_model)
-            }
+            model = model
         ))
     );
     let _ = writeln!(
