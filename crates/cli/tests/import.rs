@@ -1,6 +1,6 @@
 //! `agenteval import otlp` on traces the official OpenTelemetry Python SDK
 //! made with the GenAI conventions (`tests/otlp/genai_traces.py`, the SDK
-//! pinned in `scripts/otel-venv.sh`), plus a hand-broken line: the
+//! pinned in `scripts/python-venv.sh`), plus a hand-broken line: the
 //! conversations rebuilt, personal data redacted, the broken line named;
 //! a draft that `agenteval scenarios check` accepts; seeds with their
 //! traces as lineage.
@@ -20,9 +20,10 @@ fn root() -> PathBuf {
 /// The SDK's python, its venv made once (from PyPI) by the project's script.
 fn python() -> String {
     let out = Command::new("bash")
-        .arg(root().join("scripts/otel-venv.sh"))
+        .arg(root().join("scripts/python-venv.sh"))
+        .arg("otel")
         .output()
-        .expect("scripts/otel-venv.sh");
+        .expect("scripts/python-venv.sh otel");
     ok(out, "the OpenTelemetry SDK's venv").trim().to_string()
 }
 

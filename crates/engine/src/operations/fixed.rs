@@ -372,6 +372,10 @@ impl Platform {
             {
                 Ok(e) => e,
                 Err(broken) => {
+                    // What the target did before it failed stays to be read.
+                    if !broken.steps.is_empty() {
+                        self.queue_run_turn(run, seq, "target", "", None, &broken.steps)?;
+                    }
                     return Ok(Played {
                         checks: results,
                         metrics,

@@ -184,6 +184,18 @@ async fn serve(
         None => {
             accepted.lock().unwrap().push(body.clone());
             let mut message = agent(&messages);
+            // An agent that breaks down: `{"__fail": true}` is answered 503.
+            if message["__fail"] == json!(true) {
+                let text =
+                    json!({"error": {"message": "the agent broke down", "type": "server_error"}})
+                        .to_string();
+                let response = format!(
+                    "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                    text.len()
+                );
+                stream.write_all(response.as_bytes()).await?;
+                return Ok(());
+            }
             message["role"] = json!("assistant");
             if message.get("content").is_none() {
                 message["content"] = Value::Null;

@@ -361,6 +361,26 @@ async fn a_target_that_never_stops_calling_tools_fails_at_the_step_limit() {
     assert!(!played.run.metrics.as_ref().unwrap().completed);
 }
 
+#[tokio::test]
+async fn the_steps_before_a_target_failure_are_kept_with_the_run() {
+    let server = StrictServer::start(agent(|messages| match turn_results(messages).len() {
+        0 => json!({"tool_calls": [call("c0", "FILE_LIST", json!({"directory": "."}))]}),
+        _ => json!({"__fail": true}),
+    }))
+    .await;
+    let scenarios = r#"
+  - id: breaks
+    title: 中途出错
+    turns:
+      - user: 列出文件
+"#;
+    let played = play(&server, scenarios, "breaks").await;
+    assert_eq!(played.run.verdict, Some(Verdict::Error));
+    let steps = played.steps(0);
+    assert_eq!(steps.len(), 1, "the round answered before the failure");
+    assert_eq!(steps[0].call.name, "FILE_LIST");
+}
+
 /// An agent that calls a tool not offered, then one with arguments of the
 /// wrong type, then arguments that are not JSON, then the right call.
 fn unknown_agent() -> Agent {
@@ -507,10 +527,11 @@ async fn the_official_openai_sdk_accepts_every_request_the_engine_sent() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     // Awaited: the servers run on this test's runtime.
     let venv = tokio::process::Command::new("bash")
-        .arg(root.join("scripts/openai-venv.sh"))
+        .arg(root.join("scripts/python-venv.sh"))
+        .arg("openai")
         .output()
         .await
-        .expect("scripts/openai-venv.sh");
+        .expect("scripts/python-venv.sh openai");
     assert!(
         venv.status.success(),
         "{}",
