@@ -223,9 +223,7 @@ impl Platform {
         .await;
         Ok(probe)
     }
-}
 
-impl Platform {
     /// What a target's failure was, in the reader's words, as the
     /// connection test says it (the client's own words go to the log).
     pub(crate) async fn target_failure(&self, target_id: TargetId, error: &ChannelError) -> Msg {
