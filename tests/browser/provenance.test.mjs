@@ -13,7 +13,11 @@ import { BASE, LANGS, api, assertNothingClipped, findCampaign, launch, setLangua
 const SHOTS = process.env.AGENTEVAL_TMP ?? "/tmp";
 
 test("the report says what left this machine and what the virtual-user check found", { timeout: 300_000 }, async (t) => {
-  const demo = await findCampaign((r) => (r.exploration?.records ?? 0) > 0, "a demo campaign whose sessions filed records");
+  // The demo's own campaign: its sessions were played by the built-in virtual user.
+  const demo = await findCampaign(
+    (r) => /^(Demo campaign|演示活动) /.test(r.campaign.name) && (r.exploration?.records ?? 0) > 0,
+    "the demo campaign, whose virtual users filed records",
+  );
   const id = demo.campaign.id;
   assert.equal(demo.provenance.nothing_left_machine, true, "the demo contacts no host off this machine");
   const kinds = Object.keys(demo.exploration.simulator_fault_kinds);
@@ -24,6 +28,7 @@ test("the report says what left this machine and what the virtual-user check fou
     "every ended session was checked",
   );
   const played = sessions.filter((s) => s.played_by !== "person" && Array.isArray(s.simulator_faults));
+  assert.ok(played.length > 0, "the virtual user played the demo's sessions");
   const session = played.find((s) => s.simulator_faults.length > 0) ?? played[0];
 
   const { page, pageErrors, close } = await launch({ viewport: { width: 1280, height: 800 } });
