@@ -128,6 +128,44 @@ pub struct Step {
     pub tokens_in: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens_out: Option<u32>,
+    /// The document this call created or changed in the run's workspace,
+    /// as text after the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentText>,
+}
+
+/// Characters of a document's text kept as evidence; past them the text
+/// is cut and marked `truncated`.
+pub const DOCUMENT_TEXT_LIMIT: usize = 20_000;
+
+/// A document an agent created or changed in a run's workspace, as text
+/// (never the file's bytes): what the `document` checks and the number
+/// gate read, and what a person opens from the step that made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct DocumentText {
+    /// Relative to the workspace, `/`-separated.
+    pub path: String,
+    pub text: String,
+    /// Whether `text` was cut at [`DOCUMENT_TEXT_LIMIT`] characters.
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+impl DocumentText {
+    /// A document's text, cut at [`DOCUMENT_TEXT_LIMIT`] characters.
+    pub fn new(path: impl Into<String>, text: &str) -> Self {
+        let truncated = text.chars().count() > DOCUMENT_TEXT_LIMIT;
+        let text = if truncated {
+            text.chars().take(DOCUMENT_TEXT_LIMIT).collect()
+        } else {
+            text.to_string()
+        };
+        Self {
+            path: path.into(),
+            text,
+            truncated,
+        }
+    }
 }
 
 impl Step {

@@ -80,6 +80,7 @@ fn answer_round(
             latency_ms: reply.latency_ms,
             tokens_in: reply.usage.map(|u| u.tokens_in),
             tokens_out: reply.usage.map(|u| u.tokens_out),
+            document: None,
         });
     }
     steps

@@ -657,6 +657,7 @@ fn failed_run_steps() -> Vec<agenteval_engine::export::RunSteps> {
         latency_ms: 12,
         tokens_in: None,
         tokens_out: None,
+        document: None,
     };
     let missing = StepAnswer::Error(ToolError {
         code: "FILE_NOT_FOUND".into(),

@@ -148,6 +148,7 @@ fn answer_calls(
             latency_ms: 1,
             tokens_in: None,
             tokens_out: None,
+            document: None,
         });
     }
 }
