@@ -346,6 +346,12 @@ export type Campaign = {
 	seed_fingerprint: string,
 	last_patrolled_at: string | null,
 	previous_campaign_id: string | null,
+	/**
+	 *  The scenario whose tools (declared responses, a workspace) the
+	 *  campaign's exploration sessions are offered; none: sessions offer
+	 *  no tools.
+	 */
+	tool_env?: string | null,
 	finalized_at: string | null,
 	created_at: string,
 	updated_at: string,
@@ -561,6 +567,12 @@ export type CreateCampaign = {
 	budget?: Budget | null,
 	/**  The campaign this one follows, for period comparison. */
 	previous_campaign_id?: string | null,
+	/**
+	 *  The scenario whose tools (declared responses, a workspace) the
+	 *  exploration sessions are offered: an agent that acts is explored
+	 *  with its tools.
+	 */
+	tool_env?: string | null,
 };
 
 export type CreateReview = {
@@ -1360,6 +1372,8 @@ export type MessageReply = {
 	turns_remaining: number,
 	max_turns: number,
 	tool_calls?: ToolCall[],
+	/**  The tool calls the engine answered before the reply. */
+	steps?: Step[],
 };
 
 /**  Which models played each role in a campaign. */
@@ -2016,6 +2030,11 @@ export type SessionTurn = {
 	content: string,
 	latency_ms: number | null,
 	created_at: string,
+	/**
+	 *  The tool calls the engine answered before a target reply, when the
+	 *  campaign offers its sessions tools.
+	 */
+	steps?: Step[],
 };
 
 export type Settings = {

@@ -174,3 +174,23 @@ pub struct ChatReply {
     /// Model name the endpoint reported, if any.
     pub model: Option<String>,
 }
+
+/// A target's turn as the conversation that goes on sends it: each tool
+/// round of `steps` as an assistant message with its calls followed by one
+/// `tool` message per call, then the reply's words (valid for the
+/// strictest OpenAI-compatible APIs).
+pub fn with_steps(steps: &[crate::steps::Step], content: String) -> Vec<ChatMessage> {
+    let mut out: Vec<ChatMessage> = Vec::new();
+    for round in steps.chunk_by(|a, b| a.round == b.round) {
+        let mut call = ChatMessage::assistant("");
+        call.tool_calls = round.iter().map(|s| s.call.clone()).collect();
+        out.push(call);
+        for s in round {
+            let mut answer = ChatMessage::new(Role::Tool, s.answer.content());
+            answer.tool_call_id = Some(s.call.id.clone());
+            out.push(answer);
+        }
+    }
+    out.push(ChatMessage::assistant(content));
+    out
+}

@@ -370,6 +370,9 @@ pub struct MessageReply {
     pub max_turns: u32,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// The tool calls the engine answered before the reply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<crate::steps::Step>,
 }
 
 /// The experience record as sent by the client; normalised on close.
@@ -434,6 +437,10 @@ pub struct SessionTurn {
     pub content: String,
     pub latency_ms: Option<u64>,
     pub created_at: DateTime<Utc>,
+    /// The tool calls the engine answered before a target reply, when the
+    /// campaign offers its sessions tools.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<crate::steps::Step>,
 }
 
 /// One session for drill-down: the session (status, end reason, experience

@@ -64,6 +64,7 @@ impl Store {
             .transpose()
             .with_context(doing)?;
         let fingerprint = campaign.seed_fingerprint.clone();
+        let tool_env = campaign.tool_env.clone();
         let models = serde_json::to_string(models).with_context(doing)?;
         // The chunks of planned runs, each one JSON array of rows.
         let chunks = runs
@@ -91,8 +92,9 @@ impl Store {
             let campaign_id = id.to_string();
             c.exec(
                 "INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, time_scale, plan,
-                    previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    previous_campaign_id, created_at, updated_at, seed_set, budget, seed_fingerprint, models,
+                    tool_env)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 args![
                     &campaign_id,
                     name,
@@ -109,6 +111,7 @@ impl Store {
                     budget,
                     fingerprint,
                     models,
+                    tool_env,
                 ],
             )
             .with_context(doing)?;
@@ -146,6 +149,21 @@ impl Store {
         })
         .await
         .context("store: reading a campaign")
+    }
+
+    /// The scenario a campaign's exploration sessions take their tools
+    /// from, if it names one; `None` for no such campaign too.
+    pub async fn campaign_tool_env(&self, id: CampaignId) -> Result<Option<String>> {
+        self.read(move |c| {
+            c.row(
+                "SELECT tool_env FROM campaigns WHERE id = ?",
+                args![id.to_string()],
+                |r| Ok(r.text(0)?.map(str::to_string)),
+            )
+        })
+        .await
+        .map(Option::flatten)
+        .context("store: reading a campaign's tool environment")
     }
 }
 
@@ -271,6 +289,7 @@ pub fn campaign_from_row(row: &Row<'_>) -> Result<Campaign> {
             .text("previous_campaign_id")?
             .map(parse_id)
             .transpose()?,
+        tool_env: row.text("tool_env")?.map(str::to_string),
         finalized_at: row.get::<Option<i64>>("finalized_at")?.map(from_ms),
         created_at: from_ms(row.get("created_at")?),
         updated_at: from_ms(row.get("updated_at")?),
@@ -323,6 +342,7 @@ mod tests {
             seed_fingerprint: "f".into(),
             last_patrolled_at: None,
             previous_campaign_id: None,
+            tool_env: None,
             finalized_at: None,
             created_at: from_ms(5),
             updated_at: from_ms(5),

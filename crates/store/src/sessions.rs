@@ -81,9 +81,9 @@ impl Store {
         self.read(move |c| {
             c.rows(
                 Sql::dialects(
-                    "SELECT session_id, seq, role, content, latency_ms, created_at FROM session_turns
+                    "SELECT session_id, seq, role, content, latency_ms, created_at, steps FROM session_turns
                      WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
-                    "SELECT session_id, seq, role, content, latency_ms, created_at FROM session_turns
+                    "SELECT session_id, seq, role, content, latency_ms, created_at, steps FROM session_turns
                      WHERE session_id IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))
                      ORDER BY session_id, seq",
                 ),
@@ -101,6 +101,7 @@ impl Store {
                             content: r.get("content")?,
                             latency_ms: r.get::<Option<i64>>("latency_ms")?.map(|l| l as u64),
                             created_at: from_ms(r.get("created_at")?),
+                            steps: stored_steps(r.text("steps")?),
                         },
                     ))
                 },
@@ -335,17 +336,18 @@ impl Tx<'_> {
     pub fn conversation_until(&self, session_id: SessionId, seq: i64) -> Result<Vec<ChatMessage>> {
         self.0
             .rows(
-                "SELECT role, content FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
+                "SELECT role, content, steps FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
                 args![session_id.to_string(), seq],
                 |r| {
                     let content: String = r.get(1)?;
                     Ok(if r.str(0)? == "user" {
-                        ChatMessage::user(content)
+                        vec![ChatMessage::user(content)]
                     } else {
-                        ChatMessage::assistant(content)
+                        agenteval_domain::chat::with_steps(&stored_steps(r.text(2)?), content)
                     })
                 },
             )
+            .map(|turns| turns.into_iter().flatten().collect())
             .context("store: reading a session's conversation")
     }
 
@@ -453,4 +455,10 @@ pub fn session_from_row(row: &Row<'_>) -> Result<ExplorationSession> {
         created_at: from_ms(row.get("created_at")?),
         updated_at: from_ms(row.get("updated_at")?),
     })
+}
+
+/// A reply's stored steps (JSON [Step]); none when absent or unreadable.
+fn stored_steps(text: Option<&str>) -> Vec<agenteval_domain::steps::Step> {
+    text.and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default()
 }

@@ -40,7 +40,7 @@ use agenteval_domain::provenance::Contacts;
 use agenteval_domain::run::Verdict;
 use agenteval_domain::tally::RunOutcome;
 use rusqlite::{Connection, Statement, Transaction, TransactionBehavior};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -120,6 +120,8 @@ pub struct ReplyRow {
     pub content: String,
     pub latency_ms: i64,
     pub at: i64,
+    /// JSON [Step]: the tool calls the engine answered before the reply.
+    pub steps: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -543,8 +545,8 @@ const FINISH_RUN: &str =
      WHERE id = ? AND status != 'done' AND attempts <= ?";
 
 const INSERT_REPLY: &str =
-    "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
-     VALUES (?, ?, ?, 'target', ?, ?, ?)";
+    "INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at, steps)
+     VALUES (?, ?, ?, 'target', ?, ?, ?, ?)";
 
 const DATE_SESSION: Sql = Sql::dialects(
     "UPDATE exploration_sessions SET updated_at = max(updated_at, ?) WHERE id = ?",
@@ -646,7 +648,15 @@ fn apply(
         Write::Reply(r) => {
             conn.exec(
                 INSERT_REPLY,
-                args![&r.id, &r.session_id, r.seq, &r.content, r.latency_ms, r.at],
+                args![
+                    &r.id,
+                    &r.session_id,
+                    r.seq,
+                    &r.content,
+                    r.latency_ms,
+                    r.at,
+                    &r.steps
+                ],
             )
             .context("store: writing a session's reply")?;
             conn.exec(DATE_SESSION, args![r.at, &r.session_id])
@@ -663,34 +673,9 @@ fn apply(
     Ok(())
 }
 
-/// Runs with a turn that could not be stored, until their verdict comes.
-#[derive(Default)]
-struct LostTurns(HashSet<Uuid>);
-
-impl LostTurns {
-    /// Turns `write` into an `error` verdict if it is the verdict of a run
-    /// that lost a turn.
-    fn downgrade(&mut self, write: &mut Write) -> Committed {
-        match write {
-            Write::Finish(f) if self.0.remove(&f.id) => {
-                f.verdict = Verdict::Error;
-                // Read what was stored instead.
-                f.outcome.latencies = None;
-                f.error_reason = Some(TURN_LOST.into());
-                Committed::TurnsMissing
-            }
-            _ => Committed::AsQueued,
-        }
-    }
-
-    fn failed(&mut self, write: &Write) {
-        if let Write::Turn(t) = write {
-            self.0.insert(t.run_id.into());
-        }
-    }
-}
-
 mod claim;
+mod lost;
+use lost::LostTurns;
 mod postgres;
 pub use claim::{ClaimedRow, Lease};
 pub(crate) use claim::{claim, claimed_from_row};

@@ -427,6 +427,7 @@ async fn replies_and_audit_events_are_written() {
         content: "hello".into(),
         latency_ms: 12,
         at: 9,
+        steps: None,
     }));
     assert_eq!(reply.committed().await.unwrap(), Committed::AsQueued);
     let audit = store.enqueue(Write::Audit(AuditRow {

@@ -80,3 +80,6 @@ error-reason-error = error
 run-error = { $kind }: { $detail }
 workspace-copy-failed = the run's copy of the workspace could not be made: { $cause }
 workspace-missing = the scenario's workspace folder `{ $folder }` is gone
+error-campaign-tool-env-missing = no loaded scenario has the id `{ $id }`, so its tools cannot be offered to the exploration sessions
+error-campaign-tool-env-no-tools = scenario `{ $id }` offers no tool the engine plays (no declared `responses`, no `workspace`)
+error-campaign-tool-env-suggestion = Name a scenario whose tools declare responses or that has a workspace, such as one of the office pack's.

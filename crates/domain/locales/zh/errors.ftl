@@ -77,3 +77,6 @@ error-reason-error = 错误
 run-error = { $kind }：{ $detail }
 workspace-copy-failed = 无法为这次运行复制工作区：{ $cause }
 workspace-missing = 场景的工作区文件夹 `{ $folder }` 已不存在
+error-campaign-tool-env-missing = 没有已加载的场景的 id 是 `{ $id }`，无法把它的工具提供给探索会话
+error-campaign-tool-env-no-tools = 场景 `{ $id }` 没有平台能代为执行的工具（既没有声明 `responses`，也没有 `workspace`）
+error-campaign-tool-env-suggestion = 请选择一个工具声明了返回结果或带工作区的场景，例如办公场景包里的场景。

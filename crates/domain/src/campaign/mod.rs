@@ -190,6 +190,11 @@ pub struct Campaign {
     pub seed_fingerprint: String,
     pub last_patrolled_at: Option<DateTime<Utc>>,
     pub previous_campaign_id: Option<Uuid>,
+    /// The scenario whose tools (declared responses, a workspace) the
+    /// campaign's exploration sessions are offered; none: sessions offer
+    /// no tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_env: Option<String>,
     pub finalized_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -254,6 +259,11 @@ pub struct CreateCampaign {
     #[schema(value_type = Option<String>, format = Uuid,
              pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     pub previous_campaign_id: Option<Uuid>,
+    /// The scenario whose tools (declared responses, a workspace) the
+    /// exploration sessions are offered: an agent that acts is explored
+    /// with its tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_env: Option<String>,
 }
 
 /// The following period of a campaign: same target, plan, seeds, budget

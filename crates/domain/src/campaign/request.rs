@@ -28,6 +28,8 @@ pub struct CheckedCampaign {
     pub seed_set: SeedSet,
     pub budget: Option<Budget>,
     pub previous_campaign_id: Option<Uuid>,
+    /// Trimmed, non-empty; the scenario still to be found loaded.
+    pub tool_env: Option<String>,
 }
 
 impl CreateCampaign {
@@ -65,6 +67,10 @@ impl CreateCampaign {
             seed_set,
             budget: self.budget,
             previous_campaign_id: self.previous_campaign_id,
+            tool_env: self
+                .tool_env
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty()),
         })
     }
 }

@@ -60,6 +60,9 @@ pub struct Platform {
     offline_switch: std::sync::atomic::AtomicBool,
     /// When this process last recorded each named key's use.
     pub(crate) key_uses: crate::keys::KeyUses,
+    /// The tool environments of exploration sessions, and their copies of
+    /// its workspace.
+    pub(crate) session_tools: crate::exploration::session::SessionTools,
 }
 
 impl std::fmt::Debug for Platform {
@@ -177,6 +180,7 @@ impl PlatformBuilder {
             events,
             channels: Mutex::new(HashMap::new()),
             key_uses: Default::default(),
+            session_tools: Default::default(),
         });
         // Data that migrations leave for the engine to fill.
         platform

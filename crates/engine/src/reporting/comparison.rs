@@ -385,6 +385,7 @@ mod tests {
             seed_fingerprint: String::new(),
             last_patrolled_at: None,
             previous_campaign_id: None,
+            tool_env: None,
             finalized_at: None,
             created_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),
             updated_at: chrono::DateTime::from_timestamp(0, 0).unwrap(),

@@ -8,6 +8,7 @@ mod clean_findings;
 mod demo_agent;
 mod exploration;
 mod explore;
+mod explore_tools;
 mod fault_server;
 mod fixed;
 mod judge;

@@ -52,6 +52,7 @@ fn fixture(name: &str) -> CampaignReport {
         seed_fingerprint: "f".into(),
         last_patrolled_at: None,
         previous_campaign_id: None,
+        tool_env: None,
         finalized_at: Some(t0() + Duration::hours(1)),
         created_at: t0(),
         updated_at: t0(),

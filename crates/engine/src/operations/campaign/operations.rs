@@ -29,9 +29,13 @@ impl Platform {
             seed_set,
             budget,
             previous_campaign_id,
+            tool_env,
         } = req.parse(now)?;
         let target = self.campaign_target(target_id).await?;
         self.check_loaded(&plan)?;
+        if let Some(id) = &tool_env {
+            self.check_tool_env(id)?;
+        }
         if let Some(prev) = previous_campaign_id {
             self.get_campaign(CampaignId(prev)).await?;
         }
@@ -58,6 +62,7 @@ impl Platform {
             plan,
             last_patrolled_at: None,
             previous_campaign_id,
+            tool_env,
             finalized_at: None,
             created_at: now,
             updated_at: now,
@@ -80,6 +85,22 @@ impl Platform {
             campaign_id: campaign.id,
         });
         Ok(campaign)
+    }
+
+    /// That the scenario a campaign names as its sessions' tool
+    /// environment is loaded and offers tools the engine plays.
+    fn check_tool_env(&self, id: &str) -> Result<()> {
+        match self.scenarios.get(id) {
+            Some(s) if s.plays_tools() => Ok(()),
+            Some(_) => Err(Error::invalid_msg(
+                msg!("error-campaign-tool-env-no-tools", id = id),
+                msg!("error-campaign-tool-env-suggestion"),
+            )),
+            None => Err(Error::invalid_msg(
+                msg!("error-campaign-tool-env-missing", id = id),
+                msg!("error-campaign-tool-env-suggestion"),
+            )),
+        }
     }
 
     /// The target a new campaign tests: it exists and is not archived.
@@ -230,6 +251,7 @@ impl Platform {
             seed_set: Some(c.seed_set.clone()),
             budget: c.budget,
             previous_campaign_id: Some(c.id.into()),
+            tool_env: c.tool_env.clone(),
             ..Default::default()
         })
         .await

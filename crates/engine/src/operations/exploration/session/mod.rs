@@ -15,7 +15,7 @@
 
 use super::ledger::{Decided, Entry, LedgerAction, Record};
 use crate::campaign::{Campaign, Line};
-use crate::channel::{ChatMessage, ChatRequest};
+use crate::channel::ChatMessage;
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, ErrorCode, Result};
 use crate::platform::{Event, Platform};
@@ -26,6 +26,9 @@ use uuid::Uuid;
 mod guardrails;
 mod lease;
 mod operations;
+mod tools;
+
+pub use tools::SessionTools;
 
 pub use lease::SESSION_LEASE;
 

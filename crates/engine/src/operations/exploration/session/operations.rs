@@ -168,31 +168,11 @@ impl Platform {
             session_id,
         });
         let user_seq = i64::from(index) * 2;
-        let reply = match self.channel_for(target_id).await {
-            Ok(channel) => {
-                // Sessions offer no tools yet: the exchange is one request.
-                let mut request = ChatRequest {
-                    messages: history,
-                    tools: Default::default(),
-                };
-                match self
-                    .exchange(
-                        campaign_id.into(),
-                        channel.as_ref(),
-                        &mut request,
-                        crate::domain::steps::DEFAULT_MAX_STEPS,
-                        Default::default(),
-                    )
-                    .await
-                {
-                    Ok(e) => Ok(e.reply),
-                    Err(broken) => Err(self.target_failure(target_id, &broken.error).await),
-                }
-            }
-            Err(e) => Err(e.body.into_msgs().0),
-        };
+        let reply = self
+            .session_exchange(campaign_id, session_id, target_id, history)
+            .await?;
         match reply {
-            Ok(reply) => {
+            Ok((reply, steps)) => {
                 let row = crate::store::writer::ReplyRow {
                     id: self.ids.next_id().to_string(),
                     session_id: session_id.to_string(),
@@ -200,6 +180,11 @@ impl Platform {
                     content: reply.content.clone(),
                     latency_ms: reply.latency_ms as i64,
                     at: to_ms(self.clock.now()),
+                    steps: if steps.is_empty() {
+                        None
+                    } else {
+                        Some(serde_json::to_string(&steps)?)
+                    },
                 };
                 // Group-committed with other sessions' replies.
                 self.store
@@ -218,9 +203,11 @@ impl Platform {
                     turns_remaining: max_turns.saturating_sub(index + 1),
                     max_turns,
                     tool_calls: reply.tool_calls,
+                    steps,
                 })
             }
             Err(reason) => {
+                self.end_session_tools(session_id);
                 let at = to_ms(self.clock.now());
                 let failure = Text::Msg(reason.clone());
                 self.store
@@ -286,6 +273,7 @@ impl Platform {
         let campaign_id = self
             .decide_on_session(session_id, LedgerAction::Close, close)
             .await?;
+        self.end_session_tools(session_id);
         self.session_changed("session.close", campaign_id, session_id)
             .await;
         self.get_session(session_id).await
@@ -322,6 +310,7 @@ impl Platform {
                 crate::exploration::simulator_faults::check_and_store(tx, session_id).map(drop)
             })
             .await?;
+        self.end_session_tools(session_id);
         self.session_changed("session.fail", session.campaign_id, session_id)
             .await;
         self.get_session(session_id).await
