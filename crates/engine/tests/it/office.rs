@@ -363,6 +363,8 @@ fn errors_say_what_is_wrong_and_what_to_do_in_both_languages() {
         .code,
         "DOCUMENT_NOT_FOUND"
     );
+    assert_eq!(err(&zh, "SEND_MAIL", json!({})).code, "UNKNOWN_TOOL");
+    assert_eq!(err(&zh, "FILE_LIST", json!([1])).code, "INVALID_ARGUMENTS");
     // A file that is not what its extension says: an error, not a panic.
     std::fs::write(zh.root().join("broken.xlsx"), b"not a zip").unwrap();
     assert_eq!(
@@ -450,6 +452,8 @@ fn the_source_folder_is_byte_identical_after_fifty_runs_that_wrote_documents() {
 #[test]
 fn two_workspaces_of_one_source_do_not_see_each_others_documents() {
     let (_dir, source, _) = sales_source(10);
+    fn shared_across_tasks<T: Send + Sync>() {}
+    shared_across_tasks::<Workspace>();
     let source = std::sync::Arc::new(source);
     let threads: Vec<_> = ["alpha", "beta"]
         .into_iter()
@@ -698,4 +702,17 @@ fn the_specs_are_the_nine_tools_with_strict_schemas() {
         jsonschema::validator_for(&spec.parameters)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
     }
+    let query = jsonschema::validator_for(&all[2].parameters).unwrap();
+    assert!(
+        query.is_valid(&json!({"file_path": "a.xlsx", "aggregations": {"销售额": ["sum", "avg"]}}))
+    );
+    assert!(
+        query.is_valid(&json!({"file_path": "a.xlsx", "query_range": "A0:F10"})),
+        "the tool explains a bad range itself"
+    );
+    assert!(!query.is_valid(&json!({"file_path": "a.xlsx", "aggregations": {"销售额": "median"}})));
+    assert!(
+        !query.is_valid(&json!({"file_path": "a.xlsx", "rows": 3})),
+        "no unknown argument"
+    );
 }
