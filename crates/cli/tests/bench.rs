@@ -122,3 +122,15 @@ fn run_times_agenteval_run_over_every_case() {
     assert!(r["run_wall_s"] > 0.0 && r["run_ms_per_case"] > 0.0, "{r:?}");
     assert!(r["run_peak_rss_mb"] > 0.0, "{r:?}");
 }
+
+#[test]
+fn office_query_answers_every_query_right_and_reports_its_speed() {
+    // The suite itself stops on a wrong sum or average.
+    let r = bench(&["office-query", "--rows", "2000", "--queries", "4"]);
+    assert_eq!(r["office_query_rows"], 2000.0);
+    assert!(
+        r["office_query_first_ms"] > 0.0 && r["office_query_qps"] > 0.0,
+        "{r:?}"
+    );
+    assert!(r["office_query_peak_rss_mb"] > 0.0, "{r:?}");
+}

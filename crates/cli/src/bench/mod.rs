@@ -7,6 +7,7 @@
 
 mod concurrency;
 mod ledger;
+mod office_query;
 mod report;
 mod run;
 mod steps;
@@ -36,11 +37,20 @@ pub enum Suite {
     /// Turns per second and peak memory of a three-step turn (the engine
     /// plays the tools) beside a one-step turn, against the demo target.
     Steps(steps::Options),
+    /// `DATA_QUERY` over a 100,000-row .xlsx through the office workspace:
+    /// the first query (parsing the sheet), then queries per second and
+    /// peak RSS.
+    OfficeQuery(office_query::Options),
 }
 
 pub fn run(suite: Suite) -> anyhow::Result<()> {
+    if let Suite::OfficeQuery(o) = suite {
+        // Plain file work: no runtime to start.
+        return office_query::run(o);
+    }
     let runtime = crate::runtime()?;
     match suite {
+        Suite::OfficeQuery(_) => Ok(()),
         Suite::Throughput(o) => runtime.block_on(throughput::run(o)),
         Suite::Concurrency(o) => runtime.block_on(concurrency::run(o)),
         Suite::Ledger(o) => runtime.block_on(ledger::run(o)),

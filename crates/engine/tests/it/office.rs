@@ -363,6 +363,8 @@ fn errors_say_what_is_wrong_and_what_to_do_in_both_languages() {
         .code,
         "DOCUMENT_NOT_FOUND"
     );
+    assert_eq!(err(&zh, "SEND_MAIL", json!({})).code, "UNKNOWN_TOOL");
+    assert_eq!(err(&zh, "FILE_LIST", json!([1])).code, "INVALID_ARGUMENTS");
     // A file that is not what its extension says: an error, not a panic.
     std::fs::write(zh.root().join("broken.xlsx"), b"not a zip").unwrap();
     assert_eq!(
@@ -450,6 +452,8 @@ fn the_source_folder_is_byte_identical_after_fifty_runs_that_wrote_documents() {
 #[test]
 fn two_workspaces_of_one_source_do_not_see_each_others_documents() {
     let (_dir, source, _) = sales_source(10);
+    fn shared_across_tasks<T: Send + Sync>() {}
+    shared_across_tasks::<Workspace>();
     let source = std::sync::Arc::new(source);
     let threads: Vec<_> = ["alpha", "beta"]
         .into_iter()
@@ -698,4 +702,110 @@ fn the_specs_are_the_nine_tools_with_strict_schemas() {
         jsonschema::validator_for(&spec.parameters)
             .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
     }
+    let query = jsonschema::validator_for(&all[2].parameters).unwrap();
+    assert!(
+        query.is_valid(&json!({"file_path": "a.xlsx", "aggregations": {"销售额": ["sum", "avg"]}}))
+    );
+    assert!(
+        query.is_valid(&json!({"file_path": "a.xlsx", "query_range": "A0:F10"})),
+        "the tool explains a bad range itself"
+    );
+    assert!(!query.is_valid(&json!({"file_path": "a.xlsx", "aggregations": {"销售额": "median"}})));
+    assert!(
+        !query.is_valid(&json!({"file_path": "a.xlsx", "rows": 3})),
+        "no unknown argument"
+    );
+}
+
+#[test]
+fn embedded_files_make_the_same_workspace_as_their_folder() {
+    let embedded = WorkspaceSource::Embedded(&agenteval_engine::i18n::LOCALES);
+    let folder =
+        WorkspaceSource::Dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../domain/locales"));
+    assert_eq!(
+        embedded.content_hash().unwrap(),
+        folder.content_hash().unwrap(),
+        "the hash is over relative paths and bytes, wherever the files come from"
+    );
+    let a = Workspace::copy_of(&embedded, Lang::En).unwrap();
+    let b = Workspace::copy_of(&folder, Lang::En).unwrap();
+    let list = |w: &Workspace| ok(w, "FILE_LIST", json!({"directory": "", "pattern": "*.ftl"}));
+    assert_eq!(list(&a), list(&b));
+    assert!(!list(&a)["files"].as_array().unwrap().is_empty());
+    assert_eq!(a.files_matching("zh/*.ftl"), b.files_matching("zh/*.ftl"));
+}
+
+#[test]
+fn no_argument_makes_a_tool_panic() {
+    let (_dir, source, _) = sales_source(12);
+    let w = Workspace::copy_of(&source, Lang::Zh).unwrap();
+    ok(&w, "DATA_QUERY", json!({"file_path": "data/sales.xlsx"}));
+    let odd = [
+        json!(null),
+        json!(0),
+        json!(-1.5),
+        json!(""),
+        json!("../../etc/passwd"),
+        json!("data"),
+        json!("data/sales.xlsx"),
+        json!("notes.md"),
+        json!("q1"),
+        json!("d1.s1"),
+        json!("A0:ZZZZ0"),
+        json!("Z1048576:A1"),
+        json!("😀/\u{0}"),
+        json!("x".repeat(5000)),
+        json!([]),
+        json!([[1, [2]], {"a": 1}]),
+        json!({"": {">": []}, "区域": {"contains": null}}),
+        json!({"销售额": ["sum", 3]}),
+    ];
+    let names = [
+        "file_path",
+        "directory",
+        "pattern",
+        "sheet",
+        "query_range",
+        "group_by",
+        "aggregations",
+        "filters",
+        "query_result_id",
+        "chart_type",
+        "title",
+        "template_file",
+        "sections",
+        "target_id",
+        "offset_type",
+        "content_spec",
+        "format",
+        "deck_name",
+        "slides",
+        "theme",
+        "condition",
+        "timeout",
+        "start_page",
+        "end_page",
+    ];
+    let mut answers = 0;
+    for tool in OFFICE_TOOLS {
+        for name in names {
+            for value in &odd {
+                let mut args = json!({"file_path": "data/sales.xlsx", "target_id": "d1",
+                    "condition": "c", "deck_name": "d", "slides": [{"title": "t"}],
+                    "query_result_id": "q1", "format": "pdf", "directory": ""});
+                args[name] = value.clone();
+                let (answer, _) = w.play(tool, &args);
+                answers += usize::from(matches!(
+                    answer,
+                    StepAnswer::Result(_) | StepAnswer::Error(_)
+                ));
+            }
+        }
+    }
+    assert_eq!(
+        answers,
+        OFFICE_TOOLS.len() * names.len() * odd.len(),
+        "every call is answered"
+    );
+    assert!(!w.root().join("etc").exists());
 }

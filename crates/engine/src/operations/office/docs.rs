@@ -362,12 +362,13 @@ impl Docs {
             (Some(i), _) => {
                 let section = doc.blocks[i].id.clone();
                 block.level = doc.blocks[i].level + 1;
+                // After what was appended into the section, and into that.
+                let mut inside = vec![section.clone()];
                 let mut at = i + 1;
-                while doc
-                    .blocks
-                    .get(at)
-                    .is_some_and(|b| b.within.as_deref() == Some(&section))
+                while let Some(b) = doc.blocks.get(at)
+                    && b.within.as_ref().is_some_and(|w| inside.contains(w))
                 {
+                    inside.push(b.id.clone());
                     at += 1;
                 }
                 block.within = Some(section);
@@ -581,4 +582,46 @@ pub(crate) fn wait(arguments: &Value) -> Result<Value, Failure> {
         }
     };
     Ok(json!({"status": "waiting_for_user", "condition": condition, "timeout": timeout}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_append_at_the_end_of_a_section_goes_after_all_that_was_put_into_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            root: dir.path(),
+            lang: Lang::En,
+            charts: &[],
+        };
+        let mut docs = Docs::default();
+        let sections = json!({"sections": [{"title": "A"}, {"title": "B"}]});
+        docs.create(&ctx, &sections).unwrap();
+        let append = |docs: &mut Docs, target: &str, offset: &str, title: &str| {
+            let args = json!({"target_id": target, "offset_type": offset, "content_spec": {"title": title}});
+            docs.append(&ctx, &args).unwrap().0["anchor_id"].clone()
+        };
+        assert_eq!(append(&mut docs, "d1.s1", "end", "A1"), "d1.s3");
+        append(&mut docs, "d1.s3", "end", "A1a");
+        append(&mut docs, "d1.s1", "end", "A2");
+        append(&mut docs, "d1.s2", "before", "Before B");
+        append(&mut docs, "d1", "before", "First");
+        let text = docs.texts()[0].text.clone();
+        let headings: Vec<&str> = text.lines().filter(|l| l.starts_with('#')).collect();
+        assert_eq!(
+            headings,
+            [
+                "# First",
+                "# A",
+                "## A1",
+                "### A1a",
+                "## A2",
+                "# Before B",
+                "# B"
+            ]
+        );
+        assert_eq!(docs.texts()[0].path, "output/document-1.md");
+    }
 }

@@ -6,9 +6,11 @@
 //! parser or of the arguments, is an answer with seed 002's error shape
 //! in the workspace's language, never a panic.
 
+mod aggregate;
 mod args;
 mod chart;
 mod docs;
+mod filter;
 mod markdown;
 mod paths;
 mod pdf;
@@ -64,12 +66,11 @@ pub fn office_tool_specs(names: Option<&[String]>, lang: Lang) -> Vec<ToolSpec> 
     }
 }
 
-/// Rows of a query result kept for its chart.
-const KEPT_ROWS: usize = 1_000;
 /// Sheets kept parsed, for the next query of the same file.
 const KEPT_SHEETS: usize = 2;
 
-/// A query result, kept for `DATA_VISUALIZE`.
+/// A query result (its first [`query::KEPT_ROWS`] rows), kept for
+/// `DATA_VISUALIZE`.
 struct Stored {
     columns: Vec<String>,
     rows: Vec<Vec<Cell>>,
@@ -182,10 +183,7 @@ impl Workspace {
                     _ => docs.slides(&ctx, arguments).map(with_doc),
                 }
             }
-            _ => Err(words::invalid(
-                format!("{name} is not an office tool"),
-                format!("{name} 不是办公工具"),
-            )),
+            _ => Err(Failure::UnknownTool(name.to_string())),
         }
     }
 
@@ -229,13 +227,13 @@ impl Workspace {
         }
         let loaded = self.sheet(&rel, &path, sheet_name.as_deref())?;
         let table = query::Table::of(&loaded.grid, range, self.lang)?;
-        let answer = query::run(table, arguments)?;
+        let answer = query::run(&table, arguments)?;
         let mut state = self.state();
         let id = format!("q{}", state.queries.len() + 1);
         let result = answer.to_json(&id, &rel, &loaded.name);
         state.queries.push(Stored {
             columns: answer.columns,
-            rows: answer.rows.into_iter().take(KEPT_ROWS).collect(),
+            rows: answer.rows,
         });
         Ok(result)
     }

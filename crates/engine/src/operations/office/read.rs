@@ -154,17 +154,15 @@ fn sheet_pages(path: &Path, rel: &str, lang: Lang) -> Result<Vec<String>, Failur
         )];
         lines.push(words::table_label(lang, i + 1));
         let rows: Vec<Vec<String>> = std::iter::once(table.columns.clone())
-            .chain(
-                table
-                    .rows
-                    .iter()
-                    .take(SHEET_ROWS)
-                    .map(|r| r.iter().map(sheet::Cell::text).collect()),
-            )
+            .chain((0..table.len().min(SHEET_ROWS)).map(|r| {
+                (0..table.columns.len())
+                    .map(|c| table.cell(r, c).text())
+                    .collect()
+            }))
             .collect();
         lines.extend(pipe_rows(&rows));
-        if table.rows.len() > SHEET_ROWS {
-            lines.push(words::more_rows(lang, table.rows.len() - SHEET_ROWS));
+        if table.len() > SHEET_ROWS {
+            lines.push(words::more_rows(lang, table.len() - SHEET_ROWS));
         }
         pages.push(lines.join("\n"));
     }

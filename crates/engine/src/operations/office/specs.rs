@@ -6,6 +6,9 @@ use crate::channel::ToolSpec;
 use crate::i18n::Lang;
 use serde_json::{Value, json};
 
+/// The aggregation functions of `DATA_QUERY`.
+const FUNCTIONS: [&str; 5] = ["sum", "avg", "count", "max", "min"];
+
 fn s(lang: Lang, en: &str, zh: &str) -> Value {
     Value::String(match lang {
         Lang::En => en.to_string(),
@@ -77,11 +80,14 @@ fn files_and_data(name: &str, lang: Lang) -> Option<(Value, Value)> {
                 json!({
                     "file_path": {"type": "string"},
                     "sheet": {"type": "string", "description": s(lang, "Sheet name; default the first sheet", "工作表名称，默认第一个工作表")},
-                    "query_range": {"type": "string", "pattern": "^\\$?[A-Za-z]{1,3}\\$?[0-9]*(:\\$?[A-Za-z]{1,3}\\$?[0-9]*)?$",
+                    "query_range": {"type": "string",
                         "description": s(lang, "Excel range such as A1:F200; its first row is the header", "Excel 区域，如 A1:F200；第一行为表头")},
                     "group_by": {"type": "array", "items": {"type": "string"}},
                     "aggregations": {"type": "object", "description": s(lang, "Column to function, e.g. {\"Sales\": \"sum\"}", "列名到聚合函数，如 {\"销售额\": \"sum\"}"),
-                        "additionalProperties": {"type": "string", "enum": ["sum", "avg", "count", "max", "min"]}},
+                        "additionalProperties": {"anyOf": [
+                            {"type": "string", "enum": FUNCTIONS},
+                            {"type": "array", "items": {"type": "string", "enum": FUNCTIONS}, "minItems": 1},
+                        ]}},
                     "filters": {"type": "object", "description": s(lang, "Column to a value (equality) or to {\"op\": value} with op one of =, !=, >, >=, <, <=, contains",
                         "列名到取值（相等），或到 {\"运算符\": 值}，运算符为 =、!=、>、>=、<、<=、contains")},
                 }),

@@ -67,6 +67,8 @@ pub(crate) enum Failure {
         path: String,
         cause: String,
     },
+    /// Not one of the nine tools (the engine's own code for it).
+    UnknownTool(String),
 }
 
 fn list(items: &[String]) -> String {
@@ -99,6 +101,7 @@ impl Failure {
             Self::FileTooLarge { .. } => "FILE_TOO_LARGE",
             Self::FileUnreadable { .. } => "FILE_UNREADABLE",
             Self::WriteFailed { .. } => "WRITE_FAILED",
+            Self::UnknownTool(_) => "UNKNOWN_TOOL",
         }
     }
 
@@ -169,6 +172,10 @@ impl Failure {
                 format!("File {path} could not be written: {cause}"),
                 "Try another path, or tell the user what could not be done".into(),
             ),
+            Self::UnknownTool(name) => (
+                format!("{name} is not an office tool"),
+                format!("Use one of: {}", super::OFFICE_TOOLS.join(", ")),
+            ),
         }
     }
 
@@ -225,6 +232,10 @@ impl Failure {
             Self::WriteFailed { path, cause } => (
                 format!("无法写入文件 {path}：{cause}"),
                 "请换一个路径，或告诉用户哪一步未能完成".into(),
+            ),
+            Self::UnknownTool(name) => (
+                format!("{name} 不是办公工具"),
+                format!("可用的工具：{}", super::OFFICE_TOOLS.join("、")),
             ),
         }
     }
