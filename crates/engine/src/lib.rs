@@ -29,8 +29,8 @@ pub use agenteval_store::{self as store, secrets};
 
 pub use channels::{channel, demo_agent};
 pub use operations::{
-    audit, calibration, campaign, checks, exchange, exploration, fixed, judge, keys, paging,
-    patrol_agent, platform, provenance, review, role_models, scenario, structured, target,
+    audit, calibration, campaign, checks, exchange, exploration, fixed, judge, keys, office,
+    paging, patrol_agent, platform, provenance, review, role_models, scenario, structured, target,
     target_probe, tool_player, traces, virtual_user,
 };
 pub use reporting::{analysis, comparison, export, findings, report, side_by_side};

@@ -12,6 +12,7 @@ pub mod exploration;
 pub mod fixed;
 pub mod judge;
 pub mod keys;
+pub mod office;
 pub mod paging;
 pub mod patrol_agent;
 pub mod platform;

@@ -11,6 +11,7 @@ mod explore;
 mod fault_server;
 mod fixed;
 mod judge;
+mod office;
 mod paging;
 mod patrol_agent;
 mod provenance;
