@@ -203,9 +203,19 @@ impl Ws<'_> {
             .map(|(i, (l, _, v))| format!("{}. {l}：{v}", i + 1))
             .collect();
         let names: Vec<&str> = ranked.iter().map(|(l, _, _)| l.as_str()).collect();
+        // What was ranked, in the query's own words: 销售额 by 区域.
+        let args = &done.call.arguments;
+        let dim = args["group_by"][0].as_str().unwrap_or_default();
+        let measure = args["aggregations"]
+            .as_object()
+            .and_then(|a| a.keys().next())
+            .map_or("", String::as_str);
         let conclusion = match self.lang {
-            Lang::Zh => format!("排名前 {n_shown} 的依次是{}。", names.join("、")),
-            Lang::En => format!("The top {n_shown} are {}.", names.join(", ")),
+            Lang::Zh => format!(
+                "{measure}排名前 {n_shown} 的{dim}依次是{}。",
+                names.join("、")
+            ),
+            Lang::En => format!("The top {n_shown} by {measure} are {}.", names.join(", ")),
         };
         if self.wants_doc()
             && let Some(m) = self.create(

@@ -1,16 +1,16 @@
-//! Seed 002's office agent in a workspace of real files. Offered the
-//! office tools the engine plays over a folder (docs/OFFICE_TOOLS.md),
-//! recognised by a tool only a workspace offers (`FILE_READ`,
-//! `DATA_VISUALIZE`, `DOC_APPEND`, `DOC_EXPORT`, `SLIDE_BUILD`) or by
-//! `DATA_QUERY`'s `aggregations` given as an object, the demo agent works
-//! through the office pack's tasks in steps, one call a reply: it lists the
-//! files, looks at a sheet before it aggregates (and leaves its `合计` row
-//! out with a `!=` filter), groups and sums with `DATA_QUERY`, reads text
-//! documents with `FILE_READ`, writes what it found with `DOC_CREATE`
-//! (appends a chart with `DOC_APPEND`), exports with `DOC_EXPORT`, builds a
-//! deck with `SLIDE_BUILD`, and answers in words. Every figure it writes
-//! comes from a tool result. It reads the `tool` messages of the
-//! conversation (JSON text; an error as `{"status": {code, message,
+//! Seed 002's office agent in a workspace of real files. Offered the office
+//! tools the engine plays over a folder (docs/OFFICE_TOOLS.md), recognised
+//! by a tool only a workspace offers (`FILE_READ`, `DATA_VISUALIZE`,
+//! `DOC_APPEND`, `DOC_EXPORT`, `SLIDE_BUILD`) or by `DATA_QUERY`'s
+//! `aggregations` given as an object, the demo agent works through the
+//! office pack's tasks in steps, one call a reply: it lists the files,
+//! looks at a sheet before it aggregates (and leaves its `合计` row out with
+//! a `!=` filter), groups and sums with `DATA_QUERY`, reads text documents
+//! with `FILE_READ`, writes what it found with `DOC_CREATE` (appends a
+//! chart with `DOC_APPEND`), exports with `DOC_EXPORT` (what it read
+//! first), builds a deck with `SLIDE_BUILD`, and answers in words. Every
+//! figure it writes comes from a tool result. It reads the `tool` messages
+//! of the conversation (JSON text; an error as `{"status": {code, message,
 //! suggestion}}`): on `FILE_NOT_FOUND` it lists the files and takes the
 //! right one; another error it tells the user.
 //!

@@ -308,7 +308,7 @@ impl Ws<'_> {
         })
     }
 
-    /// A document exported to the format the user asks for.
+    /// A document read, then exported to the format the user asks for.
     pub(super) fn export(&self) -> Move {
         let format = FORMAT_RE
             .captures_iter(self.ask)
@@ -323,6 +323,11 @@ impl Ws<'_> {
             Ok(f) => f,
             Err(m) => return m,
         };
+        // It reads what it exports first: the export's text is a document
+        // of the run, and its figures are then ones a tool returned.
+        if self.offers("FILE_READ") && self.read(&file).is_none() {
+            return self.call("FILE_READ", json!({ "file_path": file }));
+        }
         let Some(done) = self.last_ok("DOC_EXPORT") else {
             return self.call("DOC_EXPORT", json!({ "file_path": file, "format": format }));
         };
