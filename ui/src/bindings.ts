@@ -642,6 +642,19 @@ export type DimensionScore = {
 	count: number,
 };
 
+/**
+ *  A document an agent created or changed in a run's workspace, as text
+ *  (never the file's bytes): what the `document` checks and the number
+ *  gate read, and what a person opens from the step that made it.
+ */
+export type DocumentText = {
+	/**  Relative to the workspace, `/`-separated. */
+	path: string,
+	text: string,
+	/**  Whether `text` was cut at [`DOCUMENT_TEXT_LIMIT`] characters. */
+	truncated?: boolean,
+};
+
 /**  The budget in force: defaults filled in. */
 export type EffectiveBudget = {
 	max_sessions: number,
@@ -949,6 +962,8 @@ export type FixedSummary = {
 	per_scenario: ScenarioStat[],
 	per_tag: GroupStat[],
 	per_group: GroupStat[],
+	/**  Seed 002's table: each difficulty group's task figures. */
+	per_group_tasks?: GroupTasks[],
 	error_reasons: ErrorReason[],
 	timeline: TimelinePoint[],
 };
@@ -978,6 +993,28 @@ export type GroupStat = {
 	name: string,
 	runs: number,
 	tally: Tally,
+};
+
+/**
+ *  Seed 002's table (§5.2-5.3) for one difficulty group, over its finished
+ *  runs, those in error included: a run in error did not complete its task.
+ */
+export type GroupTasks = {
+	group: string,
+	runs: number,
+	/**
+	 *  Runs that reached their final answer and produced the document or
+	 *  file their task asks for, over finished runs.
+	 */
+	completion_rate: number | null,
+	/**  Mean key-field coverage of the runs whose scenario names key fields. */
+	key_field_coverage: number | null,
+	/**  Mean tool calls answered per run. */
+	steps_mean: number | null,
+	/**  Mean tokens (in and out) per run. */
+	tokens_mean: number | null,
+	/**  Mean time of a whole run, every reply together. */
+	latency_ms_mean: number | null,
 };
 
 /**
@@ -1427,6 +1464,8 @@ export type PeriodComparison = {
 	within_period_flip_rate: number | null,
 	/**  Earlier periods, most recent first. */
 	periods: PeriodDelta[],
+	/**  This period's task figures per difficulty group. */
+	tasks?: GroupTasks[],
 };
 
 export type PeriodDelta = {
@@ -1452,6 +1491,8 @@ export type PeriodDelta = {
 	warnings: Text[],
 	/**  One sentence in plain words. */
 	verdict: Text,
+	/**  That period's task figures per difficulty group (seed 002's table). */
+	tasks?: GroupTasks[],
 };
 
 /**
@@ -1732,8 +1773,22 @@ export type RunMetrics = {
 	tokens_out: number,
 	/**  Estimated from the target's prices per million tokens. */
 	cost: number | null,
-	/**  Fraction of the scenario's key fields present in the replies. */
+	/**
+	 *  Fraction of the scenario's key fields present in the replies and
+	 *  the documents the agent produced.
+	 */
 	key_field_coverage: number | null,
+	/**
+	 *  Tool calls the engine answered, every turn together (`None` in
+	 *  runs stored before they were counted).
+	 */
+	steps?: number | null,
+	/**
+	 *  For a scenario that asks for a document or file (a `document` or
+	 *  `file_exists` check), whether every such check passed; `None` for
+	 *  one that asks for none.
+	 */
+	produced?: boolean | null,
 };
 
 /**  A cited run, named. */
@@ -2034,6 +2089,11 @@ export type Step = {
 	latency_ms: number,
 	tokens_in?: number | null,
 	tokens_out?: number | null,
+	/**
+	 *  The document this call created or changed in the run's workspace,
+	 *  as text after the call.
+	 */
+	document?: DocumentText | null,
 };
 
 /**  What the engine sent back for one call. */

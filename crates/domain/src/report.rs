@@ -163,6 +163,41 @@ pub struct GroupStat {
     pub tally: Tally,
 }
 
+/// Seed 002's table (§5.2-5.3) for one difficulty group, over its finished
+/// runs, those in error included: a run in error did not complete its task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct GroupTasks {
+    pub group: String,
+    pub runs: u32,
+    /// Runs that reached their final answer and produced the document or
+    /// file their task asks for, over finished runs.
+    pub completion_rate: Option<f64>,
+    /// Mean key-field coverage of the runs whose scenario names key fields.
+    pub key_field_coverage: Option<f64>,
+    /// Mean tool calls answered per run.
+    pub steps_mean: Option<f64>,
+    /// Mean tokens (in and out) per run.
+    pub tokens_mean: Option<f64>,
+    /// Mean time of a whole run, every reply together.
+    pub latency_ms_mean: Option<f64>,
+}
+
+impl GroupTasks {
+    /// The row of these sums.
+    pub fn of(group: String, s: &crate::tally::RunSums) -> Self {
+        let mean = |sum: f64, n: u32| (n > 0).then(|| sum / f64::from(n));
+        GroupTasks {
+            group,
+            runs: s.runs,
+            completion_rate: mean(f64::from(s.task_completed), s.runs),
+            key_field_coverage: mean(s.coverage_sum, s.coverage_runs),
+            steps_mean: mean(s.steps_sum as f64, s.steps_runs),
+            tokens_mean: mean((s.tokens_in + s.tokens_out) as f64, s.with_metrics),
+            latency_ms_mean: mean(s.latency_total_sum, s.task_runs),
+        }
+    }
+}
+
 /// A slice of the window in campaign time, for the pass-rate chart.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct TimelinePoint {
@@ -206,6 +241,9 @@ pub struct FixedSummary {
     pub per_scenario: Vec<ScenarioStat>,
     pub per_tag: Vec<GroupStat>,
     pub per_group: Vec<GroupStat>,
+    /// Seed 002's table: each difficulty group's task figures.
+    #[serde(default)]
+    pub per_group_tasks: Vec<GroupTasks>,
     pub error_reasons: Vec<ErrorReason>,
     pub timeline: Vec<TimelinePoint>,
 }

@@ -141,8 +141,27 @@ pub struct RunMetrics {
     pub tokens_out: u64,
     /// Estimated from the target's prices per million tokens.
     pub cost: f64,
-    /// Fraction of the scenario's key fields present in the replies.
+    /// Fraction of the scenario's key fields present in the replies and
+    /// the documents the agent produced.
     pub key_field_coverage: Option<f64>,
+    /// Tool calls the engine answered, every turn together (`None` in
+    /// runs stored before they were counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u32>,
+    /// For a scenario that asks for a document or file (a `document` or
+    /// `file_exists` check), whether every such check passed; `None` for
+    /// one that asks for none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub produced: Option<bool>,
+}
+
+impl RunMetrics {
+    /// Whether the task was completed in seed 002's sense: every scripted
+    /// turn got a reply, and the document or file the task asks for was
+    /// produced.
+    pub fn task_completed(&self) -> bool {
+        self.completed && self.produced != Some(false)
+    }
 }
 
 /// A run as listed in reports and the UI.

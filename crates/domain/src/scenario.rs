@@ -32,6 +32,10 @@ pub struct Scenario {
     #[specta(type = Vec<ToolSpec>)]
     #[schema(value_type = Vec<ToolSpec>)]
     pub tools: Tools,
+    /// A folder of real files each run gets a private copy of; the engine
+    /// plays the office tools over that copy (`docs/OFFICE_TOOLS.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<WorkspaceRef>,
     /// Tool rounds a turn may take (default
     /// [`crate::steps::DEFAULT_MAX_STEPS`]); a turn may set its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +58,20 @@ pub struct Scenario {
     /// conversation (an imported trace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from_traces: Option<TraceLineage>,
+}
+
+/// A scenario's workspace: the folder as the pack names it, where its files
+/// are, and a hash of them (part of the scenario's content hash, so that a
+/// changed file makes a new version of the scenario).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct WorkspaceRef {
+    /// As written in the pack file, relative to the file's folder.
+    pub folder: String,
+    /// The folder on disk (absolute); for a shipped pack, the path under
+    /// the packs built into the binary.
+    pub location: String,
+    /// SHA-256 over every file's path and bytes.
+    pub files_hash: String,
 }
 
 /// The production conversation a scenario was drafted from: the imported
@@ -103,7 +121,16 @@ impl Scenario {
     /// then a turn goes on after a tool call until the target answers in
     /// words or reaches its step limit.
     pub fn plays_tools(&self) -> bool {
-        self.tools.iter().any(|t| !t.responses.is_empty())
+        self.workspace.is_some() || self.tools.iter().any(|t| !t.responses.is_empty())
+    }
+
+    /// Whether a run's result depends on a document or file the agent must
+    /// produce: a `document` or `file_exists` check.
+    pub fn asks_for_output(&self) -> bool {
+        self.turns
+            .iter()
+            .flat_map(|t| &t.checks)
+            .any(|c| matches!(c, Check::Document { .. } | Check::FileExists { .. }))
     }
 }
 
@@ -212,6 +239,20 @@ pub enum Check {
     /// The reply is not the target's previous reply again (ignoring case
     /// and spacing): a reply repeated until the user gives up.
     NoRepeat,
+    /// A document the agent created or changed in the run's workspace (its
+    /// path matching the glob `path`; any when omitted) holds every value
+    /// of `contains` (case-insensitive) and a heading for each of
+    /// `sections`.
+    Document {
+        #[serde(default)]
+        path: Option<String>,
+        #[serde(default)]
+        contains: Vec<String>,
+        #[serde(default)]
+        sections: Vec<String>,
+    },
+    /// A file matching the glob `path` exists in the run's workspace.
+    FileExists { path: String },
     /// A judge scores the reply against the rubric (1-5); passes at
     /// `min_score` (default 3). Offline, a heuristic judge scores it.
     Rubric {
@@ -237,6 +278,8 @@ impl Check {
             Self::NoUnknownTools => "no_unknown_tools",
             Self::RecoversFromError { .. } => "recovers_from_error",
             Self::NoRepeat => "no_repeat",
+            Self::Document { .. } => "document",
+            Self::FileExists { .. } => "file_exists",
             Self::Rubric { .. } => "rubric",
         }
     }

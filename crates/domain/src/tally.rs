@@ -43,6 +43,14 @@ pub struct RunSums {
     pub cost: f64,
     pub coverage_runs: u32,
     pub coverage_sum: f64,
+    /// Runs that completed their task ([`RunMetrics::task_completed`]).
+    pub task_completed: u32,
+    /// Runs with metrics, and the sum of their whole time.
+    pub task_runs: u32,
+    pub latency_total_sum: f64,
+    /// Runs whose steps were counted, and the sum of their steps.
+    pub steps_runs: u32,
+    pub steps_sum: u64,
 }
 
 impl RunSums {
@@ -66,6 +74,13 @@ impl RunSums {
                 sums.coverage_runs = 1;
                 sums.coverage_sum = c;
             }
+            sums.task_completed = u32::from(m.task_completed());
+            sums.task_runs = 1;
+            sums.latency_total_sum = m.latency_ms_total as f64;
+            if let Some(steps) = m.steps {
+                sums.steps_runs = 1;
+                sums.steps_sum = u64::from(steps);
+            }
         }
         sums
     }
@@ -81,6 +96,11 @@ impl RunSums {
         self.cost += other.cost;
         self.coverage_runs += other.coverage_runs;
         self.coverage_sum += other.coverage_sum;
+        self.task_completed += other.task_completed;
+        self.task_runs += other.task_runs;
+        self.latency_total_sum += other.latency_total_sum;
+        self.steps_runs += other.steps_runs;
+        self.steps_sum += other.steps_sum;
     }
 }
 

@@ -84,6 +84,11 @@ impl Read<'_> {
                         cost: row.get("cost")?,
                         coverage_runs: count("coverage_runs")?,
                         coverage_sum: row.get("coverage_sum")?,
+                        task_completed: count("task_completed")?,
+                        task_runs: count("task_runs")?,
+                        latency_total_sum: row.get("latency_total_sum")?,
+                        steps_runs: count("steps_runs")?,
+                        steps_sum: row.get::<i64>("steps_sum")? as u64,
                     };
                     each(info, scenario_id, verdict, sums);
                     Ok(())

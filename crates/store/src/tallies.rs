@@ -165,7 +165,12 @@ impl RunTallies {
                         s.tokens_out as i64,
                         s.cost,
                         s.coverage_runs,
-                        s.coverage_sum
+                        s.coverage_sum,
+                        s.task_completed,
+                        s.task_runs,
+                        s.latency_total_sum,
+                        s.steps_runs,
+                        s.steps_sum as i64
                     ],
                 )
                 .context("store: adding to the run verdict tally")
@@ -279,8 +284,9 @@ pub(crate) fn drain<K: Ord + Eq + Hash, V>(
 // row's columns are qualified by its table, as PostgreSQL requires.
 
 const ADD_VERDICTS: &str = "INSERT INTO run_verdict_tally (campaign_id, scenario_id, verdict, runs, with_metrics,
-         completed, latency_runs, latency_mean_sum, tokens_in, tokens_out, cost, coverage_runs, coverage_sum)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         completed, latency_runs, latency_mean_sum, tokens_in, tokens_out, cost, coverage_runs, coverage_sum,
+         task_completed, task_runs, latency_total_sum, steps_runs, steps_sum)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (campaign_id, scenario_id, verdict) DO UPDATE SET
          runs = run_verdict_tally.runs + excluded.runs,
          with_metrics = run_verdict_tally.with_metrics + excluded.with_metrics,
@@ -291,7 +297,12 @@ const ADD_VERDICTS: &str = "INSERT INTO run_verdict_tally (campaign_id, scenario
          tokens_out = run_verdict_tally.tokens_out + excluded.tokens_out,
          cost = run_verdict_tally.cost + excluded.cost,
          coverage_runs = run_verdict_tally.coverage_runs + excluded.coverage_runs,
-         coverage_sum = run_verdict_tally.coverage_sum + excluded.coverage_sum";
+         coverage_sum = run_verdict_tally.coverage_sum + excluded.coverage_sum,
+         task_completed = run_verdict_tally.task_completed + excluded.task_completed,
+         task_runs = run_verdict_tally.task_runs + excluded.task_runs,
+         latency_total_sum = run_verdict_tally.latency_total_sum + excluded.latency_total_sum,
+         steps_runs = run_verdict_tally.steps_runs + excluded.steps_runs,
+         steps_sum = run_verdict_tally.steps_sum + excluded.steps_sum";
 
 const ADD_TIMELINE: &str =
     "INSERT INTO run_timeline_tally (campaign_id, slice, verdict, runs) VALUES (?, ?, ?, ?)

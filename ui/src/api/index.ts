@@ -64,6 +64,7 @@ export type {
   ErrorCode,
   ExportFormat,
   FixedSummary,
+  GroupTasks,
   Goal,
   KeyStorage,
   Language,

@@ -41,6 +41,10 @@ pub(super) fn print(s: &Setup, done: &Concluded, explored: usize, written: &[Pat
         errors = count(Outcome::Error)
     ));
     print_scenarios(results);
+    let tasks = agenteval_engine::export::tasks_table(&f.per_group_tasks, lang);
+    if !tasks.is_empty() {
+        print!("{tasks}");
+    }
     if let Some(c) = &report.judge_calibration
         && let Some(k) = c.criteria.iter().find(|k| k.criterion == RUBRIC)
     {

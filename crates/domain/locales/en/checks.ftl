@@ -65,3 +65,12 @@ rubric-judged = judge scored { $score }/5 (needs { $min }): { $reason }
 rubric-fallback = { $why_not }; { $grade }
 rubric-judge-unusable = the judge's answer had no usable score
 rubric-judge-unreachable = the judge could not be reached ({ $detail })
+
+check-document-none = no document was created or changed matching `{ $path }`: the agent wrote none
+check-document-other = no document was created or changed matching `{ $path }`; the agent wrote { $made }
+check-document-pass = `{ $path }` holds what the task asks for
+check-document-missing = `{ $path }` lacks { $values }
+check-document-no-section = `{ $path }` has no heading { $sections }
+check-file-exists = `{ $found }` exists (matches `{ $path }`)
+check-file-missing = no file in the workspace matches `{ $path }`
+check-numbers-document-fail = unverified number(s) { $numbers } in `{ $path }`: they appear neither in the scenario's facts, nor in the user's messages, nor in any tool result

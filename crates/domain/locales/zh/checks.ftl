@@ -64,3 +64,12 @@ rubric-judged = 评审打分 { $score }/5（需要 { $min }）：{ $reason }
 rubric-fallback = { $why_not }；{ $grade }
 rubric-judge-unusable = 评审的回答里没有可用的分数
 rubric-judge-unreachable = 无法连接评审（{ $detail }）
+
+check-document-none = 没有创建或修改与 `{ $path }` 匹配的文档：智能体一份文档也没写
+check-document-other = 没有创建或修改与 `{ $path }` 匹配的文档；智能体写的是 { $made }
+check-document-pass = `{ $path }` 包含任务要求的内容
+check-document-missing = `{ $path }` 缺少 { $values }
+check-document-no-section = `{ $path }` 没有标题 { $sections }
+check-file-exists = `{ $found }` 已存在（与 `{ $path }` 匹配）
+check-file-missing = 工作区中没有与 `{ $path }` 匹配的文件
+check-numbers-document-fail = `{ $path }` 中有未经核实的数字 { $numbers }：既不在场景给定的事实中，也不在用户的消息或任何工具结果中

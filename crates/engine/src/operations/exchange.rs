@@ -20,11 +20,22 @@
 use crate::channel::{
     Channel, ChannelError, ChatMessage, ChatReply, ChatRequest, Role, ToolCall, ToolSpec, Usage,
 };
-use crate::domain::steps::{Step, StepAnswer};
+use crate::domain::steps::{DocumentText, Step, StepAnswer};
+use crate::office::Workspace;
 use crate::platform::Platform;
 use crate::provenance::HostRole;
 use crate::tool_player::{Play, Simulator, answer, no_response, play};
+use std::sync::Arc;
 use uuid::Uuid;
+
+/// What the tools of an exchange are played with: the scenario's facts
+/// (for the tool-simulator model; none in exploration) and the run's
+/// workspace, whose office tools the engine plays over its files.
+#[derive(Default, Clone, Copy)]
+pub struct ToolEnv<'a> {
+    pub facts: &'a [String],
+    pub workspace: Option<&'a Arc<Workspace>>,
+}
 
 /// What one exchange gave.
 #[derive(Debug)]
@@ -66,12 +77,12 @@ fn tool_message(call: &ToolCall, answer: &StepAnswer) -> ChatMessage {
 fn answer_round(
     request: &mut ChatRequest,
     reply: &ChatReply,
-    answers: Vec<StepAnswer>,
+    answers: Vec<(StepAnswer, Option<DocumentText>)>,
     round: u32,
 ) -> Vec<Step> {
     request.messages.push(assistant(reply));
     let mut steps = Vec::with_capacity(answers.len());
-    for (call, answer) in reply.tool_calls.iter().zip(answers) {
+    for (call, (answer, document)) in reply.tool_calls.iter().zip(answers) {
         request.messages.push(tool_message(call, &answer));
         steps.push(Step {
             round,
@@ -80,7 +91,7 @@ fn answer_round(
             latency_ms: reply.latency_ms,
             tokens_in: reply.usage.map(|u| u.tokens_in),
             tokens_out: reply.usage.map(|u| u.tokens_out),
-            document: None,
+            document,
         });
     }
     steps
@@ -110,7 +121,7 @@ impl Exchanged {
             .reply
             .tool_calls
             .iter()
-            .map(|c| answer(&request.tools, c))
+            .map(|c| (answer(&request.tools, c), None))
             .collect();
         // The turn's figures are on the reply; its calls' own are not
         // known apart.
@@ -130,18 +141,19 @@ impl Platform {
     /// and, when the engine plays the request's tools, answers each round
     /// of calls and sends again, at most `max_steps` rounds. The rounds'
     /// messages join `request`; the last reply does not (see
-    /// [`Exchanged::carry_on`]). `facts` are the scenario's, for the
-    /// tool-simulator model (none in exploration).
+    /// [`Exchanged::carry_on`]). `env` holds what the tools are played
+    /// with.
     pub async fn exchange(
         &self,
         campaign: Uuid,
         channel: &dyn Channel,
         request: &mut ChatRequest,
         max_steps: u32,
-        facts: &[String],
+        env: ToolEnv<'_>,
     ) -> Result<Exchanged, Broken> {
-        let plays = request.tools.iter().any(|t| !t.responses.is_empty());
-        let simulator = Simulator::new(self, campaign, facts);
+        let plays =
+            env.workspace.is_some() || request.tools.iter().any(|t| !t.responses.is_empty());
+        let simulator = Simulator::new(self, campaign, env.facts);
         let host = channel.host();
         let mut steps = Vec::new();
         let (mut latency, mut usage) = (0u64, None);
@@ -162,10 +174,12 @@ impl Platform {
             usage = add_usage(usage, reply.usage);
             let goes_on = plays
                 && !reply.tool_calls.is_empty()
-                && reply
-                    .tool_calls
-                    .iter()
-                    .all(|c| !matches!(play(&request.tools, c), Play::EndsTurn(_)));
+                && reply.tool_calls.iter().all(|c| {
+                    !matches!(
+                        play(&request.tools, c, env.workspace.is_some()),
+                        Play::EndsTurn(_)
+                    )
+                });
             let at_limit = goes_on && rounds >= max_steps;
             if !goes_on || at_limit {
                 reply.latency_ms = latency;
@@ -177,27 +191,54 @@ impl Platform {
                     step_limit: at_limit.then_some(max_steps),
                 });
             }
-            let answers = answer_calls(&simulator, &request.tools, &reply.tool_calls).await;
+            let answers = answer_calls(&simulator, env, &request.tools, &reply.tool_calls).await;
             rounds += 1;
             steps.extend(answer_round(request, &reply, answers, rounds));
         }
     }
 }
 
-/// The answers to a round of calls of played tools, in order; a call no
-/// declared response matches is asked of the simulator.
+/// The answers to a round of calls of played tools, in order, each with
+/// the document it wrote; a call no declared response matches is asked of
+/// the simulator, and an office tool's is played over the workspace (off
+/// the async threads: it reads and writes files).
 async fn answer_calls(
     simulator: &Simulator<'_>,
+    env: ToolEnv<'_>,
     tools: &[ToolSpec],
     calls: &[ToolCall],
-) -> Vec<StepAnswer> {
+) -> Vec<(StepAnswer, Option<DocumentText>)> {
     let mut answers = Vec::with_capacity(calls.len());
     for call in calls {
-        answers.push(match play(tools, call) {
-            Play::Answer(a) => a,
-            Play::Unmatched(tool) => simulator.answer(tool, call).await,
-            Play::EndsTurn(tool) => no_response(tool),
+        answers.push(match play(tools, call, env.workspace.is_some()) {
+            Play::Answer(a) => (a, None),
+            Play::Unmatched(tool) => (simulator.answer(tool, call).await, None),
+            Play::EndsTurn(tool) => (no_response(tool), None),
+            Play::Office(tool) => match env.workspace {
+                Some(workspace) => play_office(workspace.clone(), call).await,
+                None => (no_response(tool), None),
+            },
         });
     }
     answers
+}
+
+async fn play_office(
+    workspace: Arc<Workspace>,
+    call: &ToolCall,
+) -> (StepAnswer, Option<DocumentText>) {
+    let (name, arguments) = (call.name.clone(), call.arguments.clone());
+    tokio::task::spawn_blocking(move || workspace.play(&name, &arguments))
+        .await
+        .unwrap_or_else(|e| {
+            tracing::error!(error = %e, "an office tool failed");
+            (
+                StepAnswer::Error(crate::domain::steps::ToolError {
+                    code: "TOOL_FAILED".into(),
+                    message: "The tool failed while it ran.".into(),
+                    suggestion: "Try again, or tell the user what could not be done.".into(),
+                }),
+                None,
+            )
+        })
 }

@@ -14,6 +14,8 @@ use crate::domain::ids::{CampaignId, RunId};
 pub use crate::domain::run::{CheckResult, Run, RunMetrics, RunTurn, Verdict};
 use crate::domain::tally::RunOutcome;
 use crate::error::{Error, Result};
+use crate::exchange::ToolEnv;
+use crate::office::Workspace;
 use crate::platform::{Event, Platform};
 use crate::store::writer::{ClaimedRow, Committed, FinishRow, TurnRow, Write};
 use crate::target::Target;
@@ -338,11 +340,27 @@ impl Platform {
         channel: &dyn Channel,
     ) -> Result<Played> {
         let (campaign_id, scenario_id) = (run.campaign_id, &*run.scenario_id);
-        let mut metrics = RunMetrics::default();
+        let mut metrics = RunMetrics {
+            steps: Some(0),
+            ..RunMetrics::default()
+        };
         let Some(scenario) = self.scenarios.get(scenario_id) else {
             return Ok(Played::error(format!(
                 "scenario {scenario_id} is not loaded"
             )));
+        };
+        let workspace = match self.run_workspace(&scenario).await {
+            Ok(w) => w,
+            Err(said) => {
+                return Ok(Played::error(format!(
+                    "workspace_error: {}",
+                    crate::i18n::Text::Msg(said).to_key()
+                )));
+            }
+        };
+        let env = ToolEnv {
+            facts: &scenario.facts,
+            workspace: workspace.as_ref(),
         };
         // The request is the conversation so far; it grows turn by turn.
         let mut request = ChatRequest {
@@ -352,6 +370,8 @@ impl Platform {
         let mut results = Vec::new();
         let mut latencies = Vec::new();
         let mut replies: Vec<String> = Vec::new();
+        // The documents' texts after each turn: key fields count there too.
+        let mut produced: Vec<String> = Vec::new();
         let mut seq = 0u32;
         let mut ended_early = false;
         for (i, turn) in scenario.turns.iter().enumerate() {
@@ -361,13 +381,7 @@ impl Platform {
             let asked = request.messages.len();
             let max_steps = scenario.max_steps(i);
             let mut exchanged = match self
-                .exchange(
-                    campaign_id.into(),
-                    channel,
-                    &mut request,
-                    max_steps,
-                    &scenario.facts,
-                )
+                .exchange(campaign_id.into(), channel, &mut request, max_steps, env)
                 .await
             {
                 Ok(e) => e,
@@ -384,6 +398,11 @@ impl Platform {
                     });
                 }
             };
+            *metrics.steps.get_or_insert(0) += exchanged.steps.len() as u32;
+            let (documents, files) = match &workspace {
+                Some(w) => (w.documents(), w.files_matching("**/*")),
+                None => Default::default(),
+            };
             // What the target did in the turn is checked before the calls
             // it ended on are answered for the next turn.
             let ctx = TurnContext {
@@ -392,8 +411,11 @@ impl Platform {
                 history: &request.messages[..asked],
                 reply: &exchanged.reply,
                 steps: &exchanged.steps,
+                documents: &documents,
+                files: &files,
             };
             results.extend(run_checks(&turn.checks, &ctx, None).await);
+            produced.extend(documents.into_iter().map(|d| d.text));
             if i + 1 < scenario.turns.len() && exchanged.step_limit.is_none() {
                 exchanged.carry_on(&mut request);
             }
@@ -427,8 +449,18 @@ impl Platform {
         metrics.cost = (metrics.tokens_in as f64 * target.price_in_per_mtok
             + metrics.tokens_out as f64 * target.price_out_per_mtok)
             / 1_000_000.0;
-        let refs: Vec<&str> = replies.iter().map(String::as_str).collect();
+        let refs: Vec<&str> = replies
+            .iter()
+            .chain(&produced)
+            .map(String::as_str)
+            .collect();
         metrics.key_field_coverage = key_field_coverage(&scenario, &refs);
+        metrics.produced = scenario.asks_for_output().then(|| {
+            results
+                .iter()
+                .filter(|r| matches!(r.kind.as_str(), "document" | "file_exists"))
+                .all(|r| r.passed)
+        });
         let verdict = if results.iter().all(|r| r.passed) {
             Verdict::Passed
         } else {
@@ -441,6 +473,30 @@ impl Platform {
             reason: None,
             latencies: Some(latencies),
         })
+    }
+
+    /// A run's private copy of its scenario's workspace, made off the async
+    /// threads; `None` for a scenario without one.
+    async fn run_workspace(
+        &self,
+        scenario: &crate::scenario::Scenario,
+    ) -> std::result::Result<Option<Arc<Workspace>>, crate::i18n::Msg> {
+        let Some(workspace) = &scenario.workspace else {
+            return Ok(None);
+        };
+        let Some(source) = crate::scenario::workspace_source(scenario) else {
+            return Err(crate::msg!(
+                "workspace-missing",
+                folder = workspace.folder.as_str()
+            ));
+        };
+        let lang = crate::scenario::scenario_lang(scenario);
+        let copied = tokio::task::spawn_blocking(move || Workspace::copy_of(&source, lang)).await;
+        match copied {
+            Ok(Ok(w)) => Ok(Some(Arc::new(w))),
+            Ok(Err(e)) => Err(crate::msg!("workspace-copy-failed", cause = e.to_string())),
+            Err(e) => Err(crate::msg!("workspace-copy-failed", cause = e.to_string())),
+        }
     }
 
     /// Queues one turn for the group commit (committed before or with the

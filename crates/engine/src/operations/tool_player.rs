@@ -27,11 +27,22 @@ pub(crate) enum Play<'t> {
     Unmatched(&'t ToolSpec),
     /// A tool without responses: the call ends the turn.
     EndsTurn(&'t ToolSpec),
+    /// An office tool without declared responses, in a run with a
+    /// workspace: the engine plays it over the workspace's files.
+    Office(&'t ToolSpec),
 }
 
-pub(crate) fn play<'t>(tools: &'t [ToolSpec], call: &ToolCall) -> Play<'t> {
+/// How the engine answers `call`; `workspace` when the exchange has one.
+pub(crate) fn play<'t>(tools: &'t [ToolSpec], call: &ToolCall, workspace: bool) -> Play<'t> {
     match check_call(tools, call) {
         Err(e) => Play::Answer(StepAnswer::Error(e)),
+        Ok(tool)
+            if workspace
+                && tool.responses.is_empty()
+                && crate::office::is_office_tool(&tool.name) =>
+        {
+            Play::Office(tool)
+        }
         Ok(tool) if tool.responses.is_empty() => Play::EndsTurn(tool),
         Ok(tool) => tool
             .responses
@@ -45,9 +56,9 @@ pub(crate) fn play<'t>(tools: &'t [ToolSpec], call: &ToolCall) -> Play<'t> {
 /// it names no offered tool or its arguments are invalid, else the first
 /// declared response that holds, else `NO_RESPONSE`.
 pub(crate) fn answer(tools: &[ToolSpec], call: &ToolCall) -> StepAnswer {
-    match play(tools, call) {
+    match play(tools, call, false) {
         Play::Answer(a) => a,
-        Play::Unmatched(tool) | Play::EndsTurn(tool) => no_response(tool),
+        Play::Unmatched(tool) | Play::EndsTurn(tool) | Play::Office(tool) => no_response(tool),
     }
 }
 

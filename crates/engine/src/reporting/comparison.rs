@@ -52,6 +52,9 @@ pub struct PeriodDelta {
     pub warnings: Vec<Text>,
     /// One sentence in plain words.
     pub verdict: Text,
+    /// That period's task figures per difficulty group (seed 002's table).
+    #[serde(default)]
+    pub tasks: Vec<crate::domain::report::GroupTasks>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -66,6 +69,9 @@ pub struct PeriodComparison {
     pub within_period_flip_rate: Option<f64>,
     /// Earlier periods, most recent first.
     pub periods: Vec<PeriodDelta>,
+    /// This period's task figures per difficulty group.
+    #[serde(default)]
+    pub tasks: Vec<crate::domain::report::GroupTasks>,
 }
 
 fn pass_rate(o: &Outcomes) -> (Option<f64>, u32) {
@@ -218,6 +224,7 @@ pub fn compare(
                 flipped_scenarios,
                 warnings,
                 verdict: verdict.into(),
+                tasks: Vec::new(),
             }
         })
         .collect();
@@ -228,6 +235,7 @@ pub fn compare(
         pass_at_k: pass_at_k(outcomes),
         within_period_flip_rate: within_period_flip_rate(outcomes),
         periods,
+        tasks: Vec::new(),
     }
 }
 
@@ -311,7 +319,12 @@ impl Platform {
         earlier.sort_by_key(|e| std::cmp::Reverse(e.0.window_start));
         let outcomes = self.outcomes(campaign.id).await?;
         let models = self.models_used(campaign.id).await?;
-        Ok(Some(compare((&campaign, &outcomes, &models), &earlier)))
+        let mut comparison = compare((&campaign, &outcomes, &models), &earlier);
+        comparison.tasks = self.group_tasks(&campaign).await?;
+        for (period, (c, _, _)) in comparison.periods.iter_mut().zip(&earlier) {
+            period.tasks = self.group_tasks(c).await?;
+        }
+        Ok(Some(comparison))
     }
 }
 

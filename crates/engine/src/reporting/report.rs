@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 
 pub(crate) use crate::domain::report::ScenarioInfo;
 pub use crate::domain::report::{
-    ErrorReason, FailingCheck, FixedSummary, GroupStat, ScenarioStat, Tally, TimelinePoint,
+    ErrorReason, FailingCheck, FixedSummary, GroupStat, GroupTasks, ScenarioStat, Tally,
+    TimelinePoint,
 };
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -92,6 +93,7 @@ struct FixedAcc {
     per_scenario: BTreeMap<String, ScenarioAcc>,
     per_tag: BTreeMap<String, GroupStat>,
     per_group: BTreeMap<String, GroupStat>,
+    group_sums: BTreeMap<String, RunSums>,
     reasons: BTreeMap<String, u32>,
     timeline: Vec<Tally>,
     with_metrics: u32,
@@ -109,6 +111,7 @@ impl FixedAcc {
             per_scenario: BTreeMap::new(),
             per_tag: BTreeMap::new(),
             per_group: BTreeMap::new(),
+            group_sums: BTreeMap::new(),
             reasons: BTreeMap::new(),
             timeline: vec![Tally::default(); TIMELINE_SLICES as usize],
             with_metrics: 0,
@@ -175,6 +178,7 @@ impl FixedAcc {
         }
         if let Some(group) = &info.group {
             count(&mut self.per_group, group, verdict, n);
+            self.group_sums.entry(group.clone()).or_default().add(&sums);
         }
     }
 
@@ -243,6 +247,22 @@ impl FixedAcc {
             .collect();
         out.per_tag = self.per_tag.into_values().collect();
         out.per_group = self.per_group.into_values().collect();
+        out.per_group_tasks = self
+            .group_sums
+            .into_iter()
+            .map(|(group, sums)| GroupTasks::of(group, &sums))
+            .collect();
+        // Seed 002's order: the easiest group first.
+        let rank = |g: &str| {
+            ["basic", "intermediate", "advanced"]
+                .iter()
+                .position(|k| *k == g)
+        };
+        out.per_group_tasks.sort_by(|a, b| {
+            rank(&a.group)
+                .unwrap_or(3)
+                .cmp(&rank(&b.group).unwrap_or(3))
+        });
         let mut reasons: Vec<ErrorReason> = self
             .reasons
             .into_iter()
@@ -358,6 +378,21 @@ impl Platform {
                 })
             })
             .collect()
+    }
+
+    /// A campaign's task figures per difficulty group (seed 002's table),
+    /// from its verdict tallies alone.
+    pub async fn group_tasks(&self, campaign: &Campaign) -> Result<Vec<GroupTasks>> {
+        let id = campaign.id;
+        self.store
+            .snapshot(move |read| {
+                let mut acc = FixedAcc::new();
+                read.verdict_tallies(id, |info, scenario_id, verdict, sums| {
+                    acc.runs(info, scenario_id, verdict, sums)
+                })?;
+                Ok(acc.finish(1.0).per_group_tasks)
+            })
+            .await
     }
 
     /// Fixed-scenario figures of a campaign; with `since`, only runs

@@ -529,6 +529,7 @@ async fn rubric_campaign(tp: &TestPlatform) -> (Uuid, crate::fault_server::Fault
     let p = &tp.platform;
     p.scenarios.insert_all([Scenario {
         max_steps: None,
+        workspace: None,
         id: "greet".into(),
         title: "Greets and offers help".into(),
         pack: "t".into(),

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 fn scenario(facts: &[&str]) -> Scenario {
     Scenario {
         max_steps: None,
+        workspace: None,
         id: "t.one".into(),
         title: "t".into(),
         pack: "t".into(),
@@ -67,6 +68,8 @@ async fn run_one_with(
     let history = vec![ChatMessage::user(user)];
     let ctx = TurnContext {
         steps: &[],
+        documents: &[],
+        files: &[],
         scenario: s,
         turn: 0,
         history: &history,
@@ -324,6 +327,8 @@ async fn no_repeat_fails_a_reply_given_again_word_for_word() {
         async move {
             let ctx = TurnContext {
                 steps: &[],
+                documents: &[],
+                files: &[],
                 scenario: &s,
                 turn: 1,
                 history: &history,

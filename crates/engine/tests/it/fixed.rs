@@ -16,6 +16,7 @@ use uuid::Uuid;
 fn scenario(id: &str, turns: usize) -> Scenario {
     Scenario {
         max_steps: None,
+        workspace: None,
         id: id.into(),
         title: format!("Scenario {id}"),
         pack: "test".into(),

@@ -31,3 +31,5 @@ mod tool_loop;
 mod tool_simulator;
 mod traces;
 mod virtual_user;
+mod workspace_checks;
+mod workspace_runs;

@@ -19,6 +19,7 @@ use uuid::Uuid;
 fn scenario(id: &str, tag: &str, checks: Vec<Check>) -> Scenario {
     Scenario {
         max_steps: None,
+        workspace: None,
         id: id.into(),
         title: format!("Scenario {id}"),
         pack: "test".into(),

@@ -99,6 +99,7 @@ fn fixture(name: &str) -> CampaignReport {
                 tally: tally(2, 1, 1),
             }],
             per_group: vec![],
+            per_group_tasks: vec![group_tasks("basic", 3, Some(2.0 / 3.0), 2.5, 1250.0)],
             error_reasons: vec![],
             timeline: vec![],
         },
@@ -172,7 +173,28 @@ fn comparison() -> PeriodComparison {
             flipped_scenarios: vec![],
             warnings: vec!["the judge model differs between the periods".into()],
             verdict: "Pass rate changed by +16.7 points, within noise.".into(),
+            tasks: vec![group_tasks("basic", 2, Some(0.5), 3.0, 900.0)],
         }],
+        tasks: vec![group_tasks("basic", 3, Some(2.0 / 3.0), 2.5, 1250.0)],
+    }
+}
+
+/// A row of seed 002's table.
+fn group_tasks(
+    group: &str,
+    runs: u32,
+    completion_rate: Option<f64>,
+    steps_mean: f64,
+    latency_ms_mean: f64,
+) -> agenteval_engine::domain::report::GroupTasks {
+    agenteval_engine::domain::report::GroupTasks {
+        group: group.into(),
+        runs,
+        completion_rate,
+        key_field_coverage: Some(0.75),
+        steps_mean: Some(steps_mean),
+        tokens_mean: Some(640.0),
+        latency_ms_mean: Some(latency_ms_mean),
     }
 }
 
@@ -337,6 +359,7 @@ fn junit_and_csv_are_well_formed() {
 fn scenario(id: &str) -> Scenario {
     Scenario {
         max_steps: None,
+        workspace: None,
         id: id.into(),
         title: id.into(),
         pack: "t".into(),

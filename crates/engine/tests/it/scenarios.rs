@@ -79,6 +79,8 @@ pub(crate) async fn run_with(agent: &DemoAgent, s: &Scenario) -> (bool, Vec<Stri
         }
         let ctx = TurnContext {
             steps: &steps,
+            documents: &[],
+            files: &[],
             scenario: s,
             turn: i,
             history: &history[..asked],

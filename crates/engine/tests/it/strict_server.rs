@@ -243,11 +243,27 @@ pub async fn play_once(
     agenteval_engine::fixed::Run,
     Vec<agenteval_engine::fixed::RunTurn>,
 ) {
-    use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("tools")).unwrap();
-    std::fs::write(dir.path().join("tools/tools.yaml"), pack).unwrap();
-    let loaded = agenteval_engine::scenario::load_dir(dir.path());
+    play_once_in(p, dir.path(), pack, base_url, scenario).await
+}
+
+/// [`play_once`] with the pack folder `dir/tools` made by the caller (a
+/// workspace beside the pack, say).
+pub async fn play_once_in(
+    p: &std::sync::Arc<agenteval_engine::Platform>,
+    dir: &std::path::Path,
+    pack: &str,
+    base_url: &str,
+    scenario: &str,
+) -> (
+    agenteval_engine::CampaignId,
+    agenteval_engine::fixed::Run,
+    Vec<agenteval_engine::fixed::RunTurn>,
+) {
+    use agenteval_engine::campaign::{CreateCampaign, Plan, PlanEntry};
+    std::fs::write(dir.join("tools/tools.yaml"), pack).unwrap();
+    let loaded = agenteval_engine::scenario::load_dir(dir);
     assert!(
         loaded.errors.is_empty(),
         "the pack loads: {:?}",

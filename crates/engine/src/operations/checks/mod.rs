@@ -4,7 +4,7 @@
 //! useful when the reader sees why without opening the transcript.
 
 use crate::channel::{Channel, ChatMessage, ChatReply, ChatRequest, Role};
-use crate::domain::steps::Step;
+use crate::domain::steps::{DocumentText, Step};
 use crate::i18n::Msg;
 use crate::judge::JudgeMethod;
 use crate::msg;
@@ -21,6 +21,7 @@ mod numbers;
 mod rubric;
 mod structured;
 mod trajectory;
+mod workspace;
 
 use clarification::*;
 pub use numbers::*;
@@ -42,6 +43,11 @@ pub struct TurnContext<'a> {
     pub reply: &'a ChatReply,
     /// The calls the engine answered in this turn, in order.
     pub steps: &'a [Step],
+    /// Every document the agent created or changed in the run's workspace
+    /// so far, as text now.
+    pub documents: &'a [DocumentText],
+    /// Every file of the run's workspace now, relative to its root.
+    pub files: &'a [String],
 }
 
 impl TurnContext<'_> {
@@ -69,7 +75,9 @@ pub async fn run_checks(
                 (g.passed, g.detail, Some((g.score, g.judged_by)), None)
             }
             other => {
-                let (passed, detail, step) = match trajectory::evaluate(other, ctx) {
+                let judged =
+                    workspace::evaluate(other, ctx).or_else(|| trajectory::evaluate(other, ctx));
+                let (passed, detail, step) = match judged {
                     Some(judged) => judged,
                     None => {
                         let (passed, detail) = evaluate(other, ctx);
@@ -92,7 +100,8 @@ pub async fn run_checks(
     out
 }
 
-/// Fraction of the scenario's key fields that appear in the replies;
+/// Fraction of the scenario's key fields that appear in the replies and
+/// the documents the agent produced (give their texts with the replies);
 /// `None` when the scenario names none.
 pub fn key_field_coverage(scenario: &Scenario, replies: &[&str]) -> Option<f64> {
     if scenario.key_fields.is_empty() {
@@ -186,8 +195,10 @@ fn evaluate(check: &Check, ctx: &TurnContext<'_>) -> (bool, Msg) {
             arguments_schema,
         } => tool_called_check(name, arguments_schema.as_ref(), ctx),
         Check::AsksClarification { field } => asks_clarification(field.as_deref(), ctx.reply),
-        Check::NoUnverifiedNumbers => number_gate(ctx),
         Check::NoRepeat => no_repeat(ctx),
+        Check::Document { .. } | Check::FileExists { .. } | Check::NoUnverifiedNumbers => {
+            unreachable!("workspace checks are evaluated by `workspace::evaluate`")
+        }
         Check::ToolSequence { .. }
         | Check::ToolNotCalled { .. }
         | Check::NoUnknownTools

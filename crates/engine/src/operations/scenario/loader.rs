@@ -180,10 +180,18 @@ pub fn load_sources(sources: &[PackSource]) -> LoadReport {
             };
             match parse_file(&text, &shown, &source_file, &pack) {
                 Ok(mut scenarios) => {
+                    let mut dup_errors = Vec::new();
                     for s in &mut scenarios {
                         s.shipped = *source == PackSource::Shipped;
+                        if let Err(message) = resolve_workspace(s, source) {
+                            dup_errors.push(LoadError {
+                                file: shown.clone(),
+                                line: s.source_line,
+                                message,
+                                said: None,
+                            });
+                        }
                     }
-                    let mut dup_errors = Vec::new();
                     for s in &scenarios {
                         if let Some(other) = seen.get(&s.id) {
                             dup_errors.push(LoadError {
@@ -211,6 +219,44 @@ pub fn load_sources(sources: &[PackSource]) -> LoadReport {
         }
     }
     report
+}
+
+/// Finds a scenario's workspace beside its pack file and hashes its files
+/// into the scenario's content hash; what is wrong when it cannot.
+fn resolve_workspace(
+    scenario: &mut Scenario,
+    source: &PackSource,
+) -> std::result::Result<(), String> {
+    let Some(workspace) = &mut scenario.workspace else {
+        return Ok(());
+    };
+    let beside = Path::new(&scenario.source_file)
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(&workspace.folder);
+    let location = match source {
+        PackSource::Shipped => beside.to_string_lossy().replace('\\', "/"),
+        PackSource::Dir(root) => root.join(&beside).to_string_lossy().into_owned(),
+    };
+    workspace.location = location;
+    let files = super::workspace_source(scenario).ok_or_else(|| {
+        format!(
+            "scenario `{}`: the workspace folder `{}` does not exist beside the pack file",
+            scenario.id,
+            scenario
+                .workspace
+                .as_ref()
+                .map_or("", |w| w.folder.as_str())
+        )
+    })?;
+    let hash = files
+        .content_hash()
+        .map_err(|e| format!("scenario `{}`: cannot read its workspace: {e}", scenario.id))?;
+    if let Some(w) = &mut scenario.workspace {
+        w.files_hash = hash;
+    }
+    scenario.content_hash = content_hash(scenario);
+    Ok(())
 }
 
 fn collect_yaml(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -245,6 +291,10 @@ pub fn content_hash(s: &Scenario) -> String {
         obj.remove("shipped");
         obj.remove("source_line");
         obj.remove("content_hash");
+        // Where the files are is not what they are: their hash is kept.
+        if let Some(w) = obj.get_mut("workspace").and_then(|w| w.as_object_mut()) {
+            w.remove("location");
+        }
     }
     let mut canonical = String::new();
     write_canonical(&value, &mut canonical);

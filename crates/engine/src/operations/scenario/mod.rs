@@ -58,3 +58,33 @@ impl Catalog {
         self.len() == 0
     }
 }
+
+/// Where a scenario's workspace files are: the folder on disk, or the
+/// shipped packs' folder built into the binary; `None` without a workspace
+/// or when the folder is gone.
+pub fn workspace_source(scenario: &Scenario) -> Option<crate::office::WorkspaceSource> {
+    let location = &scenario.workspace.as_ref()?.location;
+    if scenario.shipped {
+        shipped::shipped_dir(location).map(crate::office::WorkspaceSource::Embedded)
+    } else {
+        let dir = std::path::PathBuf::from(location);
+        dir.is_dir()
+            .then_some(crate::office::WorkspaceSource::Dir(dir))
+    }
+}
+
+/// The language a scenario's user speaks: Chinese when its first user
+/// message has a Chinese character, else English. The office tools answer
+/// in it.
+pub fn scenario_lang(scenario: &Scenario) -> crate::i18n::Lang {
+    lang_of_text(scenario.turns.first().map_or("", |t| t.user.as_str()))
+}
+
+/// Chinese when the text has a Chinese character, else English.
+pub fn lang_of_text(text: &str) -> crate::i18n::Lang {
+    if text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
+        crate::i18n::Lang::Zh
+    } else {
+        crate::i18n::Lang::En
+    }
+}

@@ -29,3 +29,9 @@ pub fn shipped_files() -> Vec<(String, &'static str)> {
     out.sort();
     out
 }
+
+/// A folder of the shipped packs (`office_agent/workspaces/sales`), for a
+/// scenario's workspace.
+pub fn shipped_dir(path: &str) -> Option<&'static Dir<'static>> {
+    SHIPPED.get_dir(path)
+}

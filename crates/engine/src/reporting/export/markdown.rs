@@ -315,6 +315,7 @@ fn breakdown_tables(md: &mut String, f: &FixedSummary, lang: Lang) {
         }
         let _ = writeln!(md);
     }
+    super::tasks::task_table(md, &f.per_group_tasks, lang);
 }
 
 /// Each failing check of each scenario, with an example run.
@@ -552,6 +553,7 @@ pub(super) fn comparison_appendix(
                 ))
             );
         }
+        super::tasks::compared(md, &c.tasks, p, lang);
         if !p.flipped_scenarios.is_empty() {
             let names: Vec<String> = p
                 .flipped_scenarios

@@ -16,6 +16,7 @@ mod exploration;
 mod junit;
 mod markdown;
 mod steps;
+mod tasks;
 
 pub use csv::{runs_csv, runs_csv_with_tools, sessions_csv};
 pub use exploration::{
@@ -27,6 +28,7 @@ pub use steps::{
     JsonExport, MAX_FAILED_RUNS_WITH_STEPS, RunSteps, TurnSteps, check_line, steps_appendix,
     turns_with_steps,
 };
+pub use tasks::tasks_table;
 
 /// Every export the product offers, each regenerable from stored data.
 #[derive(

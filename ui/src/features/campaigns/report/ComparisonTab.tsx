@@ -9,6 +9,7 @@ import { Link } from "../../../components/Link";
 import { useLoad } from "../../../components/useLoad";
 import { useEngineText } from "../../../i18n/engine";
 import { CodeSpans } from "../../../components/CodeSpans";
+import { TasksCompared } from "./TasksTable";
 
 const CHANGE_COLOR: Record<ScenarioComparison["change"], string> = {
   broke: "red",
@@ -69,6 +70,10 @@ export function ComparisonTab({ report }: { report: CampaignReport }) {
           <SidesTable baseline={cmp.baseline} current={cmp.current} />
           <Change cmp={cmp.change} />
           <ScenarioTable campaignId={c.id} baselineId={cmp.baseline.campaign_id} rows={cmp.scenarios} />
+          <TasksCompared
+            now={report.fixed.per_group_tasks ?? []}
+            then={report.comparison?.periods.find((p) => p.campaign_id === cmp.baseline.campaign_id)}
+          />
         </>
       )}
       {report.comparison && report.comparison.periods.length > 0 && (

@@ -7,6 +7,7 @@ import { explorationOf } from "../labels";
 import { CalibrationBadge, CalibrationSection } from "./CalibrationSection";
 import { ProvenanceSection } from "./ProvenanceSection";
 import { Stat } from "./Stat";
+import { TasksTable } from "./TasksTable";
 
 /** Headline figures: pass rate, runs, goal achievement, human ratings, latency, tokens, cost. */
 export function ScoresTab({ report }: { report: CampaignReport }) {
@@ -69,6 +70,7 @@ export function ScoresTab({ report }: { report: CampaignReport }) {
           <Badge variant="light">{t("ev.labelValue", { label: t("report.keyFields"), value: pct(fixed.key_field_coverage) })}</Badge>
         )}
       </Group>
+      <TasksTable rows={fixed.per_group_tasks ?? []} />
       {rubric && (
         <Group gap={4} wrap="nowrap" data-testid="rubric-judge">
           <Badge variant="light">{t("calibration.rubricJudge", { n: num(rubric.items) })}</Badge>

@@ -181,7 +181,7 @@ impl Platform {
                         channel.as_ref(),
                         &mut request,
                         crate::domain::steps::DEFAULT_MAX_STEPS,
-                        &[],
+                        Default::default(),
                     )
                     .await
                 {

@@ -10,6 +10,9 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+mod workspace;
+use workspace::{with_office_tools, workspace_check, workspace_problems};
+
 /// The file as written. Unknown keys are refused so that a typo
 /// (`check:` for `checks:`) is an error instead of a silently empty list.
 #[derive(Debug, Deserialize)]
@@ -37,6 +40,10 @@ struct Defaults {
     tools: Vec<ToolSpec>,
     #[serde(default)]
     max_steps: Option<u32>,
+    #[serde(default)]
+    workspace: Option<String>,
+    #[serde(default)]
+    office_tools: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -58,6 +65,12 @@ struct ScenarioDef {
     tools: Option<Vec<ToolSpec>>,
     #[serde(default)]
     max_steps: Option<u32>,
+    /// A folder beside the pack file (see `docs/OFFICE_TOOLS.md`).
+    #[serde(default)]
+    workspace: Option<String>,
+    /// The office tools offered over the workspace (all nine when absent).
+    #[serde(default)]
+    office_tools: Option<Vec<String>>,
     turns: Vec<TurnDef>,
     #[serde(default)]
     lineage: Option<Lineage>,
@@ -126,6 +139,14 @@ pub fn parse_file(
             .tools
             .take()
             .unwrap_or_else(|| file.defaults.tools.clone());
+        def.workspace = def.workspace.or_else(|| file.defaults.workspace.clone());
+        def.office_tools = def
+            .office_tools
+            .or_else(|| file.defaults.office_tools.clone());
+        for problem in workspace_problems(&def) {
+            errors.push(err(span.start, format!("scenario `{}`: {problem}", def.id)));
+        }
+        let tools = with_office_tools(tools, &def);
         for (line, msg) in scenario_problems(&def, &tools, &locator, &span) {
             errors.push(err(line, msg));
         }
@@ -280,7 +301,9 @@ fn scenario_problems(
             ));
         }
         for check in &turn.checks {
-            if let Err(msg) = validate_check(check, tools) {
+            let checked = validate_check(check, tools)
+                .and_then(|()| workspace_check(check, def.workspace.is_some()));
+            if let Err(msg) = checked {
                 problems.push((
                     locator.nth_in(&TYPE_LINE_RE, start, end, check_index),
                     format!(
@@ -326,6 +349,13 @@ fn scenario_of(
         key_fields: def.key_fields,
         tools: tools.into(),
         max_steps: def.max_steps.or(defaults.max_steps),
+        workspace: def
+            .workspace
+            .map(|folder| crate::domain::scenario::WorkspaceRef {
+                folder,
+                location: String::new(),
+                files_hash: String::new(),
+            }),
         turns: def
             .turns
             .into_iter()
@@ -467,7 +497,11 @@ fn validate_check(check: &Check, tools: &[ToolSpec]) -> std::result::Result<(), 
                 return Err("`field` is empty; omit it or name the parameter".into());
             }
         }
-        Check::NoUnverifiedNumbers | Check::NoRepeat | Check::NoUnknownTools => {}
+        Check::NoUnverifiedNumbers
+        | Check::NoRepeat
+        | Check::NoUnknownTools
+        | Check::Document { .. }
+        | Check::FileExists { .. } => {}
         Check::ToolSequence { calls, .. } => {
             if calls.is_empty() {
                 return Err("`calls` is empty; list the calls in the order expected".into());
