@@ -274,3 +274,38 @@ fn the_sales_figures_are_the_sheets_with_the_total_row_left_out() {
     assert_eq!(doc.len(), 1);
     assert!(doc[0].text.contains("1. 华东：2378"), "{}", doc[0].text);
 }
+
+/// The packs built into the binary carry the workspaces too: a shipped
+/// scenario's copy holds its folder's files at the workspace's root, the
+/// same files (by hash) as the folder on disk.
+#[test]
+fn a_shipped_workspace_is_copied_from_the_binary_at_its_own_root() {
+    use agenteval_engine::scenario::{PackSource, load_dir, load_sources, workspace_source};
+    let find = |r: &agenteval_engine::scenario::LoadReport| {
+        r.scenarios
+            .iter()
+            .find(|s| s.id == "office.weekly_merge")
+            .cloned()
+            .expect("shipped")
+    };
+    let built_in = find(&load_sources(&[PackSource::Shipped]));
+    let on_disk = find(&load_dir(&pack_dir().join("..")));
+    let source = workspace_source(&built_in).expect("the embedded files");
+    assert!(matches!(source, WorkspaceSource::Embedded(_)));
+    let ws = Workspace::copy_of(&source, Lang::Zh).expect("a copy");
+    assert_eq!(
+        ws.files_matching("**/*"),
+        [
+            "市场部周报.md",
+            "测试部周报.md",
+            "研发部周报.docx",
+            "设计部周报.md",
+            "运维部周报.txt"
+        ]
+    );
+    assert_eq!(
+        built_in.workspace.as_ref().map(|w| &w.files_hash),
+        on_disk.workspace.as_ref().map(|w| &w.files_hash),
+        "the binary holds the folder's files"
+    );
+}
