@@ -102,8 +102,20 @@ fn step_limit_reached(turn: usize, max: u32, steps: usize) -> CheckResult {
 
 impl Platform {
     /// Marks runs cut mid-flight by a crash as `error` / `interrupted`.
-    /// Their committed turns stay. Returns how many were marked.
+    /// Their committed turns stay, and the workspace copies a crashed
+    /// process left are removed. Returns how many runs were marked.
     pub async fn recover_interrupted_runs(&self) -> Result<u64> {
+        // The workspace copies of runs a crash cut are removed too.
+        let swept =
+            tokio::task::spawn_blocking(|| crate::office::sweep_left_behind(&std::env::temp_dir()))
+                .await
+                .unwrap_or_default();
+        if swept > 0 {
+            tracing::warn!(
+                copies = swept,
+                "removed workspace copies a crashed process left behind"
+            );
+        }
         let now = self.clock.now();
         let n = self
             .store

@@ -20,6 +20,7 @@ mod real_model;
 mod report;
 mod scenarios;
 mod seeds;
+mod shipped_strict;
 mod simulator_faults;
 mod store;
 mod strict_server;

@@ -19,6 +19,9 @@ use tokio::net::{TcpListener, TcpStream};
 /// out (`{"content": ..., "tool_calls": [...]}`).
 pub type Agent = Arc<dyn Fn(&[Value]) -> Value + Send + Sync>;
 
+/// The same, given the whole request (its tools too).
+pub type Handler = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
+
 pub struct StrictServer {
     pub addr: SocketAddr,
     /// Every request body it accepted, in order.
@@ -36,6 +39,15 @@ impl Drop for StrictServer {
 
 impl StrictServer {
     pub async fn start(agent: Agent) -> Self {
+        Self::start_with(Arc::new(move |body: &Value| {
+            let messages = body["messages"].as_array().cloned().unwrap_or_default();
+            agent(&messages)
+        }))
+        .await
+    }
+
+    /// A server whose replies come from `handler`, given each request.
+    pub async fn start_with(agent: Handler) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().unwrap();
         let accepted: Arc<Mutex<Vec<Value>>> = Arc::default();
@@ -139,7 +151,7 @@ pub fn refusal(messages: &[Value]) -> Option<(String, String)> {
 
 async fn serve(
     mut stream: TcpStream,
-    agent: Agent,
+    agent: Handler,
     accepted: Arc<Mutex<Vec<Value>>>,
     refused: Arc<Mutex<Vec<(Value, String)>>>,
 ) -> std::io::Result<()> {
@@ -183,7 +195,7 @@ async fn serve(
         }
         None => {
             accepted.lock().unwrap().push(body.clone());
-            let mut message = agent(&messages);
+            let mut message = agent(&body);
             // An agent that breaks down: `{"__fail": true}` is answered 503.
             if message["__fail"] == json!(true) {
                 let text =

@@ -16,10 +16,12 @@ mod query;
 mod read;
 mod sheet;
 mod specs;
+mod sweep;
 mod words;
 
 pub use paths::{MAX_FILE_BYTES, WorkspaceSource};
 pub use query::ROWS_RETURNED;
+pub use sweep::sweep_left_behind;
 
 use crate::channel::ToolSpec;
 use crate::domain::steps::{DocumentText, StepAnswer};
@@ -105,10 +107,12 @@ impl std::fmt::Debug for Workspace {
 }
 
 impl Workspace {
-    /// A fresh copy of `source` in the system's temporary folder.
+    /// A fresh copy of `source` in the system's temporary folder (named
+    /// after this process, so that a crash's leftovers can be swept:
+    /// [`sweep_left_behind`]).
     pub fn copy_of(source: &WorkspaceSource, lang: Lang) -> std::io::Result<Workspace> {
         let dir = tempfile::Builder::new()
-            .prefix("agenteval-workspace-")
+            .prefix(&sweep::own_prefix())
             .tempdir()?;
         source.copy_into(dir.path())?;
         Ok(Workspace {
