@@ -494,3 +494,69 @@ async fn a_shipped_scenario_with_declared_responses_is_played_in_steps_over_http
         reply.content
     );
 }
+
+/// The office pack's top-3 task over HTTP: the office tools as the engine
+/// offers them over a workspace, every call answered by a copy of the
+/// shipped sales workspace; the demo target reads only the request's
+/// messages and tools.
+#[tokio::test]
+async fn a_workspace_task_is_played_over_http_against_the_real_files() {
+    use agenteval_engine::Lang;
+    use agenteval_engine::channel::{Role, ToolCall};
+    use agenteval_engine::domain::steps::StepAnswer;
+    use agenteval_engine::office::{Workspace, WorkspaceSource, office_tool_specs};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/office_agent/workspaces/sales");
+    let ws = Workspace::copy_of(&WorkspaceSource::Dir(dir), Lang::Zh).expect("a copy");
+    let names: Vec<String> = ["FILE_LIST", "FILE_READ", "DATA_QUERY", "DOC_CREATE"]
+        .map(String::from)
+        .to_vec();
+    let addr = start().await;
+    let mut request = ChatRequest {
+        messages: vec![ChatMessage::user(
+            "从 sales.xlsx 中找出销售额排名前 3 的区域，把排名写入 output/前三区域.md，文档里要有一节“结论”。",
+        )],
+        tools: office_tool_specs(Some(&names), Lang::Zh).into(),
+    };
+    let mut made: Vec<(ToolCall, StepAnswer)> = Vec::new();
+    let reply = loop {
+        let reply = channel(addr).send(&request).await.expect("reply");
+        if reply.tool_calls.is_empty() || made.len() > 10 {
+            break reply;
+        }
+        let mut m = ChatMessage::assistant(&reply.content);
+        m.tool_calls = reply.tool_calls.clone();
+        request.messages.push(m);
+        for call in &reply.tool_calls {
+            let (answer, _) = ws.play(&call.name, &call.arguments);
+            let mut t = ChatMessage::new(Role::Tool, answer.content());
+            t.tool_call_id = Some(call.id.clone());
+            request.messages.push(t);
+            made.push((call.clone(), answer));
+        }
+    };
+    let names: Vec<&str> = made.iter().map(|(c, _)| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "DATA_QUERY",
+            "FILE_LIST",
+            "DATA_QUERY",
+            "DATA_QUERY",
+            "DOC_CREATE"
+        ]
+    );
+    assert_eq!(
+        made[3].0.arguments["filters"],
+        json!({"区域": {"!=": "合计"}})
+    );
+    assert!(
+        reply.content.contains("1. 华东：2378") && reply.content.contains("3. 华北：1941"),
+        "{}",
+        reply.content
+    );
+    let docs = ws.documents();
+    assert_eq!(docs.len(), 1);
+    assert_eq!(docs[0].path, "output/前三区域.md");
+    assert!(docs[0].text.contains("# 结论"), "{}", docs[0].text);
+}

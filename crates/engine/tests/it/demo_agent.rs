@@ -603,8 +603,10 @@ async fn over_the_platform_it_acts_in_steps_and_its_flaws_fail_their_scenarios()
         failed,
         [
             "cs.two_requests",
+            "office.contract_clauses",
             "office.email_tool_not_offered",
             "office.invalid_range_retry",
+            "office.late_employees",
             "office.quarterly_trend_from_file",
             "office.sales_trend",
             "send_email.change_of_mind",
@@ -627,6 +629,14 @@ async fn over_the_platform_it_acts_in_steps_and_its_flaws_fail_their_scenarios()
         failed_kinds("office.email_tool_not_offered"),
         ["no_unknown_tools", "tool_not_called"]
     );
+    // In the workspaces: the invented figure is in the report, the trap
+    // employee is warned, the penalty is missing from the summary.
+    assert_eq!(
+        failed_kinds("office.sales_trend"),
+        ["no_unverified_numbers"]
+    );
+    assert_eq!(failed_kinds("office.late_employees"), ["not_contains"]);
+    assert_eq!(failed_kinds("office.contract_clauses"), ["document"]);
 
     let mut turns = std::collections::HashMap::new();
     for r in &runs {
@@ -686,6 +696,30 @@ async fn over_the_platform_it_acts_in_steps_and_its_flaws_fail_their_scenarios()
     assert_eq!(names(&unknown), ["FILE_LIST", "DATA_QUERY", "send_email"]);
     assert_eq!(code(&unknown.steps[2].answer), "UNKNOWN_TOOL");
     assert!(unknown.content.contains("无法"), "{}", unknown.content);
+
+    // A task over the real files: the wrong name, the listing, a first
+    // look, the grouped sums without the 合计 row, the document.
+    let top3 = steps("office.top3_regions", 0);
+    assert_eq!(
+        names(&top3),
+        [
+            "DATA_QUERY",
+            "FILE_LIST",
+            "DATA_QUERY",
+            "DATA_QUERY",
+            "DOC_CREATE"
+        ]
+    );
+    assert_eq!(code(&top3.steps[0].answer), "FILE_NOT_FOUND");
+    assert!(
+        top3.steps[4]
+            .document
+            .as_ref()
+            .is_some_and(|d| d.path == "output/前三区域.md" && d.text.contains("1. 华东：2378")),
+        "the step keeps the document it wrote: {:?}",
+        top3.steps[4].document
+    );
+    assert!(top3.content.contains("3. 华北：1941"), "{}", top3.content);
 
     // Two turns: the first ends on CONTROL_WAIT, the second goes on.
     let waited = steps("office.report_after_confirmation", 0);

@@ -13,6 +13,7 @@ mod fault_server;
 mod fixed;
 mod judge;
 mod office;
+mod office_pack;
 mod paging;
 mod patrol_agent;
 mod provenance;

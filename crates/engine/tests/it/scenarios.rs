@@ -4,8 +4,10 @@ use agenteval_engine::channel::{ChatMessage, ChatReply, Role, ToolCall};
 use agenteval_engine::checks::{TurnContext, check_call, run_checks};
 use agenteval_engine::demo_agent::DemoAgent;
 use agenteval_engine::domain::steps::{Step, StepAnswer, ToolError};
+use agenteval_engine::office::{Workspace, is_office_tool};
 use agenteval_engine::scenario::{
-    PackSource, Scenario, load_dir, load_dirs, load_sources, pack_sources, user_packs_dir,
+    PackSource, Scenario, load_dir, load_dirs, load_sources, pack_sources, scenario_lang,
+    user_packs_dir, workspace_source,
 };
 use std::path::{Path, PathBuf};
 
@@ -18,6 +20,8 @@ fn shipped() -> PathBuf {
 /// responses are played as the engine plays them (see
 /// `operations/exchange.rs`): every call of a round answered, the target
 /// asked again, until it answers in words or reaches the turn's step limit.
+/// A scenario with a workspace has its office tools played over a copy of
+/// its files, and its checks read the documents and files there.
 pub(crate) async fn run_with_demo(s: &Scenario) -> (bool, Vec<String>) {
     run_with(&DemoAgent::new(), s).await
 }
@@ -28,6 +32,10 @@ pub(crate) async fn run_with(agent: &DemoAgent, s: &Scenario) -> (bool, Vec<Stri
     if let Some(system) = &s.system {
         history.push(ChatMessage::system(system.clone()));
     }
+    let ws = s.workspace.as_ref().map(|_| {
+        let source = workspace_source(s).expect("the workspace's files");
+        Workspace::copy_of(&source, scenario_lang(s)).expect("a copy of the workspace")
+    });
     let mut failures = Vec::new();
     for (i, turn) in s.turns.iter().enumerate() {
         history.push(ChatMessage::user(turn.user.clone()));
@@ -38,15 +46,17 @@ pub(crate) async fn run_with(agent: &DemoAgent, s: &Scenario) -> (bool, Vec<Stri
             let r = agent.respond(&history, &s.tools);
             let played = s.plays_tools()
                 && !r.tool_calls.is_empty()
-                && r.tool_calls
-                    .iter()
-                    .all(|c| check_call(&s.tools, c).map_or(true, |t| !t.responses.is_empty()));
+                && (ws.is_some()
+                    || r.tool_calls.iter().all(|c| {
+                        check_call(&s.tools, c).map_or(true, |t| !t.responses.is_empty())
+                    }));
             if !played || rounds >= s.max_steps(i) {
                 break r;
             }
             rounds += 1;
             answer_calls(
                 s,
+                ws.as_ref(),
                 &mut history,
                 &r.content,
                 &r.tool_calls,
@@ -70,6 +80,7 @@ pub(crate) async fn run_with(agent: &DemoAgent, s: &Scenario) -> (bool, Vec<Stri
         if more {
             answer_calls(
                 s,
+                ws.as_ref(),
                 &mut carried,
                 &r.content,
                 &r.tool_calls,
@@ -77,10 +88,14 @@ pub(crate) async fn run_with(agent: &DemoAgent, s: &Scenario) -> (bool, Vec<Stri
                 &mut steps,
             );
         }
+        let (documents, files) = match &ws {
+            Some(w) => (w.documents(), w.files_matching("**/*")),
+            None => Default::default(),
+        };
         let ctx = TurnContext {
             steps: &steps,
-            documents: &[],
-            files: &[],
+            documents: &documents,
+            files: &files,
             scenario: s,
             turn: i,
             history: &history[..asked],
@@ -109,10 +124,12 @@ pub(crate) async fn run_with(agent: &DemoAgent, s: &Scenario) -> (bool, Vec<Stri
     (failures.is_empty(), failures)
 }
 
-/// The engine's answer to each call (a declared response, or its own
-/// error), added to `history` after the assistant message, kept as steps.
+/// The engine's answer to each call (a declared response, the workspace's
+/// office tool, or its own error), added to `history` after the assistant
+/// message, kept as steps.
 fn answer_calls(
     s: &Scenario,
+    ws: Option<&Workspace>,
     history: &mut Vec<ChatMessage>,
     content: &str,
     calls: &[ToolCall],
@@ -123,8 +140,14 @@ fn answer_calls(
     m.tool_calls = calls.to_vec();
     history.push(m);
     for call in calls {
+        let mut document = None;
         let answer = match check_call(&s.tools, call) {
             Err(e) => StepAnswer::Error(e),
+            Ok(tool) if tool.responses.is_empty() && is_office_tool(&tool.name) && ws.is_some() => {
+                let (answer, doc) = ws.expect("a workspace").play(&call.name, &call.arguments);
+                document = doc;
+                answer
+            }
             Ok(tool) => tool
                 .responses
                 .iter()
@@ -150,7 +173,7 @@ fn answer_calls(
             latency_ms: 1,
             tokens_in: None,
             tokens_out: None,
-            document: None,
+            document,
         });
     }
 }
@@ -251,6 +274,8 @@ async fn demo_agent_passes_most_shipped_scenarios_and_fails_on_its_flaws() {
         "office.invalid_range_retry",
         "office.quarterly_trend_from_file",
         "office.email_tool_not_offered",
+        "office.late_employees",
+        "office.contract_clauses",
     ] {
         assert!(
             failed_ids.contains(&flaw),
@@ -259,7 +284,7 @@ async fn demo_agent_passes_most_shipped_scenarios_and_fails_on_its_flaws() {
     }
     assert_eq!(
         failed.len(),
-        6,
+        8,
         "only the deliberate flaws should fail; failures: {failed:#?}"
     );
 }

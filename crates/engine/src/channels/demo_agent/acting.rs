@@ -77,27 +77,27 @@ const SECTIONS_ZH: [&str; 3] = ["数据概览", "对比分析", "结论"];
 const SECTIONS_EN: [&str; 3] = ["Overview", "Comparison", "Conclusion"];
 
 /// One answered call: the call, and its answer read as JSON.
-struct Done<'a> {
-    call: &'a ToolCall,
-    answer: Value,
+pub(super) struct Done<'a> {
+    pub(super) call: &'a ToolCall,
+    pub(super) answer: Value,
 }
 
 impl Done<'_> {
     /// The error's `{code, message, suggestion}`, when the tool failed.
-    fn error(&self) -> Option<&Value> {
+    pub(super) fn error(&self) -> Option<&Value> {
         self.answer
             .get("status")
             .filter(|s| s.get("code").is_some())
     }
 }
 
-fn field<'v>(v: &'v Value, key: &str) -> &'v str {
+pub(super) fn field<'v>(v: &'v Value, key: &str) -> &'v str {
     v.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// The answered calls of `messages`: each assistant call with the `tool`
 /// message that answers it (by id, else by place).
-fn answered(messages: &[ChatMessage]) -> Vec<Done<'_>> {
+pub(super) fn answered(messages: &[ChatMessage]) -> Vec<Done<'_>> {
     let mut out = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         if m.role != Role::Assistant || m.tool_calls.is_empty() {
@@ -509,14 +509,14 @@ impl Me<'_> {
     }
 }
 
-fn is_data_file(name: &str) -> bool {
+pub(super) fn is_data_file(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     lower.ends_with(".xlsx") || lower.ends_with(".xls") || lower.ends_with(".csv")
 }
 
 /// The file names of a `FILE_LIST` result: `files` (or the result itself)
 /// as names, or objects with a `name` / `path` / `file_path`.
-fn files_of(listing: &Value) -> Vec<&str> {
+pub(super) fn files_of(listing: &Value) -> Vec<&str> {
     let list = listing
         .get("files")
         .and_then(Value::as_array)
@@ -535,7 +535,7 @@ fn files_of(listing: &Value) -> Vec<&str> {
 
 /// The listed file the request is about: the one it names (by stem), else
 /// the one whose name carries most of the request's words.
-fn choose<'f>(ask: &str, files: &[&'f str]) -> Option<&'f str> {
+pub(super) fn choose<'f>(ask: &str, files: &[&'f str]) -> Option<&'f str> {
     let lower = ask.to_lowercase();
     let named = FILE_RE.find_iter(ask).find_map(|m| {
         let name = m.as_str().to_lowercase();
@@ -566,7 +566,7 @@ fn choose<'f>(ask: &str, files: &[&'f str]) -> Option<&'f str> {
 }
 
 /// The rows of a `DATA_QUERY` result (seed 002 §4.4: `sample_data`).
-fn rows(result: &Value) -> &[Value] {
+pub(super) fn rows(result: &Value) -> &[Value] {
     ["sample_data", "rows", "data"]
         .iter()
         .find_map(|k| result.get(k).and_then(Value::as_array))
@@ -576,7 +576,7 @@ fn rows(result: &Value) -> &[Value] {
 
 /// A row's label (its text values) and its first figure, as the tool wrote
 /// them.
-fn label_and_figure(row: &Value) -> Option<(String, String)> {
+pub(super) fn label_and_figure(row: &Value) -> Option<(String, String)> {
     let obj = row.as_object()?;
     let label: Vec<&str> = obj.values().filter_map(Value::as_str).collect();
     let figure = obj.values().find_map(|v| v.as_number())?;
@@ -593,7 +593,7 @@ fn highest(result: &Value) -> Option<(String, String)> {
 
 /// The query's rows in words: each label with its figures, the total when
 /// the tool gave one, and the highest row. Every figure is the tool's.
-fn summary(done: &Done<'_>, lang: Lang) -> String {
+pub(super) fn summary(done: &Done<'_>, lang: Lang) -> String {
     let file = field(&done.call.arguments, "file_path");
     let mut lines = Vec::new();
     for row in rows(&done.answer) {

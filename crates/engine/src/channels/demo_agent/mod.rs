@@ -15,7 +15,12 @@
 //! - it answers only the first request when one message holds two;
 //! - offered seed 002's office tools it acts in steps (`acting`), and
 //!   there it repeats a failing call once, adds a growth figure no tool
-//!   returned, and calls an email tool it was not offered.
+//!   returned, and calls an email tool it was not offered;
+//! - offered the office tools the engine plays over a workspace of real
+//!   files it works through the office pack's tasks (`workspace`), and
+//!   there it writes an invented growth figure into a report, warns an
+//!   employee who was never late two days in a row, and leaves the
+//!   penalty out of a contract's summary.
 //!
 //! Further flaws can be switched on ([`Flaw`]), one behaviour can be made
 //! flaky ([`Flaky`]), so that a regression gate has something to catch, and
@@ -33,6 +38,7 @@ mod acting;
 mod email;
 mod office;
 mod service;
+mod workspace;
 
 use email::*;
 use office::*;
@@ -369,7 +375,11 @@ fn answer(
         .collect();
     let last_user = users.last().copied().unwrap_or_default();
     let lang = conversation_lang(&users);
-    if let Some(acted) = acting::act(agent, messages, tools, lang) {
+    if workspace::offered(tools) {
+        if let Some(acted) = workspace::act(agent, messages, tools, lang) {
+            return acted;
+        }
+    } else if let Some(acted) = acting::act(agent, messages, tools, lang) {
         return acted;
     }
     if messages.last().is_some_and(|m| m.role == Role::Tool) {

@@ -44,7 +44,7 @@ impl WorkspaceSource {
                     files.push((rel, bytes));
                 }
             }
-            Self::Embedded(dir) => embedded_files(dir, &mut files),
+            Self::Embedded(dir) => embedded_files(dir, dir.path(), &mut files),
         }
         files.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(files)
@@ -63,13 +63,19 @@ impl WorkspaceSource {
     }
 }
 
-fn embedded_files(dir: &include_dir::Dir<'static>, out: &mut Vec<(String, Vec<u8>)>) {
+/// The files under an embedded folder, their paths relative to `base` (an
+/// embedded entry's path is relative to the whole embedded tree).
+fn embedded_files(dir: &include_dir::Dir<'static>, base: &Path, out: &mut Vec<(String, Vec<u8>)>) {
     for file in dir.files() {
-        let rel = file.path().to_string_lossy().replace('\\', "/");
-        out.push((rel, file.contents().to_vec()));
+        let path = file.path();
+        let rel = path.strip_prefix(base).unwrap_or(path);
+        out.push((
+            rel.to_string_lossy().replace('\\', "/"),
+            file.contents().to_vec(),
+        ));
     }
     for sub in dir.dirs() {
-        embedded_files(sub, out);
+        embedded_files(sub, base, out);
     }
 }
 
