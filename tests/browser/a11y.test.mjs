@@ -6,34 +6,17 @@
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { BASE, LANGS, api, findCampaign, launch, signIn } from "./helpers.mjs";
-
-const require = createRequire(new URL("../../ui/package.json", import.meta.url));
-const AXE = require.resolve("axe-core/axe.min.js");
-
-/** Serious and critical violations of WCAG 2 A/AA on the page as it is now. */
-async function audit(page) {
-  await page.addScriptTag({ path: AXE });
-  const results = await page.evaluate(async () => {
-    // eslint-disable-next-line no-undef
-    const r = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1, 2).join("") ?? ""}`) }));
-  });
-  return results.filter((v) => v.impact === "serious" || v.impact === "critical");
-}
-
-function describe(violations) {
-  return violations.map((v) => `${v.impact} ${v.id} (${v.help}), ${v.nodes.length} node(s):\n    ${v.nodes.slice(0, 5).join("\n    ")}`).join("\n");
-}
+import { BASE, LANGS, api, audit, describeViolations, findCampaign, launch, signIn } from "./helpers.mjs";
 
 test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { timeout: 600_000 }, async (t) => {
   const demo = await findCampaign((r) => r.exploration && r.fixed.runs_finished > 0, "a finished demo campaign");
   const id = demo.campaign.id;
   const runs = await api(`/api/campaigns/${id}/runs`);
   const failedRun = runs.find((r) => r.verdict === "failed") ?? runs[0];
+  // A run of an agent that acts: its steps, one of them an error.
+  const stepsRun = runs.find((r) => r.scenario_id === "office.invalid_range_retry" && r.verdict === "failed") ?? failedRun;
   const sessions = await api(`/api/exploration/campaigns/${id}/sessions`);
   const issue = demo.exploration.issues[0];
   // A campaign whose window is open, for the explore modal.
@@ -66,6 +49,7 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
     ["report: exploration", `#/campaigns/${id}/report/exploration`, "exploration-findings"],
     ["report: an issue's sessions", `#/campaigns/${id}/report/exploration?issue=${encodeURIComponent(issue.key ?? issue.text)}`, "evidence-sessions-body"],
     ["run drawer", `#/campaigns/${id}/runs/${failedRun.id}`, '[data-testid="run-drawer"] .mantine-Drawer-body'],
+    ["run drawer at a step", `#/campaigns/${id}/runs/${stepsRun.id}?turn=1&step=2`, "run-step"],
     ["session drawer", `#/campaigns/${id}/sessions/${sessions[0].id}`, '[data-testid="session-drawer"] .mantine-Drawer-body'],
     ["production conversations", "#/production", "conversation-table"],
     ["production conversation", `#/production/${conversation.id}`, '[data-testid="conversation-drawer"] .mantine-Drawer-body'],
@@ -88,7 +72,7 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
           if (ready) await (ready.startsWith("[") ? page.locator(ready) : page.getByTestId(ready)).first().waitFor();
           await page.waitForTimeout(400); // drawers and modals finish their transition
           const found = await audit(page);
-          assert.deepEqual(found, [], `axe-core on ${name} (${lang}):\n${describe(found)}`);
+          assert.deepEqual(found, [], `axe-core on ${name} (${lang}):\n${describeViolations(found)}`);
         });
       }
       await t.test(`[${lang}] campaign form and explore modal`, async () => {
@@ -98,7 +82,7 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
         await page.locator('[data-testid="campaign-form"] .mantine-Modal-body').waitFor();
         await page.waitForTimeout(400);
         let found = await audit(page);
-        assert.deepEqual(found, [], `axe-core on the campaign form (${lang}):\n${describe(found)}`);
+        assert.deepEqual(found, [], `axe-core on the campaign form (${lang}):\n${describeViolations(found)}`);
         await page.keyboard.press("Escape");
         // The explore modal, on a campaign whose window is open.
         await page.goto(`${BASE}/#/campaigns/${open.id}`);
@@ -107,11 +91,11 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
         await page.locator('[data-testid="explore-modal"] .mantine-Modal-body').waitFor();
         await page.waitForTimeout(400);
         found = await audit(page);
-        assert.deepEqual(found, [], `axe-core on the explore modal (${lang}):\n${describe(found)}`);
+        assert.deepEqual(found, [], `axe-core on the explore modal (${lang}):\n${describeViolations(found)}`);
         await page.getByTestId("explore-tab-person").click();
         await page.waitForTimeout(200);
         found = await audit(page);
-        assert.deepEqual(found, [], `axe-core on the explore modal's manual tab (${lang}):\n${describe(found)}`);
+        assert.deepEqual(found, [], `axe-core on the explore modal's manual tab (${lang}):\n${describeViolations(found)}`);
         await page.keyboard.press("Escape");
       });
       await t.test(`[${lang}] production: import summary and proposed seeds`, async () => {
@@ -123,14 +107,14 @@ test("every screen passes axe-core's WCAG 2 A/AA rules, in both languages", { ti
         await page.getByTestId("import-summary").waitFor();
         await page.waitForTimeout(400);
         let found = await audit(page);
-        assert.deepEqual(found, [], `axe-core on the import summary (${lang}):\n${describe(found)}`);
+        assert.deepEqual(found, [], `axe-core on the import summary (${lang}):\n${describeViolations(found)}`);
         await page.getByTestId("import-close").click();
         await page.getByTestId("conversation-select").first().check();
         await page.getByTestId("propose-seeds").click();
         await page.getByTestId("proposed-persona").first().waitFor();
         await page.waitForTimeout(400);
         found = await audit(page);
-        assert.deepEqual(found, [], `axe-core on the proposed seeds (${lang}):\n${describe(found)}`);
+        assert.deepEqual(found, [], `axe-core on the proposed seeds (${lang}):\n${describeViolations(found)}`);
         await page.keyboard.press("Escape");
       });
     }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 
 const require = createRequire(new URL("../../ui/package.json", import.meta.url));
 const { chromium } = require("playwright-core");
+const AXE = require.resolve("axe-core/axe.min.js");
 
 export const BASE = process.env.AGENTEVAL_URL;
 export const KEY = process.env.AGENTEVAL_KEY;
@@ -120,4 +121,24 @@ export async function clipped(page) {
 export async function assertNothingClipped(page, where) {
   const found = await clipped(page);
   assert.deepEqual(found, [], `clipped text on ${where}:\n${found.join("\n")}`);
+}
+
+/**
+ * Serious and critical violations of WCAG 2 A/AA on the page as it is now,
+ * by axe-core (pinned in ui/package.json). The page must be launched with
+ * `bypassCSP: true`: the UI's content security policy refuses the script.
+ */
+export async function audit(page) {
+  await page.addScriptTag({ path: AXE });
+  const results = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary?.split("\n").slice(1, 2).join("") ?? ""}`) }));
+  });
+  return results.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/** axe-core's violations in a few lines each, for an assertion message. */
+export function describeViolations(violations) {
+  return violations.map((v) => `${v.impact} ${v.id} (${v.help}), ${v.nodes.length} node(s):\n    ${v.nodes.slice(0, 5).join("\n    ")}`).join("\n");
 }

@@ -25,7 +25,8 @@ export function roundsOf(turns: { role: string }[]): number[] {
 
 /**
  * A conversation, labelled by who spoke, with one round highlighted and
- * scrolled to (the turn a finding, an issue or a failed check points at).
+ * scrolled to (the turn a finding, an issue or a failed check points at),
+ * or a part of a turn scrolled to (a step a failed check names).
  */
 export function Conversation({
   turns,
@@ -33,6 +34,7 @@ export function Conversation({
   targetLabel,
   highlight,
   notes,
+  focus,
   testId,
 }: {
   turns: ConversationTurn[];
@@ -42,6 +44,8 @@ export function Conversation({
   highlight: number | null;
   /** Findings or checks to show under a round, by round. */
   notes?: Map<number, ReactNode[]>;
+  /** The id of an element within a turn (in its `extra`) to scroll to instead of the round. */
+  focus?: string | null;
   testId: string;
 }) {
   const { t } = useTranslation();
@@ -50,10 +54,11 @@ export function Conversation({
   const ready = turns.length > 0;
 
   useEffect(() => {
-    if (!ready || highlight === null) return;
-    const el = box.current?.querySelector(`[data-round="${highlight}"]`);
+    if (!ready) return;
+    const part = focus ? box.current?.querySelector(`#${CSS.escape(focus)}`) : null;
+    const el = part ?? (highlight === null ? null : box.current?.querySelector(`[data-round="${highlight}"]`));
     if (el instanceof HTMLElement) el.scrollIntoView({ block: "center", behavior: "auto" });
-  }, [ready, highlight]);
+  }, [ready, highlight, focus]);
 
   return (
     <Stack gap="xs" ref={box} data-testid={testId}>

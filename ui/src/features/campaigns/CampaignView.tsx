@@ -190,6 +190,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
           campaignId={id}
           runId={route.rid}
           turn={route.turn}
+          step={route.step}
           scenarios={scenarios}
           onClose={() => leave(campaignRoute)}
         />

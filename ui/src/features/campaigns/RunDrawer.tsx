@@ -1,13 +1,15 @@
 import { Badge, Drawer, Group, Stack, Table, Text, Title } from "@mantine/core";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { api, ApiError, type Run, type ScenarioSummary } from "../../api";
-import { Conversation } from "../../components/Conversation";
+import { Conversation, roundsOf } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { ms, num, when } from "../../components/format";
 import { Link } from "../../components/Link";
 import { CheckKindBadge, codeLabel } from "../../components/labels";
+import { NestedModal } from "../../components/nested";
 import { RatingForm } from "../../components/RatingForm";
+import { stepId, Steps } from "../../components/Steps";
 import { useLoad } from "../../components/useLoad";
 import { VerdictBadge } from "./labels";
 import { knownRuns } from "./RunsCard";
@@ -35,6 +37,7 @@ export function RunDrawer({
   campaignId,
   runId,
   turn,
+  step,
   scenarios,
   onClose,
 }: {
@@ -42,11 +45,15 @@ export function RunDrawer({
   runId: string;
   /** The turn (1-based) to highlight; the first failed check's turn when absent. */
   turn: number | null;
+  /** The step (1-based, of the highlighted turn) to highlight and scroll to. */
+  step?: number | null;
   scenarios: ScenarioSummary[];
   onClose: () => void;
 }) {
   const { t } = useTranslation();
   const tx = useEngineText();
+  // A step's document open over the drawer keeps Escape and the focus.
+  const [modalOpen, setModalOpen] = useState(false);
   const run = useLoad(() => loadRun(campaignId, runId), [campaignId, runId], (e) => e.kind === "run_finished" && e.run_id === runId);
   const r = run.data;
   const turns = useLoad(
@@ -57,6 +64,9 @@ export function RunDrawer({
   const title = r ? (scenarios.find((s) => s.id === r.scenario_id)?.title ?? r.scenario_id) : "";
   const firstFailed = r?.check_results.find((c) => !c.passed);
   const highlight = turn ?? (firstFailed ? firstFailed.turn + 1 : null);
+  const litStep = highlight !== null && step != null ? step : null;
+  const rounds = roundsOf(turns.data ?? []);
+  const stepLink = (turn0: number, n: number) => ({ kind: "run" as const, id: campaignId, rid: runId, turn: turn0 + 1, step: n });
   const notes = new Map<number, ReactNode[]>();
   for (const c of r?.check_results ?? []) {
     if (c.passed) continue;
@@ -66,6 +76,14 @@ export function RunDrawer({
         <CheckKindBadge kind={c.kind} passed={false} />
         <Text size="xs">
           <CodeSpans text={tx(c.detail)} />
+          {c.step != null && (
+            <>
+              {" "}
+              <Link to={stepLink(c.turn, c.step)} replace size="xs" data-testid="note-step-link">
+                {t("steps.n", { n: num(c.step) })}
+              </Link>
+            </>
+          )}
         </Text>
       </Group>,
     );
@@ -78,6 +96,8 @@ export function RunDrawer({
       onClose={onClose}
       position="right"
       size="xl"
+      closeOnEscape={!modalOpen}
+      trapFocus={!modalOpen}
       title={r ? t("ev.runTitle", { title, seq: num(r.seq + 1) }) : t("run.title")}
       data-testid="run-drawer"
     >
@@ -118,6 +138,11 @@ export function RunDrawer({
                     <Link to={{ kind: "run", id: campaignId, rid: r.id, turn: c.turn + 1 }} replace size="sm">
                       {t("ev.turnN", { n: num(c.turn + 1) })}
                     </Link>
+                    {c.step != null && (
+                      <Link to={stepLink(c.turn, c.step)} replace size="sm" display="block" data-testid="check-step-link">
+                        {t("steps.n", { n: num(c.step) })}
+                      </Link>
+                    )}
                   </Table.Td>
                   <Table.Td w={200}>
                     <CheckKindBadge kind={c.kind} passed={c.passed} />
@@ -133,38 +158,32 @@ export function RunDrawer({
           </Table>
           <Title order={5}>{t("session.conversation")}</Title>
           <ErrorAlert error={turns.error} />
-          <Conversation
-            testId="run-conversation"
-            turns={(turns.data ?? []).map((x) => ({
-              key: x.seq,
-              role: x.role,
-              content: x.content,
-              latency_ms: x.latency_ms,
-              // The steps the engine answered (an error by its code), then
-              // the calls it did not answer.
-              extra: [
-                ...(x.steps ?? []).map((st) => (
-                  <Text key={`step-${st.call.id}`} size="xs" ff="monospace" data-testid="run-step">
-                    {st.call.name}({JSON.stringify(st.call.arguments)}) →{" "}
-                    {st.answer.kind === "error" || st.answer.kind === "simulated_error"
-                      ? st.answer.value.code
-                      : "✓"}
-                  </Text>
-                )),
-                ...x.tool_calls
-                  .filter((c) => !(x.steps ?? []).some((st) => st.call.id === c.id))
-                  .map((c) => (
-                    <Text key={c.id} size="xs" ff="monospace">
-                      {c.name}({JSON.stringify(c.arguments)})
-                    </Text>
-                  )),
-              ],
-            }))}
-            userLabel={t("run.scriptedUser")}
-            targetLabel={t("speaker.targetPlain")}
-            highlight={highlight}
-            notes={notes}
-          />
+          <NestedModal value={setModalOpen}>
+            <Conversation
+              testId="run-conversation"
+              turns={(turns.data ?? []).map((x, i) => ({
+                key: x.seq,
+                role: x.role,
+                content: x.content,
+                latency_ms: x.latency_ms,
+                // The steps the engine answered, then the calls it did not answer.
+                extra: (
+                  <Steps
+                    steps={x.steps ?? []}
+                    unanswered={x.tool_calls.filter((c) => !(x.steps ?? []).some((st) => st.call.id === c.id))}
+                    turn={rounds[i] ?? 0}
+                    lit={rounds[i] === highlight ? litStep : null}
+                    testId="run-step"
+                  />
+                ),
+              }))}
+              userLabel={t("run.scriptedUser")}
+              targetLabel={t("speaker.targetPlain")}
+              highlight={highlight}
+              focus={litStep !== null && highlight !== null ? stepId(highlight, litStep) : null}
+              notes={notes}
+            />
+          </NestedModal>
           <RatingForm kind="run" subjectId={r.id} testPrefix="run" />
         </Stack>
       )}
