@@ -1918,6 +1918,11 @@ export type ScenarioSummary = {
 	turns: number,
 	/**  A shipped pack's, or one from a folder (the user's own packs). */
 	shipped: boolean,
+	/**
+	 *  The engine plays its tools (declared responses, a workspace): it
+	 *  can be a campaign's tool environment for exploration.
+	 */
+	plays_tools?: boolean,
 };
 
 export type SeedCell = {

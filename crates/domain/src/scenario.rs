@@ -296,6 +296,10 @@ pub struct ScenarioSummary {
     pub turns: u32,
     /// A shipped pack's, or one from a folder (the user's own packs).
     pub shipped: bool,
+    /// The engine plays its tools (declared responses, a workspace): it
+    /// can be a campaign's tool environment for exploration.
+    #[serde(default)]
+    pub plays_tools: bool,
 }
 
 impl From<&Scenario> for ScenarioSummary {
@@ -308,6 +312,7 @@ impl From<&Scenario> for ScenarioSummary {
             group: s.group.clone(),
             turns: s.turns.len() as u32,
             shipped: s.shipped,
+            plays_tools: s.plays_tools(),
         }
     }
 }

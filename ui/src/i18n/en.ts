@@ -87,6 +87,9 @@ export const en = {
     window: "Window",
   },
   form: {
+    toolEnv: "Tools for exploration sessions",
+    toolEnvHint: "Let the virtual user meet an agent that acts: pick a scenario, and the exploration sessions get its tools (declared responses, workspace files); the engine answers every call and keeps it as a step.",
+    toolEnvNone: "No tools",
     title: "New campaign",
     discardTitle: "Discard this campaign?",
     discardBody: "What you typed and chose here is not saved anywhere: closing the form throws it away.",

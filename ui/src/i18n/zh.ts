@@ -91,6 +91,9 @@ export const zh: DeepStrings<Dict> = {
     window: "窗口",
   },
   form: {
+    toolEnv: "探索会话可用的工具",
+    toolEnvHint: "让虚拟用户面对会调用工具的智能体：选一个场景，探索会话使用它的工具（声明的返回结果、工作区文件），每次工具调用都由平台代为执行并记录为步骤。",
+    toolEnvNone: "不提供工具",
     title: "新建活动",
     discardTitle: "放弃这个活动？",
     discardBody: "这里填写和选择的内容没有保存：关闭表单后将全部丢失。",

@@ -43,7 +43,9 @@ pub(super) fn print(s: &Setup, done: &Concluded, explored: usize, written: &[Pat
     print_scenarios(results);
     let tasks = agenteval_engine::export::tasks_table(&f.per_group_tasks, lang);
     if !tasks.is_empty() {
-        print!("{tasks}");
+        // The Markdown table reads as it is in a terminal; its heading is
+        // a line of its own.
+        print!("{}", tasks.replacen("### ", "", 1));
     }
     if let Some(c) = &report.judge_calibration
         && let Some(k) = c.criteria.iter().find(|k| k.criterion == RUBRIC)

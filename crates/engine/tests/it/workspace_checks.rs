@@ -175,3 +175,16 @@ async fn the_number_gate_reads_the_documents_a_turn_wrote() {
         "{said}"
     );
 }
+
+#[tokio::test]
+async fn an_export_of_a_file_the_workspace_came_with_is_not_the_agents_figure() {
+    // The meeting notes came with the workspace; exporting them to PDF
+    // writes their figures without the agent having read them.
+    let export = step(
+        "DOC_EXPORT",
+        json!({"file_path": "会议纪要.pdf", "format": "pdf"}),
+        Some(DocumentText::new("会议纪要.pdf", "# 周会\n预算 35 万")),
+    );
+    let gate = check(Check::NoUnverifiedNumbers, &[export], &[], "已导出").await;
+    assert!(gate.passed, "{gate:?}");
+}

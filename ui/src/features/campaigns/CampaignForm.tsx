@@ -47,6 +47,7 @@ export function CampaignForm({
 }) {
   const { t } = useTranslation();
   const targets = useLoad(() => api.listTargets(), []);
+  const [toolEnv, setToolEnv] = useState<string | null>(null);
   const scenarios = useLoad(() => api.listScenarios(), []);
   const campaigns = useLoad(() => api.listCampaigns(), []);
 
@@ -160,6 +161,7 @@ export function CampaignForm({
       time_scale: scaleN,
       seed_set: seedSetValue(personas, goals),
       budget: Object.values(budget).some((v) => v !== undefined) ? budget : undefined,
+      tool_env: toolEnv ?? undefined,
     };
     setBusy(true);
     try {
@@ -392,6 +394,18 @@ export function CampaignForm({
               data-testid="budget-min-interval"
             />
           </Group>
+          <Select
+            mt="sm"
+            label={t("form.toolEnv")}
+            description={t("form.toolEnvHint")}
+            placeholder={t("form.toolEnvNone")}
+            data={all.filter((s) => s.plays_tools).map((s) => ({ value: s.id, label: `${s.title} (${s.id})` }))}
+            value={toolEnv}
+            onChange={setToolEnv}
+            clearable
+            searchable
+            data-testid="tool-env"
+          />
         </Fieldset>
         {submitted && empty && (
           <Alert color="red" data-testid="campaign-empty">

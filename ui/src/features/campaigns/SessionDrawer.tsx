@@ -15,6 +15,8 @@ import {
   type ExplorationSession,
 } from "../../api";
 import { Conversation, roundsOf } from "../../components/Conversation";
+import { NestedModal } from "../../components/nested";
+import { Steps } from "../../components/Steps";
 import { CodeSpans } from "../../components/CodeSpans";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num, when } from "../../components/format";
@@ -72,6 +74,7 @@ export function SessionDrawer({
   const session = transcript.data;
   const running = session?.status === "running";
   const [discarding, setDiscarding] = useState(false);
+  const [modalOpen, setModalOpen] = useState(false);
   const [promoting, setPromoting] = useState<number | null>(null);
   const mayChange = useMayChange();
   const [discardError, setDiscardError] = useState<ApiError | null>(null);
@@ -107,6 +110,8 @@ export function SessionDrawer({
       onClose={onClose}
       position="right"
       size="xl"
+      closeOnEscape={!modalOpen}
+      trapFocus={!modalOpen}
       title={session ? `${t("session.title")}: ${personaName(session.persona)} · ${goalTitle(session.goal)}` : t("session.title")}
       data-testid="session-drawer"
     >
@@ -180,31 +185,40 @@ export function SessionDrawer({
               {t("ev.noTurns")}
             </Text>
           )}
-          <Conversation
-            testId="session-conversation"
-            turns={session.messages.map((m, i) => {
-              const round = replyRounds[i] ?? 0;
-              return {
-                key: m.seq,
-                role: m.role,
-                content: m.content,
-                latency_ms: m.latency_ms,
-                // Any reply can be flagged: the judge need not have found it.
-                extra:
-                  mayChange && m.role !== "user" && round > 0 ? (
-                    <Group justify="flex-end" mt={4}>
-                      <Button variant="subtle" size="compact-xs" onClick={() => setPromoting(round)} data-testid="guard-reply">
-                        {t("regression.guardReply")}
-                      </Button>
-                    </Group>
-                  ) : undefined,
-              };
-            })}
-            userLabel={userSpeaker(t, session)}
-            targetLabel={t("speaker.target", { name: targetName })}
-            highlight={turn}
-            notes={notes}
-          />
+          <NestedModal value={setModalOpen}>
+            <Conversation
+              testId="session-conversation"
+              turns={session.messages.map((m, i) => {
+                const round = replyRounds[i] ?? 0;
+                const steps = m.steps ?? [];
+                return {
+                  key: m.seq,
+                  role: m.role,
+                  content: m.content,
+                  latency_ms: m.latency_ms,
+                  // The steps of an agent that acts (the campaign's tool
+                  // environment); any reply can be flagged: the judge need
+                  // not have found it.
+                  extra: (
+                    <>
+                      {steps.length > 0 && <Steps steps={steps} turn={round} testId="session-step" />}
+                      {mayChange && m.role !== "user" && round > 0 && (
+                        <Group justify="flex-end" mt={4}>
+                          <Button variant="subtle" size="compact-xs" onClick={() => setPromoting(round)} data-testid="guard-reply">
+                            {t("regression.guardReply")}
+                          </Button>
+                        </Group>
+                      )}
+                    </>
+                  ),
+                };
+              })}
+              userLabel={userSpeaker(t, session)}
+              targetLabel={t("speaker.target", { name: targetName })}
+              highlight={turn}
+              notes={notes}
+            />
+          </NestedModal>
 
           <Title order={5}>{t("session.experience")}</Title>
           {session.experience ? (

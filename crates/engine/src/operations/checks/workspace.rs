@@ -126,10 +126,15 @@ pub(super) fn file_exists_check(path: &str, ctx: &TurnContext<'_>) -> (bool, Msg
 }
 
 /// The documents this turn's steps wrote, each at its last version, with
-/// the 1-based step that wrote it.
+/// the 1-based step that wrote it. An export is left out: it only changes
+/// a document's format, and its figures are those of a document the agent
+/// wrote (and the gate read) or of a file the workspace came with.
 fn written_this_turn<'c>(ctx: &'c TurnContext<'_>) -> Vec<(u32, &'c DocumentText)> {
     let mut out: Vec<(u32, &DocumentText)> = Vec::new();
     for (i, step) in ctx.steps.iter().enumerate() {
+        if step.call.name == "DOC_EXPORT" {
+            continue;
+        }
         if let Some(doc) = &step.document {
             out.retain(|(_, d)| d.path != doc.path);
             out.push((i as u32 + 1, doc));
