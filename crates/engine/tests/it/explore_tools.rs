@@ -115,6 +115,7 @@ async fn a_session_plays_the_campaigns_tools_and_the_ledger_counts_user_turns() 
         "played over the real file"
     );
     assert!(first.reply.contains("下周发布"), "{}", first.reply);
+    assert_eq!(p.session_workspaces(), 1, "the session's own copy");
     let second = p.send_message(s.id, say("好的，谢谢")).await.unwrap();
     assert_eq!(second.turn, 2);
     assert!(server.refused().is_empty(), "{:?}", server.refused());
@@ -142,6 +143,7 @@ async fn a_session_plays_the_campaigns_tools_and_the_ledger_counts_user_turns() 
     p.close_session(s.id, CloseSession::default())
         .await
         .unwrap();
+    assert_eq!(p.session_workspaces(), 0, "removed when the session ends");
     let actions: Vec<String> = p
         .ledger(c.id)
         .await

@@ -42,6 +42,7 @@ impl Platform {
             self.session_changed("session.abandon", session.campaign_id, *id)
                 .await;
         }
+        self.prune_session_tools().await?;
         Ok(ids.len())
     }
 
@@ -63,6 +64,7 @@ impl Platform {
         let campaign_id = self
             .decide_on_session(session_id, LedgerAction::Close, discard)
             .await?;
+        self.end_session_tools(session_id);
         self.session_changed("session.discard", campaign_id, session_id)
             .await;
         self.get_session(session_id).await

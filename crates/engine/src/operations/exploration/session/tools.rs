@@ -141,9 +141,35 @@ impl Platform {
         })
     }
 
+    /// How many sessions' copies of a workspace this process holds.
+    pub fn session_workspaces(&self) -> usize {
+        lock(&self.session_tools.workspaces).len()
+    }
+
     /// Removes a session's copy of its workspace: it ended.
     pub(crate) fn end_session_tools(&self, session_id: SessionId) {
         lock(&self.session_tools.workspaces).remove(&session_id);
+    }
+
+    /// Removes the copies of sessions that ended by any way this process
+    /// did not see end (abandoned, expired with their window, closed on
+    /// another worker); the scheduler calls it on each step.
+    pub(crate) async fn prune_session_tools(&self) -> Result<()> {
+        let held: Vec<SessionId> = lock(&self.session_tools.workspaces)
+            .keys()
+            .copied()
+            .collect();
+        for id in held {
+            let running = match self.get_session(id).await {
+                Ok(s) => s.status == crate::domain::session::SessionStatus::Running,
+                Err(e) if e.code() == crate::error::ErrorCode::NotFound => false,
+                Err(e) => return Err(e),
+            };
+            if !running {
+                self.end_session_tools(id);
+            }
+        }
+        Ok(())
     }
 }
 
