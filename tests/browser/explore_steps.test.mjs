@@ -58,8 +58,9 @@ test("a session's steps in its drawer while it runs and after, in both languages
       assert.deepEqual(violations, [], describeViolations(violations));
       await page.screenshot({ path: join(SHOTS, `session-steps-${lang}.png`) });
     }
-    // After the session ends, the steps are still there.
-    await post(`/api/exploration/sessions/${session.id}/close`, { goal_achieved: true, end_reason: "stopped" });
+    // After the session ends (discarded: no record, nothing for the judge),
+    // the steps are still there.
+    await post(`/api/exploration/sessions/${session.id}/discard`, {});
     await page.goto(url);
     const drawer = page.getByTestId("session-drawer");
     await drawer.getByTestId("session-step").first().waitFor();
