@@ -14,6 +14,29 @@ export function useGroupName(): (group: string) => string {
   };
 }
 
+/** The task tables' headings: the group, its runs (when shown), then the figures per task. */
+function TasksHead({ withRuns = false }: { withRuns?: boolean }) {
+  const { t } = useTranslation();
+  const headings = [
+    t("tasks.group"),
+    ...(withRuns ? [t("tasks.runs")] : []),
+    t("tasks.completion"),
+    t("tasks.keyFields"),
+    t("tasks.steps"),
+    t("tasks.tokens"),
+    t("tasks.time"),
+  ];
+  return (
+    <Table.Thead>
+      <Table.Tr>
+        {headings.map((h) => (
+          <Table.Th key={h}>{h}</Table.Th>
+        ))}
+      </Table.Tr>
+    </Table.Thead>
+  );
+}
+
 /** The office benchmark's table: per difficulty group, task completion, key-field coverage, steps, tokens and time per task. */
 export function TasksTable({ rows }: { rows: GroupTasks[] }) {
   const { t } = useTranslation();
@@ -25,17 +48,7 @@ export function TasksTable({ rows }: { rows: GroupTasks[] }) {
         {t("tasks.title")}
       </Text>
       <Table striped withTableBorder data-testid="report-tasks">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t("tasks.group")}</Table.Th>
-            <Table.Th>{t("tasks.runs")}</Table.Th>
-            <Table.Th>{t("tasks.completion")}</Table.Th>
-            <Table.Th>{t("tasks.keyFields")}</Table.Th>
-            <Table.Th>{t("tasks.steps")}</Table.Th>
-            <Table.Th>{t("tasks.tokens")}</Table.Th>
-            <Table.Th>{t("tasks.time")}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TasksHead withRuns />
         <Table.Tbody>
           {rows.map((g) => (
             <Table.Tr key={g.group} data-testid="report-tasks-row">
@@ -73,16 +86,7 @@ export function TasksCompared({ now, then }: { now: GroupTasks[]; then: PeriodDe
         {t("tasks.compared", { name: then.campaign_name })}
       </Text>
       <Table striped withTableBorder data-testid="comparison-tasks">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t("tasks.group")}</Table.Th>
-            <Table.Th>{t("tasks.completion")}</Table.Th>
-            <Table.Th>{t("tasks.keyFields")}</Table.Th>
-            <Table.Th>{t("tasks.steps")}</Table.Th>
-            <Table.Th>{t("tasks.tokens")}</Table.Th>
-            <Table.Th>{t("tasks.time")}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TasksHead />
         <Table.Tbody>
           {rows.map(({ a, b }) => (
             <Table.Tr key={a.group}>
