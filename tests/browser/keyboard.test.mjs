@@ -168,8 +168,10 @@ test("status is told in words, and every chart has its table and a summary", { t
         await page.goto(`${BASE}/#/campaigns/${id}/report/charts`);
         const verdicts = page.getByTestId("chart-verdicts");
         await verdicts.waitFor();
-        const figures = page.locator("figure");
-        assert.equal(await figures.count(), await page.locator(".recharts-responsive-container").count(), "every chart is in a figure with a text alternative");
+        // (A figure may draw its figures in more than one chart: the tasks per group do.)
+        assert.ok((await page.locator(".recharts-responsive-container").count()) > 0, "the tab draws charts");
+        const bare = await page.locator(".recharts-responsive-container").evaluateAll((els) => els.filter((el) => !el.closest("figure [role=img][aria-label]")).length);
+        assert.equal(bare, 0, "every chart is in a figure with a text alternative");
         const summary = await verdicts.getByTestId("chart-summary").getAttribute("aria-label");
         for (const n of [demo.fixed.passed, demo.fixed.failed, demo.fixed.errors]) {
           assert.match(summary, new RegExp(`\\b${n.toLocaleString(lang === "zh" ? "zh-CN" : "en")}\\b`), `the verdict chart's summary "${summary}" names ${n}`);

@@ -244,6 +244,8 @@ export const en = {
     tokens: "Tokens per task",
     time: "Time per task",
     compared: "Tasks per difficulty group: this period ← {{name}}",
+    chartRates: "Task completion and key-field coverage (%)",
+    chartGroup: "{{group}}: task completion {{completion}}, key-field coverage {{keyFields}}, {{steps}} steps per task",
     note: "A task is completed when every turn got a reply and the document or file it asks for was produced; runs in error count as not completed. Steps are the tool calls the engine answered.",
   },
   report: {

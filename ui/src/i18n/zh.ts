@@ -247,6 +247,8 @@ export const zh: DeepStrings<Dict> = {
     tokens: "平均词元数",
     time: "平均耗时",
     compared: "各难度组的任务指标：本周期 ← {{name}}",
+    chartRates: "任务完成率与关键字段覆盖率（%）",
+    chartGroup: "{{group}}：任务完成率 {{completion}}，关键字段覆盖率 {{keyFields}}，平均步数 {{steps}}",
     note: "任务完成指每一轮都得到回复，并且产出了任务要求的文档或文件；出错的运行计为未完成。步数是平台代为执行的工具调用次数。",
   },
   report: {

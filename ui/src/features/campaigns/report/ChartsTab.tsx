@@ -5,10 +5,11 @@ import { useTranslation } from "react-i18next";
 import type { CampaignReport, Tally } from "../../../api";
 import { num, pct } from "../../../components/format";
 import { ChartFigure } from "./ChartFigure";
+import { TasksChart } from "./TasksChart";
 
 type Tallied = { name: string; tally: Tally };
 
-/** Verdicts, results by pack and tag, and the pass rate over the window; each chart with its table. */
+/** Verdicts, results by pack and tag, tasks per difficulty group and the pass rate over the window; each chart with its table. */
 export function ChartsTab({ report }: { report: CampaignReport }) {
   const { t } = useTranslation();
   // The charts draw at once, without growing into place, when the system asks for reduced motion.
@@ -116,6 +117,7 @@ export function ChartsTab({ report }: { report: CampaignReport }) {
         </Group>
       </ChartFigure>
       {byPack.length > 0 && groups(t("report.byPack"), t("report.pack"), byPack, "chart-packs")}
+      <TasksChart rows={fixed.per_group_tasks ?? []} animate={animate} />
       {timeline.length > 1 && (
         <ChartFigure
           title={t("report.timeline")}
