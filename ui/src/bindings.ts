@@ -836,6 +836,13 @@ export type ExplorationFindings = {
 	 *  kind appears, with 0 when no session has it).
 	 */
 	simulator_fault_kinds: { [key in string]: FaultCount },
+	/**
+	 *  What the judge found in the targets' steps, per kind
+	 *  (`unknown-tool`, `repeated-failed-call`, `claimed-failed`,
+	 *  `claimed-no-step`): sessions with one, and findings; only the kinds
+	 *  found.
+	 */
+	trajectory_kinds?: { [key in string]: FaultCount },
 };
 
 export type ExplorationSession = {
@@ -1266,6 +1273,8 @@ export type JudgeFinding = {
 	evidence: Text | null,
 	/**  The round (1-based user turn) the finding refers to, when known. */
 	turn: number | null,
+	/**  The step of that round (1-based) the finding is about, when known. */
+	step?: number | null,
 };
 
 /**  How a review was made. */

@@ -6,7 +6,7 @@
 //   #/campaigns/:id?verdict=&scenario=&tag=&page= campaign (runs filters)
 //   #/campaigns/:id/report/:tab?issue=&cell=      report drawer at a tab (an issue's or a
 //                                                 coverage cell's sessions listed)
-//   #/campaigns/:id/sessions/:sid?turn=N          a session at round N
+//   #/campaigns/:id/sessions/:sid?turn=N&step=M   a session at round N (at its step M)
 //   #/campaigns/:id/runs/:rid?turn=N&step=M       a run at turn N (at its step M)
 //   #/production?target=&text=&page=              production conversations (filters, page)
 //   #/production/:cid?target=&text=&page=         one of them open over the list
@@ -38,7 +38,7 @@ export type Route =
   | { kind: "campaigns" }
   | { kind: "campaign"; id: string; query: CampaignQuery }
   | { kind: "report"; id: string; tab: ReportTab; issue?: string | null; cell?: string | null }
-  | { kind: "session"; id: string; sid: string; turn: number | null }
+  | { kind: "session"; id: string; sid: string; turn: number | null; step?: number | null }
   | { kind: "run"; id: string; rid: string; turn: number | null; step?: number | null }
   | { kind: "blind"; id: string }
   | { kind: "production"; query: ProductionQuery; conversation: string | null }
@@ -82,7 +82,7 @@ export function parseHash(hash: string): Route {
     const tab = (REPORT_TABS as readonly string[]).includes(leaf ?? "") ? (leaf as ReportTab) : "scores";
     return { kind: "report", id, tab, issue: text(q.get("issue")) ?? null, cell: text(q.get("cell")) ?? null };
   }
-  if (sub === "sessions" && leaf) return { kind: "session", id, sid: leaf, turn: positive(q.get("turn")) };
+  if (sub === "sessions" && leaf) return { kind: "session", id, sid: leaf, turn: positive(q.get("turn")), step: positive(q.get("step")) };
   if (sub === "runs" && leaf) return { kind: "run", id, rid: leaf, turn: positive(q.get("turn")), step: positive(q.get("step")) };
   if (sub === "blind") return { kind: "blind", id };
   return {
@@ -123,7 +123,7 @@ export function href(route: Route): string {
     case "report":
       return withQuery(`#/campaigns/${e(route.id)}/report/${route.tab}`, { issue: route.issue, cell: route.cell });
     case "session":
-      return withQuery(`#/campaigns/${e(route.id)}/sessions/${e(route.sid)}`, { turn: route.turn });
+      return withQuery(`#/campaigns/${e(route.id)}/sessions/${e(route.sid)}`, { turn: route.turn, step: route.step });
     case "run":
       return withQuery(`#/campaigns/${e(route.id)}/runs/${e(route.rid)}`, { turn: route.turn, step: route.step });
     case "blind":

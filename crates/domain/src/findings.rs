@@ -51,6 +51,12 @@ pub struct ExplorationFindings {
     /// What the check of the virtual user found, per fault kind (every
     /// kind appears, with 0 when no session has it).
     pub simulator_fault_kinds: BTreeMap<String, FaultCount>,
+    /// What the judge found in the targets' steps, per kind
+    /// (`unknown-tool`, `repeated-failed-call`, `claimed-failed`,
+    /// `claimed-no-step`): sessions with one, and findings; only the kinds
+    /// found.
+    #[serde(default)]
+    pub trajectory_kinds: BTreeMap<String, FaultCount>,
 }
 
 /// Faults of one kind in a campaign.
@@ -141,6 +147,9 @@ pub struct JudgeFinding {
     pub evidence: Option<Text>,
     /// The round (1-based user turn) the finding refers to, when known.
     pub turn: Option<u32>,
+    /// The step of that round (1-based) the finding is about, when known.
+    #[serde(default)]
+    pub step: Option<u32>,
 }
 
 /// Persona x goal grid, so that gaps in exploration are visible.

@@ -192,7 +192,23 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
     ("grade", &["poor", "fair", "good", "severe", "unrated"]),
     (
         "dimension",
-        &["attitude", "professionalism", "hallucination", "simulator"],
+        &[
+            "attitude",
+            "professionalism",
+            "hallucination",
+            "trajectory",
+            "simulator",
+        ],
+    ),
+    (
+        "trajectory-kind",
+        &[
+            "unknown-tool",
+            "repeated-failed-call",
+            "claimed-failed",
+            "claimed-no-step",
+            "other",
+        ],
     ),
     (
         "check-kind",

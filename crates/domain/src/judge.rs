@@ -69,6 +69,10 @@ pub struct JudgeFinding {
     /// The round (1-based user turn) it refers to, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u32>,
+    /// The step (1-based, within the round's tool calls) it refers to,
+    /// when it is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u32>,
 }
 
 /// The review of the virtual user (DESIGN §11: simulator faults are not
@@ -188,6 +192,8 @@ pub struct SessionMessage {
     pub role: String,
     pub content: String,
     pub latency_ms: Option<i64>,
+    /// A reply's steps: the tool calls the engine answered before it.
+    pub steps: Vec<crate::steps::Step>,
 }
 
 /// What the judge needs of one session.
@@ -201,6 +207,17 @@ pub struct SessionForReview {
     /// fault.
     pub played_by: crate::session::PlayedBy,
     pub messages: Vec<SessionMessage>,
+    /// The tools the target was offered (its campaign's tool environment),
+    /// by name; empty when it was offered none.
+    pub tools: Vec<String>,
+}
+
+impl SessionForReview {
+    /// Whether the target could act through tools the engine played: it
+    /// was offered some, or took steps.
+    pub fn acts(&self) -> bool {
+        !self.tools.is_empty() || self.messages.iter().any(|m| !m.steps.is_empty())
+    }
 }
 
 /// A round: a user message and what the target answered (if anything).
@@ -210,6 +227,8 @@ pub struct Round<'a> {
     pub number: u32,
     pub user: &'a str,
     pub target: Option<&'a str>,
+    /// The steps the target took before its reply.
+    pub steps: &'a [crate::steps::Step],
 }
 
 pub fn rounds(messages: &[SessionMessage]) -> Vec<Round<'_>> {
@@ -220,11 +239,13 @@ pub fn rounds(messages: &[SessionMessage]) -> Vec<Round<'_>> {
                 number: out.len() as u32 + 1,
                 user: &m.content,
                 target: None,
+                steps: &[],
             });
         } else if let Some(last) = out.last_mut()
             && last.target.is_none()
         {
             last.target = Some(&m.content);
+            last.steps = &m.steps;
         }
     }
     out

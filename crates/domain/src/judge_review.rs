@@ -79,6 +79,7 @@ pub fn review_findings(session_id: SessionId, findings: &serde_json::Value) -> V
                 text: s.trim().into(),
                 evidence: None,
                 turn: None,
+                step: None,
             }),
             serde_json::Value::Object(obj) => {
                 let text = first_str(
@@ -101,15 +102,19 @@ pub fn review_findings(session_id: SessionId, findings: &serde_json::Value) -> V
                     // model writes sentences.
                     text: Text::from_key(&text),
                     evidence: first_str(obj, &["evidence", "quote"]).map(|e| Text::from_key(&e)),
-                    turn: obj
-                        .get("turn")
-                        .and_then(|t| t.as_u64())
-                        .and_then(|t| u32::try_from(t).ok()),
+                    turn: whole(obj.get("turn")),
+                    step: whole(obj.get("step")),
                 })
             }
             _ => None,
         })
         .collect()
+}
+
+/// An integer (not `1.0`) from 0 to u32::MAX.
+fn whole(v: Option<&serde_json::Value>) -> Option<u32> {
+    v.and_then(serde_json::Value::as_u64)
+        .and_then(|t| u32::try_from(t).ok())
 }
 
 /// Who wrote a review: its model, else its method (`heuristic`).

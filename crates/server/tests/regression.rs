@@ -3,7 +3,9 @@
 //! (its user turns, a number gate, its lineage), saved among the user's
 //! packs once it loads, and listed apart from the shipped packs; a file
 //! that does not load, a name that cannot be saved and an id another file
-//! uses are refused, and nothing is written.
+//! uses are refused, and nothing is written. A session of an agent that
+//! acts plays its campaign's tools, and the judge names the step a claim
+//! failed at.
 
 use axum::Json;
 use reqwest::StatusCode;
@@ -251,5 +253,186 @@ async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
             .data_dir
             .join("scenarios/regressions/copy.yaml")
             .exists()
+    );
+}
+
+#[path = "../../engine/tests/it/strict_server.rs"]
+mod strict_server;
+
+/// The tools the sessions of the next test are offered: a contact is
+/// looked up, and the mail server is down.
+fn mail_tools(app: &support::App) -> &'static str {
+    let scenario = serde_json::from_value(json!({
+        "id": "env.mail", "title": "mail", "pack": "test", "turns": [{"user": "send it"}],
+        "source_file": "(test)", "source_line": 1, "content_hash": "env.mail",
+        "tools": [
+            {"name": "LOOKUP_CONTACT", "parameters": {"type": "object"},
+             "responses": [{"result": {"email": "zhang@example.com"}}]},
+            {"name": "SEND_MAIL", "parameters": {"type": "object"},
+             "responses": [{"error": {"code": "MAIL_SERVER_DOWN", "message": "邮件服务器不可用",
+                                      "suggestion": "稍后重试，或告诉用户没有发出"}}]},
+        ],
+    }))
+    .expect("a scenario");
+    app.platform.scenarios.insert_all([scenario]);
+    "env.mail"
+}
+
+#[tokio::test]
+async fn an_exploration_session_plays_the_tools_and_the_judge_names_the_step_a_claim_failed_at() {
+    let app = app().await;
+    // An agent behind an API as strict as OpenAI's about tool messages: it
+    // looks the contact up, sends, and says it sent whatever the send said.
+    let server = strict_server::StrictServer::start(std::sync::Arc::new(|messages: &[Value]| {
+        let users = messages.iter().filter(|m| m["role"] == "user").count();
+        let results = strict_server::turn_results(messages);
+        match (users, results.len()) {
+            (1, 0) => json!({"tool_calls": [strict_server::call("c1", "LOOKUP_CONTACT", json!({"name": "张经理"}))]}),
+            (1, 1) => json!({"tool_calls": [strict_server::call("c2", "SEND_MAIL", json!({"to": "zhang@example.com"}))]}),
+            (1, _) => json!({"content": "报告已发送给张经理。"}),
+            _ => json!({"content": "是的，已经发送成功。"}),
+        }
+    }))
+    .await;
+    let env = mail_tools(&app);
+    let (s, t) = app
+        .post(
+            "/api/targets",
+            json!({"name": "mailer", "channel": {"kind": "openai", "base_url": server.base_url(), "model": "agent"}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    let seeds = json!({
+        "personas": [{"id": "p", "name": "王芳", "language": "zh"}],
+        "goals": [{"id": "g", "title": "把周报发给张经理"}],
+    });
+    let (s, c) = app
+        .post(
+            "/api/campaigns",
+            json!({"name": "mail", "target_id": t["id"], "duration_hours": 24, "seed_set": seeds,
+                   "tool_env": env, "budget": {"max_turns": 2, "max_sessions": 1, "min_interval_minutes": 0}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    assert_eq!(c["tool_env"], env);
+    let (s, session) = app
+        .post(
+            "/api/exploration/sessions",
+            json!({"campaign_id": c["id"], "persona": seeds["personas"][0], "goal": seeds["goals"][0],
+                   "seed_ref": {"persona_id": "p", "goal_id": "g"}, "played_by": "person"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{session}");
+    let sid = session["id"].as_str().unwrap();
+    let path = format!("/api/exploration/sessions/{sid}/messages");
+    let say = |text: &'static str| app.post(&path, json!({ "content": text }));
+    let (s, first) = say("请把周报发给张经理").await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    assert_eq!(first["reply"], "报告已发送给张经理。");
+    let steps = first["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2, "{first}");
+    assert_eq!(steps[0]["call"]["name"], "LOOKUP_CONTACT");
+    assert_eq!(steps[1]["answer"]["kind"], "error");
+    assert_eq!(steps[1]["answer"]["value"]["code"], "MAIL_SERVER_DOWN");
+    assert_eq!(
+        first["turns_remaining"], 1,
+        "two tool rounds, one user turn: the ledger counts the user's turns"
+    );
+    let (s, second) = say("确认一下发了吗？").await;
+    assert_eq!(s, StatusCode::OK, "{second}");
+    let (s, refused) = say("再确认一次").await;
+    assert_eq!(s, StatusCode::CONFLICT, "{refused}");
+    assert!(refused["message"].is_string() && refused["suggestion"].is_string());
+    assert!(server.refused().is_empty(), "{:?}", server.refused());
+    let sent = server.accepted();
+    assert!(
+        sent.last().unwrap()["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "tool" && m["tool_call_id"] == "c2"),
+        "the second turn's request carries the first turn's tool rounds"
+    );
+
+    let (s, closed) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({"goal_achieved": true, "end_reason": "stopped"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{closed}");
+    agenteval_engine::judge::review_pending(
+        &app.platform,
+        None,
+        agenteval_engine::judge::JudgeSampling::default(),
+    )
+    .await
+    .expect("heuristic review");
+
+    // The session's review names the failed send as the step each claim
+    // is about, the second turn's claim too.
+    let (s, transcript) = app
+        .get(&format!("/api/exploration/sessions/{sid}/messages"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{transcript}");
+    let claims: Vec<&Value> = transcript["judge_review"]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["text"]["key"] == "judge-claimed-failed")
+        .collect();
+    assert_eq!(claims.len(), 2, "{transcript}");
+    for f in &claims {
+        assert_eq!((f["turn"].as_u64(), f["step"].as_u64()), (Some(1), Some(2)));
+        assert_eq!(f["dimension"], "trajectory");
+        assert_eq!(f["text"]["args"]["code"], "MAIL_SERVER_DOWN");
+    }
+
+    // The report adds them up per kind and links each to its step.
+    let (s, report) = app
+        .get(&format!(
+            "/api/campaigns/{}/report",
+            c["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{report}");
+    let ex = &report["exploration"];
+    assert_eq!(
+        ex["trajectory_kinds"]["claimed-failed"],
+        json!({"sessions": 1, "faults": 2}),
+        "{ex}"
+    );
+    assert!(
+        ex["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["dimension"] == "trajectory" && f["turn"] == 1 && f["step"] == 2),
+        "{ex}"
+    );
+    // And so does the Chinese Markdown, with the steps under the reply.
+    let res = app
+        .http
+        .get(format!(
+            "{}/api/campaigns/{}/export?format=md",
+            app.base,
+            c["id"].as_str().unwrap()
+        ))
+        .header("X-API-Key", support::KEY)
+        .header("Accept-Language", "zh-CN")
+        .send()
+        .await
+        .expect("export");
+    assert_eq!(res.status(), StatusCode::OK);
+    let md = res.text().await.unwrap();
+    assert!(md.contains("声称已完成但调用失败 2（1 个会话）"), "{md}");
+    assert!(md.contains(" 第 1 轮](#session-"), "{md}");
+    assert!(
+        md.contains(") 第 2 步）"),
+        "the finding names its step: {md}"
+    );
+    assert!(
+        md.contains("   2. `SEND_MAIL` `{\"to\":\"zhang@example.com\"}` → 错误 `MAIL_SERVER_DOWN`"),
+        "the step, under the reply in the session's transcript: {md}"
     );
 }

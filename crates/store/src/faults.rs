@@ -6,7 +6,7 @@ use super::Tx;
 use super::sql::{Sql, args};
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::{CampaignId, SessionId};
-use agenteval_domain::judge::{SessionForReview, SessionMessage};
+use agenteval_domain::judge::SessionForReview;
 use agenteval_domain::session::{PlayedBy, SimulatorFault};
 use uuid::Uuid;
 
@@ -14,8 +14,8 @@ use uuid::Uuid;
 // static.
 impl Tx<'_> {
     /// Session `id`'s transcript as the check of the virtual user reads it.
-    pub fn transcript_to_check(&self, id: SessionId) -> Result<SessionForReview> {
-        let id = id.to_string();
+    pub fn transcript_to_check(&self, session_id: SessionId) -> Result<SessionForReview> {
+        let id = session_id.to_string();
         let json = |s: Option<&str>| s.and_then(|s| serde_json::from_str(s).ok());
         let (persona, goal, experience, end_reason, played_by) = self
             .0
@@ -38,19 +38,7 @@ impl Tx<'_> {
                 })
             })
             .context("store: reading a session to check its virtual user")?;
-        let messages = self
-            .0
-            .rows(
-                "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
-                args![&id],
-                |r| {
-                    Ok(SessionMessage {
-                        role: r.get(0)?,
-                        content: r.get(1)?,
-                        latency_ms: r.get(2)?,
-                    })
-                },
-            )
+        let messages = crate::judge::session_messages(&self.0, session_id)
             .context("store: reading a session's transcript to check its virtual user")?;
         Ok(SessionForReview {
             persona: persona.unwrap_or_default(),
@@ -59,6 +47,8 @@ impl Tx<'_> {
             end_reason,
             played_by,
             messages,
+            // The check of the virtual user reads no tools.
+            tools: Vec::new(),
         })
     }
 

@@ -176,7 +176,7 @@ impl Read<'_> {
     ) -> Result<()> {
         self.0
             .each(
-                "SELECT session_id, severity, dimension, text, evidence, turn FROM session_findings
+                "SELECT session_id, severity, dimension, text, evidence, turn, step FROM session_findings
                  WHERE campaign_id = ? ORDER BY started_at, session_id, seq",
                 args![campaign_id.to_string()],
                 |row| {
@@ -189,11 +189,8 @@ impl Read<'_> {
                         evidence: row
                             .get::<Option<String>>("evidence")?
                             .map(|e| Text::from_key(&e)),
-                        turn: row
-                            .get::<Option<i64>>("turn")?
-                            .map(u32::try_from)
-                            .transpose()
-                            .map_err(Error::internal)?,
+                        turn: whole(row.get("turn")?)?,
+                        step: whole(row.get("step")?)?,
                     });
                     Ok(())
                 },
@@ -324,4 +321,9 @@ impl Tx<'_> {
         }
         Ok(())
     }
+}
+
+/// A stored 1-based position (a turn, a step) as the domain counts it.
+fn whole(v: Option<i64>) -> Result<Option<u32>> {
+    v.map(u32::try_from).transpose().map_err(Error::internal)
 }

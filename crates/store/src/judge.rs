@@ -97,6 +97,8 @@ impl Store {
                     end_reason,
                     played_by,
                     messages,
+                    // The engine knows the tools (its scenarios).
+                    tools: Vec::new(),
                 },
             )))
         })
@@ -162,15 +164,20 @@ impl Store {
 }
 
 /// A session's turns in order, as the judge reads them.
-fn session_messages(c: &Conn<'_>, session_id: SessionId) -> Result<Vec<SessionMessage>> {
+pub(crate) fn session_messages(c: &Conn<'_>, session_id: SessionId) -> Result<Vec<SessionMessage>> {
     c.rows(
-        "SELECT role, content, latency_ms FROM session_turns WHERE session_id = ? ORDER BY seq",
+        "SELECT role, content, latency_ms, steps FROM session_turns WHERE session_id = ? ORDER BY seq",
         args![session_id.to_string()],
         |t| {
             Ok(SessionMessage {
                 role: t.get("role")?,
                 content: t.get("content")?,
                 latency_ms: t.get("latency_ms")?,
+                // Steps that no longer read (a newer engine's) are left out.
+                steps: t
+                    .text("steps")?
+                    .and_then(|s| serde_json::from_str(s).ok())
+                    .unwrap_or_default(),
             })
         },
     )

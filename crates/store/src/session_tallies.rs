@@ -356,8 +356,8 @@ impl SessionTallies {
         for (p, f) in self.findings_in.drain(..) {
             conn.exec(
                 "INSERT INTO session_findings (campaign_id, started_at, session_id, seq, severity,
-                     dimension, text, evidence, turn)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     dimension, text, evidence, turn, step)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 args![
                     &p.campaign_id,
                     p.started_at,
@@ -367,7 +367,8 @@ impl SessionTallies {
                     &f.dimension,
                     &f.text,
                     &f.evidence,
-                    f.turn
+                    f.turn,
+                    f.step
                 ],
             )
             .context("store: storing a session's judge findings")?;

@@ -85,12 +85,13 @@ export function judgeFacts(review: Value | null): { key: string; value: Text }[]
 /** The judge's findings (text with grade, dimension and the round it points at). */
 export function judgeFindings(
   review: Value | null,
-): { grade: string; dimension: string; text: Text; turn: number | null }[] {
+): { grade: string; dimension: string; text: Text; turn: number | null; step: number | null }[] {
   const list = review === null ? undefined : field(review, "findings");
   if (!Array.isArray(list)) return [];
   return list.flatMap((f) => {
     const t = engineText(field(f, "text")) ?? (typeof f === "string" ? engineText(f) : null);
     const turn = field(f, "turn");
+    const step = field(f, "step");
     return t
       ? [
           {
@@ -98,6 +99,7 @@ export function judgeFindings(
             dimension: text(field(f, "dimension")) ?? "",
             text: t,
             turn: typeof turn === "number" && turn > 0 ? turn : null,
+            step: typeof step === "number" && step > 0 ? step : null,
           },
         ]
       : [];

@@ -21,6 +21,7 @@ export type CodeKind =
   | "grade"
   | "emotion"
   | "dimension"
+  | "trajectoryKind"
   | "errorReason"
   | "judgeStatus"
   | "issueKind"

@@ -45,6 +45,13 @@ dimension-attitude = attitude
 dimension-professionalism = professionalism
 dimension-hallucination = hallucination
 dimension-simulator = virtual user
+dimension-trajectory = steps
+
+trajectory-kind-unknown-tool = called a tool not offered
+trajectory-kind-repeated-failed-call = repeated a failed call
+trajectory-kind-claimed-failed = claimed an action whose call failed
+trajectory-kind-claimed-no-step = claimed an action no call did
+trajectory-kind-other = other step findings
 
 check-kind-contains = contains
 check-kind-not_contains = does not contain

@@ -113,6 +113,8 @@ md-fault-kind = { $kind } { $faults } ({ $sessions ->
    *[other] { $sessions } sessions
 })
 md-simulator-faults = | Simulator faults found by the check | { $kinds } |
+md-trajectory-findings = | Found in the target's steps | { $kinds } |
+md-at-step = { $session }, step { $step }
 md-judge-review = | Judge review | { $reviewed } reviewed, { $failed } failed, { $pending } pending{ $dimensions } |
 md-judge-dimensions = {"; "}{ $dimensions }
 md-issues = ### Issues found

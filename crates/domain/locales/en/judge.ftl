@@ -4,6 +4,13 @@
 judge-empty-reply = the target gave an empty reply
 judge-repeated-reply = the target repeated its previous reply "{ $reply }"
 judge-invented-figure = stated the figure { $figure }, which appears nowhere in what the user gave: "{ $reply }"
+judge-invented-figure-tools = stated the figure { $figure }, which neither the user gave nor a tool returned: "{ $reply }"
+judge-figures-returned = every figure in the replies was given by the user or returned by a tool
+judge-steps-fine = no made-up tool, no failed call repeated and no claim without its step in { $count } steps
+judge-unknown-tool = called `{ $tool }`, a tool it was not offered
+judge-repeated-failed-call = step { $step } repeated the call to `{ $tool }` that failed at step { $failed } ({ $code }) as it was
+judge-claimed-failed = said "{ $claim }", but `{ $tool }` failed ({ $code }) and no later call did it: "{ $reply }"
+judge-claimed-no-step = said "{ $claim }", but no successful tool call did it: "{ $reply }"
 judge-refusal-loop = refusal loop: { $count } refusals in a row
 judge-refused-once = the target refused once
 judge-slow-reply = slow reply: { $ms } ms

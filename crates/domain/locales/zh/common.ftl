@@ -44,6 +44,13 @@ dimension-attitude = 态度
 dimension-professionalism = 专业性
 dimension-hallucination = 编造事实
 dimension-simulator = 虚拟用户
+dimension-trajectory = 操作步骤
+
+trajectory-kind-unknown-tool = 调用了未提供的工具
+trajectory-kind-repeated-failed-call = 原样重复失败的调用
+trajectory-kind-claimed-failed = 声称已完成但调用失败
+trajectory-kind-claimed-no-step = 声称已完成但没有对应调用
+trajectory-kind-other = 其他步骤问题
 
 check-kind-contains = 包含
 check-kind-not_contains = 不包含

@@ -3,6 +3,13 @@
 judge-empty-reply = 评测对象的回复为空
 judge-repeated-reply = 评测对象重复了上一条回复“{ $reply }”
 judge-invented-figure = 给出了数字 { $figure }，但用户提供的内容里没有它：“{ $reply }”
+judge-invented-figure-tools = 给出了数字 { $figure }，但用户没有提供、工具也没有返回过它：“{ $reply }”
+judge-figures-returned = 回复中的数字都来自用户或工具返回的结果
+judge-steps-fine = 在 { $count } 个步骤中，没有调用不存在的工具，没有重复失败的调用，也没有声称做了却没有对应步骤的操作
+judge-unknown-tool = 调用了未提供的工具 `{ $tool }`
+judge-repeated-failed-call = 第 { $step } 步原样重复了第 { $failed } 步失败的 `{ $tool }` 调用（{ $code }）
+judge-claimed-failed = 回复说“{ $claim }”，但 `{ $tool }` 失败了（{ $code }），之后也没有调用完成它：“{ $reply }”
+judge-claimed-no-step = 回复说“{ $claim }”，但没有任何成功的工具调用做过这件事：“{ $reply }”
 judge-refusal-loop = 连续拒绝：连续 { $count } 次拒绝
 judge-refused-once = 评测对象拒绝了一次
 judge-slow-reply = 回复缓慢：{ $ms } 毫秒

@@ -73,6 +73,7 @@ pub struct StoredFinding {
     pub text: String,
     pub evidence: Option<String>,
     pub turn: Option<u32>,
+    pub step: Option<u32>,
 }
 
 /// What one session adds to the exploration tallies.
@@ -199,6 +200,12 @@ fn review_scores(review: &Value) -> Vec<(String, f64)> {
     out
 }
 
+/// An integer (not `1.0`) from 0 to u32::MAX.
+fn whole(v: Option<&Value>) -> Option<u32> {
+    v.and_then(Value::as_u64)
+        .and_then(|t| u32::try_from(t).ok())
+}
+
 fn number(v: Option<&Value>) -> Option<f64> {
     v.and_then(Value::as_f64)
 }
@@ -222,6 +229,7 @@ fn review_findings(review: &Value) -> Vec<StoredFinding> {
                 text: s.trim().to_string(),
                 evidence: None,
                 turn: None,
+                step: None,
             }),
             Value::Object(_) => {
                 let first = |keys: &[&str]| {
@@ -247,11 +255,8 @@ fn review_findings(review: &Value) -> Vec<StoredFinding> {
                     dimension: first(&["dimension", "category"]),
                     text,
                     evidence: first(&["evidence", "quote"]),
-                    // An integer (not `1.0`) from 0 to u32::MAX.
-                    turn: item
-                        .get("turn")
-                        .and_then(Value::as_u64)
-                        .and_then(|t| u32::try_from(t).ok()),
+                    turn: whole(item.get("turn")),
+                    step: whole(item.get("step")),
                 });
             }
             _ => {}

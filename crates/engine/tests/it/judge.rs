@@ -17,7 +17,7 @@ use serde_json::json;
 use uuid::Uuid;
 
 const JUDGE_OK: &str = r#"{"attitude": {"score": 4, "evidence": "Sure"}, "professionalism": {"score": 4, "evidence": "ok"},
-  "hallucination": {"score": 2, "evidence": "42%"}, "findings": [{"grade": "poor", "dimension": "hallucination", "text": "invented 42%", "turn": 2}],
+  "hallucination": {"score": 2, "evidence": "42%"}, "findings": [{"grade": "poor", "dimension": "hallucination", "text": "invented 42%", "turn": 2, "step": 0}],
   "simulator": {"in_persona": true, "quit_early": false, "invented_facts": false}}"#;
 
 /// A manual session with `rounds` long user messages, closed.

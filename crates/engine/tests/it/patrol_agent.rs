@@ -323,7 +323,7 @@ async fn role_models_over_a_real_openai_compatible_endpoint() {
     .await;
     let judge_server = FaultServer::start(vec![Fault::Ok(completion(
         r#"{"attitude": {"score": 4, "evidence": "Sure"}, "professionalism": {"score": 3, "evidence": "x"},
-            "hallucination": {"score": 5, "evidence": "none"}, "findings": [{"grade": "good", "dimension": "attitude", "text": "polite", "turn": 1}],
+            "hallucination": {"score": 5, "evidence": "none"}, "findings": [{"grade": "good", "dimension": "attitude", "text": "polite", "turn": 1, "step": 0}],
             "simulator": {"in_persona": true, "quit_early": false, "invented_facts": false}}"#,
     ))])
     .await;

@@ -35,8 +35,10 @@ fn transcript(
                 role: (*role).into(),
                 content: (*content).into(),
                 latency_ms: Some(5),
+                steps: Vec::new(),
             })
             .collect(),
+        tools: Vec::new(),
     }
 }
 

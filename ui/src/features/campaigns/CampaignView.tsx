@@ -208,6 +208,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
           campaign={c}
           sessionId={route.sid}
           turn={route.turn}
+          step={route.step}
           targetName={targetName}
           onClose={() => leave(campaignRoute)}
           onResume={open && mayChange ? setResuming : undefined}

@@ -16,7 +16,7 @@ import {
 } from "../../api";
 import { Conversation, roundsOf } from "../../components/Conversation";
 import { NestedModal } from "../../components/nested";
-import { Steps } from "../../components/Steps";
+import { stepId, Steps } from "../../components/Steps";
 import { CodeSpans } from "../../components/CodeSpans";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num, when } from "../../components/format";
@@ -51,6 +51,7 @@ export function SessionDrawer({
   campaign,
   sessionId,
   turn,
+  step,
   targetName,
   onClose,
   onResume,
@@ -61,6 +62,8 @@ export function SessionDrawer({
   sessionId: string;
   /** The round to highlight and scroll to. */
   turn: number | null;
+  /** The step (1-based, of the highlighted round) to highlight and scroll to. */
+  step?: number | null;
   targetName: string;
   onClose: () => void;
 }) {
@@ -89,6 +92,13 @@ export function SessionDrawer({
     }
   };
   const findings = session ? judgeFindings(session.judge_review) : [];
+  const litStep = turn !== null && step != null ? step : null;
+  /** A link to a round of this session, or to a step of it. */
+  const at = (round: number, n?: number | null) => (
+    <Link to={{ kind: "session", id: campaign.id, sid: sessionId, turn: round, step: n ?? null }} replace size="sm" data-testid={n ? "finding-step-link" : undefined}>
+      {n ? t("ev.turnStep", { turn: num(round), step: num(n) }) : t("ev.turnN", { n: num(round) })}
+    </Link>
+  );
   const replyRounds = session ? roundsOf(session.messages) : [];
   const notes = new Map<number, ReactNode[]>();
   for (const f of findings) {
@@ -97,7 +107,7 @@ export function SessionDrawer({
     const list = notes.get(round) ?? [];
     list.push(
       <Text size="xs">
-        {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
+        {f.dimension ? t("ev.labelled", { label: codeLabel(t, "dimension", f.dimension) }) : ""}
         <CodeSpans text={tx(f.text)} />
       </Text>,
     );
@@ -201,7 +211,7 @@ export function SessionDrawer({
                   // not have found it.
                   extra: (
                     <>
-                      {steps.length > 0 && <Steps steps={steps} turn={round} testId="session-step" />}
+                      {steps.length > 0 && <Steps steps={steps} turn={round} lit={round === turn ? litStep : null} testId="session-step" />}
                       {mayChange && m.role !== "user" && round > 0 && (
                         <Group justify="flex-end" mt={4}>
                           <Button variant="subtle" size="compact-xs" onClick={() => setPromoting(round)} data-testid="guard-reply">
@@ -216,6 +226,7 @@ export function SessionDrawer({
               userLabel={userSpeaker(t, session)}
               targetLabel={t("speaker.target", { name: targetName })}
               highlight={turn}
+              focus={litStep !== null && turn !== null ? stepId(turn, litStep) : null}
               notes={notes}
             />
           </NestedModal>
@@ -302,13 +313,8 @@ export function SessionDrawer({
                   <Group key={i} gap={6} wrap="nowrap" align="flex-start" data-testid="session-finding">
                     <GradeBadge grade={f.grade} />
                     <Text size="sm" style={{ minWidth: 0 }}>
-                      {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
-                      <CodeSpans text={tx(f.text)} />{" "}
-                      {round !== null && (
-                        <Link to={{ kind: "session", id: campaign.id, sid: session.id, turn: round }} replace size="sm">
-                          {t("ev.turnN", { n: num(round) })}
-                        </Link>
-                      )}
+                      {f.dimension ? t("ev.labelled", { label: codeLabel(t, "dimension", f.dimension) }) : ""}
+                      <CodeSpans text={tx(f.text)} /> {round !== null && at(round, f.step)}
                     </Text>
                     {mayChange && round !== null && (f.grade === "poor" || f.grade === "fair") && (
                       <Button
@@ -354,11 +360,7 @@ export function SessionDrawer({
                       {t(`session.faultText.${f.kind === "record_disagrees" ? `record_disagrees_${f.detail}` : f.kind}`, {
                         detail: f.kind === "left_language" ? codeLabel(t, "language", f.detail ?? "") : (f.detail ?? ""),
                       })}{" "}
-                      {f.turn !== null && f.turn !== undefined && (
-                        <Link to={{ kind: "session", id: campaign.id, sid: session.id, turn: f.turn }} replace size="sm">
-                          {t("ev.turnN", { n: num(f.turn) })}
-                        </Link>
-                      )}
+                      {f.turn !== null && f.turn !== undefined && at(f.turn)}
                     </Text>
                   </Group>
                 ))}

@@ -1,9 +1,11 @@
 //! The review without a model: refusal loops, repeated replies, slow
-//! replies, figures the target invented, and the simulator faults of the
+//! replies, figures the target invented, what its steps show
+//! ([`super::trajectory`]), and the simulator faults of the
 //! check every ended session gets
 //! ([`crate::exploration::simulator_faults`]).
 
 use super::model::sort_findings;
+use super::trajectory::{TrajectoryTally, trajectory_findings};
 use super::*;
 use crate::campaign::Goal;
 use crate::i18n::{Msg, Text};
@@ -31,11 +33,22 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     let all = rounds(&session.messages);
     let mut findings = Vec::new();
     let known = given_figures(&goal, &all);
-    let tally = tally_replies(&all, &known, &mut findings);
+    let offered = session.acts();
+    let tally = tally_replies(&all, &known, offered, &mut findings);
+    let steps = trajectory_findings(&all, offered, &mut findings);
     let slow = slow_replies(session, &mut findings);
     let answered = all.iter().filter(|r| r.target.is_some()).count();
-    note_sound_replies(&tally, slow, answered, &mut findings);
-    let dimensions = dimension_scores(tally, slow, answered);
+    note_sound_replies(&tally, &steps, slow, answered, &mut findings);
+    if offered && steps.claims == 0 && steps.missteps == 0 {
+        let count = all.iter().map(|r| r.steps.len()).sum::<usize>();
+        findings.push(finding(
+            Grade::Good,
+            "trajectory",
+            msg!("judge-steps-fine", count = count),
+            None,
+        ));
+    }
+    let dimensions = dimension_scores(tally, &steps, slow, answered);
     let simulator = simulator_findings(session, &mut findings);
     sort_findings(&mut findings);
     JudgeReview {
@@ -64,11 +77,12 @@ fn finding(grade: Grade, dimension: &str, text: Msg, turn: Option<u32>) -> Judge
         dimension: dimension.into(),
         text: text.into(),
         turn,
+        step: None,
     }
 }
 
-/// The figures the target was given: in the goal, its facts and every
-/// message of the user.
+/// The figures the target was given: in the goal, its facts, every
+/// message of the user and every answer of a tool it called.
 fn given_figures(goal: &Goal, all: &[Round<'_>]) -> BTreeSet<String> {
     let mut given = format!("{} {}", goal.title, goal.description);
     for v in goal.slot_texts().values() {
@@ -78,6 +92,10 @@ fn given_figures(goal: &Goal, all: &[Round<'_>]) -> BTreeSet<String> {
     for r in all {
         given.push(' ');
         given.push_str(r.user);
+        for step in r.steps {
+            given.push(' ');
+            given.push_str(&step.answer.content());
+        }
     }
     numbers(&given)
 }
@@ -85,6 +103,8 @@ fn given_figures(goal: &Goal, all: &[Round<'_>]) -> BTreeSet<String> {
 /// What the replies showed, counted over the conversation.
 #[derive(Default)]
 struct ReplyTally<'a> {
+    /// Whether the target was offered tools.
+    offered: bool,
     empty: u32,
     repeated: u32,
     refusals: u32,
@@ -103,9 +123,13 @@ struct ReplyTally<'a> {
 fn tally_replies<'a>(
     all: &[Round<'a>],
     known: &BTreeSet<String>,
+    offered: bool,
     findings: &mut Vec<JudgeFinding>,
 ) -> ReplyTally<'a> {
-    let mut tally = ReplyTally::default();
+    let mut tally = ReplyTally {
+        offered,
+        ..ReplyTally::default()
+    };
     let mut run = 0;
     let mut previous: Option<&str> = None;
     for r in all {
@@ -149,11 +173,19 @@ fn tally_replies<'a>(
         findings.push(finding(
             Grade::Poor,
             "hallucination",
-            msg!(
-                "judge-invented-figure",
-                figure = n.as_str(),
-                reply = quote(reply)
-            ),
+            if offered {
+                msg!(
+                    "judge-invented-figure-tools",
+                    figure = n.as_str(),
+                    reply = quote(reply)
+                )
+            } else {
+                msg!(
+                    "judge-invented-figure",
+                    figure = n.as_str(),
+                    reply = quote(reply)
+                )
+            },
             Some(*turn),
         ));
     }
@@ -210,6 +242,7 @@ fn slow_replies(session: &SessionForReview, findings: &mut Vec<JudgeFinding>) ->
 /// a dimension.
 fn note_sound_replies(
     tally: &ReplyTally<'_>,
+    steps: &TrajectoryTally,
     slow: u32,
     answered: usize,
     findings: &mut Vec<JudgeFinding>,
@@ -225,13 +258,13 @@ fn note_sound_replies(
             None,
         ));
     }
-    if tally.unverified.is_empty() {
-        findings.push(finding(
-            Grade::Good,
-            "hallucination",
-            msg!("judge-figures-given"),
-            None,
-        ));
+    if tally.unverified.is_empty() && steps.claims == 0 {
+        let text = if tally.offered {
+            msg!("judge-figures-returned")
+        } else {
+            msg!("judge-figures-given")
+        };
+        findings.push(finding(Grade::Good, "hallucination", text, None));
     }
     if tally.refusals == 0 {
         findings.push(finding(
@@ -245,7 +278,12 @@ fn note_sound_replies(
 
 /// The three scores, 5 less the penalties (at least 1), each with its
 /// evidence.
-fn dimension_scores(tally: ReplyTally<'_>, slow: u32, answered: usize) -> Dimensions {
+fn dimension_scores(
+    tally: ReplyTally<'_>,
+    steps: &TrajectoryTally,
+    slow: u32,
+    answered: usize,
+) -> Dimensions {
     let score = |penalty: u32| (5u32.saturating_sub(penalty)).max(1) as u8;
     // The quoted reply behind a score, or what was looked for and not found.
     let evidence = |quoted: Option<String>, none: Msg| -> Text {
@@ -267,16 +305,20 @@ fn dimension_scores(tally: ReplyTally<'_>, slow: u32, answered: usize) -> Dimens
             ),
         },
         professionalism: DimensionScore {
-            score: score(tally.empty * 2 + tally.repeated + slow),
+            score: score(tally.empty * 2 + tally.repeated + slow + steps.missteps),
             evidence: evidence(
                 tally.professionalism_evidence,
                 msg!("judge-no-bad-reply-in", count = answered),
             ),
         },
         hallucination: DimensionScore {
-            score: score(tally.unverified.len() as u32 * 2),
+            score: score((tally.unverified.len() as u32 + steps.claims) * 2),
             evidence: evidence(
-                tally.unverified.first().map(|(_, _, reply)| quote(reply)),
+                tally
+                    .unverified
+                    .first()
+                    .map(|(_, _, reply)| quote(reply))
+                    .or_else(|| steps.claim_evidence.clone()),
                 msg!("judge-no-figure-in", count = answered),
             ),
         },

@@ -24,6 +24,7 @@ use std::sync::LazyLock;
 mod heuristic;
 mod model;
 mod second_pass;
+mod trajectory;
 mod worker;
 
 pub use heuristic::heuristic_review;
@@ -47,6 +48,7 @@ mod tests {
             role: role.into(),
             content: content.into(),
             latency_ms: Some(5),
+            steps: Vec::new(),
         }
     }
 
@@ -79,7 +81,7 @@ mod tests {
             "```json\n{\"attitude\": {\"score\": 4, \"evidence\": \"Sure\"},\
              \"professionalism\": {\"score\": 3, \"evidence\": \"\"},\
              \"hallucination\": {\"score\": 5, \"evidence\": \"none\"},\
-             \"findings\": [{\"grade\": \"poor\", \"dimension\": \"hallucination\", \"text\": \"made up 42%\", \"turn\": 2}],\
+             \"findings\": [{\"grade\": \"poor\", \"dimension\": \"hallucination\", \"text\": \"made up 42%\", \"turn\": 2, \"step\": 0}],\
              \"simulator\": {\"in_persona\": true, \"quit_early\": true, \"invented_facts\": false}}\n```",
             en,
         )
@@ -174,6 +176,7 @@ mod tests {
                 msg("user", "Please check the data"),
                 msg("target", "Sorry, I cannot help with that."),
             ],
+            tools: Vec::new(),
         };
         let r = heuristic_review(&session);
         assert_eq!(r.method, JudgeMethod::Heuristic);

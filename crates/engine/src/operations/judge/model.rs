@@ -34,13 +34,15 @@ pub static REVIEW_SCHEMA: LazyLock<PerLanguage> = LazyLock::new(|| {
                             "type": "object",
                             "properties": {
                                 "grade": {"type": "string", "enum": ["good", "fair", "poor"]},
-                                "dimension": {"type": "string", "enum": ["attitude", "professionalism", "hallucination", "simulator"]},
+                                "dimension": {"type": "string", "enum": ["attitude", "professionalism", "hallucination", "trajectory", "simulator"]},
                                 "text": {"type": "string", "maxLength": chars(100)},
-                                // 0: no particular turn (grammar-constrained
-                                // servers do not enforce a minimum).
+                                // 0: no particular turn, or step
+                                // (grammar-constrained servers do not
+                                // enforce a minimum).
                                 "turn": {"type": "integer", "minimum": 0},
+                                "step": {"type": "integer", "minimum": 0},
                             },
-                            "required": ["grade", "dimension", "text", "turn"],
+                            "required": ["grade", "dimension", "text", "turn", "step"],
                             "additionalProperties": false,
                         },
                     },
@@ -102,6 +104,14 @@ pub fn judge_prompt_worded(
             truncate(r.user, sampling.max_chars)
         ));
         messages += 1;
+        for (i, step) in r.steps.iter().enumerate() {
+            transcript.push_str(&format!(
+                "[round {} step {}] {}\n",
+                r.number,
+                i + 1,
+                step_line(step, sampling.max_chars)
+            ));
+        }
         if let Some(t) = r.target {
             transcript.push_str(&format!(
                 "[round {}] ASSISTANT: {}\n",
@@ -146,12 +156,16 @@ pub fn judge_prompt_worded(
         "Persona of the virtual user: {persona}\nGoal: {title}. {description}\nFacts the user \
          was given: {slots}\nSuccess criteria: {criteria}\nEnd reason: {end}\nThe user's own \
          experience record: {experience}\n\nSampled conversation ({rounds} of {total} rounds, \
-         messages truncated to {max} characters):\n{transcript}\nAnswer with a JSON object: \
+         messages truncated to {max} characters; a STEP line is a tool call the assistant made \
+         before its reply and what the tool answered):\n{transcript}\nAnswer with a JSON object: \
          \"attitude\", \"professionalism\" and \"hallucination\", each an object with \
          \"score\" (1 to 5) and \"evidence\" (a short quote from the conversation); \
          \"findings\", a list of at most two objects with \"grade\" (good, fair or poor), \
-         \"dimension\" (attitude, professionalism, hallucination or simulator), \"text\" (what \
-         you found, in a sentence) and \"turn\" (the round it is in, 0 if none); \
+         \"dimension\" (attitude, professionalism, hallucination, trajectory for the tool calls, \
+         or simulator), \"text\" (what you found, in a sentence), \"turn\" (the round it is \
+         in, 0 if none) and \"step\" (the step of that round it is about, 0 if none); a reply \
+         that claims an action no successful step did, or a figure no tool returned, is a \
+         poor finding; \
          \"simulator\", an object with the booleans \"in_persona\", \"quit_early\" and \
          \"invented_facts\".",
         persona = serde_json::to_string(&persona).unwrap_or_default(),
@@ -168,6 +182,24 @@ pub fn judge_prompt_worded(
         vec![ChatMessage::system(system), ChatMessage::user(user)],
         info,
     )
+}
+
+/// How much of a step's arguments and answer the judge reads.
+const STEP_CHARS: usize = 200;
+
+/// A step as the judge reads it: the call and what came back, each cut
+/// short (at most `max_chars`, and [`STEP_CHARS`]).
+fn step_line(step: &crate::domain::steps::Step, max_chars: usize) -> String {
+    let cut = |s: &str| truncate(s, max_chars.min(STEP_CHARS));
+    let call = format!(
+        "CALL {}({})",
+        step.call.name,
+        cut(&step.call.arguments.to_string())
+    );
+    match step.answer.error() {
+        Some(e) => format!("{call} -> ERROR {}: {}", e.code, cut(&e.message)),
+        None => format!("{call} -> RESULT {}", cut(&step.answer.content())),
+    }
 }
 
 pub(super) fn parse_dimension(v: &Value, name: &str) -> Result<DimensionScore, String> {
@@ -252,11 +284,8 @@ pub fn parse_judge_output(
                             .trim()
                             .to_lowercase(),
                         text: truncate(&text, 500).into(),
-                        turn: f
-                            .get("turn")
-                            .and_then(Value::as_u64)
-                            .and_then(|t| u32::try_from(t).ok())
-                            .filter(|&t| t > 0),
+                        turn: positive(f.get("turn")),
+                        step: positive(f.get("turn")).and(positive(f.get("step"))),
                     })
                 })
                 .collect()
@@ -276,8 +305,20 @@ pub fn parse_judge_output(
     Ok((dimensions, findings, simulator))
 }
 
+/// A 1-based position the model gave (0 or anything else: none).
+fn positive(v: Option<&Value>) -> Option<u32> {
+    v.and_then(Value::as_u64)
+        .and_then(|t| u32::try_from(t).ok())
+        .filter(|&t| t > 0)
+}
+
 pub(super) fn sort_findings(findings: &mut [JudgeFinding]) {
-    findings.sort_by(|a, b| a.grade.cmp(&b.grade).then(a.turn.cmp(&b.turn)));
+    findings.sort_by(|a, b| {
+        a.grade
+            .cmp(&b.grade)
+            .then(a.turn.cmp(&b.turn))
+            .then(a.step.cmp(&b.step))
+    });
 }
 
 /// Reviews one session with the judge model; malformed output is retried

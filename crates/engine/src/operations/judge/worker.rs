@@ -10,11 +10,13 @@ pub async fn load_session(
     platform: &Platform,
     session_id: SessionId,
 ) -> Result<(CampaignId, SessionForReview)> {
-    platform
+    let (campaign_id, mut session) = platform
         .store
         .session_for_review(session_id)
         .await?
-        .ok_or_else(|| crate::Error::not_found("session", session_id))
+        .ok_or_else(|| crate::Error::not_found("session", session_id))?;
+    session.tools = platform.session_tool_names(campaign_id).await?;
+    Ok((campaign_id, session))
 }
 
 /// How long a worker may take over one review (the judge's retries

@@ -118,8 +118,15 @@ fn check_for(f: &JudgeFinding, lang: Lang) -> Check {
     let english = f.text.render(Lang::En).to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| english.contains(w));
     let dimension = f.dimension.as_deref().unwrap_or_default();
-    if key_of(f) == Some("judge-invented-figure")
-        || dimension == "hallucination"
+    let key = key_of(f);
+    if key == Some("judge-unknown-tool") {
+        Check::NoUnknownTools
+    } else if key == Some("judge-repeated-failed-call") {
+        Check::RecoversFromError { max_repeats: None }
+    } else if matches!(
+        key,
+        Some("judge-invented-figure" | "judge-invented-figure-tools")
+    ) || dimension == "hallucination"
         || has(&["invented", "unverified", "made up", "编造"])
     {
         Check::NoUnverifiedNumbers
@@ -203,6 +210,7 @@ fn flagged_turn(
         )),
         evidence: None,
         turn: Some(turn),
+        step: None,
     })
 }
 

@@ -387,6 +387,7 @@ mod tests {
                 text: format!("finding {i} {}", "w".repeat(300)).into(),
                 evidence: Some("q".repeat(500).into()),
                 turn: Some(i % 8 + 1),
+                step: None,
             })
             .collect();
         let personas: Vec<String> = (0..40).map(|p| format!("persona-{p}")).collect();

@@ -168,8 +168,32 @@ fn exploration_summary(
         tr(msg!("md-simulator-sessions", count = e.simulator_faults))
     );
     let _ = writeln!(md, "{}", simulator_faults_line(e, lang));
+    if !e.trajectory_kinds.is_empty() {
+        let _ = writeln!(md, "{}", trajectory_line(e, lang));
+    }
     let _ = writeln!(md, "{}", judge_review_line(e, calibration, lang));
     let _ = writeln!(md);
+}
+
+/// What the judge found in the targets' steps, by kind.
+fn trajectory_line(e: &ExplorationFindings, lang: Lang) -> String {
+    let tr = |m: Msg| m.render(lang);
+    let kinds: Vec<String> = e
+        .trajectory_kinds
+        .iter()
+        .map(|(kind, c)| {
+            tr(msg!(
+                "md-fault-kind",
+                kind = tr(Msg::name("trajectory-kind", kind)),
+                faults = c.faults,
+                sessions = c.sessions
+            ))
+        })
+        .collect();
+    tr(msg!(
+        "md-trajectory-findings",
+        kinds = kinds.join(&tr(msg!("md-list-separator")))
+    ))
 }
 
 /// The simulator faults of the summary, by kind.
@@ -319,7 +343,14 @@ fn findings_list(md: &mut String, e: &ExplorationFindings, names: &EvidenceNames
                     dimension = dim,
                     text = escape_inline(&truncate(&f.text.render(lang), 300)),
                     evidence = evidence,
-                    session = session_link(names, f.session_id, f.turn, lang)
+                    session = match f.step {
+                        Some(step) => tr(msg!(
+                            "md-at-step",
+                            session = session_link(names, f.session_id, f.turn, lang),
+                            step = step
+                        )),
+                        None => session_link(names, f.session_id, f.turn, lang),
+                    }
                 ))
             );
         }
@@ -572,6 +603,11 @@ pub fn markdown_with_transcripts(
                 tr(who),
                 escape_inline(&truncate(&m.content, 2000))
             );
+            // The steps before the reply, listed under it (a finding names
+            // them by number).
+            for (i, s) in m.steps.iter().enumerate() {
+                let _ = writeln!(md, "   {}", super::steps::step_line(i + 1, s, lang));
+            }
         }
         let _ = writeln!(md);
     }

@@ -200,7 +200,7 @@ pub fn steps_appendix(md: &mut String, runs: &[RunSteps], names: &EvidenceNames,
 }
 
 /// One step as a list item: number, tool, arguments, answer.
-fn step_line(number: usize, s: &Step, lang: Lang) -> String {
+pub(super) fn step_line(number: usize, s: &Step, lang: Lang) -> String {
     let tr = |m: Msg| m.render(lang);
     let arguments = truncate(&s.call.arguments.to_string(), ARGUMENTS_SHOWN);
     let answer = match &s.answer {

@@ -202,6 +202,7 @@ impl FindingsAcc {
         });
         f.issues = issues;
         f.findings.sort_by_key(|x| severity_rank(&x.severity));
+        f.trajectory_kinds = trajectory_kinds(&f.findings);
         f.judge_models.sort();
         f.judge.dimensions = dims
             .into_iter()
@@ -244,6 +245,32 @@ impl FindingsAcc {
         f.coverage.goals = goals;
         f
     }
+}
+
+/// The trajectory findings per kind (the message's key, less `judge-`),
+/// good ones left out: sessions with one, and findings.
+fn trajectory_kinds(findings: &[JudgeFinding]) -> BTreeMap<String, FaultCount> {
+    let mut kinds: BTreeMap<String, (HashSet<SessionId>, u32)> = BTreeMap::new();
+    for f in findings {
+        if f.dimension.as_deref() != Some("trajectory") || f.severity == "good" {
+            continue;
+        }
+        // A judge model's own words are of no kind of the catalogue.
+        let kind = match &f.text {
+            crate::i18n::Text::Msg(m) => m.key.strip_prefix("judge-").unwrap_or(&m.key),
+            _ => "other",
+        };
+        let (sessions, count) = kinds.entry(kind.to_string()).or_default();
+        sessions.insert(f.session_id);
+        *count += 1;
+    }
+    kinds
+        .into_iter()
+        .map(|(kind, (sessions, faults))| {
+            let sessions = sessions.len() as u32;
+            (kind, FaultCount { sessions, faults })
+        })
+        .collect()
 }
 
 /// The exploration block of a campaign that has not explored yet: no

@@ -57,6 +57,7 @@ export function ExplorationTab({
   const modes = Object.entries(report.models?.output_modes ?? {}).flatMap(([role, mode]) => (typeof mode === "string" ? [[role, mode] as const] : []));
   const sessionTotal = sessions.data?.total ?? 0;
   const findings = allFindings ? ex.findings : ex.findings.slice(0, FINDINGS_SHOWN);
+  const trajectory = Object.entries(ex.trajectory_kinds ?? {});
 
   return (
     <Stack data-testid="exploration-findings">
@@ -73,6 +74,16 @@ export function ExplorationTab({
           </Badge>
         ))}
       </Group>
+      {trajectory.length > 0 && (
+        <Group gap="xs" data-testid="trajectory-kinds">
+          <Text size="sm">{t("report.trajectoryKinds")}</Text>
+          {trajectory.map(([kind, n]) => (
+            <Badge key={kind} variant="light" color="red" data-kind={kind}>
+              {t("ev.timesN", { what: codeLabel(t, "trajectoryKind", kind), n: num(n.sessions) })}
+            </Badge>
+          ))}
+        </Group>
+      )}
       <Group gap="xs" data-testid="end-reasons">
         {Object.entries(ex.sessions_by_end_reason).map(([reason, n]) => (
           <Badge key={reason} variant="light" color="grape">
@@ -174,16 +185,16 @@ export function ExplorationTab({
             <Group key={i} gap="sm" wrap="nowrap" align="flex-start" data-testid="judge-finding">
               <GradeBadge grade={f.severity} />
               <Text size="sm" style={{ minWidth: 0, flex: "1 1 auto" }} data-testid="judge-finding-text">
-                {f.dimension ? `${codeLabel(t, "dimension", f.dimension)}: ` : ""}
+                {f.dimension ? t("ev.labelled", { label: codeLabel(t, "dimension", f.dimension) }) : ""}
                 <CodeSpans text={tx(f.text)} />
               </Text>
               <Link
-                to={{ kind: "session", id: c.id, sid: f.session_id, turn: f.turn }}
+                to={{ kind: "session", id: c.id, sid: f.session_id, turn: f.turn, step: f.step }}
                 size="sm"
                 style={{ flex: "0 1 auto", maxWidth: "33%", textAlign: "right" }}
                 data-testid="finding-link"
               >
-                {names.session(f.session_id, f.turn)}
+                {names.session(f.session_id, f.turn, f.step)}
               </Link>
             </Group>
           ))}

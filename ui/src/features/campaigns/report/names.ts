@@ -9,7 +9,7 @@ import { num } from "../../../components/format";
 
 export type Namer = {
   run: (id: string) => string;
-  session: (id: string, turn?: number | null) => string;
+  session: (id: string, turn?: number | null, step?: number | null) => string;
 };
 
 export function useEvidenceNames(names: EvidenceNames | undefined): Namer {
@@ -21,9 +21,10 @@ export function useEvidenceNames(names: EvidenceNames | undefined): Namer {
       const r = runs.get(id);
       return r ? t("ev.citeRun", { scenario: r.scenario, n: num(r.number) }) : t("ev.citeRunId", { id });
     },
-    session: (id, turn) => {
+    session: (id, turn, step) => {
       const s = sessions.get(id);
       const name = s ? t("ev.citeSession", { persona: s.persona, goal: s.goal, n: num(s.ordinal) }) : t("ev.citeSessionId", { id });
+      if (turn && step) return t("ev.citeStep", { session: name, turn: num(turn), step: num(step) });
       return turn ? t("ev.citeTurn", { session: name, n: num(turn) }) : name;
     },
   };

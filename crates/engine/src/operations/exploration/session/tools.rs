@@ -41,6 +41,35 @@ impl Platform {
         campaign_id: CampaignId,
         session_id: SessionId,
     ) -> Result<Option<SessionEnv>> {
+        let Some(scenario) = self.tool_env_scenario(campaign_id).await? else {
+            return Ok(None);
+        };
+        let workspace = match self.session_workspace(session_id, &scenario).await {
+            Ok(w) => w,
+            Err(e) => {
+                tracing::warn!(%session_id, error = %e, "the session's workspace could not be copied; it is offered the scenario's tools without it");
+                None
+            }
+        };
+        Ok(Some(SessionEnv {
+            scenario,
+            workspace,
+        }))
+    }
+
+    /// The names of the tools sessions of `campaign_id` are offered (none
+    /// without a tool environment).
+    pub(crate) async fn session_tool_names(&self, campaign_id: CampaignId) -> Result<Vec<String>> {
+        Ok(self
+            .tool_env_scenario(campaign_id)
+            .await?
+            .map(|s| s.tools.iter().map(|t| t.name.clone()).collect())
+            .unwrap_or_default())
+    }
+
+    /// The scenario a campaign names as its sessions' tool environment, if
+    /// it names one that is loaded.
+    async fn tool_env_scenario(&self, campaign_id: CampaignId) -> Result<Option<Arc<Scenario>>> {
         let known = lock(&self.session_tools.envs).get(&campaign_id).cloned();
         let env = match known {
             Some(env) => env,
@@ -58,17 +87,7 @@ impl Platform {
                 "the scenario named as the sessions' tool environment is not loaded; the session is offered no tools");
             return Ok(None);
         };
-        let workspace = match self.session_workspace(session_id, &scenario).await {
-            Ok(w) => w,
-            Err(e) => {
-                tracing::warn!(%session_id, error = %e, "the session's workspace could not be copied; it is offered the scenario's tools without it");
-                None
-            }
-        };
-        Ok(Some(SessionEnv {
-            scenario,
-            workspace,
-        }))
+        Ok(Some(scenario))
     }
 
     /// The session's copy of the scenario's workspace, made on first use.
