@@ -745,6 +745,13 @@ export type ErrorCode =
  *  403).
  */
 "OFFLINE_REFUSED" | 
+/**
+ *  The database cannot be reached or cannot take a write now (down,
+ *  restarting, a full disk, a read-only data folder): nothing was
+ *  changed, and the same request may be sent again (HTTP 503 with
+ *  `Retry-After`).
+ */
+"DATABASE_UNAVAILABLE" | 
 /**  A real fault inside the platform (HTTP 500). */
 "INTERNAL";
 

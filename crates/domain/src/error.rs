@@ -52,6 +52,11 @@ pub enum ErrorCode {
     /// Offline mode refuses an endpoint that is not on this machine (HTTP
     /// 403).
     OfflineRefused,
+    /// The database cannot be reached or cannot take a write now (down,
+    /// restarting, a full disk, a read-only data folder): nothing was
+    /// changed, and the same request may be sent again (HTTP 503 with
+    /// `Retry-After`).
+    DatabaseUnavailable,
     /// A real fault inside the platform (HTTP 500).
     Internal,
 }
@@ -89,6 +94,7 @@ impl ErrorCode {
             Self::TargetUnavailable => "TARGET_UNAVAILABLE",
             Self::ModelUnavailable => "MODEL_UNAVAILABLE",
             Self::OfflineRefused => "OFFLINE_REFUSED",
+            Self::DatabaseUnavailable => "DATABASE_UNAVAILABLE",
             Self::Internal => "INTERNAL",
         }
     }
@@ -251,6 +257,28 @@ impl Error {
             },
             cause: Some(cause.into()),
         }
+    }
+
+    /// The database is unavailable: `why` is one of `down`, `full` and
+    /// `read_only` (its message and suggestion), `cause` for the log.
+    pub fn database_unavailable(why: &str, cause: impl Into<anyhow::Error>) -> Self {
+        let (message, suggestion) = match why {
+            "full" => (
+                crate::msg!("error-database-full"),
+                crate::msg!("error-database-full-suggestion"),
+            ),
+            "read_only" => (
+                crate::msg!("error-database-read-only"),
+                crate::msg!("error-database-read-only-suggestion"),
+            ),
+            _ => (
+                crate::msg!("error-database-down"),
+                crate::msg!("error-database-down-suggestion"),
+            ),
+        };
+        let mut e = Self::msg(ErrorCode::DatabaseUnavailable, message, suggestion);
+        e.cause = Some(cause.into());
+        e
     }
 
     pub fn with_next_allowed_at(mut self, at: DateTime<Utc>) -> Self {

@@ -207,6 +207,7 @@ pub const NAME_FAMILIES: &[(&str, &[&str])] = &[
             "repeated-failed-call",
             "claimed-failed",
             "claimed-no-step",
+            "step-limit",
             "other",
         ],
     ),

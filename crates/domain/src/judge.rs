@@ -210,6 +210,9 @@ pub struct SessionForReview {
     /// The tools the target was offered (its campaign's tool environment),
     /// by name; empty when it was offered none.
     pub tools: Vec<String>,
+    /// The tool rounds a turn could take (the tool environment's step
+    /// limit), when it was offered tools.
+    pub max_steps: Option<u32>,
 }
 
 impl SessionForReview {

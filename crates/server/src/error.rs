@@ -27,9 +27,14 @@ pub fn status_of(code: ErrorCode) -> StatusCode {
         | ErrorCode::SessionNotRunning => StatusCode::CONFLICT,
         ErrorCode::TargetUnavailable | ErrorCode::ModelUnavailable => StatusCode::BAD_GATEWAY,
         ErrorCode::OfflineRefused => StatusCode::FORBIDDEN,
+        ErrorCode::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
+
+/// Seconds a client should wait before sending again a request the
+/// database could not take.
+pub const DATABASE_RETRY_AFTER_SECS: u32 = 5;
 
 /// An engine error on its way to the client.
 #[derive(Debug)]
@@ -50,6 +55,12 @@ impl IntoResponse for ApiError {
         }
         let lang = crate::reader_lang();
         let mut response = (status_of(code), Json(self.0.body.in_lang(lang))).into_response();
+        if code == ErrorCode::DatabaseUnavailable {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(DATABASE_RETRY_AFTER_SECS),
+            );
+        }
         // Read back by the audit layer to record the outcome.
         response.extensions_mut().insert(code);
         response

@@ -60,7 +60,10 @@ pub fn public_router() -> OpenApiRouter<AppState> {
 
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Health {
+    /// `ok`, or `degraded` when a dependency is down.
     pub status: String,
+    /// `ok`, or `unavailable` when the database cannot be reached.
+    pub database: String,
     pub version: String,
     /// The git revision the server was built from (`unknown` outside git).
     pub revision: String,
@@ -68,15 +71,30 @@ pub struct Health {
     pub built: String,
 }
 
-/// Liveness; the only route that needs no key.
-#[utoipa::path(get, path = "/api/health", security(()), responses((status = 200, body = Health)))]
-pub async fn health() -> Json<Health> {
-    Json(Health {
-        status: "ok".into(),
+/// Liveness and what the server depends on; the only route that needs no
+/// key. 503 when the database cannot be reached (`database: unavailable`,
+/// with `Retry-After`).
+#[utoipa::path(get, path = "/api/health", security(()),
+    responses((status = 200, body = Health), (status = 503, body = Health)))]
+pub async fn health(State(st): State<AppState>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let up = st.platform.check_database().await.map_err(|e| {
+        tracing::warn!(error = ?e.cause, "health: the database cannot be reached");
+    });
+    let word = |ok: &str, not: &str| if up.is_ok() { ok } else { not }.to_string();
+    let health = Json(Health {
+        status: word("ok", "degraded"),
+        database: word("ok", "unavailable"),
         version: agenteval_build_info::VERSION.into(),
         revision: agenteval_build_info::REVISION.into(),
         built: agenteval_build_info::BUILT.into(),
-    })
+    });
+    if up.is_ok() {
+        return health.into_response();
+    }
+    let retry = crate::error::DATABASE_RETRY_AFTER_SECS.to_string();
+    let status = axum::http::StatusCode::SERVICE_UNAVAILABLE;
+    (status, [(axum::http::header::RETRY_AFTER, retry)], health).into_response()
 }
 
 #[utoipa::path(get, path = "/api/openapi.json", responses((status = 200, description = "this document")))]

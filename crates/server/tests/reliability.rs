@@ -86,7 +86,11 @@ struct App {
 }
 
 async fn app(key: &str) -> App {
-    let dir = tempfile::tempdir().expect("temp dir");
+    app_in(tempfile::tempdir().expect("temp dir"), key).await
+}
+
+/// A server whose data folder (and SQLite database) is `dir`.
+async fn app_in(dir: tempfile::TempDir, key: &str) -> App {
     let clock = Arc::new(ManualClock::new(t0()));
     let platform = Platform::builder(dir.path())
         .clock(clock.clone())
@@ -1157,4 +1161,140 @@ async fn the_openapi_document_declares_the_statuses_every_route_can_answer() {
         }
     }
     assert!(operations >= 27, "every route is documented ({operations})");
+}
+
+/// A small tmpfs mounted over a folder, unmounted (lazily: the server's
+/// files may still be open) when dropped.
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    fn mount(at: &std::path::Path, megabytes: u32) -> Self {
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+            .arg(at)
+            .status()
+            .expect("run mount");
+        assert!(
+            status.success(),
+            "mounting a {megabytes} MB tmpfs needs root (the test command runs as root)"
+        );
+        Self(at.to_path_buf())
+    }
+
+    /// Writes a file until the disk is full; its path.
+    fn fill(&self) -> std::path::PathBuf {
+        let ballast = self.0.join("ballast");
+        let mut f = std::fs::File::create(&ballast).expect("ballast");
+        let chunk = vec![0u8; 64 * 1024];
+        while f.write_all(&chunk).and_then(|()| f.sync_data()).is_ok() {}
+        ballast
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_refuses_writes_with_503_and_loses_nothing_committed() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let disk = SmallDisk::mount(dir.path(), 24);
+    let app = app_in(dir, "full-disk-key-0123456789").await;
+    let target = app
+        .create(
+            "/api/targets",
+            json!({"name": "demo", "channel": {"kind": "builtin", "agent": "demo"}}),
+        )
+        .await;
+    let campaign = app
+        .create(
+            "/api/campaigns",
+            json!({"name": "full disk", "target_id": target, "duration_hours": 24,
+                   "seed_set": {"personas": [{"id": "p", "name": "Lin"}], "goals": [{"id": "g", "title": "Track my order"}]},
+                   "budget": {"max_sessions": 5, "max_turns": 8, "min_interval_minutes": 0}}),
+        )
+        .await;
+    let session = app
+        .create(
+            "/api/exploration/sessions",
+            json!({"campaign_id": campaign, "persona": {"name": "Lin"}, "goal": "Track my order",
+                   "trigger": "manual", "played_by": "person"}),
+        )
+        .await;
+    let message = format!("/api/exploration/sessions/{session}/messages");
+    let (s, first) = app
+        .post(&message, json!({"content": "Where is order A1024?"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    let ballast = disk.fill();
+
+    // Every write is refused at once and clearly, in the caller's language.
+    let (s, refused) = app
+        .send(
+            app.http
+                .post(format!("{}{message}", app.base))
+                .header("Accept-Language", "zh-CN")
+                .json(&json!({"content": "还没到吗？"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE, "{refused}");
+    assert_eq!(refused["code"], "DATABASE_UNAVAILABLE");
+    assert!(
+        refused["message"].as_str().unwrap().contains("磁盘已满"),
+        "{refused}"
+    );
+    assert!(
+        refused["suggestion"]
+            .as_str()
+            .unwrap()
+            .contains("之前保存的数据都在")
+    );
+    let res = app
+        .http
+        .post(format!("{}/api/campaigns", app.base))
+        .header("X-API-Key", &app.key)
+        .json(&json!({"name": "another", "target_id": target, "duration_hours": 1,
+                       "seed_set": {"personas": [{"id": "p", "name": "Lin"}], "goals": [{"id": "g", "title": "Track"}]}}))
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(res.headers()["retry-after"], "5");
+    // Reads still answer, and the server says the database is reachable.
+    let (s, transcript) = app
+        .get(&format!("/api/exploration/sessions/{session}/messages"))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{transcript}");
+    let (s, health) = app.get("/api/health").await;
+    assert_eq!(
+        (s, health["database"].as_str()),
+        (StatusCode::OK, Some("ok"))
+    );
+
+    // Space again: the same request goes through, and everything committed
+    // before is there, the refused message not.
+    std::fs::remove_file(ballast).expect("free the disk");
+    let (s, again) = app
+        .post(&message, json!({"content": "Still not there?"}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    let (_, transcript) = app
+        .get(&format!("/api/exploration/sessions/{session}/messages"))
+        .await;
+    let said: Vec<&str> = transcript["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(said, ["Where is order A1024?", "Still not there?"]);
+    let (s, c) = app.get(&format!("/api/campaigns/{campaign}")).await;
+    assert_eq!(s, StatusCode::OK, "{c}");
+    drop(app);
 }

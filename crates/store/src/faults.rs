@@ -49,6 +49,7 @@ impl Tx<'_> {
             messages,
             // The check of the virtual user reads no tools.
             tools: Vec::new(),
+            max_steps: None,
         })
     }
 

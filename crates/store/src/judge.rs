@@ -99,6 +99,7 @@ impl Store {
                     messages,
                     // The engine knows the tools (its scenarios).
                     tools: Vec::new(),
+                    max_steps: None,
                 },
             )))
         })

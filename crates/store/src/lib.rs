@@ -318,6 +318,13 @@ impl Store {
         }
     }
 
+    /// Whether the database answers a query now: `Err` with
+    /// `DATABASE_UNAVAILABLE` when it cannot be reached.
+    pub async fn ping(&self) -> Result<()> {
+        self.read(|c| c.value::<i64>("SELECT CAST(1 AS BIGINT)", &[]).map(|_| ()))
+            .await
+    }
+
     /// Runs a store function that reads, on a connection of its own.
     pub(crate) async fn read<T: Send + 'static>(
         &self,

@@ -11,7 +11,59 @@ use sqlx::postgres::{PgArguments, PgPool, PgPoolOptions, PgRow};
 use sqlx::query::Query;
 use sqlx::{Executor, Postgres};
 use std::cell::RefCell;
-use std::time::Duration;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long a transaction waits for a connection: every one in use, or the
+/// server not answering (sqlx tries to connect again until then).
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long a server found down is taken as down: a transaction asked
+/// meanwhile is refused at once (`DATABASE_UNAVAILABLE`) instead of waiting
+/// [`ACQUIRE_TIMEOUT`] again; the first one after it tries the server.
+const DOWN_FOR: Duration = Duration::from_secs(1);
+
+/// When each server (host and port) was last found down, for every pool
+/// of this process.
+static DOWN: LazyLock<Mutex<HashMap<(String, u16), Instant>>> = LazyLock::new(Default::default);
+
+fn server_of(pool: &PgPool) -> (String, u16) {
+    let options = pool.connect_options();
+    (options.get_host().to_string(), options.get_port())
+}
+
+/// A connection of `pool`, or `DATABASE_UNAVAILABLE` at once while its
+/// server was found down less than [`DOWN_FOR`] ago.
+async fn acquire(pool: &PgPool) -> Result<sqlx::pool::PoolConnection<Postgres>> {
+    let server = server_of(pool);
+    let since = DOWN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&server)
+        .map(Instant::elapsed);
+    if let Some(since) = since.filter(|s| *s < DOWN_FOR) {
+        return Err(Error::database_unavailable(
+            "down",
+            anyhow::anyhow!("the database server was found down {since:?} ago"),
+        ));
+    }
+    let acquired = pool.acquire().await;
+    let mut found = DOWN.lock().unwrap_or_else(|e| e.into_inner());
+    match acquired {
+        Ok(conn) => {
+            found.remove(&server);
+            Ok(conn)
+        }
+        Err(e) => {
+            let e = db_error(e);
+            if e.code() == agenteval_domain::error::ErrorCode::DatabaseUnavailable {
+                found.insert(server, Instant::now());
+            }
+            Err(e)
+        }
+    }
+}
 
 /// Whether `url` names a PostgreSQL database.
 pub fn is_postgres_url(url: &str) -> bool {
@@ -23,7 +75,7 @@ pub fn is_postgres_url(url: &str) -> bool {
 pub async fn open(url: &str) -> Result<PgPool> {
     let pool = PgPoolOptions::new()
         .max_connections(16)
-        .acquire_timeout(Duration::from_secs(10))
+        .acquire_timeout(ACQUIRE_TIMEOUT)
         .connect(url)
         .await
         .map_err(|e| {
@@ -102,10 +154,8 @@ pub async fn run<T: Send + 'static>(
     mode: Mode,
     work: impl FnOnce(&Session) -> Result<T> + Send + 'static,
 ) -> Result<T> {
-    let conn = pool
-        .acquire()
+    let conn = acquire(pool)
         .await
-        .db()
         .context("store: taking a PostgreSQL connection")?;
     let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {

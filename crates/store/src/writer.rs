@@ -220,7 +220,7 @@ impl Pending {
 
     pub async fn committed(self) -> Result<Committed> {
         match self.0.await {
-            Ok(outcome) => outcome.map_err(|e| Error::internal(anyhow::anyhow!(e))),
+            Ok(outcome) => outcome.map_err(crate::db_error::written_error),
             Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
         }
     }
@@ -297,7 +297,7 @@ impl Writer {
             Box::new(move |committed| {
                 let _ = done.send(
                     committed
-                        .map_err(|e| Error::internal(anyhow::anyhow!(e)))
+                        .map_err(crate::db_error::written_error)
                         .and(result),
                 );
             })
@@ -323,7 +323,7 @@ impl Writer {
             done,
         });
         match claimed.await {
-            Ok(rows) => rows.map_err(|e| Error::internal(anyhow::anyhow!(e))),
+            Ok(rows) => rows.map_err(crate::db_error::written_error),
             Err(_) => Err(Error::internal(anyhow::anyhow!("the writer stopped"))),
         }
     }

@@ -98,3 +98,89 @@ async fn a_server_that_does_not_answer_is_named_without_its_password() {
     );
     assert!(!err.body.message.contains("s3cret"));
 }
+
+/// `pg_ctl` run as the cluster's owner (`postgres` when root), on the
+/// cluster of `dir` (made by `scripts/postgres.sh`).
+fn pg_ctl(dir: &std::path::Path, args: &[&str]) {
+    let bin = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()
+        .and_then(|versions| {
+            versions
+                .flatten()
+                .map(|v| v.path().join("bin/pg_ctl"))
+                .filter(|p| p.exists())
+                .max()
+        })
+        .unwrap_or_else(|| "pg_ctl".into());
+    let data = dir.join("data");
+    let mut command = std::process::Command::new("runuser");
+    command
+        .args(["-u", "postgres", "--"])
+        .arg(bin)
+        .arg("-D")
+        .arg(&data);
+    let status = command.args(args).status().expect("run pg_ctl");
+    assert!(status.success(), "pg_ctl {args:?} failed");
+}
+
+#[tokio::test]
+async fn a_database_that_restarts_is_unavailable_meanwhile_and_used_again_after() {
+    let dir = support::postgres::server_dir("restart");
+    let url = support::postgres::start_server(&dir, std::process::id()).expect("a server");
+    let port = url
+        .rsplit_once(':')
+        .and_then(|(_, rest)| rest.split('/').next())
+        .expect("a port")
+        .to_string();
+    let store = Store::open_database(&url, Default::default())
+        .await
+        .expect("open");
+    store.ping().await.expect("the database answers");
+
+    // A crash: the server stops at once, without a checkpoint.
+    pg_ctl(&dir, &["stop", "-m", "immediate", "-w"]);
+    let asked = std::time::Instant::now();
+    let err = store.ping().await.unwrap_err();
+    let waited = asked.elapsed();
+    assert_eq!(
+        err.code(),
+        agenteval_domain::error::ErrorCode::DatabaseUnavailable,
+        "{err}"
+    );
+    // Meanwhile the next one is refused at once, without waiting for the
+    // server again.
+    let asked = std::time::Instant::now();
+    let again = store.ping().await.unwrap_err();
+    assert_eq!(
+        again.code(),
+        agenteval_domain::error::ErrorCode::DatabaseUnavailable
+    );
+    eprintln!(
+        "a query while the database is down answered in {waited:?}, the next in {:?}",
+        asked.elapsed()
+    );
+
+    // Back on the same port: the pool's broken connections are replaced.
+    pg_ctl(
+        &dir,
+        &[
+            "start",
+            "-w",
+            "-l",
+            &dir.join("server.log").to_string_lossy(),
+            "-o",
+            &format!("-p {port}"),
+        ],
+    );
+    // As a client told `Retry-After` does: the store reconnects by itself.
+    let mut tries = 0;
+    while let Err(e) = store.ping().await {
+        tries += 1;
+        assert!(
+            tries < 20,
+            "the database answers again after its restart: {e}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    store.close().await;
+}

@@ -37,6 +37,7 @@ const KNOWN: Record<ErrorCode, true> = {
   TARGET_UNAVAILABLE: true,
   MODEL_UNAVAILABLE: true,
   OFFLINE_REFUSED: true,
+  DATABASE_UNAVAILABLE: true,
   INTERNAL: true,
 };
 

@@ -12,12 +12,16 @@ export type Loaded<T> = {
 export type Live = boolean | ((e: NonNullable<LiveEvent>) => boolean);
 
 const SETTLE_MS = 250;
+/** How long a view waits before loading again what the database could not answer (the server's `Retry-After`). */
+const DATABASE_RETRY_MS = 5000;
 
 /**
  * Loads data through the api and, when `live`, reloads it when the backend
  * reports a change (Tauri events in the app, the server's event stream in a
  * browser, polling where the server has none). Bursts of events (a session
- * streaming its turns) cause one reload.
+ * streaming its turns) cause one reload. A load the database could not
+ * answer (`DATABASE_UNAVAILABLE`: down, restarting) is tried again by
+ * itself until it answers, the error shown meanwhile.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live: Live = false): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
@@ -52,6 +56,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live: Live =
     setLoading(true);
     reload();
   }, [reload]);
+
+  const unavailable = error?.code === "DATABASE_UNAVAILABLE";
+  useEffect(() => {
+    if (!unavailable) return undefined;
+    const timer = window.setTimeout(reload, DATABASE_RETRY_MS);
+    return () => window.clearTimeout(timer);
+  }, [unavailable, error, reload]);
 
   const listening = live !== false;
   useEffect(() => {

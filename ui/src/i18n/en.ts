@@ -735,6 +735,7 @@ export const en = {
       "repeated-failed-call": "Repeated a failed call",
       "claimed-failed": "Claimed an action whose call failed",
       "claimed-no-step": "Claimed an action no call did",
+      "step-limit": "Reached the step limit",
       other: "Other step findings",
     },
     faultKind: {

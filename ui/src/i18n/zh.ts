@@ -737,6 +737,7 @@ export const zh: DeepStrings<Dict> = {
       "repeated-failed-call": "原样重复失败的调用",
       "claimed-failed": "声称已完成但调用失败",
       "claimed-no-step": "声称已完成但没有对应调用",
+      "step-limit": "达到步数上限",
       other: "其他步骤问题",
     },
     faultKind: {

@@ -51,6 +51,7 @@ trajectory-kind-unknown-tool = called a tool not offered
 trajectory-kind-repeated-failed-call = repeated a failed call
 trajectory-kind-claimed-failed = claimed an action whose call failed
 trajectory-kind-claimed-no-step = claimed an action no call did
+trajectory-kind-step-limit = reached the step limit
 trajectory-kind-other = other step findings
 
 check-kind-contains = contains

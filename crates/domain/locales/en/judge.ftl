@@ -7,6 +7,7 @@ judge-invented-figure = stated the figure { $figure }, which appears nowhere in 
 judge-invented-figure-tools = stated the figure { $figure }, which neither the user gave nor a tool returned: "{ $reply }"
 judge-figures-returned = every figure in the replies was given by the user or returned by a tool
 judge-steps-fine = no made-up tool, no failed call repeated and no claim without its step in { $count } steps
+judge-step-limit = still calling tools after { $max } rounds: the turn was stopped at its step limit
 judge-unknown-tool = called `{ $tool }`, a tool it was not offered
 judge-repeated-failed-call = step { $step } repeated the call to `{ $tool }` that failed at step { $failed } ({ $code }) as it was
 judge-claimed-failed = said "{ $claim }", but `{ $tool }` failed ({ $code }) and no later call did it: "{ $reply }"

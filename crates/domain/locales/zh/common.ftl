@@ -50,6 +50,7 @@ trajectory-kind-unknown-tool = 调用了未提供的工具
 trajectory-kind-repeated-failed-call = 原样重复失败的调用
 trajectory-kind-claimed-failed = 声称已完成但调用失败
 trajectory-kind-claimed-no-step = 声称已完成但没有对应调用
+trajectory-kind-step-limit = 达到步数上限
 trajectory-kind-other = 其他步骤问题
 
 check-kind-contains = 包含

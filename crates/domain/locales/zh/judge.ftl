@@ -6,6 +6,7 @@ judge-invented-figure = 给出了数字 { $figure }，但用户提供的内容�
 judge-invented-figure-tools = 给出了数字 { $figure }，但用户没有提供、工具也没有返回过它：“{ $reply }”
 judge-figures-returned = 回复中的数字都来自用户或工具返回的结果
 judge-steps-fine = 在 { $count } 个步骤中，没有调用不存在的工具，没有重复失败的调用，也没有声称做了却没有对应步骤的操作
+judge-step-limit = 调用了 { $max } 轮工具仍未停下，本轮在步数上限处被终止
 judge-unknown-tool = 调用了未提供的工具 `{ $tool }`
 judge-repeated-failed-call = 第 { $step } 步原样重复了第 { $failed } 步失败的 `{ $tool }` 调用（{ $code }）
 judge-claimed-failed = 回复说“{ $claim }”，但 `{ $tool }` 失败了（{ $code }），之后也没有调用完成它：“{ $reply }”

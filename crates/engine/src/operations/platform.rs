@@ -331,6 +331,12 @@ impl Platform {
 
     /// Records an audit row of an operation, naming the caller it acts for
     /// ([`crate::audit::acting_for`]), else the platform.
+    /// Whether the database answers now (`/api/health`): `Err` with
+    /// `DATABASE_UNAVAILABLE` when it cannot be reached.
+    pub async fn check_database(&self) -> Result<()> {
+        self.store.ping().await
+    }
+
     pub async fn audit_operation(&self, action: &str, subject: Option<Uuid>, outcome: &str) {
         let actor = crate::audit::current_actor();
         self.audit(&actor, action, subject, outcome).await;

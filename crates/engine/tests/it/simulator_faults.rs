@@ -39,6 +39,7 @@ fn transcript(
             })
             .collect(),
         tools: Vec::new(),
+        max_steps: None,
     }
 }
 

@@ -7,8 +7,8 @@ use agenteval_engine::error::{Error, ErrorCode};
 use agenteval_engine::i18n::Lang;
 use agenteval_engine::role_models::FakeChatClient;
 use agenteval_engine::virtual_user::{
-    Decision, EndReason, ExperienceRecord, PersonaEngine, SessionPort, VirtualUser, for_session,
-    has_cjk, run_session,
+    Decision, EndReason, ExperienceRecord, PersonaEngine, SessionPort, Utterance, VirtualUser,
+    for_session, has_cjk, run_session,
 };
 use regex::Regex;
 use serde_json::{Value, json};
@@ -74,7 +74,7 @@ impl SessionPort for ChannelPort {
         &self,
         _session_id: SessionId,
         content: &str,
-    ) -> agenteval_engine::Result<String> {
+    ) -> agenteval_engine::Result<Utterance> {
         let request = {
             let mut h = self.history.lock().unwrap();
             let sent = h.iter().filter(|m| m.role == Role::User).count();
@@ -98,7 +98,7 @@ impl SessionPort for ChannelPort {
             .lock()
             .unwrap()
             .push(ChatMessage::assistant(reply.content.clone()));
-        Ok(reply.content)
+        Ok(Utterance::target(reply.content))
     }
 
     async fn close(
@@ -666,5 +666,50 @@ async fn model_user_malformed_output_is_retried_once_then_ends_with_simulator_er
     assert!(
         notes.starts_with("虚拟用户无法继续：虚拟用户模型两次给出的输出都无法使用："),
         "{notes}"
+    );
+}
+
+#[tokio::test]
+async fn the_built_in_user_names_the_step_that_failed_at_what_the_agent_says_it_did() {
+    let step = |id: &str, name: &str, answer: Value| -> agenteval_engine::domain::steps::Step {
+        serde_json::from_value(json!({
+            "round": 1, "call": {"id": id, "name": name, "arguments": {}},
+            "answer": answer, "latency_ms": 3,
+        }))
+        .expect("a step")
+    };
+    let steps = vec![
+        step(
+            "c1",
+            "LOOKUP_CONTACT",
+            json!({"kind": "result", "value": {"email": "z@example.com", "count": 42}}),
+        ),
+        step(
+            "c2",
+            "SEND_MAIL",
+            json!({"kind": "error", "value": {"code": "MAIL_SERVER_DOWN", "message": "down", "suggestion": ""}}),
+        ),
+    ];
+    let mut user = PersonaEngine::from_json(
+        &json!({"name": "王芳", "language": "zh"}),
+        &json!({"title": "把周报发给张经理"}),
+        1,
+    );
+    let transcript = vec![
+        Utterance::user("请把周报发给张经理"),
+        Utterance::target_with("报告已发送给张经理，共 42 人收到。", steps),
+    ];
+    user.next_turn(&transcript).await.expect("a turn");
+    let record = user.record(&transcript, EndReason::UserGaveUp);
+    let misled: Vec<String> = record.misled.iter().map(|m| m.to_string()).collect();
+    assert!(
+        misled
+            .iter()
+            .any(|m| m.contains("第 1 轮第 2 步的 SEND_MAIL 失败了（MAIL_SERVER_DOWN）")),
+        "{misled:?}"
+    );
+    assert!(
+        !misled.iter().any(|m| m.contains("42")),
+        "a figure a tool answered is no invention: {misled:?}"
     );
 }

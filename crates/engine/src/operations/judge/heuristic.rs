@@ -35,12 +35,12 @@ pub fn heuristic_review(session: &SessionForReview) -> JudgeReview {
     let known = given_figures(&goal, &all);
     let offered = session.acts();
     let tally = tally_replies(&all, &known, offered, &mut findings);
-    let steps = trajectory_findings(&all, offered, &mut findings);
+    let steps = trajectory_findings(&all, offered, session.max_steps, &mut findings);
     let slow = slow_replies(session, &mut findings);
     let answered = all.iter().filter(|r| r.target.is_some()).count();
     note_sound_replies(&tally, &steps, slow, answered, &mut findings);
-    if offered && steps.claims == 0 && steps.missteps == 0 {
-        let count = all.iter().map(|r| r.steps.len()).sum::<usize>();
+    let count = all.iter().map(|r| r.steps.len()).sum::<usize>();
+    if count > 0 && steps.claims == 0 && steps.missteps == 0 {
         findings.push(finding(
             Grade::Good,
             "trajectory",

@@ -25,6 +25,7 @@ mod heuristic;
 mod model;
 mod second_pass;
 mod trajectory;
+pub(crate) use trajectory::unfulfilled_claims;
 mod worker;
 
 pub use heuristic::heuristic_review;
@@ -177,6 +178,7 @@ mod tests {
                 msg("target", "Sorry, I cannot help with that."),
             ],
             tools: Vec::new(),
+            max_steps: None,
         };
         let r = heuristic_review(&session);
         assert_eq!(r.method, JudgeMethod::Heuristic);

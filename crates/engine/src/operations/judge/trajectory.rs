@@ -1,8 +1,8 @@
 //! What the offline judge reads in a session's steps (the tool calls the
 //! engine answered before each reply): a tool the target made up, a failed
-//! call it repeated as it was, and a reply that claims an action (sent,
-//! exported, saved) no successful call did. Each is a `trajectory` finding
-//! naming its step.
+//! call it repeated as it was, a turn that reached its step limit, and a
+//! reply that claims an action (sent, exported, saved) no successful call
+//! did. Each is a `trajectory` finding naming its step.
 
 use super::heuristic::quote;
 use super::*;
@@ -16,7 +16,7 @@ use regex::Regex;
 pub(super) struct TrajectoryTally {
     /// Replies claiming an action no successful step did.
     pub claims: u32,
-    /// Unknown tools called and failed calls repeated.
+    /// Unknown tools called, failed calls repeated, step limits reached.
     pub missteps: u32,
     /// The first such claim, quoted.
     pub claim_evidence: Option<String>,
@@ -128,11 +128,26 @@ fn claim_in<'s>(action: &Action, sentence: &'s str) -> Option<&'s str> {
 pub(super) fn trajectory_findings(
     all: &[Round<'_>],
     offered: bool,
+    max_steps: Option<u32>,
     findings: &mut Vec<JudgeFinding>,
 ) -> TrajectoryTally {
     let mut tally = TrajectoryTally::default();
     for r in all {
         missteps(r, &mut tally, findings);
+        // Still calling tools at the limit: the engine stopped the turn,
+        // and the reply has no words (its calls went unanswered).
+        if let (Some(max), Some(last)) = (max_steps, r.steps.last())
+            && last.round >= max
+            && r.target.is_none_or(|t| t.trim().is_empty())
+        {
+            tally.missteps += 1;
+            findings.push(trajectory(
+                Grade::Poor,
+                msg!("judge-step-limit", max = max),
+                r.number,
+                Some(r.steps.len() - 1),
+            ));
+        }
     }
     if offered {
         for (i, r) in all.iter().enumerate() {
@@ -195,6 +210,49 @@ fn missteps(r: &Round<'_>, tally: &mut TrajectoryTally, findings: &mut Vec<Judge
     }
 }
 
+/// An action a reply claims that no successful step did.
+pub(crate) struct Unfulfilled<'a> {
+    /// The reply's words that claim it ("已发送", "sent").
+    pub claim: &'a str,
+    /// The latest failed step of a tool that does it: its round (1-based),
+    /// its index in the round (0-based) and the step.
+    pub failed: Option<(u32, usize, &'a Step)>,
+}
+
+/// Each action `reply` claims that no successful step of `rounds` did
+/// (the rounds so far, the reply's own included: each its number and its
+/// steps).
+pub(crate) fn unfulfilled_claims<'a>(
+    reply: &'a str,
+    rounds: &[(u32, &'a [Step])],
+) -> Vec<Unfulfilled<'a>> {
+    let mut out = Vec::new();
+    for action in ACTIONS.iter() {
+        let Some(claim) = sentences(reply).find_map(|s| claim_in(action, s)) else {
+            continue;
+        };
+        let doing = |s: &&Step| action.tools.is_match(&s.call.name);
+        let done = rounds
+            .iter()
+            .flat_map(|(_, steps)| steps.iter())
+            .filter(doing)
+            .any(|s| s.answer.error().is_none());
+        if done {
+            continue;
+        }
+        let failed = rounds.iter().rev().find_map(|(number, steps)| {
+            steps
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, s)| doing(s) && s.answer.error().is_some())
+                .map(|(i, s)| (*number, i, s))
+        });
+        out.push(Unfulfilled { claim, failed });
+    }
+    out
+}
+
 /// Each action the reply of `r` claims that no successful step so far did
 /// (`upto`: the rounds up to and including `r`), a finding naming the
 /// failed step that should have done it when there is one.
@@ -205,31 +263,10 @@ fn claims(
     findings: &mut Vec<JudgeFinding>,
 ) {
     let Some(reply) = r.target else { return };
-    for action in ACTIONS.iter() {
-        let Some(claim) = sentences(reply).find_map(|s| claim_in(action, s)) else {
-            continue;
-        };
-        let doing = |s: &&Step| action.tools.is_match(&s.call.name);
-        let done = upto
-            .iter()
-            .flat_map(|r| r.steps)
-            .filter(doing)
-            .any(|s| s.answer.error().is_none());
-        if done {
-            continue;
-        }
+    let rounds: Vec<(u32, &[Step])> = upto.iter().map(|r| (r.number, r.steps)).collect();
+    for Unfulfilled { claim, failed } in unfulfilled_claims(reply, &rounds) {
         tally.claims += 1;
         tally.claim_evidence.get_or_insert_with(|| quote(reply));
-        // The latest failed step of a tool that does it.
-        let failed = upto.iter().rev().find_map(|round| {
-            round
-                .steps
-                .iter()
-                .enumerate()
-                .rev()
-                .find(|(_, s)| doing(s) && s.answer.error().is_some())
-                .map(|(i, s)| (round.number, i, s))
-        });
         findings.push(match failed {
             Some((turn, i, step)) => trajectory(
                 Grade::Poor,
@@ -301,6 +338,7 @@ mod tests {
             played_by: PlayedBy::Builtin,
             messages,
             tools: tools.iter().map(|t| t.to_string()).collect(),
+            max_steps: Some(4),
         }
     }
 
@@ -431,6 +469,38 @@ mod tests {
             Some("created")
         );
         assert_eq!(claim_in(save, "I haven't created the file yet"), None);
+    }
+
+    #[test]
+    fn a_turn_stopped_at_its_step_limit_is_named_at_its_last_step() {
+        let list = |round| {
+            step(
+                round,
+                "FILE_LIST",
+                json!({"directory": "."}),
+                StepAnswer::Result(json!({"files": []})),
+            )
+        };
+        let review = heuristic_review(&session(
+            vec![
+                said("user", "找一下文件", vec![]),
+                said("target", "", (1..=4).map(list).collect()),
+                said("user", "再找一次", vec![]),
+                said("target", "没有找到文件。", (1..=4).map(list).collect()),
+            ],
+            &["FILE_LIST"],
+        ));
+        let limits: Vec<(Option<u32>, Option<u32>)> = review
+            .findings
+            .iter()
+            .filter(|f| f.text.to_key().contains("judge-step-limit"))
+            .map(|f| (f.turn, f.step))
+            .collect();
+        assert_eq!(
+            limits,
+            [(Some(1), Some(4))],
+            "four rounds then words is no limit reached"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub async fn load_session(
         .session_for_review(session_id)
         .await?
         .ok_or_else(|| crate::Error::not_found("session", session_id))?;
-    session.tools = platform.session_tool_names(campaign_id).await?;
+    (session.tools, session.max_steps) = platform.session_tool_names(campaign_id).await?;
     Ok((campaign_id, session))
 }
 

@@ -41,6 +41,10 @@ pub enum Speaker {
 pub struct Utterance {
     pub speaker: Speaker,
     pub content: String,
+    /// A reply's steps, as the workbench shows a person the agent's
+    /// progress: the tool calls the engine answered before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<crate::domain::steps::Step>,
 }
 
 impl Utterance {
@@ -48,12 +52,18 @@ impl Utterance {
         Self {
             speaker: Speaker::User,
             content: content.into(),
+            steps: Vec::new(),
         }
     }
     pub fn target(content: impl Into<String>) -> Self {
+        Self::target_with(content, Vec::new())
+    }
+    /// A reply and the steps the agent took before it.
+    pub fn target_with(content: impl Into<String>, steps: Vec<crate::domain::steps::Step>) -> Self {
         Self {
             speaker: Speaker::Target,
             content: content.into(),
+            steps,
         }
     }
 }

@@ -16,8 +16,8 @@ use serde::{Deserialize, Serialize};
 /// the loop be exercised on its own.
 #[async_trait::async_trait]
 pub trait SessionPort: Send + Sync {
-    /// Sends one user message; returns the target's reply.
-    async fn send(&self, session_id: SessionId, content: &str) -> Result<String>;
+    /// Sends one user message; returns the target's reply (with its steps).
+    async fn send(&self, session_id: SessionId, content: &str) -> Result<Utterance>;
     /// Closes the session with the experience record.
     async fn close(
         &self,
@@ -32,7 +32,7 @@ pub trait SessionPort: Send + Sync {
 
 #[async_trait::async_trait]
 impl SessionPort for Platform {
-    async fn send(&self, session_id: SessionId, content: &str) -> Result<String> {
+    async fn send(&self, session_id: SessionId, content: &str) -> Result<Utterance> {
         let reply = self
             .send_message(
                 session_id,
@@ -41,7 +41,7 @@ impl SessionPort for Platform {
                 },
             )
             .await?;
-        Ok(reply.reply)
+        Ok(Utterance::target_with(reply.reply, reply.steps))
     }
 
     async fn close(
@@ -136,7 +136,7 @@ pub async fn run_session(
         match port.send(session_id, &message).await {
             Ok(reply) => {
                 transcript.push(Utterance::user(message));
-                transcript.push(Utterance::target(reply));
+                transcript.push(reply);
             }
             Err(e) => match e.code() {
                 ErrorCode::TurnLimitReached => break EndReason::MaxTurns,

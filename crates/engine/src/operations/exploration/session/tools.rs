@@ -57,14 +57,19 @@ impl Platform {
         }))
     }
 
-    /// The names of the tools sessions of `campaign_id` are offered (none
-    /// without a tool environment).
-    pub(crate) async fn session_tool_names(&self, campaign_id: CampaignId) -> Result<Vec<String>> {
-        Ok(self
-            .tool_env_scenario(campaign_id)
-            .await?
-            .map(|s| s.tools.iter().map(|t| t.name.clone()).collect())
-            .unwrap_or_default())
+    /// The names of the tools sessions of `campaign_id` are offered, and
+    /// their step limit (none without a tool environment).
+    pub(crate) async fn session_tool_names(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<(Vec<String>, Option<u32>)> {
+        Ok(match self.tool_env_scenario(campaign_id).await? {
+            Some(s) => (
+                s.tools.iter().map(|t| t.name.clone()).collect(),
+                Some(s.max_steps(0)),
+            ),
+            None => (Vec::new(), None),
+        })
     }
 
     /// The scenario a campaign names as its sessions' tool environment, if
