@@ -670,7 +670,8 @@ async fn model_user_malformed_output_is_retried_once_then_ends_with_simulator_er
 }
 
 #[tokio::test]
-async fn the_built_in_user_names_the_step_that_failed_at_what_the_agent_says_it_did() {
+async fn the_virtual_users_see_the_steps_and_name_the_one_that_failed_at_what_the_agent_said_it_did()
+ {
     let step = |id: &str, name: &str, answer: Value| -> agenteval_engine::domain::steps::Step {
         serde_json::from_value(json!({
             "round": 1, "call": {"id": id, "name": name, "arguments": {}},
@@ -711,5 +712,28 @@ async fn the_built_in_user_names_the_step_that_failed_at_what_the_agent_says_it_
     assert!(
         !misled.iter().any(|m| m.contains("42")),
         "a figure a tool answered is no invention: {misled:?}"
+    );
+
+    // A model playing the user is shown the same steps when it writes its
+    // record.
+    let fake = Arc::new(FakeChatClient::new([RECORD]));
+    let mut model = for_session(
+        agenteval_engine::SessionId(Uuid::now_v7()),
+        &en_persona(3),
+        &en_goal(),
+        Some(fake.clone()),
+        0,
+    );
+    model
+        .experience(&transcript, EndReason::UserGaveUp)
+        .await
+        .expect("a record");
+    let prompt = &fake.prompts()[0];
+    let asked = &prompt.last().expect("the request").content;
+    assert!(
+        asked.contains(
+            "(turn 1, step 2: the assistant called SEND_MAIL -> failed: MAIL_SERVER_DOWN)"
+        ),
+        "{asked}"
     );
 }

@@ -21,6 +21,8 @@ const RECENT_UTTERANCES: usize = 6;
 const RECENT_CHARS: usize = 400;
 /// The conversation the experience record is written from: its end.
 const RECORD_UTTERANCES: usize = 8;
+/// Steps of one reply the record's prompt lists (a line each).
+const STEPS_SHOWN: usize = 5;
 
 /// One turn of the virtual user: what it decides and what it says (a
 /// short message: a user writes a sentence or two, and every character the
@@ -276,11 +278,30 @@ impl super::VirtualUser for ModelUser {
         } else {
             String::new()
         };
+        let mut turn = transcript[..skipped]
+            .iter()
+            .filter(|u| u.speaker == Speaker::User)
+            .count();
         for u in &transcript[skipped..] {
             let who = match u.speaker {
-                Speaker::User => "You",
+                Speaker::User => {
+                    turn += 1;
+                    "You"
+                }
                 Speaker::Target => "Assistant",
             };
+            // The steps the workbench showed you before the reply.
+            for (i, step) in u.steps.iter().enumerate().take(STEPS_SHOWN) {
+                let answer = match step.answer.error() {
+                    Some(e) => format!("failed: {}", e.code),
+                    None => "ok".to_string(),
+                };
+                conversation.push_str(&format!(
+                    "(turn {turn}, step {}: the assistant called {} -> {answer})\n",
+                    i + 1,
+                    step.call.name
+                ));
+            }
             let content = crate::text::truncate(&u.content, RECENT_CHARS);
             conversation.push_str(&format!("{who}: {content}\n"));
         }
@@ -291,8 +312,8 @@ impl super::VirtualUser for ModelUser {
                  Report your experience as the user with ONLY a JSON object: \
                  \"goal_achieved\" (true or false), \"blockers\" (a list of where you got \
                  stuck, empty if nowhere), \"misled\" (a list of where the assistant misled \
-                 you, empty if nowhere), \"emotion\" (one of {emotions}) and \"notes\" (a \
-                 sentence).",
+                 you, empty if nowhere; name the turn and step when a step shows it), \
+                 \"emotion\" (one of {emotions}) and \"notes\" (a sentence).",
                 emotions = crate::exploration::EMOTIONS.join(", "),
                 end = end.as_str()
             )),
