@@ -11,6 +11,10 @@
 //! within its own turns, and says so with `attempts: 2`); the budget was
 //! never exceeded (sessions, turns per session, ledger = rows); the report's
 //! tallies equal a recount from the rows.
+//!
+//! And two workers through a crash of the database itself: requests are
+//! answered 503 while it is down, the workers stay up, and every run ends
+//! once, none in error.
 
 mod support;
 
@@ -83,6 +87,74 @@ fn start_worker(database_url: &str, data: &Path, log: &Path) -> Worker {
         child,
         base: format!("http://127.0.0.1:{port}"),
     }
+}
+
+/// The demo agent over HTTP on 127.0.0.1 with `latency` a reply, counting
+/// the chat requests it answers: its address and the count.
+async fn counting_target(latency: Duration) -> (std::net::SocketAddr, Arc<AtomicU64>) {
+    let requests = Arc::new(AtomicU64::new(0));
+    let counted = requests.clone();
+    let target = router(DemoTargetOptions { latency }).layer(axum::middleware::from_fn(
+        move |req: axum::extract::Request, next: axum::middleware::Next| {
+            if req.uri().path() == "/v1/chat/completions" {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            next.run(req)
+        },
+    ));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind the target");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, target).await });
+    (addr, requests)
+}
+
+/// `n` workers on the database at `url`, each with a data folder under
+/// `dir`, started together and healthy; their clients, and their logs
+/// (printed if the test fails).
+async fn start_workers(n: usize, url: &str, dir: &Path) -> (Vec<Worker>, Vec<Client>, Logs) {
+    let logs: Vec<PathBuf> = (0..n).map(|i| dir.join(format!("worker{i}.log"))).collect();
+    let mut workers: Vec<Worker> = (0..n)
+        .map(|i| start_worker(url, &dir.join(format!("data{i}")), &logs[i]))
+        .collect();
+    let http = reqwest::Client::new();
+    let clients: Vec<Client> = workers
+        .iter()
+        .map(|w| Client {
+            http: http.clone(),
+            base: w.base.clone(),
+        })
+        .collect();
+    for (i, worker) in workers.iter_mut().enumerate() {
+        clients[i].wait_healthy(worker, &logs[i]).await;
+    }
+    (workers, clients, Logs(logs))
+}
+
+/// The counting target at `addr`, registered through `client`, and a plan
+/// of every shipped scenario `rounds` times.
+async fn every_scenario(
+    client: &Client,
+    addr: std::net::SocketAddr,
+    rounds: u32,
+) -> (Value, Vec<Value>) {
+    let (s, target) = client
+        .post(
+            "/api/targets",
+            json!({"name": "counted demo", "concurrency": 2, "channel": {
+                "kind": "openai", "base_url": format!("http://{addr}/v1"), "model": "demo"}}),
+        )
+        .await;
+    assert_eq!(s, 200, "{target}");
+    let (_, scenarios) = client.get("/api/scenarios").await;
+    let plan = scenarios
+        .as_array()
+        .expect("scenario list")
+        .iter()
+        .map(|s| json!({"scenario_id": s["id"], "rounds": rounds}))
+        .collect();
+    (target, plan)
 }
 
 #[derive(Clone)]
@@ -200,60 +272,11 @@ async fn three_workers() {
 
     // The target: the demo agent with 300 ms of latency (runs are in
     // flight long enough to be cut), counting the chat requests it answers.
-    let requests = Arc::new(AtomicU64::new(0));
-    let counted = requests.clone();
-    let target = router(DemoTargetOptions {
-        latency: Duration::from_millis(300),
-    })
-    .layer(axum::middleware::from_fn(
-        move |req: axum::extract::Request, next: axum::middleware::Next| {
-            if req.uri().path() == "/v1/chat/completions" {
-                counted.fetch_add(1, Ordering::SeqCst);
-            }
-            next.run(req)
-        },
-    ));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind the target");
-    let target_addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move { axum::serve(listener, target).await });
-
+    let (target_addr, requests) = counting_target(Duration::from_millis(300)).await;
     // Three workers, started together: they migrate the database once.
-    let logs: Vec<PathBuf> = (0..3)
-        .map(|i| dir.path().join(format!("worker{i}.log")))
-        .collect();
-    let _shown = Logs(logs.clone());
-    let mut workers: Vec<Worker> = (0..3)
-        .map(|i| start_worker(&db.url, &dir.path().join(format!("data{i}")), &logs[i]))
-        .collect();
-    let http = reqwest::Client::new();
-    let clients: Vec<Client> = workers
-        .iter()
-        .map(|w| Client {
-            http: http.clone(),
-            base: w.base.clone(),
-        })
-        .collect();
-    for (i, worker) in workers.iter_mut().enumerate() {
-        clients[i].wait_healthy(worker, &logs[i]).await;
-    }
+    let (mut workers, clients, _shown) = start_workers(3, &db.url, dir.path()).await;
 
-    let (s, target) = clients[0]
-        .post(
-            "/api/targets",
-            json!({"name": "counted demo", "concurrency": 2, "channel": {
-                "kind": "openai", "base_url": format!("http://{target_addr}/v1"), "model": "demo"}}),
-        )
-        .await;
-    assert_eq!(s, 200, "{target}");
-    let (_, scenarios) = clients[0].get("/api/scenarios").await;
-    let plan: Vec<Value> = scenarios
-        .as_array()
-        .expect("scenario list")
-        .iter()
-        .map(|s| json!({"scenario_id": s["id"], "rounds": ROUNDS}))
-        .collect();
+    let (target, plan) = every_scenario(&clients[0], target_addr, ROUNDS).await;
     let planned = (plan.len() as u32 * ROUNDS) as usize;
     let (s, campaign) = clients[0]
         .post(
@@ -480,4 +503,127 @@ fn requests_of(turns: &Value) -> u64 {
         requests += 1 + rounds.len() as u64;
     }
     requests
+}
+
+#[test]
+fn two_workers_on_postgres_ride_out_a_database_restart() {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(database_restart());
+}
+
+async fn database_restart() {
+    // A server of its own: it is crashed and started again on its port.
+    let server = postgres::server_dir("restart");
+    let url = postgres::start_server(&server, std::process::id()).expect("a server");
+    let port = url
+        .rsplit_once(':')
+        .and_then(|(_, rest)| rest.split('/').next())
+        .expect("a port")
+        .to_string();
+    let dir = tempfile::tempdir().expect("temp dir");
+
+    let (target_addr, requests) = counting_target(Duration::from_millis(100)).await;
+    let (mut workers, clients, _shown) = start_workers(2, &url, dir.path()).await;
+    let (target, plan) = every_scenario(&clients[0], target_addr, 3).await;
+    let planned = plan.len() * 3;
+    let (s, campaign) = clients[0]
+        .post(
+            "/api/campaigns",
+            json!({"name": "restart", "target_id": target["id"], "plan": {"entries": plan},
+                   "duration_hours": 20, "time_scale": 20.0 * 3600.0 / WINDOW_SECS}),
+        )
+        .await;
+    assert_eq!(s, 200, "{campaign}");
+    let campaign_id = campaign["id"].as_str().expect("campaign id").to_string();
+
+    // A third of the way through, the database crashes for three seconds.
+    tokio::time::sleep(Duration::from_secs_f64(WINDOW_SECS / 3.0)).await;
+    postgres::pg_ctl(&server, &["stop", "-m", "immediate", "-w"]);
+    let down = Instant::now();
+    let mut refused = 0;
+    while down.elapsed() < Duration::from_secs(3) {
+        for c in &clients {
+            let asked = Instant::now();
+            let res = c
+                .http
+                .get(format!("{}/api/campaigns/{campaign_id}", c.base))
+                .header("X-API-Key", KEY)
+                .header("Accept-Language", "zh-CN")
+                .send()
+                .await
+                .expect("the worker answers while the database is down");
+            let waited = asked.elapsed();
+            assert_eq!(res.status().as_u16(), 503, "never a 500 or a hang");
+            assert_eq!(res.headers()["retry-after"], "5");
+            let body: Value = res.json().await.expect("a JSON error");
+            assert_eq!(body["code"], "DATABASE_UNAVAILABLE", "{body}");
+            assert!(
+                body["message"].as_str().unwrap().contains("数据库"),
+                "{body}"
+            );
+            refused += 1;
+            println!("refused in {waited:?} while the database was down");
+            let (s, health) = c.get("/api/health").await;
+            assert_eq!((s, health["database"].as_str()), (503, Some("unavailable")));
+        }
+    }
+    postgres::pg_ctl(
+        &server,
+        &[
+            "start",
+            "-w",
+            "-l",
+            &server.join("server.log").to_string_lossy(),
+            "-o",
+            &format!("-p {port}"),
+        ],
+    );
+
+    // The workers stayed up and carry on: the campaign ends, every run once
+    // and none in error.
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let (s, c) = clients[0]
+            .get(&format!("/api/campaigns/{campaign_id}"))
+            .await;
+        if s == 200 && c["status"] == "finalized" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the campaign ends: {s} {c}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    for (i, worker) in workers.iter_mut().enumerate() {
+        assert!(
+            worker.child.try_wait().expect("the worker").is_none(),
+            "worker {i} stayed up"
+        );
+    }
+    let observer = Store::open_database(&url, Default::default())
+        .await
+        .expect("open the database");
+    let stored = observer.inspect();
+    let campaign = CampaignId(campaign_id.parse().expect("campaign id"));
+    let runs = stored.campaign_runs(campaign).await.expect("runs");
+    assert_eq!(runs.len(), planned, "one row per planned run");
+    let taken_over = runs.iter().filter(|r| r.attempts > 1).count();
+    for run in &runs {
+        assert_eq!(run.status, "done", "run {} finished", run.id);
+        assert!(
+            matches!(run.verdict.map(|v| v.as_str()), Some("passed" | "failed")),
+            "the target is always up: no run is in error ({:?}, {:?})",
+            run.verdict,
+            run.error_reason
+        );
+    }
+    assert_eq!(stored.runs_with_turn_gaps().await.expect("gaps"), 0);
+    let verdicts = stored.runs_by_verdict(campaign).await.expect("verdicts");
+    assert_eq!(verdicts.tallied, verdicts.rows, "no verdict counted twice");
+    println!(
+        "database restart: {planned} runs, {taken_over} played again, {} target requests, {refused} requests refused with 503 while it was down",
+        requests.load(Ordering::SeqCst)
+    );
 }

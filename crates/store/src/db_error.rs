@@ -44,10 +44,10 @@ fn unavailable(code: &str) -> Option<&'static str> {
 impl DbError for sqlx::Error {
     fn into_error(self) -> Error {
         let why = match &self {
+            // A pool this process closed is no outage: it is shutting down.
             sqlx::Error::Io(_)
             | sqlx::Error::Tls(_)
             | sqlx::Error::PoolTimedOut
-            | sqlx::Error::PoolClosed
             | sqlx::Error::WorkerCrashed => Some("down"),
             sqlx::Error::Database(e) => e.code().as_deref().and_then(unavailable),
             _ => None,

@@ -48,21 +48,33 @@ async fn acquire(pool: &PgPool) -> Result<sqlx::pool::PoolConnection<Postgres>> 
             anyhow::anyhow!("the database server was found down {since:?} ago"),
         ));
     }
-    let acquired = pool.acquire().await;
-    let mut found = DOWN.lock().unwrap_or_else(|e| e.into_inner());
-    match acquired {
+    let down = || DOWN.lock().unwrap_or_else(|e| e.into_inner());
+    match pool.acquire().await {
         Ok(conn) => {
-            found.remove(&server);
+            down().remove(&server);
             Ok(conn)
         }
         Err(e) => {
             let e = db_error(e);
-            if e.code() == agenteval_domain::error::ErrorCode::DatabaseUnavailable {
-                found.insert(server, Instant::now());
+            // A pool that timed out may only be busy: the server is taken
+            // as down only when it refuses a connection.
+            if e.code() == agenteval_domain::error::ErrorCode::DatabaseUnavailable
+                && !answers(&server).await
+            {
+                down().insert(server, Instant::now());
             }
             Err(e)
         }
     }
+}
+
+/// Whether the server takes a TCP connection within half a second.
+async fn answers((host, port): &(String, u16)) -> bool {
+    let connect = tokio::net::TcpStream::connect((host.as_str(), *port));
+    matches!(
+        tokio::time::timeout(Duration::from_millis(500), connect).await,
+        Ok(Ok(_))
+    )
 }
 
 /// Whether `url` names a PostgreSQL database.

@@ -28,6 +28,14 @@ pub(crate) fn lease_until(now: i64) -> i64 {
     now + RUN_LEASE.as_millis() as i64
 }
 
+/// The leases of the runs a worker plays, renewed (ids as a JSON list).
+const RENEW_LEASES: Sql = Sql::dialects(
+    "UPDATE runs SET lease_until = ? WHERE status = 'running' AND claimed_by = ?
+     AND id IN (SELECT value FROM json_each(?))",
+    "UPDATE runs SET lease_until = ? WHERE status = 'running' AND claimed_by = ?
+     AND id IN (SELECT json_array_elements_text(CAST(? AS json)))",
+);
+
 // The scheduler's queries run each step and claiming runs once per run (a
 // hot path): their contexts are static.
 impl Store {
@@ -96,19 +104,17 @@ impl Store {
         .context("store: claiming a run")
     }
 
-    /// Renews the leases of the runs this worker executes, until
-    /// [`RUN_LEASE`] after `now`; returns how many it holds.
-    pub async fn renew_run_leases(&self, now: DateTime<Utc>) -> Result<u64> {
+    /// Renews the leases of the runs this worker executes (`playing`: a run
+    /// whose play ended without its verdict is not renewed, and another
+    /// worker takes it over), until [`RUN_LEASE`] after `now`; returns how
+    /// many it holds.
+    pub async fn renew_run_leases(&self, now: DateTime<Utc>, playing: &[Uuid]) -> Result<u64> {
         let now = to_ms(now);
         let worker = self.worker.clone();
-        self.write(move |c| {
-            c.exec(
-                "UPDATE runs SET lease_until = ? WHERE status = 'running' AND claimed_by = ?",
-                args![lease_until(now), &*worker],
-            )
-        })
-        .await
-        .context("store: renewing the leases of the runs being executed")
+        let ids = serde_json::to_string(&playing.iter().map(Uuid::to_string).collect::<Vec<_>>())?;
+        self.write(move |c| c.exec(RENEW_LEASES, args![lease_until(now), &*worker, &ids]))
+            .await
+            .context("store: renewing the leases of the runs being executed")
     }
 
     /// Takes (or keeps) the cluster-wide lease `name` for this worker until

@@ -494,7 +494,14 @@ async fn renewed_leases_keep_a_live_workers_runs() {
     // Two thirds into the lease, only the live worker renews.
     let renewed_at = 10 + lease * 2 / 3;
     assert_eq!(
-        live.renew_run_leases(at(renewed_at)).await.unwrap(),
+        live.renew_run_leases(at(renewed_at), &held[..1])
+            .await
+            .unwrap(),
+        1,
+        "only the runs the worker still plays are renewed"
+    );
+    assert_eq!(
+        live.renew_run_leases(at(renewed_at), &runs).await.unwrap(),
         2,
         "a renewal holds the renewing worker's runs and no other"
     );

@@ -99,30 +99,6 @@ async fn a_server_that_does_not_answer_is_named_without_its_password() {
     assert!(!err.body.message.contains("s3cret"));
 }
 
-/// `pg_ctl` run as the cluster's owner (`postgres` when root), on the
-/// cluster of `dir` (made by `scripts/postgres.sh`).
-fn pg_ctl(dir: &std::path::Path, args: &[&str]) {
-    let bin = std::fs::read_dir("/usr/lib/postgresql")
-        .ok()
-        .and_then(|versions| {
-            versions
-                .flatten()
-                .map(|v| v.path().join("bin/pg_ctl"))
-                .filter(|p| p.exists())
-                .max()
-        })
-        .unwrap_or_else(|| "pg_ctl".into());
-    let data = dir.join("data");
-    let mut command = std::process::Command::new("runuser");
-    command
-        .args(["-u", "postgres", "--"])
-        .arg(bin)
-        .arg("-D")
-        .arg(&data);
-    let status = command.args(args).status().expect("run pg_ctl");
-    assert!(status.success(), "pg_ctl {args:?} failed");
-}
-
 #[tokio::test]
 async fn a_database_that_restarts_is_unavailable_meanwhile_and_used_again_after() {
     let dir = support::postgres::server_dir("restart");
@@ -138,7 +114,7 @@ async fn a_database_that_restarts_is_unavailable_meanwhile_and_used_again_after(
     store.ping().await.expect("the database answers");
 
     // A crash: the server stops at once, without a checkpoint.
-    pg_ctl(&dir, &["stop", "-m", "immediate", "-w"]);
+    support::postgres::pg_ctl(&dir, &["stop", "-m", "immediate", "-w"]);
     let asked = std::time::Instant::now();
     let err = store.ping().await.unwrap_err();
     let waited = asked.elapsed();
@@ -161,7 +137,7 @@ async fn a_database_that_restarts_is_unavailable_meanwhile_and_used_again_after(
     );
 
     // Back on the same port: the pool's broken connections are replaced.
-    pg_ctl(
+    support::postgres::pg_ctl(
         &dir,
         &[
             "start",

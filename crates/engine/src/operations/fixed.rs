@@ -13,7 +13,7 @@ use crate::clock::to_ms;
 use crate::domain::ids::{CampaignId, RunId};
 pub use crate::domain::run::{CheckResult, Run, RunMetrics, RunTurn, Verdict};
 use crate::domain::tally::RunOutcome;
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::exchange::ToolEnv;
 use crate::office::Workspace;
 use crate::platform::{Event, Platform};
@@ -56,7 +56,37 @@ impl Played {
 
 /// What the runs of one campaign execute against, or why they cannot.
 struct RunContext {
-    resolved: std::result::Result<(Target, Arc<dyn Channel>), String>,
+    /// The target and its channel, else why not and whether it is the
+    /// database that could not answer (the runs are then left to be
+    /// played again, never failed for it).
+    resolved: std::result::Result<(Target, Arc<dyn Channel>), (String, bool)>,
+}
+
+/// Marks a run as played by this worker while it lives: only those runs'
+/// leases are renewed, so that a run whose play ended without its verdict
+/// (the database went away) is taken over once its lease expires.
+struct Playing<'p> {
+    runs: &'p std::sync::Mutex<std::collections::HashSet<uuid::Uuid>>,
+    id: uuid::Uuid,
+}
+
+impl<'p> Playing<'p> {
+    fn start(
+        runs: &'p std::sync::Mutex<std::collections::HashSet<uuid::Uuid>>,
+        id: uuid::Uuid,
+    ) -> Self {
+        runs.lock().unwrap_or_else(|e| e.into_inner()).insert(id);
+        Self { runs, id }
+    }
+}
+
+impl Drop for Playing<'_> {
+    fn drop(&mut self) {
+        self.runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
+    }
 }
 
 /// What one scheduler step did.
@@ -131,7 +161,19 @@ impl Platform {
     /// workers sharing the database leave them alone (see the scheduler);
     /// returns how many it holds.
     pub async fn renew_run_leases(&self) -> Result<u64> {
-        self.store.renew_run_leases(self.clock.now()).await
+        let playing: Vec<uuid::Uuid> = self
+            .playing_runs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .copied()
+            .collect();
+        if playing.is_empty() {
+            return Ok(0);
+        }
+        self.store
+            .renew_run_leases(self.clock.now(), &playing)
+            .await
     }
 
     /// One scheduler step: starts campaigns whose window began, executes
@@ -222,7 +264,10 @@ impl Platform {
         }
         .await;
         RunContext {
-            resolved: resolved.map_err(|e| e.body.message),
+            resolved: resolved.map_err(|e| {
+                let unavailable = e.code() == ErrorCode::DatabaseUnavailable;
+                (e.body.message, unavailable)
+            }),
         }
     }
 
@@ -290,9 +335,14 @@ impl Platform {
             tracing::warn!(run = %run.id, attempt = run.attempt,
                 "a run whose worker stopped is played again (its lease expired)");
         }
+        let _playing = Playing::start(&self.playing_runs, run.id);
         let played = match &context.resolved {
             Ok((target, channel)) => self.play_run(&run, target, channel.as_ref()).await,
-            Err(reason) => Ok(Played::error(reason.clone())),
+            Err((why, true)) => Err(Error::database_unavailable(
+                "down",
+                anyhow::anyhow!("looking up the run's target: {why}"),
+            )),
+            Err((reason, false)) => Ok(Played::error(reason.clone())),
         };
         let Played {
             mut verdict,
@@ -302,6 +352,13 @@ impl Platform {
             latencies,
         } = match played {
             Ok(played) => played,
+            // The run is no fault of the target's: it is left running,
+            // unrenewed, and played again once its lease expires.
+            Err(e) if e.code() == ErrorCode::DatabaseUnavailable => {
+                tracing::warn!(run = %run.id, error = ?e.cause,
+                    "the database went away mid-run; the run is played again after its lease");
+                return Err(e);
+            }
             Err(e) => {
                 tracing::error!(run = %run.id, error = ?e, "run aborted by an internal error");
                 // Some replies may be stored: their latencies are read back.

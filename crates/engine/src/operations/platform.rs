@@ -63,6 +63,8 @@ pub struct Platform {
     /// The tool environments of exploration sessions, and their copies of
     /// its workspace.
     pub(crate) session_tools: crate::exploration::session::SessionTools,
+    /// The fixed runs this process plays now, whose leases it renews.
+    pub(crate) playing_runs: std::sync::Mutex<std::collections::HashSet<uuid::Uuid>>,
 }
 
 impl std::fmt::Debug for Platform {
@@ -181,6 +183,7 @@ impl PlatformBuilder {
             channels: Mutex::new(HashMap::new()),
             key_uses: Default::default(),
             session_tools: Default::default(),
+            playing_runs: Default::default(),
         });
         // Data that migrations leave for the engine to fill.
         platform

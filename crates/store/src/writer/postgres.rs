@@ -95,13 +95,45 @@ impl PostgresWrites {
         });
     }
 
-    /// Commits one write in a transaction of its own.
+    /// Commits one write in a transaction of its own. While the database
+    /// cannot be reached (a restart, a failover) a fixed run's write is
+    /// tried again, for at most [`OUTAGE_RIDDEN_OUT`]: its turns wait for
+    /// the database rather than being lost. Any other write (a session's
+    /// reply, an audit event) fails at once: someone is waiting for it.
     async fn commit(&self, mut write: Write) -> Outcome {
         let committed = lock(&self.lost).downgrade(&mut write);
         let turn = match &write {
             Write::Turn(t) => Some(t.run_id),
             _ => None,
         };
+        let rides_out = run_of(&write).is_some();
+        let started = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(100);
+        let result = loop {
+            match self.commit_once(write.clone(), committed).await {
+                Err(e)
+                    if rides_out
+                        && e.code() == agenteval_domain::error::ErrorCode::DatabaseUnavailable
+                        && started.elapsed() < OUTAGE_RIDDEN_OUT =>
+                {
+                    tracing::warn!(error = %why(&e), "the database is unavailable; the write waits for it");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(std::time::Duration::from_secs(2));
+                }
+                result => break result,
+            }
+        };
+        result.map_err(|e| {
+            if let Some(run) = turn {
+                lock(&self.lost).0.insert(run.into());
+            }
+            why(&e)
+        })
+    }
+
+    /// One try of [`Self::commit`]: the contacts it stored are counted
+    /// again when it does not commit.
+    async fn commit_once(&self, write: Write, committed: Committed) -> Result<Committed> {
         let contacts = Arc::clone(&self.contacts);
         // What the transaction stored of `contacts`, counted again if it
         // does not commit.
@@ -116,17 +148,19 @@ impl PostgresWrites {
             Ok(committed)
         })
         .await;
-        result.map_err(|e| {
-            if let Some(hosts) = lock(&stored).take() {
-                self.contacts.restore(hosts);
-            }
-            if let Some(run) = turn {
-                lock(&self.lost).0.insert(run.into());
-            }
-            why(&e)
-        })
+        if result.is_err()
+            && let Some(hosts) = lock(&stored).take()
+        {
+            self.contacts.restore(hosts);
+        }
+        result
     }
 }
+
+/// How long a write waits for a database that cannot be reached: less than
+/// a run's lease less one renewal, so that the worker still holds the run
+/// when the write lands.
+const OUTAGE_RIDDEN_OUT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// The fixed run a write belongs to, if any.
 fn run_of(write: &Write) -> Option<Uuid> {

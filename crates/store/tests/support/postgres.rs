@@ -134,3 +134,27 @@ pub async fn test_database_url() -> Option<String> {
         Ok(other) => panic!("AGENTEVAL_TEST_BACKEND={other}: use sqlite or postgres"),
     }
 }
+
+/// `pg_ctl` run as the cluster's owner (`postgres` when root), on the
+/// cluster of `dir` (made by `scripts/postgres.sh`).
+pub fn pg_ctl(dir: &std::path::Path, args: &[&str]) {
+    let bin = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()
+        .and_then(|versions| {
+            versions
+                .flatten()
+                .map(|v| v.path().join("bin/pg_ctl"))
+                .filter(|p| p.exists())
+                .max()
+        })
+        .unwrap_or_else(|| "pg_ctl".into());
+    let data = dir.join("data");
+    let mut command = std::process::Command::new("runuser");
+    command
+        .args(["-u", "postgres", "--"])
+        .arg(bin)
+        .arg("-D")
+        .arg(&data);
+    let status = command.args(args).status().expect("run pg_ctl");
+    assert!(status.success(), "pg_ctl {args:?} failed");
+}
