@@ -276,18 +276,34 @@ impl Inspect {
         .with_context(|| format!("store: reading turn {seq} of session {session_id}"))
     }
 
-    /// How many runs, of every campaign, have turns missing or doubled:
-    /// their turns' numbers are not one contiguous range.
-    pub async fn runs_with_turn_gaps(&self) -> Result<i64> {
-        self.read(|c| {
-            c.value(
-                "SELECT COUNT(*) FROM (SELECT run_id, COUNT(*) AS n, MIN(seq) AS lo, MAX(seq) AS hi
-                 FROM run_turns GROUP BY run_id) AS ranges WHERE hi - lo + 1 != n",
-                args![],
-            )
-        })
-        .await
-        .context("store: counting the runs with turns missing")
+    /// The runs, of every campaign, whose turns' numbers are not one
+    /// contiguous range (a turn missing or doubled), each as
+    /// `<run id>: <its turns' numbers>`.
+    pub async fn runs_with_turn_gaps(&self) -> Result<Vec<String>> {
+        let turns: Vec<(String, i64)> = self
+            .read(|c| {
+                c.rows(
+                    "SELECT run_id, seq FROM run_turns WHERE run_id IN (
+                         SELECT run_id FROM run_turns GROUP BY run_id
+                         HAVING MAX(seq) - MIN(seq) + 1 != COUNT(*))
+                     ORDER BY run_id, seq",
+                    args![],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+            })
+            .await
+            .context("store: listing the runs with turns missing")?;
+        let mut runs: Vec<(String, Vec<String>)> = Vec::new();
+        for (run, seq) in turns {
+            match runs.last_mut() {
+                Some((last, seqs)) if *last == run => seqs.push(seq.to_string()),
+                _ => runs.push((run, vec![seq.to_string()])),
+            }
+        }
+        Ok(runs
+            .into_iter()
+            .map(|(run, seqs)| format!("{run}: {}", seqs.join(",")))
+            .collect())
     }
 
     /// The runs being played now, per worker that claimed them (a worker

@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 /// server not answering (sqlx tries to connect again until then).
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long a transaction waits for a connection before the server is
+/// tried (see [`acquire`]).
+const PROBE_AFTER: Duration = Duration::from_millis(100);
+
 /// How long a server found down is taken as down: a transaction asked
 /// meanwhile is refused at once (`DATABASE_UNAVAILABLE`) instead of waiting
 /// [`ACQUIRE_TIMEOUT`] again; the first one after it tries the server.
@@ -49,7 +53,25 @@ async fn acquire(pool: &PgPool) -> Result<sqlx::pool::PoolConnection<Postgres>> 
         ));
     }
     let down = || DOWN.lock().unwrap_or_else(|e| e.into_inner());
-    match pool.acquire().await {
+    // A connection not handed out at once may be one sqlx is opening
+    // again: a server that refuses connections is found down then, not
+    // after the whole acquire timeout.
+    let acquiring = pool.acquire();
+    tokio::pin!(acquiring);
+    let acquired = tokio::select! {
+        acquired = &mut acquiring => acquired,
+        () = tokio::time::sleep(PROBE_AFTER) => {
+            if !answers(&server).await {
+                down().insert(server, Instant::now());
+                return Err(Error::database_unavailable(
+                    "down",
+                    anyhow::anyhow!("the database server refuses connections"),
+                ));
+            }
+            acquiring.await
+        }
+    };
+    match acquired {
         Ok(conn) => {
             down().remove(&server);
             Ok(conn)

@@ -103,6 +103,7 @@ async fn a_server_that_does_not_answer_is_named_without_its_password() {
 async fn a_database_that_restarts_is_unavailable_meanwhile_and_used_again_after() {
     let dir = support::postgres::server_dir("restart");
     let url = support::postgres::start_server(&dir, std::process::id()).expect("a server");
+    support::postgres::durable_commits(&dir);
     let port = url
         .rsplit_once(':')
         .and_then(|(_, rest)| rest.split('/').next())

@@ -51,7 +51,7 @@ error-target-rate-suggestion = 请填评测对象允许的每秒请求数（0.5 
 error-target-timeout-suggestion = 例如 15000（15 秒）；较慢的模型可能需要 60000 或更多。
 error-target-retries-suggestion = 例如重试 2 次。
 error-price = `{ $field }` 应为 0 或更大的数，实际为 { $got }
-error-price-suggestion = 请填每百万 token 的价格；不关心成本时填 0。
+error-price-suggestion = 请填每百万词元的价格；不关心成本时填 0。
 error-url = `{ $field }` 应为 `http://` 或 `https://` 开头的地址，实际为“{ $got }”
 error-url-suggestion = 请填写完整地址，例如 `http://127.0.0.1:8000/v1`
 

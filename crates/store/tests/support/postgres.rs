@@ -158,3 +158,18 @@ pub fn pg_ctl(dir: &std::path::Path, args: &[&str]) {
     let status = command.args(args).status().expect("run pg_ctl");
     assert!(status.success(), "pg_ctl {args:?} failed");
 }
+
+/// Makes the server of `dir` wait for each commit's WAL to be written
+/// before acknowledging it, as PostgreSQL does by default. The test
+/// servers of `scripts/postgres.sh` do not (`synchronous_commit = off`):
+/// there a crash loses the commits of its last moments, acknowledged or
+/// not, which a test that crashes the server must not meet.
+pub fn durable_commits(dir: &std::path::Path) {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("data/postgresql.conf"))
+        .and_then(|mut conf| conf.write_all(b"\nsynchronous_commit = on\n"))
+        .expect("edit postgresql.conf");
+    pg_ctl(dir, &["reload"]);
+}
