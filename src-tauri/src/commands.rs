@@ -280,6 +280,16 @@ pub async fn search_sessions(
         .map_err(body)
 }
 
+/// One run with its turns and its checks' results.
+#[tauri::command]
+#[specta::specta]
+pub async fn get_run(
+    platform: Shared<'_>,
+    run_id: RunId,
+) -> Reply<agenteval_engine::fixed::RunWithTurns> {
+    platform.get_run(run_id).await.map_err(body)
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn run_turns(platform: Shared<'_>, run_id: RunId) -> Reply<Vec<RunTurn>> {

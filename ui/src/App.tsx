@@ -12,12 +12,14 @@ import {
   Title,
 } from "@mantine/core";
 import { useDisclosure, useMediaQuery } from "@mantine/hooks";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { api, apiKey, asApiError, type ApiError, type Identity } from "./api";
 import { CodeSpans } from "./components/CodeSpans";
+import { DatabaseBanner } from "./components/DatabaseBanner";
 import { ErrorAlert } from "./components/ErrorAlert";
 import { IdentityContext, WhoBadge } from "./components/identity";
+import { useDatabaseState } from "./components/useDatabase";
 import { CampaignList } from "./features/campaigns/CampaignList";
 import { CampaignView } from "./features/campaigns/CampaignView";
 import { ProductionPage } from "./features/production/ProductionPage";
@@ -105,11 +107,12 @@ export function App() {
   const folded = useMediaQuery("(max-width: 47.99em)") && !navOpen;
   useEffect(nav.close, [route, nav.close]);
 
-  useEffect(() => {
+  const start = useCallback(() => {
     api
       .whoami()
       .then((who) => {
         setIdentity(who);
+        setStartError(null);
         setReady(true);
       })
       .catch((e: unknown) => {
@@ -122,6 +125,13 @@ export function App() {
         setReady(true);
       });
   }, []);
+  useEffect(start, [start]);
+  // Who the user is could not be told while the database was down: asked again once it is back.
+  const databaseBack = useDatabaseState() === "up";
+  const waitingForDatabase = startError?.code === "DATABASE_UNAVAILABLE";
+  useEffect(() => {
+    if (waitingForDatabase && databaseBack) start();
+  }, [waitingForDatabase, databaseBack, start]);
 
   return (
     <IdentityContext.Provider value={identity}>
@@ -186,6 +196,7 @@ export function App() {
           />
         </AppShell.Navbar>
         <AppShell.Main>
+          <DatabaseBanner />
           {needKey && (
             <KeyPrompt
               onDone={(who) => {

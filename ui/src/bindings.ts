@@ -61,6 +61,8 @@ export const commands = {
 	searchRuns: (campaignId: CampaignId, query: RunQuery) => typedError<RunPage, ErrorBody>(__TAURI_INVOKE("search_runs", { campaignId, query })),
 	/**  A page of a campaign's sessions, filtered by status, seed or ids. */
 	searchSessions: (campaignId: CampaignId, query: SessionQuery) => typedError<SessionPage, ErrorBody>(__TAURI_INVOKE("search_sessions", { campaignId, query })),
+	/**  One run with its turns and its checks' results. */
+	getRun: (runId: RunId) => typedError<RunWithTurns, ErrorBody>(__TAURI_INVOKE("get_run", { runId })),
 	runTurns: (runId: RunId) => typedError<RunTurn[], ErrorBody>(__TAURI_INVOKE("run_turns", { runId })),
 	/**  A reviewer's 1-5 rating of a run or a session. */
 	addReview: (req: CreateReview) => typedError<HumanReview, ErrorBody>(__TAURI_INVOKE("add_review", { req })),
@@ -1872,6 +1874,12 @@ export type RunTurn = {
 	/**  The target's steps before this reply: each call the engine answered. */
 	steps?: Step[],
 	created_at: string,
+};
+
+/**  A run and its turns (`GET /api/runs/{id}`, MCP's `get_run`). */
+export type RunWithTurns = {
+	run: Run,
+	turns: RunTurn[],
 };
 
 /**  A pack file to save among the user's packs (`<data-dir>/scenarios/<pack>/<file_name>`). */

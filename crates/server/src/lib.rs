@@ -16,6 +16,7 @@ mod links;
 pub mod mcp;
 pub mod openapi;
 pub mod routes;
+pub mod run_routes;
 pub mod session_routes;
 pub mod trace_routes;
 
@@ -109,6 +110,7 @@ fn protected_api() -> OpenApiRouter<AppState> {
         .merge(tagged(admin, "key_routes"))
         .merge(tagged(key_routes::router(), "key_routes"))
         .merge(tagged(routes::router(), "routes"))
+        .merge(tagged(run_routes::router(), "run_routes"))
         .merge(tagged(session_routes::router(), "session_routes"))
         .merge(tagged(judge_routes::router(), "judge_routes"))
         .merge(tagged(trace_routes::router(), "trace_routes"))

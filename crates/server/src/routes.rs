@@ -39,9 +39,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(compare_campaigns))
         .routes(routes!(export_campaign))
         .routes(routes!(campaign_analysis))
-        .routes(routes!(list_runs))
-        .routes(routes!(search_runs))
-        .routes(routes!(run_turns))
         .routes(routes!(add_review, list_reviews))
         .routes(routes!(search_sessions))
         .routes(routes!(explore))
@@ -368,28 +365,6 @@ pub async fn test_target(
     Ok(Json(probe.in_lang(crate::reader_lang())))
 }
 
-/// The campaign's fixed-scenario runs, in plan order (never exploration).
-#[utoipa::path(get, path = "/api/campaigns/{id}/runs", params(("id" = String, Path)),
-    responses((status = 200, body = Vec<agenteval_engine::fixed::Run>), (status = 404, body = ErrorResponse)))]
-pub async fn list_runs(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Vec<agenteval_engine::fixed::Run>>> {
-    let id = parse_id("campaign", &id)?;
-    st.platform.get_campaign(id).await?;
-    Ok(Json(st.platform.list_runs(id).await?))
-}
-
-/// One run's turns as they were persisted.
-#[utoipa::path(get, path = "/api/runs/{id}/turns", params(("id" = String, Path)),
-    responses((status = 200, body = Vec<agenteval_engine::fixed::RunTurn>), (status = 404, body = ErrorResponse)))]
-pub async fn run_turns(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Vec<agenteval_engine::fixed::RunTurn>>> {
-    Ok(Json(st.platform.run_turns(parse_id("run", &id)?).await?))
-}
-
 /// A reviewer's 1-5 rating of a run or a session.
 #[utoipa::path(post, path = "/api/reviews", request_body = agenteval_engine::review::CreateReview,
     responses((status = 200, body = agenteval_engine::review::HumanReview), (status = 400, body = ErrorResponse), (status = 404, body = ErrorResponse)))]
@@ -532,7 +507,7 @@ pub async fn events(
 /// Query parameters as name/value pairs; a query string that cannot be
 /// decoded is 400 in the error shape. A blank filter counts as absent; a
 /// blank `offset` or `limit` is not a number (400).
-fn query_pairs(
+pub(crate) fn query_pairs(
     query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
 ) -> ApiResult<Vec<(String, String)>> {
     let pairs = crate::error::query(query, msg!("error-query-pairs-suggestion"))?;
@@ -547,58 +522,13 @@ fn query_pairs(
     Ok(given)
 }
 
-fn page_number(name: &str, value: &str) -> ApiResult<u32> {
+pub(crate) fn page_number(name: &str, value: &str) -> ApiResult<u32> {
     value.trim().parse().map_err(|_| {
         ApiError(Error::invalid(
             format!("{name} {value:?} is not a whole number from 0 to 4294967295"),
             format!("Send {name} as a number, e.g. {name}=100."),
         ))
     })
-}
-
-/// The runs search's parameters, for the OpenAPI document.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct RunSearchParams {
-    /// `passed`, `failed`, `error`, `skipped` or `pending`; blank for any
-    /// (as is every blank parameter).
-    #[param(pattern = "^(passed|failed|error|skipped|pending)?$")]
-    pub verdict: Option<String>,
-    pub scenario_id: Option<String>,
-    /// Runs of the scenarios with this tag.
-    pub tag: Option<String>,
-    /// Rows to skip (default 0).
-    #[param(value_type = Option<u64>, maximum = 4294967295_u64)]
-    pub offset: Option<u32>,
-    /// Rows per page, 1 to 500 (default 100).
-    #[param(minimum = 1, maximum = 500)]
-    pub limit: Option<u32>,
-}
-
-/// A page of the campaign's runs in plan order, filtered, with the number
-/// of runs that match.
-#[utoipa::path(get, path = "/api/campaigns/{id}/runs/search", params(("id" = String, Path), RunSearchParams),
-    responses((status = 200, body = agenteval_engine::paging::RunPage),
-        (status = 400, body = ErrorResponse, description = "INVALID_INPUT: an unknown verdict, a limit outside 1..=500, a number that is not one"),
-        (status = 404, body = ErrorResponse)))]
-pub async fn search_runs(
-    State(st): State<AppState>,
-    Path(id): Path<String>,
-    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
-) -> ApiResult<Json<agenteval_engine::paging::RunPage>> {
-    let id = parse_id("campaign", &id)?;
-    let mut q = agenteval_engine::paging::RunQuery::default();
-    for (name, value) in query_pairs(query)? {
-        match name.as_str() {
-            "verdict" => q.verdict = Some(value),
-            "scenario_id" => q.scenario_id = Some(value),
-            "tag" => q.tag = Some(value),
-            "offset" => q.offset = Some(page_number("offset", &value)?),
-            "limit" => q.limit = Some(page_number("limit", &value)?),
-            _ => {}
-        }
-    }
-    Ok(Json(st.platform.search_runs(id, q).await?))
 }
 
 /// The sessions search's parameters, for the OpenAPI document.

@@ -538,6 +538,18 @@ async fn a_runs_steps_through_mcp_and_the_api() {
     let (s, turns) = app.get(&format!("/api/runs/{run}/turns")).await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(&turns[1]["steps"], steps, "the API returns the same steps");
+    let (s, one) = app.get(&format!("/api/runs/{run}")).await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(one["run"]["id"], body["run"]["id"]);
+    assert_eq!(one["run"]["verdict"], "passed");
+    assert_eq!(&one["turns"][1]["steps"], steps, "with its turns' steps");
+    let (s, missing) = app
+        .get(&format!("/api/runs/{}", uuid::Uuid::now_v7()))
+        .await;
+    assert_eq!(
+        (s, &missing["code"]),
+        (StatusCode::NOT_FOUND, &json!("NOT_FOUND"))
+    );
 
     let missing = tool(
         &app,

@@ -42,8 +42,10 @@ impl Store {
         self.read(move |c| {
             c.rows(
                 Sql::dialects(
-                    "SELECT id, scenario_id, seq FROM runs
-                     WHERE campaign_id = ? AND id IN (SELECT value FROM json_each(?))",
+                    // CROSS JOIN: SQLite looks each id up, rather than
+                    // reading every run of the campaign.
+                    "SELECT r.id, r.scenario_id, r.seq FROM json_each(?2) AS j
+                     CROSS JOIN runs AS r ON r.id = j.value WHERE r.campaign_id = ?1",
                     "SELECT id, scenario_id, seq FROM runs
                      WHERE campaign_id = ? AND id IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))",
                 ),
@@ -64,7 +66,8 @@ impl Store {
     /// The places of the sessions `ids` of campaign `campaign_id` (those
     /// that exist), in no particular order. Sessions of one persona and
     /// goal of the seed set are counted together by start, and the
-    /// sessions without a seed together.
+    /// sessions without a seed together: the place is kept as a session
+    /// is created (migration 0028).
     pub async fn session_places(
         &self,
         campaign_id: CampaignId,
@@ -79,22 +82,10 @@ impl Store {
         self.read(move |c| {
             c.rows(
                 Sql::dialects(
-                    "SELECT s.id, s.persona, s.goal, p.ordinal FROM (
-                        SELECT id, ROW_NUMBER() OVER (
-                                 PARTITION BY json_extract(seed_ref, '$.persona_id'),
-                                              json_extract(seed_ref, '$.goal_id')
-                                 ORDER BY started_at, id) AS ordinal
-                        FROM exploration_sessions WHERE campaign_id = ?) AS p
-                     JOIN exploration_sessions s ON s.id = p.id
-                     WHERE p.id IN (SELECT value FROM json_each(?))",
-                    "SELECT s.id, s.persona, s.goal, p.ordinal FROM (
-                        SELECT id, ROW_NUMBER() OVER (
-                                 PARTITION BY CAST(seed_ref AS jsonb) ->> 'persona_id',
-                                              CAST(seed_ref AS jsonb) ->> 'goal_id'
-                                 ORDER BY started_at, id) AS ordinal
-                        FROM exploration_sessions WHERE campaign_id = ?) AS p
-                     JOIN exploration_sessions s ON s.id = p.id
-                     WHERE p.id IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))",
+                    "SELECT s.id, s.persona, s.goal, s.seed_ordinal AS ordinal FROM json_each(?2) AS j
+                     CROSS JOIN exploration_sessions AS s ON s.id = j.value WHERE s.campaign_id = ?1",
+                    "SELECT id, persona, goal, seed_ordinal AS ordinal FROM exploration_sessions
+                     WHERE campaign_id = ? AND id IN (SELECT jsonb_array_elements_text(CAST(? AS jsonb)))",
                 ),
                 args![campaign_id.to_string(), ids],
                 |r| {

@@ -199,71 +199,24 @@ impl Read<'_> {
     }
 
     /// Streams who judged a campaign's reviewed sessions to `each` (the
-    /// model's name, else the review's method), each once.
+    /// model's name, else the review's method), each once, the judge of
+    /// the most sessions first (from the judge tally, migration 0029).
     pub fn session_judges(
         &self,
         campaign_id: CampaignId,
         mut each: impl FnMut(&str),
     ) -> Result<()> {
-        let doing = || format!("store: reading the judges of campaign {campaign_id}");
-        let campaign_id = campaign_id.to_string();
-        // Read from the reviews of the campaign's sessions (a campaign's
-        // sessions are bounded by its budget).
-        if !self.0.is_postgres() {
-            return self
-                .0
-                .each(
-                    "SELECT DISTINCT coalesce(nullif(judge_review ->> '$.model', ''), judge_review ->> '$.method')
-                     FROM exploration_sessions
-                     WHERE campaign_id = ? AND judge_status = 'done' AND json_valid(judge_review)",
-                    args![&campaign_id],
-                    |row| {
-                        if let Ok(Some(judge)) = row.text(0) {
-                            each(judge);
-                        }
-                        Ok(())
-                    },
-                )
-                .with_context(doing);
-        }
-        // PostgreSQL (before 16) cannot tell valid JSON from text without
-        // failing on it: the reviews are read whole and looked into here.
-        let mut seen = std::collections::HashSet::new();
         self.0
             .each(
-                "SELECT judge_review FROM exploration_sessions
-                 WHERE campaign_id = ? AND judge_status = 'done' AND judge_review IS NOT NULL",
-                args![&campaign_id],
+                "SELECT judge FROM session_judge_tally WHERE campaign_id = ? AND sessions > 0
+                 ORDER BY sessions DESC, judge",
+                args![campaign_id.to_string()],
                 |row| {
-                    if let Some(judge) = row.text(0)?.and_then(judge_of)
-                        && seen.insert(judge.clone())
-                    {
-                        each(&judge);
-                    }
+                    each(row.str(0)?);
                     Ok(())
                 },
             )
-            .with_context(doing)
-    }
-}
-
-/// Who wrote a review (as JSON): its model's name, else its method, as the
-/// text SQLite's `->>` reads of them; `None` when the review is not JSON or
-/// names neither as text.
-fn judge_of(review: &str) -> Option<String> {
-    use serde_json::Value;
-    let review: Value = serde_json::from_str(review).ok()?;
-    let field = |name: &str| match review.get(name) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(Some(s.clone())),
-        Some(v @ (Value::Array(_) | Value::Object(_))) => Some(Some(v.to_string())),
-        // A number or a flag is not text: `->>` reads it as one.
-        Some(_) => Some(None),
-    };
-    match field("model") {
-        Some(Some(model)) if model.is_empty() => field("method").flatten(),
-        Some(model) => model,
-        None => field("method").flatten(),
+            .with_context(|| format!("store: reading the judges of campaign {campaign_id}"))
     }
 }
 

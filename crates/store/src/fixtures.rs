@@ -308,6 +308,21 @@ impl Fixtures<'_> {
                     Sql::dialects(SESSIONS_SQL, SESSIONS_PG),
                     args![sessions as i64, &c, target, start],
                 )?;
+                // Session i is of seed cell i % 9 (persona i % 3, goal
+                // i / 3 % 3), the (i / 9 + 1)th of it by start.
+                conn.exec(
+                    Sql::dialects(
+                        "INSERT INTO seed_cell_sessions (campaign_id, persona_id, goal_id, sessions)
+                         SELECT campaign_id, json_extract(seed_ref, '$.persona_id'),
+                                json_extract(seed_ref, '$.goal_id'), count(*)
+                         FROM exploration_sessions WHERE campaign_id = ? GROUP BY 1, 2, 3",
+                        "INSERT INTO seed_cell_sessions (campaign_id, persona_id, goal_id, sessions)
+                         SELECT campaign_id, CAST(seed_ref AS jsonb) ->> 'persona_id',
+                                CAST(seed_ref AS jsonb) ->> 'goal_id', count(*)
+                         FROM exploration_sessions WHERE campaign_id = ? GROUP BY 1, 2, 3",
+                    ),
+                    args![&c],
+                )?;
                 conn.exec(
                     Sql::dialects(SESSION_TURNS_SQL, SESSION_TURNS_PG),
                     args![(sessions * BENCH_SESSION_TURNS) as i64, start],
@@ -360,7 +375,7 @@ g(k, goal, gid) AS (VALUES
   (2, '{"id":"sales-trend","title":"Get the sales trend"}', 'sales-trend'))
 INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
   trigger_kind, end_reason, experience, judge_review, judge_status, turn_count, started_at, ended_at,
-  created_at, updated_at)
+  created_at, updated_at, seed_ordinal)
 SELECT printf('%08x-0000-7000-8000-%012x', i / 65536, i), ?2, ?3, p.persona, g.goal,
   json_object('persona_id', p.pid, 'goal_id', g.gid), 'completed', 'manual',
   CASE i % 4 WHEN 0 THEN 'user_goal_met' WHEN 1 THEN 'user_gave_up' WHEN 2 THEN 'max_turns' ELSE 'user_goal_met' END,
@@ -380,7 +395,7 @@ SELECT printf('%08x-0000-7000-8000-%012x', i / 65536, i), ?2, ?3, p.persona, g.g
       'invented_facts', json('false'), 'simulator_fault', json('false')),
     'simulator_fault', json('false')) END,
   CASE WHEN i % 10 = 0 THEN 'done' ELSE 'none' END,
-  8, ?4 + i, ?4 + i + 1000, ?4 + i, ?4 + i + 1000
+  8, ?4 + i, ?4 + i + 1000, ?4 + i, ?4 + i + 1000, i / 9 + 1
 FROM n JOIN p ON p.k = i % 3 JOIN g ON g.k = (i / 3) % 3
 "#;
 
@@ -437,7 +452,7 @@ g(k, goal, gid) AS (VALUES
   (2, '{"id":"sales-trend","title":"Get the sales trend"}', 'sales-trend'))
 INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
   trigger_kind, end_reason, experience, judge_review, judge_status, turn_count, started_at, ended_at,
-  created_at, updated_at)
+  created_at, updated_at, seed_ordinal)
 SELECT lpad(to_hex(i / 65536), 8, '0') || '-0000-7000-8000-' || lpad(to_hex(i), 12, '0'), $2, $3,
   p.persona, g.goal,
   '{"persona_id":"' || p.pid || '","goal_id":"' || g.gid || '"}', 'completed', 'manual',
@@ -456,7 +471,7 @@ SELECT lpad(to_hex(i / 65536), 8, '0') || '-0000-7000-8000-' || lpad(to_hex(i), 
     || '"simulator":{"in_persona":true,"quit_early":false,"invented_facts":false,"simulator_fault":false},'
     || '"simulator_fault":false}' END,
   CASE WHEN i % 10 = 0 THEN 'done' ELSE 'none' END,
-  8, $4 + i, $4 + i + 1000, $4 + i, $4 + i + 1000
+  8, $4 + i, $4 + i + 1000, $4 + i, $4 + i + 1000, i / 9 + 1
 FROM generate_series(0, $1 - 1) AS n(i) JOIN p ON p.k = i % 3 JOIN g ON g.k = (i / 3) % 3
 "#;
 

@@ -191,6 +191,8 @@ pub(crate) struct SessionTallies {
     scores: HashMap<(String, String), (f64, i64)>,
     /// (campaign, fault kind) -> (sessions, faults).
     faults: HashMap<(String, String), (i64, i64)>,
+    /// (campaign, judge) -> sessions.
+    judges: HashMap<(String, String), i64>,
     /// Sessions whose findings leave.
     findings_out: Vec<Place>,
     /// Findings that come in, with their session.
@@ -214,6 +216,7 @@ impl SessionTallies {
         let scores = !unchanged(|b, a| b.scores == a.scores);
         let faults = !unchanged(|b, a| b.faults == a.faults);
         let findings = !unchanged(|b, a| b.findings == a.findings);
+        let judges = !unchanged(|b, a| b.judge == a.judge);
         for (side, sign) in [(before, -1), (after, 1)] {
             let Some((place, t)) = side else { continue };
             let campaign = &place.campaign_id;
@@ -244,6 +247,12 @@ impl SessionTallies {
                     f.0 += sign;
                     f.1 += sign * i64::from(*n);
                 }
+            }
+            if let Some(judge) = t.judge.as_ref().filter(|_| judges) {
+                *self
+                    .judges
+                    .entry((campaign.clone(), judge.clone()))
+                    .or_default() += sign;
             }
             if findings && !t.findings.is_empty() {
                 match sign {
@@ -346,6 +355,18 @@ impl SessionTallies {
             .context("store: adding to the simulator fault tally")
             },
         )?;
+        drain(&mut self.judges, ordered, |(campaign, judge), sessions| {
+            if sessions == 0 {
+                return Ok(0);
+            }
+            conn.exec(
+                "INSERT INTO session_judge_tally (campaign_id, judge, sessions) VALUES (?, ?, ?)
+                 ON CONFLICT (campaign_id, judge)
+                 DO UPDATE SET sessions = session_judge_tally.sessions + excluded.sessions",
+                args![&campaign, &judge, sessions],
+            )
+            .context("store: adding to the judge tally")
+        })?;
         for p in self.findings_out.drain(..) {
             conn.exec(
                 "DELETE FROM session_findings WHERE campaign_id = ? AND started_at = ? AND session_id = ?",
@@ -387,7 +408,8 @@ pub(crate) fn backfill(conn: &Conn<'_>) -> Result<()> {
     }
     conn.batch(
         "DELETE FROM session_tally; DELETE FROM session_dimension_tally;
-         DELETE FROM session_fault_tally; DELETE FROM session_findings;",
+         DELETE FROM session_fault_tally; DELETE FROM session_findings;
+         DELETE FROM session_judge_tally;",
     )
     .context(doing)?;
     SessionTallies::recount(conn)?.flush(conn).context(doing)?;

@@ -181,12 +181,13 @@ impl Tx<'_> {
             ..Default::default()
         };
         let insert = || {
+            let ordinal = self.count_in_seed_cell(session)?;
             self.0
                 .exec(
                     "INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
                         trigger_kind, judge_status, turn_count, started_at, created_at, updated_at,
-                        played_by, user_model)
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        played_by, user_model, seed_ordinal)
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     args![
                         &place.id,
                         &place.campaign_id,
@@ -203,12 +204,34 @@ impl Tx<'_> {
                         to_ms(session.updated_at),
                         session.played_by.as_str(),
                         &session.user_model,
+                        ordinal,
                     ],
                 )
                 .map(drop)
                 .context(doing)
         };
         tally_new_session(&self.0, &place, &columns, insert)
+    }
+
+    /// Counts a new session in its seed cell (its campaign's sessions of
+    /// the same persona and goal; those without a seed together) and
+    /// returns its place there, from 1. Sessions are created in turn, each
+    /// started when created, so that this is its place by start.
+    fn count_in_seed_cell(&self, session: &ExplorationSession) -> Result<i64> {
+        let (persona, goal) = session
+            .seed_ref
+            .as_ref()
+            .map_or(("", ""), |s| (s.persona_id.as_str(), s.goal_id.as_str()));
+        self.0
+            .value(
+                "INSERT INTO seed_cell_sessions (campaign_id, persona_id, goal_id, sessions)
+                 VALUES (?, ?, ?, 1)
+                 ON CONFLICT (campaign_id, persona_id, goal_id)
+                 DO UPDATE SET sessions = seed_cell_sessions.sessions + 1
+                 RETURNING sessions",
+                args![session.campaign_id.to_string(), persona, goal],
+            )
+            .context("store: counting a new session in its seed cell")
     }
 
     /// Session `id` as a decision on it reads it, with its campaign's

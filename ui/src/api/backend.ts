@@ -1,4 +1,5 @@
 import type { ExportFormat, HumanReview, KeyStorage, Lang, ServerConnection, Settings } from "../bindings";
+import type { DatabaseState } from "./database";
 import type { LiveListener } from "./live";
 import type { Calls } from "./operations";
 
@@ -37,6 +38,8 @@ export interface Backend extends Calls {
   /** The team server the desktop app works on (mode `server`), else `null`. */
   readonly server: ServerConnection | null;
   info(): Promise<BackendInfo>;
+  /** Asks whether the database answers now; the answer also goes to `database`. */
+  checkDatabase(): Promise<DatabaseState>;
   /** The export with the report's own words in `lang`. */
   exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string>;
   /** Saves the export where the user says; false when the user cancelled. */

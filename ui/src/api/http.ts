@@ -1,5 +1,6 @@
 import type { ExportFormat, Lang, ServerConnection, Settings } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
+import { database, healthSays, noted, type DatabaseState } from "./database";
 import { ApiError, toErrorBody } from "./errors";
 import { EventHub, type Connector, type LiveListener } from "./live";
 import { httpRequest, httpTarget, implement, type Calls } from "./operations";
@@ -21,6 +22,30 @@ export interface Transport {
    * false when the user cancelled. `text` fetches it, errors checked.
    */
   save(path: string, format: ExportFormat, fileName: string, text: () => Promise<string>): Promise<boolean>;
+}
+
+/** What `GET /api/health` answers besides the database's state. */
+type Health = { version: string; revision: string; built: string };
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The error of an answer that is no success: the server's own, else one said from its status. */
+function refusal(method: string, path: string, res: Answer, body: unknown): ApiError {
+  return new ApiError(
+    toErrorBody(body) ?? {
+      code: res.status === 401 ? "UNAUTHORIZED" : res.status === 404 ? "NOT_FOUND" : "INTERNAL",
+      message: `${method} ${path} failed with HTTP ${res.status}`,
+      suggestion:
+        res.status === 404 ? "This server does not offer the operation; update it." : "Retry; if it persists, see the server log.",
+      next_allowed_at: null,
+    },
+  );
 }
 
 // Every operation of `Calls`, sent as its HTTP request (constructor).
@@ -51,25 +76,7 @@ export class HttpBackend implements Backend {
 
   private async send(method: string, path: string, body?: unknown): Promise<Answer> {
     const res = await this.transport.send(method, path, body);
-    if (res.status < 200 || res.status > 299) {
-      let parsed: unknown = null;
-      try {
-        parsed = JSON.parse(res.text);
-      } catch {
-        parsed = null;
-      }
-      throw new ApiError(
-        toErrorBody(parsed) ?? {
-          code: res.status === 401 ? "UNAUTHORIZED" : res.status === 404 ? "NOT_FOUND" : "INTERNAL",
-          message: `${method} ${path} failed with HTTP ${res.status}`,
-          suggestion:
-            res.status === 404
-              ? "This server does not offer the operation; update it."
-              : "Retry; if it persists, see the server log.",
-          next_allowed_at: null,
-        },
-      );
-    }
+    if (res.status < 200 || res.status > 299) throw noted(refusal(method, path, res, parseJson(res.text)));
     return res;
   }
 
@@ -80,9 +87,29 @@ export class HttpBackend implements Backend {
     return data as T;
   }
 
-  async info(): Promise<BackendInfo> {
+  /**
+   * The health check's answer, its word on the database noted: a 503
+   * (the database down) is an answer too, with the server's version.
+   */
+  private async health(): Promise<Health> {
     const { method, path } = httpTarget("health", {});
-    const h = await this.json<{ version: string; revision: string; built: string }>(method, path);
+    const res = await this.transport.send(method, path);
+    const body = parseJson(res.text);
+    const state = healthSays(res.status, body);
+    if (state === null || typeof body !== "object" || body === null) throw noted(refusal(method, path, res, body));
+    database.set(state);
+    return body as Health;
+  }
+  async checkDatabase(): Promise<DatabaseState> {
+    try {
+      await this.health();
+    } catch {
+      // The server itself is out of reach: nothing is known of its database.
+    }
+    return database.current();
+  }
+  async info(): Promise<BackendInfo> {
+    const h = await this.health();
     return { mode: this.mode, version: h.version, revision: h.revision, built: h.built, server: this.server ?? undefined };
   }
   /** The export's GET path (its answer is the file's text, not JSON). */

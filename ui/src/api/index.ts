@@ -9,6 +9,7 @@ import { RemoteTransport, teamServer } from "./remote";
 import { TauriBackend } from "./tauri";
 
 export type { Backend, BackendInfo, BackendMode } from "./backend";
+export { database, type DatabaseState } from "./database";
 export { ApiError, asApiError } from "./errors";
 export * from "./exploration";
 export type { LiveEvent, LiveListener } from "./live";

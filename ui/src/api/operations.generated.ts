@@ -26,6 +26,7 @@ export const operations = {
   finalize_campaign: { method: "POST", path: "/api/campaigns/{id}/finalize", pathParams: ["id"], query: ["lang"] },
   get_campaign: { method: "GET", path: "/api/campaigns/{id}", pathParams: ["id"], query: ["lang"] },
   get_conversation: { method: "GET", path: "/api/traces/conversations/{id}", pathParams: ["id"], query: ["lang"] },
+  get_run: { method: "GET", path: "/api/runs/{id}", pathParams: ["id"], query: ["lang"] },
   get_session: { method: "GET", path: "/api/exploration/sessions/{id}", pathParams: ["id"], query: ["lang"] },
   get_target: { method: "GET", path: "/api/targets/{id}", pathParams: ["id"], query: ["lang"] },
   health: { method: "GET", path: "/api/health", pathParams: [], query: ["lang"] },

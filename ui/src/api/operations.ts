@@ -148,10 +148,6 @@ export const calls = {
     http: { path: { id }, query: { with: baseline } },
     tauri: [id, baseline],
   })),
-  listSessions: op("list_sessions", "listSessions", (campaignId: string) => ({
-    http: { path: { id: campaignId } },
-    tauri: [campaignId],
-  })),
   sessionMessages: op("session_messages", "sessionMessages", (sessionId: string) => ({
     http: { path: { id: sessionId } },
     tauri: [sessionId],
@@ -171,6 +167,7 @@ export const calls = {
     tauri: [sessionId],
   })),
   listRuns: op("list_runs", "listRuns", (campaignId: string) => ({ http: { path: { id: campaignId } }, tauri: [campaignId] })),
+  getRun: op("get_run", "getRun", (runId: string) => ({ http: { path: { id: runId } }, tauri: [runId] })),
   runTurns: op("run_turns", "runTurns", (runId: string) => ({ http: { path: { id: runId } }, tauri: [runId] })),
   addReview: op("add_review", "addReview", (req: CreateReview) => ({ http: { body: req }, tauri: [req] })),
   /** The next judged sessions nobody labelled, without the judge's scores. */

@@ -2,7 +2,8 @@ import { save } from "@tauri-apps/plugin-dialog";
 import { revealItemInDir } from "@tauri-apps/plugin-opener";
 import { commands, events, type ErrorBody, type ExportFormat, type Lang, type Settings } from "../bindings";
 import type { Backend, BackendInfo } from "./backend";
-import { ApiError } from "./errors";
+import { database, noted, type DatabaseState } from "./database";
+import { ApiError, asApiError } from "./errors";
 import { EventHub, type Connector, type LiveListener } from "./live";
 import { implement, type Calls } from "./operations";
 
@@ -10,7 +11,7 @@ type CommandResult<T> = { status: "ok"; data: T } | { status: "error"; error: Er
 
 export async function unwrap<T>(call: Promise<CommandResult<T>>): Promise<T> {
   const r = await call;
-  if (r.status === "error") throw new ApiError(r.error);
+  if (r.status === "error") throw noted(new ApiError(r.error));
   return r.data;
 }
 
@@ -66,6 +67,17 @@ export class TauriBackend implements Backend {
       scenarioErrors: i.scenario_errors,
       keyStorage: i.key_storage,
     };
+  }
+  /** The app's own database has no health check: a small read tells. */
+  async checkDatabase(): Promise<DatabaseState> {
+    try {
+      await this.listTargets();
+      database.set("up");
+    } catch (e) {
+      // Any other failure is an answer of the database.
+      if (asApiError(e).code !== "DATABASE_UNAVAILABLE") database.set("up");
+    }
+    return database.current();
   }
   exportCampaign(id: string, format: ExportFormat, lang: Lang): Promise<string> {
     return unwrap(commands.exportCampaign(id, format, lang));

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, asApiError, type ApiError, type LiveEvent } from "../api";
+import { useDatabaseState } from "./useDatabase";
 
 export type Loaded<T> = {
   data: T | null;
@@ -21,7 +22,8 @@ const DATABASE_RETRY_MS = 5000;
  * browser, polling where the server has none). Bursts of events (a session
  * streaming its turns) cause one reload. A load the database could not
  * answer (`DATABASE_UNAVAILABLE`: down, restarting) is tried again by
- * itself until it answers, the error shown meanwhile.
+ * itself until it answers, the error shown meanwhile, and at once when
+ * the health check says the database is back.
  */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live: Live = false): Loaded<T> {
   const [data, setData] = useState<T | null>(null);
@@ -58,11 +60,17 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], live: Live =
   }, [reload]);
 
   const unavailable = error?.code === "DATABASE_UNAVAILABLE";
+  // "up" while this view still holds the database's refusal: the health check saw it back.
+  const databaseBack = useDatabaseState() === "up";
   useEffect(() => {
     if (!unavailable) return undefined;
+    if (databaseBack) {
+      reload();
+      return undefined;
+    }
     const timer = window.setTimeout(reload, DATABASE_RETRY_MS);
     return () => window.clearTimeout(timer);
-  }, [unavailable, error, reload]);
+  }, [unavailable, databaseBack, error, reload]);
 
   const listening = live !== false;
   useEffect(() => {

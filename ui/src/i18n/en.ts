@@ -29,6 +29,10 @@ export const en = {
       sentence: "The role of this API key does not allow this action: a viewer key only reads, and only an admin key manages keys.",
     },
   },
+  database: {
+    unavailableTitle: "The database cannot be reached right now (it may be restarting).",
+    unavailableBody: "Nothing saved is lost. The app retries by itself and shows this page's data again as soon as the database answers.",
+  },
   key: {
     title: "API key",
     intro:

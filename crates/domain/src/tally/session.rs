@@ -88,6 +88,8 @@ pub struct SessionTally {
     pub findings: Vec<StoredFinding>,
     /// Faults the check of the virtual user found, per kind, by kind.
     pub faults: Vec<(String, u32)>,
+    /// Who judged it: its review's model, else the review's method.
+    pub judge: Option<String>,
 }
 
 impl SessionTally {
@@ -133,8 +135,22 @@ impl SessionTally {
                 .unwrap_or_default(),
             findings: review.as_ref().map(review_findings).unwrap_or_default(),
             faults: faults.as_ref().map(fault_kinds).unwrap_or_default(),
+            judge: review.as_ref().and_then(judge_name),
         }
     }
+}
+
+/// Who wrote a review: its `model`, else its `method` (each read as
+/// SQLite's `->>` reads it), trimmed; `None` when both are blank.
+fn judge_name(review: &Value) -> Option<String> {
+    let field = |name: &str| {
+        review
+            .get(name)
+            .and_then(sql_text)
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
+    };
+    field("model").or_else(|| field("method"))
 }
 
 /// The elements SQLite's `json_each` walks over a value: an array's items,

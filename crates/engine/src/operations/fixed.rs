@@ -23,8 +23,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A run and its turns, as MCP's `get_run` returns them.
-#[derive(Debug, Clone, serde::Serialize)]
+/// A run and its turns (`GET /api/runs/{id}`, MCP's `get_run`).
+#[derive(Debug, Clone, serde::Serialize, specta::Type, utoipa::ToSchema)]
 pub struct RunWithTurns {
     pub run: Run,
     pub turns: Vec<RunTurn>,

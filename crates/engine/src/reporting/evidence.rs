@@ -9,7 +9,7 @@ use crate::domain::ids::{CampaignId, RunId, SessionId};
 use crate::error::Result;
 use crate::platform::Platform;
 use crate::report::CampaignReport;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Every run and session the report cites, each once.
 pub fn cited(report: &CampaignReport) -> (Vec<RunId>, Vec<SessionId>) {
@@ -61,7 +61,20 @@ impl Platform {
             self.store.run_places(campaign_id, runs),
             self.store.session_places(campaign_id, sessions),
         )?;
-        let json = |text: &str| serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+        // Sessions of one seed share their persona and goal: each text is
+        // read once.
+        let mut personas: HashMap<String, String> = HashMap::new();
+        let mut goals: HashMap<String, String> = HashMap::new();
+        let named = |names: &mut HashMap<String, String>,
+                     text: String,
+                     name: fn(&serde_json::Value) -> String| {
+            names
+                .entry(text)
+                .or_insert_with_key(|text| {
+                    name(&serde_json::from_str(text).unwrap_or(serde_json::Value::Null))
+                })
+                .clone()
+        };
         Ok(EvidenceNames {
             runs: run_places
                 .into_iter()
@@ -77,8 +90,8 @@ impl Platform {
                 .into_iter()
                 .map(|s| SessionName {
                     id: s.id,
-                    persona: persona_name(&json(&s.persona)),
-                    goal: goal_title(&json(&s.goal)),
+                    persona: named(&mut personas, s.persona, persona_name),
+                    goal: named(&mut goals, s.goal, goal_title),
                     ordinal: s.ordinal,
                 })
                 .collect(),

@@ -30,13 +30,14 @@ fn rows(conn: &Connection, sql: &str) -> Vec<Vec<Sql>> {
         .unwrap()
 }
 
-/// The four session tallies as stored, rows that count nothing left out.
+/// The five session tallies as stored, rows that count nothing left out.
 #[derive(Debug, PartialEq)]
 struct Tallies {
     sessions: Vec<Vec<Sql>>,
     scores: Vec<Vec<Sql>>,
     faults: Vec<Vec<Sql>>,
     findings: Vec<Vec<Sql>>,
+    judges: Vec<Vec<Sql>>,
 }
 
 fn stored(conn: &Connection) -> Tallies {
@@ -60,6 +61,14 @@ fn stored(conn: &Connection) -> Tallies {
             "SELECT campaign_id, started_at, session_id, seq, severity, dimension, text, evidence, turn
              FROM session_findings ORDER BY 1, 2, 3, 4",
         ),
+        // Since 0029: none in a database from before.
+        judges: match conn.prepare("SELECT * FROM session_judge_tally WHERE sessions != 0 ORDER BY 1, 2") {
+            Ok(_) => rows(
+                conn,
+                "SELECT * FROM session_judge_tally WHERE sessions != 0 ORDER BY 1, 2",
+            ),
+            Err(_) => Vec::new(),
+        },
     }
 }
 
@@ -70,7 +79,8 @@ fn stored_and_recounted(c: &Conn<'_>) -> (Tallies, Tallies) {
     let before = stored(conn);
     conn.execute_batch(
         "SAVEPOINT recount; DELETE FROM session_tally; DELETE FROM session_dimension_tally;
-         DELETE FROM session_fault_tally; DELETE FROM session_findings;",
+         DELETE FROM session_fault_tally; DELETE FROM session_findings;
+         DELETE FROM session_judge_tally;",
     )
     .unwrap();
     SessionTallies::recount(c).unwrap().flush(c).unwrap();

@@ -9,7 +9,7 @@ import { num, when } from "../../components/format";
 import { Link } from "../../components/Link";
 import { WhyDisabled } from "../../components/WhyDisabled";
 import { useLoad } from "../../components/useLoad";
-import { leave, navigate, type Route } from "../../routing";
+import { leave, navigate, type CampaignQuery, type Route } from "../../routing";
 import { BlindReview } from "./BlindReview";
 import { ExploreModal } from "./ExploreModal";
 import { LineBadge, StatusBadge, explorationOf } from "./labels";
@@ -58,6 +58,10 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
     setSettled(status === "finalized" || status === "cancelled");
   }, [status]);
   const campaignRoute: Route = { kind: "campaign", id, query: {} };
+  // A drawer's URL does not carry the tables' filters and pages: the tables
+  // behind it keep the last ones, rather than loading their first page again.
+  const [tablesQuery, setTablesQuery] = useState<CampaignQuery>(route.kind === "campaign" ? route.query : {});
+  if (route.kind === "campaign" && route.query !== tablesQuery) setTablesQuery(route.query);
 
   if (!data) {
     return (
@@ -75,7 +79,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
   const live = !(c.status === "finalized" || c.status === "cancelled");
   const open = c.status === "running" || c.status === "scheduled";
   const targetName = targets.find((x) => x.id === c.target_id)?.name ?? c.target_id;
-  const query = route.kind === "campaign" ? route.query : {};
+  const query = tablesQuery;
 
   const finalize = async () => {
     setConfirmFinalize(false);
@@ -227,6 +231,7 @@ export function CampaignView({ id, route }: { id: string; route: CampaignRoute }
       {exploring && (
         <ExploreModal
           campaign={c}
+          coverage={explorationOf(report)?.coverage ?? null}
           onClose={() => {
             setExploring(false);
             reload();

@@ -9,6 +9,7 @@ import {
   goalTitle,
   personaName,
   type Campaign,
+  type CoverageGrid,
   type ExplorationSession,
   type ExploreStarted,
   type PlayedBy,
@@ -110,8 +111,12 @@ function LiveSession({ id }: { id: string }) {
   );
 }
 
-/** Lets the virtual user explore a chosen cell, or every uncovered one. */
-function VirtualExplore({ campaign }: { campaign: Campaign }) {
+/**
+ * Lets the virtual user explore a chosen cell, or every uncovered one
+ * (counted from the report's coverage, which follows the sessions as they
+ * start, rather than from every session of the campaign).
+ */
+function VirtualExplore({ campaign, coverage }: { campaign: Campaign; coverage: CoverageGrid | null }) {
   const { t } = useTranslation();
   const personas = campaign.seed_set.personas ?? [];
   const goals = campaign.seed_set.goals ?? [];
@@ -125,14 +130,13 @@ function VirtualExplore({ campaign }: { campaign: Campaign }) {
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState<"cell" | "uncovered" | null>(null);
   const roles = useLoad(() => api.roleModelsView(), []);
-  const sessions = useLoad(() => api.listSessions(campaign.id), [campaign.id], true);
 
   const uncovered = useMemo(() => {
-    const covered = new Set((sessions.data ?? []).flatMap((s) => (s.seed_ref ? [`${s.seed_ref.persona_id}\u0000${s.seed_ref.goal_id}`] : [])));
+    const covered = new Set((coverage?.cells ?? []).flatMap((c) => (c.sessions > 0 ? [`${c.persona_id}\u0000${c.goal_id}`] : [])));
     let n = 0;
     for (const p of personas) for (const g of goals) if (!covered.has(`${p.id}\u0000${g.id}`)) n += 1;
     return n;
-  }, [sessions.data, personas, goals]);
+  }, [coverage, personas, goals]);
 
   const explore = async (which: "cell" | "uncovered") => {
     setBusy(which);
@@ -146,7 +150,6 @@ function VirtualExplore({ campaign }: { campaign: Campaign }) {
       setStarted(r);
       setIds((prev) => [...r.sessions.map((s) => s.id), ...prev]);
       if (r.refused) setError(new ApiError(r.refused));
-      sessions.reload();
     } catch (e) {
       setError(asApiError(e));
     } finally {
@@ -232,10 +235,13 @@ function VirtualExplore({ campaign }: { campaign: Campaign }) {
  */
 export function ExploreModal({
   campaign,
+  coverage = null,
   onClose,
   resume,
 }: {
   campaign: Campaign;
+  /** The report's coverage of the seed cells (none yet: every cell is uncovered). */
+  coverage?: CoverageGrid | null;
   onClose: () => void;
   resume?: ExplorationSession | null;
 }) {
@@ -264,7 +270,7 @@ export function ExploreModal({
           </Tabs.List>
         </Tabs>
       )}
-      {tab === "virtual" && !resume && <VirtualExplore campaign={campaign} />}
+      {tab === "virtual" && !resume && <VirtualExplore campaign={campaign} coverage={coverage} />}
       {tab === "person" && !session && <ManualStart campaign={campaign} onStarted={setSession} />}
       {tab === "person" && session && (
         <ManualConversation

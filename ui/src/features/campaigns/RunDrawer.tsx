@@ -19,8 +19,8 @@ import { CodeSpans } from "../../components/CodeSpans";
 async function loadRun(campaignId: string, runId: string): Promise<Run> {
   const cached = knownRuns.get(runId);
   if (cached && cached.status === "done") return cached;
-  const run = (await api.listRuns(campaignId)).find((r) => r.id === runId);
-  if (!run) {
+  const { run } = await api.getRun(runId);
+  if (run.campaign_id !== campaignId) {
     throw new ApiError({
       code: "NOT_FOUND",
       message: `run ${runId} is not a run of this campaign`,
