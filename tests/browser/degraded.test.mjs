@@ -35,11 +35,13 @@ const WORDS = {
     title: "数据库暂时无法访问（可能正在重启）。",
     body: "已保存的数据不会丢失，页面会自动重试，数据库恢复后立即重新显示本页数据。",
     campaigns: "活动",
+    waiting: "等待数据库恢复",
   },
   en: {
     title: "The database cannot be reached right now (it may be restarting).",
     body: "Nothing saved is lost. The app retries by itself and shows this page's data again as soon as the database answers.",
     campaigns: "Campaigns",
+    waiting: "Waiting for the database",
   },
 };
 
@@ -154,6 +156,11 @@ for (const lang of ["zh", "en"]) {
       assert.ok(await page.getByTestId("nav-targets").isVisible(), "the navigation stays");
       assert.ok(await page.getByRole("heading", { name: w.campaigns, exact: true }).isVisible(), "the view's title stays");
       assert.equal(await page.getByTestId("campaign-table").count(), 0, "the campaigns could not be read");
+      // Where the campaigns would be: a calm word of waiting, not an error that asks to send again.
+      const notice = page.getByTestId("error-alert");
+      await notice.waitFor();
+      assert.equal(await notice.getAttribute("data-code"), "DATABASE_UNAVAILABLE");
+      assert.ok((await notice.innerText()).includes(w.waiting), `the view waits in ${lang}: ${await notice.innerText()}`);
 
       // A reload while the database is down: the page is not blank, the banner is back.
       await page.reload();

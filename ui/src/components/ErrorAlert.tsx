@@ -3,6 +3,7 @@ import { useTranslation } from "react-i18next";
 import type { ApiError } from "../api";
 import { useEngineText } from "../i18n/engine";
 import { CodeSpans } from "./CodeSpans";
+import { useDatabaseState } from "./useDatabase";
 
 /**
  * A backend error with its suggestion, in the reader's language; text only,
@@ -11,7 +12,16 @@ import { CodeSpans } from "./CodeSpans";
 export function ErrorAlert({ error, onClose }: { error: ApiError | null; onClose?: () => void }) {
   const { t } = useTranslation();
   const tx = useEngineText();
+  const databaseDown = useDatabaseState() === "unavailable";
   if (!error) return null;
+  if (error.code === "DATABASE_UNAVAILABLE" && databaseDown) {
+    // The banner at the top says why; here, only what it means for this place.
+    return (
+      <Alert color="gray" title={t("database.waitingTitle")} data-testid="error-alert" data-code={error.code}>
+        <Text size="sm">{t("database.waitingBody")}</Text>
+      </Alert>
+    );
+  }
   const message = error.text ? tx(error.text.message) : error.message;
   const suggestion = error.text ? tx(error.text.suggestion) : error.suggestion;
   const forbidden = error.code === "FORBIDDEN";

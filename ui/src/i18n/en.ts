@@ -32,6 +32,8 @@ export const en = {
   database: {
     unavailableTitle: "The database cannot be reached right now (it may be restarting).",
     unavailableBody: "Nothing saved is lost. The app retries by itself and shows this page's data again as soon as the database answers.",
+    waitingTitle: "Waiting for the database",
+    waitingBody: "This shows by itself once the database is back. What you submit before then does not take effect: try again once it is back.",
   },
   key: {
     title: "API key",

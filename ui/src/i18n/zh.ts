@@ -37,6 +37,8 @@ export const zh: DeepStrings<Dict> = {
   database: {
     unavailableTitle: "数据库暂时无法访问（可能正在重启）。",
     unavailableBody: "已保存的数据不会丢失，页面会自动重试，数据库恢复后立即重新显示本页数据。",
+    waitingTitle: "等待数据库恢复",
+    waitingBody: "这里的内容会在数据库恢复后自动显示。数据库恢复前提交的操作不会生效，请恢复后再试。",
   },
   key: {
     title: "API 密钥",
