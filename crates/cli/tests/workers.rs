@@ -365,14 +365,8 @@ async fn three_workers() {
     let runs = stored.campaign_runs(campaign).await.expect("runs");
     assert_eq!(runs.len(), planned, "one row per planned run");
     let mut retried = Vec::new();
+    assert_every_run_judged(&runs);
     for run in &runs {
-        assert_eq!(run.status, "done", "run {} finished", run.id);
-        assert!(
-            matches!(run.verdict.map(|v| v.as_str()), Some("passed" | "failed")),
-            "the target is always up: no run is in error ({:?}, {:?})",
-            run.verdict,
-            run.error_reason
-        );
         assert!(run.attempts >= 1, "run {} was claimed", run.id);
         if run.attempts > 1 {
             retried.push(run.id);
@@ -613,7 +607,24 @@ async fn database_restart() {
     let runs = stored.campaign_runs(campaign).await.expect("runs");
     assert_eq!(runs.len(), planned, "one row per planned run");
     let taken_over = runs.iter().filter(|r| r.attempts > 1).count();
-    for run in &runs {
+    assert_every_run_judged(&runs);
+    assert_eq!(
+        stored.runs_with_turn_gaps().await.expect("gaps"),
+        Vec::<String>::new(),
+        "run turns are contiguous"
+    );
+    let verdicts = stored.runs_by_verdict(campaign).await.expect("verdicts");
+    assert_eq!(verdicts.tallied, verdicts.rows, "no verdict counted twice");
+    println!(
+        "database restart: {planned} runs, {taken_over} played again, {} target requests, {refused} requests refused with 503 while it was down",
+        requests.load(Ordering::SeqCst)
+    );
+}
+
+/// Every run is done with a verdict of the target's: the target is always
+/// up, so none is in error.
+fn assert_every_run_judged(runs: &[agenteval_engine::fixed::Run]) {
+    for run in runs {
         assert_eq!(run.status, "done", "run {} finished", run.id);
         assert!(
             matches!(run.verdict.map(|v| v.as_str()), Some("passed" | "failed")),
@@ -622,21 +633,4 @@ async fn database_restart() {
             run.error_reason
         );
     }
-    let gaps = stored.runs_with_turn_gaps().await.expect("gaps");
-    let gapped: Vec<_> = runs
-        .iter()
-        .filter(|r| gaps.iter().any(|g| g.starts_with(&r.id.to_string())))
-        .map(|r| (r.id, r.attempts, r.verdict))
-        .collect();
-    assert_eq!(
-        gaps,
-        Vec::<String>::new(),
-        "run turns are contiguous: {gapped:?}"
-    );
-    let verdicts = stored.runs_by_verdict(campaign).await.expect("verdicts");
-    assert_eq!(verdicts.tallied, verdicts.rows, "no verdict counted twice");
-    println!(
-        "database restart: {planned} runs, {taken_over} played again, {} target requests, {refused} requests refused with 503 while it was down",
-        requests.load(Ordering::SeqCst)
-    );
 }
