@@ -114,6 +114,16 @@ pub async fn list_campaigns(platform: Shared<'_>) -> Reply<Vec<Campaign>> {
     platform.list_campaigns().await.map_err(body)
 }
 
+/// Every campaign's headline figures for the campaign list, from the
+/// tallies.
+#[tauri::command]
+#[specta::specta]
+pub async fn campaign_summaries(
+    platform: Shared<'_>,
+) -> Reply<Vec<agenteval_engine::summary::CampaignSummary>> {
+    platform.campaign_summaries().await.map_err(body)
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn get_campaign(platform: Shared<'_>, id: CampaignId) -> Reply<Campaign> {
@@ -569,6 +579,9 @@ pub struct AppInfo {
     pub scenario_errors: Vec<String>,
     /// Where role-model and API keys are kept.
     pub key_storage: KeyStorage,
+    /// The data folder is read-only: saved data is read, every change is
+    /// refused (`DATABASE_UNAVAILABLE`).
+    pub database_read_only: bool,
 }
 
 #[tauri::command]
@@ -590,6 +603,7 @@ pub async fn app_info(
         scenarios_loaded: platform.scenarios.len() as u32,
         scenario_errors: info.scenario_errors.clone(),
         key_storage: store.key_storage(),
+        database_read_only: platform.read_only(),
     })
 }
 

@@ -27,6 +27,7 @@ test("the health check's answers", async () => {
   const { healthSays } = await load();
   assert.equal(healthSays(200, { status: "ok", database: "ok" }), "up");
   assert.equal(healthSays(503, { status: "degraded", database: "unavailable" }), "unavailable");
+  assert.equal(healthSays(200, { status: "degraded", database: "read_only" }), "read_only");
   // An older server without the field: it answered, so the database did.
   assert.equal(healthSays(200, { status: "ok" }), "up");
   // A proxy's error page says nothing of the database.
@@ -51,4 +52,16 @@ test("only DATABASE_UNAVAILABLE marks the database unavailable, each change hear
   stop();
   noted({ code: "DATABASE_UNAVAILABLE" });
   assert.deepEqual(heard, ["unavailable", "up"], "an unsubscribed listener hears nothing");
+});
+
+test("a read-only database stays read-only when a write is refused", async () => {
+  const { database, noted } = await load();
+  const heard = [];
+  database.subscribe((s) => heard.push(s));
+  // The first refusal, before anything is known: unavailable until the health check tells.
+  noted({ code: "DATABASE_UNAVAILABLE" });
+  database.set("read_only");
+  noted({ code: "DATABASE_UNAVAILABLE" });
+  assert.equal(database.current(), "read_only");
+  assert.deepEqual(heard, ["unavailable", "read_only"]);
 });

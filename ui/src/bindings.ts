@@ -20,6 +20,11 @@ export const commands = {
 	testTarget: (id: TargetId) => typedError<TargetProbe, ErrorBody>(__TAURI_INVOKE("test_target", { id })),
 	listScenarios: () => typedError<ScenarioSummary[], ErrorBody>(__TAURI_INVOKE("list_scenarios")),
 	listCampaigns: () => typedError<Campaign[], ErrorBody>(__TAURI_INVOKE("list_campaigns")),
+	/**
+	 *  Every campaign's headline figures for the campaign list, from the
+	 *  tallies.
+	 */
+	campaignSummaries: () => typedError<CampaignSummary[], ErrorBody>(__TAURI_INVOKE("campaign_summaries")),
 	getCampaign: (id: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("get_campaign", { id })),
 	createCampaign: (req: CreateCampaign) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("create_campaign", { req })),
 	finalizeCampaign: (id: CampaignId) => typedError<Campaign, ErrorBody>(__TAURI_INVOKE("finalize_campaign", { id })),
@@ -223,6 +228,11 @@ export type AppInfo = {
 	scenario_errors: string[],
 	/**  Where role-model and API keys are kept. */
 	key_storage: KeyStorage,
+	/**
+	 *  The data folder is read-only: saved data is read, every change is
+	 *  refused (`DATABASE_UNAVAILABLE`).
+	 */
+	database_read_only: boolean,
 };
 
 /**  One argument of a message. */
@@ -425,6 +435,25 @@ export type CampaignSide = {
 };
 
 export type CampaignStatus = "draft" | "scheduled" | "running" | "finalized" | "cancelled";
+
+/**  A campaign's headline figures. */
+export type CampaignSummary = {
+	campaign_id: CampaignId,
+	/**
+	 *  Fixed runs planned, finished with a verdict (skipped ones apart),
+	 *  and of them in error.
+	 */
+	runs_planned: number,
+	runs_finished: number,
+	errors: number,
+	/**  passed / (passed + failed); `None` before any verdict. */
+	pass_rate: number | null,
+	/**
+	 *  Sessions whose record says the goal was met, over the sessions with
+	 *  a record that counts; `None` without one.
+	 */
+	goal_achievement_rate: number | null,
+};
 
 /**
  *  How the platform talks to a target.

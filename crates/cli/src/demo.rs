@@ -221,7 +221,7 @@ async fn run_both_lines(
 /// Analyses the campaign and writes its Markdown report to `out`; returns
 /// the report.
 async fn write_report(
-    platform: &agenteval_engine::Platform,
+    platform: &Arc<agenteval_engine::Platform>,
     campaign_id: agenteval_engine::CampaignId,
     out: &Path,
 ) -> anyhow::Result<CampaignReport> {

@@ -224,3 +224,17 @@ pub struct SessionGroup<'a> {
     pub sessions: u32,
     pub issues: u32,
 }
+
+impl SessionGroup<'_> {
+    /// The sessions of the group whose record counts towards goal
+    /// achievement, and of them those whose record says the goal was met.
+    pub fn goal_counts(&self) -> (u32, u32) {
+        if !(self.has_experience && self.record) {
+            return (0, 0);
+        }
+        (
+            self.sessions,
+            if self.goal_achieved { self.sessions } else { 0 },
+        )
+    }
+}

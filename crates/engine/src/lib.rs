@@ -33,7 +33,7 @@ pub use operations::{
     paging, patrol_agent, platform, provenance, review, role_models, scenario, structured, target,
     target_probe, tool_player, traces, virtual_user,
 };
-pub use reporting::{analysis, comparison, export, findings, report, side_by_side};
+pub use reporting::{analysis, comparison, export, findings, report, side_by_side, summary};
 
 pub use domain::ids::{CampaignId, RunId, SessionId, TargetId};
 pub use error::{Error, ErrorBody, ErrorCode, Result};

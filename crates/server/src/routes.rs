@@ -32,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_scenarios))
         .routes(routes!(save_scenario_file))
         .routes(routes!(create_campaign, list_campaigns))
+        .routes(routes!(campaign_summaries))
         .routes(routes!(get_campaign))
         .routes(routes!(finalize_campaign))
         .routes(routes!(next_period, next_period_plan))
@@ -57,9 +58,11 @@ pub fn public_router() -> OpenApiRouter<AppState> {
 
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Health {
-    /// `ok`, or `degraded` when a dependency is down.
+    /// `ok`, or `degraded` when a dependency is down or read-only.
     pub status: String,
-    /// `ok`, or `unavailable` when the database cannot be reached.
+    /// `ok`; `unavailable` when the database cannot be reached;
+    /// `read_only` when it was opened for reading only (a read-only data
+    /// folder: reads answer, writes are refused).
     pub database: String,
     pub version: String,
     /// The git revision the server was built from (`unknown` outside git).
@@ -78,10 +81,15 @@ pub async fn health(State(st): State<AppState>) -> axum::response::Response {
     let up = st.platform.check_database().await.map_err(|e| {
         tracing::warn!(error = ?e.cause, "health: the database cannot be reached");
     });
-    let word = |ok: &str, not: &str| if up.is_ok() { ok } else { not }.to_string();
+    let read_only = st.platform.read_only();
+    let (status, database) = match (&up, read_only) {
+        (Err(_), _) => ("degraded", "unavailable"),
+        (Ok(()), true) => ("degraded", "read_only"),
+        (Ok(()), false) => ("ok", "ok"),
+    };
     let health = Json(Health {
-        status: word("ok", "degraded"),
-        database: word("ok", "unavailable"),
+        status: status.into(),
+        database: database.into(),
         version: agenteval_build_info::VERSION.into(),
         revision: agenteval_build_info::REVISION.into(),
         built: agenteval_build_info::BUILT.into(),
@@ -204,6 +212,17 @@ pub async fn list_campaigns(State(st): State<AppState>) -> ApiResult<Json<Vec<Ca
     Ok(Json(st.platform.list_campaigns().await?))
 }
 
+/// Every campaign's headline figures for the campaign list (runs planned,
+/// finished and in error, pass rate, goal achievement), from the tallies:
+/// a few rows per campaign, never a report.
+#[utoipa::path(get, path = "/api/campaign-summaries",
+    responses((status = 200, body = [agenteval_engine::summary::CampaignSummary])))]
+pub async fn campaign_summaries(
+    State(st): State<AppState>,
+) -> ApiResult<Json<Vec<agenteval_engine::summary::CampaignSummary>>> {
+    Ok(Json(st.platform.campaign_summaries().await?))
+}
+
 #[utoipa::path(get, path = "/api/campaigns/{id}", params(("id" = String, Path)),
     responses((status = 200, body = Campaign), (status = 404, body = ErrorResponse)))]
 pub async fn get_campaign(
@@ -273,10 +292,18 @@ pub async fn export_campaign(
             msg!("error-export-format-suggestion"),
         ))
     })?;
-    let body = st
+    let chunks = st
         .platform
-        .export_campaign(id, format, crate::reader_lang())
+        .export_chunks(id, format, crate::reader_lang())
         .await?;
+    // The runs' exports stream a page of runs at a time; a failure after
+    // the first bytes can only cut the body short, and is logged.
+    let body = axum::body::Body::from_stream(futures::StreamExt::map(chunks, |chunk| {
+        chunk.map_err(|e| {
+            tracing::error!(error = ?e.cause, "export: {}", e.body.message);
+            std::io::Error::other(e.body.message)
+        })
+    }));
     Ok(([(header::CONTENT_TYPE, format.content_type())], body).into_response())
 }
 

@@ -410,6 +410,24 @@ async fn an_exploration_session_plays_the_tools_and_the_judge_names_the_step_a_c
             .any(|f| f["dimension"] == "trajectory" && f["turn"] == 1 && f["step"] == 2),
         "{ex}"
     );
+    // The campaign list's figures, from the tallies, are the report's.
+    let (s, summaries) = app.get("/api/campaign-summaries").await;
+    assert_eq!(s, StatusCode::OK, "{summaries}");
+    let summary = summaries
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|x| x["campaign_id"] == c["id"])
+        .expect("the campaign's summary");
+    assert_eq!(summary["goal_achievement_rate"], json!(1.0), "{summary}");
+    assert_eq!(
+        summary["goal_achievement_rate"],
+        ex["goal_achievement_rate"]
+    );
+    for field in ["runs_planned", "runs_finished", "errors", "pass_rate"] {
+        assert_eq!(summary[field], report["fixed"][field], "{field}: {summary}");
+    }
+
     // And so does the Chinese Markdown, with the steps under the reply.
     let res = app
         .http

@@ -50,6 +50,7 @@ pub mod paging;
 mod patrol;
 pub mod postgres;
 mod provenance;
+mod read_only;
 mod readers;
 mod reports;
 mod reviews;
@@ -72,6 +73,9 @@ pub use readers::{Readers, text, uuid_at};
 
 /// The file name of the database inside a data directory.
 pub const DB_FILE: &str = "agenteval.db";
+
+/// The embedded database's migrations.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
 /// Opens (creating if missing) the database in `data_dir` and runs the
 /// migrations.
@@ -97,19 +101,13 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
         .connect_with(options)
         .await
         .db()?;
-    match sqlx::migrate!("./migrations/sqlite").run(&pool).await {
+    match MIGRATOR.run(&pool).await {
         Ok(()) => {}
         Err(sqlx::migrate::MigrateError::VersionMissing(schema)) => {
             // A newer build left its version here (migration 0016 on).
-            let by: Option<String> =
-                sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
-                    .fetch_optional(&pool)
-                    .await
-                    .ok()
-                    .flatten();
             return Err(agenteval_domain::error::Error::newer_data_folder(
                 schema,
-                by.as_deref(),
+                written_by(&pool).await.as_deref(),
             ));
         }
         Err(e) => return Err(db_error(e)),
@@ -125,12 +123,23 @@ async fn open_url(url: &str) -> Result<SqlitePool> {
     Ok(pool)
 }
 
+/// The version of AgentEval that last opened the database, if it said.
+async fn written_by(pool: &SqlitePool) -> Option<String> {
+    sqlx::query_scalar("SELECT value FROM app_meta WHERE key = 'written_by'")
+        .fetch_optional(pool)
+        .await
+        .ok()
+        .flatten()
+}
+
 /// The database of a platform, on either backend.
 pub struct Store {
     backend: Backend,
     /// This process's name among the workers sharing the database: it
     /// claims runs and holds leases under it.
     worker: Arc<str>,
+    /// The database is opened for reading only (see [`Store::read_only`]).
+    read_only: bool,
 }
 
 /// A name for this process among the workers of one database: its pid
@@ -170,8 +179,25 @@ impl Store {
         data_dir: &Path,
         contacts: Arc<agenteval_domain::provenance::Contacts>,
     ) -> Result<Self> {
-        let pool = open(data_dir).await?;
         let file = data_dir.join(DB_FILE);
+        if data_dir.is_dir() && !read_only::writable(data_dir) {
+            tracing::warn!(
+                folder = %data_dir.display(),
+                "the data folder is read-only: saved data can be read, nothing can be changed"
+            );
+            let pool = read_only::open(data_dir, &file).await?;
+            let immutable = read_only::immutable(&file);
+            return Ok(Self {
+                backend: Backend::Sqlite {
+                    writer: writer::Writer::read_only(),
+                    readers: Arc::new(Readers::read_only(file, immutable)),
+                    pool,
+                },
+                worker: worker_name(),
+                read_only: true,
+            });
+        }
+        let pool = open(data_dir).await?;
         Ok(Self {
             backend: Backend::Sqlite {
                 writer: writer::Writer::open(&file, contacts)?,
@@ -179,7 +205,15 @@ impl Store {
                 pool,
             },
             worker: worker_name(),
+            read_only: false,
         })
+    }
+
+    /// Whether the database was opened for reading only (a read-only data
+    /// folder): every write is refused, and background work that writes
+    /// has nothing to do.
+    pub fn read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Opens the shared database at `url`, which must be PostgreSQL
@@ -203,6 +237,7 @@ impl Store {
                 pool,
             },
             worker: worker_name(),
+            read_only: false,
         })
     }
 
@@ -291,6 +326,15 @@ impl Store {
                 .await
             }
         }
+    }
+
+    /// Waits until every write queued before is committed (nothing to wait
+    /// for on a database opened for reading only).
+    pub async fn flush(&self) -> Result<()> {
+        if self.read_only {
+            return Ok(());
+        }
+        self.transact(|_| Ok(())).await
     }
 
     /// Runs `work` in one transaction, after every write queued before it;

@@ -10,6 +10,9 @@ use std::time::Duration;
 /// which costs several times what SQLite itself spends.
 pub struct Readers {
     path: std::path::PathBuf,
+    /// The database is a file of a read-only folder with no write-ahead
+    /// log: opened `immutable` (see [`crate::read_only`]).
+    immutable: bool,
     idle: std::sync::Mutex<Vec<rusqlite::Connection>>,
     closed: std::sync::atomic::AtomicBool,
 }
@@ -40,8 +43,18 @@ impl Readers {
     pub fn new(path: std::path::PathBuf) -> Self {
         Self {
             path,
+            immutable: false,
             idle: Default::default(),
             closed: Default::default(),
+        }
+    }
+
+    /// Readers of the database `path` of a read-only folder, `immutable`
+    /// when no write-ahead log is left beside it.
+    pub(crate) fn read_only(path: std::path::PathBuf, immutable: bool) -> Self {
+        Self {
+            immutable,
+            ..Self::new(path)
         }
     }
 
@@ -92,10 +105,19 @@ impl Readers {
     fn open(&self) -> Result<rusqlite::Connection> {
         use rusqlite::OpenFlags;
         let doing = "store: opening a read-only connection";
-        let conn = rusqlite::Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = if self.immutable {
+            let path = std::path::absolute(&self.path)
+                .map_err(agenteval_domain::error::Error::internal)
+                .context(doing)?;
+            let mut uri = url::Url::from_file_path(&path)
+                .map_err(|()| anyhow::anyhow!("{} is not a file path", path.display()))
+                .map_err(agenteval_domain::error::Error::internal)?;
+            uri.set_query(Some("immutable=1"));
+            rusqlite::Connection::open_with_flags(uri.as_str(), flags | OpenFlags::SQLITE_OPEN_URI)
+        } else {
+            rusqlite::Connection::open_with_flags(&self.path, flags)
+        }
         .db()
         .context(doing)?;
         conn.busy_timeout(Duration::from_secs(10))

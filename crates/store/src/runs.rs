@@ -212,17 +212,55 @@ impl Store {
         .with_context(move || format!("store: reading the failed runs of campaign {campaign_id}"))
     }
 
-    /// The steps of every turn of a campaign that took any, each with its
-    /// run, in plan order (runs, then turns).
-    pub async fn campaign_steps(
+    /// A page of a campaign's runs in plan order: the first `limit` in
+    /// slots after `after_seq`.
+    pub async fn campaign_runs_after(
         &self,
         campaign_id: CampaignId,
+        after_seq: i64,
+        limit: u32,
+    ) -> Result<Vec<Run>> {
+        self.read(move |c| {
+            c.rows(
+                "SELECT * FROM runs WHERE campaign_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                args![campaign_id.to_string(), after_seq, i64::from(limit)],
+                run_from_row,
+            )
+        })
+        .await
+        .with_context(move || {
+            format!("store: reading a page of the runs of campaign {campaign_id}")
+        })
+    }
+
+    /// Whether any run of a campaign took a step.
+    pub async fn campaign_has_steps(&self, campaign_id: CampaignId) -> Result<bool> {
+        self.read(move |c| {
+            c.value::<i64>(
+                "SELECT COUNT(*) FROM (SELECT 1 FROM run_turns t JOIN runs r ON r.id = t.run_id \
+                 WHERE r.campaign_id = ? AND t.steps IS NOT NULL LIMIT 1) AS s",
+                args![campaign_id.to_string()],
+            )
+        })
+        .await
+        .map(|n| n > 0)
+        .with_context(move || format!("store: reading whether campaign {campaign_id} took steps"))
+    }
+
+    /// The steps of the runs of a campaign in slots `(after_seq,
+    /// up_to_seq]`, each turn's with its run, in plan and turn order.
+    pub async fn campaign_steps_between(
+        &self,
+        campaign_id: CampaignId,
+        after_seq: i64,
+        up_to_seq: i64,
     ) -> Result<Vec<(RunId, Vec<agenteval_domain::steps::Step>)>> {
         self.read(move |c| {
             c.rows(
                 "SELECT t.run_id, t.steps FROM run_turns t JOIN runs r ON r.id = t.run_id \
-                 WHERE r.campaign_id = ? AND t.steps IS NOT NULL ORDER BY r.seq, t.seq",
-                args![campaign_id.to_string()],
+                 WHERE r.campaign_id = ? AND r.seq > ? AND r.seq <= ? AND t.steps IS NOT NULL \
+                 ORDER BY r.seq, t.seq",
+                args![campaign_id.to_string(), after_seq, up_to_seq],
                 |r| {
                     let steps = r.text(1)?.map(serde_json::from_str).transpose()?;
                     Ok((parse_id(r.str(0)?)?, steps.unwrap_or_default()))

@@ -203,8 +203,14 @@ impl Job {
 /// The queue in front of the writer thread. The thread ends once the
 /// queue is dropped and what was queued is committed.
 pub struct Writer {
-    queue: mpsc::Sender<Job>,
+    /// `None` for a database opened for reading only: nothing is queued,
+    /// every write is refused.
+    queue: Option<mpsc::Sender<Job>>,
 }
+
+/// SQLite's words for a write to a database it opened for reading, which
+/// [`crate::db_error::written_error`] turns into `DATABASE_UNAVAILABLE`.
+const READ_ONLY: &str = "attempt to write a readonly database (the data folder is read-only)";
 
 /// A queued write; [`Pending::committed`] waits for its commit. A queued
 /// write is committed whether or not anyone waits.
@@ -213,8 +219,12 @@ pub struct Pending(oneshot::Receiver<Outcome>);
 impl Pending {
     /// A write that could not be queued: it resolves to `error`.
     pub fn failed(error: Error) -> Self {
+        Self::failed_with(format!("{error:#}"))
+    }
+
+    fn failed_with(text: String) -> Self {
         let (done, pending) = oneshot::channel();
-        let _ = done.send(Err(format!("{error:#}")));
+        let _ = done.send(Err(text));
         Self(pending)
     }
 
@@ -260,25 +270,42 @@ impl Writer {
             })
             .map_err(Error::internal)?;
         match prepared.recv() {
-            Ok(Ok(())) => Ok(Self { queue }),
+            Ok(Ok(())) => Ok(Self { queue: Some(queue) }),
             Ok(Err(e)) => Err(Error::internal(e)),
             Err(e) => Err(Error::internal(e)),
         }
     }
 
+    /// The writer of a database opened for reading only: it refuses every
+    /// write as SQLite would, and runs no thread.
+    pub fn read_only() -> Self {
+        Self { queue: None }
+    }
+
+    /// Refuses a job on a database opened for reading only.
+    fn refused() -> Error {
+        crate::db_error::written_error(READ_ONLY.into())
+    }
+
     /// Queues `write` to be committed with whatever else is waiting.
     pub fn enqueue(&self, write: Write) -> Pending {
+        let Some(queue) = &self.queue else {
+            return Pending::failed_with(READ_ONLY.into());
+        };
         let (done, committed) = oneshot::channel();
         // If the thread is gone, `done` is dropped with the write and the
         // wait reports it.
-        let _ = self.queue.send(Job::Write(write, Some(done)));
+        let _ = queue.send(Job::Write(write, Some(done)));
         Pending(committed)
     }
 
     /// Queues `write` with no one waiting for it: a failure is logged (and
-    /// a lost turn downgrades its run's verdict).
+    /// a lost turn downgrades its run's verdict). On a database opened for
+    /// reading only it is dropped.
     pub fn queue(&self, write: Write) {
-        let _ = self.queue.send(Job::Write(write, None));
+        if let Some(queue) = &self.queue {
+            let _ = queue.send(Job::Write(write, None));
+        }
     }
 
     /// Runs `task` in the next batch's transaction, in a savepoint of its
@@ -291,6 +318,9 @@ impl Writer {
         &self,
         task: impl FnOnce(&Connection) -> Result<T> + Send + 'static,
     ) -> Result<T> {
+        let Some(queue) = &self.queue else {
+            return Err(Self::refused());
+        };
         let (done, answer) = oneshot::channel::<Result<T>>();
         let task: Task = Box::new(move |conn| {
             let result = in_savepoint(conn, task);
@@ -302,7 +332,7 @@ impl Writer {
                 );
             })
         });
-        let _ = self.queue.send(Job::Task(Some(task)));
+        let _ = queue.send(Job::Task(Some(task)));
         match answer.await {
             Ok(result) => result,
             Err(_) => Err(Error::internal(anyhow::anyhow!(
@@ -315,8 +345,11 @@ impl Writer {
     /// first, in the next batch: statement and rows never leave the
     /// writer's thread until the claim is committed.
     pub async fn claim(&self, limit: usize, now: i64, lease: Lease) -> Result<Vec<ClaimedRow>> {
+        let Some(queue) = &self.queue else {
+            return Err(Self::refused());
+        };
         let (done, claimed) = oneshot::channel();
-        let _ = self.queue.send(Job::Claim {
+        let _ = queue.send(Job::Claim {
             limit,
             now,
             lease,

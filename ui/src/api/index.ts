@@ -47,6 +47,7 @@ export type {
   Verdict,
   CampaignReport,
   CampaignStatus,
+  CampaignSummary,
   ChannelConfig,
   CoverageGrid,
   SideBySide,

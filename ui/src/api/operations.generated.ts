@@ -9,6 +9,7 @@ export const operations = {
   campaign_analysis: { method: "POST", path: "/api/campaigns/{id}/analysis", pathParams: ["id"], query: ["lang"] },
   campaign_ledger: { method: "GET", path: "/api/exploration/campaigns/{id}/ledger", pathParams: ["id"], query: ["lang"] },
   campaign_report: { method: "GET", path: "/api/campaigns/{id}/report", pathParams: ["id"], query: ["lang"] },
+  campaign_summaries: { method: "GET", path: "/api/campaign-summaries", pathParams: [], query: ["lang"] },
   close_session: { method: "POST", path: "/api/exploration/sessions/{id}/close", pathParams: ["id"], query: ["lang"] },
   compare_campaigns: { method: "GET", path: "/api/campaigns/{id}/compare", pathParams: ["id"], query: ["with", "lang"] },
   create_campaign: { method: "POST", path: "/api/campaigns", pathParams: [], query: ["lang"] },

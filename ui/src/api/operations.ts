@@ -99,6 +99,8 @@ export const calls = {
   roleModelsView: op("role_models", "roleModelsView", () => ({ http: {}, tauri: [] })),
   listScenarios: op("list_scenarios", "listScenarios", () => ({ http: {}, tauri: [] })),
   listCampaigns: op("list_campaigns", "listCampaigns", () => ({ http: {}, tauri: [] })),
+  /** Each campaign's headline figures for the campaign list, from the tallies. */
+  campaignSummaries: op("campaign_summaries", "campaignSummaries", () => ({ http: {}, tauri: [] })),
   getCampaign: op("get_campaign", "getCampaign", (id: string) => ({ http: { path: { id } }, tauri: [id] })),
   createCampaign: op("create_campaign", "createCampaign", (req: CreateCampaign) => ({ http: { body: req }, tauri: [req] })),
   finalizeCampaign: op("finalize_campaign", "finalizeCampaign", (id: string) => ({

@@ -68,11 +68,12 @@ export class TauriBackend implements Backend {
       keyStorage: i.key_storage,
     };
   }
-  /** The app's own database has no health check: a small read tells. */
+  /** The app's own database has no health check: a small read tells, and the app's information whether it is read-only. */
   async checkDatabase(): Promise<DatabaseState> {
     try {
       await this.listTargets();
-      database.set("up");
+      const info = await unwrap(commands.appInfo());
+      database.set(info.database_read_only ? "read_only" : "up");
     } catch (e) {
       // Any other failure is an answer of the database.
       if (asApiError(e).code !== "DATABASE_UNAVAILABLE") database.set("up");

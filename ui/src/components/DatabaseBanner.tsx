@@ -11,11 +11,18 @@ const HEALTH_POLL_MS = 3000;
  * Says at the top of every page that the database cannot be reached, while
  * a call answered so; meanwhile asks the health check until the database
  * answers, then goes away (and the views that could not load load again).
- * It stays in view under the header when the page scrolls.
+ * A read-only database (a read-only data folder) is said once known, from
+ * the first health check or the first refused write. It stays in view
+ * under the header when the page scrolls.
  */
 export function DatabaseBanner() {
   const { t } = useTranslation();
-  const down = useDatabaseState() === "unavailable";
+  const state = useDatabaseState();
+  const down = state === "unavailable";
+
+  useEffect(() => {
+    void api.checkDatabase();
+  }, []);
 
   useEffect(() => {
     if (!down) return undefined;
@@ -23,11 +30,12 @@ export function DatabaseBanner() {
     return () => window.clearInterval(timer);
   }, [down]);
 
-  if (!down) return null;
+  if (state === "up") return null;
+  const [title, body] = down ? ["database.unavailableTitle", "database.unavailableBody"] : ["database.readOnlyTitle", "database.readOnlyBody"];
   return (
     <Box pos="sticky" top="var(--app-shell-header-offset, 0rem)" bg="var(--mantine-color-body)" pb="md" style={{ zIndex: 2 }}>
-      <Alert color="orange" variant="light" title={t("database.unavailableTitle")} data-testid="database-banner">
-        <Text size="sm">{t("database.unavailableBody")}</Text>
+      <Alert color={down ? "orange" : "yellow"} variant="light" title={t(title)} data-testid="database-banner" data-state={state}>
+        <Text size="sm">{t(body)}</Text>
       </Alert>
     </Box>
   );

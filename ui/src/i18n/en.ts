@@ -30,6 +30,8 @@ export const en = {
     },
   },
   database: {
+    readOnlyTitle: "The data folder is read-only: nothing can be changed.",
+    readOnlyBody: "Everything saved can be read. Saving, running and exploring are refused until AgentEval restarts on a folder it can write: make the data folder writable, then restart AgentEval.",
     unavailableTitle: "The database cannot be reached right now (it may be restarting).",
     unavailableBody: "Nothing saved is lost. The app retries by itself and shows this page's data again as soon as the database answers.",
     waitingTitle: "Waiting for the database",

@@ -35,6 +35,8 @@ export const zh: DeepStrings<Dict> = {
     },
   },
   database: {
+    readOnlyTitle: "数据目录是只读的：现在无法做任何修改。",
+    readOnlyBody: "已保存的数据都可以查看。保存、运行和探索都会被拒绝，直到 AgentEval 在可写入的目录上重新启动：请让数据目录可写，然后重新启动 AgentEval。",
     unavailableTitle: "数据库暂时无法访问（可能正在重启）。",
     unavailableBody: "已保存的数据不会丢失，页面会自动重试，数据库恢复后立即重新显示本页数据。",
     waitingTitle: "等待数据库恢复",

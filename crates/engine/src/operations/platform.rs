@@ -185,7 +185,12 @@ impl PlatformBuilder {
             session_tools: Default::default(),
             playing_runs: Default::default(),
         });
-        // Data that migrations leave for the engine to fill.
+        // Data that migrations leave for the engine to fill; a read-only
+        // database was refused unless it is migrated, and has nothing to
+        // fill that can be written.
+        if platform.read_only() {
+            return Ok(platform);
+        }
         platform
             .store
             .run_backfills(crate::store::Backfills {
@@ -340,6 +345,13 @@ impl Platform {
         self.store.ping().await
     }
 
+    /// Whether the database was opened for reading only (a read-only data
+    /// folder): reads answer, every write is refused with
+    /// `DATABASE_UNAVAILABLE`, and no background work runs.
+    pub fn read_only(&self) -> bool {
+        self.store.read_only()
+    }
+
     pub async fn audit_operation(&self, action: &str, subject: Option<Uuid>, outcome: &str) {
         let actor = crate::audit::current_actor();
         self.audit(&actor, action, subject, outcome).await;
@@ -349,6 +361,9 @@ impl Platform {
     /// once it is stored). Failure to audit is logged, never fatal to the
     /// operation it describes.
     pub async fn audit(&self, actor: &str, action: &str, subject: Option<Uuid>, outcome: &str) {
+        if self.read_only() {
+            return;
+        }
         let row = crate::store::writer::AuditRow {
             id: self.ids.next_id().to_string(),
             at: crate::clock::to_ms(self.clock.now()),

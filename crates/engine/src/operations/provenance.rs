@@ -12,7 +12,7 @@ impl crate::platform::Platform {
     /// What a campaign sent off this machine, including what was counted a
     /// moment ago (the writer commits it first).
     pub async fn campaign_provenance(&self, campaign_id: CampaignId) -> Result<Provenance> {
-        self.store.transact(|_| Ok(())).await?;
+        self.store.flush().await?;
         self.store
             .snapshot(move |read| read.provenance(campaign_id))
             .await

@@ -10,3 +10,4 @@ pub mod export;
 pub mod findings;
 pub mod report;
 pub mod side_by_side;
+pub mod summary;

@@ -326,6 +326,21 @@ fn from_tallies(read: &Read<'_>, campaign: &Campaign) -> Result<FixedAcc> {
     Ok(acc)
 }
 
+/// The figures the campaign list shows of a campaign's fixed runs (runs
+/// planned, finished, in error, the pass rate), from its verdict tallies
+/// alone.
+pub(crate) fn fixed_headline(read: &Read<'_>, id: CampaignId) -> Result<FixedSummary> {
+    let (planned, running) = read.planned_and_running_runs(id)?;
+    let mut acc = FixedAcc::new();
+    let done = read.verdict_tallies(id, |info, scenario_id, verdict, sums| {
+        acc.runs(info, scenario_id, verdict, sums)
+    })?;
+    let mut out = acc.finish(1.0);
+    out.runs_planned = planned;
+    out.runs_pending = planned.saturating_sub(done + running);
+    Ok(out)
+}
+
 /// The runs finished after `since`, read one by one.
 fn from_runs(read: &Read<'_>, campaign: &Campaign, since: DateTime<Utc>) -> Result<FixedAcc> {
     let (id, since_ms) = (campaign.id, to_ms(since));

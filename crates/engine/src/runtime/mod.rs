@@ -30,6 +30,11 @@ pub struct RuntimeConfig {
 /// Starts the background work on the current tokio runtime; returns the
 /// control of the patrol agent (pause, resume, cadence), empty without one.
 pub fn start(platform: &Arc<Platform>, config: RuntimeConfig) -> PatrolControl {
+    if platform.read_only() {
+        // Every piece of it writes: the database takes nothing now.
+        tracing::warn!("the database is read-only: no run is played, no session reviewed");
+        return PatrolControl::new(None);
+    }
     scheduler::spawn(platform.clone());
     retention::spawn(platform.clone(), config.audit_retention_days);
     let sampling = JudgeSampling::default();

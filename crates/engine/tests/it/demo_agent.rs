@@ -743,4 +743,61 @@ async fn over_the_platform_it_acts_in_steps_and_its_flaws_fail_their_scenarios()
     let report = p.campaign_report(c.id).await.expect("report");
     let rate = report.fixed.pass_rate.expect("a pass rate");
     assert!(rate > 0.0 && rate < 1.0, "{rate}");
+    // The campaign list's figures, from the tallies, are the report's.
+    let summaries = p.campaign_summaries().await.expect("summaries");
+    let summary = summaries
+        .iter()
+        .find(|x| x.campaign_id == c.id)
+        .expect("its summary");
+    assert_eq!(
+        (
+            summary.runs_planned,
+            summary.runs_finished,
+            summary.errors,
+            summary.pass_rate
+        ),
+        (
+            report.fixed.runs_planned,
+            report.fixed.runs_finished,
+            report.fixed.errors,
+            report.fixed.pass_rate
+        )
+    );
+    assert_eq!(summary.goal_achievement_rate, None, "no session");
+
+    // The runs' exports, written a page of runs at a time, are the text of
+    // the whole list rendered at once, whatever the page.
+    use agenteval_engine::export::{ExportFormat, junit, runs_csv_with_tools};
+    use futures::TryStreamExt;
+    let mut tools = std::collections::HashMap::new();
+    for r in &runs {
+        let called: Vec<String> = turns[&r.scenario_id].iter().flat_map(names).collect();
+        if !called.is_empty() {
+            tools.insert(r.id, called);
+        }
+    }
+    let lang = agenteval_engine::Lang::Zh;
+    let whole_csv = runs_csv_with_tools(&runs, &tools, lang);
+    assert!(whole_csv.lines().next().unwrap().ends_with(",steps,tools"));
+    let whole_xml = junit(&report, &runs, lang);
+    for page in [1, 7, 1000] {
+        for (format, whole) in [
+            (ExportFormat::Csv, &whole_csv),
+            (ExportFormat::Junit, &whole_xml),
+        ] {
+            let chunks: Vec<String> = p
+                .export_paged(c.id, format, lang, page)
+                .await
+                .expect("export")
+                .try_collect()
+                .await
+                .expect("every chunk");
+            assert_eq!(
+                chunks.len(),
+                runs.len().div_ceil(page as usize) + 2,
+                "{format:?}: the head, a chunk per page of {page}, the end"
+            );
+            assert_eq!(&chunks.concat(), whole, "{format:?} in pages of {page}");
+        }
+    }
 }

@@ -1,24 +1,23 @@
 import { Button, Card, Group, Progress, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { useTranslation } from "react-i18next";
-import { api, type Campaign, type CampaignReport, type Target } from "../../api";
+import { api, type Campaign, type CampaignSummary, type Target } from "../../api";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { useMayChange } from "../../components/identity";
 import { num, pct } from "../../components/format";
 import { Link } from "../../components/Link";
 import { useLoad } from "../../components/useLoad";
 import { CampaignForm } from "./CampaignForm";
-import { LineBadge, StatusBadge, explorationOf } from "./labels";
+import { LineBadge, StatusBadge } from "./labels";
 import { PatrolAgentBar } from "./PatrolAgentBar";
 
-type Row = { campaign: Campaign; report: CampaignReport | null };
+type Row = { campaign: Campaign; summary: CampaignSummary | null };
 
+/** The campaigns with their headline figures (from the tallies, never a whole report). */
 async function loadRows(): Promise<{ rows: Row[]; targets: Target[] }> {
-  const [campaigns, targets] = await Promise.all([api.listCampaigns(), api.listTargets()]);
-  const reports = await Promise.all(
-    campaigns.map((c) => api.campaignReport(c.id).catch(() => null)),
-  );
-  return { rows: campaigns.map((campaign, i) => ({ campaign, report: reports[i] ?? null })), targets };
+  const [campaigns, summaries, targets] = await Promise.all([api.listCampaigns(), api.campaignSummaries(), api.listTargets()]);
+  const byId = new Map(summaries.map((s) => [s.campaign_id, s]));
+  return { rows: campaigns.map((campaign) => ({ campaign, summary: byId.get(campaign.id) ?? null })), targets };
 }
 
 export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
@@ -69,11 +68,10 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
-              {data.rows.map(({ campaign: c, report }) => {
-                const fixed = report?.fixed;
-                const planned = fixed?.runs_planned ?? 0;
-                const done = fixed?.runs_finished ?? 0;
-                const errors = fixed?.errors ?? 0;
+              {data.rows.map(({ campaign: c, summary }) => {
+                const planned = summary?.runs_planned ?? 0;
+                const done = summary?.runs_finished ?? 0;
+                const errors = summary?.errors ?? 0;
                 return (
                   <Table.Tr
                     key={c.id}
@@ -106,8 +104,8 @@ export function CampaignList({ onOpen }: { onOpen: (id: string) => void }) {
                         )}
                       </Text>
                     </Table.Td>
-                    <Table.Td>{pct(fixed?.pass_rate)}</Table.Td>
-                    <Table.Td>{pct(explorationOf(report)?.goal_achievement_rate)}</Table.Td>
+                    <Table.Td>{pct(summary?.pass_rate)}</Table.Td>
+                    <Table.Td>{pct(summary?.goal_achievement_rate)}</Table.Td>
                   </Table.Tr>
                 );
               })}

@@ -350,9 +350,13 @@ impl Platform {
         for e in &report.errors {
             tracing::warn!(file = %e.file, line = e.line, "scenario file refused: {}", e.message);
         }
-        self.store
-            .upsert_scenarios(&report.scenarios, self.clock.now())
-            .await?;
+        // A read-only database keeps the versions stored before; the
+        // catalog serves the packs as read.
+        if !self.read_only() {
+            self.store
+                .upsert_scenarios(&report.scenarios, self.clock.now())
+                .await?;
+        }
         self.scenarios.insert_all(report.scenarios.iter().cloned());
         Ok(report)
     }

@@ -101,7 +101,15 @@ pub fn runs_csv_with_tools(
     tools: &std::collections::HashMap<crate::domain::ids::RunId, Vec<String>>,
     lang: crate::i18n::Lang,
 ) -> String {
-    let mut w = ::csv::Writer::from_writer(Vec::new());
+    let with_tools = !tools.is_empty();
+    let mut out = runs_csv_header(with_tools);
+    out.push_str(&runs_csv_rows(runs, tools, with_tools, lang));
+    out
+}
+
+/// The runs CSV's header line, with the steps and tools columns when
+/// `with_tools`.
+pub fn runs_csv_header(with_tools: bool) -> String {
     let mut header = vec![
         "run_id",
         "scenario_id",
@@ -119,10 +127,23 @@ pub fn runs_csv_with_tools(
         "key_field_coverage",
         "failed_checks",
     ];
-    if !tools.is_empty() {
+    if with_tools {
         header.extend(["steps", "tools"]);
     }
+    let mut w = ::csv::Writer::from_writer(Vec::new());
     let _ = w.write_record(&header);
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// The runs CSV's lines of `runs`, under the header of
+/// [`runs_csv_header`] (`with_tools` alike).
+pub fn runs_csv_rows(
+    runs: &[crate::fixed::Run],
+    tools: &std::collections::HashMap<crate::domain::ids::RunId, Vec<String>>,
+    with_tools: bool,
+    lang: crate::i18n::Lang,
+) -> String {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
     for r in runs {
         let m = r.metrics.clone().unwrap_or_default();
         let failed: Vec<String> = r
@@ -155,7 +176,7 @@ pub fn runs_csv_with_tools(
                 .unwrap_or_default(),
             failed.join("; "),
         ];
-        if !tools.is_empty() {
+        if with_tools {
             let called = tools.get(&r.id).map(Vec::as_slice).unwrap_or_default();
             row.extend([called.len().to_string(), called.join(" > ")]);
         }

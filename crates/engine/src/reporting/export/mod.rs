@@ -15,15 +15,17 @@ mod csv;
 mod exploration;
 mod junit;
 mod markdown;
+mod paged;
 mod steps;
 mod tasks;
 
-pub use csv::{runs_csv, runs_csv_with_tools, sessions_csv};
+pub use csv::{runs_csv, runs_csv_header, runs_csv_rows, runs_csv_with_tools, sessions_csv};
 pub use exploration::{
     ALL_TRANSCRIPTS_UP_TO, MAX_FINDINGS, MAX_ISSUE_ROWS, linked_sessions, markdown_with_transcripts,
 };
-pub use junit::junit;
+pub use junit::{JunitXml, junit};
 pub use markdown::{code, escape_inline, markdown, pct};
+pub use paged::{EXPORT_PAGE, ExportChunks};
 pub use steps::{
     JsonExport, MAX_FAILED_RUNS_WITH_STEPS, RunSteps, TurnSteps, check_line, steps_appendix,
     turns_with_steps,
@@ -81,60 +83,74 @@ impl ExportFormat {
 }
 
 impl crate::platform::Platform {
-    /// Renders an export of a campaign from stored data.
-    /// The words of the report's own are in `lang`; in the JSON export
-    /// every message carries its `text` in `lang` beside its key.
+    /// Renders an export of a campaign from stored data, as one text (see
+    /// [`crate::platform::Platform::export_chunks`] for the same in
+    /// chunks). The words of the report's own are in `lang`; in the JSON
+    /// export every message carries its `text` in `lang` beside its key.
     pub async fn export_campaign(
-        &self,
+        self: &std::sync::Arc<Self>,
         campaign_id: CampaignId,
         format: ExportFormat,
         lang: Lang,
     ) -> crate::Result<String> {
+        use futures::TryStreamExt;
+        self.export_chunks(campaign_id, format, lang)
+            .await?
+            .try_collect()
+            .await
+    }
+
+    /// The report as served by the API, with the steps of failed runs.
+    async fn export_json(&self, campaign_id: CampaignId, lang: Lang) -> crate::Result<String> {
+        let report = self.campaign_report(campaign_id).await?;
+        let failed_runs = self.failed_run_steps(campaign_id, &report).await?;
+        let export = JsonExport {
+            report: &report,
+            failed_runs: &failed_runs,
+        };
+        Ok(crate::i18n::sync_scope(lang, || {
+            serde_json::to_string_pretty(&export)
+        })?)
+    }
+
+    /// The exploration sessions, a row each.
+    async fn export_sessions_csv(
+        &self,
+        campaign_id: CampaignId,
+        lang: Lang,
+    ) -> crate::Result<String> {
+        self.get_campaign(campaign_id).await?;
+        Ok(sessions_csv(&self.list_sessions(campaign_id).await?, lang))
+    }
+
+    /// The Markdown report with the transcripts its links lead to and the
+    /// steps of failed runs.
+    async fn export_markdown(&self, campaign_id: CampaignId, lang: Lang) -> crate::Result<String> {
         let mut report = self.campaign_report(campaign_id).await?;
-        Ok(match format {
-            ExportFormat::Json => {
-                let failed_runs = self.failed_run_steps(campaign_id, &report).await?;
-                let export = JsonExport {
-                    report: &report,
-                    failed_runs: &failed_runs,
-                };
-                crate::i18n::sync_scope(lang, || serde_json::to_string_pretty(&export))?
-            }
-            ExportFormat::Csv => {
-                let tools = steps::tools_by_run(self.store.campaign_steps(campaign_id).await?);
-                runs_csv_with_tools(&self.list_runs(campaign_id).await?, &tools, lang)
-            }
-            ExportFormat::Junit => junit(&report, &self.list_runs(campaign_id).await?, lang),
-            ExportFormat::SessionsCsv => {
-                sessions_csv(&self.list_sessions(campaign_id).await?, lang)
-            }
-            ExportFormat::Md => {
-                let ids: Vec<SessionId> = match &report.exploration {
-                    None => Vec::new(),
-                    Some(e) if e.sessions_total <= ALL_TRANSCRIPTS_UP_TO => self
-                        .list_sessions(campaign_id)
-                        .await?
-                        .into_iter()
-                        .map(|s| s.id)
-                        .collect(),
-                    // A large campaign: the transcripts its links lead to.
-                    Some(_) => linked_sessions(&markdown(&report, lang)),
-                };
-                let transcripts = self.session_transcripts(&ids).await?;
-                let names = self
-                    .evidence_names(campaign_id, &[], &ids, &Default::default())
-                    .await?;
-                report.evidence.merge(names);
-                let failed_runs = self.failed_run_steps(campaign_id, &report).await?;
-                let names = self
-                    .step_run_names(campaign_id, &report, &failed_runs)
-                    .await?;
-                report.evidence.merge(names);
-                let mut md = markdown_with_transcripts(&report, &transcripts, lang);
-                steps_appendix(&mut md, &failed_runs, &report.evidence, lang);
-                md
-            }
-        })
+        let ids: Vec<SessionId> = match &report.exploration {
+            None => Vec::new(),
+            Some(e) if e.sessions_total <= ALL_TRANSCRIPTS_UP_TO => self
+                .list_sessions(campaign_id)
+                .await?
+                .into_iter()
+                .map(|s| s.id)
+                .collect(),
+            // A large campaign: the transcripts its links lead to.
+            Some(_) => linked_sessions(&markdown(&report, lang)),
+        };
+        let transcripts = self.session_transcripts(&ids).await?;
+        let names = self
+            .evidence_names(campaign_id, &[], &ids, &Default::default())
+            .await?;
+        report.evidence.merge(names);
+        let failed_runs = self.failed_run_steps(campaign_id, &report).await?;
+        let names = self
+            .step_run_names(campaign_id, &report, &failed_runs)
+            .await?;
+        report.evidence.merge(names);
+        let mut md = markdown_with_transcripts(&report, &transcripts, lang);
+        steps_appendix(&mut md, &failed_runs, &report.evidence, lang);
+        Ok(md)
     }
 }
 

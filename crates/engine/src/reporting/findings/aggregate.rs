@@ -64,13 +64,10 @@ impl FindingsAcc {
         if g.simulator_fault {
             f.simulator_faults += n;
         }
+        let (records, achieved) = g.goal_counts();
+        f.records += records;
+        f.goals_achieved += achieved;
         if g.has_experience {
-            if g.record {
-                f.records += n;
-                if g.goal_achieved {
-                    f.goals_achieved += n;
-                }
-            }
             *f.emotions.entry(g.emotion.into()).or_default() += n;
         }
         match g.judge_status {
