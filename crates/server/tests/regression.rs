@@ -410,6 +410,24 @@ async fn an_exploration_session_plays_the_tools_and_the_judge_names_the_step_a_c
             .any(|f| f["dimension"] == "trajectory" && f["turn"] == 1 && f["step"] == 2),
         "{ex}"
     );
+    // MCP's read_findings gives the same to an assistant.
+    let read = support::mcp::tool(
+        &app,
+        support::KEY,
+        "zh",
+        "read_findings",
+        json!({"campaign_id": c["id"]}),
+    )
+    .await;
+    let found = &read["structuredContent"]["exploration"];
+    assert_eq!(found["trajectory_kinds"], ex["trajectory_kinds"], "{read}");
+    assert!(
+        found["findings"].as_array().is_some_and(|f| f
+            .iter()
+            .any(|f| f["dimension"] == "trajectory" && f["step"] == 2)),
+        "{read}"
+    );
+
     // The campaign list's figures, from the tallies, are the report's.
     let (s, summaries) = app.get("/api/campaign-summaries").await;
     assert_eq!(s, StatusCode::OK, "{summaries}");

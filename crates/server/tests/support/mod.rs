@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 pub const KEY: &str = "test-key-0123456789";
 
+pub mod mcp;
 #[path = "../../../store/tests/support/postgres.rs"]
 mod postgres;
 
