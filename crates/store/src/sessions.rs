@@ -49,6 +49,30 @@ impl Store {
         .with_context(move || format!("store: reading the sessions of campaign {campaign_id}"))
     }
 
+    /// A page of a campaign's sessions, oldest first: the first `limit`
+    /// after the session `after` (its start in ms and its id; `None` from
+    /// the first).
+    pub async fn campaign_sessions_after(
+        &self,
+        campaign_id: CampaignId,
+        after: Option<(i64, SessionId)>,
+        limit: u32,
+    ) -> Result<Vec<ExplorationSession>> {
+        let (at, id) = after.map_or((i64::MIN, String::new()), |(at, id)| (at, id.to_string()));
+        self.read(move |c| {
+            c.rows(
+                "SELECT * FROM exploration_sessions WHERE campaign_id = ? \
+                 AND (started_at > ? OR (started_at = ? AND id > ?)) ORDER BY started_at, id LIMIT ?",
+                args![campaign_id.to_string(), at, at, id, i64::from(limit)],
+                session_from_row,
+            )
+        })
+        .await
+        .with_context(move || {
+            format!("store: reading a page of the sessions of campaign {campaign_id}")
+        })
+    }
+
     /// The sessions among `ids` that exist, in no particular order.
     pub async fn sessions_among(&self, ids: &[SessionId]) -> Result<Vec<ExplorationSession>> {
         let n = ids.len();

@@ -426,4 +426,27 @@ async fn sessions_filter_by_status_seed_and_ids_with_totals_and_pages() {
         .await
         .expect_err("too many ids");
     assert_eq!(e.code(), ErrorCode::InvalidInput);
+
+    // The sessions CSV, written a page of sessions at a time, is the text
+    // of every session rendered at once, whatever the page.
+    use futures::TryStreamExt;
+    let lang = agenteval_engine::Lang::Zh;
+    let whole = agenteval_engine::export::sessions_csv(&all, lang);
+    assert_eq!(whole.lines().count(), 11, "a header and ten sessions");
+    for page in [1, 3, 1000] {
+        let chunks: Vec<String> = p
+            .export_paged(
+                c.id,
+                agenteval_engine::export::ExportFormat::SessionsCsv,
+                lang,
+                page,
+            )
+            .await
+            .expect("export")
+            .try_collect()
+            .await
+            .expect("every chunk");
+        assert_eq!(chunks.len(), 10usize.div_ceil(page as usize) + 2);
+        assert_eq!(chunks.concat(), whole, "in pages of {page}");
+    }
 }

@@ -7,6 +7,16 @@ pub fn sessions_csv(
     sessions: &[crate::exploration::session::ExplorationSession],
     lang: crate::i18n::Lang,
 ) -> String {
+    sessions_csv_part(sessions, lang, true)
+}
+
+/// The sessions CSV's lines of `sessions`, after its header line when
+/// `header` (a page of a streamed export has none but the first).
+pub fn sessions_csv_part(
+    sessions: &[crate::exploration::session::ExplorationSession],
+    lang: crate::i18n::Lang,
+    header: bool,
+) -> String {
     let issues = |list: &[crate::i18n::Text]| {
         list.iter()
             .map(|t| t.render(lang))
@@ -14,7 +24,7 @@ pub fn sessions_csv(
             .join("; ")
     };
     let mut w = ::csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record([
+    let header_line = [
         "session_id",
         "status",
         "trigger",
@@ -32,7 +42,10 @@ pub fn sessions_csv(
         "ended_at",
         "played_by",
         "user_model",
-    ]);
+    ];
+    if header {
+        let _ = w.write_record(header_line);
+    }
     for s in sessions {
         let str_of = |v: serde_json::Value| v.as_str().map(str::to_string).unwrap_or_default();
         let _ = w.write_record([

@@ -19,7 +19,9 @@ mod paged;
 mod steps;
 mod tasks;
 
-pub use csv::{runs_csv, runs_csv_header, runs_csv_rows, runs_csv_with_tools, sessions_csv};
+pub use csv::{
+    runs_csv, runs_csv_header, runs_csv_rows, runs_csv_with_tools, sessions_csv, sessions_csv_part,
+};
 pub use exploration::{
     ALL_TRANSCRIPTS_UP_TO, MAX_FINDINGS, MAX_ISSUE_ROWS, linked_sessions, markdown_with_transcripts,
 };
@@ -111,16 +113,6 @@ impl crate::platform::Platform {
         Ok(crate::i18n::sync_scope(lang, || {
             serde_json::to_string_pretty(&export)
         })?)
-    }
-
-    /// The exploration sessions, a row each.
-    async fn export_sessions_csv(
-        &self,
-        campaign_id: CampaignId,
-        lang: Lang,
-    ) -> crate::Result<String> {
-        self.get_campaign(campaign_id).await?;
-        Ok(sessions_csv(&self.list_sessions(campaign_id).await?, lang))
     }
 
     /// The Markdown report with the transcripts its links lead to and the
