@@ -50,12 +50,13 @@ pub(super) fn print(s: &Setup, done: &Concluded, explored: usize, written: &[Pat
     if let Some(c) = &report.judge_calibration
         && let Some(k) = c.criteria.iter().find(|k| k.criterion == RUBRIC)
     {
-        let kappa = k.kappa.map_or_else(|| "n/a".into(), |v| format!("{v:.2}"));
-        println!(
-            "  rubric judge: kappa {kappa} over {} labels, {}",
-            k.items,
-            k.status(&c.policy).render(lang)
-        );
+        let kappa = k.kappa.map_or_else(|| "—".into(), |v| format!("{v:.2}"));
+        say(msg!(
+            "run-rubric-judge",
+            kappa = kappa,
+            labels = k.items,
+            status = k.status(&c.policy).render(lang)
+        ));
     }
     if done.flaky.is_empty() {
         say(msg!("run-flaky-none"));
@@ -64,12 +65,13 @@ pub(super) fn print(s: &Setup, done: &Concluded, explored: usize, written: &[Pat
             .iter()
             .filter(|r| r.outcome == Outcome::Flaky)
             .map(|r| {
-                format!(
-                    "{} ({} of {} runs passed)",
-                    r.id,
-                    r.passed,
-                    r.passed + r.failed
+                msg!(
+                    "run-flaky-item",
+                    id = r.id.as_str(),
+                    passed = r.passed,
+                    runs = r.passed + r.failed
                 )
+                .render(lang)
             })
             .collect();
         say(msg!("run-flaky", list = list.join(", ")));

@@ -22,6 +22,8 @@ run-pass-rate = {"  "}通过率：    { $rate }；通过 { $passed }，未通过
 run-scenarios = {"  "}场景：      { $count }（通过 { $passed }，未通过 { $failed }，不稳定 { $flaky }，出错 { $errors }）
 run-flaky-none = {"  "}不稳定：    无
 run-flaky = {"  "}不稳定：    { $list }
+run-flaky-item = { $id }（{ $runs } 次运行中通过 { $passed } 次）
+run-rubric-judge = {"  "}评分细则评审：与人工标注的一致性 κ = { $kappa }（{ $labels } 个标注），{ $status }
 run-errors = {"  "}出错：      { $list }
 run-exploration = {"  "}探索：      { $sessions } 个会话，目标达成率 { $rate }，{ $issues } 个问题，{ $reviews } 次评审复核
 run-issue = {"    "}- { $issue }（{ $count } 个会话）
