@@ -1,6 +1,9 @@
 use super::*;
 use crate::Store;
 use agenteval_domain::ids::CampaignId;
+use agenteval_domain::ids::RunId;
+use agenteval_domain::run::Verdict;
+use agenteval_domain::tally::RunOutcome;
 
 fn turn(run_id: RunId, seq: i64) -> Write {
     Write::Turn(TurnRow {
