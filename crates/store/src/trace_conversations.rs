@@ -3,6 +3,7 @@
 //! what its users said for the coverage grid, the conversation itself as
 //! JSON. An import reads and writes in one transaction ([`Tx`]).
 
+use super::arg::Arg;
 use super::sql::Conn;
 use super::sql::{Row, args};
 use super::{Store, Tx};
@@ -178,27 +179,49 @@ impl Store {
                 .text
                 .filter(|t| !t.trim().is_empty())
                 .map(|t| format!("%{}%", t.trim().to_lowercase()));
-            let (limit, offset) = (i64::from(filter.limit), i64::from(filter.offset));
-            let total: i64 = c.value(
-                "SELECT count(*) FROM trace_conversations
-                 WHERE (? IS NULL OR target_id = ?) AND (? IS NULL OR lower(body) LIKE ?)",
-                args![target.clone(), target.clone(), text.clone(), text.clone()],
-            )?;
-            let rows = c.rows(
-                concat!(
-                    "SELECT ",
-                    summary!(),
-                    " FROM trace_conversations
-                     WHERE (? IS NULL OR target_id = ?) AND (? IS NULL OR lower(body) LIKE ?)
-                     ORDER BY imported_at DESC, id LIMIT ? OFFSET ?"
-                ),
-                args![target.clone(), target, text.clone(), text, limit, offset],
-                summary_from_row,
-            )?;
+            let (count, page) = list_queries(target.is_some(), text.is_some());
+            let mut args: Vec<Arg<'_>> = Vec::new();
+            args.extend(target.map(Arg::from));
+            args.extend(text.map(Arg::from));
+            let total: i64 = c.value(count, &args)?;
+            args.extend([
+                Arg::from(i64::from(filter.limit)),
+                Arg::from(i64::from(filter.offset)),
+            ]);
+            let rows = c.rows(page, &args, summary_from_row)?;
             Ok((rows, total.max(0) as u64))
         })
         .await
         .context("store: listing the imported conversations")
+    }
+}
+
+/// The count and the page of a list, by which filters it has (a target,
+/// words). Each condition is in the statement only when it is given, so
+/// that the count of every conversation, or of a target's, is read from
+/// an index: an exporter's traffic makes hundreds of thousands of rows,
+/// and a condition that is always true still reads every row. A search
+/// for words reads every conversation all the same.
+fn list_queries(target: bool, text: bool) -> (&'static str, &'static str) {
+    macro_rules! list {
+        ($where:literal) => {
+            (
+                concat!("SELECT count(*) FROM trace_conversations ", $where),
+                concat!(
+                    "SELECT ",
+                    summary!(),
+                    " FROM trace_conversations ",
+                    $where,
+                    " ORDER BY imported_at DESC, id LIMIT ? OFFSET ?"
+                ),
+            )
+        };
+    }
+    match (target, text) {
+        (false, false) => list!(""),
+        (true, false) => list!("WHERE target_id = ?"),
+        (false, true) => list!("WHERE lower(body) LIKE ?"),
+        (true, true) => list!("WHERE target_id = ? AND lower(body) LIKE ?"),
     }
 }
 

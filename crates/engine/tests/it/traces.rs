@@ -254,6 +254,25 @@ fn a_pretty_printed_export_is_one_document() {
     assert!(summary.problems.is_empty(), "{:?}", summary.problems);
 }
 
+/// A chat span of conversation `conversation` whose user says `said`.
+fn chat_span(trace: &str, id: &str, conversation: &str, said: &str) -> Value {
+    span(
+        trace,
+        id,
+        "chat shop-model",
+        1_733_000_000_000_000_000,
+        vec![
+            attr("gen_ai.operation.name", "chat"),
+            attr("gen_ai.conversation.id", conversation),
+            attr(
+                "gen_ai.input.messages",
+                &json!([{"role": "user", "parts": [{"type": "text", "content": said}]}])
+                    .to_string(),
+            ),
+        ],
+    )
+}
+
 /// The same conversation's spans in two requests (as an exporter sends
 /// them as they end) are kept as one conversation, extended.
 #[tokio::test]
@@ -368,6 +387,58 @@ async fn imports_are_kept_and_a_later_import_extends_its_conversation() {
         agenteval_engine::ErrorCode::NotFound,
         "nothing read for an unknown target"
     );
+}
+
+/// The list by target, by words, by both and unfiltered: each total and
+/// page is the conversations the filters select, newest import first.
+#[tokio::test]
+async fn the_list_filters_by_target_and_words_alone_or_together() {
+    use agenteval_engine::traces::ImportedQuery;
+    let tp = crate::support::platform().await;
+    let p = &tp.platform;
+    let (target, _) = seeded_campaign(p).await;
+    p.import_traces(input().as_bytes(), plain_import(Some(target.id)))
+        .await
+        .unwrap();
+    tp.clock.advance(chrono::Duration::seconds(1));
+    let other = export(vec![chat_span(
+        T1,
+        "000000000000000c",
+        "other-1",
+        "Where is my refund?",
+    )]);
+    p.import_traces(other.as_bytes(), plain_import(None))
+        .await
+        .unwrap();
+    let list = |target_id, text: Option<&str>| {
+        p.imported_conversations(ImportedQuery {
+            target_id,
+            text: text.map(str::to_string),
+            ..Default::default()
+        })
+    };
+    let keys = |page: &agenteval_engine::traces::ImportedPage| {
+        let keys: Vec<String> = page.conversations.iter().map(|c| c.key.clone()).collect();
+        (page.total, keys)
+    };
+    let all = list(None, None).await.unwrap();
+    assert_eq!(
+        keys(&all),
+        (3, vec!["other-1".into(), "conv-1".into(), T2.into()]),
+        "newest import first"
+    );
+    let of_target = list(Some(target.id), None).await.unwrap();
+    assert_eq!(keys(&of_target), (2, vec!["conv-1".into(), T2.into()]));
+    let refund = list(None, Some("REFUND")).await.unwrap();
+    assert_eq!(
+        keys(&refund),
+        (1, vec!["other-1".into()]),
+        "case-insensitive"
+    );
+    let both = list(Some(target.id), Some("order")).await.unwrap();
+    assert_eq!(keys(&both), (1, vec!["conv-1".into()]));
+    let none = list(Some(target.id), Some("refund")).await.unwrap();
+    assert_eq!(keys(&none), (0, vec![]));
 }
 
 /// A production conversation drafted into a fixed scenario: the user's
