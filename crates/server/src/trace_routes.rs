@@ -7,13 +7,15 @@ use crate::AppState;
 use crate::error::{ApiJson, ApiResult, ErrorResponse, parse_id};
 use agenteval_engine::domain::traces::{ImportSummary, ImportedConversation, SeedProposal};
 use agenteval_engine::msg;
-use agenteval_engine::traces::{Encoding, ImportRequest, ImportedPage, ImportedQuery, TraceDraft};
+use agenteval_engine::traces::{
+    Encoding, ImportRequest, ImportedPage, ImportedQuery, TraceDraft, otlp,
+};
 use agenteval_engine::{Error, ErrorCode};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, header};
+use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::router::OpenApiRouter;
@@ -33,6 +35,36 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(draft_from_conversation))
         .routes(routes!(propose_seeds))
         .layer(axum::extract::DefaultBodyLimit::max(TRACE_BODY_LIMIT))
+}
+
+/// A trace body, read whole: over [`TRACE_BODY_LIMIT`] (with a
+/// Content-Length or chunked) it is 413 `PAYLOAD_TOO_LARGE` in the API's
+/// error shape, and nothing of it is kept.
+pub struct TraceBody(Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for TraceBody {
+    type Rejection = crate::error::ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(req, state).await.map_err(|rej| {
+            if rej.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Error::msg(
+                    ErrorCode::PayloadTooLarge,
+                    msg!(
+                        "error-trace-body-too-large",
+                        limit = format!("{} MiB", TRACE_BODY_LIMIT >> 20)
+                    ),
+                    msg!("error-trace-body-too-large-suggestion"),
+                )
+            } else {
+                Error::invalid_msg(
+                    msg!("error-body-unreadable", detail = rej.body_text()),
+                    msg!("error-body-unreadable-suggestion"),
+                )
+            }
+        })?;
+        Ok(Self(bytes))
+    }
 }
 
 /// Where imported conversations go, and whether they are redacted.
@@ -60,8 +92,8 @@ fn request(p: ImportParams, default_source: &str, encoding: Encoding) -> ImportR
     )
 }
 
-/// An OTLP `ExportTraceServiceResponse` in JSON: what an import skipped,
-/// as a partial success.
+/// An OTLP `ExportTraceServiceResponse` (in the request's encoding): what
+/// an import skipped, as a partial success.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OtlpResponse {
@@ -81,19 +113,22 @@ pub struct OtlpPartialSuccess {
 /// The OTLP/HTTP receiver: an OpenTelemetry exporter's traces
 /// (`application/x-protobuf`, or `application/json`), their GenAI
 /// conversations kept (redacted unless `redact=false`). Spans that cannot
-/// be read are a partial success, named in `errorMessage`; a body that is
-/// not an export at all is 400.
+/// be read or kept (of the wrong shape, without a trace id, with an
+/// attribute over 1 MiB, without messages) are a partial success, each
+/// named in `errorMessage`, the others kept; a body that is not an export
+/// at all is 400, one over 32 MiB 413.
 #[utoipa::path(post, path = "/v1/traces", params(ImportParams),
     request_body(content = serde_json::Value, description = "ExportTraceServiceRequest: protobuf (application/x-protobuf) or OTLP/JSON (application/json)",
         content_type = "application/json"),
     responses((status = 200, body = OtlpResponse, description = "ExportTraceServiceResponse, in the request's encoding"),
         (status = 400, body = ErrorResponse, description = "INVALID_INPUT: the body is not an OTLP trace export"),
-        (status = 404, body = ErrorResponse, description = "NOT_FOUND: target_id names no target")))]
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: target_id names no target"),
+        (status = 413, body = ErrorResponse, description = "PAYLOAD_TOO_LARGE: the body is larger than 32 MiB")))]
 pub async fn receive_traces(
     State(st): State<AppState>,
     headers: HeaderMap,
     query: Result<Query<ImportParams>, QueryRejection>,
-    body: Bytes,
+    TraceBody(body): TraceBody,
 ) -> ApiResult<Response> {
     let params = crate::error::query(query, msg!("error-query-import-suggestion"))?;
     let protobuf = headers
@@ -118,14 +153,6 @@ pub async fn receive_traces(
         )
         .into());
     }
-    if protobuf {
-        // An empty ExportTraceServiceResponse is zero bytes.
-        return Ok((
-            [(header::CONTENT_TYPE, "application/x-protobuf")],
-            Vec::new(),
-        )
-            .into_response());
-    }
     let lang = crate::reader_lang();
     let partial_success = (!summary.problems.is_empty()).then(|| OtlpPartialSuccess {
         rejected_spans: summary.skipped_spans as u64,
@@ -136,6 +163,15 @@ pub async fn receive_traces(
             .collect::<Vec<_>>()
             .join("; "),
     });
+    if protobuf {
+        let (rejected, why) =
+            partial_success.map_or((0, String::new()), |p| (p.rejected_spans, p.error_message));
+        return Ok((
+            [(header::CONTENT_TYPE, "application/x-protobuf")],
+            otlp::protobuf_response(rejected, why),
+        )
+            .into_response());
+    }
     Ok(Json(OtlpResponse { partial_success }).into_response())
 }
 
@@ -152,11 +188,12 @@ pub struct OtlpText(#[allow(dead_code)] String);
     request_body(content = OtlpText, content_type = "text/plain", description = "OTLP/JSON text"),
     responses((status = 200, body = ImportSummary),
         (status = 400, body = ErrorResponse, description = "INVALID_INPUT: an empty body"),
-        (status = 404, body = ErrorResponse, description = "NOT_FOUND: target_id names no target")))]
+        (status = 404, body = ErrorResponse, description = "NOT_FOUND: target_id names no target"),
+        (status = 413, body = ErrorResponse, description = "PAYLOAD_TOO_LARGE: the body is larger than 32 MiB")))]
 pub async fn import_traces(
     State(st): State<AppState>,
     query: Result<Query<ImportParams>, QueryRejection>,
-    body: Bytes,
+    TraceBody(body): TraceBody,
 ) -> ApiResult<Json<ImportSummary>> {
     let params = crate::error::query(query, msg!("error-query-import-suggestion"))?;
     Ok(Json(

@@ -1131,6 +1131,132 @@ async fn oversized_bodies_are_413_and_unknown_fields_are_ignored() {
     );
 }
 
+/// The trace routes' own limit, 32 MiB: one byte over it is 413 in the
+/// error shape, with a Content-Length and chunked; the limit itself is
+/// read. A batch with spans that cannot be kept (of the wrong shape,
+/// without a trace id) keeps the others' conversations and names each
+/// skipped span in the OTLP partial success.
+#[tokio::test]
+async fn trace_bodies_over_32_mib_are_413_and_malformed_spans_are_skipped_by_name() {
+    use agenteval_server::trace_routes::TRACE_BODY_LIMIT;
+    let app = app("traces-key").await;
+    let attr = |key: &str, value: &str| json!({"key": key, "value": {"stringValue": value}});
+    let chat = |trace: Option<&str>, id: &str, conversation: &str| {
+        let mut span = json!({"spanId": id, "name": "chat shop-model",
+            "startTimeUnixNano": "1733000000000000000", "endTimeUnixNano": "1733000000000000010",
+            "attributes": [attr("gen_ai.operation.name", "chat"),
+                attr("gen_ai.conversation.id", conversation),
+                attr("gen_ai.input.messages", r#"[{"role": "user", "content": "Where is my order?"}]"#)]});
+        if let Some(trace) = trace {
+            span["traceId"] = json!(trace);
+        }
+        span
+    };
+    let export = |spans: Vec<Value>| json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
+
+    let over = vec![b' '; TRACE_BODY_LIMIT + 1];
+    for route in ["/v1/traces", "/api/traces/import"] {
+        let (s, v) = app
+            .send(
+                app.http
+                    .post(format!("{}{route}", app.base))
+                    .header("content-type", "application/json")
+                    .body(over.clone()),
+            )
+            .await;
+        assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{route}: {v}");
+        assert_eq!(v["code"], "PAYLOAD_TOO_LARGE", "{route}: {v}");
+        assert!(
+            v["message"].as_str().unwrap_or("").contains("32 MiB")
+                && v["suggestion"].as_str().is_some_and(|s| !s.is_empty()),
+            "the error shape, naming the trace routes' limit: {v}"
+        );
+        let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+            over.chunks(1 << 20).map(|c| Ok(c.to_vec())).collect();
+        let (s, v) = app
+            .send(
+                app.http
+                    .post(format!("{}{route}", app.base))
+                    .header("content-type", "application/json")
+                    .body(reqwest::Body::wrap_stream(futures::stream::iter(chunks))),
+            )
+            .await;
+        assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{route} chunked: {v}");
+        assert_eq!(v["code"], "PAYLOAD_TOO_LARGE", "{route} chunked: {v}");
+    }
+    // The limit itself is read: an export padded to exactly 32 MiB.
+    let mut at_limit = export(vec![chat(
+        Some("5b8efff798038103d269b633813fc60c"),
+        "00000000000000a0",
+        "at-limit",
+    )])
+    .to_string()
+    .into_bytes();
+    at_limit.resize(TRACE_BODY_LIMIT, b' ');
+    let (s, v) = app
+        .send(
+            app.http
+                .post(format!("{}/v1/traces", app.base))
+                .header("content-type", "application/json")
+                .body(at_limit),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "a body of 32 MiB is read: {v}");
+
+    let mut wrong_time = chat(
+        Some("0af7651916cd43dd8448eb211c80319c"),
+        "0000000000000b01",
+        "bad-1",
+    );
+    wrong_time["startTimeUnixNano"] = json!({"seconds": 1});
+    let mut wrong_key = chat(
+        Some("0af7651916cd43dd8448eb211c80319c"),
+        "0000000000000b02",
+        "bad-2",
+    );
+    wrong_key["attributes"][1] =
+        json!({"key": "gen_ai.conversation.id", "value": {"intValue": "many"}});
+    let batch = export(vec![
+        chat(
+            Some("1af7651916cd43dd8448eb211c80319d"),
+            "00000000000000a1",
+            "keep-1",
+        ),
+        wrong_time,
+        wrong_key,
+        chat(None, "0000000000000b03", "bad-3"),
+        chat(Some(&"0".repeat(32)), "0000000000000b04", "bad-4"),
+        chat(
+            Some("2af7651916cd43dd8448eb211c80319e"),
+            "00000000000000a2",
+            "keep-2",
+        ),
+    ]);
+    let (s, v) = app.post("/v1/traces", batch).await;
+    assert_eq!(s, StatusCode::OK, "the valid spans are taken: {v}");
+    assert_eq!(v["partialSuccess"]["rejectedSpans"], 4, "{v}");
+    let why = v["partialSuccess"]["errorMessage"].as_str().unwrap_or("");
+    for id in ["b01", "b02", "b03", "b04"] {
+        assert!(
+            why.contains(&format!("0000000000000{id}")),
+            "span {id} named: {why}"
+        );
+    }
+    let (_, page) = app.get("/api/traces/conversations").await;
+    let mut keys: Vec<&str> = page["conversations"]
+        .as_array()
+        .expect("a page")
+        .iter()
+        .filter_map(|c| c["key"].as_str())
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        vec!["at-limit", "keep-1", "keep-2"],
+        "the valid conversations kept, none of a skipped span: {page}"
+    );
+}
+
 #[tokio::test]
 async fn the_openapi_document_declares_the_statuses_every_route_can_answer() {
     let app = app("openapi-key").await;

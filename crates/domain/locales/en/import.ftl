@@ -5,8 +5,11 @@ import-line-cut-short = Line { $line }: the JSON ends at column { $column } befo
 import-line-not-json = Line { $line }: not JSON (at column { $column }); skipped
 import-line-no-spans = Line { $line }: no resourceSpans, so not a trace export; skipped
 import-body-not-protobuf = The body is not an OTLP/protobuf trace export
-import-span-no-messages = Line { $line }: span "{ $span }" ({ $operation }) carries no messages (neither gen_ai.input.messages nor gen_ai.*.message events); skipped
-import-span-bad-messages = Line { $line }: span "{ $span }": { $attribute } is not a list of messages; skipped
+import-span-no-messages = Line { $line }: span "{ $span }" ({ $id }, { $operation }) carries no messages (neither gen_ai.input.messages nor gen_ai.*.message events); skipped
+import-span-bad-messages = Line { $line }: span "{ $span }" ({ $id }): { $attribute } is not a list of messages; skipped
+import-span-no-trace-id = Line { $line }: span "{ $span }" ({ $id }) has no trace id; skipped
+import-span-attribute-too-large = Line { $line }: span "{ $span }" ({ $id }): { $attribute } holds { $size }, more than the { $limit } an attribute may hold; skipped
+import-span-unreadable = Line { $line }: span { $span } is not an OTLP span ({ $detail }); skipped
 import-summary = { $conversations ->
     [one] 1 conversation
    *[other] { $conversations } conversations
@@ -26,6 +29,8 @@ persona-style-terse = terse
 persona-style-detailed = detailed
 trace-persona-description = A user seen in production, who began with "{ $first }"
 error-trace-seeds-suggestion = Choose from 1 to { $max } imported conversations.
+error-trace-body-too-large = The body is larger than { $limit }, the most a trace request may hold
+error-trace-body-too-large-suggestion = Send fewer spans a request (lower the exporter's batch size), or split the file.
 error-otlp-body-suggestion = Send an ExportTraceServiceRequest: protobuf with Content-Type application/x-protobuf, or OTLP/JSON with application/json.
 error-query-import-suggestion = Use target_id (a target's id), redact (true or false), source (a name), text, offset and limit.
 error-import-empty = The input is empty: there are no traces to import

@@ -273,6 +273,111 @@ fn chat_span(trace: &str, id: &str, conversation: &str, said: &str) -> Value {
     )
 }
 
+/// Spans that cannot be kept beside spans that can, in one export: of the
+/// wrong shape (the export still reads), without a trace id, with an
+/// attribute over 1 MiB. Each is named by its id and counted as skipped;
+/// the conversations of the others are kept.
+#[test]
+fn malformed_spans_are_skipped_by_name_and_the_others_kept() {
+    let mut wrong_time = chat_span(T1, "0000000000000b01", "bad-1", "hello");
+    wrong_time["startTimeUnixNano"] = json!({"seconds": 1});
+    let mut wrong_attributes = chat_span(T1, "0000000000000b02", "bad-2", "hello");
+    wrong_attributes["attributes"] = json!("chat");
+    let mut wrong_key_type = chat_span(T1, "0000000000000b03", "bad-3", "hello");
+    wrong_key_type["attributes"][1] =
+        json!({"key": "gen_ai.conversation.id", "value": {"intValue": "many"}});
+    let mut no_trace = chat_span(T1, "0000000000000b04", "bad-4", "hello");
+    no_trace.as_object_mut().unwrap().remove("traceId");
+    let zero_trace = chat_span(&"0".repeat(32), "0000000000000b05", "bad-5", "hello");
+    let huge = chat_span(
+        T1,
+        "0000000000000b06",
+        "bad-6",
+        &"x".repeat(agenteval_engine::traces::otlp::MAX_ATTRIBUTE_BYTES),
+    );
+    let line = export(vec![
+        chat_span(T1, "000000000000000a", "keep-1", "Where is my order?"),
+        wrong_time,
+        wrong_attributes,
+        wrong_key_type,
+        no_trace,
+        zero_trace,
+        huge,
+        chat_span(T2, "000000000000000b", "keep-2", "退款什么时候到账？"),
+    ]);
+    let (conversations, summary) =
+        traces::import(line.as_bytes(), Encoding::Json, &Redactor::none());
+    let keys: Vec<&str> = conversations.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(keys, vec!["keep-1", "keep-2"], "{:#?}", summary.problems);
+    assert_eq!(
+        (summary.spans, summary.skipped_spans),
+        (8, 6),
+        "a span that could not be read counts as read and skipped"
+    );
+    let named: Vec<(&str, String)> = summary
+        .problems
+        .iter()
+        .map(|p| (p.msg.key.as_str(), p.msg.render(agenteval_engine::Lang::En)))
+        .collect();
+    let kinds: Vec<&str> = named.iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            "import-span-unreadable",
+            "import-span-unreadable",
+            "import-span-unreadable",
+            "import-span-no-trace-id",
+            "import-span-no-trace-id",
+            "import-span-attribute-too-large",
+        ],
+        "{named:#?}"
+    );
+    for (i, (_, text)) in named.iter().enumerate() {
+        let id = format!("0000000000000b0{}", i + 1);
+        assert!(text.contains(&id), "each span named by its id: {text}");
+    }
+    assert!(
+        named[5].1.contains("gen_ai.input.messages holds 1.0 MiB"),
+        "{}",
+        named[5].1
+    );
+
+    // The same from protobuf, as the SDK's exporter sends it.
+    use opentelemetry_proto::tonic::collector::trace::v1::{
+        ExportTraceServiceRequest, ExportTraceServiceResponse,
+    };
+    use prost::Message;
+    let mut request: ExportTraceServiceRequest = serde_json::from_str(&export(vec![
+        chat_span(T1, "000000000000000a", "keep-1", "Where is my order?"),
+        chat_span(T2, "0000000000000b04", "bad-4", "hello"),
+    ]))
+    .unwrap();
+    request.resource_spans[0].scope_spans[0].spans[1]
+        .trace_id
+        .clear();
+    let (conversations, summary) = traces::import(
+        &request.encode_to_vec(),
+        Encoding::Protobuf,
+        &Redactor::none(),
+    );
+    assert_eq!(conversations.len(), 1);
+    assert_eq!(summary.skipped_spans, 1);
+    assert_eq!(summary.problems[0].msg.key, "import-span-no-trace-id");
+    let answer = ExportTraceServiceResponse::decode(
+        &agenteval_engine::traces::otlp::protobuf_response(1, "skipped".into())[..],
+    )
+    .unwrap();
+    let partial = answer.partial_success.expect("a partial success");
+    assert_eq!(
+        (partial.rejected_spans, partial.error_message.as_str()),
+        (1, "skipped")
+    );
+    assert!(
+        agenteval_engine::traces::otlp::protobuf_response(0, String::new()).is_empty(),
+        "a full success is the empty response"
+    );
+}
+
 /// The same conversation's spans in two requests (as an exporter sends
 /// them as they end) are kept as one conversation, extended.
 #[tokio::test]

@@ -90,7 +90,13 @@ impl Platform {
         if let Some(target) = req.target_id {
             self.get_target(target).await?;
         }
-        let (conversations, summary) = super::import(input, req.encoding, &req.redactor);
+        // Reading a body of up to 32 MiB is work for a blocking thread, not
+        // for the threads that answer the other requests meanwhile.
+        let (input, encoding, redactor) = (input.to_vec(), req.encoding, req.redactor);
+        let (conversations, summary) =
+            tokio::task::spawn_blocking(move || super::import(&input, encoding, &redactor))
+                .await
+                .map_err(Error::internal)?;
         let now = self.clock.now();
         let ids: Vec<uuid::Uuid> = conversations.iter().map(|_| self.ids.next_id()).collect();
         self.store

@@ -38,15 +38,24 @@ pub fn import(
     encoding: Encoding,
     redactor: &Redactor,
 ) -> (Vec<TraceConversation>, ImportSummary) {
-    let (spans, mut problems) = match encoding {
+    let read = match encoding {
         Encoding::Json => otlp::json_lines(&String::from_utf8_lossy(input)),
         Encoding::Protobuf => match otlp::protobuf(input) {
-            Ok(spans) => (spans, Vec::new()),
-            Err(problem) => (Vec::new(), vec![problem]),
+            Ok(spans) => otlp::Read {
+                spans,
+                ..Default::default()
+            },
+            Err(problem) => otlp::Read {
+                problems: vec![problem],
+                ..Default::default()
+            },
         },
     };
-    let rebuilt = rebuild::conversations(spans);
-    let skipped_spans = rebuilt.problems.len();
+    let mut problems = read.problems;
+    let rebuilt = rebuild::conversations(read.spans);
+    // A span that could not be read counts as read and skipped: whether
+    // it was a GenAI span cannot be told.
+    let skipped_spans = rebuilt.problems.len() + read.unreadable_spans;
     problems.extend(rebuilt.problems);
     problems.sort_by_key(|p| p.line);
     let mut redacted = Default::default();
@@ -57,7 +66,7 @@ pub fn import(
         .collect();
     let summary = ImportSummary::of(
         &conversations,
-        (rebuilt.spans, skipped_spans),
+        (rebuilt.spans + read.unreadable_spans, skipped_spans),
         redacted,
         problems,
     );

@@ -5,11 +5,21 @@
 
 use super::ImportProblem;
 use crate::msg;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::{
+    ExportTracePartialSuccess, ExportTraceServiceRequest, ExportTraceServiceResponse,
+};
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value::Value as Any};
+use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::error::Category;
+
+/// The most an attribute of a GenAI span may hold, in bytes: a span with
+/// a larger one is skipped, named, rather than kept (a conversation is
+/// read, listed and searched whole).
+pub const MAX_ATTRIBUTE_BYTES: usize = 1024 * 1024;
 
 /// A span of the input, with where it came from.
 #[derive(Debug, Clone)]
@@ -21,44 +31,134 @@ pub struct LineSpan {
     pub resource: Vec<KeyValue>,
 }
 
+/// What a read of OTLP input found: its spans, the lines and spans it
+/// could not read, and how many of those were spans.
+#[derive(Debug, Default)]
+pub struct Read {
+    pub spans: Vec<LineSpan>,
+    pub problems: Vec<ImportProblem>,
+    /// How many of `problems` are single spans that could not be read
+    /// (the other spans of their export were).
+    pub unreadable_spans: usize,
+}
+
 /// Spans of OTLP/JSON text: one `ExportTraceServiceRequest` a line, as a
 /// collector's file exporter writes them, or one document over several
-/// lines. A line that is not one is a problem, and skipped.
-pub fn json_lines(text: &str) -> (Vec<LineSpan>, Vec<ImportProblem>) {
-    let mut spans = Vec::new();
-    let mut problems = Vec::new();
+/// lines. A line that is not one is a problem, and skipped; so is a span
+/// of the wrong shape in a line that is one, its line's other spans read.
+pub fn json_lines(text: &str) -> Read {
+    let mut read = Read::default();
     let mut read_any = false;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<ExportTraceServiceRequest>(line) {
-            Ok(request) => {
-                read_any = true;
-                take(request, i + 1, &mut spans, &mut problems);
-            }
-            Err(e) => problems.push(ImportProblem {
+        match export(line, i + 1, &mut read) {
+            Ok(()) => read_any = true,
+            Err(e) => read.problems.push(ImportProblem {
                 line: i + 1,
                 msg: unreadable_line(i + 1, &e),
             }),
         }
     }
     // A pretty-printed export is one document over many lines.
-    if !read_any
-        && text.lines().filter(|l| !l.trim().is_empty()).count() > 1
-        && let Ok(request) = serde_json::from_str::<ExportTraceServiceRequest>(text)
-    {
-        problems.clear();
-        take(request, 1, &mut spans, &mut problems);
+    if !read_any && text.lines().filter(|l| !l.trim().is_empty()).count() > 1 {
+        let mut whole = Read::default();
+        if export(text, 1, &mut whole).is_ok() {
+            read = whole;
+        }
     }
-    (spans, problems)
+    read
+}
+
+/// Reads one export from `text` (line `line`) into `read`. Whole when it
+/// is well formed; else span by span, when it is an export with spans of
+/// the wrong shape; else the parser's error.
+fn export(text: &str, line: usize, read: &mut Read) -> Result<(), serde_json::Error> {
+    match serde_json::from_str::<ExportTraceServiceRequest>(text) {
+        Ok(request) => {
+            take(request, line, &mut read.spans, &mut read.problems);
+            Ok(())
+        }
+        Err(e) if e.classify() == Category::Data => {
+            span_by_span(text, line, read).map_or(Err(e), |()| Ok(()))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// An export read span by span: each span that does not read as one is a
+/// problem, named, and the others are kept. `None` when the export around
+/// the spans (its lists, a resource) is not of OTLP's shape.
+fn span_by_span(text: &str, line: usize, read: &mut Read) -> Option<()> {
+    let doc: Value = serde_json::from_str(text).ok()?;
+    let resource_spans = list(&doc, "resourceSpans")?;
+    if resource_spans.is_empty() {
+        return None;
+    }
+    let mut found = Read::default();
+    for rs in resource_spans {
+        let resource = match rs.get("resource") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(r) => Resource::deserialize(r).ok()?.attributes,
+        };
+        for scope in list(rs, "scopeSpans")? {
+            for span in list(scope, "spans")? {
+                match Span::deserialize(span) {
+                    Ok(span) => found.spans.push(LineSpan {
+                        line,
+                        span,
+                        resource: resource.clone(),
+                    }),
+                    Err(e) => {
+                        found.unreadable_spans += 1;
+                        found.problems.push(ImportProblem {
+                            line,
+                            msg: msg!(
+                                "import-span-unreadable",
+                                line = line,
+                                span = label(span),
+                                detail = e.to_string()
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    read.spans.append(&mut found.spans);
+    read.problems.append(&mut found.problems);
+    read.unreadable_spans += found.unreadable_spans;
+    Some(())
+}
+
+/// The list `key` of object `v`: empty when absent; `None` when `v` is no
+/// object or `key` no list.
+fn list<'a>(v: &'a Value, key: &str) -> Option<&'a [Value]> {
+    match v.as_object()?.get(key) {
+        None | Some(Value::Null) => Some(&[]),
+        Some(Value::Array(items)) => Some(items),
+        Some(_) => None,
+    }
+}
+
+/// How a span that could not be read is named: its name and id, as far
+/// as they are text.
+fn label(span: &Value) -> String {
+    let name = span.get("name").and_then(Value::as_str);
+    let id = span.get("spanId").and_then(Value::as_str);
+    match (name, id) {
+        (Some(name), Some(id)) => format!("\"{name}\" ({id})"),
+        (Some(name), None) => format!("\"{name}\""),
+        (None, Some(id)) => format!("({id})"),
+        (None, None) => "(no name)".to_string(),
+    }
 }
 
 /// Why line `line` could not be read, in words of the reader's language
 /// (the parser's own words are English): cut short, not JSON, or JSON of
 /// another shape; where, by column.
 fn unreadable_line(line: usize, e: &serde_json::Error) -> crate::i18n::Msg {
-    use serde_json::error::Category;
     let column = e.column();
     match e.classify() {
         Category::Eof => msg!("import-line-cut-short", line = line, column = column),
@@ -82,6 +182,53 @@ pub fn protobuf(body: &[u8]) -> Result<Vec<LineSpan>, ImportProblem> {
     let mut problems = Vec::new();
     take(request, 1, &mut spans, &mut problems);
     problems.into_iter().next().map_or(Ok(spans), Err)
+}
+
+/// An `ExportTraceServiceResponse` in protobuf: empty, or the partial
+/// success of `rejected` spans and why.
+pub fn protobuf_response(rejected: u64, error_message: String) -> Vec<u8> {
+    let partial_success =
+        (rejected > 0 || !error_message.is_empty()).then(|| ExportTracePartialSuccess {
+            rejected_spans: i64::try_from(rejected).unwrap_or(i64::MAX),
+            error_message,
+        });
+    ExportTraceServiceResponse { partial_success }.encode_to_vec()
+}
+
+/// Why a GenAI span cannot be kept whatever its messages: it has no trace
+/// id (OTLP requires one of 16 bytes, not all zero), or an attribute over
+/// [`MAX_ATTRIBUTE_BYTES`] (its name and size).
+pub enum Unfit<'a> {
+    NoTraceId,
+    TooLarge(&'a str, usize),
+}
+
+/// What makes span `s` unfit to keep, if anything.
+pub fn unfit(s: &Span) -> Option<Unfit<'_>> {
+    if s.trace_id.len() != 16 || s.trace_id.iter().all(|b| *b == 0) {
+        return Some(Unfit::NoTraceId);
+    }
+    s.attributes
+        .iter()
+        .chain(s.events.iter().flat_map(|e| &e.attributes))
+        .map(|kv| (kv.key.as_str(), kv.value.as_ref().map_or(0, size)))
+        .find(|(_, bytes)| *bytes > MAX_ATTRIBUTE_BYTES)
+        .map(|(key, bytes)| Unfit::TooLarge(key, bytes))
+}
+
+/// The bytes a value holds: its text, or its parts' together.
+fn size(v: &AnyValue) -> usize {
+    match v.value.as_ref() {
+        Some(Any::StringValue(s)) => s.len(),
+        Some(Any::BytesValue(b)) => b.len(),
+        Some(Any::ArrayValue(a)) => a.values.iter().map(size).sum(),
+        Some(Any::KvlistValue(kv)) => kv
+            .values
+            .iter()
+            .map(|kv| kv.key.len() + kv.value.as_ref().map_or(0, size))
+            .sum(),
+        _ => 8,
+    }
 }
 
 fn take(

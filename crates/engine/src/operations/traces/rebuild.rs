@@ -96,11 +96,35 @@ fn is_genai(s: &LineSpan) -> bool {
 fn piece(s: &LineSpan) -> Result<Option<Piece>, crate::i18n::Msg> {
     let attributes = &s.span.attributes;
     let operation = otlp::text(attributes, "gen_ai.operation.name").unwrap_or_default();
+    let id = hex::encode(&s.span.span_id);
+    match otlp::unfit(&s.span) {
+        Some(otlp::Unfit::NoTraceId) => {
+            return Err(msg!(
+                "import-span-no-trace-id",
+                line = s.line,
+                span = s.span.name.as_str(),
+                id = id
+            ));
+        }
+        Some(otlp::Unfit::TooLarge(attribute, bytes)) => {
+            return Err(msg!(
+                "import-span-attribute-too-large",
+                line = s.line,
+                span = s.span.name.as_str(),
+                id = id,
+                attribute = attribute,
+                size = mib(bytes),
+                limit = mib(otlp::MAX_ATTRIBUTE_BYTES)
+            ));
+        }
+        None => {}
+    }
     let bad = |attribute: &str| {
         msg!(
             "import-span-bad-messages",
             line = s.line,
             span = s.span.name.as_str(),
+            id = id.as_str(),
             attribute = attribute
         )
     };
@@ -127,6 +151,7 @@ fn piece(s: &LineSpan) -> Result<Option<Piece>, crate::i18n::Msg> {
                 "import-span-no-messages",
                 line = s.line,
                 span = s.span.name.as_str(),
+                id = id,
                 operation = operation.as_str()
             ))
         } else {
@@ -144,6 +169,11 @@ fn piece(s: &LineSpan) -> Result<Option<Piece>, crate::i18n::Msg> {
             .map(|v| tool_specs(&otlp::json(v)))
             .unwrap_or_default(),
     }))
+}
+
+/// `bytes` in mebibytes, to a tenth.
+fn mib(bytes: usize) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
 
 /// Tool definitions, flat (`{name, description, parameters}`) or as
