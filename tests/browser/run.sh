@@ -72,7 +72,7 @@ if [ "$#" -gt 0 ]; then
 fi
 
 status=0
-AGENTEVAL_URL="http://127.0.0.1:$PORT" AGENTEVAL_KEY="$KEY" AGENTEVAL_TMP="$TMP" \
+AGENTEVAL_URL="http://127.0.0.1:$PORT" AGENTEVAL_KEY="$KEY" AGENTEVAL_TMP="$TMP" AGENTEVAL_BIN="$BIN" \
   node --test --test-concurrency=1 "${TESTS[@]}" || status=$?
 if [ "$status" -ne 0 ]; then
   echo "--- server log (last 60 lines)"; tail -n 60 "$TMP/server.log"
