@@ -11,21 +11,15 @@
 // then in English; screenshots go to docs/screenshots/.
 
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { once } from "node:events";
-import { openSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { execFile } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { audit, describeViolations, launch, setLanguage } from "./helpers.mjs";
+import { audit, describeViolations, launch, ROOT, serveOwn, setLanguage } from "./helpers.mjs";
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SHOTS = join(ROOT, "docs/screenshots");
-const BIN = process.env.AGENTEVAL_BIN || join(ROOT, "target/debug/agenteval");
 const KEY = `degraded-test-${process.pid}-${Date.now()}`;
 const TARGET = "Outage drill target";
 const CAMPAIGN = "Outage drill campaign";
@@ -46,7 +40,7 @@ const WORDS = {
 };
 
 /** The throwaway PostgreSQL and the server on it, made in `before`. */
-const env = { pgDir: "", pgPort: "", dataDir: "", base: "", serve: null, log: "" };
+const env = { pgDir: "", pgPort: "", dataDir: "", server: null };
 
 /** A command run as the owner of the cluster: `postgres` when root (initdb refuses root). */
 function asOwner(cmd, args) {
@@ -68,26 +62,7 @@ async function startPostgres() {
   await asOwner(await pgCtl(), ["-D", join(env.pgDir, "data"), "start", "-w", "-l", join(env.pgDir, "server.log"), "-o", `-p ${env.pgPort}`]);
 }
 
-async function freePort() {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  server.close();
-  await once(server, "close");
-  return port;
-}
-
-/** A call to this test's own server; `expect` is the status it must answer. */
-async function call(path, { expect = 200, ...init } = {}) {
-  const res = await fetch(env.base + path, { ...init, headers: { "X-API-Key": KEY, "Content-Type": "application/json" } });
-  assert.equal(res.status, expect, `${init.method ?? "GET"} ${path} answers ${expect}`);
-  return res.json();
-}
-
-async function serverLog() {
-  return readFile(env.log, "utf8").catch(() => "(no server log)");
-}
+const call = (path, init) => env.server.call(path, init);
 
 before(async () => {
   await mkdir(SHOTS, { recursive: true });
@@ -101,19 +76,11 @@ before(async () => {
   assert.match(env.pgPort, /^\d+$/, `postgres.sh printed a URL with a port: ${url}`);
 
   env.dataDir = await mkdtemp("/tmp/agenteval-degraded-data-");
-  env.log = join(env.dataDir, "serve.log");
-  const port = await freePort();
-  env.base = `http://127.0.0.1:${port}`;
-  const args = ["serve", "--database-url", url, "--data-dir", join(env.dataDir, "data"), "--bind", `127.0.0.1:${port}`, "--api-key", KEY, "--ui-dir", join(ROOT, "ui/dist"), "--no-patrol"];
-  const out = openSync(env.log, "a");
-  env.serve = spawn(BIN, args, { stdio: ["ignore", out, out] });
-  for (let i = 0; ; i++) {
-    if (env.serve.exitCode !== null) assert.fail(`agenteval serve exited (${env.serve.exitCode}):\n${await serverLog()}`);
-    const up = await fetch(`${env.base}/api/health`).then((r) => r.ok, () => false);
-    if (up) break;
-    if (i > 150) assert.fail(`agenteval serve did not answer /api/health:\n${await serverLog()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  env.server = await serveOwn({
+    key: KEY,
+    args: ["--database-url", url, "--data-dir", join(env.dataDir, "data"), "--no-patrol"],
+    log: join(env.dataDir, "serve.log"),
+  });
 
   const target = await call("/api/targets", { method: "POST", body: JSON.stringify({ name: TARGET, channel: { kind: "builtin", agent: "demo" } }) });
   const [scenario] = await call("/api/scenarios");
@@ -121,13 +88,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (env.serve && env.serve.exitCode === null) {
-    const exited = once(env.serve, "exit");
-    env.serve.kill("SIGTERM");
-    const timer = setTimeout(() => env.serve.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
+  await env.server?.stop();
   if (env.pgDir) await run("bash", [join(ROOT, "scripts/postgres.sh"), "stop", env.pgDir, "--remove"]);
   if (env.dataDir) await rm(env.dataDir, { recursive: true, force: true });
 });
@@ -137,7 +98,7 @@ for (const lang of ["zh", "en"]) {
     const w = WORDS[lang];
     const { page, pageErrors, close } = await launch({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
     try {
-      await page.goto(`${env.base}/?key=${encodeURIComponent(KEY)}#/targets`);
+      await page.goto(`${env.server.base}/?key=${encodeURIComponent(KEY)}#/targets`);
       await setLanguage(page, lang);
       await page.getByTestId("nav-targets").waitFor();
       await page.getByText(TARGET).first().waitFor();

@@ -3,10 +3,15 @@
 // (Not a test file: node --test picks up only `*.test.mjs` here.)
 
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { openSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(new URL("../../ui/package.json", import.meta.url));
 const { chromium } = require("playwright-core");
@@ -15,6 +20,65 @@ const AXE = require.resolve("axe-core/axe.min.js");
 export const BASE = process.env.AGENTEVAL_URL;
 export const KEY = process.env.AGENTEVAL_KEY;
 export const LANGS = ["en", "zh"];
+export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The agenteval binary run.sh built (it passes AGENTEVAL_BIN). */
+export const BIN = process.env.AGENTEVAL_BIN || join(ROOT, "target/debug/agenteval");
+
+/** A port of 127.0.0.1 nobody listens on. */
+export async function freePort() {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address();
+  server.close();
+  await once(server, "close");
+  return port;
+}
+
+/**
+ * A server of a test's own, beside run.sh's: `agenteval serve` with `args`
+ * (its data folder, its database...) on a free port of 127.0.0.1, with
+ * `key` and the built UI, its output appended to the file `log`, `env` its
+ * environment. Resolves once /api/health answers, with its `base` URL, its
+ * `child` process, `call(path, { expect })` to its API (`expect` is the
+ * status it must answer) and `stop(signal)`, which waits for it to exit.
+ */
+export async function serveOwn({ key, args, log, env = process.env }) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const out = openSync(log, "a");
+  const child = spawn(BIN, ["serve", ...args, "--bind", `127.0.0.1:${port}`, "--api-key", key, "--ui-dir", join(ROOT, "ui/dist")], {
+    env,
+    stdio: ["ignore", out, out],
+  });
+  const said = () => readFile(log, "utf8").catch(() => "(no server log)");
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) assert.fail(`agenteval serve exited (${child.exitCode}):\n${await said()}`);
+    if (await fetch(`${base}/api/health`).then((r) => r.ok, () => false)) break;
+    if (i > 300) {
+      child.kill("SIGKILL");
+      assert.fail(`agenteval serve did not answer /api/health:\n${await said()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    child,
+    async call(path, { expect = 200, ...init } = {}) {
+      const res = await fetch(base + path, { ...init, headers: { "X-API-Key": key, "Content-Type": "application/json", ...(init.headers ?? {}) } });
+      assert.equal(res.status, expect, `${init.method ?? "GET"} ${path} answers ${expect}`);
+      return res.json();
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, "exit");
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
 
 /** A request to the served API with the key; `expect` is the status it must answer. */
 export async function api(path, { expect = 200, ...init } = {}) {

@@ -18,19 +18,15 @@
 // sizes and times.
 
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { launch, setLanguage } from "./helpers.mjs";
+import { BIN, launch, ROOT, serveOwn, setLanguage } from "./helpers.mjs";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SHOTS = join(ROOT, "docs", "screenshots");
-const BIN = process.env.AGENTEVAL_BIN ?? join(ROOT, "target", "debug", "agenteval");
 const RUNS = 100_000;
 const SESSIONS = 10_000;
 const RUNS_PAGE = 50;
@@ -39,43 +35,11 @@ const KEY = "large-campaign-key";
 /** A turn of a conversation, lit or not. */
 const TURN = '[data-testid="turn"], [data-testid="turn-highlighted"]';
 
-/** A free port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** The server's resident memory now and at its peak, in MB (from /proc). */
 async function memory(pid) {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
   return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
-}
-
-/** Starts `agenteval serve` on `dataDir`; resolves once /api/health answers. */
-async function serve(dataDir, port, log) {
-  const server = spawn(BIN, ["serve", "--data-dir", dataDir, "--bind", `127.0.0.1:${port}`, "--api-key", KEY, "--ui-dir", join(ROOT, "ui", "dist")], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  server.stdout.on("data", (d) => log.push(String(d)));
-  server.stderr.on("data", (d) => log.push(String(d)));
-  for (let i = 0; i < 300; i++) {
-    if (server.exitCode !== null) assert.fail(`the server exited:\n${log.join("")}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/api/health`)).ok) return server;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  server.kill();
-  assert.fail(`the server did not answer:\n${log.join("")}`);
 }
 
 test("a campaign of 100,000 runs and 10,000 sessions is usable in the app", { timeout: 600_000 }, async (t) => {
@@ -92,17 +56,11 @@ test("a campaign of 100,000 runs and 10,000 sessions is usable in the app", { ti
   });
   figure("generate the data (bench report, one timing pass)", performance.now() - started);
 
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const log = [];
-  const server = await serve(dataDir, port, log);
-  const api = async (path) => {
-    const res = await fetch(base + path, { headers: { "X-API-Key": KEY } });
-    assert.equal(res.status, 200, `GET ${path}`);
-    return res.json();
-  };
+  const server = await serveOwn({ key: KEY, args: ["--data-dir", dataDir], log: join(work, "serve.log") });
+  const { base } = server;
+  const api = (path) => server.call(path);
   const printMemory = async (when) => {
-    const m = await memory(server.pid);
+    const m = await memory(server.child.pid);
     console.log(`large campaign: server memory ${when}: VmRSS ${m.rss.toFixed(1)} MB, peak VmHWM ${m.peak.toFixed(1)} MB`);
     return m;
   };
@@ -412,8 +370,7 @@ test("a campaign of 100,000 runs and 10,000 sessions is usable in the app", { ti
     assert.deepEqual(pageErrors, []);
   } finally {
     await close();
-    server.kill("SIGTERM");
-    await new Promise((r) => (server.exitCode !== null ? r() : server.once("exit", r)));
+    await server.stop();
     await rm(work, { recursive: true, force: true });
   }
 });

@@ -10,14 +10,13 @@
 // Then seeds by an analyst model, and the rules standing in for it.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { api, assertNothingClipped, BASE, LANGS, launch, setLanguage, signIn } from "./helpers.mjs";
+import { api, assertNothingClipped, BASE, LANGS, launch, serveOwn, setLanguage, signIn } from "./helpers.mjs";
 
 const SHOTS = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
 const SAMPLE = fileURLToPath(new URL("../otlp/sample.jsonl", import.meta.url));
@@ -150,8 +149,6 @@ test("production conversations: import, filter, read, draft a scenario, propose 
 // used, the rules stand in and the proposal says why, in the reader's
 // language. A server of its own, started with the analyst in its
 // environment, so that the shared server keeps no model.
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const BIN = join(process.env.CARGO_TARGET_DIR ?? join(ROOT, "target"), "debug", "agenteval");
 const ANALYST_ANSWER = {
   personas: [{ name: "Impatient buyer", description: "Asks in one line", style: "terse", patience: 2, language: "en", from: [1, 2] }],
   goals: [{ title: "Track an order or a refund", description: "Wants to know where it stands", success_criteria: ["gives the status"], from: [1, 2] }],
@@ -160,15 +157,6 @@ const BY = {
   en: { analyst: /Proposed by the analyst model/, rules: /Proposed by simple rules/, problem: /the rules proposed the seeds instead/ },
   zh: { analyst: /由分析模型提议/, rules: /由简单规则提议/, problem: /已改由规则提出/ },
 };
-
-/** A port nobody listens on. */
-async function freePort() {
-  const s = createServer();
-  await new Promise((ok) => s.listen(0, "127.0.0.1", ok));
-  const { port } = s.address();
-  await new Promise((ok) => s.close(ok));
-  return port;
-}
 
 test("seeds by the analyst model, and the rules standing in with the reason, in both languages", { timeout: 120_000 }, async (t) => {
   let usable = true;
@@ -182,22 +170,16 @@ test("seeds by the analyst model, and the rules standing in with the reason, in 
   });
   await new Promise((ok) => model.listen(0, "127.0.0.1", ok));
   const data = await mkdtemp(join(tmpdir(), "agenteval-analyst-"));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const key = "analyst-browser-test-key";
-  const server = spawn(BIN, ["serve", "--no-patrol", "--data-dir", data, "--bind", `127.0.0.1:${port}`, "--api-key", key], {
-    cwd: ROOT,
+  const server = await serveOwn({
+    key,
+    args: ["--no-patrol", "--data-dir", join(data, "data")],
+    log: join(data, "serve.log"),
     env: { ...process.env, AGENTEVAL_ANALYST_BASE_URL: `http://127.0.0.1:${model.address().port}/v1`, AGENTEVAL_ANALYST_MODEL: "mock-analyst" },
-    stdio: "ignore",
   });
+  const { base } = server;
   const { page, close } = await launch({ viewport: { width: 1280, height: 800 } });
   try {
-    for (let i = 0; ; i++) {
-      const up = await fetch(`${base}/api/health`).then((r) => r.ok, () => false);
-      if (up) break;
-      assert.ok(i < 150, "the analyst's server answers");
-      await new Promise((ok) => setTimeout(ok, 200));
-    }
     const imported = await fetch(`${base}/api/traces/import?source=sample.jsonl`, { method: "POST", headers: { "X-API-Key": key, "Content-Type": "text/plain" }, body: await readFile(SAMPLE, "utf8") });
     assert.equal(imported.status, 200, await imported.text());
     await page.goto(`${base}/?key=${encodeURIComponent(key)}#/production`);
@@ -235,7 +217,7 @@ test("seeds by the analyst model, and the rules standing in with the reason, in 
     }
   } finally {
     await close();
-    server.kill();
+    await server.stop();
     model.close();
     await rm(data, { recursive: true, force: true });
   }

@@ -7,21 +7,15 @@
 // go to docs/screenshots/. The test command runs as root (mount needs it).
 
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { once } from "node:events";
-import { openSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { audit, describeViolations, launch, setLanguage } from "./helpers.mjs";
+import { audit, describeViolations, launch, ROOT, serveOwn, setLanguage } from "./helpers.mjs";
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SHOTS = join(ROOT, "docs/screenshots");
-const BIN = process.env.AGENTEVAL_BIN || join(ROOT, "target/debug/agenteval");
 const KEY = `read-only-test-${process.pid}-${Date.now()}`;
 const TARGET = "Read-only drill target";
 const CAMPAIGN = "Read-only drill campaign";
@@ -40,66 +34,33 @@ const WORDS = {
 };
 
 /** The folder (a tmpfs of its own) and the server on it, made in `before`. */
-const env = { dir: "", data: "", base: "", serve: null, log: "" };
+const env = { dir: "", data: "", server: null };
 
-async function freePort() {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address();
-  server.close();
-  await once(server, "close");
-  return port;
-}
-
-/** A call to this test's own server; `expect` is the status it must answer. */
-async function call(path, { expect = 200, ...init } = {}) {
-  const res = await fetch(env.base + path, { ...init, headers: { "X-API-Key": KEY, "Content-Type": "application/json" } });
-  assert.equal(res.status, expect, `${init.method ?? "GET"} ${path} answers ${expect}`);
-  return res.json();
-}
-
-/** Starts `agenteval serve` on the data folder and waits for its health check. */
+/** Starts `agenteval serve` on the data folder. */
 async function startServe() {
-  const port = await freePort();
-  env.base = `http://127.0.0.1:${port}`;
-  const args = ["serve", "--data-dir", env.data, "--bind", `127.0.0.1:${port}`, "--api-key", KEY, "--ui-dir", join(ROOT, "ui/dist"), "--no-patrol"];
-  const out = openSync(env.log, "a");
-  env.serve = spawn(BIN, args, { stdio: ["ignore", out, out] });
-  for (let i = 0; ; i++) {
-    if (env.serve.exitCode !== null) assert.fail(`agenteval serve exited (${env.serve.exitCode}):\n${await readFile(env.log, "utf8")}`);
-    if (await fetch(`${env.base}/api/health`).then((r) => r.ok, () => false)) return;
-    if (i > 150) assert.fail(`agenteval serve did not answer /api/health:\n${await readFile(env.log, "utf8")}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  env.server = await serveOwn({ key: KEY, args: ["--data-dir", env.data, "--no-patrol"], log: join(env.dir, "serve.log") });
 }
 
-async function killServe() {
-  if (!env.serve || env.serve.exitCode !== null) return;
-  const exited = once(env.serve, "exit");
-  env.serve.kill("SIGKILL");
-  await exited;
-}
+const call = (path, init) => env.server.call(path, init);
 
 before(async () => {
   await mkdir(SHOTS, { recursive: true });
   env.dir = await mkdtemp("/tmp/agenteval-read-only-");
   env.data = join(env.dir, "data");
-  env.log = join(env.dir, "serve.log");
   await mkdir(env.data);
   await run("mount", ["-t", "tmpfs", "-o", "size=64m", "tmpfs", env.data]);
   await startServe();
   const target = await call("/api/targets", { method: "POST", body: JSON.stringify({ name: TARGET, channel: { kind: "builtin", agent: "demo" } }) });
   const [scenario] = await call("/api/scenarios");
   await call("/api/campaigns", { method: "POST", body: JSON.stringify({ name: CAMPAIGN, target_id: target.id, scenario_ids: [scenario.id], duration_hours: 1 }) });
-  await killServe();
+  await env.server.stop("SIGKILL");
   await run("mount", ["-o", "remount,ro", env.data]);
   await startServe();
   assert.equal((await call("/api/health")).database, "read_only");
 });
 
 after(async () => {
-  await killServe();
+  await env.server?.stop("SIGKILL");
   if (env.data) await run("umount", ["-l", env.data]).catch(() => undefined);
   if (env.dir) await rm(env.dir, { recursive: true, force: true });
 });
@@ -109,7 +70,7 @@ for (const lang of ["zh", "en"]) {
     const w = WORDS[lang];
     const { page, pageErrors, close } = await launch({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
     try {
-      await page.goto(`${env.base}/?key=${encodeURIComponent(KEY)}#/campaigns`);
+      await page.goto(`${env.server.base}/?key=${encodeURIComponent(KEY)}#/campaigns`);
       await setLanguage(page, lang);
       const banner = page.getByTestId("database-banner");
       await banner.waitFor({ timeout: 15_000 });

@@ -84,22 +84,36 @@ where
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|rej| {
-            if rej.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Error::msg(
-                    ErrorCode::PayloadTooLarge,
-                    msg!("error-body-too-large"),
-                    msg!("error-body-too-large-suggestion"),
-                )
-            } else {
-                Error::invalid_msg(
-                    msg!("error-body-unreadable", detail = rej.body_text()),
-                    msg!("error-body-unreadable-suggestion"),
-                )
-            }
-        })?;
+        let bytes = read_body(req, state, || {
+            Error::msg(
+                ErrorCode::PayloadTooLarge,
+                msg!("error-body-too-large"),
+                msg!("error-body-too-large-suggestion"),
+            )
+        })
+        .await?;
         decode_bytes(&bytes).map(Self)
     }
+}
+
+/// A request's whole body: one over its route's limit is the error
+/// `too_large` gives (413 `PAYLOAD_TOO_LARGE`), one that cannot be read is
+/// 400 `INVALID_INPUT`.
+pub(crate) async fn read_body<S: Send + Sync>(
+    req: Request,
+    state: &S,
+    too_large: impl FnOnce() -> Error,
+) -> ApiResult<Bytes> {
+    Bytes::from_request(req, state).await.map_err(|rej| {
+        ApiError(if rej.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            Error::invalid_msg(
+                msg!("error-body-unreadable", detail = rej.body_text()),
+                msg!("error-body-unreadable-suggestion"),
+            )
+        })
+    })
 }
 
 /// The body again with every whole number written as a float (`5.0`)

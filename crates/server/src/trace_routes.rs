@@ -15,7 +15,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{FromRequest, Path, Query, Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use utoipa_axum::router::OpenApiRouter;
@@ -46,23 +46,17 @@ impl<S: Send + Sync> FromRequest<S> for TraceBody {
     type Rejection = crate::error::ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(req, state).await.map_err(|rej| {
-            if rej.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Error::msg(
-                    ErrorCode::PayloadTooLarge,
-                    msg!(
-                        "error-trace-body-too-large",
-                        limit = format!("{} MiB", TRACE_BODY_LIMIT >> 20)
-                    ),
-                    msg!("error-trace-body-too-large-suggestion"),
-                )
-            } else {
-                Error::invalid_msg(
-                    msg!("error-body-unreadable", detail = rej.body_text()),
-                    msg!("error-body-unreadable-suggestion"),
-                )
-            }
-        })?;
+        let bytes = crate::error::read_body(req, state, || {
+            Error::msg(
+                ErrorCode::PayloadTooLarge,
+                msg!(
+                    "error-trace-body-too-large",
+                    limit = format!("{} MiB", TRACE_BODY_LIMIT >> 20)
+                ),
+                msg!("error-trace-body-too-large-suggestion"),
+            )
+        })
+        .await?;
         Ok(Self(bytes))
     }
 }

@@ -9,7 +9,7 @@ import-span-no-messages = Line { $line }: span "{ $span }" ({ $id }, { $operatio
 import-span-bad-messages = Line { $line }: span "{ $span }" ({ $id }): { $attribute } is not a list of messages; skipped
 import-span-no-trace-id = Line { $line }: span "{ $span }" ({ $id }) has no trace id; skipped
 import-span-attribute-too-large = Line { $line }: span "{ $span }" ({ $id }): { $attribute } holds { $size }, more than the { $limit } an attribute may hold; skipped
-import-span-unreadable = Line { $line }: span { $span } is not an OTLP span ({ $detail }); skipped
+import-span-unreadable = Line { $line }: span { $span } is not an OTLP span (its field `{ $field }` is not as OTLP defines it); skipped
 import-summary = { $conversations ->
     [one] 1 conversation
    *[other] { $conversations } conversations

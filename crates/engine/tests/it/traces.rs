@@ -341,6 +341,25 @@ fn malformed_spans_are_skipped_by_name_and_the_others_kept() {
         "{}",
         named[5].1
     );
+    // A span of the wrong shape is named by the field that is wrong, not
+    // by the parser's English words, which a Chinese reader would get too.
+    for (i, field) in [
+        "`startTimeUnixNano`",
+        "`attributes`",
+        "`attributes[1].value`",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(named[i].1.contains(field), "{field} in {}", named[i].1);
+        let zh = summary.problems[i].msg.render(agenteval_engine::Lang::Zh);
+        assert!(zh.contains(field) && zh.contains("不符合"), "{zh}");
+        let outside_code: String = zh.split('`').step_by(2).collect();
+        assert!(
+            !outside_code.contains("invalid") && !outside_code.contains("expected"),
+            "{zh}"
+        );
+    }
 
     // The same from protobuf, as the SDK's exporter sends it.
     use opentelemetry_proto::tonic::collector::trace::v1::{

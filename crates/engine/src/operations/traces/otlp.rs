@@ -104,7 +104,7 @@ fn span_by_span(text: &str, line: usize, read: &mut Read) -> Option<()> {
         };
         for scope in list(rs, "scopeSpans")? {
             for span in list(scope, "spans")? {
-                match Span::deserialize(span) {
+                match serde_path_to_error::deserialize::<_, Span>(span) {
                     Ok(span) => found.spans.push(LineSpan {
                         line,
                         span,
@@ -118,7 +118,7 @@ fn span_by_span(text: &str, line: usize, read: &mut Read) -> Option<()> {
                                 "import-span-unreadable",
                                 line = line,
                                 span = label(span),
-                                detail = e.to_string()
+                                field = e.path().to_string()
                             ),
                         });
                     }
