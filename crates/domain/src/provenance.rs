@@ -170,6 +170,11 @@ impl Contacts {
         }
     }
 
+    /// Whether no contact waits to be stored.
+    pub fn is_empty(&self) -> bool {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    }
+
     pub fn take(&self) -> HashMap<Key, Counts> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }

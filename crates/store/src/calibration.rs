@@ -39,17 +39,23 @@ fn scores(r: &Row<'_>) -> Result<CriterionScores> {
 /// review parses; on PostgreSQL every review is a document the store wrote,
 /// read as `json` with its `\u0000` escapes (which PostgreSQL refuses to
 /// parse) turned into `\u0001` first: only the type of `dimensions` is
-/// looked at.
+/// looked at. Counted as the session tallies count the scored sessions
+/// (`session_scored_tally`) less those a person labelled (few: only their
+/// reviews are read), so that a report reads no review of its own.
 const COUNT_UNLABELLED: Sql = Sql::dialects(
-    "SELECT count(*) FROM exploration_sessions s INDEXED BY sessions_judged
-     WHERE s.campaign_id = ? AND s.judge_status = 'done'
-       AND json_valid(s.judge_review)
-       AND json_type(s.judge_review, '$.dimensions') = 'object'
-       AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id)",
-    r"SELECT count(*) FROM exploration_sessions s
-     WHERE s.campaign_id = ? AND s.judge_status = 'done'
-       AND json_typeof(CAST(replace(s.judge_review, E'\\u0000', E'\\u0001') AS json) -> 'dimensions') = 'object'
-       AND NOT EXISTS (SELECT 1 FROM judge_labels l WHERE l.session_id = s.id)",
+    "SELECT coalesce((SELECT sessions FROM session_scored_tally WHERE campaign_id = ?1), 0)
+          - (SELECT count(*) FROM exploration_sessions s
+             WHERE s.campaign_id = ?1
+               AND s.id IN (SELECT session_id FROM judge_labels WHERE campaign_id = ?1)
+               AND s.judge_status = 'done' AND json_valid(s.judge_review)
+               AND json_type(s.judge_review, '$.dimensions') = 'object')",
+    r"SELECT CAST(coalesce((SELECT sessions FROM session_scored_tally WHERE campaign_id = $1), 0)
+          - (SELECT count(*) FROM exploration_sessions s
+             WHERE s.campaign_id = $1
+               AND s.id IN (SELECT session_id FROM judge_labels WHERE campaign_id = $1)
+               AND s.judge_status = 'done'
+               AND json_typeof(CAST(replace(s.judge_review, E'\\u0000', E'\\u0001') AS json) -> 'dimensions') = 'object')
+          AS BIGINT)",
 );
 
 /// The first of those sessions, in the order they ended.
@@ -70,8 +76,8 @@ const UNLABELLED: Sql = Sql::dialects(
 
 impl Store {
     /// How many judged sessions of a campaign with scores nobody labelled
-    /// yet: counted in the database over the judged sessions only (index
-    /// `sessions_judged`), for the calibration's figures in every report.
+    /// yet, for the calibration's figures in every report: from the session
+    /// tallies (see [`COUNT_UNLABELLED`]).
     pub async fn unlabelled_judged_session_count(&self, campaign_id: CampaignId) -> Result<u32> {
         let n: i64 = self
             .read(move |c| c.value(COUNT_UNLABELLED, args![campaign_id.to_string()]))

@@ -140,7 +140,7 @@ impl Store {
     /// The campaign `id`, if there is one.
     pub async fn campaign(&self, id: CampaignId) -> Result<Option<Campaign>> {
         // On the hot path: each session start and scheduler step.
-        self.read(move |c| {
+        self.read_one(move |c| {
             c.row(
                 "SELECT * FROM campaigns WHERE id = ?",
                 args![id.to_string()],
@@ -169,9 +169,10 @@ impl Store {
 
 impl Tx<'_> {
     /// Locks campaign `id` until the end of the transaction, so that the
-    /// budget decisions on one campaign take turns: taken first, before
-    /// the decision reads anything. On PostgreSQL the campaign's row is
-    /// locked (`SELECT ... FOR NO KEY UPDATE`), and a decision on the same
+    /// budget decisions on one campaign take turns, and returns its status
+    /// now (`None` for no such campaign): taken first, before the decision
+    /// reads anything else. On PostgreSQL the campaign's row is locked
+    /// (`SELECT ... FOR NO KEY UPDATE`), and a decision on the same
     /// campaign in another transaction, of this process or another, waits
     /// until this one commits or rolls back. The mode is the one that does
     /// not conflict with the key-share locks that foreign keys take: a
@@ -179,25 +180,27 @@ impl Tx<'_> {
     /// neither waits for a decision nor makes it wait, so that the two can
     /// never wait on each other in a circle (`FOR UPDATE` did: a decision
     /// queued behind a judge review's tally insert deadlocked with it).
-    /// On SQLite it does nothing: the
-    /// writer thread runs one transaction at a time, which serialises the
-    /// decisions already. A campaign that does not exist locks nothing.
-    pub fn lock_campaign(&self, id: CampaignId) -> Result<()> {
-        if self.0.is_postgres() {
-            self.0
-                .row(
-                    "SELECT id FROM campaigns WHERE id = ? FOR NO KEY UPDATE",
-                    args![id.to_string()],
-                    |_| Ok(()),
-                )
-                .context("store: locking a campaign for a decision")?;
-        }
-        Ok(())
+    /// On SQLite nothing is locked: the writer thread runs one transaction
+    /// at a time, which serialises the decisions already.
+    pub fn lock_campaign(&self, id: CampaignId) -> Result<Option<CampaignStatus>> {
+        let doing = "store: locking a campaign for a decision";
+        let sql = Sql::dialects(
+            "SELECT status FROM campaigns WHERE id = ?",
+            "SELECT status FROM campaigns WHERE id = ? FOR NO KEY UPDATE",
+        );
+        let status: Option<String> = self
+            .0
+            .row(sql, args![id.to_string()], |r| r.get(0))
+            .context(doing)?;
+        status
+            .map(|s| CampaignStatus::parse(&s))
+            .transpose()
+            .context(doing)
     }
 
     /// [`Tx::lock_campaign`] on the campaign of session `id` (a session
-    /// never changes campaign): how a decision on a session's message or
-    /// close takes its turn.
+    /// never changes campaign): how a decision on a session's close takes
+    /// its turn.
     pub fn lock_campaign_of_session(&self, id: SessionId) -> Result<()> {
         if self.0.is_postgres() {
             self.0

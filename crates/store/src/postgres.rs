@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 /// server not answering (sqlx tries to connect again until then).
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// The connections a process keeps to the server.
+const MAX_CONNECTIONS: u32 = 16;
+
 /// How long a transaction waits for a connection before the server is
 /// tried (see [`acquire`]).
 const PROBE_AFTER: Duration = Duration::from_millis(100);
@@ -108,8 +111,12 @@ pub fn is_postgres_url(url: &str) -> bool {
 /// database that a newer version migrated is refused.
 pub async fn open(url: &str) -> Result<PgPool> {
     let pool = PgPoolOptions::new()
-        .max_connections(16)
+        .max_connections(MAX_CONNECTIONS)
         .acquire_timeout(ACQUIRE_TIMEOUT)
+        // No ping before each use (a round trip per transaction): a
+        // connection the server dropped fails its `BEGIN`, and `run`
+        // takes another (see `begin`).
+        .test_before_acquire(false)
         .connect(url)
         .await
         .map_err(|e| {
@@ -188,19 +195,13 @@ pub async fn run<T: Send + 'static>(
     mode: Mode,
     work: impl FnOnce(&Session) -> Result<T> + Send + 'static,
 ) -> Result<T> {
-    let conn = acquire(pool)
-        .await
-        .context("store: taking a PostgreSQL connection")?;
+    let conn = begin(pool, mode).await?;
     let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
         let session = Session {
             conn: RefCell::new(conn),
             runtime,
         };
-        session.batch(match mode {
-            Mode::Write => "BEGIN",
-            Mode::Snapshot => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-        })?;
         match work(&session) {
             Ok(value) => {
                 session
@@ -219,6 +220,78 @@ pub async fn run<T: Send + 'static>(
     .await
     .map_err(Error::internal)
     .context("store: running a transaction on a blocking thread")?
+}
+
+/// Runs `work`, one statement that commits by itself, on a connection of
+/// `pool` on a blocking thread, with no transaction around it: two round
+/// trips fewer than [`run`]. When the database is unavailable the statement
+/// is tried again on another connection, as [`begin`] does (a connection
+/// the server dropped is found only once used), so it must change nothing
+/// when it ran already (`ON CONFLICT DO NOTHING`).
+pub async fn statement<T: Send + 'static>(
+    pool: &PgPool,
+    work: impl Fn(&Session) -> Result<T> + Send + Sync + 'static,
+) -> Result<T> {
+    let work = std::sync::Arc::new(work);
+    let mut tries = 0;
+    loop {
+        let conn = acquire(pool)
+            .await
+            .context("store: taking a PostgreSQL connection")?;
+        let runtime = tokio::runtime::Handle::current();
+        let work = std::sync::Arc::clone(&work);
+        let (result, mut conn) = tokio::task::spawn_blocking(move || {
+            let session = Session {
+                conn: RefCell::new(conn),
+                runtime,
+            };
+            let result = work(&session);
+            (result, session.conn.into_inner())
+        })
+        .await
+        .map_err(Error::internal)
+        .context("store: running a statement on a blocking thread")?;
+        match result {
+            Err(e)
+                if e.code() == agenteval_domain::error::ErrorCode::DatabaseUnavailable
+                    && tries < MAX_CONNECTIONS =>
+            {
+                conn.close_on_drop();
+                tries += 1;
+            }
+            result => return result,
+        }
+    }
+}
+
+/// A connection of `pool` in a transaction begun in `mode`. The pool does
+/// not ping a connection before handing it out, so one that the server
+/// dropped (it restarted) is found by its `BEGIN` failing: it is closed and
+/// another is taken, nothing of the work having been sent, until every
+/// connection the pool kept has been tried.
+async fn begin(pool: &PgPool, mode: Mode) -> Result<sqlx::pool::PoolConnection<Postgres>> {
+    let begin = match mode {
+        Mode::Write => "BEGIN",
+        Mode::Snapshot => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    };
+    let mut tries = 0;
+    loop {
+        let mut conn = acquire(pool)
+            .await
+            .context("store: taking a PostgreSQL connection")?;
+        match (&mut *conn).execute(sqlx::raw_sql(begin)).await.db() {
+            Ok(_) => return Ok(conn),
+            Err(e) => {
+                conn.close_on_drop();
+                tries += 1;
+                if e.code() != agenteval_domain::error::ErrorCode::DatabaseUnavailable
+                    || tries > MAX_CONNECTIONS
+                {
+                    return Err(e).context("store: beginning a transaction");
+                }
+            }
+        }
+    }
 }
 
 fn bind<'q>(sql: &'q str, args: &'q [Arg<'q>]) -> Query<'q, Postgres, PgArguments> {

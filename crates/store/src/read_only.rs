@@ -9,10 +9,9 @@ use crate::db_error::DbResult;
 use agenteval_domain::error::{Error, ErrorCode, Result};
 use agenteval_domain::msg;
 use sqlx::SqlitePool;
-use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+use sqlx::sqlite::SqliteConnectOptions;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::time::Duration;
 
 /// Whether this process may create files in the folder `data_dir`; a
 /// folder missing or unreadable counts as writable, for the ordinary open
@@ -61,15 +60,8 @@ pub(crate) async fn open(data_dir: &Path, file: &Path) -> Result<SqlitePool> {
     let options = SqliteConnectOptions::new()
         .filename(file)
         .read_only(true)
-        .immutable(immutable(file))
-        .foreign_keys(true)
-        .busy_timeout(Duration::from_secs(10));
-    let pool = SqlitePoolOptions::new()
-        .max_connections(4)
-        .test_before_acquire(false)
-        .connect_with(options)
-        .await
-        .db()?;
+        .immutable(immutable(file));
+    let pool = crate::sqlite_pool(options, 4).await?;
     let applied: BTreeSet<i64> =
         sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
             .fetch_all(&pool)

@@ -193,6 +193,8 @@ pub(crate) struct SessionTallies {
     faults: HashMap<(String, String), (i64, i64)>,
     /// (campaign, judge) -> sessions.
     judges: HashMap<(String, String), i64>,
+    /// campaign -> sessions its judge scored.
+    scored: HashMap<String, i64>,
     /// Sessions whose findings leave.
     findings_out: Vec<Place>,
     /// Findings that come in, with their session.
@@ -217,6 +219,7 @@ impl SessionTallies {
         let faults = !unchanged(|b, a| b.faults == a.faults);
         let findings = !unchanged(|b, a| b.findings == a.findings);
         let judges = !unchanged(|b, a| b.judge == a.judge);
+        let scored = !unchanged(|b, a| b.scored == a.scored);
         for (side, sign) in [(before, -1), (after, 1)] {
             let Some((place, t)) = side else { continue };
             let campaign = &place.campaign_id;
@@ -253,6 +256,9 @@ impl SessionTallies {
                     .judges
                     .entry((campaign.clone(), judge.clone()))
                     .or_default() += sign;
+            }
+            if scored && t.scored {
+                *self.scored.entry(campaign.clone()).or_default() += sign;
             }
             if findings && !t.findings.is_empty() {
                 match sign {
@@ -367,6 +373,18 @@ impl SessionTallies {
             )
             .context("store: adding to the judge tally")
         })?;
+        drain(&mut self.scored, ordered, |campaign, sessions| {
+            if sessions == 0 {
+                return Ok(0);
+            }
+            conn.exec(
+                "INSERT INTO session_scored_tally (campaign_id, sessions) VALUES (?, ?)
+                 ON CONFLICT (campaign_id)
+                 DO UPDATE SET sessions = session_scored_tally.sessions + excluded.sessions",
+                args![&campaign, sessions],
+            )
+            .context("store: adding to the scored session tally")
+        })?;
         for p in self.findings_out.drain(..) {
             conn.exec(
                 "DELETE FROM session_findings WHERE campaign_id = ? AND started_at = ? AND session_id = ?",
@@ -409,7 +427,7 @@ pub(crate) fn backfill(conn: &Conn<'_>) -> Result<()> {
     conn.batch(
         "DELETE FROM session_tally; DELETE FROM session_dimension_tally;
          DELETE FROM session_fault_tally; DELETE FROM session_findings;
-         DELETE FROM session_judge_tally;",
+         DELETE FROM session_judge_tally; DELETE FROM session_scored_tally;",
     )
     .context(doing)?;
     SessionTallies::recount(conn)?.flush(conn).context(doing)?;

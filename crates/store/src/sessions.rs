@@ -11,6 +11,7 @@ use agenteval_domain::clock::{from_ms, to_ms};
 use agenteval_domain::error::{Context, Error, Result};
 use agenteval_domain::i18n::Text;
 use agenteval_domain::ids::{CampaignId, SessionId};
+use agenteval_domain::ledger::Entry;
 use agenteval_domain::parse_id;
 use agenteval_domain::session::{CampaignWindow, SessionState};
 use agenteval_domain::session::{
@@ -22,7 +23,7 @@ use uuid::Uuid;
 impl Store {
     /// The session `id`, if there is one.
     pub async fn session(&self, id: SessionId) -> Result<Option<ExplorationSession>> {
-        self.read(move |c| {
+        self.read_one(move |c| {
             c.row(
                 "SELECT * FROM exploration_sessions WHERE id = ?",
                 args![id.to_string()],
@@ -150,31 +151,43 @@ impl Store {
     }
 }
 
+/// What a decision reads of a session and its campaign.
+macro_rules! session_state {
+    () => {
+        "SELECT s.campaign_id, s.target_id, s.status, s.end_reason, s.turn_count,
+                c.status, c.window_start, c.window_end, c.budget
+         FROM exploration_sessions s JOIN campaigns c ON c.id = s.campaign_id
+         WHERE s.id = ?"
+    };
+}
+
+const SESSION_STATE: &str = session_state!();
+
+/// [`SESSION_STATE`], the session's row locked (see [`Tx::lock_session`]).
+const SESSION_STATE_LOCKED: Sql = Sql::dialects(
+    session_state!(),
+    concat!(session_state!(), " FOR NO KEY UPDATE OF s"),
+);
+
 // A budget decision reads and writes these on each session start, message
 // and close (a hot path): their contexts are static.
 impl Tx<'_> {
-    /// The status of campaign `id` now.
-    pub fn campaign_status(&self, id: CampaignId) -> Result<CampaignStatus> {
-        let doing = "store: reading a campaign's status";
-        let status: String = self
-            .0
-            .value(
-                "SELECT status FROM campaigns WHERE id = ?",
-                args![id.to_string()],
-            )
-            .context(doing)?;
-        CampaignStatus::parse(&status).context(doing)
-    }
-
-    /// How many sessions campaign `campaign_id` has started, and when the
-    /// last one started (ms), if any.
-    pub fn session_counts(&self, campaign_id: CampaignId) -> Result<(i64, Option<i64>)> {
+    /// How many sessions campaign `campaign_id` has started (those
+    /// abandoned apart), when the last one started (ms), if any, and how
+    /// many of them run with no activity since `idle_before` (left open
+    /// past their lease: see [`Tx::idle_sessions`]).
+    pub fn session_counts(
+        &self,
+        campaign_id: CampaignId,
+        idle_before: DateTime<Utc>,
+    ) -> Result<(i64, Option<i64>, i64)> {
         self.0
             .row(
-                "SELECT COUNT(*) - COUNT(CASE WHEN end_reason = 'abandoned' THEN 1 END), MAX(started_at)
+                "SELECT COUNT(*) - COUNT(CASE WHEN end_reason = 'abandoned' THEN 1 END), MAX(started_at),
+                        COUNT(CASE WHEN status = 'running' AND updated_at < ? THEN 1 END)
                  FROM exploration_sessions WHERE campaign_id = ?",
-                args![campaign_id.to_string()],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                args![to_ms(idle_before), campaign_id.to_string()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )?
             .ok_or_else(|| Error::internal(anyhow::anyhow!("a count returned no row")))
             .context("store: counting a campaign's sessions")
@@ -261,33 +274,44 @@ impl Tx<'_> {
     /// Session `id` as a decision on it reads it, with its campaign's
     /// state; `None` when there is no such session.
     pub fn session_state(&self, id: SessionId) -> Result<Option<SessionState>> {
+        self.read_session_state(id, SESSION_STATE.into())
+    }
+
+    /// [`Tx::session_state`], session `id` locked until the end of the
+    /// transaction in the same statement: how a decision on one of its
+    /// messages takes its turn. A message spends its session's turns, not
+    /// its campaign's budget, so the messages of one session take turns
+    /// (across processes too) while the other sessions of the campaign
+    /// decide at the same time. On PostgreSQL the session's row is locked
+    /// (`FOR NO KEY UPDATE`, as [`Tx::lock_campaign`] and for the same
+    /// reason); whatever else changes the session (a close, an expiry, an
+    /// abandonment) updates that row, so it waits for the decision or the
+    /// decision for it, and reads what it left. On SQLite the writer's
+    /// thread runs one decision at a time already.
+    pub fn lock_session(&self, id: SessionId) -> Result<Option<SessionState>> {
+        self.read_session_state(id, SESSION_STATE_LOCKED)
+    }
+
+    fn read_session_state(&self, id: SessionId, sql: Sql) -> Result<Option<SessionState>> {
         let doing = "store: reading a session's state for a decision";
         self.0
-            .row(
-                "SELECT s.campaign_id, s.target_id, s.status, s.end_reason, s.turn_count,
-                        c.status, c.window_start, c.window_end, c.budget
-                 FROM exploration_sessions s JOIN campaigns c ON c.id = s.campaign_id
-                 WHERE s.id = ?",
-                args![id.to_string()],
-                |r| {
-                    let budget: Option<Budget> =
-                        r.text(8)?.map(serde_json::from_str).transpose()?;
-                    Ok(SessionState {
-                        id,
-                        campaign: CampaignWindow {
-                            id: parse_id(r.str(0)?)?,
-                            status: CampaignStatus::parse(r.str(5)?)?,
-                            start: from_ms(r.get(6)?),
-                            end: from_ms(r.get(7)?),
-                        },
-                        target_id: parse_id(r.str(1)?)?,
-                        status: SessionStatus::parse(r.str(2)?)?,
-                        end_reason: r.text(3)?.and_then(EndReason::parse),
-                        turn_count: r.get::<i64>(4)? as u32,
-                        max_turns: budget.unwrap_or_default().effective().max_turns,
-                    })
-                },
-            )
+            .row(sql, args![id.to_string()], |r| {
+                let budget: Option<Budget> = r.text(8)?.map(serde_json::from_str).transpose()?;
+                Ok(SessionState {
+                    id,
+                    campaign: CampaignWindow {
+                        id: parse_id(r.str(0)?)?,
+                        status: CampaignStatus::parse(r.str(5)?)?,
+                        start: from_ms(r.get(6)?),
+                        end: from_ms(r.get(7)?),
+                    },
+                    target_id: parse_id(r.str(1)?)?,
+                    status: SessionStatus::parse(r.str(2)?)?,
+                    end_reason: r.text(3)?.and_then(EndReason::parse),
+                    turn_count: r.get::<i64>(4)? as u32,
+                    max_turns: budget.unwrap_or_default().effective().max_turns,
+                })
+            })
             .context(doing)
     }
 
@@ -343,7 +367,7 @@ impl Tx<'_> {
     }
 
     /// Counts one more user turn of session `id`, at `now`.
-    pub fn count_user_turn(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
+    pub(crate) fn count_user_turn(&self, id: SessionId, now: DateTime<Utc>) -> Result<()> {
         self.0
             .exec(
                 "UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
@@ -354,7 +378,7 @@ impl Tx<'_> {
     }
 
     /// Stores the user's turn `seq` of session `session_id`, said at `now`.
-    pub fn insert_user_turn(
+    pub(crate) fn insert_user_turn(
         &self,
         id: Uuid,
         session_id: SessionId,
@@ -385,17 +409,66 @@ impl Tx<'_> {
             .rows(
                 "SELECT role, content, steps FROM session_turns WHERE session_id = ? AND seq <= ? ORDER BY seq",
                 args![session_id.to_string(), seq],
-                |r| {
-                    let content: String = r.get(1)?;
-                    Ok(if r.str(0)? == "user" {
-                        vec![ChatMessage::user(content)]
-                    } else {
-                        agenteval_domain::chat::with_steps(&stored_steps(r.text(2)?), content)
-                    })
-                },
+                said,
             )
             .map(|turns| turns.into_iter().flatten().collect())
             .context("store: reading a session's conversation")
+    }
+
+    /// Takes user turn `seq` of the session of `entry`, an allowed message
+    /// said `content` at the entry's time: counts the turn, stores the
+    /// words as turn `turn_id` and appends `entry` to the ledger. Returns
+    /// the conversation up to and including that turn, as the target is
+    /// sent it. On PostgreSQL one statement (its last part reads the turns
+    /// stored before it).
+    pub fn take_turn(
+        &self,
+        entry: &Entry,
+        turn_id: Uuid,
+        seq: i64,
+        content: &str,
+    ) -> Result<Vec<ChatMessage>> {
+        let session_id = entry.session_id.ok_or_else(|| {
+            Error::internal(anyhow::anyhow!("a message's entry names no session"))
+        })?;
+        if !self.0.is_postgres() {
+            let now = from_ms(entry.at);
+            self.count_user_turn(session_id, now)?;
+            self.insert_user_turn(turn_id, session_id, seq, content, now)?;
+            self.append_ledger_entry(entry, None)?;
+            return self.conversation_until(session_id, seq);
+        }
+        let mut conversation: Vec<ChatMessage> = self
+            .0
+            .rows(
+                "WITH counted AS (
+                     UPDATE exploration_sessions SET turn_count = turn_count + 1, updated_at = $1
+                     WHERE id = $2),
+                 said AS (
+                     INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at)
+                     VALUES ($3, $2, $4, 'user', $5, NULL, $1)),
+                 allowed AS (
+                     INSERT INTO ledger_entries (id, campaign_id, session_id, action, allowed, reason_code, at)
+                     VALUES ($6, $7, $2, 'message', true, NULL, $1))
+                 SELECT role, content, steps FROM session_turns
+                 WHERE session_id = $2 AND seq < $4 ORDER BY seq",
+                args![
+                    entry.at,
+                    session_id.to_string(),
+                    turn_id.to_string(),
+                    seq,
+                    content,
+                    entry.id.to_string(),
+                    entry.campaign_id.to_string(),
+                ],
+                said,
+            )
+            .context("store: taking a session's user turn")?
+            .into_iter()
+            .flatten()
+            .collect();
+        conversation.push(ChatMessage::user(content));
+        Ok(conversation)
     }
 
     /// Ends session `id` as `failed` (`target_error`, `reason`) at `at`
@@ -508,4 +581,15 @@ pub fn session_from_row(row: &Row<'_>) -> Result<ExplorationSession> {
 fn stored_steps(text: Option<&str>) -> Vec<agenteval_domain::steps::Step> {
     text.and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or_default()
+}
+
+/// A stored turn as the target is sent it: the user's words, or the
+/// target's reply after the tool steps that led to it.
+fn said(r: &Row<'_>) -> Result<Vec<ChatMessage>> {
+    let content: String = r.get(1)?;
+    Ok(if r.str(0)? == "user" {
+        vec![ChatMessage::user(content)]
+    } else {
+        agenteval_domain::chat::with_steps(&stored_steps(r.text(2)?), content)
+    })
 }

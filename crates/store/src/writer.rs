@@ -506,6 +506,18 @@ const DATE_SESSION: Sql = Sql::dialects(
     "UPDATE exploration_sessions SET updated_at = GREATEST(updated_at, ?) WHERE id = ?",
 );
 
+/// On PostgreSQL a reply is one statement, [`INSERT_REPLY`] and
+/// [`DATE_SESSION`] together, which commits by itself (see
+/// [`PostgresWrites`]); stored already (a try again after the connection
+/// broke), it changes nothing.
+const REPLY_AND_DATE_SESSION: &str = "WITH reply AS (
+        INSERT INTO session_turns (id, session_id, seq, role, content, latency_ms, created_at, steps)
+        VALUES (?, ?, ?, 'target', ?, ?, ?, ?)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING session_id, created_at)
+     UPDATE exploration_sessions s SET updated_at = GREATEST(s.updated_at, reply.created_at)
+     FROM reply WHERE s.id = reply.session_id";
+
 const INSERT_AUDIT: &str = "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
      VALUES (?, ?, ?, ?, ?, ?)";
 
@@ -599,8 +611,14 @@ fn apply(
             }
         }
         Write::Reply(r) => {
+            let postgres = conn.is_postgres();
+            let insert = if postgres {
+                REPLY_AND_DATE_SESSION
+            } else {
+                INSERT_REPLY
+            };
             conn.exec(
-                INSERT_REPLY,
+                insert,
                 args![
                     &r.id,
                     &r.session_id,
@@ -612,8 +630,10 @@ fn apply(
                 ],
             )
             .context("store: writing a session's reply")?;
-            conn.exec(DATE_SESSION, args![r.at, &r.session_id])
-                .context("store: dating a session by its reply")?;
+            if !postgres {
+                conn.exec(DATE_SESSION, args![r.at, &r.session_id])
+                    .context("store: dating a session by its reply")?;
+            }
         }
         Write::Audit(a) => {
             conn.exec(

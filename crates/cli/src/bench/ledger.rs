@@ -46,6 +46,8 @@ const KEY: &str = "bench-ledger-key";
 #[derive(Default)]
 struct Outcome {
     latencies: Vec<Duration>,
+    /// Of session starts (allowed or refused) alone.
+    start_latencies: Vec<Duration>,
     created: u64,
     messages: u64,
     refused: u64,
@@ -57,6 +59,7 @@ impl Outcome {
     /// Adds one client's outcome.
     fn add(&mut self, mine: Outcome) {
         self.latencies.extend(mine.latencies);
+        self.start_latencies.extend(mine.start_latencies);
         self.created += mine.created;
         self.messages += mine.messages;
         self.refused += mine.refused;
@@ -118,6 +121,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let elapsed = start.elapsed();
     let mut outcome = std::mem::take(&mut *outcome.lock().await);
     outcome.latencies.sort_unstable();
+    outcome.start_latencies.sort_unstable();
     let overruns = overruns(platform, &campaigns, &o).await?;
     print_ledger_figures(&outcome, elapsed, overruns);
     Ok(())
@@ -205,6 +209,9 @@ impl Client {
                     let status = r.status();
                     let body: serde_json::Value = r.json().await.unwrap_or_default();
                     mine.latencies.push(began.elapsed());
+                    if creating {
+                        mine.start_latencies.push(began.elapsed());
+                    }
                     if status.is_success() {
                         if creating {
                             mine.created += 1;
@@ -340,6 +347,12 @@ fn print_ledger_figures(outcome: &Outcome, elapsed: Duration, overruns: u64) {
                 ms(percentile(l, 99.0)),
                 "ms",
                 "latency p99",
+            ),
+            Figure::new(
+                "ledger_start_p99_ms",
+                ms(percentile(&outcome.start_latencies, 99.0)),
+                "ms",
+                "latency p99 of session starts",
             ),
             Figure::new(
                 "ledger_overruns",

@@ -125,7 +125,7 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         Ok(())
     })
     .await?;
-    // The report's two large parts, each alone.
+    // The report's parts, each alone.
     let fixed = fastest(repeat, || async {
         platform
             .fixed_summary(&campaign, None)
@@ -139,6 +139,23 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
             .exploration_findings(campaign.id)
             .await
             .map_err(user_error)?;
+        Ok(())
+    })
+    .await?;
+    let calibration = fastest(repeat, || async {
+        platform
+            .judge_calibration(campaign.id)
+            .await
+            .map_err(user_error)?;
+        Ok(())
+    })
+    .await?;
+    let whole = platform
+        .campaign_report(campaign.id)
+        .await
+        .map_err(user_error)?;
+    let evidence = fastest(repeat, || async {
+        platform.report_evidence(&whole).await.map_err(user_error)?;
         Ok(())
     })
     .await?;
@@ -183,6 +200,18 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
                 ms(exploration),
                 "ms",
                 "  of which exploration findings",
+            ),
+            Figure::new(
+                "report_calibration_ms",
+                ms(calibration),
+                "ms",
+                "  of which the judge's calibration",
+            ),
+            Figure::new(
+                "report_evidence_ms",
+                ms(evidence),
+                "ms",
+                "  of which the names of the evidence cited",
             ),
             Figure::new("report_export_md_ms", ms(export), "ms", "Markdown export"),
             Figure::new(

@@ -90,6 +90,9 @@ pub struct SessionTally {
     pub faults: Vec<(String, u32)>,
     /// Who judged it: its review's model, else the review's method.
     pub judge: Option<String>,
+    /// Its review scores it (the review's `dimensions` are an object): a
+    /// session the judge's calibration may compare with a person's label.
+    pub scored: bool,
 }
 
 impl SessionTally {
@@ -136,6 +139,9 @@ impl SessionTally {
             findings: review.as_ref().map(review_findings).unwrap_or_default(),
             faults: faults.as_ref().map(fault_kinds).unwrap_or_default(),
             judge: review.as_ref().and_then(judge_name),
+            scored: review
+                .as_ref()
+                .is_some_and(|r| r.get("dimensions").is_some_and(Value::is_object)),
         }
     }
 }

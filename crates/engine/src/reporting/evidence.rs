@@ -98,8 +98,8 @@ impl Platform {
         })
     }
 
-    /// The names of what `report` cites.
-    pub(crate) async fn report_evidence(&self, report: &CampaignReport) -> Result<EvidenceNames> {
+    /// The names of what `report` cites (its `evidence`).
+    pub async fn report_evidence(&self, report: &CampaignReport) -> Result<EvidenceNames> {
         let (runs, sessions) = cited(report);
         let titles = report
             .fixed

@@ -291,6 +291,11 @@ async fn calibration_per_criterion_follows_labels_and_thresholds() {
             })
             .await
             .unwrap();
+        if i == 3 {
+            // Counted from the tally of scored sessions, less the labelled.
+            let c = tp.platform.judge_calibration(campaign_id).await.unwrap();
+            assert_eq!((c.labelled, c.unlabelled), (4, 6));
+        }
     }
     tp.platform
         .set_judge_policy(JudgePolicy {

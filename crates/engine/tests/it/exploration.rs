@@ -4,6 +4,7 @@
 use crate::support::{TestPlatform, platform, t0};
 use agenteval_engine::ErrorCode;
 use agenteval_engine::campaign::{Budget, Campaign, CreateCampaign, Goal, Persona, SeedSet};
+use agenteval_engine::domain::session::TurnRole;
 use agenteval_engine::exploration::{
     CloseSession, CreateSession, EndReason, ExperienceRecord, SeedRef, SendMessage, SessionStatus,
     Trigger, normalize_emotion,
@@ -469,6 +470,95 @@ async fn two_platforms_on_one_database_share_the_budget() {
     assert_eq!(sessions.len(), 4);
     let ledger = tp.platform.ledger(c.id).await.expect("ledger");
     assert_eq!(ledger.len(), 30, "every decision is in the ledger");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn messages_raced_by_two_platforms_spend_each_sessions_turns_exactly() {
+    // A message locks its session, not its campaign: two sessions of one
+    // campaign talk at the same time, and the messages racing on one
+    // session, from two processes, must still take turns.
+    const MAX_TURNS: u32 = 5;
+    const SENT: u32 = 12;
+    let tp = platform().await;
+    let other = tp.another_worker().await;
+    let c = campaign(
+        &tp,
+        1.0,
+        24.0,
+        Budget {
+            max_sessions: Some(2),
+            max_turns: Some(MAX_TURNS),
+            min_interval_minutes: Some(0.0),
+        },
+    )
+    .await;
+    let mut sessions = Vec::new();
+    for persona in ["p1", "p2"] {
+        let s = tp
+            .platform
+            .create_session(create(&c, persona, Trigger::Auto))
+            .await
+            .expect("session");
+        sessions.push(s.id);
+    }
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..SENT * 2 {
+        let p = if i % 2 == 0 {
+            tp.platform.clone()
+        } else {
+            other.clone()
+        };
+        let session = sessions[(i / 2 % 2) as usize];
+        tasks.spawn(async move {
+            let sent = SendMessage {
+                content: format!("message {i}"),
+            };
+            (session, p.send_message(session, sent).await.map(|r| r.turn))
+        });
+    }
+    let mut turns: std::collections::HashMap<_, Vec<u32>> = Default::default();
+    let mut refused = 0;
+    while let Some(res) = tasks.join_next().await {
+        match res.expect("task") {
+            (session, Ok(turn)) => turns.entry(session).or_default().push(turn),
+            (_, Err(e)) => {
+                assert_eq!(e.code(), ErrorCode::TurnLimitReached, "{e}");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!(refused, 2 * (SENT - MAX_TURNS));
+    for id in &sessions {
+        let mut got = turns.remove(id).unwrap_or_default();
+        got.sort_unstable();
+        assert_eq!(got, (1..=MAX_TURNS).collect::<Vec<_>>(), "each turn once");
+        let transcript = other.session_messages(*id).await.expect("transcript");
+        assert_eq!(transcript.session.turn_count, MAX_TURNS);
+        let users = transcript
+            .messages
+            .iter()
+            .filter(|m| m.role == TurnRole::User)
+            .count();
+        assert_eq!(
+            users, MAX_TURNS as usize,
+            "one stored user turn per allowed message"
+        );
+    }
+    let ledger = tp.platform.ledger(c.id).await.expect("ledger");
+    let messages: Vec<bool> = ledger
+        .iter()
+        .filter(|e| e.action.as_str() == "message")
+        .map(|e| e.allowed)
+        .collect();
+    assert_eq!(
+        messages.len(),
+        (SENT * 2) as usize,
+        "every decision is in the ledger"
+    );
+    assert_eq!(
+        messages.iter().filter(|allowed| **allowed).count(),
+        (MAX_TURNS * 2) as usize
+    );
 }
 
 /// A clock that moves on by a millisecond each time it is read.

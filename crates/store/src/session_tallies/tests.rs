@@ -38,6 +38,7 @@ struct Tallies {
     faults: Vec<Vec<Sql>>,
     findings: Vec<Vec<Sql>>,
     judges: Vec<Vec<Sql>>,
+    scored: Vec<Vec<Sql>>,
 }
 
 fn stored(conn: &Connection) -> Tallies {
@@ -69,6 +70,14 @@ fn stored(conn: &Connection) -> Tallies {
             ),
             Err(_) => Vec::new(),
         },
+        // Since 0030.
+        scored: match conn.prepare("SELECT * FROM session_scored_tally WHERE sessions != 0 ORDER BY 1") {
+            Ok(_) => rows(
+                conn,
+                "SELECT * FROM session_scored_tally WHERE sessions != 0 ORDER BY 1",
+            ),
+            Err(_) => Vec::new(),
+        },
     }
 }
 
@@ -80,7 +89,7 @@ fn stored_and_recounted(c: &Conn<'_>) -> (Tallies, Tallies) {
     conn.execute_batch(
         "SAVEPOINT recount; DELETE FROM session_tally; DELETE FROM session_dimension_tally;
          DELETE FROM session_fault_tally; DELETE FROM session_findings;
-         DELETE FROM session_judge_tally;",
+         DELETE FROM session_judge_tally; DELETE FROM session_scored_tally;",
     )
     .unwrap();
     SessionTallies::recount(c).unwrap().flush(c).unwrap();

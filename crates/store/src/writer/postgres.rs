@@ -3,7 +3,9 @@
 use super::*;
 
 /// The hot writes on PostgreSQL: each write is committed in a transaction
-/// of its own, on a task of its own, so that queuing never waits. The
+/// of its own (a session's reply in one statement), on a task of its own,
+/// so that queuing never waits; audit events are stored in batches (see
+/// [`PostgresWrites::audit`]). The
 /// writes of one fixed run are committed in the order they were queued
 /// (each waits for the one before), so that a verdict comes after its
 /// turns and is stored as `error` if one of them could not be; the run
@@ -16,7 +18,22 @@ pub struct PostgresWrites {
     /// what resolves once that write is done.
     last: Mutex<HashMap<Uuid, (u64, oneshot::Receiver<()>)>>,
     queued: std::sync::atomic::AtomicU64,
+    /// Audit events waiting to be stored together.
+    audits: Mutex<Audits>,
 }
+
+/// Audit events queued while a batch of them is being stored: the next
+/// batch, stored in one statement once that one is done.
+#[derive(Default)]
+struct Audits {
+    waiting: Vec<(AuditRow, Option<oneshot::Sender<Outcome>>)>,
+    /// A task is storing batches until none is left.
+    storing: bool,
+}
+
+/// The most events one statement stores (6 parameters each, of the
+/// 65,535 a statement may have).
+const AUDIT_BATCH: usize = 1000;
 
 impl PostgresWrites {
     /// The writes over `pool`; `contacts` are stored with them.
@@ -27,6 +44,7 @@ impl PostgresWrites {
             lost: Mutex::default(),
             last: Mutex::default(),
             queued: Default::default(),
+            audits: Mutex::default(),
         }
     }
 
@@ -45,6 +63,9 @@ impl PostgresWrites {
     }
 
     fn spawn(self: &Arc<Self>, write: Write, done: Option<oneshot::Sender<Outcome>>) {
+        if let Write::Audit(row) = write {
+            return self.audit(row, done);
+        }
         let runtime = match tokio::runtime::Handle::try_current() {
             Ok(runtime) => runtime,
             Err(e) => {
@@ -95,6 +116,52 @@ impl PostgresWrites {
         });
     }
 
+    /// Queues an audit event: with a batch being stored, it waits for the
+    /// next, which stores every event queued meanwhile in one statement;
+    /// otherwise a batch of its own starts now. Under load a statement
+    /// stores many events, and alone an event waits for nothing.
+    fn audit(self: &Arc<Self>, row: AuditRow, done: Option<oneshot::Sender<Outcome>>) {
+        let mut audits = lock(&self.audits);
+        audits.waiting.push((row, done));
+        if audits.storing {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            let e = "store: an audit event was queued outside the runtime".to_string();
+            tracing::error!(error = %e, "an audit event could not be stored");
+            for (_, done) in audits.waiting.drain(..) {
+                if let Some(done) = done {
+                    let _ = done.send(Err(e.clone()));
+                }
+            }
+            return;
+        };
+        audits.storing = true;
+        drop(audits);
+        let this = Arc::clone(self);
+        runtime.spawn(async move {
+            loop {
+                let batch: Vec<_> = {
+                    let mut audits = lock(&this.audits);
+                    if audits.waiting.is_empty() {
+                        audits.storing = false;
+                        return;
+                    }
+                    let n = audits.waiting.len().min(AUDIT_BATCH);
+                    audits.waiting.drain(..n).collect()
+                };
+                let (rows, waiting): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
+                let outcome = store_audits(&this.pool, rows).await.map_err(|e| why(&e));
+                if let Err(e) = &outcome {
+                    tracing::error!(error = %e, "audit events could not be stored");
+                }
+                for done in waiting.into_iter().flatten() {
+                    let _ = done.send(outcome.clone());
+                }
+            }
+        });
+    }
+
     /// Commits one write in a transaction of its own. While the database
     /// cannot be reached (a restart, a failover) a fixed run's write is
     /// tried again, for at most [`OUTAGE_RIDDEN_OUT`]: its turns wait for
@@ -134,6 +201,20 @@ impl PostgresWrites {
     /// One try of [`Self::commit`]: the contacts it stored are counted
     /// again when it does not commit.
     async fn commit_once(&self, write: Write, committed: Committed) -> Result<Committed> {
+        if matches!(write, Write::Reply(_)) && self.contacts.is_empty() {
+            // One statement, which commits by itself; the contacts counted
+            // meanwhile go with the next write that has a transaction.
+            return crate::postgres::statement(&self.pool, move |session| {
+                apply(
+                    &Conn::Postgres(session),
+                    None,
+                    &write,
+                    &mut RunTallies::default(),
+                )?;
+                Ok(committed)
+            })
+            .await;
+        }
         let contacts = Arc::clone(&self.contacts);
         // What the transaction stored of `contacts`, counted again if it
         // does not commit.
@@ -155,6 +236,50 @@ impl PostgresWrites {
         }
         result
     }
+}
+
+/// Stores audit events in one statement, which commits by itself (each
+/// event once, should it be tried again).
+async fn store_audits(pool: &sqlx::PgPool, rows: Vec<AuditRow>) -> Result<Committed> {
+    let values: Vec<String> = (0..rows.len())
+        .map(|i| {
+            let n = i * 6;
+            format!(
+                "(${}, ${}, ${}, ${}, ${}, ${})",
+                n + 1,
+                n + 2,
+                n + 3,
+                n + 4,
+                n + 5,
+                n + 6
+            )
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO audit_events (id, at, actor, action, subject, outcome) VALUES {}
+         ON CONFLICT (id) DO NOTHING",
+        values.join(", ")
+    );
+    crate::postgres::statement(pool, move |session| {
+        let args: Vec<Arg<'_>> = rows
+            .iter()
+            .flat_map(|a| {
+                [
+                    Arg::from(&a.id),
+                    Arg::from(a.at),
+                    Arg::from(&a.actor),
+                    Arg::from(&a.action),
+                    Arg::from(&a.subject),
+                    Arg::from(&a.outcome),
+                ]
+            })
+            .collect();
+        session
+            .exec(&sql, &args)
+            .context("store: writing audit events")?;
+        Ok(Committed::AsQueued)
+    })
+    .await
 }
 
 /// How long a write waits for a database that cannot be reached: less than

@@ -23,6 +23,16 @@ pub(crate) enum Decided<T> {
     Refused(Error),
 }
 
+impl<T> Decided<T> {
+    /// What the allowed action produced, or the refusal as the error.
+    pub(crate) fn into_result(self) -> Result<T> {
+        match self {
+            Decided::Allowed(done) => Ok(done),
+            Decided::Refused(refusal) => Err(refusal),
+        }
+    }
+}
+
 /// What a decision does with its ledger row, inside the caller's
 /// transaction.
 pub(crate) trait Record {

@@ -1,6 +1,6 @@
 //! The guardrail machinery: what a decision reads of a campaign and a
 //! session, the shaping of what a request carries, and budget decisions
-//! taken in one transaction each, campaign by campaign in turn.
+//! taken in one transaction each, budget by budget in turn.
 
 use super::*;
 use crate::domain::ids::{CampaignId, SessionId, TargetId};
@@ -97,13 +97,6 @@ pub(super) fn session_not_running(
     )
 }
 
-/// Reads session `id` and its campaign's state in the decision's
-/// transaction.
-pub(super) fn load_state(tx: &Tx<'_>, id: SessionId) -> Result<SessionState> {
-    tx.session_state(id)?
-        .ok_or_else(|| Error::not_found("session", id))
-}
-
 /// Checks a session-level action (message, close) against the session's
 /// state and its campaign's window; expires the session when the window
 /// has ended. The outer error is an internal one.
@@ -141,49 +134,42 @@ pub(super) struct Reserved {
     pub(super) history: Vec<ChatMessage>,
 }
 
-/// The campaign whose budget a decision spends: decisions on one campaign
-/// take turns, across processes too.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Decides {
-    /// A new session of this campaign.
-    Campaign(CampaignId),
-    /// An action on this session, on its campaign's budget.
-    Session(SessionId),
-}
-
 impl Platform {
-    /// Takes a budget decision in one transaction, its campaign locked
-    /// first (see [`Decides`]): `decide` gets the transaction, the id of
-    /// its ledger row and the time of the decision (read once the lock is
-    /// held, so that decisions taken in turn are stamped in turn), and
+    /// Takes a decision on the sessions of campaign `campaign_id` (a new
+    /// one) in one transaction, the campaign locked first, so that
+    /// decisions on one campaign take turns across processes too: `decide`
+    /// gets the transaction, the id of its ledger row, the time of the
+    /// decision (read once the lock is held, so that decisions taken in
+    /// turn are stamped in turn) and the campaign's status then, and
     /// records the action allowed or refused.
     pub(super) async fn decide<T: Send + 'static>(
         &self,
-        on: Decides,
-        decide: impl FnOnce(&Tx<'_>, Uuid, DateTime<Utc>) -> Result<Decided<T>> + Send + 'static,
+        campaign_id: CampaignId,
+        decide: impl FnOnce(&Tx<'_>, Uuid, DateTime<Utc>, CampaignStatus) -> Result<Decided<T>>
+        + Send
+        + 'static,
     ) -> Result<T> {
         let entry_id = self.ids.next_id();
         let clock = self.clock.clone();
-        match self
-            .store
+        self.store
             .transact(move |tx| {
-                match on {
-                    Decides::Campaign(id) => tx.lock_campaign(id)?,
-                    Decides::Session(id) => tx.lock_campaign_of_session(id)?,
-                }
-                decide(tx, entry_id, clock.now())
+                let status = tx
+                    .lock_campaign(campaign_id)?
+                    .ok_or_else(|| Error::not_found("campaign", campaign_id))?;
+                decide(tx, entry_id, clock.now(), status)
             })
             .await?
-        {
-            Decided::Allowed(done) => Ok(done),
-            Decided::Refused(refusal) => Err(refusal),
-        }
+            .into_result()
     }
 
-    /// Takes a decision on an action on a session (message, close), its
-    /// campaign locked: reads the session and its campaign's state, refuses
-    /// (and records) the action if the session is not open, and otherwise
-    /// runs `act`, which performs and records the action or refuses it.
+    /// Takes a decision on an action on a session (message, close): reads
+    /// the session and its campaign's state, refuses (and records) the
+    /// action if the session is not open, and otherwise runs `act`, which
+    /// performs and records the action or refuses it. A close locks the
+    /// session's campaign first, as a create does; a message, which spends
+    /// its session's turns alone, locks only its session, as it reads it
+    /// (see `Tx::lock_session`), so that the other sessions of the
+    /// campaign decide meanwhile.
     pub(super) async fn decide_on_session<T: Send + 'static>(
         &self,
         session_id: SessionId,
@@ -192,15 +178,27 @@ impl Platform {
         + Send
         + 'static,
     ) -> Result<T> {
-        self.decide(Decides::Session(session_id), move |tx, entry_id, now| {
-            let mut session = load_state(tx, session_id)?;
-            let entry = session.entry(entry_id, action, now);
-            if let Err(refusal) = check_open(&mut session, tx, now)? {
-                return entry.refuse(tx, refusal);
-            }
-            act(tx, &session, entry, now)
-        })
-        .await
+        let entry_id = self.ids.next_id();
+        let clock = self.clock.clone();
+        self.store
+            .transact(move |tx| {
+                let state = if action == LedgerAction::Message {
+                    tx.lock_session(session_id)?
+                } else {
+                    tx.lock_campaign_of_session(session_id)?;
+                    tx.session_state(session_id)?
+                };
+                let mut session = state.ok_or_else(|| Error::not_found("session", session_id))?;
+                // Read once the lock is held (see `decide`).
+                let now = clock.now();
+                let entry = session.entry(entry_id, action, now);
+                if let Err(refusal) = check_open(&mut session, tx, now)? {
+                    return entry.refuse(tx, refusal);
+                }
+                act(tx, &session, entry, now)
+            })
+            .await?
+            .into_result()
     }
 
     /// Audits a session's change of state and tells the listeners.

@@ -2,8 +2,9 @@
 //! used for drill-down.
 //!
 //! Every create/message/close is a budget decision taken against the ledger
-//! (see [`super::ledger`]), taken in one transaction with the campaign
-//! locked (on SQLite, a step of the group-commit writer's thread). The
+//! (see [`super::ledger`]), taken in one transaction with the budget it
+//! spends locked: a create's or a close's campaign, a message's session
+//! (on SQLite, a step of the group-commit writer's thread). The
 //! target is never called inside a decision: a message first reserves its
 //! turn (check + increment + ledger row, committed), then talks to the
 //! target, then stores the reply. Concurrent messages therefore can never
@@ -14,7 +15,7 @@
 //! how it is taken; `operations.rs`: the operations themselves.
 
 use super::ledger::{Decided, Entry, LedgerAction, Record};
-use crate::campaign::{Campaign, Line};
+use crate::campaign::{Campaign, CampaignStatus, Line};
 use crate::channel::ChatMessage;
 use crate::clock::{from_ms, to_ms};
 use crate::error::{Error, ErrorCode, Result};

@@ -36,8 +36,8 @@ impl Platform {
         // status is read again inside the decision.
         let campaign = self.get_campaign(req.campaign_id).await?;
         let session_id = self.ids.next_id();
-        let decides = Decides::Campaign(campaign.id);
-        let create = move |tx: &Tx<'_>, entry_id: Uuid, now: DateTime<Utc>| {
+        let campaign_id = campaign.id;
+        let create = move |tx: &Tx<'_>, entry_id: Uuid, now: DateTime<Utc>, status| {
             let entry = Entry {
                 id: entry_id,
                 campaign_id: campaign.id,
@@ -46,13 +46,15 @@ impl Platform {
                 at: to_ms(now),
             };
             let mut window = CampaignWindow::of(&campaign);
-            window.status = tx.campaign_status(campaign.id)?;
-            if window.running(now) {
+            window.status = status;
+            let lease_start = now - super::lease::SESSION_LEASE;
+            let (mut used, mut last, idle) = tx.session_counts(campaign.id, lease_start)?;
+            if idle > 0 && window.running(now) {
                 // A session left open past its lease gives its slot back
                 // first (once the window ends, the sessions expire instead).
                 super::lease::abandon_idle(tx, Some(campaign.id), now)?;
+                (used, last, _) = tx.session_counts(campaign.id, lease_start)?;
             }
-            let (used, last) = tx.session_counts(campaign.id)?;
             let decision = create_decision(
                 &campaign,
                 &window,
@@ -96,7 +98,7 @@ impl Platform {
             .allow(tx)?;
             Ok(Decided::Allowed(session))
         };
-        let session = self.decide(decides, create).await?;
+        let session = self.decide(campaign_id, create).await?;
         self.session_changed("session.create", session.campaign_id, session.id)
             .await;
         Ok(session)
@@ -126,7 +128,7 @@ impl Platform {
         // Reserve the turn: check + increment + user turn + ledger row, and
         // read the conversation so far, in one decision.
         let turn_id = self.ids.next_id();
-        let reserve = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, now| {
+        let reserve = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, _| {
             if session.turn_count >= session.max_turns {
                 let refusal = Error::msg(
                     ErrorCode::TurnLimitReached,
@@ -140,11 +142,7 @@ impl Platform {
                 return entry.refuse(tx, refusal);
             }
             let index = session.turn_count;
-            let user_seq = i64::from(index) * 2;
-            tx.count_user_turn(session.id, now)?;
-            tx.insert_user_turn(turn_id, session.id, user_seq, &content, now)?;
-            entry.allow(tx)?;
-            let history = tx.conversation_until(session.id, user_seq)?;
+            let history = tx.take_turn(&entry, turn_id, i64::from(index) * 2, &content)?;
             Ok(Decided::Allowed(Reserved {
                 campaign_id: session.campaign.id,
                 target_id: session.target_id,
