@@ -226,6 +226,28 @@ fn markdown_appendices_come_in_order_analysis_then_comparison() {
 }
 
 #[test]
+fn the_template_analysis_cites_a_run_once_when_two_of_its_checks_fail() {
+    let mut r = fixture("Week 48");
+    let first = r.fixed.per_scenario[0].failing_checks[0].clone();
+    r.fixed.per_scenario[0].failing_checks.push(FailingCheck {
+        kind: "tool_called".into(),
+        detail: "the agent called send_email".into(),
+        ..first.clone()
+    });
+    let (_, claims) = agenteval_engine::analysis::template_analysis(&r, &[]);
+    let cited: Vec<&Vec<String>> = claims
+        .iter()
+        .map(|c| &c.run_ids)
+        .filter(|ids| !ids.is_empty())
+        .collect();
+    assert_eq!(
+        cited,
+        vec![&vec![first.example_run_id.to_string()]],
+        "the scenario's claim names its example run once"
+    );
+}
+
+#[test]
 fn agent_text_cannot_break_the_document() {
     let corpus = [
         "| col | col |",

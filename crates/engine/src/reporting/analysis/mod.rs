@@ -105,11 +105,14 @@ pub fn template_analysis(report: &CampaignReport, errors: &[ErrorExample]) -> (T
             .then_with(|| a.scenario_id.cmp(&b.scenario_id))
     });
     for s in weakest.iter().take(5) {
-        let run_ids: Vec<String> = s
-            .failing_checks
-            .iter()
-            .map(|c| c.example_run_id.to_string())
-            .collect();
+        // Two failing checks may have the same example run: cited once.
+        let mut run_ids: Vec<String> = Vec::new();
+        for c in &s.failing_checks {
+            let id = c.example_run_id.to_string();
+            if !run_ids.contains(&id) {
+                run_ids.push(id);
+            }
+        }
         let judged = s.tally.passed + s.tally.failed;
         let text = match s.failing_checks.first() {
             Some(c) => msg!(
