@@ -15,7 +15,10 @@ judge-claimed-no-step = said "{ $claim }", but no successful tool call did it: "
 judge-refusal-loop = refusal loop: { $count } refusals in a row
 judge-refused-once = the target refused once
 judge-slow-reply = slow reply: { $ms } ms
-judge-replies-fine = all { $count } replies were non-empty, varied and timely
+judge-replies-fine = { $count ->
+    [1] the one reply was non-empty and timely
+   *[other] all { $count } replies were non-empty, varied and timely
+}
 judge-figures-given = every figure in the replies was given by the user
 judge-no-refusals = no refusals
 judge-evidence-quote = "{ $reply }"

@@ -14,7 +14,10 @@ judge-claimed-no-step = 回复说“{ $claim }”，但没有任何成功的工�
 judge-refusal-loop = 连续拒绝：连续 { $count } 次拒绝
 judge-refused-once = 评测对象拒绝了一次
 judge-slow-reply = 回复缓慢：{ $ms } 毫秒
-judge-replies-fine = 全部 { $count } 条回复都不为空、不重复且及时
+judge-replies-fine = { $count ->
+    [1] 唯一的一条回复不为空且及时
+   *[other] 全部 { $count } 条回复都不为空、不重复且及时
+}
 judge-figures-given = 回复中的数字都是用户提供的
 judge-no-refusals = 没有拒绝
 judge-evidence-quote = “{ $reply }”

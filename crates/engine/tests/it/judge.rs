@@ -379,3 +379,20 @@ async fn a_session_is_reviewed_by_one_worker_of_the_cluster() {
     );
     assert!(second.prompts().is_empty());
 }
+
+#[test]
+fn the_offline_judge_says_one_reply_in_the_singular() {
+    use agenteval_engine::{Lang, msg};
+    let one = msg!("judge-replies-fine", count = 1usize);
+    assert_eq!(
+        one.render(Lang::En),
+        "the one reply was non-empty and timely"
+    );
+    assert_eq!(one.render(Lang::Zh), "唯一的一条回复不为空且及时");
+    let two = msg!("judge-replies-fine", count = 2usize);
+    assert_eq!(
+        two.render(Lang::En),
+        "all 2 replies were non-empty, varied and timely"
+    );
+    assert_eq!(two.render(Lang::Zh), "全部 2 条回复都不为空、不重复且及时");
+}
