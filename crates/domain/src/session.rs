@@ -545,17 +545,22 @@ impl CampaignWindow {
     }
 
     pub fn not_running_error(&self, now: DateTime<Utc>) -> Error {
-        let why = match self.status {
-            CampaignStatus::Finalized => "it has been finalized".to_string(),
-            CampaignStatus::Cancelled => "it was cancelled".to_string(),
-            CampaignStatus::Draft => "it is a draft".to_string(),
-            _ if now >= self.end => format!("its window ended at {}", self.end.to_rfc3339()),
-            _ => format!("its window starts at {}", self.start.to_rfc3339()),
+        let (why, at) = match self.status {
+            CampaignStatus::Finalized => ("finalized", None),
+            CampaignStatus::Cancelled => ("cancelled", None),
+            CampaignStatus::Draft => ("draft", None),
+            _ if now >= self.end => ("ended", Some(self.end)),
+            _ => ("not-started", Some(self.start)),
         };
-        Error::new(
+        Error::msg(
             ErrorCode::CampaignNotRunning,
-            format!("campaign {} is not running: {why}", self.id),
-            "Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.",
+            crate::msg!(
+                "guard-campaign-not-running",
+                id = self.id.to_string(),
+                why = why,
+                at = at.map(|t| t.to_rfc3339()).unwrap_or_default()
+            ),
+            crate::msg!("guard-campaign-not-running-suggestion"),
         )
     }
 }

@@ -6,6 +6,14 @@ guard-turn-limit-suggestion = Close the session with its experience record (end_
 guard-session-not-running = session { $id } is { $status }
 guard-session-ended = session { $id } is { $status } ({ $reason })
 guard-session-not-running-suggestion = Start a new session if the budget allows; this one accepts no more messages.
+guard-campaign-not-running = campaign { $id } is not running: { $why ->
+    [finalized] it has been finalized
+    [cancelled] it was cancelled
+    [draft] it is a draft
+    [ended] its window ended at { $at }
+   *[not-started] its window starts at { $at }
+}
+guard-campaign-not-running-suggestion = Explore only campaigns whose window is open; GET /api/exploration/patrol lists them.
 guard-accelerated = campaign { $id } runs on the accelerated line (time_scale { $scale }): only sessions started on request (trigger "manual") are allowed
 guard-accelerated-suggestion = Send trigger: "manual" to debug exploration on this campaign.
 guard-no-seeds = campaign { $id } has an empty seed set and takes no part in automatic exploration

@@ -5,6 +5,14 @@ guard-turn-limit-suggestion = 请填写体验记录并关闭会话（`end_reason
 guard-session-not-running = 会话 { $id } 的状态是“{ $status }”
 guard-session-ended = 会话 { $id } 的状态是“{ $status }”（{ $reason }）
 guard-session-not-running-suggestion = 预算允许的话请开始新的会话；这个会话不再接受消息。
+guard-campaign-not-running = 活动 { $id } 未在运行：{ $why ->
+    [finalized] 它已结算
+    [cancelled] 它已取消
+    [draft] 它还是草稿
+    [ended] 它的窗口已于 { $at } 结束
+   *[not-started] 它的窗口将于 { $at } 开始
+}
+guard-campaign-not-running-suggestion = 请只探索窗口开放中的活动；`GET /api/exploration/patrol` 会列出它们。
 guard-accelerated = 活动 { $id } 运行在加速调试线上（时间倍率 { $scale }）：只允许按需发起的会话
 guard-accelerated-suggestion = 如需在此活动上调试探索，请发送 `trigger: "manual"`。
 guard-no-seeds = 活动 { $id } 的种子集为空，不参与自动探索

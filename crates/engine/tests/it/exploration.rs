@@ -126,6 +126,20 @@ async fn an_ended_window_stops_exploration_before_finalize() {
         .await
         .expect_err("window has ended");
     assert_eq!(err.code(), ErrorCode::CampaignNotRunning);
+    let end = (t0() + Duration::hours(1)).to_rfc3339();
+    assert_eq!(
+        err.body.message,
+        format!(
+            "campaign {} is not running: its window ended at {end}",
+            c.id
+        )
+    );
+    let zh = err.body.clone().in_lang(agenteval_engine::Lang::Zh);
+    assert_eq!(
+        zh.message,
+        format!("活动 {} 未在运行：它的窗口已于 {end} 结束", c.id)
+    );
+    assert!(zh.suggestion.contains("patrol"), "{}", zh.suggestion);
     let err = tp
         .platform
         .send_message(
