@@ -68,8 +68,11 @@ fn ledger_refuses_over_budget_and_never_overruns() {
         "5",
         "--max-turns",
         "3",
+        "--warmup",
+        "100",
     ]);
     assert_eq!(r["ledger_requests"], 400.0);
+    assert_eq!(r["ledger_warmup_requests"], 100.0);
     assert_eq!(r["ledger_overruns"], 0.0, "{r:?}");
     assert_eq!(r["ledger_5xx"], 0.0, "{r:?}");
     assert_eq!(

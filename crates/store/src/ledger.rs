@@ -62,6 +62,6 @@ fn ledger_entry_from_row(row: &Row<'_>) -> Result<LedgerEntry> {
 }
 
 /// An error code as stored (its wire form, e.g. `SESSION_BUDGET_EXHAUSTED`).
-fn parse_code(s: &str) -> Result<ErrorCode> {
+pub(crate) fn parse_code(s: &str) -> Result<ErrorCode> {
     serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(Error::internal)
 }

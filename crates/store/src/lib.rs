@@ -37,6 +37,7 @@ pub mod calibration;
 pub mod campaigns;
 mod comparison;
 mod db_error;
+pub mod decisions;
 pub mod evidence;
 mod faults;
 mod findings;

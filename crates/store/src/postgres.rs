@@ -225,32 +225,88 @@ pub async fn run<T: Send + 'static>(
 /// Runs `work`, one statement that commits by itself, on a connection of
 /// `pool` on a blocking thread, with no transaction around it: two round
 /// trips fewer than [`run`]. When the database is unavailable the statement
-/// is tried again on another connection, as [`begin`] does (a connection
-/// the server dropped is found only once used), so it must change nothing
-/// when it ran already (`ON CONFLICT DO NOTHING`).
+/// is tried again on another connection (see [`on_live_connection`]), so it
+/// must change nothing when it ran already (`ON CONFLICT DO NOTHING`).
 pub async fn statement<T: Send + 'static>(
     pool: &PgPool,
     work: impl Fn(&Session) -> Result<T> + Send + Sync + 'static,
 ) -> Result<T> {
     let work = std::sync::Arc::new(work);
+    let (value, _conn) = on_live_connection(pool, |conn| {
+        let runtime = tokio::runtime::Handle::current();
+        let work = std::sync::Arc::clone(&work);
+        async move {
+            let ran = tokio::task::spawn_blocking(move || {
+                let session = Session {
+                    conn: RefCell::new(conn),
+                    runtime,
+                };
+                let result = work(&session);
+                (result, session.conn.into_inner())
+            })
+            .await;
+            match ran {
+                Ok(ran) => Ok(ran),
+                Err(e) => Err(Error::internal(e))
+                    .context("store: running a statement on a blocking thread"),
+            }
+        }
+    })
+    .await?;
+    Ok(value)
+}
+
+/// Runs `sql`, one statement that commits by itself, on a connection of
+/// `pool` from the runtime's own threads (no blocking thread, no
+/// transaction: the fewest thread switches, for the hot decisions), and
+/// returns its rows. Tried again as [`statement`] is, under the same rule.
+pub async fn query(pool: &PgPool, sql: &str, args: &[Arg<'_>]) -> Result<Vec<PgRow>> {
+    let (rows, _conn) = on_live_connection(pool, |mut conn| async move {
+        let rows = bind(sql, args).fetch_all(&mut *conn).await.db();
+        Ok((rows, conn))
+    })
+    .await?;
+    Ok(rows)
+}
+
+/// A connection of `pool` in a transaction begun in `mode` (see
+/// [`on_live_connection`]: nothing of the work is sent before `BEGIN`
+/// succeeds).
+async fn begin(pool: &PgPool, mode: Mode) -> Result<sqlx::pool::PoolConnection<Postgres>> {
+    let begin = match mode {
+        Mode::Write => "BEGIN",
+        Mode::Snapshot => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    };
+    let ((), conn) = on_live_connection(pool, |mut conn| async move {
+        let begun = (&mut *conn).execute(sqlx::raw_sql(begin)).await.db();
+        Ok((begun.map(drop), conn))
+    })
+    .await
+    .context("store: beginning a transaction")?;
+    Ok(conn)
+}
+
+/// Runs `attempt` on a connection of `pool` and returns what it did with
+/// the connection. The pool does not ping a connection before handing it
+/// out, so one that the server dropped (it restarted) is found by its
+/// first statement failing as unavailable: it is closed and `attempt` runs
+/// again on another, until every connection the pool kept has been tried.
+/// An `Err` of `attempt` itself is not about the database: it is returned
+/// at once, the connection closed.
+async fn on_live_connection<T, F, Fut>(
+    pool: &PgPool,
+    mut attempt: F,
+) -> Result<(T, sqlx::pool::PoolConnection<Postgres>)>
+where
+    F: FnMut(sqlx::pool::PoolConnection<Postgres>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Result<T>, sqlx::pool::PoolConnection<Postgres>)>>,
+{
     let mut tries = 0;
     loop {
         let conn = acquire(pool)
             .await
             .context("store: taking a PostgreSQL connection")?;
-        let runtime = tokio::runtime::Handle::current();
-        let work = std::sync::Arc::clone(&work);
-        let (result, mut conn) = tokio::task::spawn_blocking(move || {
-            let session = Session {
-                conn: RefCell::new(conn),
-                runtime,
-            };
-            let result = work(&session);
-            (result, session.conn.into_inner())
-        })
-        .await
-        .map_err(Error::internal)
-        .context("store: running a statement on a blocking thread")?;
+        let (result, mut conn) = attempt(conn).await?;
         match result {
             Err(e)
                 if e.code() == agenteval_domain::error::ErrorCode::DatabaseUnavailable
@@ -259,37 +315,7 @@ pub async fn statement<T: Send + 'static>(
                 conn.close_on_drop();
                 tries += 1;
             }
-            result => return result,
-        }
-    }
-}
-
-/// A connection of `pool` in a transaction begun in `mode`. The pool does
-/// not ping a connection before handing it out, so one that the server
-/// dropped (it restarted) is found by its `BEGIN` failing: it is closed and
-/// another is taken, nothing of the work having been sent, until every
-/// connection the pool kept has been tried.
-async fn begin(pool: &PgPool, mode: Mode) -> Result<sqlx::pool::PoolConnection<Postgres>> {
-    let begin = match mode {
-        Mode::Write => "BEGIN",
-        Mode::Snapshot => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-    };
-    let mut tries = 0;
-    loop {
-        let mut conn = acquire(pool)
-            .await
-            .context("store: taking a PostgreSQL connection")?;
-        match (&mut *conn).execute(sqlx::raw_sql(begin)).await.db() {
-            Ok(_) => return Ok(conn),
-            Err(e) => {
-                conn.close_on_drop();
-                tries += 1;
-                if e.code() != agenteval_domain::error::ErrorCode::DatabaseUnavailable
-                    || tries > MAX_CONNECTIONS
-                {
-                    return Err(e).context("store: beginning a transaction");
-                }
-            }
+            result => return result.map(|value| (value, conn)),
         }
     }
 }

@@ -15,10 +15,11 @@
 //! `judge_review`, `simulator_faults`. Turn counts and times change on
 //! every message and are not tallied.
 
-use crate::sql::{Conn, Row, args};
+use crate::sql::{Arg, Conn, Row, args};
 use crate::tallies::drain;
 use agenteval_domain::error::{Context, Result};
 use agenteval_domain::ids::SessionId;
+use agenteval_domain::session::ExplorationSession;
 use agenteval_domain::tally::{SessionTally, SessionTallyKey, StoredFinding, StoredSession};
 use std::collections::HashMap;
 
@@ -45,6 +46,22 @@ pub(crate) struct TalliedColumns {
 }
 
 impl TalliedColumns {
+    /// What the tallies count of a new session, as stored: nothing has
+    /// ended yet.
+    pub fn of_new_session(session: &ExplorationSession) -> Result<Self> {
+        Ok(Self {
+            status: session.status.as_str().into(),
+            trigger: session.trigger.as_str().into(),
+            judge_status: session.judge_status.clone(),
+            seed_ref: session
+                .seed_ref
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()?,
+            ..Default::default()
+        })
+    }
+
     /// What the session adds to the tallies.
     pub fn tally(&self) -> SessionTally {
         SessionTally::of(&StoredSession {
@@ -155,6 +172,25 @@ pub(crate) fn tally_new_session(
         tallies.change(None, Some((place, &columns.tally())));
         tallies.flush(conn)
     })
+}
+
+/// The columns of session tally key `k` (after its campaign), in the
+/// order of the table's key.
+pub(crate) fn key_args(k: &SessionTallyKey) -> [Arg<'_>; 12] {
+    [
+        Arg::from(&k.status),
+        Arg::from(&k.end_reason),
+        Arg::from(&k.trigger),
+        Arg::from(&k.judge_status),
+        Arg::from(k.persona_id.is_some()),
+        Arg::from(k.persona_id.as_deref().unwrap_or_default()),
+        Arg::from(&k.goal_id),
+        Arg::from(k.has_experience),
+        Arg::from(k.record),
+        Arg::from(k.goal_achieved),
+        Arg::from(&k.emotion),
+        Arg::from(k.simulator_fault),
+    ]
 }
 
 fn pair((place, tally): &(Place, SessionTally)) -> (&Place, &SessionTally) {
@@ -305,23 +341,12 @@ impl SessionTallies {
                      persona_id, goal_id, has_experience, record, goal_achieved, emotion, simulator_fault)
                  DO UPDATE SET sessions = session_tally.sessions + excluded.sessions,
                      issues = session_tally.issues + excluded.issues",
-                args![
-                    &campaign,
-                    &k.status,
-                    &k.end_reason,
-                    &k.trigger,
-                    &k.judge_status,
-                    k.persona_id.is_some(),
-                    k.persona_id.as_deref().unwrap_or_default(),
-                    &k.goal_id,
-                    k.has_experience,
-                    k.record,
-                    k.goal_achieved,
-                    &k.emotion,
-                    k.simulator_fault,
-                    sessions,
-                    issues
-                ],
+                &[
+                    [Arg::from(&campaign)].as_slice(),
+                    &key_args(&k),
+                    args![sessions, issues],
+                ]
+                .concat(),
             )
             .context("store: adding to the session tally")
             },

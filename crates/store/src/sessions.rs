@@ -198,25 +198,12 @@ impl Tx<'_> {
         let doing = "store: storing a new session";
         let persona = serde_json::to_string(&session.persona).context(doing)?;
         let goal = serde_json::to_string(&session.goal).context(doing)?;
-        let seed_ref = session
-            .seed_ref
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .context(doing)?;
-        // What the tallies count of it, as stored: nothing has ended yet.
         let place = Place {
             id: session.id.to_string(),
             campaign_id: session.campaign_id.to_string(),
             started_at: to_ms(session.started_at),
         };
-        let columns = TalliedColumns {
-            status: session.status.as_str().into(),
-            trigger: session.trigger.as_str().into(),
-            judge_status: session.judge_status.clone(),
-            seed_ref,
-            ..Default::default()
-        };
+        let columns = TalliedColumns::of_new_session(session).context(doing)?;
         let insert = || {
             let ordinal = self.count_in_seed_cell(session)?;
             self.0
@@ -586,10 +573,16 @@ fn stored_steps(text: Option<&str>) -> Vec<agenteval_domain::steps::Step> {
 /// A stored turn as the target is sent it: the user's words, or the
 /// target's reply after the tool steps that led to it.
 fn said(r: &Row<'_>) -> Result<Vec<ChatMessage>> {
-    let content: String = r.get(1)?;
-    Ok(if r.str(0)? == "user" {
+    said_at(r, 0)
+}
+
+/// [`said`] of a row whose turn's role, content and steps are the columns
+/// from `first` on.
+pub(crate) fn said_at(r: &Row<'_>, first: usize) -> Result<Vec<ChatMessage>> {
+    let content: String = r.get(first + 1)?;
+    Ok(if r.str(first)? == "user" {
         vec![ChatMessage::user(content)]
     } else {
-        agenteval_domain::chat::with_steps(&stored_steps(r.text(2)?), content)
+        agenteval_domain::chat::with_steps(&stored_steps(r.text(first + 2)?), content)
     })
 }

@@ -518,6 +518,23 @@ const REPLY_AND_DATE_SESSION: &str = "WITH reply AS (
      UPDATE exploration_sessions s SET updated_at = GREATEST(s.updated_at, reply.created_at)
      FROM reply WHERE s.id = reply.session_id";
 
+/// [`REPLY_AND_DATE_SESSION`] as PostgreSQL numbers its parameters.
+pub(crate) static REPLY_AND_DATE_SESSION_NUMBERED: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| crate::sql::numbered(REPLY_AND_DATE_SESSION));
+
+/// The parameters of [`INSERT_REPLY`] and [`REPLY_AND_DATE_SESSION`].
+pub(crate) fn reply_args(r: &ReplyRow) -> [Arg<'_>; 7] {
+    [
+        Arg::from(&r.id),
+        Arg::from(&r.session_id),
+        Arg::from(r.seq),
+        Arg::from(&r.content),
+        Arg::from(r.latency_ms),
+        Arg::from(r.at),
+        Arg::from(&r.steps),
+    ]
+}
+
 const INSERT_AUDIT: &str = "INSERT INTO audit_events (id, at, actor, action, subject, outcome)
      VALUES (?, ?, ?, ?, ?, ?)";
 
@@ -617,19 +634,8 @@ fn apply(
             } else {
                 INSERT_REPLY
             };
-            conn.exec(
-                insert,
-                args![
-                    &r.id,
-                    &r.session_id,
-                    r.seq,
-                    &r.content,
-                    r.latency_ms,
-                    r.at,
-                    &r.steps
-                ],
-            )
-            .context("store: writing a session's reply")?;
+            conn.exec(insert, &reply_args(r))
+                .context("store: writing a session's reply")?;
             if !postgres {
                 conn.exec(DATE_SESSION, args![r.at, &r.session_id])
                     .context("store: dating a session by its reply")?;

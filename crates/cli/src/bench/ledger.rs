@@ -35,6 +35,12 @@ pub struct Options {
     /// Keep the database in this folder instead of a temporary one.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    /// Requests sent first, to campaigns of their own, and not counted:
+    /// each connection of the servers' pools has then run each statement
+    /// once, as on a server that has been running (their p99 is printed
+    /// apart).
+    #[arg(long, default_value_t = 1_000)]
+    pub warmup: u64,
     /// API servers sharing the database of --database-url (as `agenteval
     /// serve` processes would), the clients spread over them.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
@@ -78,8 +84,9 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
     let campaigns = budgeted_campaigns(platform, &o).await?;
     let (bases, _servers) = serve_all(&platforms).await?;
     println!(
-        "bench ledger: {} requests from {} clients over {} campaigns (budget {} sessions x {} turns), {} server(s) on {}",
+        "bench ledger: {} requests (after {} to warm up) from {} clients over {} campaigns (budget {} sessions x {} turns), {} server(s) on {}",
         o.requests,
+        o.warmup,
         o.clients,
         campaigns.len(),
         o.max_sessions,
@@ -92,23 +99,45 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         },
     );
 
-    let client = reqwest::Client::builder()
+    let http = reqwest::Client::builder()
         .pool_max_idle_per_host(o.clients as usize)
         .build()?;
+    let warmup_campaigns = budgeted_campaigns(platform, &o).await?;
+    let (mut warmup, _) =
+        send_all(&http, &bases, warmup_campaigns.clone(), o.clients, o.warmup).await?;
+    warmup.latencies.sort_unstable();
+    let (mut outcome, elapsed) =
+        send_all(&http, &bases, campaigns.clone(), o.clients, o.requests).await?;
+    outcome.latencies.sort_unstable();
+    outcome.start_latencies.sort_unstable();
+    // The warm-up's campaigns keep their budgets too.
+    let overruns = overruns(platform, &[campaigns, warmup_campaigns].concat(), &o).await?;
+    print_ledger_figures(&outcome, elapsed, overruns, &warmup);
+    Ok(())
+}
+
+/// Sends `total` requests from `clients` clients spread over the servers
+/// of `bases`, against `campaigns`; what they got, and how long it took.
+async fn send_all(
+    http: &reqwest::Client,
+    bases: &[String],
+    campaigns: Vec<CampaignId>,
+    clients: u32,
+    total: u64,
+) -> anyhow::Result<(Outcome, Duration)> {
     let issued = Arc::new(AtomicU64::new(0));
     let outcome = Arc::new(Mutex::new(Outcome::default()));
     let campaigns = Arc::new(campaigns);
     let start = Instant::now();
-    let workers: Vec<_> = (0..o.clients.max(1))
+    let workers: Vec<_> = (0..clients.max(1))
         .map(|worker| {
             let client = Client {
-                http: client.clone(),
+                http: http.clone(),
                 base: bases[worker as usize % bases.len()].clone(),
                 worker,
                 campaigns: campaigns.clone(),
             };
             let (issued, outcome) = (issued.clone(), outcome.clone());
-            let total = o.requests;
             tokio::spawn(async move {
                 let mine = client.send_until(&issued, total).await;
                 outcome.lock().await.add(mine);
@@ -119,12 +148,8 @@ pub async fn run(o: Options) -> anyhow::Result<()> {
         w.await?;
     }
     let elapsed = start.elapsed();
-    let mut outcome = std::mem::take(&mut *outcome.lock().await);
-    outcome.latencies.sort_unstable();
-    outcome.start_latencies.sort_unstable();
-    let overruns = overruns(platform, &campaigns, &o).await?;
-    print_ledger_figures(&outcome, elapsed, overruns);
-    Ok(())
+    let outcome = std::mem::take(&mut *outcome.lock().await);
+    Ok((outcome, elapsed))
 }
 
 /// The demo target and `o.campaigns` campaigns on it, each with the
@@ -289,7 +314,7 @@ async fn overruns(
 
 /// The bench's figures: requests, throughput, outcomes, latency,
 /// overruns.
-fn print_ledger_figures(outcome: &Outcome, elapsed: Duration, overruns: u64) {
+fn print_ledger_figures(outcome: &Outcome, elapsed: Duration, overruns: u64, warmup: &Outcome) {
     let l = &outcome.latencies;
     print_figures(
         "ledger",
@@ -353,6 +378,18 @@ fn print_ledger_figures(outcome: &Outcome, elapsed: Duration, overruns: u64) {
                 ms(percentile(&outcome.start_latencies, 99.0)),
                 "ms",
                 "latency p99 of session starts",
+            ),
+            Figure::new(
+                "ledger_warmup_requests",
+                warmup.latencies.len() as f64,
+                "requests",
+                "warm-up requests (not counted above)",
+            ),
+            Figure::new(
+                "ledger_warmup_p99_ms",
+                ms(percentile(&warmup.latencies, 99.0)),
+                "ms",
+                "latency p99 of the warm-up",
             ),
             Figure::new(
                 "ledger_overruns",

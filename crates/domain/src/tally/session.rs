@@ -96,6 +96,18 @@ pub struct SessionTally {
 }
 
 impl SessionTally {
+    /// Whether it adds one session under its key and nothing else (no
+    /// issue, score, finding, fault, judge): what a session adds as it
+    /// starts.
+    pub fn is_count_only(&self) -> bool {
+        self.issues == 0
+            && self.scores.is_empty()
+            && self.findings.is_empty()
+            && self.faults.is_empty()
+            && self.judge.is_none()
+            && !self.scored
+    }
+
     /// What the session with these stored values adds.
     pub fn of(s: &StoredSession<'_>) -> Self {
         let json = |text: Option<&str>| text.and_then(|t| serde_json::from_str::<Value>(t).ok());

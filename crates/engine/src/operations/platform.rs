@@ -65,6 +65,9 @@ pub struct Platform {
     pub(crate) session_tools: crate::exploration::session::SessionTools,
     /// The fixed runs this process plays now, whose leases it renews.
     pub(crate) playing_runs: std::sync::Mutex<std::collections::HashSet<uuid::Uuid>>,
+    /// Campaigns as sessions were started on them (see
+    /// `Platform::campaign_for_start`).
+    pub(crate) start_campaigns: crate::exploration::session::StartCampaigns,
 }
 
 impl std::fmt::Debug for Platform {
@@ -184,6 +187,7 @@ impl PlatformBuilder {
             key_uses: Default::default(),
             session_tools: Default::default(),
             playing_runs: Default::default(),
+            start_campaigns: Default::default(),
         });
         // Data that migrations leave for the engine to fill; a read-only
         // database was refused unless it is migrated, and has nothing to

@@ -201,19 +201,15 @@ impl PostgresWrites {
     /// One try of [`Self::commit`]: the contacts it stored are counted
     /// again when it does not commit.
     async fn commit_once(&self, write: Write, committed: Committed) -> Result<Committed> {
-        if matches!(write, Write::Reply(_)) && self.contacts.is_empty() {
-            // One statement, which commits by itself; the contacts counted
-            // meanwhile go with the next write that has a transaction.
-            return crate::postgres::statement(&self.pool, move |session| {
-                apply(
-                    &Conn::Postgres(session),
-                    None,
-                    &write,
-                    &mut RunTallies::default(),
-                )?;
-                Ok(committed)
-            })
-            .await;
+        if let Write::Reply(reply) = &write
+            && self.contacts.is_empty()
+        {
+            // One statement, which commits by itself, sent from the
+            // runtime; the contacts counted meanwhile go with the next
+            // write that has a transaction.
+            let sql = super::REPLY_AND_DATE_SESSION_NUMBERED.as_str();
+            crate::postgres::query(&self.pool, sql, &super::reply_args(reply)).await?;
+            return Ok(committed);
         }
         let contacts = Arc::clone(&self.contacts);
         // What the transaction stored of `contacts`, counted again if it
@@ -260,26 +256,23 @@ async fn store_audits(pool: &sqlx::PgPool, rows: Vec<AuditRow>) -> Result<Commit
          ON CONFLICT (id) DO NOTHING",
         values.join(", ")
     );
-    crate::postgres::statement(pool, move |session| {
-        let args: Vec<Arg<'_>> = rows
-            .iter()
-            .flat_map(|a| {
-                [
-                    Arg::from(&a.id),
-                    Arg::from(a.at),
-                    Arg::from(&a.actor),
-                    Arg::from(&a.action),
-                    Arg::from(&a.subject),
-                    Arg::from(&a.outcome),
-                ]
-            })
-            .collect();
-        session
-            .exec(&sql, &args)
-            .context("store: writing audit events")?;
-        Ok(Committed::AsQueued)
-    })
-    .await
+    let args: Vec<Arg<'_>> = rows
+        .iter()
+        .flat_map(|a| {
+            [
+                Arg::from(&a.id),
+                Arg::from(a.at),
+                Arg::from(&a.actor),
+                Arg::from(&a.action),
+                Arg::from(&a.subject),
+                Arg::from(&a.outcome),
+            ]
+        })
+        .collect();
+    crate::postgres::query(pool, &sql, &args)
+        .await
+        .context("store: writing audit events")?;
+    Ok(Committed::AsQueued)
 }
 
 /// How long a write waits for a database that cannot be reached: less than

@@ -7,7 +7,12 @@
 //! one after another. The
 //! immediate transaction takes SQLite's write lock up front, so two
 //! processes on the same database cannot both read "one session left"
-//! either. A decision is answered only once its transaction committed.
+//! either. On PostgreSQL a start and a message are first put to the
+//! server, which takes them in one statement (`Store::start_session_at_once`,
+//! `Store::take_turn_at_once`) when the same guardrails allow them or (a
+//! start) refuse them; what it leaves undecided is decided in a
+//! transaction that locks the budget's row first. A decision is answered
+//! only once it committed.
 
 use crate::domain::ids::CampaignId;
 use crate::error::{Error, ErrorCode, Result};

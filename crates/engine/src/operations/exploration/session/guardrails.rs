@@ -3,7 +3,7 @@
 //! taken in one transaction each, budget by budget in turn.
 
 use super::*;
-use crate::domain::ids::{CampaignId, SessionId, TargetId};
+use crate::domain::ids::{CampaignId, SessionId};
 use crate::i18n::Msg;
 use crate::msg;
 
@@ -123,17 +123,6 @@ pub(super) fn check_open(
     })
 }
 
-/// A message's reserved turn.
-pub(super) struct Reserved {
-    pub(super) campaign_id: CampaignId,
-    pub(super) target_id: TargetId,
-    /// 0-based index of this user turn.
-    pub(super) index: u32,
-    pub(super) max_turns: u32,
-    /// The conversation up to and including this user turn.
-    pub(super) history: Vec<ChatMessage>,
-}
-
 impl Platform {
     /// Takes a decision on the sessions of campaign `campaign_id` (a new
     /// one) in one transaction, the campaign locked first, so that
@@ -232,6 +221,17 @@ pub(super) fn create_decision(
     if !window.running(now) {
         return Err(window.not_running_error(now));
     }
+    seed_decision(campaign, trigger, seed_ref)?;
+    budget_decision(campaign, used, last, now)
+}
+
+/// The guardrails of a new session that only its campaign's settings and
+/// the request decide (the line, the seeds), in their documented order.
+pub(super) fn seed_decision(
+    campaign: &Campaign,
+    trigger: Trigger,
+    seed_ref: Option<&SeedRef>,
+) -> Result<()> {
     if trigger == Trigger::Auto && campaign.line == Line::Accelerated {
         return Err(Error::msg(
             ErrorCode::AutoNotAllowedOnAcceleratedLine,
@@ -280,6 +280,17 @@ pub(super) fn create_decision(
         }
         None => {}
     }
+    Ok(())
+}
+
+/// The budget's guardrails of a new session: `used` sessions so far, the
+/// `last` one started at that time (ms).
+fn budget_decision(
+    campaign: &Campaign,
+    used: i64,
+    last: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<()> {
     let budget = campaign.effective_budget;
     if used >= i64::from(budget.max_sessions) {
         return Err(Error::msg(

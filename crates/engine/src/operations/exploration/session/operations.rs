@@ -1,10 +1,14 @@
 //! The session operations: create, message, close, fail, and the reads
 //! used for drill-down.
 
+use super::StartCampaigns;
 use super::guardrails::*;
 use super::*;
+use crate::domain::campaign::EffectiveBudget;
 use crate::domain::ids::{CampaignId, SessionId};
 use crate::i18n::Text;
+use crate::store::decisions::{StartAsked, TakenTurn, TurnAsked};
+use std::sync::Arc;
 
 impl Platform {
     /// Creates a `running` exploration session after the guardrail checks,
@@ -34,8 +38,137 @@ impl Platform {
 
         // Everything but the campaign's status is fixed at creation; the
         // status is read again inside the decision.
-        let campaign = self.get_campaign(req.campaign_id).await?;
-        let session_id = self.ids.next_id();
+        let campaign = self.campaign_for_start(req.campaign_id).await?;
+        let now = self.clock.now();
+        let session = ExplorationSession {
+            id: SessionId(self.ids.next_id()),
+            campaign_id: campaign.id,
+            target_id: campaign.target_id,
+            persona,
+            goal,
+            seed_ref: req.seed_ref,
+            status: SessionStatus::Running,
+            trigger,
+            played_by,
+            user_model,
+            end_reason: None,
+            experience: None,
+            judge_status: "none".into(),
+            judge_review: None,
+            simulator_faults: None,
+            turn_count: 0,
+            failure_reason: None,
+            started_at: now,
+            ended_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let session = match self.start_at_once(&campaign, &session).await? {
+            Some(started) => started,
+            None => {
+                self.start_in_transaction(Campaign::clone(&campaign), session)
+                    .await?
+            }
+        };
+        self.session_changed("session.create", session.campaign_id, session.id)
+            .await;
+        Ok(session)
+    }
+
+    /// Campaign `id` as a session start reads it: once per process (see
+    /// [`super::StartCampaigns`]); its status may be older than the
+    /// decision's.
+    async fn campaign_for_start(&self, id: CampaignId) -> Result<Arc<Campaign>> {
+        let known = |c: &StartCampaigns| {
+            c.0.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&id)
+                .cloned()
+        };
+        if let Some(campaign) = known(&self.start_campaigns) {
+            return Ok(campaign);
+        }
+        let campaign = Arc::new(self.get_campaign(id).await?);
+        let mut kept = self
+            .start_campaigns
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if kept.len() >= StartCampaigns::MAX {
+            kept.clear();
+        }
+        kept.insert(id, campaign.clone());
+        Ok(campaign)
+    }
+
+    /// Takes a session's start in one statement where the store can (see
+    /// `Store::start_session_at_once`): the started session, the refusal
+    /// (recorded), or `None` when the decision is to be taken in a
+    /// transaction (always on SQLite).
+    async fn start_at_once(
+        &self,
+        campaign: &Campaign,
+        session: &ExplorationSession,
+    ) -> Result<Option<ExplorationSession>> {
+        let (trigger, seed_ref) = (session.trigger, session.seed_ref.as_ref());
+        if seed_decision(campaign, trigger, seed_ref).is_err() {
+            return Ok(None);
+        }
+        let asked = StartAsked {
+            session: session.clone(),
+            entry_id: self.ids.next_id(),
+            idle_before: session.started_at - super::lease::SESSION_LEASE,
+            max_sessions: campaign.effective_budget.max_sessions,
+            min_interval: min_interval(campaign),
+            refusals: [
+                ErrorCode::CampaignNotRunning,
+                ErrorCode::SessionBudgetExhausted,
+                ErrorCode::IntervalNotElapsed,
+            ],
+        };
+        let Some(decided) = self.store.start_session_at_once(asked).await? else {
+            return Ok(None);
+        };
+        if decided.started {
+            let at = decided.at;
+            return Ok(Some(ExplorationSession {
+                started_at: at,
+                created_at: at,
+                updated_at: at,
+                ..session.clone()
+            }));
+        }
+        // Not decided: sessions left idle give their slots back first.
+        let (Some(code), Some(status)) = (decided.refused, decided.campaign_status) else {
+            return Ok(None);
+        };
+        let mut window = CampaignWindow::of(campaign);
+        window.status = status;
+        let decision = create_decision(
+            campaign,
+            &window,
+            trigger,
+            seed_ref,
+            decided.used,
+            decided.last,
+            decided.at,
+        );
+        // The refusal recorded, said as the guardrail says it.
+        Err(match decision {
+            Err(refusal) if refusal.code() == code => refusal,
+            other => Error::internal(anyhow::anyhow!(
+                "the database refused a session start with {code:?}, the guardrails decide {:?}",
+                other.map_err(|e| e.code())
+            )),
+        })
+    }
+
+    /// Takes a session's start in one transaction, its campaign locked.
+    async fn start_in_transaction(
+        &self,
+        campaign: Campaign,
+        session: ExplorationSession,
+    ) -> Result<ExplorationSession> {
         let campaign_id = campaign.id;
         let create = move |tx: &Tx<'_>, entry_id: Uuid, now: DateTime<Utc>, status| {
             let entry = Entry {
@@ -58,8 +191,8 @@ impl Platform {
             let decision = create_decision(
                 &campaign,
                 &window,
-                trigger,
-                req.seed_ref.as_ref(),
+                session.trigger,
+                session.seed_ref.as_ref(),
                 used,
                 last,
                 now,
@@ -68,27 +201,10 @@ impl Platform {
                 return entry.refuse(tx, refusal);
             }
             let session = ExplorationSession {
-                id: SessionId(session_id),
-                campaign_id: campaign.id,
-                target_id: campaign.target_id,
-                persona,
-                goal,
-                seed_ref: req.seed_ref,
-                status: SessionStatus::Running,
-                trigger,
-                played_by,
-                user_model,
-                end_reason: None,
-                experience: None,
-                judge_status: "none".into(),
-                judge_review: None,
-                simulator_faults: None,
-                turn_count: 0,
-                failure_reason: None,
                 started_at: now,
-                ended_at: None,
                 created_at: now,
                 updated_at: now,
+                ..session
             };
             tx.insert_session(&session)?;
             Entry {
@@ -98,10 +214,7 @@ impl Platform {
             .allow(tx)?;
             Ok(Decided::Allowed(session))
         };
-        let session = self.decide(campaign_id, create).await?;
-        self.session_changed("session.create", session.campaign_id, session.id)
-            .await;
-        Ok(session)
+        self.decide(campaign_id, create).await
     }
 
     /// Sends the virtual user's message to the target and returns the reply.
@@ -126,8 +239,17 @@ impl Platform {
         }
 
         // Reserve the turn: check + increment + user turn + ledger row, and
-        // read the conversation so far, in one decision.
+        // read the conversation so far, in one decision: at once where the
+        // store can, otherwise (or to refuse) in a transaction.
         let turn_id = self.ids.next_id();
+        let asked = TurnAsked {
+            session_id,
+            entry_id: self.ids.next_id(),
+            turn_id,
+            content: content.clone(),
+            now: self.clock.now(),
+            default_max_turns: EffectiveBudget::DEFAULT.max_turns,
+        };
         let reserve = move |tx: &Tx<'_>, session: &SessionState, entry: Entry, _| {
             if session.turn_count >= session.max_turns {
                 let refusal = Error::msg(
@@ -143,7 +265,7 @@ impl Platform {
             }
             let index = session.turn_count;
             let history = tx.take_turn(&entry, turn_id, i64::from(index) * 2, &content)?;
-            Ok(Decided::Allowed(Reserved {
+            Ok(Decided::Allowed(TakenTurn {
                 campaign_id: session.campaign.id,
                 target_id: session.target_id,
                 index,
@@ -151,15 +273,20 @@ impl Platform {
                 history,
             }))
         };
-        let Reserved {
+        let taken = match self.store.take_turn_at_once(asked).await? {
+            Some(taken) => taken,
+            None => {
+                self.decide_on_session(session_id, LedgerAction::Message, reserve)
+                    .await?
+            }
+        };
+        let TakenTurn {
             campaign_id,
             target_id,
             index,
             max_turns,
             history,
-        } = self
-            .decide_on_session(session_id, LedgerAction::Message, reserve)
-            .await?;
+        } = taken;
         // The user's turn is stored: live views show it before the reply.
         self.notify(Event::SessionChanged {
             campaign_id,
