@@ -40,7 +40,7 @@ export function CalibrationSection({ calibration, campaignId }: { calibration: J
       </Text>
       {c.criteria.some((k) => k.criterion !== "rubric") && (
         <Text size="sm" data-testid="calibration-counts">
-          {t("calibration.counts", { labelled: num(c.labelled), unlabelled: num(c.unlabelled) })}
+          {t("calibration.counts", { count: c.unlabelled, labelled: num(c.labelled), unlabelled: num(c.unlabelled) })}
         </Text>
       )}
       {c.criteria.some((k) => k.criterion === "rubric") && (
