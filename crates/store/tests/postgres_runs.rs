@@ -453,6 +453,45 @@ async fn replies_and_audit_events_are_written() {
     assert_eq!(audits, 1);
 }
 
+/// Audit events queued faster than they are stored go in batches (at most
+/// 1,000 rows a statement): each is stored once, each caller is answered,
+/// and an event queued again (a retry) is not stored twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_events_queued_at_once_are_each_stored_once() {
+    const EVENTS: usize = 2_500;
+    let db = support::postgres::fresh_database().await;
+    let store = Store::open_database(&db.url, Default::default())
+        .await
+        .unwrap();
+    let event = |i: usize| {
+        Write::Audit(AuditRow {
+            id: format!("event-{i}"),
+            at: i as i64,
+            actor: "test".into(),
+            action: "write".into(),
+            subject: None,
+            outcome: "ok".into(),
+        })
+    };
+    // All queued before any is awaited: the first batch is being stored
+    // while the others wait.
+    let pending: Vec<_> = (0..EVENTS).map(|i| store.enqueue(event(i))).collect();
+    let again = store.enqueue(event(7));
+    for p in pending {
+        assert_eq!(p.committed().await.unwrap(), Committed::AsQueued);
+    }
+    again.committed().await.unwrap();
+    let pool = db.pool().await;
+    let (rows, ids, first, last): (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(DISTINCT id), min(at), max(at) FROM audit_events WHERE actor = 'test'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((rows, ids), (EVENTS as i64, EVENTS as i64));
+    assert_eq!((first, last), (0, EVENTS as i64 - 1));
+}
+
 /// A worker that renews its leases keeps its runs past the first lease; a
 /// renewal holds only the renewing worker's runs; once the renewals stop,
 /// the runs are taken over a lease after the last one.
