@@ -12,7 +12,7 @@ use agenteval_domain::error::ErrorCode;
 use agenteval_domain::ids::{CampaignId, SessionId, TargetId};
 use agenteval_domain::session::{ExplorationSession, PlayedBy, SeedRef, SessionStatus, Trigger};
 use agenteval_store::Store;
-use agenteval_store::decisions::{StartAsked, TurnAsked};
+use agenteval_store::decisions::{StartAsked, StartDecided, TurnAsked};
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -97,6 +97,15 @@ fn turn(session: SessionId, content: &str, at: i64) -> TurnAsked {
     }
 }
 
+/// What the store decided at once: on PostgreSQL it always decides.
+async fn decide(store: &Store, asked: StartAsked) -> StartDecided {
+    store
+        .start_session_at_once(asked)
+        .await
+        .unwrap()
+        .expect("a campaign on PostgreSQL decides at once")
+}
+
 async fn count(pool: &PgPool, sql: &str, campaign: CampaignId) -> i64 {
     sqlx::query_scalar(sql)
         .bind(campaign.to_string())
@@ -115,18 +124,14 @@ async fn a_start_at_once_stores_its_session_tallies_and_ledger_row_once_and_says
     let (target, campaign) = campaign(&pool, None).await;
 
     let first = start(target, campaign, 1_000);
-    let decided = store
-        .start_session_at_once(first.clone())
-        .await
-        .unwrap()
-        .expect("a campaign on PostgreSQL decides at once");
+    let decided = decide(&store, first.clone()).await;
     assert!(decided.started);
     assert_eq!(
         (decided.used, decided.last, decided.at),
         (0, None, from_ms(1_000))
     );
     // The same call again, as after a dropped connection: nothing twice.
-    let again = store.start_session_at_once(first).await.unwrap().unwrap();
+    let again = decide(&store, first).await;
     assert!(again.started);
     assert_eq!(again.at, from_ms(1_000));
     let stored = |sql| count(&pool, sql, campaign);
@@ -148,25 +153,14 @@ async fn a_start_at_once_stores_its_session_tallies_and_ledger_row_once_and_says
     );
 
     // Too soon after the first: refused and recorded, the counts say why.
-    let soon = store
-        .start_session_at_once(start(target, campaign, 30_000))
-        .await
-        .unwrap()
-        .unwrap();
+    let soon = decide(&store, start(target, campaign, 30_000)).await;
     assert!(!soon.started);
     assert_eq!(soon.refused, Some(ErrorCode::IntervalNotElapsed));
     assert_eq!((soon.used, soon.last), (1, Some(1_000)));
     // A minute on: started, second in its seed cell.
     let later = start(target, campaign, 61_000);
     let id = later.session.id;
-    assert!(
-        store
-            .start_session_at_once(later)
-            .await
-            .unwrap()
-            .unwrap()
-            .started
-    );
+    assert!(decide(&store, later).await.started);
     let ordinal: Option<i64> =
         sqlx::query_scalar("SELECT seed_ordinal FROM exploration_sessions WHERE id = $1")
             .bind(id.to_string())
@@ -177,19 +171,11 @@ async fn a_start_at_once_stores_its_session_tallies_and_ledger_row_once_and_says
     // The budget is spent: refused, nothing stored but the ledger's row;
     // asked again with the same entry, the same refusal and no new row.
     let spent_asked = start(target, campaign, 999_000);
-    let spent = store
-        .start_session_at_once(spent_asked.clone())
-        .await
-        .unwrap()
-        .unwrap();
+    let spent = decide(&store, spent_asked.clone()).await;
     assert!(!spent.started);
     assert_eq!(spent.refused, Some(ErrorCode::SessionBudgetExhausted));
     assert_eq!(spent.used, 2);
-    let retried = store
-        .start_session_at_once(spent_asked)
-        .await
-        .unwrap()
-        .unwrap();
+    let retried = decide(&store, spent_asked).await;
     assert_eq!((retried.started, retried.refused), (false, spent.refused));
     assert_eq!(
         stored("SELECT count(*) FROM exploration_sessions WHERE campaign_id = $1").await,
@@ -213,11 +199,7 @@ async fn a_start_at_once_stores_its_session_tallies_and_ledger_row_once_and_says
         .execute(&pool)
         .await
         .unwrap();
-    let closed = store
-        .start_session_at_once(start(target, campaign, 1_999_000))
-        .await
-        .unwrap()
-        .unwrap();
+    let closed = decide(&store, start(target, campaign, 1_999_000)).await;
     assert_eq!(closed.refused, Some(ErrorCode::CampaignNotRunning));
     assert_eq!(
         closed.campaign_status.map(|s| s.as_str()),
@@ -233,19 +215,12 @@ async fn a_start_is_left_undecided_while_a_session_runs_idle() {
         .unwrap();
     let pool = db.pool().await;
     let (target, campaign) = campaign(&pool, None).await;
-    assert!(
-        store
-            .start_session_at_once(start(target, campaign, 1_000))
-            .await
-            .unwrap()
-            .unwrap()
-            .started
-    );
+    assert!(decide(&store, start(target, campaign, 1_000)).await.started);
     // Quiet since 1 s, past a lease that began at 2 s: the platform
     // abandons it first, in a transaction.
     let mut asked = start(target, campaign, 3_000_000);
     asked.idle_before = from_ms(2_000);
-    let decided = store.start_session_at_once(asked).await.unwrap().unwrap();
+    let decided = decide(&store, asked).await;
     assert_eq!(
         (decided.started, decided.refused, decided.idle),
         (false, None, 1)
@@ -268,18 +243,11 @@ async fn a_start_asked_before_the_last_one_is_stamped_after_it() {
     let (target, campaign) = campaign(&db.pool().await, None).await;
     let mut first = start(target, campaign, 5_000);
     first.min_interval = chrono::Duration::zero();
-    assert!(
-        store
-            .start_session_at_once(first)
-            .await
-            .unwrap()
-            .unwrap()
-            .started
-    );
+    assert!(decide(&store, first).await.started);
     // Its clock read earlier, the second decision waited for the first.
     let mut second = start(target, campaign, 4_000);
     second.min_interval = chrono::Duration::zero();
-    let decided = store.start_session_at_once(second).await.unwrap().unwrap();
+    let decided = decide(&store, second).await;
     assert!(decided.started, "no interval to wait");
     assert_eq!(decided.at, from_ms(5_000));
 }
@@ -294,7 +262,7 @@ async fn a_turn_at_once_follows_the_budget_returns_the_conversation_and_acts_onc
     let (target, campaign) = campaign(&pool, Some(r#"{"max_turns":2}"#)).await;
     let started = start(target, campaign, 1_000);
     let session = started.session.id;
-    store.start_session_at_once(started).await.unwrap().unwrap();
+    decide(&store, started).await;
 
     let first = turn(session, "hello", 2_000);
     let taken = store
