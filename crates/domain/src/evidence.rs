@@ -105,6 +105,22 @@ pub fn goal_title(goal: &Value) -> String {
     display(goal, "title")
 }
 
+/// The display name of a persona as stored (its JSON text); a text that is
+/// not JSON names nothing ("—").
+pub fn stored_persona_name(stored: &str) -> String {
+    persona_name(&parse_stored(stored))
+}
+
+/// The display title of a goal as stored (its JSON text), as
+/// [`stored_persona_name`].
+pub fn stored_goal_title(stored: &str) -> String {
+    goal_title(&parse_stored(stored))
+}
+
+fn parse_stored(stored: &str) -> Value {
+    serde_json::from_str(stored).unwrap_or(Value::Null)
+}
+
 fn display(v: &Value, field: &str) -> String {
     let text = |x: Option<&Value>| {
         x.and_then(Value::as_str)

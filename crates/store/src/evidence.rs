@@ -1,11 +1,13 @@
 //! Where the runs and sessions a report cites stand: a run's number in
 //! its campaign's plan, a session's place among the sessions of its
 //! persona and goal (the names people read, see
-//! `agenteval_domain::evidence`).
+//! `agenteval_domain::evidence`), and the names kept with the judge
+//! findings.
 
 use super::Store;
 use super::sql::{Sql, args};
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::evidence::SessionName;
 use agenteval_domain::ids::{CampaignId, RunId, SessionId};
 use agenteval_domain::parse_id;
 
@@ -100,5 +102,41 @@ impl Store {
         })
         .await
         .with_context(doing)
+    }
+
+    /// The names kept with the judge findings of campaign `campaign_id`
+    /// (migration 0031): each reviewed session with a finding once, by
+    /// start. A finding stored without them (none after the session
+    /// tallies are filled again) leaves its session out.
+    pub async fn reviewed_session_names(
+        &self,
+        campaign_id: CampaignId,
+    ) -> Result<Vec<SessionName>> {
+        self.read(move |c| {
+            let mut names: Vec<SessionName> = Vec::new();
+            c.each(
+                // In the table's key order: a session's findings together.
+                "SELECT session_id, persona_name, goal_title, seed_ordinal FROM session_findings
+                 WHERE campaign_id = ? AND persona_name IS NOT NULL AND goal_title IS NOT NULL
+                     AND seed_ordinal IS NOT NULL
+                 ORDER BY started_at, session_id, seq",
+                args![campaign_id.to_string()],
+                |r| {
+                    let id: SessionId = parse_id(r.str(0)?)?;
+                    if names.last().is_none_or(|last| last.id != id) {
+                        names.push(SessionName {
+                            id,
+                            persona: r.get(1)?,
+                            goal: r.get(2)?,
+                            ordinal: r.get::<i64>(3)? as u32,
+                        });
+                    }
+                    Ok(())
+                },
+            )?;
+            Ok(names)
+        })
+        .await
+        .with_context(|| format!("store: naming the reviewed sessions of campaign {campaign_id}"))
     }
 }

@@ -212,11 +212,11 @@ impl Fixtures<'_> {
 
     /// Undoes migrations 0009 (the session tallies, with the triggers and
     /// views that kept them then), 0011 (which adds to its issue tally),
-    /// 0019 (which moved the tallies into the store) and 0027 (a finding's
-    /// step), leaving the sessions as stored before them; the engine
-    /// applies the four again
-    /// when it next opens the database, and fills the tallies. SQLite
-    /// only: PostgreSQL's schema starts after these migrations.
+    /// 0019 (which moved the tallies into the store), 0027 (a finding's
+    /// step) and 0031 (its session's name), leaving the sessions as stored
+    /// before them; the engine applies the five again when it next opens
+    /// the database, and fills the tallies. SQLite only: PostgreSQL's
+    /// schema starts after these migrations.
     pub async fn undo_session_tally_migrations(&self) -> Result<()> {
         self.store
             .write(|c| {
@@ -224,11 +224,11 @@ impl Fixtures<'_> {
                 c.batch(
                     "DROP TABLE session_findings; DROP TABLE session_tally;
                      DROP TABLE session_dimension_tally; DROP TABLE session_issue_tally;
-                     DELETE FROM _sqlx_migrations WHERE version IN (9, 11, 19, 27);",
+                     DELETE FROM _sqlx_migrations WHERE version IN (9, 11, 19, 27, 31);",
                 )
             })
             .await
-            .context("store: undoing migrations 0009, 0011, 0019 and 0027")?;
+            .context("store: undoing migrations 0009, 0011, 0019, 0027 and 0031")?;
         Ok(())
     }
 

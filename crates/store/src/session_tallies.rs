@@ -18,6 +18,7 @@
 use crate::sql::{Arg, Conn, Row, args};
 use crate::tallies::drain;
 use agenteval_domain::error::{Context, Result};
+use agenteval_domain::evidence::{stored_goal_title, stored_persona_name};
 use agenteval_domain::ids::SessionId;
 use agenteval_domain::session::ExplorationSession;
 use agenteval_domain::tally::{SessionTally, SessionTallyKey, StoredFinding, StoredSession};
@@ -417,11 +418,18 @@ impl SessionTallies {
             )
             .context("store: removing a session's judge findings")?;
         }
+        // Each finding keeps its session's name (migration 0031), read once
+        // per session.
+        let mut named: Option<(String, SessionNamed)> = None;
         for (p, f) in self.findings_in.drain(..) {
+            let name = match &named {
+                Some((id, name)) if *id == p.id => name,
+                _ => &named.insert((p.id.clone(), session_named(conn, &p.id)?)).1,
+            };
             conn.exec(
                 "INSERT INTO session_findings (campaign_id, started_at, session_id, seq, severity,
-                     dimension, text, evidence, turn, step)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     dimension, text, evidence, turn, step, persona_name, goal_title, seed_ordinal)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 args![
                     &p.campaign_id,
                     p.started_at,
@@ -432,13 +440,43 @@ impl SessionTallies {
                     &f.text,
                     &f.evidence,
                     f.turn,
-                    f.step
+                    f.step,
+                    &name.persona,
+                    &name.goal,
+                    name.ordinal
                 ],
             )
             .context("store: storing a session's judge findings")?;
         }
         Ok(())
     }
+}
+
+/// How a session is named where its findings are cited: its persona's
+/// name, its goal's title and its place among the sessions of the two
+/// (`None` each for a session not found).
+#[derive(Debug, Default)]
+struct SessionNamed {
+    persona: Option<String>,
+    goal: Option<String>,
+    ordinal: Option<i64>,
+}
+
+fn session_named(conn: &Conn<'_>, id: &str) -> Result<SessionNamed> {
+    Ok(conn
+        .row(
+            "SELECT persona, goal, seed_ordinal FROM exploration_sessions WHERE id = ?",
+            args![id],
+            |r| {
+                Ok(SessionNamed {
+                    persona: Some(stored_persona_name(r.str(0)?)),
+                    goal: Some(stored_goal_title(r.str(1)?)),
+                    ordinal: r.get(2)?,
+                })
+            },
+        )
+        .context("store: naming a session with its judge findings")?
+        .unwrap_or_default())
 }
 
 /// Fills the session tallies from every session, once, when a database is

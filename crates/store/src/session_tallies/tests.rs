@@ -39,6 +39,7 @@ struct Tallies {
     findings: Vec<Vec<Sql>>,
     judges: Vec<Vec<Sql>>,
     scored: Vec<Vec<Sql>>,
+    finding_names: Vec<Vec<Sql>>,
 }
 
 fn stored(conn: &Connection) -> Tallies {
@@ -62,6 +63,15 @@ fn stored(conn: &Connection) -> Tallies {
             "SELECT campaign_id, started_at, session_id, seq, severity, dimension, text, evidence, turn
              FROM session_findings ORDER BY 1, 2, 3, 4",
         ),
+        // Since 0031.
+        finding_names: match conn.prepare("SELECT persona_name FROM session_findings") {
+            Ok(_) => rows(
+                conn,
+                "SELECT session_id, seq, persona_name, goal_title, seed_ordinal FROM session_findings
+                 ORDER BY campaign_id, started_at, session_id, seq",
+            ),
+            Err(_) => Vec::new(),
+        },
         // Since 0029: none in a database from before.
         judges: match conn.prepare("SELECT * FROM session_judge_tally WHERE sessions != 0 ORDER BY 1, 2") {
             Ok(_) => rows(
@@ -392,6 +402,36 @@ async fn every_write_keeps_the_tallies_equal_to_a_recount_of_the_sessions() {
         .unwrap();
     assert!(tallied.faults.is_empty(), "no fault counted once forgotten");
     assert_eq!(tallied.findings.len(), 3, "a's finding and b's two");
+
+    // Each finding keeps the name of its session: persona, goal and its
+    // place among the sessions of the two, read back once per session in
+    // start order (migration 0031).
+    let third = running[2];
+    store
+        .fixtures()
+        .set_judge_review(third, "done", &json!({"findings": ["slow"]}))
+        .await
+        .unwrap();
+    assert_recounted(&store, "a review of an expired session").await;
+    let named = |names: Vec<agenteval_domain::evidence::SessionName>| -> Vec<(SessionId, String, String, u32)> {
+        names
+            .into_iter()
+            .map(|n| (n.id, n.persona, n.goal, n.ordinal))
+            .collect()
+    };
+    let ann = |id: SessionId, ordinal: u32| {
+        (id, "Ann".to_string(), "track an order".to_string(), ordinal)
+    };
+    assert_eq!(
+        named(store.reviewed_session_names(CampaignId(c1)).await.unwrap()),
+        [ann(a, 1), ann(b, 1)],
+        "b's two findings name it once"
+    );
+    assert_eq!(
+        named(store.reviewed_session_names(CampaignId(c2)).await.unwrap()),
+        [ann(third, 3)],
+        "the third session of its persona and goal"
+    );
 }
 
 /// A write whose tallies cannot be written is undone with them, whatever

@@ -1,6 +1,7 @@
 //! A database migrated up to 0018, whose session tallies SQL triggers
 //! kept, gets the same tallies from the store once 0019 is applied: the
-//! store counts each session as the views did, odd shapes included.
+//! store counts each session as the views did, odd shapes included. One
+//! from before 0031 names the sessions of its findings.
 
 use super::*;
 use crate::Backfills;
@@ -251,4 +252,66 @@ async fn a_database_from_before_0019_gets_the_tallies_its_triggers_kept() {
         left.is_empty(),
         "no trigger, view or backfill is left: {left:?}"
     );
+}
+
+/// A database from before 0031 has findings without their session's name:
+/// the session tallies are filled again once, and every finding gets it.
+#[tokio::test]
+async fn a_database_from_before_0031_names_the_sessions_of_its_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = database_up_to(30, dir.path()).await;
+    let (campaign, session) = (Uuid::now_v7(), Uuid::now_v7());
+    let target = Uuid::now_v7().to_string();
+    sqlx::query(
+        "INSERT INTO targets (id, name, channel, created_at, updated_at) VALUES (?1, 'demo', '{}', 0, 0);
+         INSERT INTO campaigns (id, name, target_id, status, window_start, window_end, plan, created_at, updated_at)
+         VALUES (?2, 'c', ?1, 'running', 0, 86400000, '{}', 0, 0);
+         INSERT INTO exploration_sessions (id, campaign_id, target_id, persona, goal, seed_ref, status,
+             trigger_kind, judge_status, judge_review, turn_count, started_at, created_at, updated_at,
+             seed_ordinal)
+         VALUES (?3, ?2, ?1, '{\"name\": \"王女士\"}', '{\"title\": \"查询订单\"}',
+             '{\"persona_id\": \"p1\", \"goal_id\": \"g1\"}', 'completed', 'auto', 'done',
+             '{\"findings\": [\"slow\", \"curt\"]}', 3, 5, 5, 5, 2);
+         INSERT INTO session_findings (campaign_id, started_at, session_id, seq, severity, text)
+         VALUES (?2, 5, ?3, 0, 'poor', 'slow'), (?2, 5, ?3, 1, 'poor', 'curt');",
+    )
+    .bind(&target)
+    .bind(campaign.to_string())
+    .bind(session.to_string())
+    .execute(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+
+    let store = Store::open(dir.path(), Default::default()).await.unwrap();
+    assert!(
+        store
+            .reviewed_session_names(CampaignId(campaign))
+            .await
+            .unwrap()
+            .is_empty(),
+        "before the backfill, no finding has a name"
+    );
+    store
+        .run_backfills(Backfills {
+            simulator_faults: no_faults,
+            issues: no_issues,
+        })
+        .await
+        .unwrap();
+    let names = store
+        .reviewed_session_names(CampaignId(campaign))
+        .await
+        .unwrap();
+    assert_eq!(names.len(), 1, "one session, named once: {names:?}");
+    assert_eq!(
+        (
+            names[0].id,
+            names[0].persona.as_str(),
+            names[0].goal.as_str(),
+            names[0].ordinal
+        ),
+        (SessionId(session), "王女士", "查询订单", 2)
+    );
+    assert_recounted(&store, "the backfill").await;
 }
