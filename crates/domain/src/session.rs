@@ -51,6 +51,8 @@ pub use crate::issue_keys::issue_key;
 pub const MAX_PERSONA_GOAL_BYTES: usize = 16 * 1024;
 /// Largest user message accepted.
 pub const MAX_MESSAGE_BYTES: usize = 8 * 1024;
+/// Longest note on how a seed's variant differs from it.
+pub const MAX_VARIANT_NOTE_CHARS: usize = 2000;
 pub const MAX_ISSUE_CHARS: usize = 500;
 pub const MAX_ISSUES: usize = 50;
 pub const MAX_NOTES_CHARS: usize = 4000;

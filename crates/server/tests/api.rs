@@ -725,6 +725,15 @@ async fn bad_requests_get_4xx_in_the_error_shape() {
     assert_error_shape(&body, "INVALID_INPUT");
     let (s, _) = app.message(sid, "   ").await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "empty messages are refused");
+    // Both in the caller's language.
+    let in_zh = format!("/api/exploration/sessions/{sid}/messages?lang=zh");
+    let (_, body) = app
+        .post(&in_zh, json!({ "content": "y".repeat(9 * 1024) }))
+        .await;
+    assert_eq!(body["message"], "`content` 超过 8 KiB", "{body}");
+    assert_eq!(body["suggestion"], "请像真实用户那样发送较短的消息。");
+    let (_, body) = app.post(&in_zh, json!({ "content": " " })).await;
+    assert_eq!(body["message"], "`content` 不能为空", "{body}");
 
     let (s, body) = app
         .post(

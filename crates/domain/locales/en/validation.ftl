@@ -185,3 +185,17 @@ yaml-kind-integer = a whole number
 yaml-kind-number = a number
 yaml-kind-boolean = true or false
 yaml-kind-null = nothing (null)
+
+# A skill manifest a pack is derived from.
+error-skill-manifest-unreadable = the skill manifest cannot be read, line { $line }: { $problem }
+error-skill-manifest-unreadable-suggestion = Give a JSON (or YAML) manifest with at least `name` and `parameters`, like examples/send_email.skill.json.
+error-skill-no-name = the skill manifest has no usable `name`
+error-skill-no-name-suggestion = Give the skill a name of letters, digits and underscores, e.g. `send_email`.
+error-skill-no-parameters = skill `{ $name }` declares no parameters, so there is nothing to check
+error-skill-no-parameters-suggestion = List the skill's `parameters` with `required`, `validation` and limits.
+error-skill-bad-pattern = parameter `{ $parameter }` has a validation pattern that does not compile: { $detail }
+error-skill-bad-pattern-suggestion = Fix the `validation` regular expression in the manifest.
+
+# The audit log's retention, from the environment or the command line.
+error-audit-retention = audit retention must be a whole number of days (at least 1), got { $got }
+error-audit-retention-suggestion = Set { $env } or --audit-retention-days to e.g. 90.

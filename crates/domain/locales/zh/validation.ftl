@@ -184,3 +184,17 @@ yaml-kind-integer = 整数
 yaml-kind-number = 数字
 yaml-kind-boolean = 布尔值（`true` 或 `false`）
 yaml-kind-null = 空值（`null`）
+
+# 用来派生场景包的技能清单。
+error-skill-manifest-unreadable = 技能清单无法读取，第 { $line } 行：{ $problem }
+error-skill-manifest-unreadable-suggestion = 请提供至少含 `name` 和 `parameters` 的 JSON（或 YAML）清单，参照 `examples/send_email.skill.json`。
+error-skill-no-name = 技能清单没有可用的 `name`
+error-skill-no-name-suggestion = 请给技能起一个由字母、数字和下划线组成的名字，例如 `send_email`。
+error-skill-no-parameters = 技能 `{ $name }` 没有声明任何参数，因此没有可检查的内容
+error-skill-no-parameters-suggestion = 请列出技能的 `parameters`，写明 `required`、`validation` 和取值限制。
+error-skill-bad-pattern = 参数 `{ $parameter }` 的校验表达式无法编译：{ $detail }
+error-skill-bad-pattern-suggestion = 请修正清单中 `validation` 的正则表达式。
+
+# 审计日志的保留天数，来自环境变量或命令行。
+error-audit-retention = 审计日志保留天数必须是不小于 1 的整数，实际为 { $got }
+error-audit-retention-suggestion = 请把 `{ $env }` 或 `--audit-retention-days` 设为例如 90。

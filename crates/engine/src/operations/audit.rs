@@ -69,9 +69,9 @@ pub fn retention_days_from_env() -> Result<u32> {
 pub fn parse_retention_days(raw: &str) -> Result<u32> {
     match raw.trim().parse::<u32>() {
         Ok(days) if days >= 1 => Ok(days),
-        _ => Err(Error::invalid(
-            format!("audit retention must be a whole number of days (at least 1), got {raw:?}"),
-            format!("Set {RETENTION_ENV} or --audit-retention-days to e.g. 90."),
+        _ => Err(Error::invalid_msg(
+            crate::msg!("error-audit-retention", got = format!("{raw:?}")),
+            crate::msg!("error-audit-retention-suggestion", env = RETENTION_ENV),
         )),
     }
 }

@@ -150,4 +150,17 @@ fn retention_days_must_be_a_positive_whole_number() {
             "{bad:?}"
         );
     }
+    let zh = parse_retention_days("ninety")
+        .expect_err("refused")
+        .body
+        .in_lang(agenteval_engine::Lang::Zh);
+    assert_eq!(
+        zh.message,
+        "审计日志保留天数必须是不小于 1 的整数，实际为 \"ninety\""
+    );
+    assert!(
+        zh.suggestion.contains("AGENTEVAL_AUDIT_RETENTION_DAYS"),
+        "{}",
+        zh.suggestion
+    );
 }

@@ -316,8 +316,25 @@ fn from_skill_refuses_a_manifest_without_parameters() {
         "{}",
         err.body.message
     );
+    let zh = err.body.in_lang(agenteval_engine::Lang::Zh);
+    assert_eq!(
+        zh.message,
+        "技能 `noop` 没有声明任何参数，因此没有可检查的内容"
+    );
     let err = from_skill::derive_pack_from_text("{not json").expect_err("refused");
-    assert!(err.body.message.contains("cannot be read"));
+    assert!(
+        err.body
+            .message
+            .starts_with("the skill manifest cannot be read, line 1: "),
+        "{}",
+        err.body.message
+    );
+    let zh = err.body.in_lang(agenteval_engine::Lang::Zh);
+    assert!(
+        zh.message.starts_with("技能清单无法读取，第 1 行："),
+        "{}",
+        zh.message
+    );
 }
 
 #[test]

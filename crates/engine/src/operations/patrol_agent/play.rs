@@ -63,12 +63,14 @@ pub async fn start_seed(
         .map(serde_json::to_value)
         .transpose()?;
     let (Some(persona), Some(goal)) = (persona, goal) else {
-        return Err(crate::Error::invalid(
-            format!(
-                "seed cell {} x {} is not in the seed set of campaign {}",
-                seed.persona_id, seed.goal_id, campaign.id
+        return Err(crate::Error::invalid_msg(
+            crate::msg!(
+                "error-seed-cell-unknown",
+                persona = seed.persona_id.as_str(),
+                goal = seed.goal_id.as_str(),
+                campaign = campaign.id.to_string()
             ),
-            "Use persona and goal ids from the campaign's seed set.",
+            crate::msg!("error-seed-cell-unknown-suggestion"),
         ));
     };
     let (persona, goal, variant) = match seed.variant {

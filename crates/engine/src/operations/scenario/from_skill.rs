@@ -113,13 +113,14 @@ struct OutTurn {
 /// Parses a manifest given as JSON or YAML text.
 pub fn parse_manifest(text: &str) -> Result<SkillManifest> {
     serde_yaml_ng::from_str(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| format!(" at line {}", l.line()))
-            .unwrap_or_default();
-        Error::invalid(
-            format!("the skill manifest cannot be read{at}: {e}"),
-            "Give a JSON (or YAML) manifest with at least `name` and `parameters`, like examples/send_email.skill.json.",
+        let (line, problem) = super::loader::yaml_error(text, &e);
+        Error::invalid_msg(
+            crate::msg!(
+                "error-skill-manifest-unreadable",
+                line = line,
+                problem = problem
+            ),
+            crate::msg!("error-skill-manifest-unreadable-suggestion"),
         )
     })
 }
@@ -344,27 +345,28 @@ pub fn derive_pack(m: &SkillManifest) -> Result<GeneratedPack> {
 fn checked_name(m: &SkillManifest) -> Result<String> {
     let name = slug(&m.name);
     if name.is_empty() {
-        return Err(Error::invalid(
-            "the skill manifest has no usable `name`",
-            "Give the skill a name of letters, digits and underscores, e.g. `send_email`.",
+        return Err(Error::invalid_msg(
+            crate::msg!("error-skill-no-name"),
+            crate::msg!("error-skill-no-name-suggestion"),
         ));
     }
     if m.parameters.is_empty() {
-        return Err(Error::invalid(
-            format!("skill `{name}` declares no parameters, so there is nothing to check"),
-            "List the skill's `parameters` with `required`, `validation` and limits.",
+        return Err(Error::invalid_msg(
+            crate::msg!("error-skill-no-parameters", name = name.as_str()),
+            crate::msg!("error-skill-no-parameters-suggestion"),
         ));
     }
     for p in &m.parameters {
         if let Some(v) = &p.validation
             && let Err(e) = regex::Regex::new(v)
         {
-            return Err(Error::invalid(
-                format!(
-                    "parameter `{}` has a validation pattern that does not compile: {e}",
-                    p.name
+            return Err(Error::invalid_msg(
+                crate::msg!(
+                    "error-skill-bad-pattern",
+                    parameter = p.name.as_str(),
+                    detail = e.to_string()
                 ),
-                "Fix the `validation` regular expression in the manifest.",
+                crate::msg!("error-skill-bad-pattern-suggestion"),
             ));
         }
     }

@@ -17,6 +17,7 @@ mod parse;
 mod yaml_words;
 
 pub use parse::parse_file;
+pub(super) use parse::yaml_error;
 
 /// One problem in one file, with its 1-based line.
 #[derive(Debug, Clone, PartialEq, Serialize, specta::Type, utoipa::ToSchema)]

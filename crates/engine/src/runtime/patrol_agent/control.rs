@@ -243,10 +243,10 @@ impl PatrolControl {
 
     pub(super) fn running(&self) -> Result<&Arc<PatrolHandle>> {
         self.handle.as_ref().ok_or_else(|| {
-            crate::Error::new(
+            crate::Error::msg(
                 ErrorCode::Conflict,
-                "no patrol agent runs in this process",
-                "Start `agenteval serve` without --no-patrol to run the patrol agent.",
+                crate::msg!("error-patrol-agent-absent"),
+                crate::msg!("error-patrol-agent-absent-suggestion"),
             )
         })
     }

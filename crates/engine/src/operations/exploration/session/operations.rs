@@ -28,11 +28,11 @@ impl Platform {
         let user_model = shape_user_model(played_by, req.user_model)?;
         if let Some(s) = &req.seed_ref
             && let Some(v) = &s.variant
-            && v.note.chars().count() > 2000
+            && v.note.chars().count() > MAX_VARIANT_NOTE_CHARS
         {
-            return Err(Error::invalid(
-                "seed_ref.variant.note is longer than 2000 characters",
-                "Say briefly how the variant differs from its seed.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-variant-note-long", max = MAX_VARIANT_NOTE_CHARS),
+                crate::msg!("error-variant-note-long-suggestion"),
             ));
         }
 
@@ -226,15 +226,15 @@ impl Platform {
     ) -> Result<MessageReply> {
         let content = req.content.trim().to_string();
         if content.is_empty() {
-            return Err(Error::invalid(
-                "content must not be empty",
-                "Send what the virtual user says next.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-message-empty"),
+                crate::msg!("error-message-empty-suggestion"),
             ));
         }
         if content.len() > MAX_MESSAGE_BYTES {
-            return Err(Error::invalid(
-                "content is longer than 8 KiB",
-                "Send shorter messages, as a real user would.",
+            return Err(Error::invalid_msg(
+                crate::msg!("error-message-long", max = MAX_MESSAGE_BYTES / 1024),
+                crate::msg!("error-message-long-suggestion"),
             ));
         }
 

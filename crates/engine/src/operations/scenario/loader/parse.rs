@@ -185,7 +185,10 @@ fn load_error(shown: &str, line: usize, message: &str) -> LoadError {
 
 /// The line and message of a file that is not a pack file as YAML reads
 /// it: where the parser stopped (its column, or the end of the file).
-fn yaml_error(text: &str, e: &serde_yaml_ng::Error) -> (usize, crate::i18n::Msg) {
+pub(in crate::operations::scenario) fn yaml_error(
+    text: &str,
+    e: &serde_yaml_ng::Error,
+) -> (usize, crate::i18n::Msg) {
     let (line, column) = e
         .location()
         .map(|l| (l.line(), Some(l.column())))
