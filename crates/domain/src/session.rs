@@ -304,6 +304,72 @@ pub struct ExplorationSession {
     pub updated_at: DateTime<Utc>,
 }
 
+/// What a new session starts from; the rest is as every session starts.
+#[derive(Debug, Clone)]
+pub struct SessionStart {
+    pub id: SessionId,
+    pub campaign_id: CampaignId,
+    pub target_id: TargetId,
+    pub persona: serde_json::Value,
+    pub goal: serde_json::Value,
+    pub seed_ref: Option<SeedRef>,
+    pub trigger: Trigger,
+    pub played_by: PlayedBy,
+    pub user_model: Option<String>,
+}
+
+impl ExplorationSession {
+    /// A session that starts running at `at`: no turn yet, nothing ended,
+    /// judged or checked.
+    pub fn starting(start: SessionStart, at: DateTime<Utc>) -> Self {
+        let SessionStart {
+            id,
+            campaign_id,
+            target_id,
+            persona,
+            goal,
+            seed_ref,
+            trigger,
+            played_by,
+            user_model,
+        } = start;
+        Self {
+            id,
+            campaign_id,
+            target_id,
+            persona,
+            goal,
+            seed_ref,
+            status: SessionStatus::Running,
+            trigger,
+            played_by,
+            user_model,
+            end_reason: None,
+            experience: None,
+            judge_status: "none".into(),
+            judge_review: None,
+            simulator_faults: None,
+            turn_count: 0,
+            failure_reason: None,
+            started_at: at,
+            ended_at: None,
+            created_at: at,
+            updated_at: at,
+        }
+    }
+
+    /// The same new session, started at `at` instead (as the decision that
+    /// let it start stamped it).
+    pub fn started_at(self, at: DateTime<Utc>) -> Self {
+        Self {
+            started_at: at,
+            created_at: at,
+            updated_at: at,
+            ..self
+        }
+    }
+}
+
 /// A JSON object with at least one property, as the OpenAPI document
 /// declares a persona or a goal (a plain sentence is accepted too).
 /// A persona or a goal as a session takes it: a JSON object with a field

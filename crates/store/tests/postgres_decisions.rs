@@ -10,7 +10,7 @@ use agenteval_domain::chat::Role;
 use agenteval_domain::clock::from_ms;
 use agenteval_domain::error::ErrorCode;
 use agenteval_domain::ids::{CampaignId, SessionId, TargetId};
-use agenteval_domain::session::{ExplorationSession, PlayedBy, SeedRef, SessionStatus, Trigger};
+use agenteval_domain::session::{ExplorationSession, PlayedBy, SeedRef, SessionStart, Trigger};
 use agenteval_store::Store;
 use agenteval_store::decisions::{StartAsked, StartDecided, TurnAsked};
 use sqlx::PgPool;
@@ -47,33 +47,24 @@ async fn campaign(pool: &PgPool, budget: Option<&str>) -> (TargetId, CampaignId)
 fn start(target: TargetId, campaign: CampaignId, at: i64) -> StartAsked {
     let now = from_ms(at);
     StartAsked {
-        session: ExplorationSession {
-            id: SessionId(Uuid::now_v7()),
-            campaign_id: campaign,
-            target_id: target,
-            persona: serde_json::json!({"name": "Lin"}),
-            goal: serde_json::json!("send an email"),
-            seed_ref: Some(SeedRef {
-                persona_id: "p1".into(),
-                goal_id: "g1".into(),
-                variant: None,
-            }),
-            status: SessionStatus::Running,
-            trigger: Trigger::Auto,
-            played_by: PlayedBy::Assistant,
-            user_model: None,
-            end_reason: None,
-            experience: None,
-            judge_status: "none".into(),
-            judge_review: None,
-            simulator_faults: None,
-            turn_count: 0,
-            failure_reason: None,
-            started_at: now,
-            ended_at: None,
-            created_at: now,
-            updated_at: now,
-        },
+        session: ExplorationSession::starting(
+            SessionStart {
+                id: SessionId(Uuid::now_v7()),
+                campaign_id: campaign,
+                target_id: target,
+                persona: serde_json::json!({"name": "Lin"}),
+                goal: serde_json::json!("send an email"),
+                seed_ref: Some(SeedRef {
+                    persona_id: "p1".into(),
+                    goal_id: "g1".into(),
+                    variant: None,
+                }),
+                trigger: Trigger::Auto,
+                played_by: PlayedBy::Assistant,
+                user_model: None,
+            },
+            now,
+        ),
         entry_id: Uuid::now_v7(),
         idle_before: from_ms(0),
         max_sessions: 2,

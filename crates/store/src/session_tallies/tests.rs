@@ -9,7 +9,7 @@ use agenteval_domain::clock::from_ms;
 use agenteval_domain::ids::{CampaignId, SessionId, TargetId};
 use agenteval_domain::judge::{JudgeReview, SessionForReview};
 use agenteval_domain::session::{
-    EndReason, ExperienceRecord, ExplorationSession, PlayedBy, SeedRef, SessionStatus,
+    EndReason, ExperienceRecord, ExplorationSession, PlayedBy, SeedRef, SessionStart,
     SimulatorFault, SimulatorFaultKind, Trigger,
 };
 use rusqlite::Connection;
@@ -152,33 +152,24 @@ fn session(
     seed: Option<(&str, &str)>,
     trigger: Trigger,
 ) -> ExplorationSession {
-    ExplorationSession {
-        id: SessionId(Uuid::now_v7()),
-        campaign_id: CampaignId(campaign_id),
-        target_id: TargetId(target_id),
-        persona: json!({"name": "Ann"}),
-        goal: json!("track an order"),
-        seed_ref: seed.map(|(p, g)| SeedRef {
-            persona_id: p.into(),
-            goal_id: g.into(),
-            variant: None,
-        }),
-        status: SessionStatus::Running,
-        trigger,
-        played_by: PlayedBy::Builtin,
-        user_model: None,
-        end_reason: None,
-        experience: None,
-        judge_status: "none".into(),
-        judge_review: None,
-        simulator_faults: None,
-        turn_count: 0,
-        failure_reason: None,
-        started_at: from_ms(started_ms),
-        ended_at: None,
-        created_at: from_ms(started_ms),
-        updated_at: from_ms(started_ms),
-    }
+    ExplorationSession::starting(
+        SessionStart {
+            id: SessionId(Uuid::now_v7()),
+            campaign_id: CampaignId(campaign_id),
+            target_id: TargetId(target_id),
+            persona: json!({"name": "Ann"}),
+            goal: json!("track an order"),
+            seed_ref: seed.map(|(p, g)| SeedRef {
+                persona_id: p.into(),
+                goal_id: g.into(),
+                variant: None,
+            }),
+            trigger,
+            played_by: PlayedBy::Builtin,
+            user_model: None,
+        },
+        from_ms(started_ms),
+    )
 }
 
 fn record(achieved: bool, blockers: &[&str], misled: &[&str], emotion: &str) -> String {

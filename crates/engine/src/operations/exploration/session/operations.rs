@@ -40,29 +40,20 @@ impl Platform {
         // status is read again inside the decision.
         let campaign = self.campaign_for_start(req.campaign_id).await?;
         let now = self.clock.now();
-        let session = ExplorationSession {
-            id: SessionId(self.ids.next_id()),
-            campaign_id: campaign.id,
-            target_id: campaign.target_id,
-            persona,
-            goal,
-            seed_ref: req.seed_ref,
-            status: SessionStatus::Running,
-            trigger,
-            played_by,
-            user_model,
-            end_reason: None,
-            experience: None,
-            judge_status: "none".into(),
-            judge_review: None,
-            simulator_faults: None,
-            turn_count: 0,
-            failure_reason: None,
-            started_at: now,
-            ended_at: None,
-            created_at: now,
-            updated_at: now,
-        };
+        let session = ExplorationSession::starting(
+            SessionStart {
+                id: SessionId(self.ids.next_id()),
+                campaign_id: campaign.id,
+                target_id: campaign.target_id,
+                persona,
+                goal,
+                seed_ref: req.seed_ref,
+                trigger,
+                played_by,
+                user_model,
+            },
+            now,
+        );
         let session = match self.start_at_once(&campaign, &session).await? {
             Some(started) => started,
             None => {
@@ -130,13 +121,7 @@ impl Platform {
             return Ok(None);
         };
         if decided.started {
-            let at = decided.at;
-            return Ok(Some(ExplorationSession {
-                started_at: at,
-                created_at: at,
-                updated_at: at,
-                ..session.clone()
-            }));
+            return Ok(Some(session.clone().started_at(decided.at)));
         }
         // Not decided: sessions left idle give their slots back first.
         let (Some(code), Some(status)) = (decided.refused, decided.campaign_status) else {
@@ -200,12 +185,7 @@ impl Platform {
             if let Err(refusal) = decision {
                 return entry.refuse(tx, refusal);
             }
-            let session = ExplorationSession {
-                started_at: now,
-                created_at: now,
-                updated_at: now,
-                ..session
-            };
+            let session = session.started_at(now);
             tx.insert_session(&session)?;
             Entry {
                 session_id: Some(session.id),
