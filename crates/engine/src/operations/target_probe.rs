@@ -2,7 +2,7 @@
 //! channel (policy, limits, secrets) the evaluations use.
 
 use crate::channel::{ChannelError, ChannelErrorKind, ChatMessage, ChatRequest};
-use crate::domain::ids::TargetId;
+use crate::domain::ids::{SessionId, TargetId};
 use crate::error::ErrorText;
 use crate::error::Result;
 use crate::i18n::{Lang, Msg};
@@ -224,10 +224,16 @@ impl Platform {
         Ok(probe)
     }
 
-    /// What a target's failure was, in the reader's words, as the
-    /// connection test says it (the client's own words go to the log).
-    pub(crate) async fn target_failure(&self, target_id: TargetId, error: &ChannelError) -> Msg {
-        tracing::warn!(target = %target_id, %error, "the target failed");
+    /// What a target's failure in session `session_id` was, in the
+    /// reader's words, as the connection test says it (the client's own
+    /// words go to the log, once: here).
+    pub(crate) async fn target_failure(
+        &self,
+        target_id: TargetId,
+        session_id: SessionId,
+        error: &ChannelError,
+    ) -> Msg {
+        tracing::warn!(target = %target_id, session = %session_id, %error, "the target failed");
         match self.get_target(target_id).await {
             Ok(target) => plain_words(error, &target.channel).0,
             Err(_) => msg!("error-plain", text = error.to_string()),

@@ -151,8 +151,11 @@ pub async fn run_session(
                         "expired",
                     ));
                 }
-                _ => {
-                    tracing::warn!(%session_id, error = %e, "target failed during exploration");
+                code => {
+                    // A target's failure was logged where it happened.
+                    if code != ErrorCode::TargetUnavailable {
+                        tracing::warn!(%session_id, error = %e, "the session failed");
+                    }
                     let reason = e.body.clone().into_msgs().0;
                     port.fail(session_id, reason, EndReason::TargetError)
                         .await?;

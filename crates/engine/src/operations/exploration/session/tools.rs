@@ -134,7 +134,11 @@ impl Platform {
         let env = self.session_env(campaign_id, session_id).await?;
         let channel = match self.channel_for(target_id).await {
             Ok(channel) => channel,
-            Err(e) => return Ok(Err(e.body.into_msgs().0)),
+            Err(e) => {
+                tracing::warn!(target = %target_id, session = %session_id, error = %e,
+                    "the target's channel cannot be opened");
+                return Ok(Err(e.body.into_msgs().0));
+            }
         };
         let mut request = ChatRequest {
             messages: history,
@@ -161,7 +165,9 @@ impl Platform {
             .await;
         Ok(match exchanged {
             Ok(e) => Ok((e.reply, e.steps)),
-            Err(broken) => Err(self.target_failure(target_id, &broken.error).await),
+            Err(broken) => Err(self
+                .target_failure(target_id, session_id, &broken.error)
+                .await),
         })
     }
 
