@@ -34,30 +34,20 @@ else
 fi
 PYTHON="$(bash scripts/python-venv.sh otel)"
 
+source scripts/serve-lib.sh
 dir="$(mktemp -d /tmp/agenteval-bench-otlp.XXXXXX)"
-port="$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-key="bench-otlp-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+remove_at_exit "$dir"
+port=$(free_port)
+key=$(random_key bench-otlp)
 base="http://127.0.0.1:$port"
-server=""
-cleanup() {
-  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
 
-RUST_LOG=warn "$BIN" serve --no-patrol --api-key "$key" --bind "127.0.0.1:$port" \
-  --data-dir "$dir/data" --ui-dir "$dir/no-ui" >"$dir/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 1 600); do
-  if curl -fs "$base/api/health" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$server" 2>/dev/null; then cat "$dir/serve.log" >&2; echo "agenteval serve exited" >&2; exit 1; fi
-  sleep 0.1
-done
-curl -fs "$base/api/health" >/dev/null || { cat "$dir/serve.log" >&2; echo "agenteval serve did not come up" >&2; exit 1; }
+serve_in_background "$dir/serve.log" env RUST_LOG=warn "$BIN" serve --no-patrol --api-key "$key" \
+  --bind "127.0.0.1:$port" --data-dir "$dir/data" --ui-dir "$dir/no-ui"
+wait_for_health "$base" "$dir/serve.log"
 
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores"
 status=0
-"$PYTHON" scripts/otlp_load.py --base "$base" --key "$key" --pid "$server" \
+"$PYTHON" scripts/otlp_load.py --base "$base" --key "$key" --pid "$SERVER" \
   --seconds "$seconds" --rate "$rate" --processes "${OTLP_PROCESSES:-2}" \
   --p99-ms "${OTLP_P99_MS:-200}" || status=$?
 if grep -q "panicked\|ERROR" "$dir/serve.log"; then

@@ -28,15 +28,11 @@ if [ -z "$BIN" ]; then
   BIN="$TARGET_DIR/debug/agenteval"
 fi
 
+source scripts/serve-lib.sh
 TMP=$(mktemp -d)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-KEY="schemathesis-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
-SERVER=""
-cleanup() {
-  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+remove_at_exit "$TMP"
+PORT=$(free_port)
+KEY=$(random_key schemathesis)
 
 # Offline (--offline): the targets schemathesis invents are refused unless
 # they are on this machine, so nothing here reaches the network. The demo
@@ -44,14 +40,9 @@ trap cleanup EXIT
 # label, on the demo target.
 "$BIN" demo --offline --seconds 3 --data-dir "$TMP/data" --out "$TMP/demo.md" > "$TMP/demo.log" 2>&1 \
   || { echo "the demo failed:"; cat "$TMP/demo.log"; exit 1; }
-"$BIN" serve --offline --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" --no-patrol \
-  --ui-dir "$TMP/no-ui" > "$TMP/server.log" 2>&1 &
-SERVER=$!
-for _ in $(seq 1 150); do
-  if curl -fsS "http://127.0.0.1:$PORT/api/health" > /dev/null 2>&1; then break; fi
-  if ! kill -0 "$SERVER" 2>/dev/null; then echo "the server exited:"; cat "$TMP/server.log"; exit 1; fi
-  sleep 0.2
-done
+serve_in_background "$TMP/server.log" "$BIN" serve --offline --data-dir "$TMP/data" \
+  --bind "127.0.0.1:$PORT" --api-key "$KEY" --no-patrol --ui-dir "$TMP/no-ui"
+wait_for_health "http://127.0.0.1:$PORT" "$TMP/server.log"
 
 # Some real data, so that generated ids sometimes name something and the
 # routes get past their 404s: besides the demo's, a target and a running

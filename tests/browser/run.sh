@@ -23,15 +23,11 @@ else
 fi
 
 
+source scripts/serve-lib.sh
 TMP=$(mktemp -d)
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-KEY="browser-test-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
-SERVER=""
-cleanup() {
-  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+remove_at_exit "$TMP"
+PORT=$(free_port)
+KEY=$(random_key browser-test)
 
 # Real findings to follow: a finished demo campaign (fixed runs, virtual-user
 # sessions with issues and judge findings) in the folder the server serves.
@@ -52,14 +48,8 @@ scenarios:
             value: Ada
 YAML
 
-"$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY" > "$TMP/server.log" 2>&1 &
-SERVER=$!
-
-for _ in $(seq 1 150); do
-  if curl -fsS "http://127.0.0.1:$PORT/api/health" > /dev/null 2>&1; then break; fi
-  if ! kill -0 "$SERVER" 2>/dev/null; then echo "the server exited:"; cat "$TMP/server.log"; exit 1; fi
-  sleep 0.2
-done
+serve_in_background "$TMP/server.log" "$BIN" serve --data-dir "$TMP/data" --bind "127.0.0.1:$PORT" --api-key "$KEY"
+wait_for_health "http://127.0.0.1:$PORT" "$TMP/server.log"
 
 TESTS=(tests/browser/)
 if [ "$#" -gt 0 ]; then

@@ -24,13 +24,9 @@ MIN_COLOURS=500
 bash scripts/package.sh --debug
 deb=$(ls dist/*.deb)
 
+source scripts/serve-lib.sh
 TMP=$(mktemp -d)
-SERVER=""
-cleanup() {
-  if [ -n "$SERVER" ]; then kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+remove_at_exit "$TMP"
 mkdir -p "$ROOT/target"
 rm -f "$SHOT"
 
@@ -98,15 +94,11 @@ echo "unpacked app: $shipped shipped scenarios loaded; screenshot $SHOT ($colour
 # unpacked `agenteval` on its own folder; keys stay out of any keychain.
 "$CLI" demo --seconds 3 --data-dir "$TMP/server" --out "$TMP/server-demo.md" > "$TMP/server-demo.log" 2>&1 \
   || { echo "the team server's demo failed:"; cat "$TMP/server-demo.log"; exit 1; }
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-SERVER_KEY="desktop-test-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
-"$CLI" serve --data-dir "$TMP/server" --bind "127.0.0.1:$PORT" --api-key "$SERVER_KEY" > "$TMP/server.log" 2>&1 &
-SERVER=$!
-for _ in $(seq 1 150); do
-  curl -fsS "http://127.0.0.1:$PORT/api/health" > /dev/null 2>&1 && break
-  kill -0 "$SERVER" 2>/dev/null || { echo "the team server exited:"; cat "$TMP/server.log"; exit 1; }
-  sleep 0.2
-done
+PORT=$(free_port)
+SERVER_KEY=$(random_key desktop-test)
+serve_in_background "$TMP/server.log" "$CLI" serve --data-dir "$TMP/server" --bind "127.0.0.1:$PORT" \
+  --api-key "$SERVER_KEY"
+wait_for_health "http://127.0.0.1:$PORT" "$TMP/server.log"
 # tauri-driver and a WebDriver client, pinned, kept apart from the UI's
 # packages: its npm package lists platform builds the registry does not have,
 # which a lock file would then require.
@@ -116,8 +108,8 @@ if [ ! -x "$DRIVER_DIR/node_modules/.bin/tauri-driver" ] || [ ! -d "$DRIVER_DIR/
   npm install --prefix "$DRIVER_DIR" --no-audit --no-fund --loglevel=error \
     @crabnebula/tauri-driver@2.0.9 selenium-webdriver@4.46.0
 fi
-DRIVER_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-NATIVE_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+DRIVER_PORT=$(free_port)
+NATIVE_PORT=$(free_port)
 export AGENTEVAL_KEYCHAIN=off AGENTEVAL_APP="$APP" AGENTEVAL_SERVER_URL="http://127.0.0.1:$PORT" \
   AGENTEVAL_SERVER_KEY="$SERVER_KEY" AGENTEVAL_DRIVER_URL="http://127.0.0.1:$DRIVER_PORT/" \
   AGENTEVAL_DRIVER_MODULES="$DRIVER_DIR"
