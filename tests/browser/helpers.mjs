@@ -206,3 +206,26 @@ export async function audit(page) {
 export function describeViolations(violations) {
   return violations.map((v) => `${v.impact} ${v.id} (${v.help}), ${v.nodes.length} node(s):\n    ${v.nodes.slice(0, 5).join("\n    ")}`).join("\n");
 }
+
+/**
+ * The WCAG contrast of a control's text against its own background while
+ * the pointer is over it (axe-core reads the page at rest only). The
+ * background must be opaque, as a hovered button's tint is.
+ */
+export async function hoverContrast(locator) {
+  await locator.hover();
+  await locator.page().waitForTimeout(300);
+  return locator.evaluate((el) => {
+    const style = getComputedStyle(el);
+    const rgb = (css) => css.match(/[\d.]+/g).slice(0, 3).map(Number);
+    const luminance = (css) => {
+      const [r, g, b] = rgb(css).map((v) => {
+        const c = v / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [hi, lo] = [luminance(style.color), luminance(style.backgroundColor)].sort((a, b) => b - a);
+    return { ratio: (hi + 0.05) / (lo + 0.05), color: style.color, background: style.backgroundColor };
+  });
+}

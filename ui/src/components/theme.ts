@@ -6,12 +6,16 @@ function contrast(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
-/** The lightest of `shades` (else a darkened last one) that reaches `ratio` against white. */
-function readable(shades: readonly string[], ratio: number): string {
-  const found = shades.find((s) => contrast(s, "#ffffff") >= ratio);
+/**
+ * The lightest of `shades` (else a darkened last one) that reaches `ratio`
+ * against white and each ratio of `on` against its background.
+ */
+function readable(shades: readonly string[], ratio: number, on: [background: string, ratio: number][] = []): string {
+  const reads = (c: string) => [["#ffffff", ratio] as const, ...on].every(([bg, r]) => contrast(c, bg) >= r);
+  const found = shades.find(reads);
   if (found) return found;
   let c = shades[shades.length - 1];
-  for (let i = 0; i < 10 && contrast(c, "#ffffff") < ratio; i++) c = darken(c, 0.1);
+  for (let i = 0; i < 10 && !reads(c); i++) c = darken(c, 0.1);
   return c;
 }
 
@@ -20,8 +24,9 @@ function readable(shades: readonly string[], ratio: number): string {
  * text on shade 6 (indigo 4.3:1, teal 2.6:1), orange outlines at 2.6:1 and
  * grey secondary text at 3.3:1. Every colour's filled, outline and text
  * shade becomes the lightest one from shade 7 up that reaches 4.5:1 on
- * white, and the text of light badges one that reaches 6:1 (their tinted
- * background is darker than white).
+ * white, and the text of light badges and of light and subtle buttons one
+ * that reaches 6:1 on white and 4.6:1 on shade 2, the tint a light button
+ * takes under the pointer (shade 8 on indigo's shade 2 was 4.1:1).
  */
 export const cssVariables: CSSVariablesResolver = (theme) => {
   const light: Record<string, string> = {
@@ -35,7 +40,7 @@ export const cssVariables: CSSVariablesResolver = (theme) => {
     light[`--mantine-color-${name}-filled-hover`] = darken(strong, 0.1);
     light[`--mantine-color-${name}-outline`] = strong;
     light[`--mantine-color-${name}-text`] = strong;
-    light[`--mantine-color-${name}-light-color`] = readable(shades.slice(8), 6);
+    light[`--mantine-color-${name}-light-color`] = readable(shades.slice(8), 6, [[shades[2], 4.6]]);
   }
   const primary = theme.colors[theme.primaryColor];
   light["--mantine-color-anchor"] = readable(primary.slice(7), 4.6);
