@@ -16,6 +16,17 @@ fn no_issues(_: &ExperienceRecord) -> Vec<(IssueKind, String, String)> {
     Vec::new()
 }
 
+/// Runs the backfills the migrations left pending.
+async fn backfill(store: &Store) {
+    store
+        .run_backfills(Backfills {
+            simulator_faults: no_faults,
+            issues: no_issues,
+        })
+        .await
+        .unwrap();
+}
+
 /// Sessions in the odd shapes the tallies' SQL views of 0009 and 0013
 /// accepted: (seed_ref, status, end_reason, experience, judge_status,
 /// judge_review, simulator_faults).
@@ -219,13 +230,7 @@ async fn a_database_from_before_0019_gets_the_tallies_its_triggers_kept() {
     );
 
     let store = Store::open(dir.path(), Default::default()).await.unwrap();
-    store
-        .run_backfills(Backfills {
-            simulator_faults: no_faults,
-            issues: no_issues,
-        })
-        .await
-        .unwrap();
+    backfill(&store).await;
     let (backfilled, recounted) = store
         .transact(|tx| Ok(stored_and_recounted(&tx.0)))
         .await
@@ -292,13 +297,7 @@ async fn a_database_from_before_0031_names_the_sessions_of_its_findings() {
             .is_empty(),
         "before the backfill, no finding has a name"
     );
-    store
-        .run_backfills(Backfills {
-            simulator_faults: no_faults,
-            issues: no_issues,
-        })
-        .await
-        .unwrap();
+    backfill(&store).await;
     let names = store
         .reviewed_session_names(CampaignId(campaign))
         .await
