@@ -381,6 +381,66 @@ fn config_errors_exit_2_with_file_and_line() {
     );
 }
 
+/// A shipped pack taken by name runs with no folder of packs: all of its
+/// scenarios and none of the other shipped packs'; a name this binary
+/// does not ship is refused at its line with the names it does.
+#[test]
+fn a_shipped_pack_is_named_without_a_folder() {
+    let target = DemoTarget::start(&[]);
+    let dir = project(target.port);
+    let config = dir.path().join("agenteval.yaml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::remove_dir_all(dir.path().join("scenarios")).expect("no folder of packs");
+    let shipped = text.replace("  paths: [scenarios]", "  packs: [send_email]");
+    std::fs::write(&config, &shipped).expect("write");
+    let out = run(dir.path(), &["--repeat", "1", "--min-pass-rate", "0"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("agenteval-out/report.json")).expect("report"),
+    )
+    .expect("JSON");
+    let ids: Vec<&str> = report["fixed"]["per_scenario"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .map(|s| s["scenario_id"].as_str().expect("id"))
+        .collect();
+    let pack = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/send_email/send_email.yaml"),
+    )
+    .expect("the shipped pack's source");
+    let in_pack = pack
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- id:"))
+        .count();
+    assert_eq!(ids.len(), in_pack, "every scenario of the pack: {ids:?}");
+    assert!(
+        ids.iter().all(|id| pack.contains(&format!("id: {id}"))),
+        "none of another pack: {ids:?}"
+    );
+
+    let unknown = text.replace(
+        "  paths: [scenarios]",
+        "  packs: [send_email, no_such_pack]",
+    );
+    std::fs::write(&config, &unknown).expect("write");
+    let out = run(dir.path(), &[]);
+    assert_eq!(out.code, 2, "{out:?}");
+    let at = unknown
+        .lines()
+        .position(|l| l.contains("no_such_pack"))
+        .expect("the line")
+        + 1;
+    assert!(
+        out.stderr.contains(&format!("agenteval.yaml:{at}:"))
+            && out
+                .stderr
+                .contains("\"no_such_pack\" is not a pack shipped with agenteval")
+            && out.stderr.contains("office_agent"),
+        "{out:?}"
+    );
+}
+
 /// The README's "Use in CI" commands, as written, in a fresh folder.
 #[test]
 fn the_readme_use_in_ci_section_works_in_a_fresh_folder() {

@@ -2,6 +2,7 @@
 //! checking the role models, running, exploring, writing the exports.
 
 use super::*;
+use agenteval_engine::scenario::PackSource;
 
 /// The scenarios the config selects: loaded from its folders (any invalid
 /// file stops the run), narrowed by ids and tags.
@@ -48,10 +49,25 @@ pub(super) async fn select_scenarios(
     platform: &Platform,
     cfg: &Config,
 ) -> Result<Vec<Scenario>, Stop> {
-    let loaded = platform
-        .load_scenarios(&cfg.scenario_paths)
+    // The folders, then the shipped packs when some are named (a folder's
+    // pack replaces the shipped one of its name); of the shipped, only
+    // those named.
+    let mut sources: Vec<PackSource> = cfg
+        .scenario_paths
+        .iter()
+        .cloned()
+        .map(PackSource::Dir)
+        .collect();
+    if !cfg.shipped_packs.is_empty() {
+        sources.push(PackSource::Shipped);
+    }
+    let mut loaded = platform
+        .load_scenario_sources(&sources)
         .await
         .map_err(internal)?;
+    loaded
+        .scenarios
+        .retain(|s| !s.shipped || cfg.shipped_packs.contains(&s.pack));
     if !loaded.errors.is_empty() {
         let mut lines: Vec<String> = loaded.errors.iter().map(ToString::to_string).collect();
         lines.push(format!(

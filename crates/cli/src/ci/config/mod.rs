@@ -56,7 +56,12 @@ struct FileDef {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScenariosDef {
+    #[serde(default)]
     paths: Vec<String>,
+    /// Packs shipped in the binary, by name (`agenteval scenarios list`
+    /// names them): no folder needed.
+    #[serde(default)]
+    packs: Vec<String>,
     #[serde(default)]
     ids: Vec<String>,
     #[serde(default)]
@@ -116,6 +121,8 @@ pub struct Config {
     pub name: Option<String>,
     pub target: TargetSettings,
     pub scenario_paths: Vec<PathBuf>,
+    /// Shipped packs taken by name.
+    pub shipped_packs: Vec<String>,
     pub scenario_ids: Vec<String>,
     pub scenario_tags: Vec<String>,
     pub repeat: u32,
@@ -208,6 +215,7 @@ pub fn parse(
     };
     let target = checker.target(&def.target, def.name.as_ref());
     let scenario_paths = checker.scenario_paths(&def.scenarios);
+    checker.shipped_packs(&def.scenarios.packs);
     checker.plan(&def.plan);
     let seeds = checker.seeds(def.seeds.as_ref());
     let exploration = checker.exploration(&def, seeds.as_ref());
@@ -223,6 +231,7 @@ pub fn parse(
         name: def.name,
         target,
         scenario_paths,
+        shipped_packs: def.scenarios.packs,
         scenario_ids: def.scenarios.ids,
         scenario_tags: def.scenarios.tags,
         repeat: def.plan.repeat.unwrap_or(DEFAULT_REPEAT),
@@ -287,12 +296,15 @@ impl Checker<'_> {
         });
     }
 
-    /// Each scenario folder, which must exist (at least one).
+    /// Each scenario folder, which must exist (at least one folder or
+    /// shipped pack).
     fn scenario_paths(&mut self, scenarios: &ScenariosDef) -> Vec<PathBuf> {
-        if scenarios.paths.is_empty() {
+        if scenarios.paths.is_empty() && scenarios.packs.is_empty() {
             self.error(
-                line_of(self.text, &["scenarios", "paths"]),
-                "`paths` lists no folder: give at least one folder of scenario packs".into(),
+                line_of(self.text, &["scenarios"]),
+                "`scenarios` names no pack: give at least one folder of scenario packs (`paths`) \
+                 or pack shipped with agenteval (`packs`)"
+                    .into(),
             );
         }
         let mut scenario_paths = Vec::new();
@@ -310,6 +322,22 @@ impl Checker<'_> {
             }
         }
         scenario_paths
+    }
+
+    /// Each shipped pack named, which this binary must ship.
+    fn shipped_packs(&mut self, packs: &[String]) {
+        let shipped = agenteval_engine::scenario::shipped::shipped_packs();
+        for (i, p) in packs.iter().enumerate() {
+            if !shipped.contains(p) {
+                self.error(
+                    list_item_line(self.text, &["scenarios", "packs"], i),
+                    format!(
+                        "{p:?} is not a pack shipped with agenteval (shipped: {})",
+                        shipped.join(", ")
+                    ),
+                );
+            }
+        }
     }
 
     /// The plan's rounds: from 1 to [`MAX_ROUNDS`].

@@ -30,6 +30,16 @@ pub fn shipped_files() -> Vec<(String, &'static str)> {
     out
 }
 
+/// The names of the shipped packs, sorted.
+pub fn shipped_packs() -> Vec<String> {
+    let mut packs: Vec<String> = shipped_files()
+        .into_iter()
+        .filter_map(|(path, _)| path.split_once('/').map(|(pack, _)| pack.to_string()))
+        .collect();
+    packs.dedup();
+    packs
+}
+
 /// A folder of the shipped packs (`office_agent/workspaces/sales`), for a
 /// scenario's workspace.
 pub fn shipped_dir(path: &str) -> Option<&'static Dir<'static>> {
