@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Drawer, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Card, Drawer, Group, SegmentedControl, Stack, Table, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { useBlindItem } from "./useBlindItem";
 import { useTranslation } from "react-i18next";
@@ -10,6 +10,7 @@ import { num } from "../../components/format";
 import { codeLabel } from "../../components/labels";
 import { BlindRunReview } from "./BlindRunReview";
 import { CodeSpans } from "../../components/CodeSpans";
+import { JudgeScore, ReviewerAndSubmit } from "./BlindParts";
 
 /** The judge's criteria, in the judge's order. */
 export const CRITERIA = ["attitude", "professionalism", "hallucination"] as const;
@@ -155,17 +156,7 @@ export function BlindReview({
                   <Text size="xs" c="dimmed">
                     {t("blind.scale")}
                   </Text>
-                  <Group align="flex-end">
-                    <TextInput
-                      label={t("blind.reviewer")}
-                      value={reviewer}
-                      onChange={(e) => setReviewer(e.currentTarget.value)}
-                      data-testid="blind-reviewer"
-                    />
-                    <Button disabled={!scores || busy} onClick={() => void submit()} data-testid="blind-submit">
-                      {t("blind.submit")}
-                    </Button>
-                  </Group>
+                  <ReviewerAndSubmit reviewer={reviewer} onReviewer={setReviewer} disabled={!scores || busy} onSubmit={() => void submit()} />
                 </Stack>
               </Card>
             ) : (
@@ -190,14 +181,7 @@ export function BlindReview({
                             <Table.Td>{codeLabel(t, "dimension", c)}</Table.Td>
                             <Table.Td data-testid={`blind-mine-${c}`}>{num(mine)}</Table.Td>
                             <Table.Td>
-                              <Group gap={6} wrap="nowrap">
-                                <Text size="sm" data-testid={`blind-judge-${c}`}>
-                                  {num(theirs.score)}
-                                </Text>
-                                <Badge size="sm" variant="light" color={mine === theirs.score ? "green" : "orange"}>
-                                  {mine === theirs.score ? t("blind.same") : t("blind.differs")}
-                                </Badge>
-                              </Group>
+                              <JudgeScore judge={theirs.score} mine={mine} testId={`blind-judge-${c}`} />
                             </Table.Td>
                             <Table.Td>
                               <Text size="xs" style={{ overflowWrap: "anywhere" }}>

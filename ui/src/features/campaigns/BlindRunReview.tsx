@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, SegmentedControl, Stack, Table, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Card, Group, SegmentedControl, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { useBlindItem } from "./useBlindItem";
 import { useTranslation } from "react-i18next";
@@ -8,6 +8,7 @@ import { Conversation } from "../../components/Conversation";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { num } from "../../components/format";
 import { CodeSpans } from "../../components/CodeSpans";
+import { JudgeScore, ReviewerAndSubmit } from "./BlindParts";
 
 const SCALE = ["1", "2", "3", "4", "5"];
 
@@ -100,12 +101,7 @@ export function BlindRunReview({
                 <Text size="xs" c="dimmed">
                   {t("blind.rubricScale")}
                 </Text>
-                <Group align="flex-end">
-                  <TextInput label={t("blind.reviewer")} value={reviewer} onChange={(e) => setReviewer(e.currentTarget.value)} data-testid="blind-reviewer" />
-                  <Button disabled={!complete || busy} onClick={() => void submit()} data-testid="blind-submit">
-                    {t("blind.submit")}
-                  </Button>
-                </Group>
+                <ReviewerAndSubmit reviewer={reviewer} onReviewer={setReviewer} disabled={!complete || busy} onSubmit={() => void submit()} />
               </Stack>
             </Card>
           ) : (
@@ -131,14 +127,7 @@ export function BlindRunReview({
                         </Table.Td>
                         <Table.Td data-testid={`blind-mine-rubric-${c.check_index}`}>{num(c.mine)}</Table.Td>
                         <Table.Td>
-                          <Group gap={6} wrap="nowrap">
-                            <Text size="sm" data-testid={`blind-judge-rubric-${c.check_index}`}>
-                              {num(c.judge)}
-                            </Text>
-                            <Badge size="sm" variant="light" color={c.mine === c.judge ? "green" : "orange"}>
-                              {c.mine === c.judge ? t("blind.same") : t("blind.differs")}
-                            </Badge>
-                          </Group>
+                          <JudgeScore judge={c.judge} mine={c.mine} testId={`blind-judge-rubric-${c.check_index}`} />
                         </Table.Td>
                         <Table.Td>
                           <Text size="xs" style={{ overflowWrap: "anywhere" }}>
