@@ -31,6 +31,24 @@ async fn inventing_target() -> String {
     format!("http://{addr}/chat")
 }
 
+/// Closes session `sid` as stopped and has the heuristic judge review it.
+async fn close_and_review(app: &support::App, sid: &str, goal_achieved: bool) {
+    let (s, closed) = app
+        .post(
+            &format!("/api/exploration/sessions/{sid}/close"),
+            json!({"goal_achieved": goal_achieved, "end_reason": "stopped"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{closed}");
+    agenteval_engine::judge::review_pending(
+        &app.platform,
+        None,
+        agenteval_engine::judge::JudgeSampling::default(),
+    )
+    .await
+    .expect("heuristic review");
+}
+
 #[tokio::test]
 async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
     let app = app().await;
@@ -71,20 +89,7 @@ async fn a_finding_is_drafted_reviewed_and_saved_as_a_regression_scenario() {
             .await;
         assert_eq!(s, StatusCode::OK, "{r}");
     }
-    let (s, closed) = app
-        .post(
-            &format!("/api/exploration/sessions/{sid}/close"),
-            json!({"goal_achieved": false, "end_reason": "stopped"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{closed}");
-    agenteval_engine::judge::review_pending(
-        &app.platform,
-        None,
-        agenteval_engine::judge::JudgeSampling::default(),
-    )
-    .await
-    .expect("heuristic review");
+    close_and_review(&app, sid, false).await;
 
     // The draft: the user's turns up to the finding, a number gate with
     // the seed facts on the flagged reply, the lineage.
@@ -354,20 +359,7 @@ async fn an_exploration_session_plays_the_tools_and_the_judge_names_the_step_a_c
         "the second turn's request carries the first turn's tool rounds"
     );
 
-    let (s, closed) = app
-        .post(
-            &format!("/api/exploration/sessions/{sid}/close"),
-            json!({"goal_achieved": true, "end_reason": "stopped"}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{closed}");
-    agenteval_engine::judge::review_pending(
-        &app.platform,
-        None,
-        agenteval_engine::judge::JudgeSampling::default(),
-    )
-    .await
-    .expect("heuristic review");
+    close_and_review(&app, sid, true).await;
 
     // The session's review names the failed send as the step each claim
     // is about, the second turn's claim too.
