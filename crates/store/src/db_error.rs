@@ -44,9 +44,12 @@ fn unavailable(code: &str) -> Option<&'static str> {
 impl DbError for sqlx::Error {
     fn into_error(self) -> Error {
         let why = match &self {
-            // A pool this process closed is no outage: it is shutting down.
+            // A message cut off or garbled (`unknown message type: '\0'`)
+            // is a server going away mid-reply, as it stops or starts. A
+            // pool this process closed is no outage: it is shutting down.
             sqlx::Error::Io(_)
             | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
             | sqlx::Error::PoolTimedOut
             | sqlx::Error::WorkerCrashed => Some("down"),
             sqlx::Error::Database(e) => e.code().as_deref().and_then(unavailable),
@@ -151,6 +154,9 @@ mod tests {
         assert!(db_error(moved).body.message.contains("read-only"));
         let e = db_error(sqlx::Error::PoolTimedOut);
         assert_eq!(e.code(), ErrorCode::DatabaseUnavailable);
+        // As a connection was opened to a server that was stopping.
+        let cut = sqlx::Error::Protocol("unknown message type: '\\0'".into());
+        assert_eq!(db_error(cut).code(), ErrorCode::DatabaseUnavailable);
         assert_eq!(unavailable("57P01"), Some("down"));
         assert_eq!(unavailable("08006"), Some("down"));
         assert_eq!(unavailable("23505"), None, "a unique violation is a fault");
